@@ -1,0 +1,1 @@
+"""In-process fatbin/ELF extraction (no external cuobjdump)."""
