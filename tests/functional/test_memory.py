@@ -1,0 +1,107 @@
+"""GlobalMemory: allocation, scalar and vectorised access, faults (C226, C227)."""
+
+import numpy as np
+import pytest
+
+from gpgpusim.errors import CudaError, Err
+from gpgpusim.functional.memory import GLOBAL_HEAP_START, GlobalMemory, MemoryFault
+
+
+def test_allocate_aligned_from_heap_start_and_zeroed():
+    g = GlobalMemory()
+    a = g.allocate(10)
+    b = g.allocate(300)
+    c = g.allocate(4, align=4096)
+    assert a == GLOBAL_HEAP_START
+    assert b == GLOBAL_HEAP_START + 256
+    assert c % 4096 == 0 and c >= b + 512
+    assert g.read(b, 300).tolist() == [0] * 300
+    assert g.used_bytes == 314
+    assert g.find(a + 9) == (a, 10)
+    assert g.find(a + 10) is None
+    assert g.find(GLOBAL_HEAP_START - 1) is None
+
+
+def test_free_reuses_range_and_rejects_double_free():
+    g = GlobalMemory()
+    a = g.allocate(1000)
+    b = g.allocate(16)
+    g.free(a)
+    assert g.allocate(512) == a
+    with pytest.raises(CudaError) as e:
+        g.free(a + 4)
+    assert e.value.code == Err.InvalidValue
+    g.free(b)
+    with pytest.raises(CudaError) as e:
+        g.free(b)
+    assert e.value.code == Err.InvalidValue
+    assert "0xc0000400" in str(e.value)
+
+
+def test_read_write_view_bounds():
+    g = GlobalMemory()
+    a = g.allocate(8)
+    g.write(a, np.array([1, 2], dtype=np.uint32))
+    assert g.read(a, 8).view(np.uint32).tolist() == [1, 2]
+    g.view(a + 4, 4)[:] = 7
+    assert g.read(a + 4, 4).tolist() == [7, 7, 7, 7]
+    with pytest.raises(CudaError) as e:
+        g.write(a + 4, b"123456")
+    assert e.value.code == Err.InvalidValue and "past the end" in str(e.value)
+    with pytest.raises(CudaError):
+        g.read(0x1000, 4)
+
+
+def test_host_ptr_is_backing_memory():
+    import ctypes
+    g = GlobalMemory()
+    a = g.allocate(16)
+    ctypes.memmove(g.host_ptr(a + 4), b"\x01\x02\x03\x04", 4)
+    assert g.read(a, 8).tolist() == [0, 0, 0, 0, 1, 2, 3, 4]
+
+
+def test_map_host_uses_host_address_and_is_shared():
+    g = GlobalMemory()
+    buf = np.zeros(64, dtype=np.uint8)
+    d = g.map_host(buf)
+    assert d == buf.ctypes.data
+    g.write(d + 8, b"\xff")
+    assert buf[8] == 255
+    assert g.is_host_mapped(d + 3)
+    used = g.used_bytes
+    g.free(d)
+    assert g.used_bytes == used and g.find(d) is None
+
+
+def test_vector_load_store_fast_and_split_paths():
+    g = GlobalMemory()
+    a = g.allocate(64)
+    b = g.allocate(64)
+    g.store(np.arange(16, dtype=np.uint64) * 4 + a, np.arange(16, dtype=np.float32))
+    assert g.load(np.array([a + 8, a + 60], dtype=np.uint64), np.float32).tolist() == [2.0, 15.0]
+    addrs = np.array([a, b + 4, a + 4, b], dtype=np.uint64)
+    g.store(addrs, np.array([10, 20, 30, 40], dtype=np.int32))
+    assert g.load(addrs, np.int32).tolist() == [10, 20, 30, 40]
+    assert g.read(b, 8).view(np.int32).tolist() == [40, 20]
+
+
+def test_vector_faults_name_first_bad_lane():
+    g = GlobalMemory()
+    a = g.allocate(64)
+    with pytest.raises(MemoryFault) as e:
+        g.load(np.array([a, a + 64, a + 128], dtype=np.uint64), np.uint32)
+    assert (e.value.kind, e.value.lane, e.value.address) == ("illegal", 1, a + 64)
+    with pytest.raises(MemoryFault) as e:
+        g.load(np.array([a, a + 62], dtype=np.uint64), np.uint32)
+    assert (e.value.kind, e.value.lane) == ("misaligned", 1)
+    with pytest.raises(MemoryFault) as e:
+        g.store(np.array([0x10], dtype=np.uint64), np.array([1], dtype=np.uint8))
+    assert e.value.kind == "illegal" and e.value.address == 0x10
+
+
+def test_allocate_rejects_bad_arguments():
+    g = GlobalMemory()
+    with pytest.raises(CudaError):
+        g.allocate(-1)
+    with pytest.raises(CudaError):
+        g.allocate(8, align=3)
