@@ -1,1 +1,28 @@
-"""In-process fatbin/ELF extraction (no external cuobjdump)."""
+"""In-process fatbin/ELF extraction (no external cuobjdump).
+
+``fatbin`` parses the wrapper/containers/entries (PTX and ELF cubins, zstd/LZ4 decompression),
+``elfinfo`` reads per-kernel resources from a cubin, ``python -m cuobjdump_tools`` is a
+cuobjdump-like command line.  :class:`FatbinError` is the only exception raised for bad input.
+"""
+
+from cuobjdump_tools.fatbin import (
+    Fatbin,
+    FatbinContainer,
+    FatbinEntry,
+    FatbinError,
+    fatbins_in_elf,
+    parse_fatbin,
+    parse_wrapper,
+    select_ptx,
+)
+
+__all__ = [
+    "Fatbin",
+    "FatbinContainer",
+    "FatbinEntry",
+    "FatbinError",
+    "fatbins_in_elf",
+    "parse_fatbin",
+    "parse_wrapper",
+    "select_ptx",
+]
