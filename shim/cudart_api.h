@@ -1,0 +1,108 @@
+/* Entry points implemented in Python (cffi embedding_api).
+ *
+ * Contract: pointer-only prototypes, no struct passed by value (the C wrappers in
+ * cudart_wrappers.c convert dim3-by-value to pointers), enums as int, handles as void*.
+ * Every function here is forwarded by shim/glue.py to the method of the same name on
+ * gpgpusim.runtime.Runtime with every pointer converted to an int address.
+ * Names starting with gs_ are internal (hidden by the version script); the others are the
+ * CUDA runtime's own exported names.
+ */
+typedef int cudaError_t;
+typedef struct { unsigned int x, y, z; } gs_dim3;
+
+/* registration (CUDA 13 host stubs, crt/host_runtime.h) */
+uintptr_t gs_register_fatbinary(void *fatCubin);
+void __cudaRegisterFatBinaryEnd(void **fatCubinHandle);
+void __cudaUnregisterFatBinary(void **fatCubinHandle);
+void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun,
+                            const char *deviceName, int thread_limit, void *tid, void *bid,
+                            void *bDim, void *gDim, int *wSize);
+void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress,
+                       const char *deviceName, int ext, size_t size, int constant, int global);
+void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAddress, char *deviceAddress,
+                              const char *deviceName, int ext, size_t size, int constant, int global);
+int gs_init_module(void **fatCubinHandle);
+cudaError_t __cudaGetKernel(void **kernel, const void *hostFun);
+unsigned int gs_push_call_configuration(const gs_dim3 *grid, const gs_dim3 *block, size_t sharedMem, void *stream);
+cudaError_t __cudaPopCallConfiguration(gs_dim3 *grid, gs_dim3 *block, size_t *sharedMem, void *stream);
+cudaError_t gs_launch_kernel(int via_handle, const void *func, const gs_dim3 *grid, const gs_dim3 *block,
+                             void **args, size_t sharedMem, void *stream);
+
+/* device */
+cudaError_t cudaGetDeviceCount(int *count);
+cudaError_t cudaGetDevice(int *device);
+cudaError_t cudaSetDevice(int device);
+cudaError_t cudaChooseDevice(int *device, const void *prop);
+cudaError_t cudaGetDeviceProperties(void *prop, int device);
+cudaError_t cudaDeviceGetAttribute(int *value, int attr, int device);
+cudaError_t cudaDeviceSynchronize(void);
+cudaError_t cudaDeviceReset(void);
+cudaError_t cudaDeviceSetLimit(int limit, size_t value);
+cudaError_t cudaDeviceGetLimit(size_t *pValue, int limit);
+cudaError_t cudaSetDeviceFlags(unsigned int flags);
+cudaError_t cudaGetDeviceFlags(unsigned int *flags);
+cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority);
+cudaError_t cudaDriverGetVersion(int *driverVersion);
+cudaError_t cudaRuntimeGetVersion(int *runtimeVersion);
+cudaError_t cudaMemGetInfo(size_t *free, size_t *total);
+
+/* memory */
+cudaError_t cudaMalloc(void **devPtr, size_t size);
+cudaError_t cudaFree(void *devPtr);
+cudaError_t cudaMallocHost(void **ptr, size_t size);
+cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags);
+cudaError_t cudaFreeHost(void *ptr);
+cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags);
+cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height);
+cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags);
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, int kind);
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, int kind, void *stream);
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                         size_t height, int kind);
+cudaError_t cudaMemset(void *devPtr, int value, size_t count);
+cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, void *stream);
+cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, int kind);
+cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, int kind);
+cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset,
+                                    int kind, void *stream);
+cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
+                                      int kind, void *stream);
+cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol);
+cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol);
+cudaError_t cudaPointerGetAttributes(void *attributes, const void *ptr);
+
+/* kernels */
+cudaError_t cudaFuncGetAttributes(void *attr, const void *func);
+cudaError_t cudaFuncSetAttribute(const void *func, int attr, int value);
+cudaError_t cudaFuncSetCacheConfig(const void *func, int cacheConfig);
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize,
+                                                          size_t dynamicSMemSize);
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func,
+                                                                   int blockSize, size_t dynamicSMemSize,
+                                                                   unsigned int flags);
+
+/* errors */
+cudaError_t cudaGetLastError(void);
+cudaError_t cudaPeekAtLastError(void);
+uintptr_t gs_error_string(int error);
+uintptr_t gs_error_name(int error);
+
+/* streams and events */
+cudaError_t cudaStreamCreate(void **pStream);
+cudaError_t cudaStreamCreateWithFlags(void **pStream, unsigned int flags);
+cudaError_t cudaStreamCreateWithPriority(void **pStream, unsigned int flags, int priority);
+cudaError_t cudaStreamDestroy(void *stream);
+cudaError_t cudaStreamSynchronize(void *stream);
+cudaError_t cudaStreamQuery(void *stream);
+cudaError_t cudaStreamWaitEvent(void *stream, void *event, unsigned int flags);
+cudaError_t cudaEventCreate(void **event);
+cudaError_t cudaEventCreateWithFlags(void **event, unsigned int flags);
+cudaError_t cudaEventRecord(void *event, void *stream);
+cudaError_t cudaEventRecordWithFlags(void *event, void *stream, unsigned int flags);
+cudaError_t cudaEventQuery(void *event);
+cudaError_t cudaEventSynchronize(void *event);
+cudaError_t cudaEventElapsedTime(float *ms, void *start, void *end);
+cudaError_t cudaEventDestroy(void *event);
+
+/* the shim's own services */
+cudaError_t gs_not_supported(const char *name);

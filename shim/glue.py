@@ -1,0 +1,159 @@
+# Embedded init code of gpgpusim's libcudart (cffi embedding API); build_shim.py substitutes the
+# build-time constants below.  Runs once, inside the application's process, on the first CUDA
+# call (normally __cudaRegisterFatBinary from a static constructor, before main).
+#
+# Contract: every entry point of cudart_api.h is forwarded to the method of the same name of
+# gpgpusim.runtime.Runtime with pointers converted to int addresses; whatever happens, the
+# application gets a cudaError_t (never a Python traceback; GPGPUSIM_TRACEBACK=1 shows one).
+import os
+import sys
+
+from _gpgpusim_cudart import ffi, lib  # noqa: F401  (the embedding module itself)
+
+_BUILD_PATHS = __GS_BUILD_PATHS__  # noqa: F821
+_API = __GS_API__  # noqa: F821
+_ERR_INIT = 3      # cudaErrorInitializationError
+_ERR_UNKNOWN = 999
+
+
+class _CStdout:
+    """sys.stdout replacement writing through C stdio, so that simulator output and device
+    printf stay in order with the application's own printf."""
+
+    encoding = "utf-8"
+    errors = "replace"
+
+    def write(self, text):
+        if text:
+            data = text.encode("utf-8", "replace")
+            lib.gs_write_stdout(data, len(data))
+        return len(text)
+
+    def flush(self):
+        lib.gs_flush_stdout()
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        return 1
+
+
+class _CStderr:
+    """sys.stderr that first flushes C stdout (messages land after the output they follow)."""
+
+    encoding = "utf-8"
+    errors = "replace"
+
+    def __init__(self, raw):
+        self._raw = raw
+
+    def write(self, text):
+        lib.gs_flush_stdout()
+        n = self._raw.write(text)
+        self._raw.flush()
+        return n
+
+    def flush(self):
+        self._raw.flush()
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        return 2
+
+
+def _setup_paths():
+    so = ffi.string(lib.gs_self_path()).decode("utf-8", "replace")
+    front = []
+    env = os.environ.get("GPGPUSIM_PYTHONPATH")
+    if env:
+        front += [p for p in env.split(os.pathsep) if p]
+    if so:
+        # <root>/gpgpusim/_lib/libcudart.so.N -> <root> (site-packages, or the source tree of
+        # an editable install)
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(so))))
+        if os.path.isfile(os.path.join(root, "gpgpusim", "__init__.py")):
+            front.append(root)
+    for p in reversed(front):
+        if p in sys.path:
+            sys.path.remove(p)
+        sys.path.insert(0, p)
+    for p in _BUILD_PATHS:
+        if p not in sys.path:
+            sys.path.append(p)
+    if not getattr(sys, "argv", None):
+        try:
+            with open("/proc/self/cmdline", "rb") as f:
+                sys.argv = [a.decode("utf-8", "replace") for a in f.read().split(b"\0") if a]
+        except OSError:
+            sys.argv = ["cuda-app"]
+
+
+def _report(where, exc):
+    """One line on stderr; the traceback only when GPGPUSIM_TRACEBACK=1."""
+    try:
+        if os.environ.get("GPGPUSIM_TRACEBACK") == "1":
+            import traceback
+
+            traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+        sys.stderr.write(f"gpgpusim: {where}: {type(exc).__name__}: {exc}\n")
+        sys.stderr.flush()
+    except BaseException:  # noqa: BLE001 - reporting must never raise into C
+        pass
+
+
+_runtime = None
+_init_error = None
+
+
+def _get_runtime():
+    global _runtime, _init_error
+    if _runtime is None and _init_error is None:
+        try:
+            from gpgpusim.runtime import get_runtime
+            from gpgpusim.runtime import hostio
+
+            hostio.set_stdout_writer(sys.stdout.write, sys.stdout.flush)
+            _runtime = get_runtime()
+        except BaseException as exc:  # noqa: BLE001
+            _init_error = exc
+            _report("cannot start the simulator (every CUDA call returns "
+                    "cudaErrorInitializationError)", exc)
+    return _runtime
+
+
+def _make_entry(name, rkind, kinds):
+    cast = ffi.cast
+
+    def entry(*args):
+        rt = _runtime if _runtime is not None else _get_runtime()
+        if rt is None:
+            return None if rkind == "v" else (0 if rkind == "p" else _ERR_INIT)
+        try:
+            conv = [int(cast("uintptr_t", a)) if k == "p" else a for k, a in zip(kinds, args, strict=True)]
+            return getattr(rt, name)(*conv)
+        except BaseException as exc:  # noqa: BLE001 - last line of defence
+            _report(name, exc)
+            try:
+                return rt.fail(name, exc) if rkind == "i" else (None if rkind == "v" else 0)
+            except BaseException:  # noqa: BLE001
+                return None if rkind == "v" else (0 if rkind == "p" else _ERR_UNKNOWN)
+
+    entry.__name__ = name
+    if rkind == "v":
+        ffi.def_extern(name=name)(entry)
+    else:
+        ffi.def_extern(name=name, error=0 if rkind == "p" else _ERR_UNKNOWN)(entry)
+
+
+try:
+    sys.stdout = _CStdout()
+    sys.stderr = _CStderr(sys.__stderr__)
+    _setup_paths()
+except BaseException as _exc:  # noqa: BLE001
+    _report("shim start-up", _exc)
+
+for _name, (_rkind, _kinds) in _API.items():
+    _make_entry(_name, _rkind, _kinds)
