@@ -1,0 +1,53 @@
+"""setuptools hooks of gpgpusim (metadata lives in pyproject.toml).
+
+The package's own install step builds the CUDA runtime stand-in ``gpgpusim/_lib/libcudart.so.13``
+(``shim/build_shim.py``, cffi embedding API):
+
+* ``pip install .``     -> built into the wheel's ``gpgpusim/_lib/``;
+* ``pip install -e .``  -> built into the source tree's ``gpgpusim/_lib/`` (editable mode).
+
+``GPGPUSIM_CUDART_SONAME=libcudart.so.12`` builds a library for binaries of an older toolkit.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from setuptools import Distribution, setup
+from setuptools.command.build_py import build_py
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+
+
+def _build_shim(outdir: str) -> str:
+    sys.path.insert(0, os.path.join(ROOT, "shim"))
+    try:
+        import build_shim
+    finally:
+        sys.path.pop(0)
+    soname = os.environ.get("GPGPUSIM_CUDART_SONAME", "libcudart.so.13")
+    return build_shim.build(outdir, soname=soname)
+
+
+class BuildPyWithShim(build_py):
+    """build_py that also compiles the shim library into ``gpgpusim/_lib``."""
+
+    def run(self) -> None:
+        super().run()
+        if getattr(self, "editable_mode", False):
+            out = os.path.join(ROOT, "gpgpusim", "_lib")
+        else:
+            out = os.path.join(self.build_lib, "gpgpusim", "_lib")
+        path = _build_shim(out)
+        self.announce(f"built {path}", level=2)
+
+
+class BinaryDistribution(Distribution):
+    """The wheel carries a native library: mark it platform-specific."""
+
+    def has_ext_modules(self) -> bool:
+        return True
+
+
+setup(cmdclass={"build_py": BuildPyWithShim}, distclass=BinaryDistribution)
