@@ -1,0 +1,473 @@
+"""Microformat value classes for GPGPU-Sim option strings.
+
+Each class parses one option-string syntax into typed fields (``parse``) and writes it back
+(``format``); ``parse(s).format() == s`` for every canonical string (round-trip tested).
+GPGPU-Sim counterparts: ``cache_config::init`` (cache strings, C211), ``dram_timing`` parsing in
+``gpu-sim.cc`` (``-gpgpu_dram_timing_opt``), ``gpgpu_sim_config::init_clock_domains``,
+``linear_to_raw_address_translation::init`` (``-gpgpu_mem_addr_mapping``),
+``specialized_unit_params``, ``shader_core_config::init`` (``-gpgpu_shader_core_pipeline``).
+
+Malformed strings raise :class:`ValueError` with a message naming the field; the config loader
+turns that into a :class:`~gpgpusim.options.config.ConfigError` naming the option and file.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+# --------------------------------------------------------------------------------------------
+# cache configuration strings (C211)
+# --------------------------------------------------------------------------------------------
+
+#: replacement policies: LRU, FIFO (GPGPU-Sim ``replacement_policy_t``)
+REPLACEMENT = {"L": "lru", "F": "fifo"}
+#: write policies (``write_policy_t``): read-only, write-back, write-through, write-evict,
+#: local write-back / global write-through
+WRITE_POLICY = {"R": "read_only", "B": "write_back", "T": "write_through", "E": "write_evict",
+                "L": "local_wb_global_wt"}
+#: allocation policies (``allocation_policy_t``): on miss, on fill, streaming
+ALLOC_POLICY = {"m": "on_miss", "f": "on_fill", "s": "streaming"}
+#: write-allocate policies (``write_allocate_policy_t``)
+WRITE_ALLOC = {"N": "no_write_allocate", "W": "write_allocate", "F": "fetch_on_write",
+               "L": "lazy_fetch_on_read"}
+#: set-index functions (``set_index_function``): Fermi hash, bitwise XOR, IPoly hash, linear, custom
+SET_INDEX = {"H": "fermi_hash", "X": "bitwise_xor", "P": "ipoly_hash", "L": "linear", "C": "custom"}
+#: MSHR kinds (``mshr_config_t``): associative, sectored associative, texture FIFO (F in 3.x, T in 4.x)
+MSHR_TYPE = {"A": "assoc", "S": "sector_assoc", "T": "tex_fifo", "F": "tex_fifo"}
+
+
+def _uint(text: str, what: str) -> int:
+    t = text.strip()
+    if not re.fullmatch(r"\d+", t):
+        raise ValueError(f"{what} must be an unsigned integer, got {text!r}")
+    return int(t)
+
+
+def _code(text: str, table: dict[str, str], what: str) -> str:
+    t = text.strip()
+    if t not in table:
+        raise ValueError(f"{what} must be one of {'/'.join(table)}, got {text!r}")
+    return t
+
+
+@dataclass(slots=True)
+class CacheConfig:
+    """A GPGPU-Sim cache configuration string.
+
+    4.x form ``<S|N>:<nsets>:<bsize>:<assoc>,<rep>:<wr>:<alloc>:<wr_alloc>:<set_index>,
+    <mshr>:<entries>:<max_merge>,<miss_queue>[:<fifo>][,<data_port_width>]`` (``S`` = sectored);
+    3.x form without the sector flag and set-index letter, e.g. ``64:128:8,L:B:m:N,A:16:4,4``.
+    ``size_bytes`` = nsets * line_bytes * assoc.
+    """
+
+    nsets: int
+    line_bytes: int
+    assoc: int
+    replacement: str
+    write_policy: str
+    alloc_policy: str
+    write_alloc: str
+    mshr_type: str
+    mshr_entries: int
+    mshr_max_merge: int
+    miss_queue: int
+    sector: bool | None = None   # None: 3.x string (no sector flag)
+    set_index: str | None = None  # None: not given (GPGPU-Sim then uses the Fermi hash)
+    fifo_entries: int | None = None
+    data_port_width: int | None = None
+
+    @property
+    def size_bytes(self) -> int:
+        return self.nsets * self.line_bytes * self.assoc
+
+    @property
+    def is_sectored(self) -> bool:
+        return bool(self.sector)
+
+    @classmethod
+    def parse(cls, text: str) -> CacheConfig:
+        s = text.strip()
+        groups = s.split(",")
+        if len(groups) < 4 or len(groups) > 5:
+            raise ValueError(f"cache config {text!r}: expected 4 or 5 comma-separated groups "
+                             "<geometry>,<policies>,<mshr>,<queues>[,<port width>]")
+        geo = groups[0].split(":")
+        sector: bool | None = None
+        if geo and geo[0].strip() in ("S", "N"):
+            sector = geo[0].strip() == "S"
+            geo = geo[1:]
+        if len(geo) != 3:
+            raise ValueError(f"cache config {text!r}: geometry must be [S|N:]<nsets>:<bsize>:<assoc>")
+        nsets, bsize, assoc = (_uint(g, f"cache config {text!r}: {w}")
+                               for g, w in zip(geo, ("nsets", "bsize", "assoc"), strict=True))
+        pol = groups[1].split(":")
+        if len(pol) not in (4, 5):
+            raise ValueError(f"cache config {text!r}: policies must be <rep>:<wr>:<alloc>:<wr_alloc>[:<set_index>]")
+        rep = _code(pol[0], REPLACEMENT, "replacement policy")
+        wr = _code(pol[1], WRITE_POLICY, "write policy")
+        alloc = _code(pol[2], ALLOC_POLICY, "allocation policy")
+        wra = _code(pol[3], WRITE_ALLOC, "write-allocate policy")
+        sidx = _code(pol[4], SET_INDEX, "set-index function") if len(pol) == 5 else None
+        m = groups[2].split(":")
+        if len(m) != 3:
+            raise ValueError(f"cache config {text!r}: MSHR group must be <type>:<entries>:<max_merge>")
+        mtype = _code(m[0], MSHR_TYPE, "MSHR type")
+        ment = _uint(m[1], "MSHR entries")
+        mmerge = _uint(m[2], "MSHR max merge")
+        q = groups[3].split(":")
+        if len(q) not in (1, 2):
+            raise ValueError(f"cache config {text!r}: queue group must be <miss_queue>[:<fifo>]")
+        mq = _uint(q[0], "miss queue size")
+        fifo = _uint(q[1], "result FIFO entries") if len(q) == 2 else None
+        port = _uint(groups[4], "data port width") if len(groups) == 5 else None
+        return cls(nsets, bsize, assoc, rep, wr, alloc, wra, mtype, ment, mmerge, mq,
+                   sector, sidx, fifo, port)
+
+    def format(self) -> str:
+        geo = f"{self.nsets}:{self.line_bytes}:{self.assoc}"
+        if self.sector is not None:
+            geo = ("S:" if self.sector else "N:") + geo
+        pol = f"{self.replacement}:{self.write_policy}:{self.alloc_policy}:{self.write_alloc}"
+        if self.set_index is not None:
+            pol += f":{self.set_index}"
+        q = str(self.miss_queue) + (f":{self.fifo_entries}" if self.fifo_entries is not None else "")
+        out = f"{geo},{pol},{self.mshr_type}:{self.mshr_entries}:{self.mshr_max_merge},{q}"
+        if self.data_port_width is not None:
+            out += f",{self.data_port_width}"
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# DRAM timing
+# --------------------------------------------------------------------------------------------
+
+#: field order of the colon-list form (GPGPU-Sim 3.x had the first 11; 4.x adds the last 3)
+DRAM_FIELDS = ("nbk", "CCD", "RRD", "RCD", "RAS", "RP", "RC", "CL", "WL", "CDLR", "WR",
+               "nbkgrp", "CCDL", "RTPL")
+
+
+@dataclass(slots=True)
+class DramTiming:
+    """``-gpgpu_dram_timing_opt``: colon list ``nbk:tCCD:tRRD:...`` or ``nbk=16:CCD=1:...``.
+
+    Values are in DRAM command-clock cycles.  ``keyed`` remembers which form was given so that
+    ``format`` writes the same form back.  Missing trailing fields default to GPGPU-Sim's
+    (nbkgrp 1, CCDL 0, RTPL 0).
+    """
+
+    values: dict[str, int] = field(default_factory=dict)
+    keyed: bool = True
+    order: tuple[str, ...] = DRAM_FIELDS
+
+    def __getitem__(self, key: str) -> int:
+        if key in self.values:
+            return self.values[key]
+        return {"nbkgrp": 1, "CCDL": 0, "RTPL": 0}[key]
+
+    @classmethod
+    def parse(cls, text: str) -> DramTiming:
+        parts = [p.strip() for p in text.strip().split(":")]
+        if parts and parts[-1] == "":
+            parts.pop()
+        if not parts:
+            raise ValueError("DRAM timing string is empty")
+        if all("=" in p for p in parts):
+            vals: dict[str, int] = {}
+            for p in parts:
+                k, v = (x.strip() for x in p.split("=", 1))
+                if k not in DRAM_FIELDS:
+                    raise ValueError(f"DRAM timing: unknown parameter {k!r} (known: {', '.join(DRAM_FIELDS)})")
+                vals[k] = _uint(v, f"DRAM timing {k}")
+            return cls(vals, True, tuple(vals))
+        if any("=" in p for p in parts):
+            raise ValueError(f"DRAM timing {text!r}: mixes key=value and positional fields")
+        if len(parts) < 10 or len(parts) > len(DRAM_FIELDS):
+            raise ValueError(f"DRAM timing {text!r}: expected 10 to {len(DRAM_FIELDS)} colon-separated "
+                             f"fields ({':'.join(DRAM_FIELDS)}), got {len(parts)}")
+        vals = {k: _uint(p, f"DRAM timing {k}") for k, p in zip(DRAM_FIELDS, parts, strict=False)}
+        return cls(vals, False, tuple(vals))
+
+    def format(self) -> str:
+        if self.keyed:
+            return ":".join(f"{k}={self.values[k]}" for k in self.order)
+        return ":".join(str(self.values[k]) for k in self.order)
+
+
+# --------------------------------------------------------------------------------------------
+# simple lists
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class ClockDomains:
+    """``-gpgpu_clock_domains <core>:<icnt>:<l2>:<dram>`` in MHz."""
+
+    core_mhz: float
+    icnt_mhz: float
+    l2_mhz: float
+    dram_mhz: float
+
+    @classmethod
+    def parse(cls, text: str) -> ClockDomains:
+        parts = text.strip().split(":")
+        if len(parts) != 4:
+            raise ValueError(f"clock domains {text!r}: expected <core>:<icnt>:<l2>:<dram> in MHz")
+        try:
+            vals = [float(p) for p in parts]
+        except ValueError:
+            raise ValueError(f"clock domains {text!r}: each field must be a number (MHz)") from None
+        if any(v <= 0 for v in vals):
+            raise ValueError(f"clock domains {text!r}: frequencies must be positive")
+        return cls(*vals)
+
+    def format(self) -> str:
+        return ":".join(_fmt_float(v) for v in (self.core_mhz, self.icnt_mhz, self.l2_mhz, self.dram_mhz))
+
+    def as_tuple(self) -> tuple[float, float, float, float]:
+        return (self.core_mhz, self.icnt_mhz, self.l2_mhz, self.dram_mhz)
+
+
+def _fmt_float(v: float) -> str:
+    return repr(v) if v != int(v) else f"{v:.1f}"
+
+
+@dataclass(slots=True)
+class IntList:
+    """Comma-separated integers (opcode latency/initiation lists, pipeline widths, ...)."""
+
+    values: tuple[int, ...]
+
+    @classmethod
+    def parse(cls, text: str) -> IntList:
+        parts = text.strip().split(",")
+        return cls(tuple(_int(p, f"list {text!r}") for p in parts))
+
+    def format(self) -> str:
+        return ",".join(str(v) for v in self.values)
+
+    def __getitem__(self, i: int) -> int:
+        return self.values[i]
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+
+def _int(text: str, what: str) -> int:
+    t = text.strip()
+    if not re.fullmatch(r"-?\d+", t):
+        raise ValueError(f"{what}: {text!r} is not an integer")
+    return int(t)
+
+
+@dataclass(slots=True)
+class ColonInts:
+    """Colon-separated integers (``-dram_write_queue_size 32:28:16``, ``-steady_state_definition 8:4``)."""
+
+    values: tuple[int, ...]
+
+    @classmethod
+    def parse(cls, text: str) -> ColonInts:
+        return cls(tuple(_int(p, f"list {text!r}") for p in text.strip().split(":")))
+
+    def format(self) -> str:
+        return ":".join(str(v) for v in self.values)
+
+    def __getitem__(self, i: int) -> int:
+        return self.values[i]
+
+
+@dataclass(slots=True)
+class PartitionQueues:
+    """``-gpgpu_dram_partition_queues i2$:$2d:d2$:$2i`` (icnt->L2, L2->DRAM, DRAM->L2, L2->icnt)."""
+
+    icnt_to_l2: int
+    l2_to_dram: int
+    dram_to_l2: int
+    l2_to_icnt: int
+
+    @classmethod
+    def parse(cls, text: str) -> PartitionQueues:
+        parts = text.strip().split(":")
+        if len(parts) != 4:
+            raise ValueError(f"partition queues {text!r}: expected i2$:$2d:d2$:$2i")
+        return cls(*(_uint(p, "partition queue size") for p in parts))
+
+    def format(self) -> str:
+        return f"{self.icnt_to_l2}:{self.l2_to_dram}:{self.dram_to_l2}:{self.l2_to_icnt}"
+
+
+@dataclass(slots=True)
+class CorePipeline:
+    """``-gpgpu_shader_core_pipeline <nthreads>:<warpsize>[:<simd width>]`` (3.x had the 3rd field)."""
+
+    max_threads: int
+    warp_size: int
+    simd_width: int | None = None
+
+    @property
+    def max_warps(self) -> int:
+        return self.max_threads // self.warp_size
+
+    @classmethod
+    def parse(cls, text: str) -> CorePipeline:
+        parts = text.strip().split(":")
+        if len(parts) not in (2, 3):
+            raise ValueError(f"shader core pipeline {text!r}: expected <nthreads>:<warpsize>")
+        vals = [_uint(p, "shader core pipeline field") for p in parts]
+        if vals[1] == 0 or vals[0] % vals[1]:
+            raise ValueError(f"shader core pipeline {text!r}: thread count must be a multiple of the warp size")
+        return cls(*vals)
+
+    def format(self) -> str:
+        s = f"{self.max_threads}:{self.warp_size}"
+        return s + (f":{self.simd_width}" if self.simd_width is not None else "")
+
+
+@dataclass(slots=True)
+class SpecializedUnit:
+    """``-specialized_unit_N <enabled>,<num_units>,<latency>,<ID_OC width>,<OC_EX width>,<NAME>``."""
+
+    enabled: bool
+    num_units: int
+    latency: int
+    id_oc_width: int
+    oc_ex_width: int
+    name: str
+
+    @classmethod
+    def parse(cls, text: str) -> SpecializedUnit:
+        parts = [p.strip() for p in text.strip().split(",")]
+        if len(parts) != 6:
+            raise ValueError(f"specialized unit {text!r}: expected <enabled>,<num_units>,<latency>,"
+                             "<ID_OC width>,<OC_EX width>,<NAME>")
+        en, n, lat, a, b = (_uint(p, "specialized unit field") for p in parts[:5])
+        if en not in (0, 1):
+            raise ValueError(f"specialized unit {text!r}: <enabled> must be 0 or 1")
+        if not parts[5]:
+            raise ValueError(f"specialized unit {text!r}: missing unit name")
+        return cls(bool(en), n, lat, a, b, parts[5])
+
+    def format(self) -> str:
+        return f"{int(self.enabled)},{self.num_units},{self.latency},{self.id_oc_width},{self.oc_ex_width},{self.name}"
+
+
+@dataclass(slots=True)
+class RuntimeStat:
+    """``-gpgpu_runtime_stat <freq>[:<flag>]``: sample period in core cycles and print flags."""
+
+    freq: int
+    flag: int | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> RuntimeStat:
+        parts = text.strip().split(":")
+        if len(parts) not in (1, 2):
+            raise ValueError(f"runtime stat {text!r}: expected <freq>[:<flag>]")
+        f = _uint(parts[0], "runtime stat frequency")
+        flag = int(parts[1], 0) if len(parts) == 2 else None
+        return cls(f, flag)
+
+    def format(self) -> str:
+        return str(self.freq) + (f":{self.flag}" if self.flag is not None else "")
+
+
+@dataclass(slots=True)
+class AddrMapping:
+    """``-gpgpu_mem_addr_mapping dramid@<bit>;<map>``: which physical-address bit feeds which field.
+
+    ``map`` is 64 characters (dots ignored), most significant bit first: ``D`` chip (channel),
+    ``B`` bank, ``R`` row, ``C`` column, ``S`` burst (byte in burst), ``K`` bank group, ``0`` unused.
+    ``dramid_start`` is where the (possibly hashed) channel id is taken from (``dramid@8``).
+    """
+
+    dramid_start: int | None
+    map: str
+
+    @property
+    def bits(self) -> dict[str, list[int]]:
+        """For each field letter, its address-bit positions from least significant up."""
+        m = self.map.replace(".", "")
+        out: dict[str, list[int]] = {}
+        for i, ch in enumerate(reversed(m)):
+            if ch != "0":
+                out.setdefault(ch, []).append(i)
+        return out
+
+    @classmethod
+    def parse(cls, text: str) -> AddrMapping:
+        t = text.strip()
+        start = None
+        if ";" in t:
+            head, t = t.split(";", 1)
+            mh = re.fullmatch(r"dramid@(\d+)", head.strip())
+            if not mh:
+                raise ValueError(f"address mapping {text!r}: prefix must be dramid@<start bit>")
+            start = int(mh.group(1))
+        bits = t.replace(".", "")
+        if len(bits) > 64 or not re.fullmatch(r"[0DBRCSK]*", bits):
+            raise ValueError(f"address mapping {text!r}: map must be at most 64 of 0/D/B/R/C/S/K (dots allowed)")
+        return cls(start, t)
+
+    def format(self) -> str:
+        return (f"dramid@{self.dramid_start};" if self.dramid_start is not None else "") + self.map
+
+
+# --------------------------------------------------------------------------------------------
+# dispatch
+# --------------------------------------------------------------------------------------------
+
+VALUE_CLASSES: dict[str, Any] = {
+    "CacheConfig": CacheConfig, "DramTiming": DramTiming, "ClockDomains": ClockDomains,
+    "IntList": IntList, "ColonInts": ColonInts, "PartitionQueues": PartitionQueues,
+    "CorePipeline": CorePipeline, "SpecializedUnit": SpecializedUnit, "RuntimeStat": RuntimeStat,
+    "AddrMapping": AddrMapping,
+}
+
+# Kinds whose value may also be "none" (no such cache) or empty (not configured).
+_NONE_OK = {"CacheConfig", "AddrMapping"}
+
+
+def parse_int(text: str) -> int:
+    """GPGPU-Sim reads integers with ``sscanf("%d")``-like rules; we accept decimal and 0x hex."""
+    t = text.strip()
+    if re.fullmatch(r"[-+]?\d+", t):
+        return int(t)
+    if re.fullmatch(r"[-+]?0[xX][0-9a-fA-F]+", t):
+        return int(t, 16)
+    raise ValueError(f"{text!r} is not an integer")
+
+
+def parse_value(kind: str, text: str) -> Any:
+    """Typed value of ``text`` for an option of ``kind`` (raises ValueError when malformed)."""
+    if kind == "int":
+        return parse_int(text)
+    if kind == "bool":
+        # GPGPU-Sim stores booleans through an integer scan: any non-zero value is true.
+        try:
+            return parse_int(text) != 0
+        except ValueError:
+            raise ValueError(f"{text!r} is not a boolean (0 or 1)") from None
+    if kind == "float":
+        try:
+            return float(text)
+        except ValueError:
+            raise ValueError(f"{text!r} is not a number") from None
+    if kind == "str":
+        return text
+    cls = VALUE_CLASSES[kind]
+    if kind in _NONE_OK and text.strip() in ("none", ""):
+        return None
+    return cls.parse(text)
+
+
+def format_value(kind: str, value: Any) -> str:
+    """The option-dump text for a typed value (the inverse of :func:`parse_value`)."""
+    if value is None:
+        return "none" if kind == "CacheConfig" else ""
+    if kind == "bool":
+        return "1" if value else "0"
+    if kind in ("int", "float", "str"):
+        return str(value)
+    return value.format()

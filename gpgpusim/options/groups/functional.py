@@ -1,0 +1,43 @@
+"""Options of GPGPU-Sim's binary loading, checkpointing, PTXPlus and debug (declarations, in option-dump order).
+
+Each entry: GPGPU-Sim name, Python name, type, default (as the C++ default string), description
+(text exactly as GPGPU-Sim 4.2 prints it in its option dump, so the dump compares equal).
+Checklist: C195, C209.
+"""
+
+from __future__ import annotations
+
+from ..registry import Opt
+
+OPTIONS = [
+    Opt("gpgpu_ptx_use_cuobjdump", "ptx_use_cuobjdump", "bool", "1",
+        "Use cuobjdump to extract ptx and sass from binaries"),
+    Opt("gpgpu_experimental_lib_support", "experimental_lib_support", "bool", "0",
+        "Try to extract code from cuda libraries [Broken because of unknown cudaGetExportTable]"),
+    Opt("checkpoint_option", "checkpoint_option", "bool", "0",
+        " checkpointing flag (0 = no checkpoint)"),
+    Opt("checkpoint_kernel", "checkpoint_kernel", "int", "1",
+        " checkpointing during execution of which kernel (1- 1st kernel)"),
+    Opt("checkpoint_CTA", "checkpoint_cta", "int", "0",
+        " checkpointing after # of CTA (< less than total CTA)"),
+    Opt("resume_option", "resume_option", "bool", "0",
+        " resume flag (0 = no resume)"),
+    Opt("resume_kernel", "resume_kernel", "int", "0",
+        " Resume from which kernel (1= 1st kernel)"),
+    Opt("resume_CTA", "resume_cta", "int", "0",
+        " resume from which CTA "),
+    Opt("checkpoint_CTA_t", "checkpoint_cta_t", "int", "0",
+        " resume from which CTA "),
+    Opt("checkpoint_insn_Y", "checkpoint_insn_y", "int", "0",
+        " resume from which CTA "),
+    Opt("gpgpu_ptx_convert_to_ptxplus", "ptx_convert_to_ptxplus", "bool", "0",
+        "Convert SASS (native ISA) to ptxplus and run ptxplus"),
+    Opt("gpgpu_ptx_force_max_capability", "ptx_force_max_capability", "int", "0",
+        "Force maximum compute capability"),
+    Opt("gpgpu_ptx_inst_debug_to_file", "ptx_inst_debug_to_file", "bool", "0",
+        "Dump executed instructions' debug information to file"),
+    Opt("gpgpu_ptx_inst_debug_file", "ptx_inst_debug_file", "str", "inst_debug.txt",
+        "Executed instructions' debug output file"),
+    Opt("gpgpu_ptx_inst_debug_thread_uid", "ptx_inst_debug_thread_uid", "int", "1",
+        "Thread UID for executed instructions' debug output"),
+]

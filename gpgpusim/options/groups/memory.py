@@ -1,0 +1,73 @@
+"""Options of GPGPU-Sim's memory partitions, L2, DRAM and address mapping (declarations, in option-dump order).
+
+Each entry: GPGPU-Sim name, Python name, type, default (as the C++ default string), description
+(text exactly as GPGPU-Sim 4.2 prints it in its option dump, so the dump compares equal).
+Checklist: C195, C209.
+"""
+
+from __future__ import annotations
+
+from ..registry import Opt
+
+OPTIONS = [
+    Opt("gpgpu_perf_sim_memcpy", "perf_sim_memcpy", "bool", "0",
+        "Fill the L2 cache on memcpy"),
+    Opt("gpgpu_simple_dram_model", "simple_dram_model", "int", "0",
+        "simple_dram_model with fixed latency and BW"),
+    Opt("gpgpu_dram_scheduler", "dram_scheduler", "int", "1",
+        "0 = fifo, 1 = FR-FCFS (defaul)"),
+    Opt("gpgpu_dram_partition_queues", "dram_partition_queues", "PartitionQueues", "8:8:8:8",
+        "i2$:$2d:d2$:$2i"),
+    Opt("l2_ideal", "l2_ideal", "bool", "0",
+        "Use a ideal L2 cache that always hit"),
+    Opt("gpgpu_cache:dl2", "cache_dl2", "CacheConfig", "64:128:8,L:B:m:N,A:16:4,4",
+        "unified banked L2 data cache config  {<nsets>:<bsize>:<assoc>,<rep>:<wr>:<alloc>:<wr_alloc>,<mshr>:<N>:<merge>,<mq>}"),
+    Opt("gpgpu_cache:dl2_texture_only", "cache_dl2_texture_only", "bool", "1",
+        "L2 cache used for texture only"),
+    Opt("gpgpu_n_mem", "n_mem", "int", "8",
+        "number of memory modules (e.g. memory controllers) in gpu"),
+    Opt("gpgpu_n_sub_partition_per_mchannel", "n_sub_partition_per_mchannel", "int", "1",
+        "number of memory subpartition in each memory module"),
+    Opt("gpgpu_n_mem_per_ctrlr", "n_mem_per_ctrlr", "int", "1",
+        "number of memory chips per memory controller"),
+    Opt("gpgpu_memlatency_stat", "memlatency_stat", "int", "0",
+        "track and display latency statistics 0x2 enables MC, 0x4 enables queue logs"),
+    Opt("gpgpu_frfcfs_dram_sched_queue_size", "frfcfs_dram_sched_queue_size", "int", "0",
+        "0 = unlimited (default); # entries per chip"),
+    Opt("gpgpu_dram_return_queue_size", "dram_return_queue_size", "int", "0",
+        "0 = unlimited (default); # entries per chip"),
+    Opt("gpgpu_dram_buswidth", "dram_buswidth", "int", "4",
+        "default = 4 bytes (8 bytes per cycle at DDR)"),
+    Opt("gpgpu_dram_burst_length", "dram_burst_length", "int", "4",
+        "Burst length of each DRAM request (default = 4 data bus cycle)"),
+    Opt("dram_data_command_freq_ratio", "dram_data_command_freq_ratio", "int", "2",
+        "Frequency ratio between DRAM data bus and command bus (default = 2 times, i.e. DDR)"),
+    Opt("gpgpu_dram_timing_opt", "dram_timing_opt", "DramTiming", "4:2:8:12:21:13:34:9:4:5:13:1:0:0",
+        "DRAM timing parameters = {nbk:tCCD:tRRD:tRCD:tRAS:tRP:tRC:CL:WL:tCDLR:tWR:nbkgrp:tCCDL:tRTPL}"),
+    Opt("gpgpu_l2_rop_latency", "l2_rop_latency", "int", "85",
+        "ROP queue latency (default 85)"),
+    Opt("dram_latency", "dram_latency", "int", "30",
+        "DRAM latency (default 30)"),
+    Opt("dram_dual_bus_interface", "dram_dual_bus_interface", "bool", "0",
+        "dual_bus_interface (default = 0) "),
+    Opt("dram_bnk_indexing_policy", "dram_bnk_indexing_policy", "int", "0",
+        "dram_bnk_indexing_policy (0 = normal indexing, 1 = Xoring with the higher bits) (Default = 0)"),
+    Opt("dram_bnkgrp_indexing_policy", "dram_bnkgrp_indexing_policy", "int", "0",
+        "dram_bnkgrp_indexing_policy (0 = take higher bits, 1 = take lower bits) (Default = 0)"),
+    Opt("dram_seperate_write_queue_enable", "dram_seperate_write_queue_enable", "bool", "0",
+        "Seperate_Write_Queue_Enable"),
+    Opt("dram_write_queue_size", "dram_write_queue_size", "ColonInts", "32:28:16",
+        "Write_Queue_Size"),
+    Opt("dram_elimnate_rw_turnaround", "dram_elimnate_rw_turnaround", "bool", "0",
+        "elimnate_rw_turnaround i.e set tWTR and tRTW = 0"),
+    Opt("icnt_flit_size", "icnt_flit_size", "int", "32",
+        "icnt_flit_size"),
+    Opt("gpgpu_mem_addr_mapping", "mem_addr_mapping", "AddrMapping", "",
+        "mapping memory address to dram model {dramid@<start bit>;<memory address map>}"),
+    Opt("gpgpu_mem_addr_test", "mem_addr_test", "bool", "0",
+        "run sweep test to check address mapping for aliased address"),
+    Opt("gpgpu_mem_address_mask", "mem_address_mask", "int", "0",
+        "0 = old addressing mask, 1 = new addressing mask, 2 = new add. mask + flipped bank sel and chip sel bits"),
+    Opt("gpgpu_memory_partition_indexing", "memory_partition_indexing", "int", "0",
+        "0 = no indexing, 1 = bitwise xoring, 2 = IPoly, 3 = custom indexing"),
+]

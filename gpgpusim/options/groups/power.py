@@ -1,0 +1,71 @@
+"""Options of GPGPU-Sim's AccelWattch power model (declarations, in option-dump order).
+
+Each entry: GPGPU-Sim name, Python name, type, default (as the C++ default string), description
+(text exactly as GPGPU-Sim 4.2 prints it in its option dump, so the dump compares equal).
+Checklist: C195, C209.
+"""
+
+from __future__ import annotations
+
+from ..registry import Opt
+
+OPTIONS = [
+    Opt("accelwattch_xml_file", "accelwattch_xml_file", "str", "accelwattch_sass_sim.xml",
+        "AccelWattch XML file"),
+    Opt("power_simulation_enabled", "power_simulation_enabled", "bool", "0",
+        "Turn on power simulator (1=On, 0=Off)"),
+    Opt("power_per_cycle_dump", "power_per_cycle_dump", "bool", "0",
+        "Dump detailed power output each cycle"),
+    Opt("hw_perf_file_name", "hw_perf_file_name", "str", "hw_perf.csv",
+        "Hardware Performance Statistics file"),
+    Opt("hw_perf_bench_name", "hw_perf_bench_name", "str", "",
+        "Kernel Name in Hardware Performance Statistics file"),
+    Opt("power_simulation_mode", "power_simulation_mode", "int", "0",
+        "Switch performance counter input for power simulation (0=Sim, 1=HW, 2=HW-Sim Hybrid)"),
+    Opt("dvfs_enabled", "dvfs_enabled", "bool", "0",
+        "Turn on DVFS for power model"),
+    Opt("aggregate_power_stats", "aggregate_power_stats", "bool", "0",
+        "Accumulate power across all kernels"),
+    Opt("accelwattch_hybrid_perfsim_L1_RH", "accelwattch_hybrid_perfsim_l1_rh", "bool", "0",
+        "Get L1 Read Hits for Accelwattch-Hybrid from Accel-Sim"),
+    Opt("accelwattch_hybrid_perfsim_L1_RM", "accelwattch_hybrid_perfsim_l1_rm", "bool", "0",
+        "Get L1 Read Misses for Accelwattch-Hybrid from Accel-Sim"),
+    Opt("accelwattch_hybrid_perfsim_L1_WH", "accelwattch_hybrid_perfsim_l1_wh", "bool", "0",
+        "Get L1 Write Hits for Accelwattch-Hybrid from Accel-Sim"),
+    Opt("accelwattch_hybrid_perfsim_L1_WM", "accelwattch_hybrid_perfsim_l1_wm", "bool", "0",
+        "Get L1 Write Misses for Accelwattch-Hybrid from Accel-Sim"),
+    Opt("accelwattch_hybrid_perfsim_L2_RH", "accelwattch_hybrid_perfsim_l2_rh", "bool", "0",
+        "Get L2 Read Hits for Accelwattch-Hybrid from Accel-Sim"),
+    Opt("accelwattch_hybrid_perfsim_L2_RM", "accelwattch_hybrid_perfsim_l2_rm", "bool", "0",
+        "Get L2 Read Misses for Accelwattch-Hybrid from Accel-Sim"),
+    Opt("accelwattch_hybrid_perfsim_L2_WH", "accelwattch_hybrid_perfsim_l2_wh", "bool", "0",
+        "Get L2 Write Hits for Accelwattch-Hybrid from Accel-Sim"),
+    Opt("accelwattch_hybrid_perfsim_L2_WM", "accelwattch_hybrid_perfsim_l2_wm", "bool", "0",
+        "Get L2 Write Misses for Accelwattch-Hybrid from Accel-Sim"),
+    Opt("accelwattch_hybrid_perfsim_CC_ACC", "accelwattch_hybrid_perfsim_cc_acc", "bool", "0",
+        "Get Constant Cache Acesses for Accelwattch-Hybrid from Accel-Sim"),
+    Opt("accelwattch_hybrid_perfsim_SHARED_ACC", "accelwattch_hybrid_perfsim_shared_acc", "bool", "0",
+        "Get Shared Memory Acesses for Accelwattch-Hybrid from Accel-Sim"),
+    Opt("accelwattch_hybrid_perfsim_DRAM_RD", "accelwattch_hybrid_perfsim_dram_rd", "bool", "0",
+        "Get DRAM Reads for Accelwattch-Hybrid from Accel-Sim"),
+    Opt("accelwattch_hybrid_perfsim_DRAM_WR", "accelwattch_hybrid_perfsim_dram_wr", "bool", "0",
+        "Get DRAM Writes for Accelwattch-Hybrid from Accel-Sim"),
+    Opt("accelwattch_hybrid_perfsim_NOC", "accelwattch_hybrid_perfsim_noc", "bool", "0",
+        "Get Interconnect Acesses for Accelwattch-Hybrid from Accel-Sim"),
+    Opt("accelwattch_hybrid_perfsim_PIPE_DUTY", "accelwattch_hybrid_perfsim_pipe_duty", "bool", "0",
+        "Get Pipeline Duty Cycle Acesses for Accelwattch-Hybrid from Accel-Sim"),
+    Opt("accelwattch_hybrid_perfsim_NUM_SM_IDLE", "accelwattch_hybrid_perfsim_num_sm_idle", "bool", "0",
+        "Get Number of Idle SMs for Accelwattch-Hybrid from Accel-Sim"),
+    Opt("accelwattch_hybrid_perfsim_CYCLES", "accelwattch_hybrid_perfsim_cycles", "bool", "0",
+        "Get Executed Cycles for Accelwattch-Hybrid from Accel-Sim"),
+    Opt("accelwattch_hybrid_perfsim_VOLTAGE", "accelwattch_hybrid_perfsim_voltage", "bool", "0",
+        "Get Chip Voltage for Accelwattch-Hybrid from Accel-Sim"),
+    Opt("power_trace_enabled", "power_trace_enabled", "bool", "0",
+        "produce a file for the power trace (1=On, 0=Off)"),
+    Opt("power_trace_zlevel", "power_trace_zlevel", "int", "6",
+        "Compression level of the power trace output log (0=no comp, 9=highest)"),
+    Opt("steady_power_levels_enabled", "steady_power_levels_enabled", "bool", "0",
+        "produce a file for the steady power levels (1=On, 0=Off)"),
+    Opt("steady_state_definition", "steady_state_definition", "ColonInts", "8:4",
+        "allowed deviation:number of samples"),
+]
