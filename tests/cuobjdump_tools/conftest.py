@@ -1,0 +1,64 @@
+"""Binaries for the fatbin tests, compiled once per session with the real nvcc (skip when absent)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.cuobjdump_tools.fatbin_helpers import RESOURCES_CU
+
+NVCC = shutil.which("nvcc") or ("/usr/local/bin/nvcc" if os.path.exists("/usr/local/bin/nvcc") else None)
+
+# name -> extra nvcc flags
+VARIANTS = {
+    "default": [],
+    "lz4": ["-Xfatbin", "-compress-mode=speed"],
+    "multi": [
+        "-gencode", "arch=compute_75,code=sm_75",
+        "-gencode", "arch=compute_80,code=[sm_80,compute_80]",
+        "-gencode", "arch=compute_90,code=compute_90",
+    ],
+    "stored": ["-Xfatbin", "-compress=false", "-lineinfo"],
+}
+
+
+@dataclass
+class Built:
+    exe: Path
+    ptxas_log: str  # ptxas -v output of the same compile
+    ptx: Path | None  # nvcc -ptx output for the default arch (default variant only)
+
+
+class Programs:
+    """Lazily compiles each variant once; tests ask only for what they use."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.cache: dict[str, Built] = {}
+        (root / "res.cu").write_text(RESOURCES_CU)
+
+    def get(self, variant: str) -> Built:
+        if variant not in self.cache:
+            exe = self.root / f"res_{variant}"
+            cmd = [NVCC, "-cudart", "shared", "-Xptxas", "-v", *VARIANTS[variant], "res.cu", "-o", exe.name]
+            r = subprocess.run(cmd, cwd=self.root, capture_output=True, text=True, timeout=300)
+            if r.returncode != 0:
+                pytest.fail(f"nvcc failed: {' '.join(cmd)}\n{r.stderr}")
+            ptx = None
+            if variant == "default":
+                ptx = self.root / "res.ptx"
+                subprocess.run([NVCC, "-ptx", "res.cu", "-o", ptx.name], cwd=self.root, check=True, timeout=300)
+            self.cache[variant] = Built(exe, r.stdout + r.stderr, ptx)
+        return self.cache[variant]
+
+
+@pytest.fixture(scope="session")
+def programs(tmp_path_factory: pytest.TempPathFactory) -> Programs:
+    if NVCC is None:
+        pytest.skip("nvcc not found")
+    return Programs(tmp_path_factory.mktemp("fatbin_progs"))

@@ -1,0 +1,349 @@
+"""cuobjdump_tools.fatbin on real nvcc 13 binaries and on synthetic/malformed fat binaries."""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import struct
+
+import pytest
+import zstandard
+from elftools.elf.elffile import ELFFile
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cuobjdump_tools import FatbinError, fatbins_in_elf, parse_fatbin, parse_wrapper, select_ptx
+from cuobjdump_tools.fatbin import Fatbin, FatbinEntry, lz4_block_decompress
+from gpgpusim.errors import CudaError, Err
+from tests.cuobjdump_tools.fatbin_helpers import lz4_literal_block, make_container, make_entry
+
+KERNELS = ("_Z6vecAddPKfS0_Pfi", "_Z7tileSumPKfPf", "_Z8localArrPKiPii")
+FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def _tokens(text: str) -> list[list[str]]:
+    """Lines of PTX with comments dropped and whitespace collapsed (the fatbin's stored form)."""
+    return [re.sub(r"//.*", "", line).split() for line in text.split("\n")]
+
+
+def _section(path, name: str) -> bytes:
+    with open(path, "rb") as f:
+        return ELFFile(f).get_section_by_name(name).data()
+
+
+def _elf_reader(path):
+    """read(addr, n) over the executable's loadable segments, at link-time addresses."""
+    blob = path.read_bytes()
+    with open(path, "rb") as f:
+        segs = [
+            (s["p_vaddr"], s["p_offset"], s["p_filesz"])
+            for s in ELFFile(f).iter_segments()
+            if s["p_type"] == "PT_LOAD"
+        ]
+
+    def read(addr: int, n: int) -> bytes:
+        for vaddr, off, size in segs:
+            if vaddr <= addr and addr + n <= vaddr + size:
+                return blob[off + addr - vaddr : off + addr - vaddr + n]
+        raise ValueError(f"address {addr:#x} not mapped")
+
+    return read
+
+
+def _symbols(path, name: str) -> list[int]:
+    with open(path, "rb") as f:
+        return [s["st_value"] for s in ELFFile(f).get_section_by_name(".symtab").iter_symbols() if s.name == name]
+
+
+# ----------------------------------------------------------------------------- real binaries
+
+
+def test_default_build_entries_and_ptx_text(programs):
+    b = programs.get("default")
+    fbs = fatbins_in_elf(str(b.exe))
+    # nvcc 13 emits the device-link stub container first, then the translation unit's.
+    assert [[(e.kind, e.arch, e.compression) for e in fb.entries] for fb in fbs] == [
+        [("elf", 75, "none")],
+        [("elf", 75, "none"), ("ptx", 75, "zstd")],
+    ]
+    ptx = select_ptx(fbs[1], 0)
+    assert ptx is not None and ptx.compressed and ptx.version == (9, 0) and ptx.is_64bit
+    text = ptx.text
+    assert "\n.version 9.0\n.target sm_75\n.address_size 64\n" in text
+    for k in KERNELS:
+        assert f".visible .entry {k}(" in text
+    # The stored PTX is nvcc -ptx's text with comments stripped, line for line.
+    assert _tokens(text) == _tokens(b.ptx.read_text())
+    assert len(ptx.payload) == len(text) + 1 and ptx.payload.endswith(b"\0")
+    elf = fbs[1].elf()[0]
+    assert elf.payload.startswith(b"\x7fELF") and not elf.compressed
+
+
+def test_section_parse_equals_per_container_parse(programs):
+    exe = programs.get("default").exe
+    whole = parse_fatbin(_section(exe, ".nv_fatbin"))
+    assert [(c.offset, c.version, c.header_size) for c in whole.containers] == [
+        (0, 1, 16), (16 + whole.containers[0].fat_size, 1, 16)
+    ]
+    assert [e.payload for e in whole.entries] == [e.payload for fb in fatbins_in_elf(str(exe)) for e in fb.entries]
+    assert fatbins_in_elf(exe.read_bytes())[1].entries == fatbins_in_elf(str(exe))[1].entries
+
+
+def test_parse_wrapper_reads_registered_fatbin(programs):
+    exe = programs.get("default").exe
+    read = _elf_reader(exe)
+    # The translation unit's __fatDeviceText (version 1) is what __sti____cudaRegisterAll
+    # passes to __cudaRegisterFatBinary; the device-link stub has its own (version 2).
+    fbs = sorted((parse_wrapper(read, a) for a in _symbols(exe, "_ZL15__fatDeviceText")),
+                 key=lambda fb: fb.wrapper_version)
+    assert [fb.wrapper_version for fb in fbs] == [1, 2]
+    assert [(e.kind, e.arch) for e in fbs[0].entries] == [("elf", 75), ("ptx", 75)]
+    assert fbs[0].entries[1].text == fatbins_in_elf(str(exe))[1].entries[1].text
+    assert [(e.kind, e.arch) for e in fbs[1].entries] == [("elf", 75)]
+
+
+def test_lz4_build_matches_zstd_build(programs):
+    fb = fatbins_in_elf(str(programs.get("lz4").exe))[1]
+    ptx = select_ptx(fb, 0)
+    assert ptx.compression == "lz4" and ptx.flags & 0x2000
+    ref = select_ptx(fatbins_in_elf(str(programs.get("default").exe))[1], 0)
+    assert ptx.text == ref.text
+
+
+def test_multi_arch_selection(programs):
+    fb = fatbins_in_elf(str(programs.get("multi").exe))[1]
+    assert [(e.kind, e.arch) for e in fb.entries] == [("elf", 75), ("elf", 80), ("ptx", 80), ("ptx", 90)]
+    assert select_ptx(fb, 0).arch == 90
+    assert select_ptx(fb, 90).arch == 90
+    assert select_ptx(fb, 89).arch == 80
+    assert select_ptx(fb, 80).arch == 80
+    assert select_ptx(fb, 75) is None
+    assert select_ptx(fb.entries[:2], 0) is None
+    assert ".target sm_90\n" in select_ptx(fb, 0).text
+    assert ".target sm_80\n" in select_ptx(fb, 80).text
+
+
+def test_uncompressed_build_with_name_and_options(programs):
+    fb = fatbins_in_elf(str(programs.get("stored").exe))[1]
+    assert [(e.kind, e.compression, e.name) for e in fb.entries] == [
+        ("elf", "none", "res.cu"), ("ptx", "none", "res.cu")
+    ]
+    assert fb.identifier == "res.cu"
+    assert fb.entries[1].options == "-v  --generate-line-info"  # the ptxas options nvcc passed
+    assert fb.entries[0].options == ""
+    assert ".loc" in fb.entries[1].text
+
+
+# ----------------------------------------------------------------------------- synthetic
+
+
+PTX = b"\n\n.version 9.0\n.target sm_75\n.address_size 64\n\n.visible .entry k()\n{\nret;\n}\n\0"
+
+
+def test_synthetic_stored_zstd_lz4_roundtrip():
+    z = zstandard.ZstdCompressor().compress(PTX)
+    data = make_container(
+        make_entry(1, 70, PTX, name=b"a.cu", options=b"-O3"),
+        make_entry(1, 75, PTX, flags=0x8011, stored=z, usize=len(PTX)),
+        make_entry(1, 86, PTX, flags=0x2011, stored=lz4_literal_block(PTX), usize=len(PTX)),
+    )
+    fb = parse_fatbin(data)
+    assert [(e.arch, e.compression, e.payload) for e in fb.entries] == [
+        (70, "none", PTX + b"\0" * (-len(PTX) % 8)), (75, "zstd", PTX), (86, "lz4", PTX)
+    ]
+    assert fb.entries[0].name == "a.cu" and fb.entries[0].options == "-O3"
+    assert fb.entries[1].stored_size == len(z)
+    assert {e.text for e in fb.entries} == {PTX[:-1].decode()}
+    assert select_ptx(fb, 80).arch == 75
+
+
+def test_lz4_overlapping_and_extended_matches():
+    # "ab" then a 10-byte match at distance 2, then literal "X".
+    assert lz4_block_decompress(b"\x26ab\x02\x00\x10X", 13) == b"abababababab" + b"X"
+    # 1 literal, match of 4+15+255+3 = 277 bytes at distance 1 (run-length).
+    blk = b"\x1fz\x01\x00\xff\x03" + b"\x10!"
+    assert lz4_block_decompress(blk, 279) == b"z" * 278 + b"!"
+    # 300 literals need the 255-continued literal length.
+    assert lz4_block_decompress(lz4_literal_block(bytes(range(256)) + b"x" * 44), 300)[-45:] == b"\xff" + b"x" * 44
+
+
+@pytest.mark.parametrize(
+    ("block", "size", "msg"),
+    [
+        (b"\x26ab\x05\x00", 12, "bad match offset 5"),
+        (b"\x26ab\x00\x00", 12, "bad match offset 0"),
+        (b"\x26ab\x02", 12, "truncated match offset"),
+        (b"\x50abc", 5, "run past the end"),
+        (b"\xf0", 20, "literal length runs past the end"),
+        (b"\x26ab\x02\x00", 5, "exceeds the recorded size 5"),
+        (b"\x30abc", 4, "decompressed to 3 bytes, header says 4"),
+    ],
+)
+def test_lz4_errors(block, size, msg):
+    with pytest.raises(FatbinError, match=msg):
+        lz4_block_decompress(block, size)
+
+
+def test_error_type_and_code():
+    with pytest.raises(FatbinError) as ei:
+        parse_fatbin(b"\x01\x02\x03\x04" + bytes(12))
+    assert isinstance(ei.value, CudaError)
+    assert ei.value.code == Err.InvalidKernelImage
+    assert str(ei.value) == "bad fatbin container magic 0x04030201 at offset 0x0 (expected 0xba55ed50)"
+
+
+@pytest.mark.parametrize(
+    ("mutate", "msg"),
+    [
+        (lambda d: d[:10], "too short: 10 bytes"),
+        (lambda d: d[:-1], "runs past the end of the data"),
+        (lambda d: d[:20] + struct.pack("<I", 0x30) + d[24:], "bad header size 0x30"),
+        (lambda d: d[:24] + struct.pack("<Q", 1 << 40) + d[32:], "payload size 0x10000000000 runs past"),
+        (lambda d: d + b"\x07" + bytes(15), "bad fatbin container magic 0x00000007 at offset 0x"),
+        (lambda d: bytes(32), "no fatbin container"),
+    ],
+)
+def test_malformed_messages(mutate, msg):
+    data = make_container(make_entry(2, 75, b"\x7fELF" + bytes(12)))
+    parse_fatbin(data)
+    with pytest.raises(FatbinError, match=re.escape(msg)):
+        parse_fatbin(mutate(data))
+
+
+def test_bad_zstd_and_bad_sizes():
+    z = zstandard.ZstdCompressor().compress(PTX)
+    bad = z[:4] + bytes(b ^ 0x5A for b in z[4:])
+    with pytest.raises(FatbinError, match=r"fatbin entry at offset 0x10: zstd decompression failed"):
+        parse_fatbin(make_container(make_entry(1, 75, PTX, flags=0x8011, stored=bad, usize=len(PTX))))
+    with pytest.raises(FatbinError, match="does not start with 28 b5 2f fd"):
+        parse_fatbin(make_container(make_entry(1, 75, PTX, flags=0x8011, stored=b"xxxx" + z, usize=len(PTX))))
+    with pytest.raises(FatbinError, match=f"decompressed to {len(PTX)} bytes, header says {len(PTX) - 1}"):
+        parse_fatbin(make_container(make_entry(1, 75, PTX, flags=0x8011, stored=z, usize=len(PTX) - 1)))
+    with pytest.raises(FatbinError, match="both LZ4"):
+        parse_fatbin(make_container(make_entry(1, 75, PTX, flags=0xA011, stored=z, usize=len(PTX))))
+    with pytest.raises(FatbinError, match="bad uncompressed size 0x0"):
+        parse_fatbin(make_container(make_entry(1, 75, PTX, flags=0x8011, stored=z, usize=0)))
+    with pytest.raises(FatbinError, match="ELF entry payload does not start"):
+        parse_fatbin(make_container(make_entry(2, 75, b"NOPE")))
+    with pytest.raises(FatbinError, match="name .* outside"):
+        e = bytearray(make_entry(1, 75, PTX, name=b"x.cu"))
+        struct.pack_into("<I", e, 0x24, 500)
+        parse_fatbin(make_container(bytes(e)))
+
+
+def test_ptx_text_only_for_ptx_entries():
+    e = FatbinEntry(kind="elf", arch=75, flags=0, name="", payload=b"\x7fELF")
+    with pytest.raises(FatbinError, match="is elf, not PTX"):
+        _ = e.text
+    bad = FatbinEntry(kind="ptx", arch=75, flags=0, name="", payload=b"\xff\xfe")
+    with pytest.raises(FatbinError, match="not UTF-8"):
+        _ = bad.text
+
+
+# ----------------------------------------------------------------------------- wrapper in memory
+
+
+def _wrapper_in_memory(container: bytes, magic=0x466243B1, version=1, null=False):
+    buf = ctypes.create_string_buffer(container, len(container))
+    wrap = ctypes.create_string_buffer(
+        struct.pack("<IIQQ", magic, version, 0 if null else ctypes.addressof(buf), 0), 24
+    )
+    return buf, wrap
+
+
+def _read_mem(addr: int, n: int) -> bytes:
+    return ctypes.string_at(addr, n)
+
+
+def test_parse_wrapper_from_process_memory():
+    data = make_container(make_entry(1, 75, PTX), make_entry(2, 75, b"\x7fELF" + bytes(20)))
+    keep = _wrapper_in_memory(data)
+    fb = parse_wrapper(_read_mem, ctypes.addressof(keep[1]))
+    assert isinstance(fb, Fatbin)
+    assert [(e.kind, e.arch) for e in fb.entries] == [("ptx", 75), ("elf", 75)]
+
+
+@pytest.mark.parametrize(
+    ("kw", "msg"),
+    [
+        ({"magic": 0x12345678}, "bad fatbin wrapper magic 0x12345678 at address"),
+        ({"version": 7}, "unsupported fatbin wrapper version 7"),
+        ({"null": True}, "NULL data pointer"),
+    ],
+)
+def test_parse_wrapper_errors(kw, msg):
+    keep = _wrapper_in_memory(make_container(make_entry(1, 75, PTX)), **kw)
+    with pytest.raises(FatbinError, match=msg):
+        parse_wrapper(_read_mem, ctypes.addressof(keep[1]))
+
+
+def test_parse_wrapper_bad_reads():
+    def failing(addr, n):
+        raise OSError("EFAULT")
+
+    with pytest.raises(FatbinError, match=r"cannot read fatbin wrapper \(24 bytes at address 0x1000\): EFAULT"):
+        parse_wrapper(failing, 0x1000)
+    with pytest.raises(FatbinError, match="short read of fatbin wrapper: 3 of 24"):
+        parse_wrapper(lambda a, n: b"abc", 0x1000)
+    keep = _wrapper_in_memory(b"\0" * 16)
+    with pytest.raises(FatbinError, match="bad fatbin container magic 0x00000000 at address"):
+        parse_wrapper(_read_mem, ctypes.addressof(keep[1]))
+
+
+# ----------------------------------------------------------------------------- fuzzing
+
+
+def _only_fatbin_errors(data: bytes) -> None:
+    try:
+        fb = parse_fatbin(data)
+    except FatbinError:
+        return
+    for e in fb.entries:
+        if e.kind == "ptx":
+            try:
+                _ = e.text
+            except FatbinError:
+                pass
+
+
+_SYNTH = make_container(
+    make_entry(1, 75, PTX, flags=0x8011, stored=zstandard.ZstdCompressor().compress(PTX), usize=len(PTX),
+               name=b"f.cu", options=b"-O2"),
+    make_entry(1, 80, PTX, flags=0x2011, stored=lz4_literal_block(PTX), usize=len(PTX)),
+    make_entry(2, 75, b"\x7fELF" + bytes(40)),
+)
+
+
+@given(st.binary(max_size=300))
+@settings(max_examples=300, deadline=None)
+def test_fuzz_random_bytes(data):
+    _only_fatbin_errors(data)
+    _only_fatbin_errors(_SYNTH[:16] + data)
+
+
+@given(st.data())
+@settings(max_examples=300, deadline=None)
+def test_fuzz_mutated_synthetic(data):
+    buf = bytearray(_SYNTH)
+    for _ in range(data.draw(st.integers(1, 4))):
+        i = data.draw(st.integers(0, len(buf) - 1))
+        buf[i] = data.draw(st.integers(0, 255))
+    cut = data.draw(st.integers(0, len(buf)))
+    _only_fatbin_errors(bytes(buf[:cut]))
+    _only_fatbin_errors(bytes(buf))
+
+
+@given(st.data())
+@FUZZ
+def test_fuzz_mutated_real_fatbin(programs, data):
+    real = _section(programs.get("lz4").exe, ".nv_fatbin")
+    buf = bytearray(real)
+    # Bias mutations towards headers, where they matter most.
+    hdrs = [0, 16, 0x600, 0x610]
+    for _ in range(data.draw(st.integers(1, 3))):
+        i = data.draw(st.one_of(st.sampled_from(hdrs).flatmap(lambda h: st.integers(h, h + 0x50)),
+                                st.integers(0, len(buf) - 1)))
+        if i < len(buf):
+            buf[i] = data.draw(st.integers(0, 255))
+    _only_fatbin_errors(bytes(buf))
+    _only_fatbin_errors(bytes(buf[: data.draw(st.integers(0, len(buf)))]))
