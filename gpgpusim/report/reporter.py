@@ -1,16 +1,28 @@
 """The Reporter: every line of simulator output the runtime asks for, in GPGPU-Sim 4.2's text.
 
 GPGPU-Sim counterparts: ``gpgpu_sim::print_stats`` / ``gpu_print_stat``,
-``gpgpu_context::print_simulation_time``, the banner in ``gpgpusim_entrypoint.cc`` and the
-option dump of ``option_parser_print`` (checklist C193-C199, C195).  Only ``report/`` formats
-text; the runtime hands in plain data (:mod:`gpgpusim.report.data`).
+``gpgpu_context::print_simulation_time``, the functional-mode printout of
+``gpgpu_cuda_ptx_sim_main_func`` (cuda-sim.cc), the banner in ``gpgpusim_entrypoint.cc`` and
+the option dump of ``option_parser_print`` (checklist C193-C199, C195).  Only ``report/``
+formats text; the runtime hands in plain data (:mod:`gpgpusim.report.data`).
+
+Call order the runtime follows: ``splash()`` and ``option_dump()`` at start-up; per kernel
+``kernel_launch(info)`` then either ``functional_done(stats)`` (functional mode) or
+``kernel_end(stats)`` (performance mode, with cycles); ``exit()`` at process exit;
+``write_json(path)`` when ``-o stats.json`` was given.
 """
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 from .. import __version__ as _pkg_version
+from .data import KernelInfo, KernelStats
+from .stats import LINES, Values, delta, render
 
 #: the version GPGPU-Sim's banner names; we reproduce 4.2.0's behaviour and statistics
 GPGPUSIM_VERSION = "4.2.0"
@@ -20,12 +32,39 @@ def _default_out(text: str) -> None:
     print(text, flush=True)
 
 
-class Reporter:
-    """Formats and emits the simulator's output through ``out`` (one call per line)."""
+def split_time(seconds: int) -> tuple[int, int, int, int]:
+    """(days, hours, minutes, seconds) as GPGPU-Sim splits ``gpgpu_simulation_time``."""
+    days = seconds // 86400
+    hrs = seconds // 3600 - 24 * days
+    mins = seconds // 60 - 60 * (hrs + 24 * days)
+    secs = seconds - 60 * (mins + 60 * (hrs + 24 * days))
+    return days, hrs, mins, secs
 
-    def __init__(self, cfg, out: Callable[[str], None] | None = None) -> None:
+
+class Reporter:
+    """Formats and emits the simulator's output through ``out`` (one call per line).
+
+    Keeps the run's cumulative view (``gpu_tot_*``), the per-kernel records for JSON, and the
+    snapshot of the timing model's counters taken at the previous kernel end.
+    """
+
+    def __init__(self, cfg: Any, out: Callable[[str], None] | None = None,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
         self.cfg = cfg
         self.out = out or _default_out
+        self._clock = clock
+        self.start = clock()
+        self.tot_insn = 0          # gpu_tot_sim_insn / g_ptx_sim_num_insn
+        self.tot_warp_insn = 0
+        self.tot_cycles = 0        # gpu_tot_sim_cycle
+        self.tot_ctas = 0          # gpu_tot_issued_cta
+        self.kernels: list[dict[str, Any]] = []
+        self.samples: list[dict[str, Any]] = []
+        self.line_counts: dict[tuple[str, int], int] = {}
+        self._prev_counters: dict[str, Any] = {}
+        self._exited = False
+
+    # ---- start-up ---------------------------------------------------------------------------
 
     def splash(self) -> None:
         """The start-up banner and the simulation-mode note, as GPGPU-Sim prints them."""
@@ -43,3 +82,137 @@ class Reporter:
         self.out("")
         for line in self.cfg.dump_lines():
             self.out(line)
+
+    # ---- kernels ----------------------------------------------------------------------------
+
+    def kernel_launch(self, info: KernelInfo) -> None:
+        """The launch messages: ``cudaLaunch for ...`` (when the host stub is known), ``pushing
+        kernel ...`` and, in functional mode, ``Performing Functional Simulation ...``."""
+        mode = "functional simulation" if info.functional else "performance simulation"
+        if info.host_fun is not None:
+            # GPGPU-Sim prints "0x%p", hence the doubled "0x0x" prefix parsers expect.
+            self.out(f"GPGPU-Sim PTX: cudaLaunch for 0x{info.host_fun:#x} (mode={mode}) on stream {info.stream_id}")
+        g, b = info.grid, info.block
+        self.out(f"GPGPU-Sim PTX: pushing kernel '{info.name}' to stream {info.stream_id}, "
+                 f"gridDim= ({g[0]},{g[1]},{g[2]}) blockDim = ({b[0]},{b[1]},{b[2]}) ")
+        if info.functional:
+            self.out(f"GPGPU-Sim: Performing Functional Simulation, executing kernel {info.name}...")
+
+    def _account(self, stats: KernelStats) -> None:
+        self.tot_insn += stats.thread_insn
+        self.tot_warp_insn += stats.warp_insn
+        self.tot_ctas += stats.ctas
+        if stats.cycles is not None:
+            self.tot_cycles += stats.cycles
+        if stats.line_counts:
+            for key, n in stats.line_counts.items():
+                self.line_counts[key] = self.line_counts.get(key, 0) + n
+        rec = stats.to_json()
+        rec["gpu_tot_sim_insn"] = self.tot_insn
+        rec["gpu_tot_issued_cta"] = self.tot_ctas
+        if stats.cycles is not None:
+            rec["gpu_tot_sim_cycle"] = self.tot_cycles
+            rec["gpu_ipc"] = stats.thread_insn / stats.cycles if stats.cycles else 0.0
+        self.kernels.append(rec)
+
+    def functional_done(self, stats: KernelStats) -> None:
+        """What GPGPU-Sim prints after a kernel in functional mode (``-gpgpu_ptx_sim_mode 1``).
+
+        The instruction count is cumulative over the run (GPGPU-Sim's ``g_ptx_sim_num_insn``).
+        """
+        self._account(stats)
+        self.out(f"Destroy streams for kernel {stats.uid}: size 0")
+        self.out(f"GPGPU-Sim: Done functional simulation ({self.tot_insn} instructions simulated).")
+        self._simulation_time(with_cycles=False)
+        self.out("")
+
+    def kernel_end(self, stats: KernelStats) -> None:
+        """The end-of-kernel statistics block (performance mode), then the simulation time."""
+        self._account(stats)
+        now = stats.counters
+        per_kernel = delta(now, self._prev_counters)
+        self._prev_counters = {k: (list(v) if isinstance(v, list) else v) for k, v in now.items()}
+        total = dict(now)
+        total.setdefault("gpgpu_n_tot_thrd_icount", self.tot_insn)
+        total.setdefault("gpgpu_n_tot_w_icount", self.tot_warp_insn)
+        elapsed = self._clock() - self.start
+        fields: dict[str, Any] = {
+            "kernel_name": stats.name, "kernel_launch_uid": stats.uid, "kernel_stream_id": stats.stream_id,
+            "gpu_sim_insn": stats.thread_insn, "gpu_tot_sim_insn": self.tot_insn,
+            "gpu_tot_issued_cta": self.tot_ctas, "elapsed_whole_s": int(elapsed),
+            "core_hz": self.cfg.core_clock_mhz * 1e6,
+        }
+        if stats.cycles is not None:
+            fields["gpu_sim_cycle"] = stats.cycles
+            fields["gpu_tot_sim_cycle"] = self.tot_cycles
+        self.out("Destroy streams for kernel {}: size 0".format(stats.uid))
+        for line in render(LINES, Values(fields, per_kernel, total)):
+            self.out(line)
+        self._simulation_time(with_cycles=stats.cycles is not None)
+
+    def _simulation_time(self, with_cycles: bool) -> None:
+        """``gpgpu_simulation_time`` (whole seconds, at least 1, as GPGPU-Sim) and the rates,
+        which use the real elapsed time (not whole seconds)."""
+        elapsed = max(self._clock() - self.start, 1e-9)
+        whole = max(int(elapsed), 1)
+        d, h, m, s = split_time(whole)
+        self.out("")
+        self.out("")
+        self.out(f"gpgpu_simulation_time = {d} days, {h} hrs, {m} min, {s} sec ({whole} sec)")
+        self.out(f"gpgpu_simulation_rate = {int(self.tot_insn / elapsed)} (inst/sec)")
+        if with_cycles:
+            cyc_rate = int(self.tot_cycles / elapsed)
+            self.out(f"gpgpu_simulation_rate = {cyc_rate} (cycle/sec)")
+            core_hz = self.cfg.core_clock_mhz * 1e6
+            slowdown = int(core_hz / cyc_rate) if cyc_rate else 0
+            self.out(f"gpgpu_silicon_slowdown = {slowdown}x")
+
+    # ---- periodic samples (fed by the timing model) -----------------------------------------
+
+    def sample(self, cycle: int, values: dict[str, Any]) -> None:
+        """Record one periodic sample (every ``-gpgpu_runtime_stat`` cycles) for JSON/plots."""
+        rec = {"cycle": cycle}
+        rec.update(values)
+        self.samples.append(rec)
+
+    # ---- exit -------------------------------------------------------------------------------
+
+    def exit(self) -> None:
+        """The ``atexit`` banner; printed once."""
+        if not self._exited:
+            self._exited = True
+            self.out("GPGPU-Sim: *** exit detected ***")
+
+    # ---- JSON -------------------------------------------------------------------------------
+
+    def to_json(self, run: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Per-kernel and total figures plus the config used (the ``-o stats.json`` content)."""
+        elapsed = self._clock() - self.start
+        totals: dict[str, Any] = {
+            "kernels": len(self.kernels), "gpu_tot_sim_insn": self.tot_insn,
+            "gpgpu_n_tot_w_icount": self.tot_warp_insn, "gpu_tot_issued_cta": self.tot_ctas,
+            "elapsed_s": elapsed, "simulation_rate_inst_per_s": self.tot_insn / elapsed if elapsed > 0 else 0.0,
+        }
+        if any("cycles" in k for k in self.kernels):
+            totals["gpu_tot_sim_cycle"] = self.tot_cycles
+        mix: dict[str, int] = {}
+        for k in self.kernels:
+            for op, n in k.get("opcode_counts", {}).items():
+                mix[op] = mix.get(op, 0) + n
+        totals["opcode_counts"] = dict(sorted(mix.items()))
+        doc: dict[str, Any] = {
+            "simulator": {"name": "gpgpusim", "version": _pkg_version, "gpgpusim_compat": GPGPUSIM_VERSION},
+            "mode": "functional" if self.cfg.functional_only else "performance",
+            "gpu": getattr(self.cfg, "gpu_name", None),
+            "config_sources": list(getattr(self.cfg, "sources", [])),
+            "config": self.cfg.to_dict(),
+            "kernels": self.kernels,
+            "totals": totals,
+            "samples": self.samples,
+        }
+        if run:
+            doc["run"] = run
+        return doc
+
+    def write_json(self, path: str | Path, run: dict[str, Any] | None = None) -> None:
+        Path(path).write_text(json.dumps(self.to_json(run), indent=1) + "\n")

@@ -1,0 +1,70 @@
+"""Plain data the runtime hands to the :class:`~gpgpusim.report.Reporter`.
+
+The runtime (host/streams) fills these; only ``report/`` turns them into text or JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(slots=True)
+class KernelInfo:
+    """A kernel launch as the stream manager pushes it (``Reporter.kernel_launch``).
+
+    ``uid`` is GPGPU-Sim's ``kernel_launch_uid`` (1, 2, ... in launch order); ``grid``/``block``
+    are (x, y, z); ``host_fun`` the host stub address when known (printed in the
+    ``cudaLaunch for 0x...`` line); ``functional`` selects the functional-mode messages.
+    """
+
+    name: str
+    uid: int
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    stream_id: int = 0
+    functional: bool = True
+    host_fun: int | None = None
+    dyn_smem_bytes: int = 0
+    regs_per_thread: int | None = None
+    static_smem_bytes: int | None = None
+
+
+@dataclass(slots=True)
+class KernelStats:
+    """What one finished kernel produced (``Reporter.kernel_end`` / ``functional_done``).
+
+    ``thread_insn`` is GPGPU-Sim's ``gpu_sim_insn`` (thread-level instructions, i.e. the sum of
+    active lanes over executed warp instructions); ``warp_insn`` is ``gpgpu_n_tot_w_icount``'s
+    per-kernel part; ``opcode_counts`` maps a PTX opcode (``"ld"``, ``"fma"``, ...) to its
+    thread-level count; ``elapsed_s`` is the kernel's wall-clock simulation time; ``cycles`` the
+    simulated core cycles (``gpu_sim_cycle``; None in functional mode).  ``counters`` holds the
+    timing model's counters *cumulative since program start* by GPGPU-Sim stat name (the
+    Reporter subtracts its previous snapshot to get per-kernel values).  ``line_counts`` maps
+    ``(ptx_file, line)`` to thread-level executions of the instruction on that line.
+    """
+
+    name: str
+    uid: int
+    grid: tuple[int, int, int] = (1, 1, 1)
+    block: tuple[int, int, int] = (1, 1, 1)
+    stream_id: int = 0
+    thread_insn: int = 0
+    warp_insn: int = 0
+    ctas: int = 0
+    opcode_counts: dict[str, int] = field(default_factory=dict)
+    elapsed_s: float = 0.0
+    cycles: int | None = None
+    counters: dict[str, Any] = field(default_factory=dict)
+    line_counts: dict[tuple[str, int], int] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "kernel_name": self.name, "kernel_launch_uid": self.uid, "kernel_stream_id": self.stream_id,
+            "grid": list(self.grid), "block": list(self.block), "ctas": self.ctas,
+            "thread_insn": self.thread_insn, "warp_insn": self.warp_insn,
+            "opcode_counts": dict(sorted(self.opcode_counts.items())), "elapsed_s": self.elapsed_s,
+        }
+        if self.cycles is not None:
+            d["cycles"] = self.cycles
+        return d

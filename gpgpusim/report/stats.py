@@ -1,0 +1,323 @@
+"""Stats registry and the table-driven end-of-kernel printer.
+
+GPGPU-Sim counterparts: ``gpgpu_sim::gpu_print_stat`` (gpu-sim.cc), ``shader_print_cache_stats``,
+``shader_core_stats::print``, ``memory_stats_t::memlatstat_print``, the L2 part of
+``gpgpu_sim::gpu_print_stat`` (checklist C193; format facts: anchors.md §1c and the 4.2 logs).
+
+Design (gem5 / ChampSim style):
+
+* components own plain counters in a :class:`StatsRegistry` under GPGPU-Sim's stat names
+  (``stats.add("gpu_stall_dramfull")``); counters are cumulative since program start;
+* per-kernel values are ``snapshot()`` at kernel start subtracted from the values at kernel end;
+* derived values (IPC, miss rates, bandwidth) are formulas in :data:`DERIVED`, evaluated at
+  print time from whichever raw values exist;
+* :data:`LINES` lists GPGPU-Sim 4.2's end-of-kernel lines in its order and spelling (including
+  ``partiton_level_parallism``).  A line prints only when every value it needs exists, so a
+  counter a model adds later appears in the right place with no printer change, and nothing
+  is ever printed for a counter no model produces.
+
+Value names in templates: ``k:<stat>`` is the per-kernel value of a counter, ``t:<stat>`` the
+cumulative one; bare names are kernel fields or derived formulas.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+class StatsRegistry:
+    """Plain counters by GPGPU-Sim stat name; values are numbers or lists of numbers (per core,
+    per bank).  Owned by the GPU model; the Reporter reads snapshots of it."""
+
+    __slots__ = ("values",)
+
+    def __init__(self) -> None:
+        self.values: dict[str, Any] = {}
+
+    def add(self, name: str, n: int | float = 1) -> None:
+        self.values[name] = self.values.get(name, 0) + n
+
+    def add_at(self, name: str, index: int, n: int | float = 1, size: int | None = None) -> None:
+        """Add to element ``index`` of an array counter (created with ``size`` zeros)."""
+        arr = self.values.get(name)
+        if arr is None:
+            arr = self.values[name] = [0] * (size if size is not None else index + 1)
+        if index >= len(arr):
+            arr.extend([0] * (index + 1 - len(arr)))
+        arr[index] += n
+
+    def set(self, name: str, value: Any) -> None:
+        self.values[name] = value
+
+    def snapshot(self) -> dict[str, Any]:
+        return copy.deepcopy(self.values)
+
+
+def delta(now: Mapping[str, Any], before: Mapping[str, Any]) -> dict[str, Any]:
+    """Per-kernel values: ``now - before`` element-wise (max-style stats are taken as is)."""
+    out: dict[str, Any] = {}
+    for k, v in now.items():
+        b = before.get(k)
+        if k.startswith("max") or b is None:
+            out[k] = copy.deepcopy(v)
+        elif isinstance(v, list):
+            out[k] = [x - (b[i] if i < len(b) else 0) for i, x in enumerate(v)]
+        else:
+            out[k] = v - b
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# derived formulas (evaluated at print time)
+# --------------------------------------------------------------------------------------------
+
+
+def _ratio(a: str, b: str) -> Callable[[Values], float]:
+    def f(v: Values) -> float:
+        den = v[b]
+        return v[a] / den if den else 0.0
+    return f
+
+
+DERIVED: dict[str, Callable[[Values], Any]] = {
+    "gpu_ipc": _ratio("gpu_sim_insn", "gpu_sim_cycle"),
+    "gpu_tot_ipc": _ratio("gpu_tot_sim_insn", "gpu_tot_sim_cycle"),
+    "gpu_total_sim_rate": lambda v: int(v["gpu_tot_sim_insn"] / max(v["elapsed_whole_s"], 1)),
+    "gpu_occupancy": lambda v: 100.0 * v["k:active_warps_sum"] / v["k:max_warps_sum"] if v["k:max_warps_sum"] else math.nan,
+    "gpu_tot_occupancy": lambda v: 100.0 * v["t:active_warps_sum"] / v["t:max_warps_sum"] if v["t:max_warps_sum"] else math.nan,
+    "partiton_level_parallism": lambda v: v["k:icnt_l2_req_sum"] / v["gpu_sim_cycle"] if v["gpu_sim_cycle"] else 0.0,
+    "partiton_level_parallism_total": lambda v: v["t:icnt_l2_req_sum"] / v["gpu_tot_sim_cycle"] if v["gpu_tot_sim_cycle"] else 0.0,
+    "partiton_level_parallism_util": lambda v: v["k:icnt_l2_req_sum"] / v["k:icnt_l2_busy_cycles"] if v["k:icnt_l2_busy_cycles"] else 0.0,
+    "partiton_level_parallism_util_total": lambda v: v["t:icnt_l2_req_sum"] / v["t:icnt_l2_busy_cycles"] if v["t:icnt_l2_busy_cycles"] else 0.0,
+    # bytes moved through L2 per second of simulated core time
+    "L2_BW": lambda v: v["k:l2_bytes"] / (v["gpu_sim_cycle"] / v["core_hz"]) / 1e9 if v["gpu_sim_cycle"] else 0.0,
+    "L2_BW_total": lambda v: v["t:l2_bytes"] / (v["gpu_tot_sim_cycle"] / v["core_hz"]) / 1e9 if v["gpu_tot_sim_cycle"] else 0.0,
+}
+for _c in ("L1I", "L1D", "L1C", "L1T", "L2"):
+    DERIVED[f"{_c}_total_cache_miss_rate"] = _ratio(f"t:{_c}_total_cache_misses", f"t:{_c}_total_cache_accesses")
+
+
+class Values:
+    """Name lookup for templates: explicit values, then ``k:``/``t:`` counters, then formulas.
+
+    A missing input raises KeyError, which makes the line that needed it disappear.
+    """
+
+    def __init__(self, fields: Mapping[str, Any], kernel: Mapping[str, Any], total: Mapping[str, Any]) -> None:
+        self.fields = fields
+        self.kernel = kernel
+        self.total = total
+
+    def __getitem__(self, name: str) -> Any:
+        if name in self.fields:
+            return self.fields[name]
+        if name.startswith("k:"):
+            return self.kernel[name[2:]]
+        if name.startswith("t:"):
+            return self.total[name[2:]]
+        f = DERIVED.get(name)
+        if f is None:
+            raise KeyError(name)
+        return f(self)
+
+    def has(self, name: str) -> bool:
+        try:
+            self[name]
+        except (KeyError, ZeroDivisionError):
+            return False
+        return True
+
+
+# --------------------------------------------------------------------------------------------
+# the line table
+# --------------------------------------------------------------------------------------------
+
+
+def cfmt(value: Any, spec: str) -> str:
+    """printf-like formatting; NaN prints as glibc's ``-nan`` (GPGPU-Sim's 0/0 occupancy)."""
+    if isinstance(value, float) and math.isnan(value):
+        return "-nan"
+    return format(value, spec)
+
+
+_FIELD = re.compile(r"\{([^{}:|]+(?::[A-Za-z0-9_]+)?)(?:\|([^{}]*))?\}")
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One output line: ``{name}`` or ``{name|spec}`` placeholders; printed only if all exist."""
+
+    template: str
+
+    def names(self) -> list[str]:
+        return [m.group(1) for m in _FIELD.finditer(self.template)]
+
+    def render(self, v: Values) -> str | None:
+        try:
+            return _FIELD.sub(lambda m: cfmt(v[m.group(1)], m.group(2) or ""), self.template)
+        except (KeyError, ZeroDivisionError):
+            return None
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """A section header printed only when at least one line of its section prints.
+
+    ``level`` 0 = section, 1 = subsection; a header discards pending headers of its own or a
+    deeper level (their sections printed nothing).  ``text`` None only ends a (sub)section.
+    """
+
+    text: str | None
+    level: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PerUnit:
+    """One line per element of array counters (``L1D_cache_core[i]: Access = ...``)."""
+
+    template: str      # uses {i} and {name} placeholders for the array counters
+    arrays: tuple[str, ...]
+
+    def render_all(self, v: Values) -> list[str]:
+        try:
+            arrs = [v[f"t:{a}"] for a in self.arrays]
+        except KeyError:
+            return []
+        out = []
+        for i in range(len(arrs[0])):
+            vals = {a: arr[i] for a, arr in zip(self.arrays, arrs, strict=True)}
+            acc, miss = vals.get(self.arrays[0], 0), vals.get(self.arrays[1], 0) if len(self.arrays) > 1 else 0
+            vals["rate"] = miss / acc if acc else 0.0
+            vals["i"] = i
+            out.append(_FIELD.sub(lambda m, d=vals: cfmt(d[m.group(1)], m.group(2) or ""), self.template))
+        return out
+
+
+def _cache_block(c: str, indent: str, per_unit: PerUnit | None, extra: tuple[str, ...] = ()) -> list[Any]:
+    rows: list[Any] = [Header(f"{c}_cache:", 1)] if indent else [Header(None, 1)]
+    if per_unit is not None:
+        rows.append(per_unit)
+    rows += [Line(f"{indent}{c}_total_cache_accesses = {{t:{c}_total_cache_accesses}}"),
+             Line(f"{indent}{c}_total_cache_misses = {{t:{c}_total_cache_misses}}")]
+    if c in ("L1D", "L2"):
+        rows.append(Line(f"{indent}{c}_total_cache_miss_rate = {{{c}_total_cache_miss_rate|.4f}}"))
+    rows += [Line(f"{indent}{c}_total_cache_pending_hits = {{t:{c}_total_cache_pending_hits}}"),
+             Line(f"{indent}{c}_total_cache_reservation_fails = {{t:{c}_total_cache_reservation_fails}}")]
+    rows += [Line(indent + e) for e in extra]
+    return rows
+
+
+_UNIT = "Access = {access}, Miss = {miss}, Miss_rate = {rate|.3f}, Pending_hits = {pending}, Reservation_fails = {resfail}"
+
+#: GPGPU-Sim 4.2's end-of-kernel block, in order (the kernel header lines are printed first)
+LINES: list[Any] = [
+    Line("kernel_name = {kernel_name} "),
+    Line("kernel_launch_uid = {kernel_launch_uid} "),
+    Line("kernel_stream_id = {kernel_stream_id}"),
+    Line("gpu_sim_cycle = {gpu_sim_cycle}"),
+    Line("gpu_sim_insn = {gpu_sim_insn}"),
+    Line("gpu_ipc = {gpu_ipc|12.4f}"),
+    Line("gpu_tot_sim_cycle = {gpu_tot_sim_cycle}"),
+    Line("gpu_tot_sim_insn = {gpu_tot_sim_insn}"),
+    Line("gpu_tot_ipc = {gpu_tot_ipc|12.4f}"),
+    Line("gpu_tot_issued_cta = {gpu_tot_issued_cta}"),
+    Line("gpu_occupancy = {gpu_occupancy|.4f}% "),
+    Line("gpu_tot_occupancy = {gpu_tot_occupancy|.4f}% "),
+    Line("max_total_param_size = {t:max_total_param_size}"),
+    Line("gpu_stall_dramfull = {t:gpu_stall_dramfull}"),
+    Line("gpu_stall_icnt2sh    = {t:gpu_stall_icnt2sh}"),
+    Line("partiton_level_parallism = {partiton_level_parallism|12.4f}"),
+    Line("partiton_level_parallism_total  = {partiton_level_parallism_total|12.4f}"),
+    Line("partiton_level_parallism_util = {partiton_level_parallism_util|12.4f}"),
+    Line("partiton_level_parallism_util_total  = {partiton_level_parallism_util_total|12.4f}"),
+    Line("L2_BW  = {L2_BW|12.4f} GB/Sec"),
+    Line("L2_BW_total  = {L2_BW_total|12.4f} GB/Sec"),
+    Line("gpu_total_sim_rate={gpu_total_sim_rate}"),
+    Header("\n========= Core cache stats ========="),
+    *_cache_block("L1I", "\t", None),
+    *_cache_block("L1D", "\t", PerUnit("\tL1D_cache_core[{i}]: " + _UNIT.replace("{access}", "{L1D_core_access}")
+                                        .replace("{miss}", "{L1D_core_miss}").replace("{pending}", "{L1D_core_pending}")
+                                        .replace("{resfail}", "{L1D_core_resfail}"),
+                                        ("L1D_core_access", "L1D_core_miss", "L1D_core_pending", "L1D_core_resfail")),
+                  ("L1D_cache_data_port_util = {L1D_cache_data_port_util|.3f}",
+                   "L1D_cache_fill_port_util = {L1D_cache_fill_port_util|.3f}")),
+    *_cache_block("L1C", "\t", None),
+    *_cache_block("L1T", "\t", None),
+    Header(None, 0),
+    Line("gpgpu_n_tot_thrd_icount = {t:gpgpu_n_tot_thrd_icount}"),
+    Line("gpgpu_n_tot_w_icount = {t:gpgpu_n_tot_w_icount}"),
+    Line("gpgpu_n_stall_shd_mem = {t:gpgpu_n_stall_shd_mem}"),
+    Line("gpgpu_n_mem_read_local = {t:gpgpu_n_mem_read_local}"),
+    Line("gpgpu_n_mem_write_local = {t:gpgpu_n_mem_write_local}"),
+    Line("gpgpu_n_mem_read_global = {t:gpgpu_n_mem_read_global}"),
+    Line("gpgpu_n_mem_write_global = {t:gpgpu_n_mem_write_global}"),
+    Line("gpgpu_n_mem_texture = {t:gpgpu_n_mem_texture}"),
+    Line("gpgpu_n_mem_const = {t:gpgpu_n_mem_const}"),
+    Line("gpgpu_n_load_insn  = {t:gpgpu_n_load_insn}"),
+    Line("gpgpu_n_store_insn = {t:gpgpu_n_store_insn}"),
+    Line("gpgpu_n_shmem_insn = {t:gpgpu_n_shmem_insn}"),
+    Line("gpgpu_n_sstarr_insn = {t:gpgpu_n_sstarr_insn}"),
+    Line("gpgpu_n_tex_insn = {t:gpgpu_n_tex_insn}"),
+    Line("gpgpu_n_const_mem_insn = {t:gpgpu_n_const_mem_insn}"),
+    Line("gpgpu_n_param_mem_insn = {t:gpgpu_n_param_mem_insn}"),
+    Line("gpgpu_n_shmem_bkconflict = {t:gpgpu_n_shmem_bkconflict}"),
+    Line("gpgpu_n_l1cache_bkconflict = {t:gpgpu_n_l1cache_bkconflict}"),
+    Line("gpgpu_n_intrawarp_mshr_merge = {t:gpgpu_n_intrawarp_mshr_merge}"),
+    Line("gpgpu_n_cmem_portconflict = {t:gpgpu_n_cmem_portconflict}"),
+    Line("gpu_reg_bank_conflict_stalls = {t:gpu_reg_bank_conflict_stalls}"),
+    Header(None, 0),
+    Line("maxmflatency = {t:maxmflatency} "),
+    Line("averagemflatency = {averagemflatency} "),
+    Line("total dram reads = {t:total_dram_reads}"),
+    Line("total dram writes = {t:total_dram_writes}"),
+    Header("\n========= L2 cache stats ========="),
+    *_cache_block("L2", "", PerUnit("L2_cache_bank[{i}]: " + _UNIT.replace("{access}", "{L2_bank_access}")
+                                     .replace("{miss}", "{L2_bank_miss}").replace("{pending}", "{L2_bank_pending}")
+                                     .replace("{resfail}", "{L2_bank_resfail}"),
+                                     ("L2_bank_access", "L2_bank_miss", "L2_bank_pending", "L2_bank_resfail")),
+                  ("L2_cache_data_port_util = {L2_cache_data_port_util|.3f}",
+                   "L2_cache_fill_port_util = {L2_cache_fill_port_util|.3f}")),
+    Header(None, 0),
+    Header(""),
+    Line("icnt_total_pkts_mem_to_simt={t:icnt_total_pkts_mem_to_simt}"),
+    Line("icnt_total_pkts_simt_to_mem={t:icnt_total_pkts_simt_to_mem}"),
+]
+DERIVED["averagemflatency"] = lambda v: int(v["t:mf_latency_sum"] / v["t:mf_latency_count"])
+DERIVED["L1D_cache_data_port_util"] = _ratio("t:L1D_data_port_busy", "t:L1D_port_cycles")
+DERIVED["L1D_cache_fill_port_util"] = _ratio("t:L1D_fill_port_busy", "t:L1D_port_cycles")
+DERIVED["L2_cache_data_port_util"] = _ratio("t:L2_data_port_busy", "t:L2_port_cycles")
+DERIVED["L2_cache_fill_port_util"] = _ratio("t:L2_fill_port_busy", "t:L2_port_cycles")
+
+
+def render(lines: list[Any], v: Values) -> Iterator[str]:
+    """The lines that have data; a Header prints just before the first line that follows it."""
+    pending: list[Header] = []
+    for row in lines:
+        if isinstance(row, Header):
+            pending = [h for h in pending if h.level < row.level]
+            if row.text is not None:
+                pending.append(row)
+            continue
+        outs = row.render_all(v) if isinstance(row, PerUnit) else [row.render(v)]
+        outs = [o for o in outs if o is not None]
+        if outs:
+            for h in pending:
+                yield from str(h.text).split("\n")
+            pending = []
+            yield from outs
+
+
+def known_stat_names() -> set[str]:
+    """Every raw counter name the printer can show (for tests and for model authors)."""
+    names: set[str] = set()
+    for row in LINES:
+        if isinstance(row, Line):
+            names.update(n[2:] for n in row.names() if n[:2] in ("k:", "t:"))
+        elif isinstance(row, PerUnit):
+            names.update(row.arrays)
+    return names
