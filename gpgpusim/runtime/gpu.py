@@ -1,0 +1,462 @@
+"""The simulated GPU as the stream manager sees it: runs operations and owns the clock.
+
+GPGPU-Sim counterpart: ``gpgpu_sim`` as driven by ``stream_operation::do_operation`` and the
+simulation thread (``gpgpu_sim_thread_concurrent``): ``can_start_kernel()``, ``launch(kernel)``
+into ``m_running_kernels``, ``active()``, ``cycle()`` and ``gpu_tot_sim_cycle`` (checklist C041,
+C048, C050, C052, C055, C056, C134).
+
+Interface used by :class:`gpgpusim.runtime.streams.StreamManager` (all on the simulation thread):
+
+- ``can_start_kernel() -> bool`` — a free slot among ``-gpgpu_max_concurrent_kernel`` (C056);
+- ``start_kernel(op, stream_id) -> KernelRecord`` — place a kernel in a running slot;
+- ``busy() -> bool`` — some started kernel has not finished;
+- ``advance() -> list[KernelRecord]`` — simulate until at least one running kernel finishes and
+  return the finished ones (their slots are free again);
+- ``memcpy(op)``, ``memset(op)``, ``free(op)`` — the non-kernel operations, at the current time;
+- ``now_cycles`` / ``now_ms`` — simulated time (core clock cycles since start).
+
+Functional mode (this module): ``advance()`` runs the started kernels one after another on the
+functional engine.  The **time estimate** per kernel is documented in :func:`estimate_cycles`:
+warp instructions spread evenly over all SMs, each SM issuing ``gpgpu_num_sched_per_core`` warp
+instructions per core cycle, plus a fixed launch latency, so that every kernel takes a positive
+number of cycles and the clock is monotonic.  A timing model replaces ``advance()`` with real
+cycles through the same interface (several kernels side by side, RR over kernels, C134).
+
+Copies take no simulated time unless a PCIe model is configured (``pcie_bandwidth_gbps``; off by
+default, as in GPGPU-Sim where memcpy is instantaneous).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import enum
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from gpgpusim.errors import CudaError, Err
+
+#: Defaults of the embedded SM7_QV100 config, used when no config is given (unit tests).
+DEFAULT_CORE_MHZ = 1132.0
+DEFAULT_N_SM = 80
+DEFAULT_SCHED_PER_CORE = 4
+DEFAULT_MAX_CONCURRENT_KERNEL = 128
+#: Fixed cost of a kernel launch in functional mode (core cycles); keeps times positive.
+KERNEL_LAUNCH_CYCLES = 1
+
+
+class MemcpyKind(enum.IntEnum):
+    """``cudaMemcpyKind``."""
+
+    HostToHost = 0
+    HostToDevice = 1
+    DeviceToHost = 2
+    DeviceToDevice = 3
+    Default = 4
+
+
+# --------------------------------------------------------------------------------------------
+# Operations (GPGPU-Sim ``stream_operation``, C048).  The runtime builds one per API call; the
+# stream manager queues it; the simulation thread executes it.  ``clone()`` gives a fresh copy
+# for graph replay.  Fields are validated by the runtime before enqueueing: an op that fails
+# while executing records a CudaError that the next synchronising call reports.
+# --------------------------------------------------------------------------------------------
+
+
+class Op:
+    """Base of all stream operations; completion state is managed by the stream manager."""
+
+    kind = "op"
+
+    def __init__(self) -> None:
+        self.done = False
+        self.error: CudaError | None = None
+        self.deps: list[Op] = []          # ops that must complete before this one starts
+        self.stream: Any = None           # the Stream it was enqueued on
+        self.seq = 0                      # global enqueue order (tie-break, debugging)
+        self.complete_cycles: int | None = None
+
+    def clone(self) -> Op:
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        Op.__init__(new)
+        return new
+
+    def describe(self) -> str:
+        return self.kind
+
+
+class KernelLaunchOp(Op):
+    """A kernel launch (``stream_operation`` with ``m_kernel``).
+
+    ``module`` is the engine's ``LoadedModule``; ``launch_kwargs`` go unchanged to
+    ``engine.launch`` (e.g. ``printf=``, ``driver=``, ``line_stats=``).
+    """
+
+    kind = "kernel"
+
+    def __init__(self, module: Any, kernel: str, grid: tuple[int, int, int],
+                 block: tuple[int, int, int], dyn_smem_bytes: int = 0, params: bytes = b"",
+                 launch_kwargs: dict[str, Any] | None = None) -> None:
+        super().__init__()
+        self.module = module
+        self.kernel = kernel
+        self.grid = tuple(grid)
+        self.block = tuple(block)
+        self.dyn_smem_bytes = dyn_smem_bytes
+        self.params = bytes(params)
+        self.launch_kwargs = dict(launch_kwargs or {})
+        self.record: KernelRecord | None = None
+
+    def clone(self) -> KernelLaunchOp:
+        new = super().clone()
+        assert isinstance(new, KernelLaunchOp)
+        new.record = None
+        new.launch_kwargs = dict(self.launch_kwargs)
+        return new
+
+    def describe(self) -> str:
+        return f"kernel '{self.kernel}' grid={self.grid} block={self.block}"
+
+
+HostRef = int | bytes | bytearray | memoryview | np.ndarray
+
+
+class MemcpyOp(Op):
+    """A linear copy; host sides are an address (int) or a buffer, device sides an address."""
+
+    kind = "memcpy"
+
+    def __init__(self, dst: HostRef, src: HostRef, nbytes: int,
+                 direction: MemcpyKind | int = MemcpyKind.Default) -> None:
+        super().__init__()
+        self.dst = dst
+        self.src = src
+        self.nbytes = int(nbytes)
+        self.direction = MemcpyKind(direction)
+
+    def describe(self) -> str:
+        return f"memcpy {self.direction.name} {self.nbytes} bytes"
+
+
+class Memcpy2DOp(Op):
+    """``cudaMemcpy2D(Async)``: ``height`` rows of ``width`` bytes with separate pitches."""
+
+    kind = "memcpy2d"
+
+    def __init__(self, dst: HostRef, dpitch: int, src: HostRef, spitch: int, width: int,
+                 height: int, direction: MemcpyKind | int = MemcpyKind.Default) -> None:
+        super().__init__()
+        self.dst, self.dpitch, self.src, self.spitch = dst, int(dpitch), src, int(spitch)
+        self.width, self.height = int(width), int(height)
+        self.direction = MemcpyKind(direction)
+
+    def describe(self) -> str:
+        return f"memcpy2d {self.direction.name} {self.width}x{self.height}"
+
+
+class MemsetOp(Op):
+    """``cudaMemset(Async)``: ``nbytes`` bytes at device address ``dst`` set to ``value & 0xff``."""
+
+    kind = "memset"
+
+    def __init__(self, dst: int, value: int, nbytes: int) -> None:
+        super().__init__()
+        self.dst, self.value, self.nbytes = int(dst), int(value) & 0xFF, int(nbytes)
+
+
+class FreeOp(Op):
+    """``cudaFreeAsync``: the allocation is released when the stream reaches this point."""
+
+    kind = "free"
+
+    def __init__(self, addr: int) -> None:
+        super().__init__()
+        self.addr = int(addr)
+
+
+class EventRecordOp(Op):
+    """``cudaEventRecord``: stamps the event with the GPU time the stream reached it (C041)."""
+
+    kind = "event_record"
+
+    def __init__(self, event: Any) -> None:
+        super().__init__()
+        self.event = event
+
+
+class WaitEventOp(Op):
+    """``cudaStreamWaitEvent``: completes once the awaited record (its dependency) completes."""
+
+    kind = "wait_event"
+
+    def __init__(self, event: Any) -> None:
+        super().__init__()
+        self.event = event
+
+
+class HostFuncOp(Op):
+    """``cudaLaunchHostFunc`` / ``cudaStreamAddCallback``: ``fn()`` runs on the simulation thread.
+
+    ``fn`` takes no arguments (the runtime binds the user's function and data).  Like CUDA, a host
+    function must not call the CUDA API (the stream manager refuses with ``cudaErrorNotPermitted``).
+    """
+
+    kind = "host_func"
+
+    def __init__(self, fn: Callable[[], Any]) -> None:
+        super().__init__()
+        self.fn = fn
+
+
+class EmptyOp(Op):
+    """A no-op (``stream_no_op``, graph empty node)."""
+
+    kind = "empty"
+
+
+# --------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class KernelRecord:
+    """One kernel's run: GPGPU-Sim's per-kernel figures plus where and when it ran.
+
+    ``stream_id`` is what GPGPU-Sim prints as ``kernel_stream_id`` (0 = the default stream).
+    """
+
+    uid: int
+    name: str
+    stream_id: int
+    grid: tuple[int, ...]
+    block: tuple[int, ...]
+    op: KernelLaunchOp
+    start_cycles: int = 0
+    end_cycles: int = 0
+    stats: Any = None
+    error: CudaError | None = None
+
+    @property
+    def kernel_stream_id(self) -> int:
+        return self.stream_id
+
+    @property
+    def cycles(self) -> int:
+        return self.end_cycles - self.start_cycles
+
+
+def _parse_core_mhz(value: Any) -> float:
+    """Core clock from ``-gpgpu_clock_domains`` (``core:icnt:l2:dram`` MHz), whatever its type."""
+    if value is None:
+        return DEFAULT_CORE_MHZ
+    if isinstance(value, (int, float)):
+        return float(value)
+    for attr in ("core_mhz", "core"):
+        if hasattr(value, attr):
+            return float(getattr(value, attr))
+    if isinstance(value, str):
+        return float(value.split(":")[0])
+    return float(value[0])
+
+
+def _cfg(config: Any, name: str, default: Any) -> Any:
+    if config is None:
+        return default
+    try:
+        value = config.get(name)
+    except (KeyError, AttributeError):
+        return default
+    return default if value is None else value
+
+
+def estimate_cycles(warp_insn: int, n_sm: int, issue_per_sm: int) -> int:
+    """Functional-mode kernel duration in core cycles (coarse, documented estimate).
+
+    ``KERNEL_LAUNCH_CYCLES + ceil(warp_insn / (n_sm * issue_per_sm))``: the warp instructions
+    spread evenly over every SM, each SM issuing ``gpgpu_num_sched_per_core`` warp instructions
+    per cycle.  It ignores memory latency and occupancy, so it is a lower bound; it exists so that
+    event times are positive and monotonic until the timing model supplies real cycles.
+    """
+    return KERNEL_LAUNCH_CYCLES + math.ceil(max(0, warp_insn) / max(1, n_sm * issue_per_sm))
+
+
+def _host_array(ref: HostRef, nbytes: int, writable: bool) -> np.ndarray:
+    """A uint8 numpy view of host memory given as an address or a buffer."""
+    if isinstance(ref, int):
+        if ref == 0 and nbytes:
+            raise CudaError(Err.InvalidValue, "memcpy: NULL host pointer")
+        return np.ctypeslib.as_array((ctypes.c_uint8 * nbytes).from_address(ref)) if nbytes \
+            else np.zeros(0, np.uint8)
+    if isinstance(ref, np.ndarray):
+        arr = ref.reshape(-1).view(np.uint8)
+    else:
+        if writable and isinstance(ref, bytes):
+            raise CudaError(Err.InvalidValue, "memcpy: destination host buffer is read-only")
+        arr = np.frombuffer(ref, dtype=np.uint8)
+    if arr.size < nbytes:
+        raise CudaError(Err.InvalidValue,
+                        f"memcpy: host buffer of {arr.size} bytes is smaller than {nbytes}")
+    return arr[:nbytes]
+
+
+class Gpu:
+    """Functional-mode GPU: executes stream operations and keeps the simulated clock.
+
+    ``launch_fn`` defaults to ``gpgpusim.functional.engine.launch``; unit tests pass a fake with
+    the same signature.  ``reporter`` (``gpgpusim.report.Reporter``) gets ``kernel_launch(record)``
+    when a kernel enters a slot and ``kernel_end(record)`` when it finishes (C050, C055); both are
+    called on the simulation thread.
+    """
+
+    def __init__(self, config: Any = None, gmem: Any = None, reporter: Any = None, *,
+                 launch_fn: Callable[..., Any] | None = None,
+                 pcie_bandwidth_gbps: float | None = None,
+                 pcie_latency_us: float = 0.0) -> None:
+        self.config = config
+        self.gmem = gmem
+        self.reporter = reporter
+        self._launch_fn = launch_fn
+        self.core_mhz = _parse_core_mhz(_cfg(config, "gpgpu_clock_domains", None))
+        n_clusters = int(_cfg(config, "gpgpu_n_clusters", DEFAULT_N_SM))
+        per_cluster = int(_cfg(config, "gpgpu_n_cores_per_cluster", 1))
+        self.n_sm = n_clusters * per_cluster
+        self.issue_per_sm = int(_cfg(config, "gpgpu_num_sched_per_core", DEFAULT_SCHED_PER_CORE))
+        self.max_concurrent_kernel = int(_cfg(config, "gpgpu_max_concurrent_kernel",
+                                              DEFAULT_MAX_CONCURRENT_KERNEL))
+        self.pcie_bandwidth_gbps = pcie_bandwidth_gbps
+        self.pcie_latency_us = pcie_latency_us
+        self.now_cycles = 0
+        self.kernels: list[KernelRecord] = []      # every kernel, in start order
+        self._running: list[KernelRecord] = []     # m_running_kernels (started, not finished)
+        self._next_uid = 1
+
+    # ---- clock -------------------------------------------------------------------------------
+    @property
+    def now_ms(self) -> float:
+        """Simulated time in milliseconds at the core clock."""
+        return self.now_cycles / (self.core_mhz * 1e3)
+
+    def cycles_to_ms(self, cycles: int) -> float:
+        return cycles / (self.core_mhz * 1e3)
+
+    # ---- kernels (C050, C056, C134) ----------------------------------------------------------
+    def can_start_kernel(self) -> bool:
+        return len(self._running) < self.max_concurrent_kernel
+
+    def busy(self) -> bool:
+        return bool(self._running)
+
+    def start_kernel(self, op: KernelLaunchOp, stream_id: int = 0) -> KernelRecord:
+        if not self.can_start_kernel():
+            raise RuntimeError("start_kernel without a free slot (check can_start_kernel)")
+        rec = KernelRecord(self._next_uid, op.kernel, stream_id, op.grid, op.block, op,
+                           start_cycles=self.now_cycles)
+        self._next_uid += 1
+        op.record = rec
+        self._running.append(rec)
+        self.kernels.append(rec)
+        if self.reporter is not None:
+            self.reporter.kernel_launch(rec)
+        return rec
+
+    def advance(self) -> list[KernelRecord]:
+        """Run every started kernel to completion (functional mode: one after another)."""
+        finished = []
+        while self._running:
+            rec = self._running.pop(0)
+            self._run_functional(rec)
+            finished.append(rec)
+        return finished
+
+    def _run_functional(self, rec: KernelRecord) -> None:
+        op = rec.op
+        launch = self._launch_fn
+        if launch is None:
+            from gpgpusim.functional import engine  # the engine lands separately
+            launch = engine.launch
+        rec.start_cycles = self.now_cycles
+        try:
+            rec.stats = launch(op.module, op.kernel, op.grid, op.block, op.dyn_smem_bytes,
+                               op.params, gmem=self.gmem, **op.launch_kwargs)
+        except CudaError as exc:
+            rec.error = exc
+        warp_insn = int(getattr(rec.stats, "warp_insn", 0) or 0)
+        self.now_cycles += estimate_cycles(warp_insn, self.n_sm, self.issue_per_sm)
+        rec.end_cycles = self.now_cycles
+        if rec.stats is not None:
+            for name, value in (("kernel_stream_id", rec.stream_id), ("kernel_uid", rec.uid)):
+                try:
+                    setattr(rec.stats, name, value)
+                except AttributeError:
+                    pass  # a stats object with __slots__ lacking the field; the record has it
+        if self.reporter is not None:
+            self.reporter.kernel_end(rec)
+
+    # ---- copies ------------------------------------------------------------------------------
+    def _is_device(self, ref: HostRef) -> bool:
+        return isinstance(ref, int) and self.gmem is not None and self.gmem.find(ref) is not None
+
+    def _copy_time(self, nbytes: int, direction: MemcpyKind) -> None:
+        if self.pcie_bandwidth_gbps and direction in (MemcpyKind.HostToDevice,
+                                                      MemcpyKind.DeviceToHost):
+            seconds = self.pcie_latency_us * 1e-6 + nbytes / (self.pcie_bandwidth_gbps * 1e9)
+            self.now_cycles += math.ceil(seconds * self.core_mhz * 1e6)
+
+    def _resolve(self, direction: MemcpyKind, dst: HostRef, src: HostRef) -> MemcpyKind:
+        if direction != MemcpyKind.Default:
+            return direction
+        d, s = self._is_device(dst), self._is_device(src)
+        if s and d:
+            return MemcpyKind.DeviceToDevice
+        if s:
+            return MemcpyKind.DeviceToHost
+        return MemcpyKind.HostToDevice if d else MemcpyKind.HostToHost
+
+    def _read(self, ref: HostRef, nbytes: int, device: bool) -> np.ndarray:
+        if device:
+            return self.gmem.view(int(ref), nbytes)  # type: ignore[arg-type]
+        return _host_array(ref, nbytes, writable=False)
+
+    def _write(self, ref: HostRef, data: np.ndarray, device: bool) -> None:
+        if device:
+            self.gmem.write(int(ref), data)  # type: ignore[arg-type]
+        else:
+            _host_array(ref, data.size, writable=True)[:] = data
+
+    def memcpy(self, op: MemcpyOp) -> None:
+        kind = self._resolve(op.direction, op.dst, op.src)
+        src_dev = kind in (MemcpyKind.DeviceToHost, MemcpyKind.DeviceToDevice)
+        dst_dev = kind in (MemcpyKind.HostToDevice, MemcpyKind.DeviceToDevice)
+        if op.nbytes:
+            data = self._read(op.src, op.nbytes, src_dev).copy()
+            self._write(op.dst, data, dst_dev)
+        self._copy_time(op.nbytes, kind)
+
+    def memcpy2d(self, op: Memcpy2DOp) -> None:
+        kind = self._resolve(op.direction, op.dst, op.src)
+        src_dev = kind in (MemcpyKind.DeviceToHost, MemcpyKind.DeviceToDevice)
+        dst_dev = kind in (MemcpyKind.HostToDevice, MemcpyKind.DeviceToDevice)
+        for row in range(op.height):
+            s = op.src + row * op.spitch if isinstance(op.src, int) else None
+            d = op.dst + row * op.dpitch if isinstance(op.dst, int) else None
+            if s is None:
+                data = _host_array(op.src, op.spitch * (op.height - 1) + op.width, False)[
+                    row * op.spitch: row * op.spitch + op.width].copy()
+            else:
+                data = self._read(s, op.width, src_dev).copy()
+            if d is None:
+                _host_array(op.dst, op.dpitch * (op.height - 1) + op.width, True)[
+                    row * op.dpitch: row * op.dpitch + op.width] = data
+            else:
+                self._write(d, data, dst_dev)
+        self._copy_time(op.width * op.height, kind)
+
+    def memset(self, op: MemsetOp) -> None:
+        if op.nbytes:
+            self.gmem.view(op.dst, op.nbytes)[:] = op.value
+
+    def free(self, op: FreeOp) -> None:
+        self.gmem.free(op.addr)

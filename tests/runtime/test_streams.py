@@ -1,0 +1,457 @@
+"""Stream manager semantics with a fake kernel launcher (no functional engine needed)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from gpgpusim.errors import CudaError, Err
+from gpgpusim.runtime.gpu import (
+    FreeOp,
+    Gpu,
+    KernelLaunchOp,
+    Memcpy2DOp,
+    MemcpyKind,
+    MemcpyOp,
+    MemsetOp,
+    estimate_cycles,
+)
+from gpgpusim.runtime.streams import (
+    EVENT_DISABLE_TIMING,
+    PRIORITY_GREATEST,
+    STREAM_NON_BLOCKING,
+    STREAM_PER_THREAD,
+    StreamManager,
+)
+
+TIMEOUT_S = 10.0
+
+
+class FakeStats:
+    def __init__(self, warp_insn: int) -> None:
+        self.warp_insn = warp_insn
+
+
+class FakeLauncher:
+    """Stands in for ``engine.launch``: logs the order of kernels, can fault on demand."""
+
+    def __init__(self) -> None:
+        self.log: list[str] = []
+        self.fail: dict[str, CudaError] = {}
+
+    def __call__(self, module, kernel, grid, block, smem, params, *, gmem, **kw):
+        self.log.append(kernel)
+        if kernel in self.fail:
+            raise self.fail[kernel]
+        return FakeStats(warp_insn=grid[0] * 1000)
+
+
+class FakeMem:
+    """Minimal GlobalMemory: one 4 KiB allocation at 0x1000."""
+
+    def __init__(self) -> None:
+        self.buf = np.zeros(4096, np.uint8)
+        self.freed: list[int] = []
+
+    def find(self, addr):
+        return (0x1000, 4096) if 0x1000 <= addr < 0x2000 else None
+
+    def _check(self, addr, n):
+        if self.find(addr) is None or addr + n > 0x2000:
+            raise CudaError(Err.InvalidValue, f"bad device range {addr:#x}+{n}")
+
+    def view(self, addr, n):
+        self._check(addr, n)
+        return self.buf[addr - 0x1000: addr - 0x1000 + n]
+
+    def write(self, addr, data):
+        arr = np.asarray(data).view(np.uint8).reshape(-1)
+        self.view(addr, arr.size)[:] = arr
+
+    def free(self, addr):
+        self.freed.append(addr)
+
+
+@pytest.fixture
+def env():
+    launcher = FakeLauncher()
+    gpu = Gpu(None, FakeMem(), launch_fn=launcher)
+    mgr = StreamManager(gpu)
+    yield mgr, gpu, launcher
+    assert mgr.shutdown(TIMEOUT_S), "simulation thread did not drain"
+
+
+def kernel(name: str, blocks: int = 1) -> KernelLaunchOp:
+    return KernelLaunchOp(None, name, (blocks, 1, 1), (32, 1, 1))
+
+
+def gate(mgr: StreamManager, stream: int, log: list[str] | None = None, tag: str = "gate"):
+    """Block ``stream`` behind a host function until the returned event is set."""
+    ev = threading.Event()
+
+    def fn() -> None:
+        assert ev.wait(TIMEOUT_S), "gate never opened"
+        if log is not None:
+            log.append(tag)
+    mgr.add_host_func(stream, fn)
+    return ev
+
+
+def test_single_stream_runs_in_order_with_copies(env):
+    mgr, gpu, launcher = env
+    s = mgr.create_stream()
+    src = np.arange(8, dtype=np.int32)
+    out = np.zeros(8, np.int32)
+    mgr.enqueue(s, MemcpyOp(0x1000, src, 32, MemcpyKind.HostToDevice))
+    mgr.enqueue(s, kernel("a"))
+    mgr.enqueue(s, MemsetOp(0x1010, 0x7F, 4))
+    mgr.enqueue(s, MemcpyOp(out, 0x1000, 32, MemcpyKind.Default))
+    mgr.synchronize_stream(s)
+    assert launcher.log == ["a"]
+    assert out.tolist() == [0, 1, 2, 3, 0x7F7F7F7F, 5, 6, 7]
+    assert [k.stream_id for k in gpu.kernels] == [s]
+
+
+def test_memcpy2d_and_device_to_device(env):
+    mgr, gpu, _ = env
+    host = np.arange(12, dtype=np.uint8)           # 3 rows, pitch 4, width 3
+    mgr.enqueue(0, Memcpy2DOp(0x1000, 8, host, 4, 3, 3, MemcpyKind.HostToDevice))
+    mgr.enqueue(0, MemcpyOp(0x1100, 0x1000, 24, MemcpyKind.DeviceToDevice))
+    mgr.synchronize_device()
+    assert gpu.gmem.buf[0x100:0x118].tolist() == [0, 1, 2, 0, 0, 0, 0, 0,
+                                                  4, 5, 6, 0, 0, 0, 0, 0,
+                                                  8, 9, 10, 0, 0, 0, 0, 0]
+
+
+def test_query_not_ready_until_gate_opens(env):
+    mgr, _, launcher = env
+    s = mgr.create_stream()
+    ev = mgr.create_event()
+    g = gate(mgr, s)
+    mgr.enqueue(s, kernel("k"))
+    mgr.record_event(ev, s)
+    assert mgr.query_stream(s) is False
+    assert mgr.query_event(ev) is False
+    assert launcher.log == []
+    g.set()
+    mgr.synchronize_event(ev)
+    assert mgr.query_event(ev) is True
+    assert mgr.query_stream(s) is True
+    assert launcher.log == ["k"]
+
+
+def test_legacy_stream_waits_for_blocking_streams(env):
+    mgr, _, launcher = env
+    s = mgr.create_stream()
+    g = gate(mgr, s)
+    mgr.enqueue(s, kernel("s_before"))
+    mgr.enqueue(0, kernel("legacy"))          # must wait for s's earlier work
+    mgr.enqueue(s, kernel("s_after"))         # must wait for the legacy kernel
+    time.sleep(0.05)
+    assert launcher.log == []
+    g.set()
+    mgr.synchronize_device()
+    assert launcher.log == ["s_before", "legacy", "s_after"]
+
+
+def test_non_blocking_stream_is_not_ordered_by_legacy(env):
+    mgr, _, launcher = env
+    nb = mgr.create_stream(STREAM_NON_BLOCKING)
+    g = gate(mgr, 0)                          # legacy stream blocked
+    mgr.enqueue(nb, kernel("nb"))
+    mgr.synchronize_stream(nb)                # completes although legacy is blocked
+    assert launcher.log == ["nb"]
+    assert mgr.query_stream(0) is False
+    g.set()
+    mgr.synchronize_stream(0)
+
+
+def test_legacy_sync_waits_for_blocking_streams(env):
+    mgr, _, launcher = env
+    s = mgr.create_stream()
+    g = gate(mgr, s)
+    mgr.enqueue(s, kernel("k"))
+    assert mgr.query_stream(0) is False        # legacy barrier covers blocking streams
+    g.set()
+    mgr.synchronize_stream(0)
+    assert launcher.log == ["k"]
+
+
+def test_stream_wait_event_orders_across_streams(env):
+    mgr, _, launcher = env
+    a = mgr.create_stream(STREAM_NON_BLOCKING)
+    b = mgr.create_stream(STREAM_NON_BLOCKING)
+    ev = mgr.create_event()
+    g = gate(mgr, a)
+    mgr.enqueue(a, kernel("producer"))
+    mgr.record_event(ev, a)
+    mgr.stream_wait_event(b, ev)
+    mgr.enqueue(b, kernel("consumer"))
+    mgr.enqueue(b, kernel("consumer2"))
+    time.sleep(0.05)
+    assert launcher.log == []
+    g.set()
+    mgr.synchronize_stream(b)
+    assert launcher.log == ["producer", "consumer", "consumer2"]
+
+
+def test_wait_on_unrecorded_event_is_noop(env):
+    mgr, _, launcher = env
+    s = mgr.create_stream()
+    ev = mgr.create_event()
+    mgr.stream_wait_event(s, ev)
+    mgr.enqueue(s, kernel("k"))
+    mgr.synchronize_stream(s)
+    assert launcher.log == ["k"]
+
+
+def test_event_elapsed_is_simulated_time(env):
+    mgr, gpu, _ = env
+    s = mgr.create_stream()
+    e0, e1 = mgr.create_event(), mgr.create_event()
+    mgr.record_event(e0, s)
+    mgr.enqueue(s, kernel("k", blocks=64))     # 64,000 warp insns
+    mgr.record_event(e1, s)
+    mgr.synchronize_event(e1)
+    cycles = estimate_cycles(64_000, 80, 4)
+    assert cycles == 1 + 200
+    assert mgr.event_time_cycles(e1) - mgr.event_time_cycles(e0) == cycles
+    assert mgr.elapsed_ms(e0, e1) == pytest.approx(cycles / (1132.0 * 1e3))
+    assert mgr.elapsed_ms(e0, e1) > 0
+
+
+def test_elapsed_errors(env):
+    mgr, _, _ = env
+    s = mgr.create_stream()
+    e0, e1 = mgr.create_event(), mgr.create_event()
+    nt = mgr.create_event(EVENT_DISABLE_TIMING)
+    with pytest.raises(CudaError) as ei:
+        mgr.elapsed_ms(e0, e1)
+    assert ei.value.code == Err.InvalidResourceHandle
+    g = gate(mgr, s)
+    mgr.record_event(e0, s)
+    mgr.record_event(e1, s)
+    mgr.record_event(nt, s)
+    with pytest.raises(CudaError) as ei:
+        mgr.elapsed_ms(e0, e1)
+    assert ei.value.code == Err.NotReady
+    g.set()
+    mgr.synchronize_stream(s)
+    assert mgr.elapsed_ms(e0, e1) == 0.0
+    with pytest.raises(CudaError) as ei:
+        mgr.elapsed_ms(e0, nt)
+    assert ei.value.code == Err.InvalidResourceHandle
+
+
+def test_bad_handles(env):
+    mgr, _, _ = env
+    ev = mgr.create_event()
+    for call in (lambda: mgr.synchronize_stream(0x1234),
+                 lambda: mgr.query_stream(ev),            # an event is not a stream
+                 lambda: mgr.enqueue(0x1234, kernel("x")),
+                 lambda: mgr.query_event(0x1234),
+                 lambda: mgr.destroy_stream(0)):
+        with pytest.raises(CudaError) as ei:
+            call()
+        assert ei.value.code == Err.InvalidResourceHandle
+    mgr.destroy_event(ev)
+    with pytest.raises(CudaError) as ei:
+        mgr.record_event(ev, 0)
+    assert ei.value.code == Err.InvalidResourceHandle
+    with pytest.raises(CudaError) as ei:
+        mgr.create_stream(flags=8)
+    assert ei.value.code == Err.InvalidValue
+
+
+def test_destroy_stream_with_pending_work_still_runs_it(env):
+    mgr, _, launcher = env
+    s = mgr.create_stream()
+    g = gate(mgr, s)
+    mgr.enqueue(s, kernel("pending"))
+    mgr.destroy_stream(s)
+    with pytest.raises(CudaError):
+        mgr.query_stream(s)
+    g.set()
+    mgr.synchronize_device()
+    assert launcher.log == ["pending"]
+
+
+def test_sticky_error_poisons_all_streams(env):
+    mgr, _, launcher = env
+    a = mgr.create_stream()
+    b = mgr.create_stream(STREAM_NON_BLOCKING)
+    launcher.fail["bad"] = CudaError(Err.IllegalAddress, "illegal address in 'bad'", sticky=True)
+    g = gate(mgr, b)
+    mgr.enqueue(b, kernel("never"))
+    mgr.enqueue(a, kernel("bad"))
+    with pytest.raises(CudaError) as ei:
+        mgr.synchronize_stream(a)
+    assert ei.value.code == Err.IllegalAddress
+    g.set()
+    for call in (lambda: mgr.synchronize_stream(b), mgr.synchronize_device,
+                 lambda: mgr.enqueue(a, kernel("later")), lambda: mgr.query_stream(b)):
+        with pytest.raises(CudaError) as ei:
+            call()
+        assert ei.value.code == Err.IllegalAddress
+    mgr.shutdown(TIMEOUT_S)
+    assert launcher.log == ["bad"]                 # "never" was dropped, not run
+
+
+def test_non_sticky_async_error_reported_once(env):
+    mgr, _, _ = env
+    s = mgr.create_stream()
+    mgr.enqueue(s, MemcpyOp(np.zeros(4, np.uint8), 0x9000, 4, MemcpyKind.DeviceToHost))
+    with pytest.raises(CudaError) as ei:
+        mgr.synchronize_stream(s)
+    assert ei.value.code == Err.InvalidValue
+    mgr.synchronize_stream(s)                      # reported once, then cleared
+
+
+def test_host_func_may_not_call_the_api(env):
+    mgr, _, _ = env
+    seen: list[int] = []
+
+    def fn() -> None:
+        try:
+            mgr.synchronize_device()
+        except CudaError as exc:
+            seen.append(exc.code)
+    mgr.add_host_func(0, fn)
+    mgr.synchronize_device()
+    assert seen == [Err.NotPermitted]
+
+
+def test_blocked_host_func_stalls_only_its_stream(env):
+    mgr, _, launcher = env
+    a = mgr.create_stream(STREAM_NON_BLOCKING)
+    b = mgr.create_stream(STREAM_NON_BLOCKING)
+    g = gate(mgr, a)
+    mgr.enqueue(b, kernel("b"))
+    mgr.synchronize_stream(b)
+    assert launcher.log == ["b"]
+    g.set()
+
+
+def test_priority_picks_urgent_stream_first(env):
+    mgr, _, launcher = env
+    lo = mgr.create_stream(STREAM_NON_BLOCKING, priority=0)
+    hi = mgr.create_stream(STREAM_NON_BLOCKING, priority=-100)   # clamped
+    assert mgr.get_stream(hi).priority == PRIORITY_GREATEST
+    g = gate(mgr, 0)
+    ev = mgr.create_event()
+    mgr.record_event(ev, 0)
+    for s, name in ((lo, "lo"), (hi, "hi")):
+        mgr.stream_wait_event(s, ev)
+        mgr.enqueue(s, kernel(name))
+    g.set()
+    mgr.synchronize_device()
+    assert launcher.log == ["hi", "lo"]
+
+
+def test_per_thread_default_stream_is_per_thread(env):
+    mgr, _, launcher = env
+    handles = {}
+
+    def worker(i: int) -> None:
+        st = mgr.get_stream(STREAM_PER_THREAD)
+        handles[i] = st.handle
+        for j in range(3):
+            mgr.enqueue(STREAM_PER_THREAD, kernel(f"t{i}k{j}"))
+        mgr.synchronize_stream(0, per_thread=True)
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(TIMEOUT_S)
+        assert not t.is_alive()
+    assert len(set(handles.values())) == 4
+    assert len(launcher.log) == 12
+    for i in range(4):
+        mine = [k for k in launcher.log if k.startswith(f"t{i}")]
+        assert mine == [f"t{i}k0", f"t{i}k1", f"t{i}k2"]
+
+
+def test_many_host_threads_own_streams_no_deadlock(env):
+    mgr, gpu, _ = env
+    errors: list[BaseException] = []
+
+    def worker(i: int) -> None:
+        try:
+            s = mgr.create_stream()
+            out = np.zeros(4, np.uint8)
+            for _ in range(20):
+                mgr.enqueue(s, MemsetOp(0x1000 + 16 * i, i, 4))
+                mgr.enqueue(s, kernel(f"w{i}"))
+                mgr.enqueue(s, MemcpyOp(out, 0x1000 + 16 * i, 4, MemcpyKind.DeviceToHost))
+                mgr.synchronize_stream(s)
+                assert out.tolist() == [i] * 4
+            mgr.destroy_stream(s)
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(TIMEOUT_S)
+        assert not t.is_alive(), "deadlock"
+    assert errors == []
+    assert len(gpu.kernels) == 120
+
+
+def test_shutdown_drains_outstanding_work():
+    launcher = FakeLauncher()
+    gpu = Gpu(None, FakeMem(), launch_fn=launcher)
+    mgr = StreamManager(gpu)
+    s = mgr.create_stream()
+    g = gate(mgr, s)
+    for i in range(5):
+        mgr.enqueue(s, kernel(f"k{i}"))
+    threading.Timer(0.05, g.set).start()
+    assert mgr.shutdown(TIMEOUT_S) is True
+    assert launcher.log == [f"k{i}" for i in range(5)]
+    with pytest.raises(CudaError) as ei:
+        mgr.enqueue(s, kernel("late"))
+    assert ei.value.code == Err.CudartUnloading
+
+
+def test_shutdown_times_out_instead_of_hanging():
+    gpu = Gpu(None, FakeMem(), launch_fn=FakeLauncher())
+    mgr = StreamManager(gpu)
+    g = gate(mgr, 0)
+    assert mgr.shutdown(0.1) is False
+    g.set()
+    assert mgr.shutdown(TIMEOUT_S) is True
+
+
+def test_free_async_happens_in_stream_order(env):
+    mgr, gpu, _ = env
+    s = mgr.create_stream()
+    g = gate(mgr, s)
+    mgr.enqueue(s, FreeOp(0x1000))
+    assert gpu.gmem.freed == []
+    g.set()
+    mgr.synchronize_stream(s)
+    assert gpu.gmem.freed == [0x1000]
+
+
+def test_concurrent_kernel_slots_respected(env):
+    mgr, gpu, launcher = env
+    gpu.max_concurrent_kernel = 1
+    streams = [mgr.create_stream(STREAM_NON_BLOCKING) for _ in range(3)]
+    starts: list[int] = []
+    real_start = gpu.start_kernel
+
+    def spy(op, sid=0):
+        assert gpu.can_start_kernel()
+        starts.append(sid)
+        return real_start(op, sid)
+    gpu.start_kernel = spy  # type: ignore[method-assign]
+    for s in streams:
+        mgr.enqueue(s, kernel("k"))
+    mgr.synchronize_device()
+    assert sorted(starts) == sorted(streams)
+    assert [k.uid for k in gpu.kernels] == [1, 2, 3]
+    assert all(k.end_cycles > k.start_cycles for k in gpu.kernels)
