@@ -401,6 +401,8 @@ def _load_icnt(cfg: Config, base_dir: Path | None) -> None:
     if not p.is_absolute() and base_dir is not None and (base_dir / p).is_file():
         p = base_dir / p
     if not p.is_file():
+        if cfg.origin.get("inter_config_file") == "default":
+            return  # no file named (the built-in "mesh" placeholder): nothing to read
         raise ConfigError(f"-inter_config_file {name!r} not found (needed because -network_mode is 1)")
     cfg.icnt = parse_icnt(p.read_text(), str(p))
     cfg.icnt_path = str(p)
