@@ -33,10 +33,10 @@ __global__ void __launch_bounds__(128) tileSum(const float *in, float *out) {
 }
 
 __global__ void localArr(const int *idx, int *out, int n) {
-    int buf[64];
-    for (int k = 0; k < 64; ++k) buf[k] = idx[k] * k;
+    int buf[256];
+    for (int k = 0; k < 256; ++k) buf[k] = idx[k] * k;
     int i = threadIdx.x;
-    out[i] = buf[idx[i] & 63] + buf[(idx[i] >> 6) & 63] + n;
+    out[i] = buf[idx[i] & 255] + buf[(idx[i] >> 8) & 255] + n;
     atomicAdd(&g_counter, 1);
 }
 
