@@ -152,7 +152,8 @@ class Variable:
     ``count`` is the total number of elements (product of all array dimensions; 1 for a
     scalar; 0 for an unsized ``.extern .shared`` array).  ``init`` is the flattened initialiser
     as a list of element values (int/float) or ``Sym`` for ``generic(sym)``/``sym`` address
-    initialisers; None when uninitialised (zero-filled).  ``vector`` is 2/4 for ``.v2/.v4``
+    initialisers (``Addr(Sym, offset)`` for ``generic(sym)+offset``); None when
+    uninitialised (zero-filled).  ``vector`` is 2/4 for ``.v2/.v4``
     declarations (count then counts vectors).
     """
 
@@ -241,6 +242,8 @@ class Function:
     # filled by cfg.analyze
     basic_blocks: list[BasicBlock] = field(default_factory=list)
     reconvergence_pc: dict[int, int] = field(default_factory=dict)
+    #: ``.branchtargets`` tables for ``brx.idx``: table label -> target label names (parser).
+    branch_targets: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def param_bytes(self) -> int:

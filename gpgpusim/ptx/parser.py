@@ -1,0 +1,822 @@
+"""PTX text -> :mod:`gpgpusim.ptx.ir` (lark LALR parser plus an IR builder).
+
+GPGPU-Sim counterpart: the flex/bison front end ``ptx.l``/``ptx.y`` with ``ptx_recognizer``
+building ``symbol_table``/``function_info`` (checklist C214, C215).
+
+Design
+------
+* ``grammar.lark`` is parsed with lark's LALR(1) parser and contextual lexer; a
+  :class:`_Shaper` transformer runs *inside* the parser (no parse tree is built), turning
+  each rule into small tuples / IR operands.  This keeps the cost near one Python call per
+  grammar rule, which is what makes a 2,500-line ``-G`` PTX parse in a fraction of a second.
+* :class:`_Builder` then walks the per-function statement lists: it expands ``%r<N>``
+  register ranges, scopes nested ``{ }`` blocks (an inner declaration that shadows a visible
+  outer one, or re-declares a name with another type, is renamed ``name$k``), resolves bare
+  identifiers to registers, labels or symbols, assigns pcs, tracks ``.loc``, lays out kernel
+  parameters and records performance directives.
+* Every error is a :class:`gpgpusim.errors.PtxError` whose message is
+  ``file:line:col: message`` followed by the offending source line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import struct
+from functools import lru_cache
+from typing import Any
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from gpgpusim.errors import PtxError
+from gpgpusim.ptx import ir
+from gpgpusim.ptx.ir import (
+    STATE_SPACES,
+    TYPE_SIZES,
+    Addr,
+    Function,
+    Imm,
+    Instruction,
+    Label,
+    Module,
+    Param,
+    ParamList,
+    PredPair,
+    Reg,
+    Special,
+    Sym,
+    Variable,
+    Vec,
+)
+
+#: Special-register base names (PTX ISA "Special Registers"); ``%tid.x`` has base ``%tid``.
+SPECIAL_REGS = frozenset(
+    [
+        "%tid", "%ntid", "%laneid", "%warpid", "%nwarpid", "%ctaid", "%nctaid", "%smid",
+        "%nsmid", "%gridid", "%lanemask_eq", "%lanemask_le", "%lanemask_lt", "%lanemask_ge",
+        "%lanemask_gt", "%clock", "%clock64", "%clock_hi", "%globaltimer", "%globaltimer_lo",
+        "%globaltimer_hi", "%total_smem_size", "%dynamic_smem_size", "%aggr_smem_size",
+        "%clusterid", "%nclusterid", "%cluster_ctaid", "%cluster_nctaid", "%cluster_ctarank",
+        "%cluster_nctarank", "%is_explicit_cluster", "%current_graph_exec",
+    ]
+    + [f"%pm{i}" for i in range(8)]
+    + [f"%pm{i}_64" for i in range(8)]
+    + [f"%envreg{i}" for i in range(32)]
+)
+
+#: Largest register range / array we accept (guards against absurd input eating memory).
+_MAX_COUNT = 1 << 24
+_BRANCH_OPS = frozenset(["bra", "brx", "call"])
+_WS = re.compile(r"\s+")
+_INT_RE = re.compile(r"\d+")
+
+
+class _Pos:
+    """Where a statement came from: line, column and byte offset in the text."""
+
+    __slots__ = ("line", "col", "pos")
+
+    def __init__(self, tok: Token) -> None:
+        self.line = tok.line or 0
+        self.col = tok.column or 0
+        self.pos = tok.start_pos or 0
+
+
+def parse_int(text: str) -> int:
+    """A PTX integer literal: hex ``0x``, binary ``0b``, octal ``0NN``, decimal; ``U`` suffix."""
+    t = text[:-1] if text[-1] in "Uu" else text
+    if len(t) > 1 and t[0] == "0":
+        c = t[1]
+        if c in "xX":
+            return int(t[2:], 16)
+        if c in "bB":
+            return int(t[2:], 2)
+        return int(t[1:], 8)
+    return int(t)
+
+
+def _num(tok: Token) -> Imm:
+    kind = tok.type
+    s = str(tok)
+    if kind == "INT":
+        return Imm(parse_int(s))
+    if kind == "HEXF":
+        bits = int(s[2:], 16)
+        return Imm(struct.unpack("<f", struct.pack("<I", bits))[0], bits)
+    if kind == "HEXD":
+        bits = int(s[2:], 16)
+        return Imm(struct.unpack("<d", struct.pack("<Q", bits))[0], bits)
+    return Imm(float(s))
+
+
+def _neg_num(tok: Token) -> Imm:
+    """``-literal``: integers negate; ``-0f``/``-0d`` literals flip the IEEE sign bit."""
+    kind = tok.type
+    if kind == "HEXF":
+        bits = int(str(tok)[2:], 16) ^ 0x80000000
+        return Imm(struct.unpack("<f", struct.pack("<I", bits))[0], bits)
+    if kind == "HEXD":
+        bits = int(str(tok)[2:], 16) ^ (1 << 63)
+        return Imm(struct.unpack("<d", struct.pack("<Q", bits))[0], bits)
+    return Imm(-_num(tok).value)
+
+
+def _reg(tok: Token) -> Reg | Special:
+    s = str(tok)
+    dot = s.find(".")
+    if dot >= 0:
+        return Special(s[:dot], s[dot + 1:])
+    if s in SPECIAL_REGS:
+        return Special(s)
+    return Reg(s)
+
+
+class _Ident:
+    """A bare identifier operand; the builder resolves it to Reg, Label or Sym."""
+
+    __slots__ = ("name", "neg")
+
+    def __init__(self, name: str, neg: bool = False) -> None:
+        self.name = name
+        self.neg = neg
+
+
+@v_args(inline=True)
+class _Shaper(Transformer):
+    """Runs inside the LALR parser: rules -> tuples / IR operands (see module docstring)."""
+
+    # ---- module level
+    def version(self, tok):
+        return ("version", tok)
+
+    def target(self, *toks):
+        return ("target", tuple(str(t) for t in toks))
+
+    def address_size(self, tok):
+        return ("address_size", tok)
+
+    def pragma(self, *strs):
+        return ("pragma", tuple(str(s)[1:-1] for s in strs))
+
+    def attr(self, name, val=None):
+        return (str(name)[1:], val)
+
+    def decl_or_func(self, *children):
+        return ("decl_or_func", children)
+
+    def entry(self, name, params, *rest):
+        return ("entry", name, None, params, rest)
+
+    def func(self, ret, name, params, *rest):
+        return ("func", name, ret, params, rest)
+
+    def param_block(self, *params):
+        return [p for p in params if p is not None]
+
+    def param(self, *args):
+        if isinstance(args[-1], tuple) and args[-1] and args[-1][0] in ("dims", "range"):
+            return (args[:-2], args[-2], args[-1])
+        return (args[:-1], args[-1], None)
+
+    def perf(self, name, *vals):
+        return ("perf", str(name)[1:], tuple(parse_int(str(v)) for v in vals if v is not None))
+
+    def var_list(self, *items):
+        return items
+
+    def var_item(self, name, dims, init):
+        return (name, dims, init)
+
+    def dims(self, *ds):
+        return ("dims", ds)
+
+    def dim(self, tok):
+        return None if tok is None else parse_int(str(tok))
+
+    def reg_range(self, tok):
+        return ("range", parse_int(str(tok)))
+
+    # ---- initialisers
+    def init_list(self, *items):
+        return list(items)
+
+    def init_num(self, tok):
+        return _num(tok).value
+
+    def init_neg(self, tok):
+        return _neg_num(tok).value
+
+    def init_sym(self, tok):
+        return Sym(str(tok))
+
+    def init_sym_off(self, tok, off):
+        return Addr(Sym(str(tok)), parse_int(str(off)))
+
+    def num(self, tok):
+        return tok  # converted by the caller, which knows about a leading '-'
+
+    # ---- function bodies
+    def body(self, *stmts):
+        return ("body", stmts)
+
+    def decl_stmt(self, *args):
+        return ("decl", args[:-1], args[-1])
+
+    def proto(self, *args):
+        return ("proto",)
+
+    def btargets(self, *toks):
+        return ("btargets", tuple(str(t) for t in toks))
+
+    def instr(self, guard, op, *operands):
+        if operands and operands[-1] is None:
+            operands = ()
+        return ("inst", guard, op, operands)
+
+    def guard(self, tok):
+        return (tok, False)
+
+    def nguard(self, tok):
+        return (tok, True)
+
+    # ---- operands
+    def op_reg(self, tok):
+        return _reg(tok)
+
+    def op_not(self, tok):
+        if tok.type == "REG":
+            return Reg(str(tok), True)
+        return _Ident(str(tok), True)
+
+    def op_pair(self, p, q):
+        return PredPair(Reg(str(p)), Reg(str(q)))
+
+    def op_ident(self, tok):
+        return _Ident(str(tok))
+
+    def op_ident_off(self, tok, off):
+        return Addr(_Ident(str(tok)), off)  # type: ignore[arg-type]
+
+    def op_imm(self, tok):
+        return _num(tok)
+
+    def op_negimm(self, tok):
+        return _neg_num(tok)
+
+    def op_vec(self, *elems):
+        return Vec(elems)
+
+    def op_plist(self, *items):
+        return ParamList(tuple(i for i in items if i is not None))
+
+    def sink(self, _tok):
+        return None
+
+    def _base(self, tok):
+        return Reg(str(tok)) if tok.type == "REG" else _Ident(str(tok))
+
+    def addr_base(self, tok):
+        return Addr(self._base(tok), 0)
+
+    def addr_off(self, tok, off):
+        return Addr(self._base(tok), off)
+
+    def addr_sub(self, tok, off):
+        return Addr(self._base(tok), -parse_int(str(off)))
+
+    def addr_abs(self, off):
+        return Addr(None, off)
+
+    def addr_tex(self, tok, operand):
+        # ``[tex, {x, y}]`` texture/surface operand: Vec((Sym(tex), coordinates)).
+        return Vec((_Ident(str(tok)), operand))
+
+    def pos_int(self, tok):
+        return parse_int(str(tok))
+
+    def neg_int(self, tok):
+        return -parse_int(str(tok))
+
+
+_GRAMMAR_PATH = os.path.join(os.path.dirname(__file__), "grammar.lark")
+
+
+@lru_cache(maxsize=1)
+def _lark() -> Lark:
+    with open(_GRAMMAR_PATH, encoding="utf-8") as fh:
+        grammar = fh.read()
+    return Lark(
+        grammar,
+        parser="lalr",
+        lexer="contextual",
+        transformer=_Shaper(),
+        maybe_placeholders=True,
+        cache=False,
+    )
+
+
+# ----------------------------------------------------------------------------- errors
+def _source_line(text: str, line: int) -> str:
+    lines = text.splitlines()
+    if 1 <= line <= len(lines):
+        return lines[line - 1].rstrip()
+    return ""
+
+
+def ptx_error(filename: str, text: str, line: int, col: int, message: str) -> PtxError:
+    """Build the standard ``file:line:col: message`` + source-line error."""
+    src = _source_line(text, line)
+    tail = f"\n    {src}" if src else ""
+    return PtxError(f"{filename}:{line}:{col}: {message}{tail}")
+
+
+def _lark_error(exc: UnexpectedInput, filename: str, text: str) -> PtxError:
+    line = getattr(exc, "line", 0) or 0
+    col = getattr(exc, "column", 0) or 0
+    if isinstance(exc, UnexpectedCharacters):
+        ch = text[exc.pos_in_stream] if 0 <= exc.pos_in_stream < len(text) else "?"
+        msg = f"syntax error: unexpected character {ch!r}"
+    elif isinstance(exc, UnexpectedEOF):
+        lines = text.splitlines() or [""]
+        line, col = len(lines), len(lines[-1]) + 1
+        msg = "syntax error: unexpected end of input"
+    elif isinstance(exc, UnexpectedToken):
+        tok = exc.token
+        if tok.type == "$END":
+            lines = text.splitlines() or [""]
+            line, col = len(lines), len(lines[-1]) + 1
+            msg = "syntax error: unexpected end of input"
+        else:
+            line, col = tok.line or line, tok.column or col
+            msg = f"syntax error: unexpected {str(tok)!r}"
+    else:  # pragma: no cover - lark has no other UnexpectedInput kinds
+        msg = "syntax error"
+    return ptx_error(filename, text, line, col, msg)
+
+
+# ----------------------------------------------------------------------------- builder
+def _count(dims: Any, filename: str, text: str, pos: _Pos) -> int:
+    if dims is None:
+        return 1
+    kind, vals = dims
+    if kind == "range":
+        return int(vals)
+    n = 1
+    for d in vals:
+        if d is None:
+            return 0
+        n *= d
+    if n > _MAX_COUNT:
+        raise ptx_error(filename, text, pos.line, pos.col, f"array of {n} elements is too large")
+    return n
+
+
+def _flatten(init: Any, out: list) -> None:
+    if isinstance(init, list):
+        for x in init:
+            _flatten(x, out)
+    else:
+        out.append(init)
+
+
+class _Attrs:
+    """The ``.visible .global .align 8 .v2 .u32`` prefix of a declaration, classified."""
+
+    __slots__ = ("space", "type", "align", "vector", "extern", "visible", "weak",
+                 "ptr", "ptr_space", "ptr_align", "other")
+
+    def __init__(self, attrs: tuple) -> None:
+        self.space: str | None = None
+        self.type: str | None = None
+        self.align = 0
+        self.vector = 1
+        self.extern = self.visible = self.weak = self.ptr = False
+        self.ptr_space: str | None = None
+        self.ptr_align: int | None = None
+        self.other: list[str] = []
+        for name, val in attrs:
+            if name == "align":
+                a = parse_int(str(val)) if val is not None else 0
+                if self.ptr and self.type is not None:
+                    self.ptr_align = a
+                else:
+                    self.align = a
+            elif name in TYPE_SIZES:
+                self.type = name
+            elif name in STATE_SPACES:
+                if self.ptr:
+                    self.ptr_space = name
+                else:
+                    self.space = name
+            elif name in ("v2", "v4", "v8"):
+                self.vector = int(name[1:])
+            elif name == "extern":
+                self.extern = True
+            elif name == "visible":
+                self.visible = True
+            elif name == "weak":
+                self.weak = True
+            elif name == "ptr":
+                self.ptr = True
+            else:
+                self.other.append(name)
+
+
+class _Scope:
+    __slots__ = ("names", "parent", "renamed")
+
+    def __init__(self, parent: _Scope | None) -> None:
+        self.names: dict[str, str] = {}
+        self.parent = parent
+        self.renamed = parent.renamed if parent is not None else False
+
+    def lookup(self, name: str) -> str | None:
+        s: _Scope | None = self
+        while s is not None:
+            r = s.names.get(name)
+            if r is not None:
+                return r
+            s = s.parent
+        return None
+
+
+class _Builder:
+    def __init__(self, text: str, filename: str) -> None:
+        self.text = text
+        self.filename = filename
+        self.module = Module(filename=filename, source=text)
+        self.loc: tuple[int, int, int] | None = None
+
+    def err(self, pos: _Pos | Token | None, msg: str) -> PtxError:
+        if isinstance(pos, Token):
+            pos = _Pos(pos)
+        line = pos.line if pos else 0
+        col = pos.col if pos else 0
+        return ptx_error(self.filename, self.text, line, col, msg)
+
+    # ---- module items
+    def build(self, items: list) -> Module:
+        m = self.module
+        for item in items:
+            if isinstance(item, Token):
+                if item.type == "FILE_DIR":
+                    self.file_dir(item)
+                elif item.type == "LOC_DIR":
+                    self.loc = self.parse_loc(item)
+                continue  # SECTION: debug info, skipped
+            kind = item[0]
+            if kind == "decl_or_func":
+                self.decl_or_func(item[1])
+            elif kind == "version":
+                parts = str(item[1]).split(".")
+                try:
+                    m.version = (int(parts[0]), int(parts[1] or 0))
+                except (ValueError, IndexError):
+                    raise self.err(item[1], f"bad .version {item[1]!s}") from None
+            elif kind == "target":
+                m.target = item[1]
+            elif kind == "address_size":
+                m.address_size = parse_int(str(item[1]))
+                if m.address_size not in (32, 64):
+                    raise self.err(item[1], f".address_size must be 32 or 64, not {m.address_size}")
+        return m
+
+    def file_dir(self, tok: Token) -> None:
+        s = str(tok)
+        mt = re.match(r'\.file\s+(\d+)\s+"((?:[^"\\]|\\.)*)"', s)
+        if not mt:
+            raise self.err(tok, f"malformed .file directive: {s.strip()}")
+        self.module.files[int(mt.group(1))] = mt.group(2)
+
+    def parse_loc(self, tok: Token) -> tuple[int, int, int]:
+        s = str(tok).split(",", 1)[0]
+        nums = _INT_RE.findall(s[4:])
+        if len(nums) < 2:
+            raise self.err(tok, f"malformed .loc directive: {str(tok).strip()}")
+        col = int(nums[2]) if len(nums) > 2 else 0
+        return (int(nums[0]), int(nums[1]), col)
+
+    def decl_or_func(self, children: tuple) -> None:
+        *attrs, last = children
+        if isinstance(last, tuple) and last and last[0] in ("entry", "func"):
+            self.function(tuple(attrs), last)
+            return
+        a = _Attrs(tuple(attrs))
+        first = last[0][0]
+        if a.space is None or a.space in ("reg", "param", "sreg"):
+            raise self.err(first, f"module-scope declaration of {first!s} needs a state space "
+                                  f"(.global, .const, .shared, .local)")
+        for name_tok, dims, init in last:
+            var = self.variable(a, name_tok, dims, init)
+            old = self.module.variables.get(var.name)
+            if old is not None and not (old.extern or var.extern):
+                raise self.err(name_tok, f"duplicate declaration of {var.name}")
+            if old is None or old.extern:
+                self.module.variables[var.name] = var
+
+    def variable(self, a: _Attrs, name_tok: Token, dims: Any, init: Any) -> Variable:
+        pos = _Pos(name_tok)
+        if a.type is None:
+            other = a.other[0] if a.other else None
+            if other in ("texref", "samplerref", "surfref"):
+                vtype = "b64"  # opaque handle; the engine rejects texture instructions
+            else:
+                raise self.err(pos, f"declaration of {name_tok!s} has no type")
+        else:
+            vtype = a.type
+        count = _count(dims, self.filename, self.text, pos)
+        flat: list | None = None
+        if init is not None:
+            flat = []
+            _flatten(init, flat)
+            cap = count * a.vector if count else None
+            if cap is not None and len(flat) > cap:
+                raise self.err(pos, f"{len(flat)} initialisers for {name_tok!s} with {cap} elements")
+        return Variable(
+            name=str(name_tok), space=a.space or "reg", type=vtype, count=count,
+            align=a.align, vector=a.vector, init=flat, extern=a.extern, visible=a.visible,
+            weak=a.weak, line=pos.line,
+        )
+
+    def params(self, plist: list | None, entry: bool) -> list[Param]:
+        out: list[Param] = []
+        offset = 0
+        for attrs, name, dims in plist or ():
+            a = _Attrs(attrs)
+            pos = _Pos(name)
+            if a.type is None:
+                raise self.err(pos, f"parameter {name!s} has no type")
+            count = _count(dims, self.filename, self.text, pos) if dims is not None else 1
+            p = Param(name=str(name), type=a.type, count=count * a.vector, align=a.align,
+                      ptr_space=a.ptr_space, ptr_align=a.ptr_align)
+            al = p.alignment
+            offset = (offset + al - 1) // al * al
+            p.offset = offset
+            offset += p.size_bytes
+            out.append(p)
+        return out
+
+    def function(self, attrs: tuple, item: tuple) -> None:
+        kind, name_tok, ret, params, rest = item
+        a = _Attrs(attrs)
+        fn = Function(name=str(name_tok), is_entry=(kind == "entry"), visible=a.visible,
+                      extern=a.extern, weak=a.weak, line=name_tok.line or 0)
+        fn.params = self.params(params, fn.is_entry)
+        fn.ret_params = self.params(ret, False)
+        body = None
+        for r in rest:
+            if r is None:
+                continue
+            if r[0] == "perf":
+                fn.directives[r[1]] = r[2]
+            elif r[0] == "body":
+                body = r
+        old = self.module.functions.get(fn.name)
+        if body is None:
+            if old is None:
+                fn.extern = fn.extern or True
+                self.module.functions[fn.name] = fn
+            return
+        if old is not None and old.instructions:
+            raise self.err(name_tok, f"duplicate definition of function {fn.name}")
+        fb = _FunctionBuilder(self, fn)
+        fb.build(body)
+        fn.extern = False
+        self.module.functions[fn.name] = fn
+
+
+class _FunctionBuilder:
+    """Builds one function body: scopes, registers, labels, instructions."""
+
+    def __init__(self, mb: _Builder, fn: Function) -> None:
+        self.mb = mb
+        self.fn = fn
+        self.pending: list[tuple[Instruction, _Pos, _Scope]] = []
+        self.label_pos: dict[str, _Pos] = {}
+        self.last_label: str | None = None
+        self.var_names: dict[str, Variable] = {}
+        self.counter = 0
+        self.branch_targets: dict[str, tuple[str, ...]] = {}
+
+    def build(self, body: tuple) -> None:
+        root = _Scope(None)
+        for p in self.fn.params:
+            root.names[p.name] = p.name
+        for p in self.fn.ret_params:
+            root.names[p.name] = p.name
+        self.stmts(body[1], _Scope(root), depth=0)
+        self.resolve()
+        if self.branch_targets:
+            self.fn.branch_targets.update(self.branch_targets)
+
+    def unique(self, name: str) -> str:
+        while True:
+            self.counter += 1
+            cand = f"{name}${self.counter}"
+            if cand not in self.fn.regs and cand not in self.var_names:
+                return cand
+
+    def declare(self, scope: _Scope, name: str, kind: tuple, tok: Token) -> str:
+        if name in scope.names:
+            raise self.mb.err(tok, f"duplicate declaration of {name} in the same scope")
+        existing_type = self.fn.regs.get(name)
+        if existing_type is None and name in self.var_names:
+            v = self.var_names[name]
+            existing_type = (v.space, v.type, v.count, v.vector)
+        visible = scope.parent is not None and scope.parent.lookup(name) is not None
+        if visible or (existing_type is not None and existing_type != kind[1]):
+            new = self.unique(name)
+            scope.renamed = True
+        else:
+            new = name
+        scope.names[name] = new
+        return new
+
+    def stmts(self, stmts: tuple, scope: _Scope, depth: int) -> None:
+        if depth > 64:
+            raise self.mb.err(None, "blocks nested more than 64 deep")
+        fn = self.fn
+        mb = self.mb
+        for st in stmts:
+            if isinstance(st, Token):
+                if st.type == "LABEL_DEF":
+                    name = str(st).rstrip(": \t")
+                    if name in fn.labels:
+                        raise mb.err(st, f"duplicate label {name}")
+                    fn.labels[name] = len(fn.instructions)
+                    self.label_pos[name] = _Pos(st)
+                    self.last_label = name
+                    continue
+                if st.type == "LOC_DIR":
+                    mb.loc = mb.parse_loc(st)
+                self.last_label = None
+                continue
+            kind = st[0]
+            if kind == "inst":
+                self.instruction(st, scope)
+                self.last_label = None
+            elif kind == "decl":
+                self.decl(st, scope)
+            elif kind == "body":
+                self.stmts(st[1], _Scope(scope), depth + 1)
+            elif kind == "btargets":
+                if self.last_label is None:
+                    raise mb.err(None, ".branchtargets must follow a label")
+                self.branch_targets[self.last_label] = st[1]
+                del fn.labels[self.last_label]
+            elif kind == "proto":
+                if self.last_label is not None:
+                    # prototype labels name a call signature, not a code position
+                    del fn.labels[self.last_label]
+            # pragma: nothing to record per function
+            if kind != "inst":
+                self.last_label = None
+
+    def decl(self, st: tuple, scope: _Scope) -> None:
+        a = _Attrs(st[1])
+        fn = self.fn
+        if a.space == "reg":
+            if a.type is None:
+                raise self.mb.err(st[2][0][0], f"register {st[2][0][0]!s} has no type")
+            rtype = a.type if a.vector == 1 else f"v{a.vector}.{a.type}"
+            for name_tok, dims, _init in st[2]:
+                base = str(name_tok)
+                if dims is not None and dims[0] == "range":
+                    n = dims[1]
+                    if n > _MAX_COUNT:
+                        raise self.mb.err(name_tok, f"register range {base}<{n}> is too large")
+                    for i in range(n):
+                        nm = f"{base}{i}"
+                        fn.regs[self.declare(scope, nm, ("reg", rtype), name_tok)] = rtype
+                else:
+                    fn.regs[self.declare(scope, base, ("reg", rtype), name_tok)] = rtype
+            return
+        if a.space is None:
+            raise self.mb.err(st[2][0][0], f"declaration of {st[2][0][0]!s} has no state space")
+        for name_tok, dims, init in st[2]:
+            var = self.mb.variable(a, name_tok, dims, init)
+            key = (var.space, var.type, var.count, var.vector)
+            var.name = self.declare(scope, var.name, ("var", key), name_tok)
+            if var.name in self.var_names:
+                continue  # identical re-declaration in a sibling block: same storage
+            self.var_names[var.name] = var
+            fn.variables.append(var)
+
+    def instruction(self, st: tuple, scope: _Scope) -> None:
+        _, guard, op, operands = st
+        s = str(op)
+        dot = s.find(".")
+        if dot < 0:
+            opcode, mods = s, ()
+        else:
+            opcode = s[:dot]
+            mods = tuple(s[dot + 1:].split("."))
+        text = self.mb.text
+        start = op.start_pos
+        g = None
+        if guard is not None:
+            gtok, neg = guard
+            start = gtok.start_pos - (2 if neg else 1)
+            g = (gtok, neg)
+        end = text.find(";", op.end_pos)
+        src = text[start:end + 1]
+        if "\n" in src or "  " in src or "\t" in src:
+            src = _WS.sub(" ", src)
+        inst = Instruction(opcode, mods, operands, None, op.line or 0, self.mb.loc, src)
+        if g is not None:
+            inst.guard = g  # type: ignore[assignment]  # resolved in resolve()
+        self.pending.append((inst, _Pos(op), scope))
+        self.fn.instructions.append(inst)
+
+    # ---- operand resolution (after all labels are known)
+    def resolve(self) -> None:
+        labels = self.fn.labels
+        for inst, pos, scope in self.pending:
+            if inst.guard is not None:
+                gtok, neg = inst.guard  # type: ignore[misc]
+                name = str(gtok)
+                r = scope.lookup(name)
+                if r is None and gtok.type == "REG":
+                    r = name
+                if r is None or r not in self.fn.regs:
+                    raise self.mb.err(gtok, f"guard {name} is not a declared register")
+                inst.guard = (Reg(r), neg)
+            ops = inst.operands
+            need = scope.renamed
+            if not need:
+                for o in ops:
+                    t = type(o)
+                    if t is not Reg and t is not Imm and t is not Special:
+                        need = True
+                        break
+            if need:
+                branchy = inst.opcode in _BRANCH_OPS
+                inst.operands = tuple(self.op(o, scope, labels, branchy, pos) for o in ops)
+        self.pending = []
+
+    def op(self, o: Any, scope: _Scope, labels: dict, branchy: bool, pos: _Pos) -> Any:
+        t = type(o)
+        if t is Reg:
+            if scope.renamed:
+                r = scope.lookup(o.name)
+                if r is not None and r != o.name:
+                    return Reg(r, o.neg)
+            return o
+        if t is _Ident:
+            name = o.name
+            r = scope.lookup(name)
+            if r is not None and r in self.fn.regs:
+                return Reg(r, o.neg)
+            if o.neg:
+                raise self.mb.err(pos, f"'!' applied to {name}, which is not a register")
+            if r is not None:
+                return Sym(r)
+            if branchy or name in labels or name in self.branch_targets:
+                return Label(name)
+            return Sym(name)
+        if t is Addr:
+            base = o.base
+            if base is None:
+                return o
+            nb = self.op(base, scope, labels, False, pos)
+            if type(nb) is Label:
+                nb = Sym(nb.name)
+            return o if nb is base else Addr(nb, o.offset)
+        if t is Vec:
+            return Vec(tuple(None if e is None else self.op(e, scope, labels, branchy, pos)
+                             for e in o.elems))
+        if t is ParamList:
+            return ParamList(tuple(self.op(e, scope, labels, False, pos) for e in o.items))
+        if t is PredPair:
+            if scope.renamed:
+                p = self.op(o.p, scope, labels, False, pos)
+                q = None if o.q is None else self.op(o.q, scope, labels, False, pos)
+                return PredPair(p, q)
+            return o
+        return o
+
+
+def parse_module(text: str, filename: str = "<ptx>") -> Module:
+    """Parse PTX ``text`` into a :class:`~gpgpusim.ptx.ir.Module` (no CFG analysis).
+
+    Raises :class:`PtxError` (``file:line:col: message`` + the source line) on bad input.
+    """
+    try:
+        items = _lark().parse(text)
+    except UnexpectedInput as exc:
+        raise _lark_error(exc, filename, text) from None
+    except RecursionError:
+        raise ptx_error(filename, text, 0, 0, "input nested too deeply") from None
+    try:
+        return _Builder(text, filename).build(list(_top_items(items)))
+    except RecursionError:
+        raise ptx_error(filename, text, 0, 0, "input nested too deeply") from None
+
+
+def _top_items(tree: Any) -> list:
+    # With an inline transformer and no `start` callback, lark returns a Tree('start', items).
+    return tree.children if hasattr(tree, "children") else tree
+
+
+__all__ = ["parse_module", "parse_int", "ptx_error", "SPECIAL_REGS", "ir"]
