@@ -1,0 +1,62 @@
+"""Helpers for the end-to-end app tests (tests/apps): app list, nvcc, CLI, environment.
+
+The apps in ``apps/`` are built once per test session with ``make -C apps`` (nvcc
+``-cudart shared``, default arch); without nvcc every app test is skipped with that reason.
+Each app is then run as an unmodified binary on the simulator, see ``test_apps.py``.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+
+REPO = Path(__file__).resolve().parents[2]
+APPS_DIR = REPO / "apps"
+BIN_DIR = APPS_DIR / "bin"
+MULTI_UNIT_SOURCES = {"multi_unit_main", "multi_unit_lib"}
+
+
+def app_names() -> list[str]:
+    """Every app the Makefile builds: one per ``apps/*.cu``, the two multi_unit units as one."""
+    names = {p.stem for p in APPS_DIR.glob("*.cu")} - MULTI_UNIT_SOURCES
+    if any((APPS_DIR / f"{s}.cu").exists() for s in MULTI_UNIT_SOURCES):
+        names.add("multi_unit")
+    return sorted(names)
+
+
+def find_nvcc() -> str | None:
+    """``$NVCC``, else ``nvcc`` on PATH, else the toolkit's usual places."""
+    env = os.environ.get("NVCC")
+    if env:
+        return env if shutil.which(env) else None
+    for cand in ("nvcc", "/usr/local/bin/nvcc", "/usr/local/cuda/bin/nvcc"):
+        found = shutil.which(cand)
+        if found:
+            return found
+    return None
+
+
+def gpgpusim_cmd() -> list[str]:
+    """How to invoke the ``gpgpusim`` CLI: the installed script, else ``gpgpusim.cli.main``
+    from this source tree."""
+    exe = shutil.which("gpgpusim")
+    if exe:
+        return [exe]
+    return [sys.executable, "-c", "import sys; from gpgpusim.cli import main; sys.exit(main())"]
+
+
+def sim_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """Environment for simulated runs: the source tree importable from the test process and
+    from the interpreter embedded in the app (GPGPUSIM_PYTHONPATH), tracebacks on."""
+    env = dict(os.environ)
+    path = [str(REPO)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    env["PYTHONPATH"] = os.pathsep.join(path)
+    env["GPGPUSIM_PYTHONPATH"] = str(REPO)
+    env["GPGPUSIM_TRACEBACK"] = "1"
+    for var in ("PTX_SIM_MODE_FUNC", "GPGPUSIM_DRIVER", "GPGPUSIM_CONFIG", "GPGPUSIM_OPTIONS"):
+        env.pop(var, None)
+    if extra:
+        env.update(extra)
+    return env
