@@ -175,6 +175,21 @@ class Reporter:
         rec.update(values)
         self.samples.append(rec)
 
+    # ---- PTX line statistics (C199) ---------------------------------------------------------
+
+    def write_line_stats(self, path: str | Path | None = None) -> Path | None:
+        """Write the per-PTX-line execution counts accumulated over the run's kernels to
+        ``path`` (default ``-ptx_line_stats_filename``) when ``-enable_ptx_file_line_stats``
+        is on or a path is given; returns the path written, or None."""
+        if path is None:
+            if not self.cfg["enable_ptx_file_line_stats"]:
+                return None
+            path = self.cfg.raw("ptx_line_stats_filename")
+        from .linestats import write_line_stats
+
+        write_line_stats(path, self.line_counts)
+        return Path(path)
+
     # ---- exit -------------------------------------------------------------------------------
 
     def exit(self) -> None:

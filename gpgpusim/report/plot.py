@@ -1,0 +1,109 @@
+"""``gpgpusim plot stats.json``: PNG charts from whatever series the JSON holds.
+
+Per-kernel thread-instruction counts and the instruction mix exist for every run (functional
+included); time series (IPC, active warps, cache hit rates, DRAM bandwidth, ...) are drawn from
+the periodic ``samples`` when a timing run recorded them: one chart per numeric series.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def _plt() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_stats(doc: dict[str, Any], outdir: Path, prefix: str = "gpgpusim") -> list[Path]:
+    """Write the charts for one stats document; returns the PNG paths written."""
+    plt = _plt()
+    outdir.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    kernels = doc.get("kernels", [])
+
+    def save(fig: Any, name: str) -> None:
+        p = outdir / f"{prefix}_{name}.png"
+        fig.tight_layout()
+        fig.savefig(p, dpi=100)
+        plt.close(fig)
+        written.append(p)
+
+    if kernels:
+        labels = [f"{k['kernel_launch_uid']}:{k['kernel_name'][:24]}" for k in kernels]
+        fig, ax = plt.subplots(figsize=(max(6, len(kernels) * 0.8), 4))
+        ax.bar(range(len(kernels)), [k.get("thread_insn", 0) for k in kernels], color="tab:blue")
+        ax.set_xticks(range(len(kernels)), labels, rotation=45, ha="right", fontsize=8)
+        ax.set_ylabel("thread instructions")
+        ax.set_title("Instructions per kernel")
+        save(fig, "kernel_insn")
+        if any("cycles" in k for k in kernels):
+            fig, ax = plt.subplots(figsize=(max(6, len(kernels) * 0.8), 4))
+            ax.bar(range(len(kernels)), [k.get("gpu_ipc", 0.0) for k in kernels], color="tab:green")
+            ax.set_xticks(range(len(kernels)), labels, rotation=45, ha="right", fontsize=8)
+            ax.set_ylabel("IPC")
+            ax.set_title("IPC per kernel")
+            save(fig, "kernel_ipc")
+    mix = doc.get("totals", {}).get("opcode_counts") or {}
+    if mix:
+        items = sorted(mix.items(), key=lambda kv: -kv[1])
+        top = items[:15]
+        rest = sum(n for _, n in items[15:])
+        if rest:
+            top.append(("other", rest))
+        fig, ax = plt.subplots(figsize=(7, 4))
+        ax.barh([k for k, _ in top][::-1], [n for _, n in top][::-1], color="tab:orange")
+        ax.set_xlabel("thread instructions")
+        ax.set_title("Instruction mix")
+        save(fig, "insn_mix")
+    samples = doc.get("samples", [])
+    if samples:
+        cycles = [s.get("cycle", i) for i, s in enumerate(samples)]
+        names = sorted({k for s in samples for k, v in s.items() if k != "cycle" and isinstance(v, (int, float, list))})
+        for name in names:
+            fig, ax = plt.subplots(figsize=(7, 3.5))
+            first = next(s[name] for s in samples if name in s)
+            if isinstance(first, list):  # per core / per partition: one line per unit (first 16)
+                for u in range(min(len(first), 16)):
+                    ax.plot(cycles, [(s.get(name) or [0] * (u + 1))[u] for s in samples], lw=0.8)
+            else:
+                ax.plot(cycles, [s.get(name, 0) for s in samples], lw=1.2)
+            ax.set_xlabel("cycle")
+            ax.set_title(name)
+            save(fig, "series_" + "".join(c if c.isalnum() else "_" for c in name))
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="gpgpusim plot", description="PNG charts from a gpgpusim stats.json")
+    ap.add_argument("stats", help="stats JSON written with -o")
+    ap.add_argument("-d", "--outdir", help="folder for the PNGs (default: next to the JSON)")
+    args = ap.parse_args(argv)
+    path = Path(args.stats)
+    try:
+        doc = json.loads(path.read_text())
+    except OSError as exc:
+        print(f"gpgpusim plot: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        return 2
+    except json.JSONDecodeError as exc:
+        print(f"gpgpusim plot: {path} is not JSON: {exc}", file=sys.stderr)
+        return 2
+    if not isinstance(doc, dict) or "kernels" not in doc:
+        print(f"gpgpusim plot: {path} is not a gpgpusim stats file (no 'kernels')", file=sys.stderr)
+        return 2
+    outdir = Path(args.outdir) if args.outdir else path.parent
+    written = plot_stats(doc, outdir, path.stem)
+    if not written:
+        print(f"gpgpusim plot: {path} holds no series to plot", file=sys.stderr)
+        return 1
+    for p in written:
+        print(p)
+    return 0

@@ -1,0 +1,97 @@
+"""Periodic sampler and the AerialVision time-lapse log writer.
+
+GPGPU-Sim counterparts: the ``-gpgpu_runtime_stat`` / ``-gpu_stat_sample_freq`` sampling in
+``gpgpu_sim::cycle`` and ``visualizer_printstat`` (visualizer.cc), checklist C196, C197.
+
+The timing model calls :meth:`Sampler.tick` every core cycle it simulates (cheap: one compare)
+or :meth:`Sampler.sample` directly; every ``freq`` cycles the sampler takes the *difference*
+of the cumulative counters since the previous sample and hands it to its sinks (the Reporter's
+JSON series and, with ``-visualizer_enabled 1``, the AerialVision log).
+
+AerialVision log: a gzip text file (``-visualizer_outputfile``, default
+``gpgpusim_visualizer__<date>.log.gz``, compression ``-visualizer_zlevel``) with one block per
+sample of ``name: value`` lines (scalars) and ``name: v0 v1 ...`` lines (per-core or
+per-partition arrays), starting with ``globalcyclecount`` and ``globalinsncount``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .stats import delta
+
+
+class AerialVisionWriter:
+    """Appends sample blocks to the gzip log AerialVision reads."""
+
+    def __init__(self, path: str | Path, zlevel: int = 6) -> None:
+        if not 0 <= zlevel <= 9:
+            raise ValueError(f"-visualizer_zlevel must be 0..9, got {zlevel}")
+        self.path = Path(path)
+        # zlevel 0 means "no compression" in GPGPU-Sim: write plain text then
+        self._f = gzip.open(self.path, "wt", compresslevel=zlevel) if zlevel else open(self.path, "w")
+
+    def write(self, cycle: int, values: dict[str, Any]) -> None:
+        f = self._f
+        f.write(f"globalcyclecount: {cycle}\n")
+        for k, v in values.items():
+            if k == "cycle":
+                continue
+            if isinstance(v, (list, tuple)):
+                f.write(f"{k}: " + " ".join(str(x) for x in v) + "\n")
+            else:
+                f.write(f"{k}: {v}\n")
+
+    def close(self) -> None:
+        self._f.close()
+
+
+def visualizer_path(cfg: Any) -> str:
+    """The log path: ``-visualizer_outputfile``, or GPGPU-Sim's dated default when NULL."""
+    name = cfg.raw("visualizer_outputfile")
+    if name and name != "NULL":
+        return name
+    return "gpgpusim_visualizer__" + time.strftime("%a-%b-%d-%H-%M-%S-%Y") + ".log.gz"
+
+
+class Sampler:
+    """Every ``freq`` cycles, emit the change of the cumulative counters to each sink."""
+
+    __slots__ = ("freq", "next_cycle", "_prev", "sinks")
+
+    def __init__(self, freq: int, sinks: list[Callable[[int, dict[str, Any]], None]] | None = None) -> None:
+        if freq <= 0:
+            raise ValueError(f"sample frequency must be positive, got {freq}")
+        self.freq = freq
+        self.next_cycle = freq
+        self._prev: dict[str, Any] = {}
+        self.sinks = list(sinks or [])
+
+    @classmethod
+    def from_config(cls, cfg: Any, reporter: Any = None) -> Sampler:
+        """A sampler at ``-gpgpu_runtime_stat``'s period feeding the Reporter's JSON series and,
+        when ``-visualizer_enabled``, an :class:`AerialVisionWriter`."""
+        sinks: list[Callable[[int, dict[str, Any]], None]] = []
+        if reporter is not None:
+            sinks.append(reporter.sample)
+        s = cls(cfg["gpgpu_runtime_stat"].freq, sinks)
+        if cfg["visualizer_enabled"]:
+            w = AerialVisionWriter(visualizer_path(cfg), int(cfg["visualizer_zlevel"]))
+            s.sinks.append(w.write)
+        return s
+
+    def tick(self, cycle: int, read_counters: Callable[[], dict[str, Any]]) -> None:
+        """Call each simulated cycle; reads the counters only when a sample is due."""
+        if cycle >= self.next_cycle:
+            self.sample(cycle, read_counters())
+            self.next_cycle = cycle - cycle % self.freq + self.freq
+
+    def sample(self, cycle: int, counters: dict[str, Any]) -> None:
+        d = delta(counters, self._prev)
+        self._prev = {k: (list(v) if isinstance(v, list) else v) for k, v in counters.items()}
+        for sink in self.sinks:
+            sink(cycle, d)

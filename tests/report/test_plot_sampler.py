@@ -1,0 +1,86 @@
+"""``gpgpusim plot``, the periodic sampler and the AerialVision log writer (C196, C197)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+from gpgpusim.options import load_config
+from gpgpusim.report import Reporter
+from gpgpusim.report.data import KernelStats
+from gpgpusim.report.plot import main as plot_main
+from gpgpusim.report.sampler import AerialVisionWriter, Sampler
+
+
+def _functional_json(tmp_path):
+    cfg = load_config(overrides=["-gpgpu_ptx_sim_mode 1"], env=False)
+    rep = Reporter(cfg, lambda s: None)
+    rep.functional_done(KernelStats("vecAdd", 1, thread_insn=1000, warp_insn=32, ctas=2,
+                                    opcode_counts={"add": 600, "ld": 300, "st": 100}))
+    rep.functional_done(KernelStats("reduce", 2, thread_insn=400, warp_insn=16, ctas=1, opcode_counts={"add": 400}))
+    p = tmp_path / "stats.json"
+    rep.write_json(p)
+    return p
+
+
+def test_plot_writes_pngs_from_functional_json(tmp_path, capsys):
+    p = _functional_json(tmp_path)
+    assert plot_main([str(p), "-d", str(tmp_path / "png")]) == 0
+    files = sorted(f.name for f in (tmp_path / "png").iterdir())
+    assert files == ["stats_insn_mix.png", "stats_kernel_insn.png"]
+    for f in (tmp_path / "png").iterdir():
+        assert f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f.stat().st_size > 1000
+
+
+def test_plot_series_from_samples(tmp_path):
+    doc = {"kernels": [{"kernel_launch_uid": 1, "kernel_name": "k", "thread_insn": 10, "cycles": 5, "gpu_ipc": 2.0}],
+           "totals": {}, "samples": [{"cycle": 500, "ipc": 1.0, "active_warps": [1, 2]},
+                                     {"cycle": 1000, "ipc": 2.0, "active_warps": [3, 4]}]}
+    p = tmp_path / "s.json"
+    p.write_text(json.dumps(doc))
+    assert plot_main([str(p)]) == 0
+    names = {f.name for f in tmp_path.glob("*.png")}
+    assert names == {"s_kernel_insn.png", "s_kernel_ipc.png", "s_series_ipc.png", "s_series_active_warps.png"}
+
+
+def test_plot_bad_input(tmp_path, capsys):
+    assert plot_main([str(tmp_path / "missing.json")]) == 2
+    (tmp_path / "x.json").write_text("[1]")
+    assert plot_main([str(tmp_path / "x.json")]) == 2
+    assert "not a gpgpusim stats file" in capsys.readouterr().err
+
+
+def test_sampler_period_and_deltas():
+    got = []
+    s = Sampler(500, [lambda c, d: got.append((c, d))])
+    counters = {"insn": 0, "core": [0, 0]}
+    for cycle in range(1, 1201):
+        counters["insn"] += 2
+        counters["core"][cycle % 2] += 1
+        s.tick(cycle, lambda: {"insn": counters["insn"], "core": list(counters["core"])})
+    assert [c for c, _ in got] == [500, 1000]
+    assert got[0][1] == {"insn": 1000, "core": [250, 250]}
+    assert got[1][1] == {"insn": 1000, "core": [250, 250]}
+
+
+def test_sampler_from_config_feeds_reporter_and_aerialvision(tmp_path):
+    out = tmp_path / "av.log.gz"
+    cfg = load_config(overrides=["-visualizer_enabled 1", f"-visualizer_outputfile {out}", "-gpgpu_runtime_stat 100"],
+                      env=False)
+    rep = Reporter(cfg, lambda s: None)
+    s = Sampler.from_config(cfg, rep)
+    s.sample(100, {"globalinsncount": 40, "shaderinsncount": [10, 30]})
+    s.sample(200, {"globalinsncount": 100, "shaderinsncount": [40, 60]})
+    s.sinks[1].__self__.close()
+    assert rep.samples == [{"cycle": 100, "globalinsncount": 40, "shaderinsncount": [10, 30]},
+                           {"cycle": 200, "globalinsncount": 60, "shaderinsncount": [30, 30]}]
+    text = gzip.open(out, "rt").read()
+    assert text == ("globalcyclecount: 100\nglobalinsncount: 40\nshaderinsncount: 10 30\n"
+                    "globalcyclecount: 200\nglobalinsncount: 60\nshaderinsncount: 30 30\n")
+
+
+def test_aerialvision_zlevel_validation(tmp_path):
+    import pytest
+
+    with pytest.raises(ValueError, match="visualizer_zlevel"):
+        AerialVisionWriter(tmp_path / "x", 12)

@@ -1,0 +1,214 @@
+"""Reporter text against the C++ GPGPU-Sim 4.2 logs, functional-mode lines, JSON (C193-C199)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpgpusim.options import load_config
+from gpgpusim.report import Reporter
+from gpgpusim.report.data import KernelInfo, KernelStats
+
+REF = Path("/work/shared/reference/gpgpusim-output")
+needs_ref = pytest.mark.skipif(not REF.is_dir(), reason="reference data not available")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def make(functional: bool = False, overrides=()):
+    ov = list(overrides) + (["-gpgpu_ptx_sim_mode 1"] if functional else [])
+    cfg = load_config(overrides=ov, env=False)
+    lines: list[str] = []
+    clock = Clock()
+    return Reporter(cfg, lines.append, clock=clock), lines, clock
+
+
+# counters as the C++ run of vectoradd (SM7_QV100) ended them (values from vectoradd_qv100.log)
+VECADD_COUNTERS = {
+    "max_total_param_size": 0, "gpu_stall_dramfull": 0, "gpu_stall_icnt2sh": 0,
+    "L1I_total_cache_accesses": 0, "L1I_total_cache_misses": 0, "L1I_total_cache_pending_hits": 0,
+    "L1I_total_cache_reservation_fails": 0,
+    "L1D_total_cache_accesses": 24576, "L1D_total_cache_misses": 24576, "L1D_total_cache_pending_hits": 0,
+    "L1D_total_cache_reservation_fails": 23086,
+    "L1C_total_cache_accesses": 0, "L1C_total_cache_misses": 0, "L1C_total_cache_pending_hits": 0,
+    "L1C_total_cache_reservation_fails": 0,
+    "L1T_total_cache_accesses": 0, "L1T_total_cache_misses": 0, "L1T_total_cache_pending_hits": 0,
+    "L1T_total_cache_reservation_fails": 0,
+    "gpgpu_n_shmem_bkconflict": 0, "gpgpu_n_l1cache_bkconflict": 9312,
+    "maxmflatency": 466, "mf_latency_sum": 284 * 24576 + 100, "mf_latency_count": 24576,
+    "total_dram_reads": 0, "total_dram_writes": 0,
+    "L2_total_cache_accesses": 24576, "L2_total_cache_misses": 8192, "L2_total_cache_pending_hits": 0,
+    "L2_total_cache_reservation_fails": 0,
+    "icnt_total_pkts_mem_to_simt": 24576, "icnt_total_pkts_simt_to_mem": 24576,
+}
+
+
+def vecadd_stats() -> KernelStats:
+    return KernelStats("_Z6vecAddPKfS0_Pfi", 1, (256, 1, 1), (256, 1, 1), 0, thread_insn=1376256,
+                       warp_insn=45056, ctas=256, cycles=6109, counters=dict(VECADD_COUNTERS))
+
+
+@needs_ref
+def test_end_of_kernel_lines_match_cpp_log_in_order():
+    rep, lines, clock = make()
+    clock.t = 4.0  # the C++ run took 4 s
+    rep.kernel_end(vecadd_stats())
+    log = (REF / "vectoradd_qv100.log").read_text().split("\n")
+    # every line we print appears in the C++ log, in the same relative order
+    pos = log.index("Destroy streams for kernel 1: size 0")
+    for ln in lines:
+        if ln == "":
+            continue
+        nxt = log.index(ln, pos)
+        assert nxt >= pos, ln
+        pos = nxt
+    assert "gpu_ipc =     225.2834" in lines
+    assert "gpu_total_sim_rate=344064" in lines
+    assert lines[-4:] == ["gpgpu_simulation_time = 0 days, 0 hrs, 0 min, 4 sec (4 sec)",
+                          "gpgpu_simulation_rate = 344064 (inst/sec)",
+                          "gpgpu_simulation_rate = 1527 (cycle/sec)",
+                          "gpgpu_silicon_slowdown = 741322x"]
+
+
+def test_sections_without_counters_are_left_out():
+    rep, lines, clock = make()
+    clock.t = 2.0
+    rep.kernel_end(KernelStats("k", 1, thread_insn=100, warp_insn=4, ctas=1, cycles=50))
+    text = "\n".join(lines)
+    assert "Core cache stats" not in text and "L2 cache stats" not in text
+    assert "partiton_level_parallism" not in text and "gpu_stall_dramfull" not in text
+    assert "gpgpu_n_tot_w_icount = 4" in lines
+    assert "gpu_ipc =       2.0000" in lines
+
+
+def test_counter_added_later_appears_in_place():
+    rep, lines, clock = make()
+    rep.kernel_end(KernelStats("k", 1, thread_insn=10, warp_insn=1, ctas=1, cycles=10,
+                               counters={"gpu_stall_dramfull": 7, "total_dram_reads": 3}))
+    i = lines.index("gpu_stall_dramfull = 7")
+    assert lines[i - 1] == "gpu_tot_issued_cta = 1"
+    assert "total dram reads = 3" in lines
+
+
+def test_cumulative_and_per_kernel_views():
+    rep, lines, clock = make()
+    clock.t = 1.0
+    rep.kernel_end(KernelStats("a", 1, thread_insn=1000, warp_insn=40, ctas=4, cycles=100,
+                               counters={"L2_total_cache_accesses": 10, "L2_total_cache_misses": 5}))
+    lines.clear()
+    clock.t = 2.0
+    rep.kernel_end(KernelStats("b", 2, thread_insn=3000, warp_insn=100, ctas=8, cycles=300,
+                               counters={"L2_total_cache_accesses": 30, "L2_total_cache_misses": 6}))
+    for want in ("kernel_name = b ", "kernel_launch_uid = 2 ", "gpu_sim_cycle = 300", "gpu_sim_insn = 3000",
+                 "gpu_ipc =      10.0000", "gpu_tot_sim_cycle = 400", "gpu_tot_sim_insn = 4000",
+                 "gpu_tot_ipc =      10.0000", "gpu_tot_issued_cta = 12", "gpgpu_n_tot_w_icount = 140",
+                 "L2_total_cache_accesses = 30", "L2_total_cache_miss_rate = 0.2000"):
+        assert want in lines
+
+
+def test_functional_mode_lines():
+    rep, lines, clock = make(functional=True)
+    rep.splash()
+    assert "GPGPU-Sim PTX: simulation mode 1 (can change with PTX_SIM_MODE_FUNC environment variable:" in lines
+    lines.clear()
+    rep.kernel_launch(KernelInfo("_Z3addlPlS_S_", 1, (2, 1, 1), (2, 1, 1), 0, functional=True, host_fun=0x5641))
+    clock.t = 0.5
+    rep.functional_done(KernelStats("_Z3addlPlS_S_", 1, thread_insn=852, warp_insn=40, ctas=2, elapsed_s=0.5))
+    rep.kernel_launch(KernelInfo("_Z4add1lPlS_S_", 2, (2, 1, 1), (2, 1, 1), 0, functional=True))
+    clock.t = 2.5
+    rep.functional_done(KernelStats("_Z4add1lPlS_S_", 2, thread_insn=852, warp_insn=40, ctas=2, elapsed_s=2.0))
+    rep.exit()
+    rep.exit()
+    assert lines == [
+        "GPGPU-Sim PTX: cudaLaunch for 0x0x5641 (mode=functional simulation) on stream 0",
+        "GPGPU-Sim PTX: pushing kernel '_Z3addlPlS_S_' to stream 0, gridDim= (2,1,1) blockDim = (2,1,1) ",
+        "GPGPU-Sim: Performing Functional Simulation, executing kernel _Z3addlPlS_S_...",
+        "Destroy streams for kernel 1: size 0",
+        "GPGPU-Sim: Done functional simulation (852 instructions simulated).",
+        "", "",
+        "gpgpu_simulation_time = 0 days, 0 hrs, 0 min, 1 sec (1 sec)",
+        "gpgpu_simulation_rate = 1704 (inst/sec)",  # 852 / 0.5 s: real elapsed time, not whole seconds
+        "",
+        "GPGPU-Sim PTX: pushing kernel '_Z4add1lPlS_S_' to stream 0, gridDim= (2,1,1) blockDim = (2,1,1) ",
+        "GPGPU-Sim: Performing Functional Simulation, executing kernel _Z4add1lPlS_S_...",
+        "Destroy streams for kernel 2: size 0",
+        "GPGPU-Sim: Done functional simulation (1704 instructions simulated).",
+        "", "",
+        "gpgpu_simulation_time = 0 days, 0 hrs, 0 min, 2 sec (2 sec)",
+        "gpgpu_simulation_rate = 681 (inst/sec)",
+        "",
+        "GPGPU-Sim: *** exit detected ***",
+    ]
+
+
+def test_simulation_time_split():
+    from gpgpusim.report.reporter import split_time
+
+    assert split_time(90061) == (1, 1, 1, 1)
+    assert split_time(59) == (0, 0, 0, 59)
+
+
+@needs_ref
+def test_splash_and_dump_match_log_head():
+    rep, lines, _ = make()
+    rep.splash()
+    rep.option_dump()
+    log = (REF / "vectoradd_qv100.log").read_text().split("\n")
+    assert lines[:2] == log[:2] == ["", ""]
+    assert lines[2].startswith("        *** GPGPU-Sim Simulator Version 4.2.0  [build ")
+    assert lines[3:7] == log[3:7]
+    start = log.index("GPGPU-Sim: Configuration options:")
+    assert lines[7:] == log[start:start + 2 + 224]
+
+
+def test_json_holds_the_same_numbers(tmp_path):
+    rep, lines, clock = make(functional=True)
+    clock.t = 1.0
+    rep.functional_done(KernelStats("k1", 1, (4, 1, 1), (32, 1, 1), thread_insn=500, warp_insn=20, ctas=4,
+                                    opcode_counts={"add": 300, "ld": 200}))
+    rep.functional_done(KernelStats("k2", 2, thread_insn=250, warp_insn=10, ctas=1, opcode_counts={"add": 250}))
+    out = tmp_path / "stats.json"
+    rep.write_json(out, {"argv": ["./app"]})
+    doc = json.loads(out.read_text())
+    assert doc["mode"] == "functional"
+    assert [k["thread_insn"] for k in doc["kernels"]] == [500, 250]
+    assert [k["gpu_tot_sim_insn"] for k in doc["kernels"]] == [500, 750]
+    assert "GPGPU-Sim: Done functional simulation (750 instructions simulated)." in lines
+    assert doc["totals"]["gpu_tot_sim_insn"] == 750
+    assert doc["totals"]["opcode_counts"] == {"add": 550, "ld": 200}
+    assert doc["config"]["gpgpu_n_clusters"] == "80"
+    assert doc["config"]["gpgpu_ptx_sim_mode"] == "1"
+    assert doc["run"] == {"argv": ["./app"]}
+    assert doc["kernels"][0]["grid"] == [4, 1, 1]
+
+
+def test_line_stats_file_sums_to_instruction_count(tmp_path):
+    from gpgpusim.report.linestats import read_line_stats
+
+    rep, _, _ = make(functional=True)
+    counts = {("k.ptx", 10): 64, ("k.ptx", 11): 64, ("k.ptx", 14): 32}
+    rep.functional_done(KernelStats("k", 1, thread_insn=160, line_counts=counts))
+    p = rep.write_line_stats(tmp_path / "gpgpu_inst_stats.txt")
+    text = p.read_text().splitlines()
+    assert text[0] == "kernel line : count"
+    assert text[1] == "k.ptx 10 : 64"
+    got = read_line_stats(p)
+    assert sum(v["count"] for v in got.values()) == 160
+
+
+def test_line_stats_default_name_from_config(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rep, _, _ = make(functional=True)
+    rep.functional_done(KernelStats("k", 1, thread_insn=3, line_counts={("a.ptx", 1): 3}))
+    assert rep.write_line_stats() == Path("gpgpu_inst_stats.txt")
+    assert (tmp_path / "gpgpu_inst_stats.txt").read_text() == "kernel line : count\na.ptx 1 : 3\n"
+    rep2, _, _ = make(functional=True, overrides=["-enable_ptx_file_line_stats 0"])
+    assert rep2.write_line_stats() is None

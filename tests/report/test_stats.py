@@ -1,0 +1,55 @@
+"""Stats registry: counters, snapshot-and-subtract, derived formulas, header rules."""
+
+from __future__ import annotations
+
+import math
+
+from gpgpusim.report.stats import Header, Line, StatsRegistry, Values, cfmt, delta, known_stat_names, render
+
+
+def test_counters_and_arrays():
+    s = StatsRegistry()
+    s.add("a")
+    s.add("a", 4)
+    s.add_at("per_core", 2, 3, size=4)
+    s.add_at("per_core", 5)
+    assert s.values == {"a": 5, "per_core": [0, 0, 3, 0, 0, 1]}
+
+
+def test_snapshot_and_subtract():
+    s = StatsRegistry()
+    s.add("reads", 10)
+    s.add_at("core", 0, 2, size=2)
+    s.set("maxmflatency", 50)
+    snap = s.snapshot()
+    s.add("reads", 5)
+    s.add_at("core", 1, 7)
+    s.set("maxmflatency", 80)
+    s.add("new", 1)
+    assert delta(s.values, snap) == {"reads": 5, "core": [0, 7], "maxmflatency": 80, "new": 1}
+    assert snap == {"reads": 10, "core": [2, 0], "maxmflatency": 50}
+
+
+def test_missing_values_drop_lines_and_orphan_headers():
+    lines = [Header("== A =="), Header("sub1:", 1), Line("\tx = {t:x}"), Header("sub2:", 1), Line("\ty = {t:y}"),
+             Header(None, 0), Line("z = {t:z}"), Header("== B =="), Line("w = {t:w}")]
+    out = list(render(lines, Values({}, {}, {"y": 2, "z": 3})))
+    assert out == ["== A ==", "sub2:", "\ty = 2", "z = 3"]
+
+
+def test_nan_prints_like_glibc():
+    assert cfmt(math.nan, ".4f") == "-nan"
+    assert cfmt(1.5, "12.4f") == "      1.5000"
+
+
+def test_occupancy_formula_and_nan():
+    v = Values({}, {"active_warps_sum": 30, "max_warps_sum": 60}, {"active_warps_sum": 0, "max_warps_sum": 0})
+    assert Line("gpu_occupancy = {gpu_occupancy|.4f}% ").render(v) == "gpu_occupancy = 50.0000% "
+    assert Line("gpu_tot_occupancy = {gpu_tot_occupancy|.4f}% ").render(v) == "gpu_tot_occupancy = -nan% "
+
+
+def test_known_stat_names_cover_cpp_keys():
+    names = known_stat_names()
+    for n in ("gpu_stall_dramfull", "gpu_stall_icnt2sh", "L2_total_cache_accesses", "total_dram_reads",
+              "gpgpu_n_shmem_bkconflict", "L1D_core_access"):
+        assert n in names
