@@ -148,7 +148,17 @@ def _make_entry(name, rkind, kinds):
         ffi.def_extern(name=name, error=0 if rkind == "p" else _ERR_UNKNOWN)(entry)
 
 
+def _thread_excepthook(args):
+    """A crash in a simulator thread: one line (traceback with GPGPUSIM_TRACEBACK=1)."""
+    if args.exc_type is SystemExit:
+        return
+    _report(f"thread {getattr(args.thread, 'name', '?')}", args.exc_value)
+
+
 try:
+    import threading
+
+    threading.excepthook = _thread_excepthook
     sys.stdout = _CStdout()
     sys.stderr = _CStderr(sys.__stderr__)
     _setup_paths()

@@ -1,0 +1,1007 @@
+"""The CUDA runtime API with CUDA 13 semantics, on the simulated GPU.
+
+GPGPU-Sim counterpart: ``libcuda/cuda_runtime_api.cc`` (the ``cuda*`` entry points and their
+``*Internal`` helpers) plus ``CUctx_st``; checklist C013-C016, C026-C041, C044-C046.  Unlike
+GPGPU-Sim (see ``reference/anchors.md`` §1a) every call validates its arguments and returns the
+``cudaError_t`` CUDA returns, ``cudaFree`` really frees, ``cudaMemGetInfo`` reports the true free
+memory, and nothing unsupported succeeds silently.
+
+Calling convention (the shim relies on it): every public method is named after the CUDA entry
+point (or ``gs_*`` for the shim's internal ones), takes plain ints — pointers are addresses in
+the application's process, read and written through :mod:`gpgpusim.runtime.abi` — and returns
+the ``cudaError_t`` as an int (registration calls return what their C prototype returns).  No
+cffi here: tests drive the runtime with ctypes buffers.
+
+Errors: a :class:`~gpgpusim.errors.CudaError` raised inside a call becomes its return value and
+the thread's last error (``cudaGetLastError`` returns and clears it, ``cudaPeekAtLastError``
+does not), and its message goes to stderr as one line.  A sticky error (kernel fault) is
+returned by every later call.  A failure while registering a fat binary (before ``main``) is
+recorded and returned by every later call instead of killing the application.
+
+All GPU work goes through the stream manager (:class:`gpgpusim.runtime.streams.StreamManager`):
+synchronous calls enqueue on the legacy default stream and wait.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from gpgpusim.errors import CudaError, Err
+
+from . import abi, hostio
+from .device import DeviceInfo
+from .errors_table import MESSAGES, NAMES
+from .modules import Kernel, Registry, elf_resources, ptx_for_module
+
+CUDART_VERSION = 13000          # CUDA 13.0 (cudaRuntimeGetVersion / cudaDriverGetVersion)
+ALLOC_ALIGN = 256               # cudaMalloc alignment
+PITCH_ALIGN = 512               # cudaMallocPitch row alignment (texturePitchAlignment-like)
+
+# cudaMemcpyKind
+H2H, H2D, D2H, D2D, DEFAULT = 0, 1, 2, 3, 4
+# cudaMemoryType
+MEM_UNREGISTERED, MEM_HOST, MEM_DEVICE, MEM_MANAGED = 0, 1, 2, 3
+# cudaLimit defaults (CUDA's on Volta)
+LIMIT_DEFAULTS = {0: 1024, 1: 1 << 20, 2: 8 << 20, 3: 2, 4: 2048, 5: 32, 6: 0}
+# cudaFuncAttribute
+FUNC_ATTR_MAX_DYN_SMEM, FUNC_ATTR_CARVEOUT = 8, 9
+ERR_UNSUPPORTED_LIMIT = 215     # cudaErrorUnsupportedLimit
+
+#: calls that work (and do not report the sticky error) after a fault
+_STICKY_EXEMPT = {"cudaGetLastError", "cudaPeekAtLastError", "gs_error_string", "gs_error_name",
+                  "gs_not_supported", "__cudaUnregisterFatBinary", "cudaGetDeviceCount",
+                  "cudaDriverGetVersion", "cudaRuntimeGetVersion", "cudaDeviceReset",
+                  "gs_push_call_configuration", "__cudaPopCallConfiguration"}
+#: results that are not errors for the last-error state
+_NOT_ERRORS = {0, int(Err.NotReady)}
+
+
+class ApiError(CudaError):
+    """A ``cudaError_t`` that :class:`~gpgpusim.errors.Err` does not list (e.g. 215)."""
+
+    def __init__(self, code: int, message: str) -> None:  # noqa: D107
+        Exception.__init__(self, message)
+        self.code = code  # type: ignore[assignment]
+        self.message = message
+        self.sticky = False
+
+
+def _entry_name(fn: Callable[..., Any]) -> str:
+    # Methods for the ``__cuda*`` entry points are spelled ``x__cuda*`` (a leading double
+    # underscore would be name-mangled) and published under their real name after the class.
+    n = fn.__name__
+    return n[1:] if n.startswith("x__") else n
+
+
+def api(fn: Callable[..., Any]) -> Callable[..., int]:
+    """Wrap an entry point: CudaError -> return code + last error + one stderr line."""
+    name = _entry_name(fn)
+
+    @functools.wraps(fn)
+    def wrapper(self: Runtime, *args: Any) -> int:
+        if name not in _STICKY_EXEMPT:
+            early = self._blocked_by()
+            if early is not None:
+                self._last_error = int(early.code)
+                return int(early.code)
+        try:
+            rc = fn(self, *args)
+        except CudaError as exc:
+            return self._record(name, exc)
+        except Exception as exc:  # noqa: BLE001 - an internal fault must not reach the app
+            return self.fail(name, exc)
+        return 0 if rc is None else int(rc)
+
+    return wrapper
+
+
+def registration(default: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Wrap a registration call (runs before ``main``): a failure is recorded, reported once,
+    returned by every later call, and never raised into the application."""
+
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        name = _entry_name(fn)
+
+        @functools.wraps(fn)
+        def wrapper(self: Runtime, *args: Any) -> Any:
+            try:
+                return fn(self, *args)
+            except CudaError as exc:
+                self._registration_failed(name, exc)
+            except Exception as exc:  # noqa: BLE001
+                self._registration_failed(name, _internal(name, exc))
+            return default
+
+        return wrapper
+
+    return deco
+
+
+def _internal(name: str, exc: BaseException) -> CudaError:
+    if isinstance(exc, CudaError):
+        return exc
+    if isinstance(exc, MemoryError):
+        return CudaError(Err.MemoryAllocation, f"{name}: out of host memory")
+    if isinstance(exc, NotImplementedError):
+        return CudaError(Err.NotSupported, f"{name}: not supported by gpgpusim: {exc}")
+    return CudaError(Err.Unknown, f"{name}: internal simulator error: {type(exc).__name__}: {exc}")
+
+
+def _check_ptr(addr: int, what: str) -> None:
+    if not addr:
+        raise CudaError(Err.InvalidValue, f"{what} is NULL")
+
+
+class Runtime:
+    """The CUDA runtime of one process (one simulated device, C026)."""
+
+    def __init__(self, config: Any = None, *, gmem: Any = None, launch_fn: Callable[..., Any] | None = None,
+                 reporter: Any = None, splash: bool = True) -> None:
+        from gpgpusim.functional.memory import GlobalMemory
+
+        self.config = config
+        self.device = DeviceInfo.from_config(config, getattr(config, "gpu_name", None))
+        self.gmem = gmem if gmem is not None else GlobalMemory()
+        self.reporter = reporter
+        self._launch_fn = launch_fn
+        self.registry = Registry()
+        self._last_error = 0
+        self._init_error: CudaError | None = None
+        self._tls = threading.local()
+        self._device_allocs: dict[int, int] = {}          # cudaMalloc'd base -> size
+        self._host_allocs: dict[int, Any] = {}            # pinned base -> keep-alive buffer
+        self._managed: dict[int, np.ndarray] = {}         # managed base -> backing array
+        self._limits = dict(LIMIT_DEFAULTS)
+        self._device_flags = 0
+        self._cstrings: dict[tuple[str, int], Any] = {}
+        self._modules_open = 0
+        self._exited = False
+        self.max_capability = int(self._cfg("gpgpu_ptx_force_max_capability", 0) or 0)
+        self._start_streams()
+        if splash and reporter is not None:
+            for step in ("splash", "option_dump"):
+                fn = getattr(reporter, step, None)
+                if fn is not None:
+                    fn()
+
+    # ------------------------------------------------------------------ plumbing
+    def _cfg(self, name: str, default: Any) -> Any:
+        if self.config is None:
+            return default
+        try:
+            v = self.config.get(name)
+        except Exception:  # noqa: BLE001
+            return default
+        return default if v is None else v
+
+    def _start_streams(self) -> None:
+        from .gpu import Gpu
+        from .streams import StreamManager
+
+        self.gpu = Gpu(self.config, self.gmem, _ReporterHooks(self.reporter), launch_fn=self._launch_fn)
+        self.streams = StreamManager(self.gpu)
+
+    def _blocked_by(self) -> CudaError | None:
+        if self._init_error is not None:
+            return self._init_error
+        sticky = getattr(self.streams, "sticky_error", None)
+        return sticky
+
+    def _record(self, name: str, exc: CudaError) -> int:
+        code = int(exc.code)
+        if code not in _NOT_ERRORS:
+            self._last_error = code
+            hostio.err(f"gpgpusim: {name}: {NAMES.get(code, code)}: {exc.message}")
+        return code
+
+    def fail(self, name: str, exc: BaseException) -> int:
+        """An unexpected exception inside ``name``: report it and return its cudaError_t."""
+        if os.environ.get("GPGPUSIM_TRACEBACK") == "1":
+            import traceback
+
+            hostio.flush()
+            traceback.print_exception(type(exc), exc, exc.__traceback__)
+        return self._record(name, _internal(name, exc))
+
+    def _registration_failed(self, name: str, exc: CudaError) -> None:
+        if self._init_error is None:
+            self._init_error = exc
+        if os.environ.get("GPGPUSIM_TRACEBACK") == "1":
+            import traceback
+
+            traceback.print_exception(type(exc), exc, exc.__traceback__)
+        hostio.err(f"gpgpusim: {name}: {NAMES.get(int(exc.code), exc.code)}: {exc.message} "
+                   f"(every later CUDA call returns this error)")
+
+    @property
+    def last_error(self) -> int:
+        return self._last_error
+
+    # ================================================================== registration (C027-C032)
+    @registration(default=0)
+    def gs_register_fatbinary(self, wrapper_addr: int) -> int:
+        m = self.registry.new_module(wrapper_addr)
+        self._modules_open += 1
+        handle = m.handle
+        try:
+            text, name = ptx_for_module(m, self.max_capability)
+            m.ptx_name = name
+            m.ir = _parse_ptx(text, name)
+        except CudaError as exc:
+            m.error = exc
+            self._registration_failed("__cudaRegisterFatBinary", exc)
+        return handle
+
+    @registration(default=None)
+    def x__cudaRegisterFatBinaryEnd(self, handle: int) -> None:
+        m = self.registry.module(handle)
+        if m.error is not None or m.loaded is not None:
+            return
+        from gpgpusim.functional.loader import load_module
+
+        try:
+            m.loaded = load_module(m.ir, self.gmem)
+            m.resources = elf_resources(m)
+        except CudaError as exc:
+            m.error = exc
+            raise
+        for var in self.registry.variables.values():
+            if var.module is m and var.managed and var.managed_ptr_addr:
+                abi.write_u64(var.managed_ptr_addr, self.gmem.host_ptr(var.device_address()))
+
+    @registration(default=None)
+    def x__cudaUnregisterFatBinary(self, handle: int) -> None:
+        m = self.registry.modules.get(handle)
+        if m is None:
+            return
+        self._modules_open -= 1
+        if self._modules_open <= 0:
+            self.exit()
+
+    @registration(default=None)
+    def x__cudaRegisterFunction(self, handle: int, host_fun: int, device_fun: int, device_name: int,
+                               thread_limit: int, tid: int, bid: int, bdim: int, gdim: int,
+                               wsize: int) -> None:
+        m = self.registry.module(handle)
+        name = abi.read_cstr(device_name) or abi.read_cstr(device_fun)
+        if not host_fun or not name:
+            raise CudaError(Err.InvalidValue, "__cudaRegisterFunction: NULL host function or name")
+        if m.ir is not None and name not in m.ir.functions:
+            raise CudaError(Err.InvalidDeviceFunction,
+                            f"__cudaRegisterFunction: kernel {name} is not in the PTX {m.ptx_name}")
+        self.registry.kernels[host_fun] = Kernel(m, name, host_fun)
+
+    @registration(default=None)
+    def x__cudaRegisterVar(self, handle: int, host_var: int, device_address: int, device_name: int,
+                          ext: int, size: int, constant: int, global_: int) -> None:
+        self._register_var(handle, host_var, device_address, device_name, size, constant, False, 0)
+
+    @registration(default=None)
+    def x__cudaRegisterManagedVar(self, handle: int, host_var_ptr_addr: int, device_address: int,
+                                 device_name: int, ext: int, size: int, constant: int, global_: int) -> None:
+        # The managed variable is keyed by the address of its host pointer variable, which is
+        # what the application passes to cudaMemcpyToSymbol and friends.
+        self._register_var(handle, host_var_ptr_addr, device_address, device_name, size, constant,
+                           True, host_var_ptr_addr)
+
+    def _register_var(self, handle: int, host_var: int, device_address: int, device_name: int,
+                      size: int, constant: int, managed: bool, ptr_addr: int) -> None:
+        from .modules import Variable
+
+        m = self.registry.module(handle)
+        name = abi.read_cstr(device_name) or abi.read_cstr(device_address)
+        if m.ir is not None and name not in m.ir.variables:
+            raise CudaError(Err.InvalidSymbol, f"__cudaRegisterVar: variable {name} is not in the PTX {m.ptx_name}")
+        self.registry.variables[host_var] = Variable(m, name, host_var, int(size), bool(constant),
+                                                     managed, ptr_addr)
+
+    @registration(default=1)
+    def gs_init_module(self, handle: int) -> int:
+        self.registry.module(handle)
+        return 1
+
+    @api
+    def x__cudaGetKernel(self, kernel_out: int, host_fun: int) -> None:
+        _check_ptr(kernel_out, "__cudaGetKernel: kernel pointer")
+        self.registry.kernel(host_fun, "__cudaGetKernel")
+        abi.write_u64(kernel_out, host_fun)   # the kernel handle is the host stub address
+
+    # ------------------------------------------------------------------ call configuration
+    def _config_stack(self) -> list[tuple[tuple[int, int, int], tuple[int, int, int], int, int]]:
+        st = getattr(self._tls, "configs", None)
+        if st is None:
+            st = self._tls.configs = []
+        return st
+
+    def gs_push_call_configuration(self, grid: int, block: int, shmem: int, stream: int) -> int:
+        self._config_stack().append((abi.read_dim3(grid), abi.read_dim3(block), shmem, stream))
+        return 0
+
+    @api
+    def x__cudaPopCallConfiguration(self, grid: int, block: int, shmem: int, stream: int) -> None:
+        st = self._config_stack()
+        if not st:
+            raise CudaError(Err.InvalidConfiguration, "__cudaPopCallConfiguration without a pushed configuration")
+        g, b, s, h = st.pop()
+        if grid:
+            abi.write_dim3(grid, g)
+        if block:
+            abi.write_dim3(block, b)
+        if shmem:
+            abi.write_u64(shmem, s)
+        if stream:
+            abi.write_u64(stream, h)
+
+    # ================================================================== launch (issue item 5)
+    @api
+    def gs_launch_kernel(self, via_handle: int, func: int, grid_addr: int, block_addr: int, args: int,
+                         shmem: int, stream: int) -> None:
+        from .launch import marshal_params, validate_launch
+
+        what = "__cudaLaunchKernel" if via_handle else "cudaLaunchKernel"
+        k = self.registry.kernel(func, what)
+        fn = k.function()
+        grid, block = abi.read_dim3(grid_addr), abi.read_dim3(block_addr)
+        validate_launch(what, k, self.device, grid, block, shmem)
+        params = marshal_params(what, fn, args)
+        self.launch(k, grid, block, shmem, params, stream)
+
+    def launch(self, k: Kernel, grid: tuple[int, int, int], block: tuple[int, int, int], shmem: int,
+               params: bytes, stream: int = 0) -> None:
+        """Enqueue one kernel on ``stream`` (CUDA: asynchronous; ``CUDA_LAUNCH_BLOCKING=1`` waits)."""
+        from .gpu import KernelLaunchOp
+
+        op = KernelLaunchOp(k.module.loaded, k.name, grid, block, shmem, params,
+                            launch_kwargs={"printf": hostio.out})
+        self.streams.enqueue(stream, op)
+        if os.environ.get("CUDA_LAUNCH_BLOCKING") == "1":
+            self.streams.synchronize_stream(stream)
+
+    # ================================================================== device
+    @api
+    def cudaGetDeviceCount(self, count: int) -> None:
+        _check_ptr(count, "cudaGetDeviceCount: count")
+        abi.write_i32(count, 1)
+
+    @api
+    def cudaGetDevice(self, device: int) -> None:
+        _check_ptr(device, "cudaGetDevice: device")
+        abi.write_i32(device, 0)
+
+    @staticmethod
+    def _check_device(device: int, what: str) -> None:
+        if device != 0:
+            raise CudaError(Err.InvalidDevice, f"{what}: device {device} does not exist (the simulator has device 0)")
+
+    @api
+    def cudaSetDevice(self, device: int) -> None:
+        self._check_device(device, "cudaSetDevice")
+
+    @api
+    def cudaChooseDevice(self, device: int, prop: int) -> None:
+        _check_ptr(device, "cudaChooseDevice: device")
+        _check_ptr(prop, "cudaChooseDevice: prop")
+        abi.write_i32(device, 0)
+
+    @api
+    def cudaGetDeviceProperties(self, prop: int, device: int) -> None:
+        _check_ptr(prop, "cudaGetDeviceProperties: prop")
+        self._check_device(device, "cudaGetDeviceProperties")
+        self.device.fill(abi.CudaDeviceProp.from_address(prop))
+
+    @api
+    def cudaDeviceGetAttribute(self, value: int, attr: int, device: int) -> None:
+        _check_ptr(value, "cudaDeviceGetAttribute: value")
+        self._check_device(device, "cudaDeviceGetAttribute")
+        table = self.device.attributes()
+        if attr not in table and not (1 <= attr <= 147):
+            raise CudaError(Err.InvalidValue, f"cudaDeviceGetAttribute: {attr} is not a cudaDeviceAttr")
+        abi.write_i32(value, table.get(attr, 0))
+
+    @api
+    def cudaDeviceSynchronize(self) -> None:
+        self.streams.synchronize_device()
+
+    @api
+    def cudaDeviceReset(self) -> None:
+        """Destroy the context: wait, free every allocation, forget streams/events and errors,
+        and reload every module (variables get their initial values again)."""
+        try:
+            self.streams.synchronize_device()
+        except CudaError:
+            pass
+        shutdown = getattr(self.streams, "shutdown", None)
+        if shutdown is not None:
+            shutdown(5.0)
+        for base in list(self._device_allocs):
+            self.gmem.free(base)
+        self._device_allocs.clear()
+        for base in list(self._managed):
+            self.gmem.free(base)
+        self._managed.clear()
+        for m in self.registry.modules.values():
+            if m.loaded is not None:
+                m.loaded.unload()
+                m.loaded = None
+        self._last_error = 0
+        self._limits = dict(LIMIT_DEFAULTS)
+        self._device_flags = 0
+        self._start_streams()
+        for handle in list(self.registry.modules):
+            self.x__cudaRegisterFatBinaryEnd(handle)
+
+    @api
+    def cudaDeviceSetLimit(self, limit: int, value: int) -> None:
+        if limit not in LIMIT_DEFAULTS:
+            raise ApiError(ERR_UNSUPPORTED_LIMIT, f"cudaDeviceSetLimit: {limit} is not a cudaLimit")
+        if limit == 5 and value > 128:
+            raise CudaError(Err.InvalidValue, "cudaDeviceSetLimit: cudaLimitMaxL2FetchGranularity must be 0..128")
+        self._limits[limit] = int(value)
+
+    @api
+    def cudaDeviceGetLimit(self, p_value: int, limit: int) -> None:
+        _check_ptr(p_value, "cudaDeviceGetLimit: pValue")
+        if limit not in LIMIT_DEFAULTS:
+            raise ApiError(ERR_UNSUPPORTED_LIMIT, f"cudaDeviceGetLimit: {limit} is not a cudaLimit")
+        abi.write_u64(p_value, self._limits[limit])
+
+    @api
+    def cudaSetDeviceFlags(self, flags: int) -> None:
+        sched = flags & 0x07
+        if flags & ~0x1F or sched not in (0, 1, 2, 4):
+            raise CudaError(Err.InvalidValue, f"cudaSetDeviceFlags: invalid flags {flags:#x}")
+        self._device_flags = flags
+
+    @api
+    def cudaGetDeviceFlags(self, flags: int) -> None:
+        _check_ptr(flags, "cudaGetDeviceFlags: flags")
+        abi.write_u32(flags, self._device_flags | 0x08)   # cudaDeviceMapHost is always on
+
+    @api
+    def cudaDeviceGetStreamPriorityRange(self, least: int, greatest: int) -> None:
+        from .streams import PRIORITY_GREATEST, PRIORITY_LEAST
+
+        if least:
+            abi.write_i32(least, PRIORITY_LEAST)
+        if greatest:
+            abi.write_i32(greatest, PRIORITY_GREATEST)
+
+    @api
+    def cudaDriverGetVersion(self, version: int) -> None:
+        _check_ptr(version, "cudaDriverGetVersion: driverVersion")
+        abi.write_i32(version, CUDART_VERSION)
+
+    @api
+    def cudaRuntimeGetVersion(self, version: int) -> None:
+        _check_ptr(version, "cudaRuntimeGetVersion: runtimeVersion")
+        abi.write_i32(version, CUDART_VERSION)
+
+    def used_device_bytes(self) -> int:
+        return sum(self._device_allocs.values())
+
+    @api
+    def cudaMemGetInfo(self, free: int, total: int) -> None:
+        _check_ptr(free, "cudaMemGetInfo: free")
+        _check_ptr(total, "cudaMemGetInfo: total")
+        tot = self.device.total_mem_bytes
+        abi.write_u64(free, max(0, tot - self.used_device_bytes()))
+        abi.write_u64(total, tot)
+
+    # ================================================================== memory
+    def _device_alloc(self, size: int, what: str) -> int:
+        if size > self.device.total_mem_bytes - self.used_device_bytes():
+            raise CudaError(Err.MemoryAllocation,
+                            f"{what}: {size} bytes requested, {self.device.total_mem_bytes - self.used_device_bytes()} "
+                            f"free on the simulated device")
+        addr = self.gmem.allocate(size, ALLOC_ALIGN)
+        self._device_allocs[addr] = size
+        return addr
+
+    @api
+    def cudaMalloc(self, dev_ptr: int, size: int) -> None:
+        _check_ptr(dev_ptr, "cudaMalloc: devPtr")
+        abi.write_u64(dev_ptr, self._device_alloc(size, "cudaMalloc") if size else 0)
+
+    @api
+    def cudaMallocPitch(self, dev_ptr: int, pitch: int, width: int, height: int) -> None:
+        _check_ptr(dev_ptr, "cudaMallocPitch: devPtr")
+        _check_ptr(pitch, "cudaMallocPitch: pitch")
+        p = -(-width // PITCH_ALIGN) * PITCH_ALIGN if width else 0
+        addr = self._device_alloc(p * height, "cudaMallocPitch") if p * height else 0
+        abi.write_u64(dev_ptr, addr)
+        abi.write_u64(pitch, p)
+
+    @api
+    def cudaFree(self, dev_ptr: int) -> None:
+        if not dev_ptr:
+            return
+        if dev_ptr in self._host_allocs:
+            raise CudaError(Err.InvalidValue, f"cudaFree: {dev_ptr:#x} is pinned host memory (use cudaFreeHost)")
+        if dev_ptr not in self._device_allocs and dev_ptr not in self._managed:
+            raise CudaError(Err.InvalidValue,
+                            f"cudaFree: {dev_ptr:#x} is not the start of a live device allocation "
+                            f"(double free, or a pointer cudaMalloc did not return)")
+        self.streams.synchronize_device()
+        self.gmem.free(dev_ptr)
+        self._device_allocs.pop(dev_ptr, None)
+        self._managed.pop(dev_ptr, None)
+
+    def _host_alloc(self, ptr: int, size: int, what: str) -> None:
+        _check_ptr(ptr, f"{what}: ptr")
+        if not size:
+            abi.write_u64(ptr, 0)
+            return
+        buf = np.zeros(size + ALLOC_ALIGN, dtype=np.uint8)
+        off = (-buf.ctypes.data) % ALLOC_ALIGN
+        view = buf[off:off + size]
+        base = self.gmem.map_host(view)   # pinned memory is mapped: kernels may use it (UVA)
+        self._host_allocs[base] = (buf, view)
+        abi.write_u64(ptr, base)
+
+    @api
+    def cudaMallocHost(self, ptr: int, size: int) -> None:
+        self._host_alloc(ptr, size, "cudaMallocHost")
+
+    @api
+    def cudaHostAlloc(self, ptr: int, size: int, flags: int) -> None:
+        if flags & ~0x0F:
+            raise CudaError(Err.InvalidValue, f"cudaHostAlloc: invalid flags {flags:#x}")
+        self._host_alloc(ptr, size, "cudaHostAlloc")
+
+    @api
+    def cudaFreeHost(self, ptr: int) -> None:
+        if not ptr:
+            return
+        if ptr not in self._host_allocs:
+            raise CudaError(Err.InvalidValue, f"cudaFreeHost: {ptr:#x} was not returned by cudaMallocHost/cudaHostAlloc")
+        self.streams.synchronize_device()
+        self.gmem.free(ptr)
+        del self._host_allocs[ptr]
+
+    @api
+    def cudaHostGetDevicePointer(self, p_device: int, p_host: int, flags: int) -> None:
+        _check_ptr(p_device, "cudaHostGetDevicePointer: pDevice")
+        if flags != 0:
+            raise CudaError(Err.InvalidValue, "cudaHostGetDevicePointer: flags must be 0")
+        found = self.gmem.find(p_host) if p_host else None
+        if found is None or found[0] not in self._host_allocs:
+            raise CudaError(Err.InvalidValue, f"cudaHostGetDevicePointer: {p_host:#x} is not pinned host memory")
+        abi.write_u64(p_device, p_host)
+
+    @api
+    def cudaMallocManaged(self, dev_ptr: int, size: int, flags: int) -> None:
+        _check_ptr(dev_ptr, "cudaMallocManaged: devPtr")
+        if flags not in (1, 2):
+            raise CudaError(Err.InvalidValue,
+                            f"cudaMallocManaged: flags {flags:#x} must be cudaMemAttachGlobal or cudaMemAttachHost")
+        if not size:
+            raise CudaError(Err.InvalidValue, "cudaMallocManaged: size is 0")
+        if size > self.device.total_mem_bytes - self.used_device_bytes():
+            raise CudaError(Err.MemoryAllocation, f"cudaMallocManaged: {size} bytes do not fit")
+        buf = np.zeros(size + ALLOC_ALIGN, dtype=np.uint8)
+        off = (-buf.ctypes.data) % ALLOC_ALIGN
+        view = buf[off:off + size]
+        base = self.gmem.map_host(view)
+        self._managed[base] = buf
+        self._device_allocs[base] = size
+        abi.write_u64(dev_ptr, base)
+
+    # ------------------------------------------------------------------ copies
+    def _device_range(self, addr: int, nbytes: int, what: str) -> bool:
+        """True if [addr, addr+nbytes) is device-accessible memory; raises if it starts inside
+        an allocation but runs past its end."""
+        found = self.gmem.find(addr) if addr else None
+        if found is None:
+            return False
+        base, size = found
+        if addr + nbytes > base + size:
+            raise CudaError(Err.InvalidValue,
+                            f"{what}: {nbytes} bytes at {addr:#x} run past the end of the allocation "
+                            f"[{base:#x}, {base + size:#x})")
+        return True
+
+    def _copy_kind(self, dst: int, src: int, count: int, kind: int, what: str) -> int:
+        if kind not in (H2H, H2D, D2H, D2D, DEFAULT):
+            raise CudaError(Err.InvalidMemcpyDirection, f"{what}: {kind} is not a cudaMemcpyKind")
+        if not count:
+            return kind
+        if not dst or not src:
+            raise CudaError(Err.InvalidValue, f"{what}: NULL {'destination' if not dst else 'source'} pointer")
+        d_dev = self._device_range(dst, count, f"{what} destination")
+        s_dev = self._device_range(src, count, f"{what} source")
+        if kind in (H2D, D2D) and not d_dev:
+            raise CudaError(Err.InvalidValue, f"{what}: destination {dst:#x} is not device memory")
+        if kind in (D2H, D2D) and not s_dev:
+            raise CudaError(Err.InvalidValue, f"{what}: source {src:#x} is not device memory")
+        return kind
+
+    def _memcpy(self, dst: int, src: int, count: int, kind: int, stream: int, sync: bool, what: str) -> None:
+        from .gpu import MemcpyOp
+
+        kind = self._copy_kind(dst, src, count, kind, what)
+        if not count:
+            return
+        self.streams.enqueue(stream, MemcpyOp(dst, src, count, kind))
+        if sync:
+            self.streams.synchronize_stream(stream)
+
+    @api
+    def cudaMemcpy(self, dst: int, src: int, count: int, kind: int) -> None:
+        self._memcpy(dst, src, count, kind, 0, True, "cudaMemcpy")
+
+    @api
+    def cudaMemcpyAsync(self, dst: int, src: int, count: int, kind: int, stream: int) -> None:
+        self._memcpy(dst, src, count, kind, stream, False, "cudaMemcpyAsync")
+
+    @api
+    def cudaMemcpy2D(self, dst: int, dpitch: int, src: int, spitch: int, width: int, height: int,
+                     kind: int) -> None:
+        from .gpu import Memcpy2DOp
+
+        what = "cudaMemcpy2D"
+        if kind not in (H2H, H2D, D2H, D2D, DEFAULT):
+            raise CudaError(Err.InvalidMemcpyDirection, f"{what}: {kind} is not a cudaMemcpyKind")
+        if width > dpitch or width > spitch:
+            raise CudaError(Err.InvalidPitchValue,
+                            f"{what}: width {width} exceeds dpitch {dpitch} or spitch {spitch}")
+        if not width or not height:
+            return
+        span_d, span_s = dpitch * (height - 1) + width, spitch * (height - 1) + width
+        if not dst or not src:
+            raise CudaError(Err.InvalidValue, f"{what}: NULL pointer")
+        d_dev = self._device_range(dst, span_d, f"{what} destination")
+        s_dev = self._device_range(src, span_s, f"{what} source")
+        if (kind in (H2D, D2D) and not d_dev) or (kind in (D2H, D2D) and not s_dev):
+            raise CudaError(Err.InvalidValue, f"{what}: pointers do not match kind {kind}")
+        self.streams.enqueue(0, Memcpy2DOp(dst, dpitch, src, spitch, width, height, kind))
+        self.streams.synchronize_stream(0)
+
+    def _memset(self, ptr: int, value: int, count: int, stream: int, sync: bool, what: str) -> None:
+        from .gpu import MemsetOp
+
+        if not count:
+            return
+        if not self._device_range(ptr, count, what):
+            raise CudaError(Err.InvalidValue, f"{what}: {ptr:#x} is not device memory")
+        self.streams.enqueue(stream, MemsetOp(ptr, value, count))
+        if sync:
+            self.streams.synchronize_stream(stream)
+
+    @api
+    def cudaMemset(self, ptr: int, value: int, count: int) -> None:
+        self._memset(ptr, value, count, 0, True, "cudaMemset")
+
+    @api
+    def cudaMemsetAsync(self, ptr: int, value: int, count: int, stream: int) -> None:
+        self._memset(ptr, value, count, stream, False, "cudaMemsetAsync")
+
+    # ------------------------------------------------------------------ symbols (C032, C033)
+    def _symbol_range(self, symbol: int, count: int, offset: int, what: str) -> int:
+        var = self.registry.variable(symbol, what)
+        if offset + count > var.size:
+            raise CudaError(Err.InvalidValue,
+                            f"{what}: {count} bytes at offset {offset} exceed {var.name}'s {var.size} bytes")
+        return var.device_address() + offset
+
+    def _to_symbol(self, symbol: int, src: int, count: int, offset: int, kind: int, stream: int, sync: bool,
+                   what: str) -> None:
+        if kind not in (H2D, D2D, DEFAULT):
+            raise CudaError(Err.InvalidMemcpyDirection, f"{what}: kind {kind} (must be HostToDevice, DeviceToDevice or Default)")
+        dst = self._symbol_range(symbol, count, offset, what)
+        self._memcpy(dst, src, count, kind, stream, sync, what)
+
+    def _from_symbol(self, dst: int, symbol: int, count: int, offset: int, kind: int, stream: int, sync: bool,
+                     what: str) -> None:
+        if kind not in (D2H, D2D, DEFAULT):
+            raise CudaError(Err.InvalidMemcpyDirection, f"{what}: kind {kind} (must be DeviceToHost, DeviceToDevice or Default)")
+        src = self._symbol_range(symbol, count, offset, what)
+        self._memcpy(dst, src, count, kind, stream, sync, what)
+
+    @api
+    def cudaMemcpyToSymbol(self, symbol: int, src: int, count: int, offset: int, kind: int) -> None:
+        self._to_symbol(symbol, src, count, offset, kind, 0, True, "cudaMemcpyToSymbol")
+
+    @api
+    def cudaMemcpyFromSymbol(self, dst: int, symbol: int, count: int, offset: int, kind: int) -> None:
+        self._from_symbol(dst, symbol, count, offset, kind, 0, True, "cudaMemcpyFromSymbol")
+
+    @api
+    def cudaMemcpyToSymbolAsync(self, symbol: int, src: int, count: int, offset: int, kind: int,
+                                stream: int) -> None:
+        self._to_symbol(symbol, src, count, offset, kind, stream, False, "cudaMemcpyToSymbolAsync")
+
+    @api
+    def cudaMemcpyFromSymbolAsync(self, dst: int, symbol: int, count: int, offset: int, kind: int,
+                                  stream: int) -> None:
+        self._from_symbol(dst, symbol, count, offset, kind, stream, False, "cudaMemcpyFromSymbolAsync")
+
+    @api
+    def cudaGetSymbolAddress(self, dev_ptr: int, symbol: int) -> None:
+        _check_ptr(dev_ptr, "cudaGetSymbolAddress: devPtr")
+        abi.write_u64(dev_ptr, self.registry.variable(symbol, "cudaGetSymbolAddress").device_address())
+
+    @api
+    def cudaGetSymbolSize(self, size: int, symbol: int) -> None:
+        _check_ptr(size, "cudaGetSymbolSize: size")
+        abi.write_u64(size, self.registry.variable(symbol, "cudaGetSymbolSize").size)
+
+    @api
+    def cudaPointerGetAttributes(self, attrs: int, ptr: int) -> None:
+        _check_ptr(attrs, "cudaPointerGetAttributes: attributes")
+        a = abi.CudaPointerAttributes.from_address(attrs)
+        ctypes.memset(attrs, 0, ctypes.sizeof(a))
+        found = self.gmem.find(ptr) if ptr else None
+        base = found[0] if found else None
+        if base is not None and base in self._managed:
+            a.type, a.devicePointer, a.hostPointer = MEM_MANAGED, ptr, ptr
+        elif base is not None and base in self._host_allocs:
+            a.type, a.devicePointer, a.hostPointer = MEM_HOST, ptr, ptr
+        elif found is not None:
+            a.type, a.devicePointer, a.hostPointer = MEM_DEVICE, ptr, None
+        else:
+            a.type, a.hostPointer = MEM_UNREGISTERED, ptr or None
+            a.device = -2
+            return
+        a.device = 0
+
+    # ================================================================== kernels
+    @api
+    def cudaFuncGetAttributes(self, attr: int, func: int) -> None:
+        _check_ptr(attr, "cudaFuncGetAttributes: attr")
+        k = self.registry.kernel(func, "cudaFuncGetAttributes")
+        r = k.resources()
+        a = abi.CudaFuncAttributes.from_address(attr)
+        ctypes.memset(attr, 0, ctypes.sizeof(a))
+        a.sharedSizeBytes = r.static_smem_bytes
+        a.constSizeBytes = r.const_bytes
+        a.localSizeBytes = r.local_bytes
+        a.maxThreadsPerBlock = self._max_threads(k)
+        a.numRegs = r.regs
+        ver = getattr(k.module.ir, "version", (0, 0))
+        a.ptxVersion = k.module.ptx_arch
+        a.binaryVersion = k.module.ptx_arch
+        _ = ver
+        a.maxDynamicSharedSizeBytes = k.attrs.get(FUNC_ATTR_MAX_DYN_SMEM, self._default_dyn_smem(k))
+        a.preferredShmemCarveout = k.attrs.get(FUNC_ATTR_CARVEOUT, -1)
+
+    def _default_dyn_smem(self, k: Kernel) -> int:
+        return max(0, 48 * 1024 - k.resources().static_smem_bytes)
+
+    def _max_threads(self, k: Kernel) -> int:
+        r = k.resources()
+        limit = min(r.max_threads or 1024, self.device.max_threads_per_block)
+        if r.regs:
+            by_regs = self.device.regs_per_block // r.regs
+            limit = min(limit, by_regs // self.device.warp_size * self.device.warp_size)
+        return limit
+
+    @api
+    def cudaFuncSetAttribute(self, func: int, attr: int, value: int) -> None:
+        k = self.registry.kernel(func, "cudaFuncSetAttribute")
+        if attr == FUNC_ATTR_MAX_DYN_SMEM:
+            top = self.device.max_smem_per_block_bytes - k.resources().static_smem_bytes
+            if value < 0 or value > top:
+                raise CudaError(Err.InvalidValue,
+                                f"cudaFuncSetAttribute: MaxDynamicSharedMemorySize {value} outside 0..{top}")
+        elif attr == FUNC_ATTR_CARVEOUT:
+            if not -1 <= value <= 100:
+                raise CudaError(Err.InvalidValue, f"cudaFuncSetAttribute: carveout {value} outside -1..100")
+        elif 10 <= attr <= 15:
+            raise CudaError(Err.NotSupported,
+                            f"cudaFuncSetAttribute: attribute {attr} (thread block clusters) is not simulated")
+        else:
+            raise CudaError(Err.InvalidValue, f"cudaFuncSetAttribute: {attr} is not a cudaFuncAttribute")
+        k.attrs[attr] = value
+
+    @api
+    def cudaFuncSetCacheConfig(self, func: int, cache_config: int) -> None:
+        k = self.registry.kernel(func, "cudaFuncSetCacheConfig")
+        if cache_config not in (0, 1, 2, 3):
+            raise CudaError(Err.InvalidValue, f"cudaFuncSetCacheConfig: {cache_config} is not a cudaFuncCache")
+        k.cache_config = cache_config
+
+    def occupancy(self, k: Kernel, block_size: int, dyn_smem: int) -> int:
+        """CTAs per SM, as GPGPU-Sim's ``shader_core_config::max_cta`` computes it: the minimum
+        of the CTA slots, threads (padded to whole warps), registers (per-thread count rounded
+        up to 4) and shared memory."""
+        d = self.device
+        if block_size > self._max_threads(k):
+            return 0
+        r = k.resources()
+        padded = -(-block_size // d.warp_size) * d.warp_size
+        limits = [d.ctas_per_sm, d.threads_per_sm // padded]
+        regs = (r.regs + 3) & ~3
+        if regs:
+            limits.append(d.regs_per_sm // (padded * regs))
+        smem = r.static_smem_bytes + dyn_smem
+        if smem:
+            limits.append(d.smem_per_sm_bytes // smem)
+        return max(0, min(limits))
+
+    def _occupancy(self, num_blocks: int, func: int, block_size: int, dyn_smem: int, flags: int,
+                   what: str) -> None:
+        _check_ptr(num_blocks, f"{what}: numBlocks")
+        k = self.registry.kernel(func, what)
+        if flags not in (0, 1):
+            raise CudaError(Err.InvalidValue, f"{what}: invalid flags {flags:#x}")
+        if block_size <= 0:
+            raise CudaError(Err.InvalidValue, f"{what}: blockSize {block_size} must be positive")
+        abi.write_i32(num_blocks, self.occupancy(k, block_size, dyn_smem))
+
+    @api
+    def cudaOccupancyMaxActiveBlocksPerMultiprocessor(self, num_blocks: int, func: int, block_size: int,
+                                                      dyn_smem: int) -> None:
+        self._occupancy(num_blocks, func, block_size, dyn_smem, 0,
+                        "cudaOccupancyMaxActiveBlocksPerMultiprocessor")
+
+    @api
+    def cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(self, num_blocks: int, func: int,
+                                                               block_size: int, dyn_smem: int,
+                                                               flags: int) -> None:
+        self._occupancy(num_blocks, func, block_size, dyn_smem, flags,
+                        "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags")
+
+    # ================================================================== errors
+    def cudaGetLastError(self) -> int:
+        blocked = self._blocked_by()
+        if blocked is not None:
+            return int(blocked.code)
+        code, self._last_error = self._last_error, 0
+        return code
+
+    def cudaPeekAtLastError(self) -> int:
+        blocked = self._blocked_by()
+        if blocked is not None:
+            return int(blocked.code)
+        return self._last_error
+
+    def _cstring(self, kind: str, code: int, text: str) -> int:
+        key = (kind, code)
+        buf = self._cstrings.get(key)
+        if buf is None:
+            buf = self._cstrings[key] = ctypes.create_string_buffer(text.encode())
+        return ctypes.addressof(buf)
+
+    def gs_error_string(self, code: int) -> int:
+        """``cudaGetErrorString``: CUDA's own message text (a persistent C string)."""
+        return self._cstring("s", code, MESSAGES.get(code, "unrecognized error code"))
+
+    def gs_error_name(self, code: int) -> int:
+        """``cudaGetErrorName``."""
+        return self._cstring("n", code, NAMES.get(code, "unrecognized error code"))
+
+    def gs_not_supported(self, name_addr: int) -> int:
+        """An exported entry point gpgpusim does not implement (generated C stub)."""
+        name = abi.read_cstr(name_addr)
+        return self._record(name, CudaError(Err.NotSupported,
+                                            f"{name}() is not supported by gpgpusim (returning cudaErrorNotSupported)"))
+
+    # ================================================================== streams and events
+    @api
+    def cudaStreamCreate(self, p_stream: int) -> None:
+        _check_ptr(p_stream, "cudaStreamCreate: pStream")
+        abi.write_u64(p_stream, self.streams.create_stream())
+
+    @api
+    def cudaStreamCreateWithFlags(self, p_stream: int, flags: int) -> None:
+        _check_ptr(p_stream, "cudaStreamCreateWithFlags: pStream")
+        abi.write_u64(p_stream, self.streams.create_stream(flags))
+
+    @api
+    def cudaStreamCreateWithPriority(self, p_stream: int, flags: int, priority: int) -> None:
+        _check_ptr(p_stream, "cudaStreamCreateWithPriority: pStream")
+        abi.write_u64(p_stream, self.streams.create_stream(flags, priority))
+
+    @api
+    def cudaStreamDestroy(self, stream: int) -> None:
+        self.streams.destroy_stream(stream)
+
+    @api
+    def cudaStreamSynchronize(self, stream: int) -> None:
+        self.streams.synchronize_stream(stream)
+
+    @api
+    def cudaStreamQuery(self, stream: int) -> int:
+        return 0 if self.streams.query_stream(stream) else int(Err.NotReady)
+
+    @api
+    def cudaStreamWaitEvent(self, stream: int, event: int, flags: int) -> None:
+        self.streams.stream_wait_event(stream, event, flags)
+
+    @api
+    def cudaEventCreate(self, event: int) -> None:
+        _check_ptr(event, "cudaEventCreate: event")
+        abi.write_u64(event, self.streams.create_event())
+
+    @api
+    def cudaEventCreateWithFlags(self, event: int, flags: int) -> None:
+        _check_ptr(event, "cudaEventCreateWithFlags: event")
+        abi.write_u64(event, self.streams.create_event(flags))
+
+    @api
+    def cudaEventRecord(self, event: int, stream: int) -> None:
+        self.streams.record_event(event, stream)
+
+    @api
+    def cudaEventRecordWithFlags(self, event: int, stream: int, flags: int) -> None:
+        self.streams.record_event(event, stream, flags)
+
+    @api
+    def cudaEventQuery(self, event: int) -> int:
+        return 0 if self.streams.query_event(event) else int(Err.NotReady)
+
+    @api
+    def cudaEventSynchronize(self, event: int) -> None:
+        self.streams.synchronize_event(event)
+
+    @api
+    def cudaEventElapsedTime(self, ms: int, start: int, end: int) -> None:
+        _check_ptr(ms, "cudaEventElapsedTime: ms")
+        abi.write_f32(ms, self.streams.elapsed_ms(start, end))
+
+    @api
+    def cudaEventDestroy(self, event: int) -> None:
+        self.streams.destroy_event(event)
+
+    # ================================================================== exit
+    def exit(self) -> None:
+        """Program end (last fat binary unregistered): finish queued work, final report."""
+        if self._exited:
+            return
+        self._exited = True
+        try:
+            self.streams.synchronize_device()
+        except CudaError:
+            pass
+        rep = self.reporter
+        fn = getattr(rep, "exit", None) if rep is not None else None
+        if fn is not None:
+            fn()
+        path = os.environ.get("GPGPUSIM_STATS_JSON")
+        if path:
+            try:
+                from gpgpusim.report import write_json  # type: ignore[attr-defined]
+
+                write_json(path, self)
+            except (ImportError, AttributeError):
+                hostio.err(f"gpgpusim: cannot write {path}: the JSON report is not available")
+        hostio.flush()
+
+
+for _n in [n for n in vars(Runtime) if n.startswith("x__cuda")]:
+    setattr(Runtime, _n[1:], getattr(Runtime, _n))
+
+
+def _parse_ptx(text: str, name: str) -> Any:
+    try:
+        from gpgpusim.ptx import load_ptx_cached as parse
+    except ImportError:
+        try:
+            from gpgpusim.ptx import parse_ptx as parse
+        except ImportError:
+            raise CudaError(Err.NotSupported, "the PTX front end (gpgpusim.ptx.parse_ptx) is not available") from None
+    return parse(text, name)
+
+
+class _ReporterHooks:
+    """Forwards the GPU's kernel events to the Reporter methods that exist."""
+
+    def __init__(self, reporter: Any) -> None:
+        self.reporter = reporter
+
+    def kernel_launch(self, rec: Any) -> None:
+        fn = getattr(self.reporter, "kernel_launch", None)
+        if fn is not None:
+            fn(rec)
+
+    def kernel_end(self, rec: Any) -> None:
+        fn = getattr(self.reporter, "kernel_end", None)
+        if fn is not None:
+            fn(rec)
