@@ -93,16 +93,22 @@ class KernelLaunchOp(Op):
     """A kernel launch (``stream_operation`` with ``m_kernel``).
 
     ``module`` is the engine's ``LoadedModule``; ``launch_kwargs`` go unchanged to
-    ``engine.launch`` (e.g. ``printf=``, ``driver=``, ``line_stats=``).
+    ``engine.launch`` (e.g. ``printf=``, ``driver=``, ``line_stats=``, ``options=``).
+    ``host_fun`` / ``regs_per_thread`` / ``static_smem_bytes`` only feed the report.
     """
 
     kind = "kernel"
 
     def __init__(self, module: Any, kernel: str, grid: tuple[int, int, int],
                  block: tuple[int, int, int], dyn_smem_bytes: int = 0, params: bytes = b"",
-                 launch_kwargs: dict[str, Any] | None = None) -> None:
+                 launch_kwargs: dict[str, Any] | None = None, *, host_fun: int | None = None,
+                 regs_per_thread: int | None = None,
+                 static_smem_bytes: int | None = None) -> None:
         super().__init__()
         self.module = module
+        self.host_fun = host_fun                # host stub address, for the report only
+        self.regs_per_thread = regs_per_thread
+        self.static_smem_bytes = static_smem_bytes
         self.kernel = kernel
         self.grid = tuple(grid)
         self.block = tuple(block)
@@ -159,13 +165,23 @@ class Memcpy2DOp(Op):
 
 
 class MemsetOp(Op):
-    """``cudaMemset(Async)``: ``nbytes`` bytes at device address ``dst`` set to ``value & 0xff``."""
+    """``cudaMemset(Async)``: ``nbytes`` bytes at device address ``dst`` set to ``value & 0xff``.
+
+    Graph memset nodes generalise it: ``element_size`` 1, 2 or 4 (``value`` is stored as that
+    many little-endian bytes) and ``height`` rows of ``nbytes`` bytes, ``pitch`` bytes apart.
+    """
 
     kind = "memset"
 
-    def __init__(self, dst: int, value: int, nbytes: int) -> None:
+    def __init__(self, dst: int, value: int, nbytes: int, element_size: int = 1,
+                 pitch: int = 0, height: int = 1) -> None:
         super().__init__()
-        self.dst, self.value, self.nbytes = int(dst), int(value) & 0xFF, int(nbytes)
+        if element_size not in (1, 2, 4):
+            raise CudaError(Err.InvalidValue, f"memset: element size {element_size} is not 1, 2 or 4")
+        self.dst, self.nbytes = int(dst), int(nbytes)
+        self.element_size = element_size
+        self.value = int(value) & ((1 << (8 * element_size)) - 1)
+        self.pitch, self.height = int(pitch), int(height)
 
 
 class FreeOp(Op):
@@ -236,7 +252,8 @@ class KernelRecord:
     op: KernelLaunchOp
     start_cycles: int = 0
     end_cycles: int = 0
-    stats: Any = None
+    stats: Any = None                 # what engine.launch returned
+    report_stats: Any = None          # gpgpusim.report.data.KernelStats handed to the reporter
     error: CudaError | None = None
 
     @property
@@ -306,10 +323,13 @@ class Gpu:
     """Functional-mode GPU: executes stream operations and keeps the simulated clock.
 
     ``launch_fn`` defaults to ``gpgpusim.functional.engine.launch``; unit tests pass a fake with
-    the same signature.  ``reporter`` (``gpgpusim.report.Reporter``) gets ``kernel_launch(record)``
-    when a kernel enters a slot and ``kernel_end(record)`` when it finishes (C050, C055); both are
-    called on the simulation thread.
+    the same signature.  ``reporter`` (``gpgpusim.report.Reporter``) gets
+    ``kernel_launch(KernelInfo)`` when a kernel enters a slot and, in functional mode,
+    ``functional_done(KernelStats)`` when it finishes (C050, C055); both on the simulation thread.
     """
+
+    #: this GPU runs kernels on the functional engine only (no cycle-level timing model)
+    functional = True
 
     def __init__(self, config: Any = None, gmem: Any = None, reporter: Any = None, *,
                  launch_fn: Callable[..., Any] | None = None,
@@ -359,7 +379,12 @@ class Gpu:
         self._running.append(rec)
         self.kernels.append(rec)
         if self.reporter is not None:
-            self.reporter.kernel_launch(rec)
+            from gpgpusim.report.data import KernelInfo
+            self._notify("kernel_launch", KernelInfo(
+                name=op.kernel, uid=rec.uid, grid=op.grid, block=op.block,  # type: ignore[arg-type]
+                stream_id=stream_id, functional=self.functional, host_fun=op.host_fun,
+                dyn_smem_bytes=op.dyn_smem_bytes, regs_per_thread=op.regs_per_thread,
+                static_smem_bytes=op.static_smem_bytes))
         return rec
 
     def advance(self) -> list[KernelRecord]:
@@ -383,17 +408,44 @@ class Gpu:
                                op.params, gmem=self.gmem, **op.launch_kwargs)
         except CudaError as exc:
             rec.error = exc
+        except Exception as exc:  # noqa: BLE001 - an engine bug: the kernel's results are undefined
+            rec.error = CudaError(Err.LaunchFailure, f"kernel '{op.kernel}': internal simulator "
+                                  f"error: {type(exc).__name__}: {exc}", sticky=True)
         warp_insn = int(getattr(rec.stats, "warp_insn", 0) or 0)
         self.now_cycles += estimate_cycles(warp_insn, self.n_sm, self.issue_per_sm)
         rec.end_cycles = self.now_cycles
         if rec.stats is not None:
-            for name, value in (("kernel_stream_id", rec.stream_id), ("kernel_uid", rec.uid)):
-                try:
-                    setattr(rec.stats, name, value)
-                except AttributeError:
-                    pass  # a stats object with __slots__ lacking the field; the record has it
-        if self.reporter is not None:
-            self.reporter.kernel_end(rec)
+            rec.report_stats = self._report_stats(rec)
+            self._notify("functional_done", rec.report_stats)
+
+    def _notify(self, what: str, data: Any) -> None:
+        """Call the reporter's ``what`` if it has one; a reporter fault must not stop the GPU."""
+        fn = getattr(self.reporter, what, None) if self.reporter is not None else None
+        if fn is None:
+            return
+        try:
+            fn(data)
+        except Exception as exc:  # noqa: BLE001
+            import sys
+            print(f"gpgpusim: report {what} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+
+    @staticmethod
+    def _report_stats(rec: KernelRecord) -> Any:
+        """Engine stats -> ``report.data.KernelStats`` (per kernel, with its stream id)."""
+        from gpgpusim.report.data import KernelStats
+        st = rec.stats
+        line_counts = None
+        line_stats = getattr(st, "line_stats", None)
+        if line_stats:
+            module = getattr(rec.op.module, "module", None)
+            fname = getattr(module, "filename", "<ptx>")
+            line_counts = {(fname, int(line)): int(v[1]) for line, v in line_stats.items()}
+        return KernelStats(
+            name=rec.name, uid=rec.uid, grid=rec.grid, block=rec.block,  # type: ignore[arg-type]
+            stream_id=rec.stream_id, thread_insn=int(getattr(st, "thread_insn", 0)),
+            warp_insn=int(getattr(st, "warp_insn", 0)), ctas=int(getattr(st, "ctas", 0)),
+            opcode_counts=dict(getattr(st, "opcode_counts", {}) or {}),
+            elapsed_s=float(getattr(st, "wall_s", 0.0)), cycles=None, line_counts=line_counts)
 
     # ---- copies ------------------------------------------------------------------------------
     def _is_device(self, ref: HostRef) -> bool:
@@ -455,8 +507,11 @@ class Gpu:
         self._copy_time(op.width * op.height, kind)
 
     def memset(self, op: MemsetOp) -> None:
-        if op.nbytes:
-            self.gmem.view(op.dst, op.nbytes)[:] = op.value
+        if not op.nbytes:
+            return
+        dtype = {1: np.uint8, 2: np.uint16, 4: np.uint32}[op.element_size]
+        for row in range(op.height):
+            self.gmem.view(op.dst + row * op.pitch, op.nbytes).view(dtype)[:] = op.value
 
     def free(self, op: FreeOp) -> None:
         self.gmem.free(op.addr)
