@@ -1,0 +1,308 @@
+"""Floating-point arithmetic semantics for f32, f64, f16, bf16 and the packed x2 forms.
+
+GPGPU-Sim counterparts: ``add_impl``, ``sub_impl``, ``mul_impl``, ``fma_impl``, ``mad_impl``,
+``div_impl``, ``rcp_impl``, ``sqrt_impl``, ``rsqrt_impl``, ``sin_impl``, ``cos_impl``,
+``lg2_impl``, ``ex2_impl``, ``abs_impl``, ``neg_impl``, ``min_impl``, ``max_impl``,
+``copysign_impl``, ``testp_impl`` (``src/cuda-sim/instructions.cc``; checklist C221).
+
+Exactness
+---------
+* ``.rn`` add/sub/mul/div/sqrt are numpy's own IEEE operations in the operand precision.
+  f16 and bf16 compute in f32 and round once more; that double rounding is innocuous for
+  + - * / sqrt because 24 >= 2p + 2 (p = 11 or 8).
+* ``fma``/``mad`` are single-rounding: f32/f16/bf16 via the exact f64 product, an exact TwoSum
+  and round-to-odd; f64 via Dekker's TwoProduct and Boldo-Melquiond's round-to-odd emulation.
+  (Exact except for f64 operands beyond 2**995 or products below 2**-969, where Dekker's
+  splitting loses bits.)
+* ``.rz .rm .rp`` are exact for f32 add/sub/mul/fma/div/sqrt/rcp and f64 add/sub/mul/div/
+  sqrt/rcp; f64 ``fma`` with a directed mode decides the final ulp from a double-double
+  residual and can misround only under catastrophic cancellation below 2**-106 relative.
+* ``.approx`` transcendentals (``sin cos lg2 ex2 tanh rsqrt``, ``rcp/div/sqrt.approx``) are
+  computed exactly in f64 and rounded to nearest: GPGPU-Sim also uses the host libm; real
+  hardware differs by a few ulp.
+* ``.ftz`` flushes subnormal f32 (or f16) inputs and results to sign-preserving zero; ``.sat``
+  clamps to [0, 1] with NaN -> +0.
+* NaN results are the canonical NaN (0x7FFFFFFF, 0x7FFF for halves) for min/max; arithmetic
+  NaNs keep whatever the host produces (PTX does not specify payloads).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from . import _fp as fp
+
+Fn = Callable[..., object]
+F16, F32, F64 = np.float16, np.float32, np.float64
+U16, U32, U64 = np.uint16, np.uint32, np.uint64
+
+CANON_NAN = {"f32": U32(0x7FFFFFFF), "f64": U64(0x7FFFFFFFFFFFFFFF), "f16": U16(0x7FFF), "bf16": U16(0x7FFF)}
+
+
+def quiet(fn: Fn) -> Fn:
+    """Wrap ``fn`` so that overflow/invalid/underflow never warn (they are results, not errors)."""
+    def q(*args):
+        with np.errstate(all="ignore"):
+            return fn(*args)
+    q.__name__ = getattr(fn, "__name__", "fn")
+    q.__doc__ = fn.__doc__
+    return q
+
+
+def _post(t: str, ftz: bool, sat: bool, relu: bool = False) -> Callable[[np.ndarray], np.ndarray]:
+    """Result post-processing on the computation dtype (f16/f32/f64)."""
+    steps: list[Callable[[np.ndarray], np.ndarray]] = []
+    if ftz:
+        steps.append(fp.ftz32 if t == "f32" else fp.ftz16 if t == "f16" else fp.ftz64 if t == "f64" else _ident)
+    if sat:
+        steps.append(fp.sat)
+    if relu:
+        steps.append(_relu)
+    if not steps:
+        return _ident
+    if len(steps) == 1:
+        return steps[0]
+
+    def run(x):
+        for s in steps:
+            x = s(x)
+        return x
+    return run
+
+
+def _ident(x):
+    return x
+
+
+def _relu(x):
+    return np.where(np.isnan(x), x, np.maximum(x, x.dtype.type(0)))
+
+
+def _pre(t: str, ftz: bool) -> Callable[[np.ndarray], np.ndarray]:
+    if not ftz:
+        return _ident
+    return {"f32": fp.ftz32, "f16": fp.ftz16, "f64": _ident}.get(t, _ident)
+
+
+# ----------------------------------------------------------------------------- core per precision
+def _core_binary(op: str, t: str, mode: str) -> Fn:
+    """RN or directed add/sub/mul/div for native f16/f32/f64 arrays."""
+    native = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}[op]
+    if mode == "rn" or t == "f16":
+        return native
+    if t == "f32":
+        if op in ("add", "sub"):
+            def addsub(a, b):
+                b64 = b.astype(F64) if op == "add" else -b.astype(F64)
+                s, e = fp.two_sum(a.astype(F64), b64)
+                return fp.f64_round(fp.odd(s, e), F32, mode)
+            return addsub
+        if op == "mul":
+            return lambda a, b: fp.f64_round(a.astype(F64) * b.astype(F64), F32, mode)
+
+        def div32(a, b):
+            r = np.divide(a, b)
+            a64, b64 = a.astype(F64), b.astype(F64)
+            return fp.adjust(r, (a64 - r.astype(F64) * b64) * np.sign(b64), mode)
+        return div32
+    # f64
+    if op in ("add", "sub"):
+        def addsub64(a, b):
+            s, e = fp.two_sum(a, b if op == "add" else -b)
+            return fp.adjust(s, e, mode)
+        return addsub64
+    if op == "mul":
+        def mul64(a, b):
+            p, e = fp.two_prod(a, b)
+            return fp.adjust(p, e, mode)
+        return mul64
+
+    def div64(a, b):
+        q = a / b
+        p, pe = fp.two_prod(q, b)
+        return fp.adjust(q, ((a - p) - pe) * np.sign(b), mode)
+    return div64
+
+
+def _core_fma(t: str, mode: str) -> Fn:
+    if t in ("f32", "f16"):
+        dt = F32 if t == "f32" else F16
+
+        def fma_narrow(a, b, c):
+            s, e = fp.two_sum(a.astype(F64) * b.astype(F64), c.astype(F64))
+            return fp.f64_round(fp.odd(s, e), dt, mode)
+        return fma_narrow
+
+    def fma64(a, b, c):
+        uh, ul = fp.two_prod(a, b)
+        th, tl = fp.two_sum(c, uh)
+        v = fp.odd(*fp.two_sum(tl, ul))
+        r = th + v
+        # non-finite intermediates: the plain formula is already the IEEE answer
+        r = np.where(np.isfinite(uh) & np.isfinite(th), r, a * b + c)
+        if mode == "rn":
+            return r
+        x1, x2 = fp.two_sum(tl, ul)
+        resid = ((th - r) + x1) + x2
+        return fp.adjust(r, np.where(np.isfinite(r), resid, 0.0), mode)
+    return fma64
+
+
+def _core_sqrt(t: str, mode: str) -> Fn:
+    if mode == "rn" or t == "f16":
+        return np.sqrt
+    if t == "f32":
+        def sqrt32(a):
+            r = np.sqrt(a)
+            r64 = r.astype(F64)
+            return fp.adjust(r, a.astype(F64) - r64 * r64, mode)
+        return sqrt32
+
+    def sqrt64(a):
+        r = np.sqrt(a)
+        p, pe = fp.two_prod(r, r)
+        return fp.adjust(r, (a - p) - pe, mode)
+    return sqrt64
+
+
+_UNARY_APPROX: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "sin": np.sin, "cos": np.cos, "lg2": np.log2, "ex2": np.exp2, "tanh": np.tanh,
+    "rsqrt": lambda x: 1.0 / np.sqrt(x), "rcp": lambda x: 1.0 / x, "sqrt": np.sqrt,
+}
+
+
+# ----------------------------------------------------------------------------- type adapters
+def _adapt(t: str, core: Fn, nargs: int, pre, post) -> Fn:
+    """Build the operand-level function for type ``t`` around a core working on the
+    computation dtype: f16/f32/f64 natively, bf16 through f32, x2 types per half."""
+    if t in ("f32", "f64", "f16"):
+        if pre is _ident and post is _ident:
+            return quiet(core)
+        if nargs == 1:
+            return quiet(lambda a: post(core(pre(a))))
+        if nargs == 2:
+            return quiet(lambda a, b: post(core(pre(a), pre(b))))
+        return quiet(lambda a, b, c: post(core(pre(a), pre(b), pre(c))))
+    if t == "bf16":
+        def bf(*args):
+            r = post(core(*(fp.bf16_to_f32(x) for x in args)))
+            return fp.f32_to_bf16(r) if r.dtype == F32 else fp.f64_to_bf16(r)
+        return quiet(bf)
+    if t in ("f16x2", "bf16x2"):
+        half = _adapt(t[:-2], core, nargs, pre, post)
+        is_f16 = t == "f16x2"
+
+        def x2(*args):
+            parts = [fp.split_x2(x) for x in args]
+            if is_f16:
+                lo = fp.f16_to_raw(half(*(fp.f16_from_raw(p[0]) for p in parts)))
+                hi = fp.f16_to_raw(half(*(fp.f16_from_raw(p[1]) for p in parts)))
+            else:
+                lo = half(*(p[0] for p in parts))
+                hi = half(*(p[1] for p in parts))
+            return fp.join_x2(lo, hi)
+        return x2
+    raise ValueError(f"not a float type: {t}")
+
+
+def _bf16_fma_core(mode: str) -> Fn:
+    def core(a, b, c):  # a, b, c are f32 (exact bf16 values); returns f64 rounded to odd
+        s, e = fp.two_sum(a.astype(F64) * b.astype(F64), c.astype(F64))
+        return fp.odd(s, e)
+    return core
+
+
+# ----------------------------------------------------------------------------- public builders
+def arith(op: str, t: str, mode: str = "rn", ftz: bool = False, sat: bool = False, relu: bool = False) -> Fn:
+    """``add sub mul div`` (binary) for every float type."""
+    comp = "f32" if t in ("bf16", "bf16x2") else t[:3]
+    core = _core_binary(op, comp, mode)
+    return _adapt(t, core, 2, _pre(comp, ftz), _post(comp, ftz, sat, relu))
+
+
+def fma(t: str, mode: str = "rn", ftz: bool = False, sat: bool = False, relu: bool = False) -> Fn:
+    if t in ("bf16", "bf16x2"):
+        core = _bf16_fma_core(mode)
+        return _adapt(t, core, 3, _ident, _post("f64", False, sat, relu))
+    comp = t[:3]
+    return _adapt(t, _core_fma(comp, mode), 3, _pre(comp, ftz), _post(comp, ftz, sat, relu))
+
+
+def sqrt(t: str, mode: str = "rn", ftz: bool = False) -> Fn:
+    return _adapt(t, _core_sqrt(t, mode), 1, _pre(t, ftz), _post(t, ftz, False))
+
+
+def rcp(t: str, mode: str = "rn", ftz: bool = False) -> Fn:
+    div = _core_binary("div", t, mode)
+    one = {"f32": F32(1), "f64": F64(1), "f16": F16(1)}[t]
+    return _adapt(t, lambda a: div(np.full_like(a, one), a), 1, _pre(t, ftz), _post(t, ftz, False))
+
+
+def approx(op: str, t: str, ftz: bool = False) -> Fn:
+    """``.approx`` unary functions: exact f64 math rounded to nearest in the operand type."""
+    f = _UNARY_APPROX[op]
+    if t in ("bf16", "bf16x2"):
+        return _adapt(t, lambda a: f(a.astype(F64)).astype(F32), 1, _ident, _ident)
+    comp = t[:3]
+    dt = {"f32": F32, "f16": F16, "f64": F64}[comp]
+    return _adapt(t, lambda a: f(a.astype(F64)).astype(dt), 1, _pre(comp, ftz), _post(comp, ftz, False))
+
+
+def div_approx(t: str, ftz: bool = False) -> Fn:
+    """``div.approx``/``div.full``: the correctly rounded quotient (documented deviation)."""
+    return arith("div", t, "rn", ftz)
+
+
+def absneg(op: str, t: str, ftz: bool = False) -> Fn:
+    """Sign-bit operations (NaN payloads kept)."""
+    if t in ("bf16", "bf16x2", "f16x2"):
+        mask = U32(0x7FFF7FFF) if t.endswith("x2") else U16(0x7FFF)
+        flip = U32(0x80008000) if t.endswith("x2") else U16(0x8000)
+        if op == "abs":
+            return lambda a: a & mask
+        return lambda a: a ^ flip
+    pre = _pre(t, ftz)
+    f = np.abs if op == "abs" else np.negative
+    if pre is _ident:
+        return f
+    return quiet(lambda a: f(pre(a)))
+
+
+def minmax(op: str, t: str, ftz: bool = False, nan: bool = False) -> Fn:
+    """PTX min/max: one NaN operand -> the other; both (or, with ``.NaN``, either) NaN ->
+    canonical NaN; -0.0 is less than +0.0."""
+    comp = "f32" if t in ("bf16", "bf16x2") else t[:3]
+    canon = CANON_NAN[comp].view({"f32": F32, "f64": F64, "f16": F16}[comp])
+    is_max = op == "max"
+
+    def core(a, b):
+        r = np.fmax(a, b) if is_max else np.fmin(a, b)
+        sa = np.signbit(a)
+        pick_a = ~sa if is_max else sa
+        r = np.where(a == b, np.where(pick_a, a, b), r)
+        bad = (np.isnan(a) | np.isnan(b)) if nan else (np.isnan(a) & np.isnan(b))
+        return np.where(bad, canon, r)
+
+    # bf16 computes in f32; f32_to_bf16 maps any NaN to the canonical bf16 NaN 0x7FFF
+    return _adapt(t, core, 2, _pre(comp, ftz), _post(comp, ftz, False))
+
+
+def copysign(t: str) -> Fn:
+    """``copysign d, a, b``: |b| with the sign of a."""
+    return lambda a, b: np.copysign(b, a)
+
+
+_TESTP = {
+    "finite": lambda x: np.isfinite(x),
+    "infinite": lambda x: np.isinf(x),
+    "number": lambda x: ~np.isnan(x),
+    "notanumber": lambda x: np.isnan(x),
+    "normal": lambda x: np.isfinite(x) & (np.abs(x) >= np.finfo(x.dtype).tiny),
+    "subnormal": lambda x: (np.abs(x) < np.finfo(x.dtype).tiny) & (x != 0),
+}
+
+
+def testp(op: str, t: str) -> Fn:
+    return _TESTP[op]

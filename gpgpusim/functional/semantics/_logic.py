@@ -1,0 +1,132 @@
+"""Logic and shift semantics: ``and or xor not cnot lop3 shl shr shf prmt``.
+
+GPGPU-Sim counterparts: ``and_impl``, ``or_impl``, ``xor_impl``, ``not_impl``, ``cnot_impl``,
+``lop3_impl``, ``shl_impl``, ``shr_impl``, ``shf_impl``, ``prmt_impl``
+(``src/cuda-sim/instructions.cc``; checklist C221).
+
+Shifts: amounts are unsigned 32-bit and amounts >= the width clamp (``shl``/``shr.u`` give 0,
+``shr.s`` fills with the sign).  numpy's own shift defines exactly this for counts >= width;
+we clamp the count to the width first so that narrowing the count's dtype never wraps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ._types import bits_of, dtype_of
+
+Fn = Callable[..., object]
+U32 = np.uint32
+U64 = np.uint64
+
+
+def bitwise(op: str, t: str) -> Fn:
+    if t == "pred":
+        return {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}[op]
+    return {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
+
+
+def bnot(t: str) -> Fn:
+    return np.logical_not if t == "pred" else np.invert
+
+
+def cnot(t: str) -> Fn:
+    dt = dtype_of(t)
+    return lambda a: (a == 0).astype(dt)
+
+
+def lop3(lut: int) -> Fn:
+    """``lop3.b32 d, a, b, c, immLut``: ``immLut`` = F(0xF0, 0xCC, 0xAA).  The LUT is bound at
+    lookup; the function evaluates it as a multiplexer tree over a, b, c (at most ~13 numpy
+    ops) with constant leaves folded.  The trailing LUT argument is accepted and ignored."""
+    lut &= 0xFF
+    ones = U32(0xFFFFFFFF)
+
+    def leaf(i: int, c):
+        t0, t1 = (lut >> i) & 1, (lut >> (i + 1)) & 1
+        if t0 == t1:
+            return ones if t0 else U32(0)
+        return c if t1 else ~c
+
+    def mux(s, x, y):  # s ? x : y, bitwise
+        if isinstance(x, np.uint32) and isinstance(y, np.uint32):
+            if x == y:
+                return x
+            return s if x else ~s
+        return y ^ ((x ^ y) & s)
+
+    def fn(a, b, c, _lut=None):
+        nb = [mux(b, leaf(4 * ai + 2, c), leaf(4 * ai, c)) for ai in (0, 1)]
+        r = mux(a, nb[1], nb[0])
+        if isinstance(r, np.uint32):
+            return np.full(np.shape(a), r, dtype=U32)
+        return np.asarray(r, dtype=U32)
+    return fn
+
+
+def shl(t: str) -> Fn:
+    w = bits_of(t)
+    dt = dtype_of(t)
+    return lambda a, b: np.left_shift(a, np.minimum(b, w).astype(dt))
+
+
+def shr(t: str) -> Fn:
+    w = bits_of(t)
+    dt = dtype_of(t)
+    return lambda a, b: np.right_shift(a, np.minimum(b, w).astype(dt))
+
+
+def shf(left: bool, clamp: bool) -> Fn:
+    """``shf.{l,r}.{wrap,clamp}.b32 d, a, b, c``: funnel shift of the 64-bit ``b:a``; the
+    count is ``c & 31`` (wrap) or ``min(c, 32)`` (clamp)."""
+
+    def fn(a, b, c):
+        x = (np.asarray(b).astype(U64) << U64(32)) | np.asarray(a).astype(U32).astype(U64)
+        cu = np.asarray(c).astype(U32)
+        n = (np.minimum(cu, U32(32)) if clamp else cu & U32(31)).astype(U64)
+        if left:
+            return ((x << n) >> U64(32)).astype(U32)
+        return ((x >> n) & U64(0xFFFFFFFF)).astype(U32)
+    return fn
+
+
+# d.b0..d.b3 byte selectors for the special modes, indexed by c[1:0]
+_PRMT_MODES: dict[str, tuple[tuple[int, int, int, int], ...]] = {
+    "f4e": ((0, 1, 2, 3), (1, 2, 3, 4), (2, 3, 4, 5), (3, 4, 5, 6)),
+    "b4e": ((0, 7, 6, 5), (1, 0, 7, 6), (2, 1, 0, 7), (3, 2, 1, 0)),
+    "rc8": ((0, 0, 0, 0), (1, 1, 1, 1), (2, 2, 2, 2), (3, 3, 3, 3)),
+    "ecl": ((0, 1, 2, 3), (1, 1, 2, 3), (2, 2, 2, 3), (3, 3, 3, 3)),
+    "ecr": ((0, 0, 0, 0), (0, 1, 1, 1), (0, 1, 2, 2), (0, 1, 2, 3)),
+    "rc16": ((0, 1, 0, 1), (2, 3, 2, 3), (0, 1, 0, 1), (2, 3, 2, 3)),
+}
+
+
+def prmt(mode: str | None, imm_sel: int | None = None) -> Fn:
+    """``prmt.b32{.mode} d, a, b, c``: pick bytes of the 8-byte ``{b, a}``.  Generic form: four
+    4-bit selectors in c (bit 3 = replicate the chosen byte's sign).  ``imm_sel`` pre-binds an
+    immediate ``c`` (the runtime argument is then ignored)."""
+    table = None
+    if mode is not None:
+        table = np.array(_PRMT_MODES[mode], dtype=U64)  # [c&3][byte]
+
+    def gather(x, sel, sign):
+        byte = (x >> (sel * U64(8))) & U64(0xFF)
+        if sign is not None:
+            byte = np.where(sign & ((byte & U64(0x80)) != 0), U64(0xFF), np.where(sign, U64(0), byte))
+        return byte
+
+    def fn(a, b, c):
+        x = (np.asarray(b).astype(U64) << U64(32)) | np.asarray(a).astype(U32).astype(U64)
+        cc = np.asarray(c).astype(U64) if imm_sel is None else U64(imm_sel)
+        out = U64(0)
+        for i in range(4):
+            if table is None:
+                nib = (cc >> U64(4 * i)) & U64(0xF)
+                byte = gather(x, nib & U64(7), (nib & U64(8)) != 0)
+            else:
+                byte = gather(x, table[(cc & U64(3)).astype(np.intp), i], None)
+            out = out | (byte << U64(8 * i))
+        return np.broadcast_to(out, np.shape(x)).astype(U32)
+    return fn
