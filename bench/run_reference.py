@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+"""Speed and accuracy benchmark against the C++ GPGPU-Sim 4.2 reference runs.
+
+Builds ``/work/shared/reference/programs/*.cu`` exactly as the reference was built
+(``nvcc -O2 -cudart shared``, default arch) into ``bench/results/bin/``, runs each program under
+``gpgpusim run --functional`` (``--mode timing`` or ``both`` for performance simulation), and
+reports per program: PASS/FAIL, wall time, start-up time to the first kernel launch, simulated
+thread instructions per second; per kernel: thread and warp instruction counts (and cycles in
+timing mode) next to the C++ figures in ``gpgpusim-reference.csv`` (SM7_QV100, launch latency
+5000). The markdown table goes to stdout and ``bench/results/reference-<mode>-<time>.md``.
+
+Notes on the reference figures: the CSV comes from GPGPU-Sim *performance* runs; its
+functional mode counts a few more thread instructions (vectorAdd +1/thread, reduce kernel 1
++5/thread, matmul +2/thread, per ``gpgpusim-baseline.md``), so functional-mode counts are
+compared with the CSV and the difference shown, not asserted. C++ functional-mode wall times
+(from the baseline report) are in ``CPP_FUNCTIONAL_WALL_S``.
+
+Usage: ``python bench/run_reference.py [--programs vectoradd,reduce] [--mode functional]``
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+REFERENCE = Path(os.environ.get("GPGPUSIM_REFERENCE", "/work/shared/reference"))
+RESULTS = REPO / "bench" / "results"
+
+# C++ GPGPU-Sim 4.2, PTX_SIM_MODE_FUNC=1, SM7_QV100, whole-process wall time (baseline report).
+CPP_FUNCTIONAL_WALL_S = {"matmul": 7.6, "vectoradd": 0.6, "reduce": 1.8}
+# Same runs: total thread instructions printed ("Done functional simulation (N ...)").
+CPP_FUNCTIONAL_INSN = {"matmul": 65_011_712, "vectoradd": 1_441_792, "reduce": 11_425_023}
+
+_PUSH = re.compile(r"pushing kernel '([^']+)'")
+_DONE = re.compile(r"Done functional simulation \((\d+) instructions simulated\)")
+_SIM_INSN = re.compile(r"^gpu_sim_insn = (\d+)")
+_SIM_CYCLE = re.compile(r"^gpu_sim_cycle = (\d+)")
+_W_ICOUNT = re.compile(r"^gpgpu_n_tot_w_icount = (\d+)")
+
+
+@dataclass
+class KernelResult:
+    name: str
+    thread_insn: int | None = None
+    warp_insn: int | None = None
+    cycles: int | None = None
+
+
+@dataclass
+class RunResult:
+    program: str
+    mode: str
+    returncode: int | None
+    passed: bool
+    wall_s: float
+    startup_s: float | None
+    kernels: list[KernelResult] = field(default_factory=list)
+    error: str = ""
+
+    @property
+    def thread_insn(self) -> int:
+        return sum(k.thread_insn or 0 for k in self.kernels)
+
+
+def gpgpusim_cmd() -> list[str]:
+    exe = shutil.which("gpgpusim")
+    if exe:
+        return [exe]
+    return [sys.executable, "-c", "import sys; from gpgpusim.cli import main; sys.exit(main())"]
+
+
+def build(program: str, nvcc: str, bin_dir: Path) -> Path:
+    """``nvcc -O2 -cudart shared -o <bin>/<program> <program>.cu`` unless up to date."""
+    src = REFERENCE / "programs" / f"{program}.cu"
+    exe = bin_dir / program
+    if exe.exists() and exe.stat().st_mtime >= src.stat().st_mtime:
+        return exe
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    subprocess.run([nvcc, "-O2", "-cudart", "shared", "-o", str(exe), str(src)], check=True)
+    return exe
+
+
+def run_program(program: str, exe: Path, mode: str, timeout_s: float, json_flag: str) -> RunResult:
+    """Runs one program, timestamping each stdout line to find the first kernel launch."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env["GPGPUSIM_PYTHONPATH"] = str(REPO)
+    with tempfile.TemporaryDirectory(prefix=f"bench-{program}-") as tmp:
+        json_path = Path(tmp) / "stats.json"
+        cmd = gpgpusim_cmd() + ["run"] + (["--functional"] if mode == "functional" else [])
+        if json_flag:
+            cmd += [json_flag, str(json_path)]
+        cmd += ["--", str(exe)]
+        lines: list[tuple[float, str]] = []
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, errors="replace")
+        err_chunks: list[str] = []
+        err_reader = threading.Thread(target=lambda: err_chunks.append(proc.stderr.read()), daemon=True)
+        err_reader.start()
+        timer = threading.Timer(timeout_s, proc.kill)
+        timer.start()
+        try:
+            for line in proc.stdout:
+                lines.append((time.perf_counter() - t0, line.rstrip("\n")))
+            rc = proc.wait()
+        finally:
+            timer.cancel()
+        wall = time.perf_counter() - t0
+        err_reader.join(5)
+        stderr = "".join(err_chunks)
+        stats = json.loads(json_path.read_text()) if json_path.exists() else None
+
+    startup = next((t for t, ln in lines if _PUSH.search(ln)), None)
+    text = [ln for _, ln in lines]
+    passed = rc == 0 and any("PASS" in ln for ln in text) and not any("FAIL" in ln for ln in text)
+    res = RunResult(program, mode, rc, passed, wall, startup)
+    if stats is not None:
+        for k in stats.get("kernels", []):
+            res.kernels.append(KernelResult(k.get("kernel_name", "?"), k.get("thread_insn"), k.get("warp_insn"),
+                                            k.get("cycles")))
+    else:
+        res.kernels = _kernels_from_text(text)
+    if rc != 0:
+        res.error = (stderr.strip().splitlines() or ["(no stderr)"])[-1]
+        if rc < 0 or wall >= timeout_s:
+            res.error = f"killed after {wall:.0f} s (timeout {timeout_s:.0f} s)"
+    return res
+
+
+def _kernels_from_text(text: list[str]) -> list[KernelResult]:
+    """Per-kernel counts from GPGPU-Sim-style output when no JSON was written: functional
+    mode's cumulative ``Done functional simulation (N ...)``, or performance mode's
+    ``gpu_sim_insn``/``gpu_sim_cycle`` and cumulative ``gpgpu_n_tot_w_icount``."""
+    kernels: list[KernelResult] = []
+    prev_done = prev_w = 0
+    for ln in text:
+        if m := _PUSH.search(ln):
+            kernels.append(KernelResult(m.group(1)))
+        elif kernels and (m := _DONE.search(ln)):
+            kernels[-1].thread_insn = int(m.group(1)) - prev_done
+            prev_done = int(m.group(1))
+        elif kernels and (m := _SIM_INSN.match(ln)):
+            kernels[-1].thread_insn = int(m.group(1))
+        elif kernels and (m := _SIM_CYCLE.match(ln)):
+            kernels[-1].cycles = int(m.group(1))
+        elif kernels and (m := _W_ICOUNT.match(ln)):
+            kernels[-1].warp_insn = int(m.group(1)) - prev_w
+            prev_w = int(m.group(1))
+    return kernels
+
+
+def load_reference(config: str = "SM7_QV100", latency: str = "5000") -> dict[str, list[dict[str, str]]]:
+    """CSV rows per program for one config/latency, in kernel launch order."""
+    rows: dict[str, list[dict[str, str]]] = {}
+    with open(REFERENCE / "gpgpusim-reference.csv", newline="") as f:
+        for row in csv.DictReader(f):
+            if row["config"] == config and row["launch_latency"] == latency:
+                rows.setdefault(row["program"], []).append(row)
+    for lst in rows.values():
+        lst.sort(key=lambda r: int(r["kernel_seq"]))
+    return rows
+
+
+def _fmt(n: float | int | None, digits: int = 0) -> str:
+    if n is None:
+        return "-"
+    return f"{n:,.{digits}f}" if digits else f"{int(n):,}"
+
+
+def _diff(ours: int | None, ref: int | None) -> str:
+    if ours is None or ref is None or ref == 0:
+        return "-"
+    if ours == ref:
+        return "="
+    return f"{100.0 * (ours - ref) / ref:+.2f}%"
+
+
+def render(results: list[RunResult], reference: dict[str, list[dict[str, str]]]) -> str:
+    out = ["## Programs", "",
+           "| program | mode | result | wall s | start-up s | thread insn | C++ func insn | diff | thread insn/s "
+           "| C++ func wall s | C++ perf wall s |",
+           "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in results:
+        rate = r.thread_insn / r.wall_s if r.wall_s > 0 and r.thread_insn else None
+        ref_rows = reference.get(r.program, [])
+        perf_wall = float(ref_rows[0]["run_wall_s"]) if ref_rows else None
+        cpp_insn = CPP_FUNCTIONAL_INSN.get(r.program) if r.mode == "functional" else None
+        result = "PASS" if r.passed else f"FAIL ({r.error or 'rc=' + str(r.returncode)})"
+        out.append(f"| {r.program} | {r.mode} | {result} | {r.wall_s:.2f} | {_fmt(r.startup_s, 2)} | "
+                   f"{_fmt(r.thread_insn)} | {_fmt(cpp_insn)} | {_diff(r.thread_insn, cpp_insn)} | {_fmt(rate)} | "
+                   f"{_fmt(CPP_FUNCTIONAL_WALL_S.get(r.program), 1)} | "
+                   f"{_fmt(perf_wall, 1)} |")
+    out += ["", "## Kernels (reference: C++ GPGPU-Sim 4.2, SM7_QV100, performance mode)", "",
+            "| program | mode | # | kernel | thread insn | ref | diff | warp insn | ref | diff | cycles | ref | diff |",
+            "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in results:
+        ref_rows = reference.get(r.program, [])
+        for i in range(max(len(r.kernels), len(ref_rows))):
+            k = r.kernels[i] if i < len(r.kernels) else KernelResult("(missing)")
+            ref = ref_rows[i] if i < len(ref_rows) else None
+            rt = int(ref["gpu_sim_insn"]) if ref else None
+            rw = int(ref["warp_insn_kernel"]) if ref else None
+            rc = int(ref["gpu_sim_cycle"]) if ref else None
+            name = k.name if ref is None or k.name == ref["kernel_name"] else f"{k.name} (ref {ref['kernel_name']})"
+            out.append(f"| {r.program} | {r.mode} | {i + 1} | `{name}` | {_fmt(k.thread_insn)} | {_fmt(rt)} | "
+                       f"{_diff(k.thread_insn, rt)} | {_fmt(k.warp_insn)} | {_fmt(rw)} | {_diff(k.warp_insn, rw)} | "
+                       f"{_fmt(k.cycles)} | {_fmt(rc) if r.mode == 'timing' else '-'} | "
+                       f"{_diff(k.cycles, rc) if r.mode == 'timing' else '-'} |")
+    return "\n".join(out) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    all_programs = sorted(p.stem for p in (REFERENCE / "programs").glob("*.cu"))
+    ap.add_argument("--programs", default=",".join(all_programs),
+                    help="comma-separated program names (default: all)")
+    ap.add_argument("--mode", choices=("functional", "timing", "both"), default="functional")
+    ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per program run")
+    ap.add_argument("--nvcc", default=os.environ.get("NVCC", "nvcc"))
+    ap.add_argument("--json-flag", default="-o",
+                    help="gpgpusim run option that writes the stats JSON ('' to parse text only)")
+    ap.add_argument("--out", type=Path, default=RESULTS)
+    args = ap.parse_args(argv)
+
+    programs = [p for p in args.programs.split(",") if p]
+    unknown = sorted(set(programs) - set(all_programs))
+    if unknown:
+        ap.error(f"unknown program(s) {unknown}; known: {all_programs}")
+    modes = ["functional", "timing"] if args.mode == "both" else [args.mode]
+    reference = load_reference()
+    results = []
+    for prog in programs:
+        exe = build(prog, args.nvcc, args.out / "bin")
+        for mode in modes:
+            r = run_program(prog, exe, mode, args.timeout, args.json_flag)
+            results.append(r)
+            print(f"{prog} ({mode}): {'PASS' if r.passed else 'FAIL'} in {r.wall_s:.2f} s"
+                  + (f" - {r.error}" if r.error else ""), file=sys.stderr, flush=True)
+    table = render(results, reference)
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / f"reference-{args.mode}-{time.strftime('%Y%m%d-%H%M%S')}.md"
+    path.write_text(f"# gpgpusim vs C++ GPGPU-Sim reference ({args.mode})\n\n{table}")
+    print(table)
+    print(f"written to {path}", file=sys.stderr)
+    return 0 if all(r.passed for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
