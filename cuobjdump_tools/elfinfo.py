@@ -217,6 +217,21 @@ def cubin_info(elf: bytes) -> CubinInfo:
         raise FatbinError(f"corrupt cubin ELF: {type(exc).__name__}: {exc}") from None
 
 
+def cubin_arch(elf: bytes) -> int:
+    """The ``sm_XX`` number in a cubin's ELF header (``e_flags``; layout depends on the ABI version)."""
+    if len(elf) < 0x34 or bytes(elf[:4]) != b"\x7fELF":
+        raise FatbinError("cubin too short or without the ELF magic")
+    abi_version = elf[8]
+    flags_off = 0x30 if elf[4] == 2 else 0x24  # ELFCLASS64 / ELFCLASS32
+    (flags,) = struct.unpack_from("<I", elf, flags_off)
+    return _arch_from_flags(flags, abi_version)
+
+
+def _arch_from_flags(e_flags: int, abi_version: int) -> int:
+    # ABI version >= 7 (CUDA 12.x+): arch in bits 8..15; older cubins: bits 0..7.
+    return (e_flags >> 8) & 0xFF if abi_version >= 7 else e_flags & 0xFF
+
+
 def _cubin_info(elf) -> CubinInfo:
     sections = list(elf.iter_sections())
     by_name = {s.name: s for s in sections}
@@ -224,8 +239,7 @@ def _cubin_info(elf) -> CubinInfo:
     if symtab is None:
         raise FatbinError("cubin has no .symtab")
     syms = list(symtab.iter_symbols())
-    arch = (elf.header["e_flags"] >> 8) & 0xFF if elf.header["e_ident"]["EI_ABIVERSION"] >= 7 \
-        else elf.header["e_flags"] & 0xFF
+    arch = _arch_from_flags(elf.header["e_flags"], elf.header["e_ident"]["EI_ABIVERSION"])
     kernels: dict[str, CubinKernel] = {}
     for sym in syms:
         if sym["st_info"]["type"] != "STT_FUNC":

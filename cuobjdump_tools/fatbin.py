@@ -402,7 +402,7 @@ def _read(read: Callable[[int, int], bytes], addr: int, n: int, what: str) -> by
 # ----------------------------------------------------------------------------- ELF executables
 
 
-def fatbins_in_elf(path_or_bytes: str | bytes | bytearray) -> list[Fatbin]:
+def fatbins_in_elf(path_or_bytes: str | bytes | bytearray, label: str = "<bytes>") -> list[Fatbin]:
     """The fat binaries in an executable's / shared library's ``.nv_fatbin`` section.
 
     One :class:`Fatbin` per container, in section order (nvcc emits one container per
@@ -422,7 +422,6 @@ def fatbins_in_elf(path_or_bytes: str | bytes | bytearray) -> list[Fatbin]:
         label = path_or_bytes
     else:
         blob = bytes(path_or_bytes)
-        label = "<bytes>"
     try:
         elf = ELFFile(io.BytesIO(blob))
         sec = elf.get_section_by_name(".nv_fatbin")
@@ -433,13 +432,41 @@ def fatbins_in_elf(path_or_bytes: str | bytes | bytearray) -> list[Fatbin]:
         raise FatbinError(f"{label}: corrupt ELF file ({type(exc).__name__}: {exc})") from None
     if data is None:
         return []
-    whole = parse_fatbin(data)
+    try:
+        whole = parse_fatbin(data)
+    except FatbinError as exc:
+        raise FatbinError(f"{label}: .nv_fatbin section: {exc.message}") from None
     out = []
     for i, c in enumerate(whole.containers):
         out.append(
             Fatbin(entries=[e for e in whole.entries if e.container == i], containers=[c])
         )
     return out
+
+
+EM_CUDA = 190  # e_machine of a cubin
+
+
+def fatbins_in_file(path: str) -> list[Fatbin]:
+    """Fat binaries in any file cuobjdump accepts: host ELF (executable, shared library,
+    object), a raw fat binary (``nvcc -fatbin``), or a bare cubin (one ELF entry).
+    """
+    try:
+        with open(path, "rb") as f:
+            blob = f.read()
+    except OSError as exc:
+        raise FatbinError(f"cannot read {path}: {exc.strerror}") from None
+    if blob[:4] == struct.pack("<I", CONTAINER_MAGIC):
+        return [parse_fatbin(blob)]
+    if blob[:4] != ELF_MAGIC:
+        raise FatbinError(f"{path}: not an ELF file, cubin or fat binary (starts with {blob[:4].hex(' ')})")
+    if len(blob) >= 20 and struct.unpack_from("<H", blob, 18)[0] == EM_CUDA:
+        from cuobjdump_tools.elfinfo import cubin_arch
+
+        entry = FatbinEntry(kind="elf", arch=cubin_arch(blob), flags=FLAG_64BIT | FLAG_LINUX,
+                            name="", payload=blob)
+        return [Fatbin(entries=[entry])]
+    return fatbins_in_elf(blob, path)
 
 
 # ----------------------------------------------------------------------------- selection
