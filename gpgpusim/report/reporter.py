@@ -193,10 +193,17 @@ class Reporter:
     # ---- exit -------------------------------------------------------------------------------
 
     def exit(self) -> None:
-        """The ``atexit`` banner; printed once."""
-        if not self._exited:
-            self._exited = True
-            self.out("GPGPU-Sim: *** exit detected ***")
+        """Program end: the PTX line-stats file (when enabled and the engine collected line
+        counts, as GPGPU-Sim writes it at exit) and the ``atexit`` banner; runs once."""
+        if self._exited:
+            return
+        self._exited = True
+        if self.line_counts:
+            try:
+                self.write_line_stats()
+            except OSError as exc:
+                self.out(f"GPGPU-Sim: cannot write PTX line statistics: {exc}")
+        self.out("GPGPU-Sim: *** exit detected ***")
 
     # ---- JSON -------------------------------------------------------------------------------
 

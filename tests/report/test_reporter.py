@@ -212,3 +212,36 @@ def test_line_stats_default_name_from_config(tmp_path, monkeypatch):
     assert (tmp_path / "gpgpu_inst_stats.txt").read_text() == "kernel line : count\na.ptx 1 : 3\n"
     rep2, _, _ = make(functional=True, overrides=["-enable_ptx_file_line_stats 0"])
     assert rep2.write_line_stats() is None
+
+
+def test_module_write_json_takes_runtime_like_object(tmp_path):
+    from gpgpusim.report import write_json
+
+    rep, _, _ = make(functional=True)
+    rep.functional_done(KernelStats("k", 1, thread_insn=5))
+
+    class Run:
+        reporter = rep
+
+        def json_meta(self):
+            return {"app": "x"}
+
+    write_json(tmp_path / "a.json", Run())
+    write_json(tmp_path / "b.json", rep)
+    a = json.loads((tmp_path / "a.json").read_text())
+    assert a["run"] == {"app": "x"} and a["totals"]["gpu_tot_sim_insn"] == 5
+    assert "run" not in json.loads((tmp_path / "b.json").read_text())
+    with pytest.raises(TypeError, match="needs a Reporter"):
+        write_json(tmp_path / "c.json", object())
+
+
+def test_exit_writes_line_stats_when_collected(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rep, lines, _ = make(functional=True)
+    rep.exit()
+    assert not (tmp_path / "gpgpu_inst_stats.txt").exists()
+    rep2, lines2, _ = make(functional=True)
+    rep2.functional_done(KernelStats("k", 1, thread_insn=2, line_counts={("a.ptx", 3): 2}))
+    rep2.exit()
+    assert (tmp_path / "gpgpu_inst_stats.txt").read_text() == "kernel line : count\na.ptx 3 : 2\n"
+    assert lines2[-1] == "GPGPU-Sim: *** exit detected ***"
