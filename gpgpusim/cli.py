@@ -1,0 +1,234 @@
+"""The ``gpgpusim`` command.
+
+GPGPU-Sim counterpart: the ``setup_environment`` + ``LD_LIBRARY_PATH`` workflow (checklist C013,
+C018, C003, C021, C022); here one command sets everything up:
+
+* ``gpgpusim run [--gpu NAME | --config FILE] [--functional] [--set -opt=value ...] [-o stats.json]
+  -- ./app args`` runs an unmodified ``nvcc -cudart shared`` binary on the simulated GPU and exits
+  with the application's exit status;
+* ``gpgpusim libdir`` prints the directory holding our ``libcudart.so.13``, for the GPGPU-Sim
+  style ``LD_LIBRARY_PATH=$(gpgpusim libdir) ./app`` (a ``gpgpusim.config`` in the working
+  directory is then used, as in GPGPU-Sim);
+* ``gpgpusim demo`` compiles a bundled vector-add with nvcc in a temporary directory and runs it
+  on the embedded default config;
+* ``gpgpusim configs ...`` and ``gpgpusim plot ...`` hand over to :mod:`gpgpusim.options` and
+  :mod:`gpgpusim.report.plot`.
+
+The run is configured through the environment the library reads: ``GPGPUSIM_CONFIG`` /
+``GPGPUSIM_GPU`` (config), ``GPGPUSIM_OPTIONS`` (overrides), ``PTX_SIM_MODE_FUNC=1``
+(functional), ``GPGPUSIM_STATS_JSON`` (JSON statistics), ``GPGPUSIM_PYTHONPATH`` (this package).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+SONAME = "libcudart.so.13"
+
+DEMO_SOURCE = r"""
+#include <cstdio>
+#include <cstdlib>
+
+__global__ void vector_add(const float *a, const float *b, float *c, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+
+int main()
+{
+    const int n = 4096;
+    float *ha = (float *)malloc(n * sizeof(float)), *hb = (float *)malloc(n * sizeof(float));
+    float *hc = (float *)malloc(n * sizeof(float));
+    for (int i = 0; i < n; i++) { ha[i] = (float)i; hb[i] = 0.5f * i; }
+    float *da, *db, *dc;
+    cudaMalloc(&da, n * sizeof(float)); cudaMalloc(&db, n * sizeof(float)); cudaMalloc(&dc, n * sizeof(float));
+    cudaMemcpy(da, ha, n * sizeof(float), cudaMemcpyHostToDevice);
+    cudaMemcpy(db, hb, n * sizeof(float), cudaMemcpyHostToDevice);
+    vector_add<<<(n + 255) / 256, 256>>>(da, db, dc, n);
+    cudaError_t err = cudaMemcpy(hc, dc, n * sizeof(float), cudaMemcpyDeviceToHost);
+    int bad = 0;
+    for (int i = 0; i < n; i++) if (hc[i] != 1.5f * i) bad++;
+    printf("vector_add: %s (%s, %d mismatches)\n", bad || err ? "FAIL" : "PASS", cudaGetErrorString(err), bad);
+    cudaFree(da); cudaFree(db); cudaFree(dc);
+    return bad || err ? 1 : 0;
+}
+"""
+
+
+def libdir() -> Path:
+    """Directory of the built ``libcudart.so.13`` (``gpgpusim/_lib``)."""
+    return Path(__file__).resolve().parent / "_lib"
+
+
+def _require_lib() -> Path:
+    d = libdir()
+    if not (d / SONAME).is_file():
+        raise SystemExit(f"gpgpusim: {d / SONAME} is missing; build it with `pip install .` "
+                         f"(or `pip install -e .`, or `python shim/build_shim.py`)")
+    return d
+
+
+def find_nvcc() -> str | None:
+    """nvcc on PATH, else under ``$CUDA_INSTALL_PATH`` (C025) or /usr/local/cuda."""
+    found = shutil.which("nvcc")
+    if found:
+        return found
+    for root in (os.environ.get("CUDA_INSTALL_PATH"), "/usr/local/cuda", "/usr/local/cuda-13.0"):
+        if root and os.access(os.path.join(root, "bin", "nvcc"), os.X_OK):
+            return os.path.join(root, "bin", "nvcc")
+    return None
+
+
+def run_env(gpu: str | None = None, config: str | None = None, functional: bool = False,
+            sets: list[str] | None = None, stats_json: str | None = None,
+            base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment under which an application runs on the simulator."""
+    env = dict(os.environ if base is None else base)
+    d = str(_require_lib())
+    env["LD_LIBRARY_PATH"] = d + (os.pathsep + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+    env["GPGPUSIM_PYTHONPATH"] = str(Path(__file__).resolve().parent.parent) + (
+        os.pathsep + env["GPGPUSIM_PYTHONPATH"] if env.get("GPGPUSIM_PYTHONPATH") else "")
+    if gpu and config:
+        raise SystemExit("gpgpusim run: give --gpu or --config, not both")
+    if config:
+        if not os.path.isfile(config):
+            raise SystemExit(f"gpgpusim run: config file {config!r} does not exist")
+        env["GPGPUSIM_CONFIG"] = os.path.abspath(config)
+        env.pop("GPGPUSIM_GPU", None)
+    elif gpu:
+        from gpgpusim.options.config import gpu_config_path
+
+        gpu_config_path(gpu)   # raises a clear error (with suggestions) for an unknown GPU
+        env["GPGPUSIM_GPU"] = gpu
+        env.pop("GPGPUSIM_CONFIG", None)
+    if functional:
+        env["PTX_SIM_MODE_FUNC"] = "1"
+    if sets:
+        extra = " ".join(shlex.quote(s) if " " in s else s for s in sets)
+        env["GPGPUSIM_OPTIONS"] = (env.get("GPGPUSIM_OPTIONS", "") + " " + extra).strip()
+    if stats_json:
+        env["GPGPUSIM_STATS_JSON"] = os.path.abspath(stats_json)
+    return env
+
+
+def _exit_code(rc: int) -> int:
+    return 128 - rc if rc < 0 else rc
+
+
+def cmd_run(a: argparse.Namespace) -> int:
+    argv = list(a.app)
+    if argv and argv[0] == "--":
+        argv = argv[1:]
+    if not argv:
+        raise SystemExit("gpgpusim run: no application given (usage: gpgpusim run [options] -- ./app args)")
+    if a.set:
+        from gpgpusim.options import load_config
+
+        load_config(None, overrides=a.set, env=False)   # fail early on an unknown option
+    env = run_env(a.gpu, a.config, a.functional, a.set, a.output)
+    sys.stdout.flush()
+    try:
+        proc = subprocess.run(argv, env=env, check=False)
+    except FileNotFoundError:
+        raise SystemExit(f"gpgpusim run: {argv[0]}: no such file") from None
+    except PermissionError:
+        raise SystemExit(f"gpgpusim run: {argv[0]}: not executable") from None
+    return _exit_code(proc.returncode)
+
+
+def cmd_libdir(a: argparse.Namespace) -> int:
+    print(libdir())
+    return 0
+
+
+def cmd_demo(a: argparse.Namespace) -> int:
+    nvcc = find_nvcc()
+    if nvcc is None:
+        raise SystemExit("gpgpusim demo: nvcc not found (put it on PATH or set CUDA_INSTALL_PATH)")
+    with tempfile.TemporaryDirectory(prefix="gpgpusim-demo-") as tmp:
+        src = os.path.join(tmp, "vectoradd.cu")
+        exe = os.path.join(tmp, "vectoradd")
+        with open(src, "w", encoding="utf-8") as f:
+            f.write(DEMO_SOURCE)
+        print(f"gpgpusim demo: {nvcc} -cudart shared vectoradd.cu -o vectoradd", flush=True)
+        comp = subprocess.run([nvcc, "-cudart", "shared", src, "-o", exe], check=False)
+        if comp.returncode != 0:
+            return comp.returncode
+        env = run_env(functional=a.functional)
+        for k in ("GPGPUSIM_CONFIG", "GPGPUSIM_GPU"):
+            env.pop(k, None)
+        proc = subprocess.run([exe], env=env, cwd=tmp, check=False)
+        return _exit_code(proc.returncode)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="gpgpusim", description="Run unmodified CUDA binaries on a simulated GPU")
+    sub = p.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run", help="run a CUDA application on the simulator")
+    g = r.add_mutually_exclusive_group()
+    g.add_argument("--gpu", help="a shipped GPU config (see `gpgpusim configs`)")
+    g.add_argument("--config", help="a gpgpusim.config file")
+    r.add_argument("--functional", action="store_true", help="functional simulation only (PTX_SIM_MODE_FUNC=1)")
+    r.add_argument("--set", action="append", default=[], metavar="-opt=value",
+                   help="override a GPGPU-Sim option (repeatable)")
+    r.add_argument("-o", "--output", metavar="stats.json", help="write the statistics as JSON")
+    r.add_argument("app", nargs=argparse.REMAINDER, help="-- ./app args")
+    r.set_defaults(fn=cmd_run)
+    sub.add_parser("libdir", help="print the directory of libcudart.so.13").set_defaults(fn=cmd_libdir)
+    d = sub.add_parser("demo", help="compile and run a sample application")
+    d.add_argument("--functional", action="store_true")
+    d.set_defaults(fn=cmd_demo)
+    return p
+
+
+def _join_set_values(args: list[str]) -> list[str]:
+    """``--set -opt=value`` -> ``--set=-opt=value`` (argparse would read ``-opt`` as a flag);
+    stops at ``--`` so that the application's own arguments are left alone."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        if args[i] == "--":
+            out.extend(args[i:])
+            break
+        if args[i] == "--set" and i + 1 < len(args):
+            out.append("--set=" + args[i + 1])
+            i += 2
+            continue
+        out.append(args[i])
+        i += 1
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "configs":
+        from gpgpusim.options import main_configs
+
+        return int(main_configs(args[1:]) or 0)
+    if args and args[0] == "plot":
+        from gpgpusim.report.plot import main as plot_main
+
+        return int(plot_main(args[1:]) or 0)
+    ns = build_parser().parse_args(_join_set_values(args))
+    from gpgpusim.errors import CudaError
+
+    try:
+        return int(ns.fn(ns))
+    except CudaError as exc:
+        print(f"gpgpusim {ns.command}: {exc.message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 128 + signal.SIGINT
+
+
+if __name__ == "__main__":
+    sys.exit(main())
