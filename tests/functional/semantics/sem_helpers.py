@@ -1,0 +1,76 @@
+"""Helpers for the semantics tests: build an ``ir.Instruction`` from its dotted name and run
+its OpSpec on Python values (one lane per list element)."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+
+from gpgpusim.functional.semantics import dtype_of, lookup
+from gpgpusim.ptx import ir
+
+
+def inst(name: str, n_src: int, *, pair: bool = False, imm: dict[int, int] | None = None,
+         vec_src: int = 0, vec_dst: int = 0) -> ir.Instruction:
+    """``name`` like ``add.sat.s32``; ``n_src`` register sources; ``imm`` maps a source index
+    to an immediate value; ``vec_src``/``vec_dst`` make a mov pack/unpack."""
+    opcode, *mods = name.split(".")
+    dst: ir.Operand = ir.Reg("%d")
+    if pair:
+        dst = ir.PredPair(ir.Reg("%p"), ir.Reg("%q"))
+    if vec_dst:
+        dst = ir.Vec(tuple(ir.Reg(f"%e{i}") for i in range(vec_dst)))
+    srcs: list[ir.Operand] = []
+    if vec_src:
+        srcs.append(ir.Vec(tuple(ir.Reg(f"%s{i}") for i in range(vec_src))))
+    else:
+        for i in range(n_src):
+            if imm and i in imm:
+                srcs.append(ir.Imm(imm[i]))
+            else:
+                srcs.append(ir.Reg(f"%s{i}"))
+    return ir.Instruction(opcode, tuple(mods), (dst, *srcs), line=7, text=name)
+
+
+def run(name: str, *args, pair: bool = False, imm: dict[int, int] | None = None, cc: int | None = None,
+        vec_src: int = 0, vec_dst: int = 0):
+    """Execute ``name`` on lanes: each arg is a scalar or a list (broadcast to a common length).
+    ``cc`` appends a carry-in.  Returns numpy arrays (tuple for several destinations)."""
+    n_src = len(args)
+    spec = lookup(inst(name, n_src, pair=pair, imm=imm, vec_src=vec_src, vec_dst=vec_dst))
+    assert spec is not None, name
+    vals = list(args)
+    if cc is not None:
+        vals.append(cc)
+    n = max((len(v) for v in vals if isinstance(v, (list, tuple, np.ndarray))), default=1)
+    arrays = []
+    for v, t in zip(vals, spec.src_types, strict=True):
+        arrays.append(to_array(v, t, n))
+    return spec.fn(*arrays)
+
+
+def to_array(v, t: str, n: int) -> np.ndarray:
+    dt = dtype_of(t)
+    seq = list(v) if isinstance(v, (list, tuple, np.ndarray)) else [v] * n
+    if dt.kind in "ui":
+        # accept negative literals for unsigned types (two's complement) and vice versa
+        bits = dt.itemsize * 8
+        return np.array([int(x) & ((1 << bits) - 1) for x in seq], dtype=f"u{dt.itemsize}").view(dt)
+    return np.array(seq, dtype=dt)
+
+
+def f32(bits: int) -> float:
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+
+def bits32(x) -> int:
+    return int(np.asarray(x, dtype=np.float32).view(np.uint32))
+
+
+def bits64(x) -> int:
+    return int(np.asarray(x, dtype=np.float64).view(np.uint64))
+
+
+def as_list(x) -> list:
+    return np.asarray(x).tolist()
