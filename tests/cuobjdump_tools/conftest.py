@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cuobjdump_tools.fatbin_helpers import RESOURCES_CU
+from tests.cuobjdump_tools.fatbin_helpers import REGISTER_STUB_C, RESOURCES_CU, SHARED_CU
 
 NVCC = shutil.which("nvcc") or ("/usr/local/bin/nvcc" if os.path.exists("/usr/local/bin/nvcc") else None)
 
@@ -55,6 +55,21 @@ class Programs:
                 subprocess.run([NVCC, "-ptx", "res.cu", "-o", ptx.name], cwd=self.root, check=True, timeout=300)
             self.cache[variant] = Built(exe, r.stdout + r.stderr, ptx)
         return self.cache[variant]
+
+    def shared_lib(self) -> tuple[Path, Path]:
+        """(libk.so with device code built with -cudart none, libstub.so standing in for cudart)."""
+        lib, stub = self.root / "libk.so", self.root / "libstub.so"
+        if not lib.exists():
+            gcc = shutil.which("gcc") or shutil.which("cc")
+            if gcc is None:
+                pytest.skip("no C compiler for the registration stub")
+            (self.root / "k.cu").write_text(SHARED_CU)
+            (self.root / "stub.c").write_text(REGISTER_STUB_C)
+            subprocess.run([gcc, "-shared", "-fPIC", "stub.c", "-o", stub.name], cwd=self.root, check=True,
+                           timeout=120)
+            subprocess.run([NVCC, "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "k.cu", "-o", lib.name],
+                           cwd=self.root, check=True, capture_output=True, timeout=300)
+        return lib, stub
 
 
 @pytest.fixture(scope="session")

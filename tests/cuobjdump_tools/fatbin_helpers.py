@@ -115,3 +115,44 @@ def lz4_literal_block(data: bytes) -> bytes:
     rest = n - 15
     ext = b"\xff" * (rest // 255) + bytes([rest % 255])
     return b"\xf0" + ext + data
+
+
+# A shared library with device code, and a stand-in for the CUDA runtime that records the
+# wrapper pointers the library's static constructors pass to __cudaRegisterFatBinary.
+SHARED_CU = r"""
+__device__ int g_val = 7;
+__global__ void scale(float *x, float s) { x[threadIdx.x] *= s + g_val; }
+extern "C" void launch(float *x) { scale<<<1, 32>>>(x, 2.f); }
+"""
+
+REGISTER_STUB_C = r"""
+void *g_wrappers[16];
+int g_n;
+void **__cudaRegisterFatBinary(void *w) { if (g_n < 16) g_wrappers[g_n++] = w; return (void **)w; }
+void __cudaRegisterFatBinaryEnd(void **h) { (void)h; }
+void __cudaUnregisterFatBinary(void **h) { (void)h; }
+void __cudaRegisterFunction(void) {}
+void __cudaRegisterVar(void) {}
+int __cudaGetKernel(void) { return 0; }
+int __cudaInitModule(void) { return 0; }
+int __cudaLaunchKernel(void) { return 0; }
+int __cudaPopCallConfiguration(void) { return 0; }
+int __cudaPushCallConfiguration(void) { return 0; }
+"""
+
+# Run in a child interpreter: load the stub globally, then the library (its constructors
+# register the fat binary), then parse every recorded wrapper from live process memory.
+LOAD_AND_PARSE_PY = r"""
+import ctypes, json, sys
+stub = ctypes.CDLL(sys.argv[1], mode=ctypes.RTLD_GLOBAL)
+ctypes.CDLL(sys.argv[2])
+from cuobjdump_tools import parse_wrapper, select_ptx
+n = ctypes.c_int.in_dll(stub, "g_n").value
+ptrs = (ctypes.c_void_p * 16).in_dll(stub, "g_wrappers")
+out = []
+for i in range(n):
+    fb = parse_wrapper(lambda a, k: ctypes.string_at(a, k), ptrs[i])
+    out.append({"version": fb.wrapper_version, "entries": [[e.kind, e.arch] for e in fb.entries],
+                "ptx": select_ptx(fb, 0).text})
+print(json.dumps(out))
+"""

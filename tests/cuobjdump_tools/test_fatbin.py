@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import ctypes
+import json
 import re
 import struct
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import zstandard
@@ -15,7 +19,7 @@ from hypothesis import strategies as st
 from cuobjdump_tools import FatbinError, fatbins_in_elf, parse_fatbin, parse_wrapper, select_ptx
 from cuobjdump_tools.fatbin import Fatbin, FatbinEntry, lz4_block_decompress
 from gpgpusim.errors import CudaError, Err
-from tests.cuobjdump_tools.fatbin_helpers import lz4_literal_block, make_container, make_entry
+from tests.cuobjdump_tools.fatbin_helpers import LOAD_AND_PARSE_PY, lz4_literal_block, make_container, make_entry
 
 KERNELS = ("_Z6vecAddPKfS0_Pfi", "_Z7tileSumPKfPf", "_Z8localArrPKiPii")
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -100,6 +104,21 @@ def test_parse_wrapper_reads_registered_fatbin(programs):
     assert [(e.kind, e.arch) for e in fbs[0].entries] == [("elf", 75), ("ptx", 75)]
     assert fbs[0].entries[1].text == fatbins_in_elf(str(exe))[1].entries[1].text
     assert [(e.kind, e.arch) for e in fbs[1].entries] == [("elf", 75)]
+
+
+def test_parse_wrapper_on_a_loaded_library(programs):
+    """The real path: constructors register the wrapper; we read relocated memory via ctypes."""
+    lib, stub = programs.shared_lib()
+    root = Path(__file__).resolve().parents[2]
+    r = subprocess.run([sys.executable, "-c", LOAD_AND_PARSE_PY, str(stub), str(lib)], capture_output=True,
+                       text=True, cwd=root, timeout=60)
+    assert r.returncode == 0, r.stderr
+    (got,) = json.loads(r.stdout)
+    assert got["version"] == 1
+    assert got["entries"] == [["elf", 75], ["ptx", 75]]
+    assert ".global .align 4 .u32 g_val = 7;" in got["ptx"]
+    assert ".visible .entry _Z5scalePff(" in got["ptx"]
+    assert got["ptx"] == select_ptx(fatbins_in_elf(str(lib))[-1], 0).text
 
 
 def test_lz4_build_matches_zstd_build(programs):
