@@ -42,6 +42,8 @@ def summarize(gpu: str) -> dict[str, object]:
 def _l1(s: dict[str, object]) -> str:
     if s["unified_l1_bytes"]:
         return f"L1D+smem {_kib(int(s['unified_l1_bytes']))}/SM"  # type: ignore[arg-type]
+    if not s["l1d_bytes"]:
+        return "no L1D"
     return f"L1D {_kib(int(s['l1d_bytes']))}/SM"  # type: ignore[arg-type]
 
 
