@@ -1,0 +1,513 @@
+"""CUDA runtime entry points that are pure stream / event / capture / graph semantics.
+
+``StreamApi`` is a mixin for :class:`gpgpusim.runtime.api.Runtime`: each method has the C
+signature of the CUDA function of the same name with every pointer as an int address (the shim
+contract of ``shim/cudart_api.h``), validates its arguments, and returns a ``cudaError_t``.
+GPGPU-Sim counterpart: the stream/event part of ``libcuda/cuda_runtime_api.cc`` (C040, C041,
+C047, C049); graphs, capture, host functions and stream-ordered allocation have none
+(anchors.md §1a: GPGPU-Sim aborts or lacks them).
+
+What the mixin needs from the class that inherits it:
+
+- ``self.streams``: the :class:`~gpgpusim.runtime.streams.StreamManager`;
+- ``self.gmem``: the device memory (``cudaMallocAsync`` / ``cudaFreeAsync``);
+- optional error plumbing, used when present: ``_blocked_by() -> CudaError | None`` (sticky or
+  init error returned before doing anything), ``_record(name, exc) -> int`` (last error + one
+  stderr line), ``fail(name, exc) -> int`` (unexpected exception);
+- for kernel graph nodes: ``_make_kernel_op(what, func, grid, block, shmem, args)``; the default
+  here uses the host part's ``registry`` / ``device`` / ``launch.validate_launch`` /
+  ``launch.marshal_params``.
+
+``*_ptsz`` methods are the per-thread-default-stream entry points (``nvcc
+--default-stream per-thread``): the NULL stream means ``cudaStreamPerThread``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from gpgpusim.errors import CudaError, Err
+from gpgpusim.runtime import abi
+from gpgpusim.runtime import graphs as g
+from gpgpusim.runtime.gpu import (
+    FreeOp,
+    HostFuncOp,
+    KernelLaunchOp,
+    Memcpy2DOp,
+    MemcpyKind,
+    MemcpyOp,
+    MemsetOp,
+)
+from gpgpusim.runtime.streams import (
+    CAPTURE_MODE_GLOBAL,
+    CAPTURE_MODE_RELAXED,
+    STREAM_LEGACY_NULL,
+    STREAM_PER_THREAD,
+)
+
+_HOST_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p)                                  # cudaHostFn_t
+_STREAM_CB = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)  # cudaStreamCallback_t
+
+#: cudaGraphInstantiateFlags this simulator accepts (AutoFreeOnLaunch, Upload, UseNodePriority)
+_INSTANTIATE_FLAGS = 1 | 2 | 8
+#: size of cudaGraphEdgeData (from_port, to_port, type, reserved[5])
+_EDGE_DATA_BYTES = 8
+
+
+def _entry(fn: Callable[..., Any]) -> Callable[..., int]:
+    """Wrap an entry point: CudaError -> its code (recorded as last error when not NotReady)."""
+    name = fn.__name__.removesuffix("_ptsz")
+
+    @functools.wraps(fn)
+    def wrapper(self: Any, *args: Any) -> int:
+        blocked_by = getattr(self, "_blocked_by", None)
+        early = blocked_by() if blocked_by is not None else None
+        if early is not None:
+            return int(early.code)
+        try:
+            rc = fn(self, *args)
+        except CudaError as exc:
+            record = getattr(self, "_record", None)
+            return record(name, exc) if record is not None else int(exc.code)
+        except Exception as exc:  # noqa: BLE001 - an internal fault must not reach the app
+            fail = getattr(self, "fail", None)
+            if fail is not None:
+                return int(fail(name, exc))
+            return int(Err.Unknown)
+        return 0 if rc is None else int(rc)
+
+    return wrapper
+
+
+def _need(ptr: int, what: str) -> None:
+    if not ptr:
+        raise CudaError(Err.InvalidValue, f"{what} is NULL")
+
+
+def _ptsz(stream: int) -> int:
+    return STREAM_PER_THREAD if stream == STREAM_LEGACY_NULL else stream
+
+
+def _read_ptr_array(addr: int, n: int, what: str) -> list[int]:
+    if n == 0:
+        return []
+    _need(addr, what)
+    return list((ctypes.c_uint64 * n).from_address(addr))
+
+
+class StreamApi:
+    """Mixin: stream, event, host-function, capture and graph entry points (see module doc)."""
+
+    streams: Any
+    gmem: Any
+
+    # ================================================================== streams
+    @_entry
+    def cudaStreamGetFlags(self, stream: int, p_flags: int) -> None:
+        _need(p_flags, "cudaStreamGetFlags: flags")
+        abi.write_u32(p_flags, self.streams.get_stream(stream).flags)
+
+    @_entry
+    def cudaStreamGetPriority(self, stream: int, p_priority: int) -> None:
+        _need(p_priority, "cudaStreamGetPriority: priority")
+        abi.write_i32(p_priority, self.streams.get_stream(stream).priority)
+
+    @_entry
+    def cudaStreamGetId(self, stream: int, p_id: int) -> None:
+        """``cudaStreamGetId``: 0 for the legacy stream, else a unique per-stream number."""
+        _need(p_id, "cudaStreamGetId: streamId")
+        abi.write_u64(p_id, self.streams.get_stream(stream).uid)
+
+    @_entry
+    def cudaLaunchHostFunc(self, stream: int, fn: int, user_data: int) -> None:
+        """``cudaLaunchHostFunc``: ``fn(userData)`` runs once the stream reaches it."""
+        _need(fn, "cudaLaunchHostFunc: fn")
+        cfn = _HOST_FN(fn)
+        self.streams.add_host_func(stream, lambda: cfn(user_data or None))
+
+    @_entry
+    def cudaStreamAddCallback(self, stream: int, callback: int, user_data: int, flags: int) -> None:
+        """``cudaStreamAddCallback``: ``callback(stream, cudaSuccess, userData)``; flags must be 0."""
+        _need(callback, "cudaStreamAddCallback: callback")
+        if flags:
+            raise CudaError(Err.InvalidValue, f"cudaStreamAddCallback: flags must be 0, not {flags}")
+        cfn = _STREAM_CB(callback)
+        self.streams.add_host_func(stream, lambda: cfn(stream or None, 0, user_data or None))
+
+    # ================================================================== stream-ordered memory
+    @_entry
+    def cudaMallocAsync(self, p_dev: int, size: int, stream: int) -> None:
+        """``cudaMallocAsync``: allocated at once (a valid stream-ordered schedule)."""
+        _need(p_dev, "cudaMallocAsync: devPtr")
+        self.streams.get_stream(stream)             # validates the handle
+        addr = self.gmem.allocate(max(int(size), 1))
+        allocs = getattr(self, "_device_allocs", None)
+        if isinstance(allocs, dict):
+            allocs[addr] = int(size)
+        abi.write_u64(p_dev, addr)
+
+    @_entry
+    def cudaFreeAsync(self, dev_ptr: int, stream: int) -> None:
+        """``cudaFreeAsync``: released when the stream reaches this point."""
+        if not dev_ptr:
+            return
+        found = self.gmem.find(dev_ptr)
+        if found is None or found[0] != dev_ptr:
+            raise CudaError(Err.InvalidValue,
+                            f"cudaFreeAsync: {dev_ptr:#x} is not the start of a device allocation")
+        allocs = getattr(self, "_device_allocs", None)
+        if isinstance(allocs, dict):
+            allocs.pop(dev_ptr, None)
+        self.streams.enqueue(stream, FreeOp(dev_ptr))
+
+    @_entry
+    def cudaMemcpy2DAsync(self, dst: int, dpitch: int, src: int, spitch: int, width: int,
+                          height: int, kind: int, stream: int) -> None:
+        what = "cudaMemcpy2DAsync"
+        if kind not in tuple(MemcpyKind):
+            raise CudaError(Err.InvalidMemcpyDirection, f"{what}: {kind} is not a cudaMemcpyKind")
+        if width > dpitch or width > spitch:
+            raise CudaError(Err.InvalidPitchValue,
+                            f"{what}: width {width} exceeds dpitch {dpitch} or spitch {spitch}")
+        if not width or not height:
+            return
+        _need(dst, f"{what}: dst")
+        _need(src, f"{what}: src")
+        self._check_2d(dst, dpitch, width, height, kind in (MemcpyKind.HostToDevice,
+                                                            MemcpyKind.DeviceToDevice), what)
+        self._check_2d(src, spitch, width, height, kind in (MemcpyKind.DeviceToHost,
+                                                            MemcpyKind.DeviceToDevice), what)
+        self.streams.enqueue(stream, Memcpy2DOp(dst, dpitch, src, spitch, width, height, kind))
+
+    def _check_2d(self, addr: int, pitch: int, width: int, height: int, must_be_device: bool,
+                  what: str) -> None:
+        span = pitch * (height - 1) + width
+        found = self.gmem.find(addr)
+        if found is None:
+            if must_be_device:
+                raise CudaError(Err.InvalidValue, f"{what}: {addr:#x} is not device memory")
+            return
+        base, size = found
+        if addr + span > base + size:
+            raise CudaError(Err.InvalidValue,
+                            f"{what}: {span} bytes at {addr:#x} run past the end of the allocation "
+                            f"[{base:#x}, {base + size:#x})")
+
+    # ================================================================== capture
+    @_entry
+    def cudaStreamBeginCapture(self, stream: int, mode: int) -> None:
+        self.streams.begin_capture(stream, mode)
+
+    @_entry
+    def cudaStreamEndCapture(self, stream: int, p_graph: int) -> None:
+        _need(p_graph, "cudaStreamEndCapture: pGraph")
+        try:
+            abi.write_u64(p_graph, self.streams.end_capture(stream))
+        except CudaError:
+            abi.write_u64(p_graph, 0)
+            raise
+
+    @_entry
+    def cudaStreamIsCapturing(self, stream: int, p_status: int) -> None:
+        _need(p_status, "cudaStreamIsCapturing: pCaptureStatus")
+        abi.write_i32(p_status, self.streams.is_capturing(stream))
+
+    @_entry
+    def cudaStreamGetCaptureInfo(self, stream: int, p_status: int, p_id: int, p_graph: int,
+                                 p_deps: int, p_edge_data: int, p_num_deps: int) -> None:
+        """``cudaStreamGetCaptureInfo`` (CUDA 13 signature, with edge data)."""
+        _need(p_status, "cudaStreamGetCaptureInfo: captureStatus_out")
+        status, cid, graph, deps = self.streams.capture_info(stream)
+        abi.write_i32(p_status, status)
+        if p_id:
+            abi.write_u64(p_id, cid)
+        if p_graph:
+            abi.write_u64(p_graph, graph or 0)
+        arr = (ctypes.c_uint64 * max(len(deps), 1))(*[n.handle for n in deps])
+        edges = (ctypes.c_uint8 * (_EDGE_DATA_BYTES * max(len(deps), 1)))()
+        keep = self.__dict__.setdefault("_capture_info_buffers", {})
+        keep[stream] = (arr, edges)            # valid until the next call for this stream
+        if p_deps:
+            abi.write_u64(p_deps, ctypes.addressof(arr) if deps else 0)
+        if p_edge_data:
+            abi.write_u64(p_edge_data, ctypes.addressof(edges) if deps else 0)
+        if p_num_deps:
+            abi.write_u64(p_num_deps, len(deps))
+
+    @_entry
+    def cudaThreadExchangeStreamCaptureMode(self, p_mode: int) -> None:
+        """Accepted and echoed: this simulator checks capture-unsafe calls per capture mode."""
+        _need(p_mode, "cudaThreadExchangeStreamCaptureMode: mode")
+        mode = ctypes.c_int.from_address(p_mode).value
+        if mode not in (CAPTURE_MODE_GLOBAL, 1, CAPTURE_MODE_RELAXED):
+            raise CudaError(Err.InvalidValue, f"cudaThreadExchangeStreamCaptureMode: mode {mode}")
+        tls = self.__dict__.setdefault("_capture_mode_tls", threading.local())
+        old = getattr(tls, "mode", CAPTURE_MODE_GLOBAL)
+        tls.mode = mode
+        abi.write_i32(p_mode, old)
+
+    # ================================================================== graphs
+    @_entry
+    def cudaGraphCreate(self, p_graph: int, flags: int) -> None:
+        _need(p_graph, "cudaGraphCreate: pGraph")
+        if flags:
+            raise CudaError(Err.InvalidValue, f"cudaGraphCreate: flags must be 0, not {flags}")
+        abi.write_u64(p_graph, self.streams.graphs.new_graph().handle)
+
+    def _add_node(self, p_node: int, graph: int, p_deps: int, n_deps: int, kind: int,
+                  op: Any, what: str) -> None:
+        _need(p_node, f"{what}: pGraphNode")
+        reg = self.streams.graphs
+        gr = reg.get_graph(graph)
+        deps = [reg.get_node(h) for h in _read_ptr_array(p_deps, n_deps, f"{what}: pDependencies")]
+        abi.write_u64(p_node, gr.add_node(kind, op, deps).handle)
+
+    def _make_kernel_op(self, what: str, func: int, grid: tuple[int, int, int],
+                        block: tuple[int, int, int], shmem: int, args: int) -> KernelLaunchOp:
+        """A kernel launch op from a host function pointer and ``void **args`` (host part's
+        registry and marshalling; the Runtime may override this)."""
+        from gpgpusim.runtime import hostio
+        from gpgpusim.runtime.launch import marshal_params, validate_launch
+
+        k = self.registry.kernel(func, what)  # type: ignore[attr-defined]
+        validate_launch(what, k, self.device, grid, block, shmem)  # type: ignore[attr-defined]
+        params = marshal_params(what, k.function(), args)
+        return KernelLaunchOp(k.module.loaded, k.name, grid, block, shmem, params,
+                              launch_kwargs={"printf": hostio.out})
+
+    @_entry
+    def cudaGraphAddKernelNode(self, p_node: int, graph: int, p_deps: int, n_deps: int,
+                               p_params: int) -> None:
+        """``struct cudaKernelNodeParams {func; dim3 grid; dim3 block; unsigned smem;
+        void **kernelParams; void **extra}`` (offsets 0, 8, 20, 32, 40, 48)."""
+        what = "cudaGraphAddKernelNode"
+        _need(p_params, f"{what}: pNodeParams")
+        func = abi.read_u64(p_params)
+        grid, block = abi.read_dim3(p_params + 8), abi.read_dim3(p_params + 20)
+        shmem = ctypes.c_uint32.from_address(p_params + 32).value
+        args, extra = abi.read_u64(p_params + 40), abi.read_u64(p_params + 48)
+        if extra:
+            raise CudaError(Err.NotSupported, f"{what}: the 'extra' argument format is not supported")
+        op = self._make_kernel_op(what, func, grid, block, shmem, args)
+        self._add_node(p_node, graph, p_deps, n_deps, g.NODE_KERNEL, op, what)
+
+    @_entry
+    def cudaGraphAddMemcpyNode1D(self, p_node: int, graph: int, p_deps: int, n_deps: int,
+                                 dst: int, src: int, count: int, kind: int) -> None:
+        what = "cudaGraphAddMemcpyNode1D"
+        if kind not in tuple(MemcpyKind):
+            raise CudaError(Err.InvalidMemcpyDirection, f"{what}: {kind} is not a cudaMemcpyKind")
+        if count:
+            _need(dst, f"{what}: dst")
+            _need(src, f"{what}: src")
+        self._add_node(p_node, graph, p_deps, n_deps, g.NODE_MEMCPY,
+                       MemcpyOp(dst, src, count, kind), what)
+
+    @_entry
+    def cudaGraphAddMemsetNode(self, p_node: int, graph: int, p_deps: int, n_deps: int,
+                               p_params: int) -> None:
+        """``struct cudaMemsetParams {dst; pitch; unsigned value; unsigned elementSize; width;
+        height}`` (offsets 0, 8, 16, 20, 24, 32); width counts elements."""
+        what = "cudaGraphAddMemsetNode"
+        _need(p_params, f"{what}: pMemsetParams")
+        dst, pitch = abi.read_u64(p_params), abi.read_u64(p_params + 8)
+        value = ctypes.c_uint32.from_address(p_params + 16).value
+        esize = ctypes.c_uint32.from_address(p_params + 20).value
+        width, height = abi.read_u64(p_params + 24), abi.read_u64(p_params + 32)
+        if esize not in (1, 2, 4):
+            raise CudaError(Err.InvalidValue, f"{what}: elementSize {esize} is not 1, 2 or 4")
+        nbytes = width * esize
+        if height > 1 and pitch < nbytes:
+            raise CudaError(Err.InvalidValue, f"{what}: pitch {pitch} is less than the row width {nbytes}")
+        found = self.gmem.find(dst) if dst else None
+        if found is None or dst + (pitch * (height - 1) if height > 1 else 0) + nbytes > sum(found):
+            raise CudaError(Err.InvalidValue, f"{what}: {dst:#x} is not (enough) device memory")
+        self._add_node(p_node, graph, p_deps, n_deps, g.NODE_MEMSET,
+                       MemsetOp(dst, value, nbytes, esize, pitch, max(height, 1)), what)
+
+    @_entry
+    def cudaGraphAddHostNode(self, p_node: int, graph: int, p_deps: int, n_deps: int,
+                             p_params: int) -> None:
+        """``struct cudaHostNodeParams {fn; userData}``."""
+        what = "cudaGraphAddHostNode"
+        _need(p_params, f"{what}: pNodeParams")
+        fn, user_data = abi.read_u64(p_params), abi.read_u64(p_params + 8)
+        _need(fn, f"{what}: fn")
+        cfn = _HOST_FN(fn)
+        self._add_node(p_node, graph, p_deps, n_deps, g.NODE_HOST,
+                       HostFuncOp(lambda: cfn(user_data or None)), what)
+
+    @_entry
+    def cudaGraphAddEmptyNode(self, p_node: int, graph: int, p_deps: int, n_deps: int) -> None:
+        self._add_node(p_node, graph, p_deps, n_deps, g.NODE_EMPTY, None, "cudaGraphAddEmptyNode")
+
+    @_entry
+    def cudaGraphGetNodes(self, graph: int, p_nodes: int, p_num: int) -> None:
+        """Without ``nodes``: the count; with it: up to ``*numNodes`` handles."""
+        _need(p_num, "cudaGraphGetNodes: numNodes")
+        self._write_nodes(self.streams.graphs.get_graph(graph).nodes, p_nodes, p_num)
+
+    @_entry
+    def cudaGraphGetRootNodes(self, graph: int, p_nodes: int, p_num: int) -> None:
+        _need(p_num, "cudaGraphGetRootNodes: pNumRootNodes")
+        self._write_nodes(self.streams.graphs.get_graph(graph).root_nodes(), p_nodes, p_num)
+
+    @staticmethod
+    def _write_nodes(nodes: list[g.GraphNode], p_nodes: int, p_num: int) -> None:
+        if not p_nodes:
+            abi.write_u64(p_num, len(nodes))
+            return
+        cap = abi.read_u64(p_num)
+        for i, n in enumerate(nodes[:cap]):
+            abi.write_u64(p_nodes + 8 * i, n.handle)
+        for i in range(len(nodes), cap):
+            abi.write_u64(p_nodes + 8 * i, 0)
+        abi.write_u64(p_num, min(cap, len(nodes)))
+
+    @_entry
+    def cudaGraphNodeGetType(self, node: int, p_type: int) -> None:
+        _need(p_type, "cudaGraphNodeGetType: pType")
+        abi.write_i32(p_type, self.streams.graphs.get_node(node).kind)
+
+    @_entry
+    def cudaGraphInstantiate(self, p_exec: int, graph: int, flags: int) -> None:
+        _need(p_exec, "cudaGraphInstantiate: pGraphExec")
+        if flags & ~_INSTANTIATE_FLAGS:
+            raise CudaError(Err.InvalidValue, f"cudaGraphInstantiate: unsupported flags {flags:#x}")
+        abi.write_u64(p_exec, self.streams.graphs.instantiate(graph))
+
+    @_entry
+    def cudaGraphInstantiateWithFlags(self, p_exec: int, graph: int, flags: int) -> None:
+        return self.cudaGraphInstantiate.__wrapped__(self, p_exec, graph, flags)  # type: ignore[attr-defined]
+
+    @_entry
+    def cudaGraphLaunch(self, graph_exec: int, stream: int) -> None:
+        self.streams.launch_graph(graph_exec, stream)
+
+    @_entry
+    def cudaGraphExecDestroy(self, graph_exec: int) -> None:
+        self.streams.graphs.destroy_exec(graph_exec)
+
+    @_entry
+    def cudaGraphDestroy(self, graph: int) -> None:
+        self.streams.graphs.destroy_graph(graph)
+
+    # ================================================================== per-thread default stream
+    @_entry
+    def cudaStreamGetFlags_ptsz(self, stream: int, p_flags: int) -> int:
+        return self.cudaStreamGetFlags.__wrapped__(self, _ptsz(stream), p_flags)  # type: ignore[attr-defined]
+
+    @_entry
+    def cudaStreamGetPriority_ptsz(self, stream: int, p_priority: int) -> int:
+        return self.cudaStreamGetPriority.__wrapped__(self, _ptsz(stream), p_priority)  # type: ignore[attr-defined]
+
+    @_entry
+    def cudaStreamGetId_ptsz(self, stream: int, p_id: int) -> int:
+        return self.cudaStreamGetId.__wrapped__(self, _ptsz(stream), p_id)  # type: ignore[attr-defined]
+
+    @_entry
+    def cudaLaunchHostFunc_ptsz(self, stream: int, fn: int, user_data: int) -> int:
+        return self.cudaLaunchHostFunc.__wrapped__(self, _ptsz(stream), fn, user_data)  # type: ignore[attr-defined]
+
+    @_entry
+    def cudaStreamAddCallback_ptsz(self, stream: int, cb: int, user_data: int, flags: int) -> int:
+        return self.cudaStreamAddCallback.__wrapped__(self, _ptsz(stream), cb, user_data, flags)  # type: ignore[attr-defined]
+
+    @_entry
+    def cudaMallocAsync_ptsz(self, p_dev: int, size: int, stream: int) -> int:
+        return self.cudaMallocAsync.__wrapped__(self, p_dev, size, _ptsz(stream))  # type: ignore[attr-defined]
+
+    @_entry
+    def cudaFreeAsync_ptsz(self, dev_ptr: int, stream: int) -> int:
+        return self.cudaFreeAsync.__wrapped__(self, dev_ptr, _ptsz(stream))  # type: ignore[attr-defined]
+
+    @_entry
+    def cudaMemcpy2DAsync_ptsz(self, dst: int, dpitch: int, src: int, spitch: int, width: int,
+                               height: int, kind: int, stream: int) -> int:
+        return self.cudaMemcpy2DAsync.__wrapped__(  # type: ignore[attr-defined]
+            self, dst, dpitch, src, spitch, width, height, kind, _ptsz(stream))
+
+    @_entry
+    def cudaStreamBeginCapture_ptsz(self, stream: int, mode: int) -> int:
+        return self.cudaStreamBeginCapture.__wrapped__(self, _ptsz(stream), mode)  # type: ignore[attr-defined]
+
+    @_entry
+    def cudaStreamEndCapture_ptsz(self, stream: int, p_graph: int) -> int:
+        return self.cudaStreamEndCapture.__wrapped__(self, _ptsz(stream), p_graph)  # type: ignore[attr-defined]
+
+    @_entry
+    def cudaStreamIsCapturing_ptsz(self, stream: int, p_status: int) -> int:
+        return self.cudaStreamIsCapturing.__wrapped__(self, _ptsz(stream), p_status)  # type: ignore[attr-defined]
+
+    @_entry
+    def cudaStreamGetCaptureInfo_ptsz(self, stream: int, p_status: int, p_id: int, p_graph: int,
+                                      p_deps: int, p_edge_data: int, p_num_deps: int) -> int:
+        return self.cudaStreamGetCaptureInfo.__wrapped__(  # type: ignore[attr-defined]
+            self, _ptsz(stream), p_status, p_id, p_graph, p_deps, p_edge_data, p_num_deps)
+
+    @_entry
+    def cudaGraphLaunch_ptsz(self, graph_exec: int, stream: int) -> int:
+        return self.cudaGraphLaunch.__wrapped__(self, graph_exec, _ptsz(stream))  # type: ignore[attr-defined]
+
+
+#: The C prototypes of the entry points above, in the shim's convention (pointer-only, enums as
+#: int, handles as ``void *``), ready to append to ``shim/cudart_api.h``.
+C_DECLARATIONS = """\
+/* streams, events, host functions, capture, graphs (gpgpusim.runtime.stream_api.StreamApi) */
+cudaError_t cudaStreamGetFlags(void *hStream, unsigned int *flags);
+cudaError_t cudaStreamGetPriority(void *hStream, int *priority);
+cudaError_t cudaStreamGetId(void *hStream, unsigned long long *streamId);
+cudaError_t cudaLaunchHostFunc(void *stream, void *fn, void *userData);
+cudaError_t cudaStreamAddCallback(void *stream, void *callback, void *userData, unsigned int flags);
+cudaError_t cudaMallocAsync(void **devPtr, size_t size, void *hStream);
+cudaError_t cudaFreeAsync(void *devPtr, void *hStream);
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                              size_t height, int kind, void *stream);
+cudaError_t cudaStreamBeginCapture(void *stream, int mode);
+cudaError_t cudaStreamEndCapture(void *stream, void **pGraph);
+cudaError_t cudaStreamIsCapturing(void *stream, int *pCaptureStatus);
+cudaError_t cudaStreamGetCaptureInfo(void *stream, int *captureStatus_out, unsigned long long *id_out,
+                                     void **graph_out, void **dependencies_out, void **edgeData_out,
+                                     size_t *numDependencies_out);
+cudaError_t cudaThreadExchangeStreamCaptureMode(int *mode);
+cudaError_t cudaGraphCreate(void **pGraph, unsigned int flags);
+cudaError_t cudaGraphAddKernelNode(void **pGraphNode, void *graph, void *pDependencies,
+                                   size_t numDependencies, const void *pNodeParams);
+cudaError_t cudaGraphAddMemcpyNode1D(void **pGraphNode, void *graph, void *pDependencies,
+                                     size_t numDependencies, void *dst, const void *src, size_t count,
+                                     int kind);
+cudaError_t cudaGraphAddMemsetNode(void **pGraphNode, void *graph, void *pDependencies,
+                                   size_t numDependencies, const void *pMemsetParams);
+cudaError_t cudaGraphAddHostNode(void **pGraphNode, void *graph, void *pDependencies,
+                                 size_t numDependencies, const void *pNodeParams);
+cudaError_t cudaGraphAddEmptyNode(void **pGraphNode, void *graph, void *pDependencies,
+                                  size_t numDependencies);
+cudaError_t cudaGraphGetNodes(void *graph, void **nodes, size_t *numNodes);
+cudaError_t cudaGraphGetRootNodes(void *graph, void **pRootNodes, size_t *pNumRootNodes);
+cudaError_t cudaGraphNodeGetType(void *node, int *pType);
+cudaError_t cudaGraphInstantiate(void **pGraphExec, void *graph, unsigned long long flags);
+cudaError_t cudaGraphInstantiateWithFlags(void **pGraphExec, void *graph, unsigned long long flags);
+cudaError_t cudaGraphLaunch(void *graphExec, void *stream);
+cudaError_t cudaGraphExecDestroy(void *graphExec);
+cudaError_t cudaGraphDestroy(void *graph);
+cudaError_t cudaStreamGetFlags_ptsz(void *hStream, unsigned int *flags);
+cudaError_t cudaStreamGetPriority_ptsz(void *hStream, int *priority);
+cudaError_t cudaStreamGetId_ptsz(void *hStream, unsigned long long *streamId);
+cudaError_t cudaLaunchHostFunc_ptsz(void *stream, void *fn, void *userData);
+cudaError_t cudaStreamAddCallback_ptsz(void *stream, void *callback, void *userData, unsigned int flags);
+cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size, void *hStream);
+cudaError_t cudaFreeAsync_ptsz(void *devPtr, void *hStream);
+cudaError_t cudaMemcpy2DAsync_ptsz(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                   size_t height, int kind, void *stream);
+cudaError_t cudaStreamBeginCapture_ptsz(void *stream, int mode);
+cudaError_t cudaStreamEndCapture_ptsz(void *stream, void **pGraph);
+cudaError_t cudaStreamIsCapturing_ptsz(void *stream, int *pCaptureStatus);
+cudaError_t cudaStreamGetCaptureInfo_ptsz(void *stream, int *captureStatus_out, unsigned long long *id_out,
+                                          void **graph_out, void **dependencies_out, void **edgeData_out,
+                                          size_t *numDependencies_out);
+cudaError_t cudaGraphLaunch_ptsz(void *graphExec, void *stream);
+"""

@@ -1,0 +1,361 @@
+"""Stream capture, explicit graphs, and the StreamApi entry points (C ABI with ctypes memory)."""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+import threading
+
+import numpy as np
+import pytest
+
+from gpgpusim.errors import CudaError, Err
+from gpgpusim.functional.memory import GlobalMemory
+from gpgpusim.runtime import graphs
+from gpgpusim.runtime.gpu import Gpu, KernelLaunchOp, MemcpyKind, MemcpyOp, MemsetOp
+from gpgpusim.runtime.stream_api import StreamApi
+from gpgpusim.runtime.streams import (
+    CAPTURE_STATUS_ACTIVE,
+    CAPTURE_STATUS_NONE,
+    STREAM_NON_BLOCKING,
+    StreamManager,
+)
+
+TIMEOUT_S = 10.0
+
+
+class FakeStats:
+    def __init__(self, warp_insn: int) -> None:
+        self.warp_insn = warp_insn
+
+
+class Launcher:
+    def __init__(self) -> None:
+        self.log: list[str] = []
+
+    def __call__(self, module, kernel, grid, block, smem, params, *, gmem, **kw):
+        self.log.append(kernel)
+        return FakeStats(100)
+
+
+@pytest.fixture
+def env():
+    launcher = Launcher()
+    gpu = Gpu(None, GlobalMemory(), launch_fn=launcher)
+    mgr = StreamManager(gpu)
+    yield mgr, gpu, launcher
+    assert mgr.shutdown(TIMEOUT_S)
+
+
+def kernel(name: str) -> KernelLaunchOp:
+    return KernelLaunchOp(None, name, (1, 1, 1), (32, 1, 1))
+
+
+# ------------------------------------------------------------------ capture (manager level)
+def test_capture_records_instead_of_running_and_replays(env):
+    mgr, gpu, launcher = env
+    s = mgr.create_stream()
+    buf = gpu.gmem.allocate(16)
+    mgr.begin_capture(s)
+    assert mgr.is_capturing(s) == CAPTURE_STATUS_ACTIVE
+    mgr.enqueue(s, MemsetOp(buf, 1, 16))
+    mgr.enqueue(s, kernel("a"))
+    mgr.enqueue(s, kernel("b"))
+    status, cid, gh, deps = mgr.capture_info(s)
+    assert (status, cid, len(deps)) == (CAPTURE_STATUS_ACTIVE, 1, 1)
+    graph = mgr.end_capture(s)
+    assert graph == gh
+    assert mgr.is_capturing(s) == CAPTURE_STATUS_NONE
+    assert launcher.log == []                         # nothing ran during capture
+    kinds = [n.kind for n in mgr.graphs.get_graph(graph).nodes]
+    assert kinds == [graphs.NODE_MEMSET, graphs.NODE_KERNEL, graphs.NODE_KERNEL]
+    ex = mgr.graphs.instantiate(graph)
+    for _ in range(10):
+        mgr.launch_graph(ex, s)
+    mgr.synchronize_stream(s)
+    assert launcher.log == ["a", "b"] * 10
+    assert len(gpu.kernels) == 20
+    assert gpu.gmem.read(buf, 16).tolist() == [1] * 16
+
+
+def test_capture_fork_join_and_unjoined(env):
+    mgr, _, launcher = env
+    a = mgr.create_stream()
+    b = mgr.create_stream()
+    fork, join = mgr.create_event(), mgr.create_event()
+    mgr.begin_capture(a)
+    mgr.enqueue(a, kernel("root"))
+    mgr.record_event(fork, a)
+    mgr.stream_wait_event(b, fork)                    # b joins the capture
+    assert mgr.is_capturing(b) == CAPTURE_STATUS_ACTIVE
+    mgr.enqueue(b, kernel("side"))
+    mgr.enqueue(a, kernel("main"))
+    mgr.record_event(join, b)
+    mgr.stream_wait_event(a, join)
+    mgr.enqueue(a, kernel("tail"))
+    graph = mgr.end_capture(a)
+    gr = mgr.graphs.get_graph(graph)
+    names = {n.op.kernel: n for n in gr.nodes}
+    assert [d.op.kernel for d in names["tail"].deps] == ["main", "side"]
+    assert [d.op.kernel for d in names["side"].deps] == ["root"]
+    assert mgr.is_capturing(b) == CAPTURE_STATUS_NONE
+    mgr.launch_graph(mgr.graphs.instantiate(graph), a)
+    mgr.synchronize_stream(a)
+    assert launcher.log[0] == "root" and launcher.log[-1] == "tail" and len(launcher.log) == 4
+
+    # a forked stream that never joins back
+    mgr.begin_capture(a)
+    mgr.record_event(fork, a)
+    mgr.stream_wait_event(b, fork)
+    mgr.enqueue(b, kernel("orphan"))
+    with pytest.raises(CudaError) as ei:
+        mgr.end_capture(a)
+    assert ei.value.code == Err.StreamCaptureUnjoined
+    assert mgr.is_capturing(b) == CAPTURE_STATUS_NONE
+
+
+def test_capture_errors(env):
+    mgr, _, _ = env
+    s = mgr.create_stream()
+    with pytest.raises(CudaError) as ei:
+        mgr.end_capture(s)
+    assert ei.value.code == Err.IllegalState
+    with pytest.raises(CudaError) as ei:
+        mgr.begin_capture(0)
+    assert ei.value.code == Err.StreamCaptureUnsupported
+    mgr.begin_capture(s)
+    with pytest.raises(CudaError) as ei:
+        mgr.begin_capture(s)
+    assert ei.value.code == Err.IllegalState
+    with pytest.raises(CudaError) as ei:
+        mgr.query_stream(s)
+    assert ei.value.code == Err.StreamCaptureUnsupported
+    # legacy-stream work during a global capture is an implicit sync: capture invalidated
+    with pytest.raises(CudaError) as ei:
+        mgr.enqueue(0, kernel("legacy"))
+    assert ei.value.code == Err.StreamCaptureImplicit
+    with pytest.raises(CudaError) as ei:
+        mgr.enqueue(s, kernel("after"))
+    assert ei.value.code == Err.StreamCaptureInvalidated
+    with pytest.raises(CudaError) as ei:
+        mgr.end_capture(s)
+    assert ei.value.code == Err.StreamCaptureInvalidated
+    # the stream works normally afterwards
+    mgr.enqueue(s, kernel("ok"))
+    mgr.synchronize_stream(s)
+
+
+def test_capture_sync_is_unsupported_and_invalidates(env):
+    mgr, _, _ = env
+    s = mgr.create_stream(STREAM_NON_BLOCKING)
+    mgr.begin_capture(s)
+    with pytest.raises(CudaError) as ei:
+        mgr.synchronize_stream(s)
+    assert ei.value.code == Err.StreamCaptureUnsupported
+    with pytest.raises(CudaError) as ei:
+        mgr.end_capture(s)
+    assert ei.value.code == Err.StreamCaptureInvalidated
+
+
+def test_explicit_graph_topological_replay(env):
+    mgr, gpu, launcher = env
+    reg = mgr.graphs
+    gr = reg.new_graph()
+    a = gr.add_node(graphs.NODE_KERNEL, kernel("a"))
+    b = gr.add_node(graphs.NODE_KERNEL, kernel("b"), [a])
+    c = gr.add_node(graphs.NODE_KERNEL, kernel("c"), [a])
+    e = gr.add_node(graphs.NODE_EMPTY, None, [b, c])
+    gr.add_node(graphs.NODE_KERNEL, kernel("d"), [e])
+    assert gr.root_nodes() == [a]
+    assert len(gr.edges()) == 5
+    ex = reg.instantiate(gr.handle)
+    reg.destroy_graph(gr.handle)                      # the exec stays valid
+    mgr.launch_graph(ex, 0)
+    mgr.synchronize_device()
+    assert launcher.log == ["a", "b", "c", "d"]
+    reg.destroy_exec(ex)
+    with pytest.raises(CudaError) as ei:
+        mgr.launch_graph(ex, 0)
+    assert ei.value.code == Err.InvalidResourceHandle
+    other = reg.new_graph()
+    with pytest.raises(CudaError) as ei:
+        other.add_node(graphs.NODE_EMPTY, None, [a])
+    assert ei.value.code == Err.InvalidValue
+
+
+# ------------------------------------------------------------------ StreamApi (C ABI level)
+class Rt(StreamApi):
+    """The mixin on its own, with a fake kernel-op factory (no registry)."""
+
+    def __init__(self) -> None:
+        self.launcher = Launcher()
+        self.gmem = GlobalMemory()
+        self.gpu = Gpu(None, self.gmem, launch_fn=self.launcher)
+        self.streams = StreamManager(self.gpu)
+        self.recorded: list[tuple[str, int]] = []
+
+    def _record(self, name: str, exc: CudaError) -> int:
+        self.recorded.append((name, int(exc.code)))
+        return int(exc.code)
+
+    def _make_kernel_op(self, what, func, grid, block, shmem, args):
+        return KernelLaunchOp(None, f"k{func:x}", grid, block, shmem, b"")
+
+
+@pytest.fixture
+def rt():
+    r = Rt()
+    yield r
+    assert r.streams.shutdown(TIMEOUT_S)
+
+
+def out_u64() -> ctypes.c_uint64:
+    return ctypes.c_uint64(0)
+
+
+def addr(obj) -> int:
+    return ctypes.addressof(obj)
+
+
+def test_api_host_func_and_callback(rt):
+    calls: list[tuple] = []
+    HOST = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+    CB = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)
+    hf = HOST(lambda ud: calls.append(("host", ud)))
+    cb = CB(lambda s, st, ud: calls.append(("cb", s, st, ud)))
+    hf_addr = ctypes.cast(hf, ctypes.c_void_p).value
+    cb_addr = ctypes.cast(cb, ctypes.c_void_p).value
+    s = rt.streams.create_stream()
+    assert rt.cudaLaunchHostFunc(s, hf_addr, 0x1234) == 0
+    assert rt.cudaStreamAddCallback(s, cb_addr, 0x99, 0) == 0
+    assert rt.cudaStreamAddCallback(s, cb_addr, 0x99, 1) == Err.InvalidValue
+    assert rt.cudaLaunchHostFunc(s, 0, 0) == Err.InvalidValue
+    rt.streams.synchronize_stream(s)
+    assert calls == [("host", 0x1234), ("cb", s, 0, 0x99)]
+    assert [c for _, c in rt.recorded] == [Err.InvalidValue, Err.InvalidValue]
+
+
+def test_api_stream_getters_and_ptsz(rt):
+    s = rt.streams.create_stream(STREAM_NON_BLOCKING, -3)
+    flags, prio, sid = ctypes.c_uint32(7), ctypes.c_int32(7), ctypes.c_uint64(7)
+    assert rt.cudaStreamGetFlags(s, addr(flags)) == 0 and flags.value == 1
+    assert rt.cudaStreamGetPriority(s, addr(prio)) == 0 and prio.value == -3
+    assert rt.cudaStreamGetId(0, addr(sid)) == 0 and sid.value == 0
+    assert rt.cudaStreamGetId(s, addr(sid)) == 0 and sid.value > 0
+    assert rt.cudaStreamGetFlags(0xDEAD0, addr(flags)) == Err.InvalidResourceHandle
+    assert rt.cudaStreamGetFlags(s, 0) == Err.InvalidValue
+    # _ptsz: the NULL stream is this thread's default stream, distinct per thread
+    ids = []
+
+    def worker() -> None:
+        v = ctypes.c_uint64(0)
+        assert rt.cudaStreamGetId_ptsz(0, addr(v)) == 0
+        ids.append(v.value)
+    threads = [threading.Thread(target=worker) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(TIMEOUT_S)
+    assert len(set(ids)) == 2 and 0 not in ids
+
+
+def test_api_malloc_free_async_and_memcpy2d(rt):
+    p = out_u64()
+    s = rt.streams.create_stream()
+    assert rt.cudaMallocAsync(addr(p), 64, s) == 0
+    dev = p.value
+    host = np.arange(16, dtype=np.uint8)
+    back = np.zeros(16, np.uint8)
+    # 4 rows of 3 bytes: host pitch 4 -> device pitch 16
+    assert rt.cudaMemcpy2DAsync(dev, 16, host.ctypes.data, 4, 3, 4, int(MemcpyKind.HostToDevice), s) == 0
+    assert rt.cudaMemcpy2DAsync(back.ctypes.data, 4, dev, 16, 3, 4, int(MemcpyKind.DeviceToHost), s) == 0
+    assert rt.cudaMemcpy2DAsync(dev, 2, host.ctypes.data, 4, 3, 4, 1, s) == Err.InvalidPitchValue
+    assert rt.cudaMemcpy2DAsync(dev, 16, host.ctypes.data, 4, 3, 4, 7, s) == Err.InvalidMemcpyDirection
+    assert rt.cudaMemcpy2DAsync(dev, 32, host.ctypes.data, 4, 3, 4, 1, s) == Err.InvalidValue  # past end
+    assert rt.cudaFreeAsync(dev + 4, s) == Err.InvalidValue
+    assert rt.cudaFreeAsync(dev, s) == 0
+    rt.streams.synchronize_stream(s)
+    assert back.tolist() == [0, 1, 2, 0, 4, 5, 6, 0, 8, 9, 10, 0, 12, 13, 14, 0]
+    assert rt.gmem.find(dev) is None
+
+
+def test_api_capture_and_graph_launch(rt):
+    s = rt.streams.create_stream()
+    status, pg, pe = ctypes.c_int32(9), out_u64(), out_u64()
+    assert rt.cudaStreamBeginCapture(s, 0) == 0
+    assert rt.cudaStreamIsCapturing(s, addr(status)) == 0 and status.value == 1
+    rt.streams.enqueue(s, kernel("cap"))
+    cid, graph, deps, ndeps = out_u64(), out_u64(), out_u64(), out_u64()
+    assert rt.cudaStreamGetCaptureInfo(s, addr(status), addr(cid), addr(graph), addr(deps), 0,
+                                       addr(ndeps)) == 0
+    assert (status.value, cid.value, ndeps.value) == (1, 1, 1)
+    node = ctypes.c_uint64.from_address(deps.value).value
+    assert rt.streams.graphs.get_node(node).op.kernel == "cap"
+    assert rt.cudaStreamEndCapture(s, addr(pg)) == 0 and pg.value == graph.value
+    assert rt.cudaStreamEndCapture(s, addr(pg)) == Err.IllegalState and pg.value == 0
+    assert rt.cudaGraphInstantiate(addr(pe), graph.value, 0) == 0
+    for _ in range(10):
+        assert rt.cudaGraphLaunch(pe.value, s) == 0
+    rt.streams.synchronize_stream(s)
+    assert rt.launcher.log == ["cap"] * 10
+    assert rt.cudaGraphExecDestroy(pe.value) == 0
+    assert rt.cudaGraphExecDestroy(pe.value) == Err.InvalidResourceHandle
+    assert rt.cudaGraphDestroy(graph.value) == 0
+    assert rt.cudaGraphDestroy(graph.value) == Err.InvalidValue
+
+
+def test_api_explicit_graph_nodes(rt):
+    dev = rt.gmem.allocate(64)
+    host = np.zeros(64, np.uint8)
+    pg, pe = out_u64(), out_u64()
+    assert rt.cudaGraphCreate(addr(pg), 0) == 0
+    gh = pg.value
+    seen: list[int] = []
+    HOST = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+    hf = HOST(lambda ud: seen.append(int(host[4])))   # runs after the copy back
+    n_memset, n_kernel, n_copy, n_host, n_empty = (out_u64() for _ in range(5))
+    memset_params = struct.pack("<QQIIQQ", dev, 0, 0x01020304, 4, 4, 1)  # 4 elements
+    mp = ctypes.create_string_buffer(memset_params)
+    assert rt.cudaGraphAddMemsetNode(addr(n_memset), gh, 0, 0, addr(mp)) == 0
+    kparams = ctypes.create_string_buffer(struct.pack("<Q3I3IIxxxxQQ", 0xABC, 2, 1, 1, 64, 1, 1, 0, 0, 0))
+    deps = (ctypes.c_uint64 * 1)(n_memset.value)
+    assert rt.cudaGraphAddKernelNode(addr(n_kernel), gh, addr(deps), 1, addr(kparams)) == 0
+    deps2 = (ctypes.c_uint64 * 1)(n_kernel.value)
+    assert rt.cudaGraphAddMemcpyNode1D(addr(n_copy), gh, addr(deps2), 1, host.ctypes.data, dev, 64,
+                                       int(MemcpyKind.DeviceToHost)) == 0
+    hp = ctypes.create_string_buffer(struct.pack("<QQ", ctypes.cast(hf, ctypes.c_void_p).value, 0))
+    deps3 = (ctypes.c_uint64 * 1)(n_copy.value)
+    assert rt.cudaGraphAddHostNode(addr(n_host), gh, addr(deps3), 1, addr(hp)) == 0
+    assert rt.cudaGraphAddEmptyNode(addr(n_empty), gh, addr(deps3), 1) == 0
+    bad = (ctypes.c_uint64 * 1)(0x1234)
+    assert rt.cudaGraphAddEmptyNode(addr(n_empty), gh, addr(bad), 1) == Err.InvalidValue
+    count = out_u64()
+    assert rt.cudaGraphGetNodes(gh, 0, addr(count)) == 0 and count.value == 5
+    nodes = (ctypes.c_uint64 * 5)()
+    assert rt.cudaGraphGetNodes(gh, addr(nodes), addr(count)) == 0
+    assert list(nodes) == [n_memset.value, n_kernel.value, n_copy.value, n_host.value, n_empty.value]
+    assert rt.cudaGraphGetRootNodes(gh, 0, addr(count)) == 0 and count.value == 1
+    t = ctypes.c_int32(-1)
+    assert rt.cudaGraphNodeGetType(n_host.value, addr(t)) == 0 and t.value == graphs.NODE_HOST
+    assert rt.cudaGraphInstantiate(addr(pe), gh, 0) == 0
+    assert rt.cudaGraphLaunch(pe.value, 0) == 0
+    rt.streams.synchronize_device()
+    assert host[:16].view(np.uint32).tolist() == [0x01020304] * 4
+    assert host[16:].tolist() == [0] * 48
+    assert seen == [0x04]                             # little-endian low byte
+    assert rt.launcher.log == ["kabc"]
+    assert rt.gpu.kernels[0].grid == (2, 1, 1) and rt.gpu.kernels[0].block == (64, 1, 1)
+
+
+def test_graph_launch_copies_are_fresh_each_time(env):
+    mgr, gpu, _ = env
+    dev = gpu.gmem.allocate(4)
+    out = np.zeros(4, np.uint8)
+    gr = mgr.graphs.new_graph()
+    gr.add_node(graphs.NODE_MEMCPY, MemcpyOp(out, dev, 4, MemcpyKind.DeviceToHost))
+    ex = mgr.graphs.instantiate(gr.handle)
+    for v in (3, 9):
+        mgr.enqueue(0, MemsetOp(dev, v, 4))
+        mgr.launch_graph(ex, 0)
+        mgr.synchronize_device()
+        assert out.tolist() == [v] * 4
