@@ -1,0 +1,1019 @@
+"""Instruction handlers: decode one PTX instruction into ``DInst`` with a ``run(ex, sel)``.
+
+GPGPU-Sim counterpart: the ``*_impl`` functions of ``cuda-sim/instructions.cc`` for memory,
+control, warp-level and special-register instructions; ALU semantics come from
+:mod:`gpgpusim.functional.semantics` (``lookup(inst) -> OpSpec``), resolved here once.
+
+``run(ex, sel)`` executes for the lanes ``sel`` (an index array, or None = every lane of the
+``Exec``): those lanes are active in their warp and their guard predicate is true.  Readers
+return an array aligned with ``sel`` (or a scalar that broadcasts); writers store into the
+registers of ``sel``.  Anything we do not model decodes to kind ``unsup`` and raises
+``NotSupportedError("not supported: <instruction> at <file>:<line>")`` when executed by at
+least one lane.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from gpgpusim.errors import CudaError, Err, NotSupportedError, PtxError
+from gpgpusim.functional import semantics
+from gpgpusim.ptx import ir
+
+from . import decode as dec
+from .loader import LoadedModule
+from .printf import format_device
+from .state import LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE, Exec
+
+_RAW = dec._RAW
+_SINT = dec._SINT
+Reader = Callable[[Exec, Any], Any]
+Writer = Callable[[Exec, Any, Any], None]
+
+_NOPS = {"membar", "fence", "nanosleep", "prefetch", "prefetchu", "pmevent", "griddepcontrol",
+         "discard", "applypriority", "createpolicy", "setmaxnreg"}
+_UNSUPPORTED = {"mma", "wmma", "ldmatrix", "stmatrix", "cp", "tex", "tld4", "txq", "suld", "sust",
+                "sured", "suq", "mbarrier", "brx", "istypep", "alloca", "elect", "tensormap",
+                "wgmma", "tcgen05", "multimem", "clusterlaunchcontrol", "getctarank", "stackrestore",
+                "stacksave"}
+
+
+def _where(prog: dec.Program, inst: ir.Instruction) -> str:
+    return f"{prog.filename}:{inst.line}"
+
+
+# ----------------------------------------------------------------------------- readers
+def _from_raw(rdt: np.dtype, typ: str) -> Callable[[np.ndarray], np.ndarray] | None:
+    """Conversion of raw register bits (dtype ``rdt``) to a value of ``typ``."""
+    if typ == "pred":
+        return None if rdt == np.bool_ else (lambda x: x != 0)
+    tdt = semantics.dtype_of(typ)
+    if rdt == np.bool_:
+        return lambda x: x.astype(tdt)
+    tw = ir.TYPE_SIZES[typ]
+    rw = rdt.itemsize
+    if tw == rw:
+        return None if tdt == rdt else (lambda x: x.view(tdt))
+    if rw > tw:
+        raw = _RAW[tw]
+        return lambda x: x.astype(raw).view(tdt)
+    if typ[0] == "s":
+        s1, s2 = _SINT[rw], _SINT[tw]
+        return lambda x: x.view(s1).astype(s2).view(tdt)
+    raw = _RAW[tw]
+    return lambda x: x.astype(raw).view(tdt)
+
+
+def imm_value(op: ir.Imm, typ: str) -> Any:
+    """A PTX immediate as a numpy scalar of ``typ`` (raw bits of 0f/0d literals preserved)."""
+    if typ == "pred":
+        return np.bool_(bool(op.value))
+    tdt = semantics.dtype_of(typ)
+    size = ir.TYPE_SIZES[typ]
+    if tdt.kind == "f":
+        if op.bits is not None and isinstance(op.value, float):
+            bits_size = 4 if op.bits <= 0xFFFFFFFF and not _is_double_literal(op) else 8
+            if bits_size == size:
+                return np.array(op.bits, dtype=_RAW[size]).view(tdt)[()]
+        return tdt.type(op.value)
+    v = op.value
+    if isinstance(v, float):
+        if typ in ("f16x2", "bf16x2", "bf16"):
+            raise NotSupportedError(f"not supported: float immediate for .{typ}")
+        v = int(v)
+    return np.array(int(v) & ((1 << (8 * size)) - 1), dtype=_RAW[size]).view(tdt)[()]
+
+
+def _is_double_literal(op: ir.Imm) -> bool:
+    return op.bits is not None and op.bits > 0xFFFFFFFF
+
+
+def _slot(prog: dec.Program, fi: dec.FuncInfo, inst: ir.Instruction, name: str) -> int:
+    s = fi.slots.get(name)
+    if s is None:
+        raise PtxError(f"{_where(prog, inst)}: register {name} is not declared in {fi.fn.name}")
+    return s
+
+
+def sym_address(lm: LoadedModule, prog: dec.Program, fi: dec.FuncInfo, inst: ir.Instruction,
+                name: str) -> tuple[str, int]:
+    """``(space, address)`` of a symbol; space 'local' addresses are relative to the frame."""
+    if name in fi.local_off:
+        return "local", fi.local_off[name]
+    if name in fi.param_off:
+        return "local", fi.param_off[name]
+    if name in fi.ret_off:
+        return "local", fi.ret_off[name]
+    if fi.fn.is_entry and name in prog.kernel_params:
+        return "param", prog.kernel_params[name][0]
+    if name in prog.smem_off:
+        return "shared", prog.smem_off[name]
+    if name in lm.symbols:
+        s = lm.symbols[name]
+        return s.space, s.address
+    if name in lm.module.functions:
+        raise NotSupportedError(f"not supported: function pointer {name} at {_where(prog, inst)}")
+    raise PtxError(f"{_where(prog, inst)}: unknown symbol {name!r}")
+
+
+def make_reader(lm, prog, fi, inst, op: ir.Operand, typ: str) -> Reader:
+    if isinstance(op, ir.Reg):
+        slot = _slot(prog, fi, inst, op.name)
+        conv = _from_raw(prog.slot_dtypes[slot], typ)
+        neg = op.neg
+        if neg:
+            if conv is None:
+                return lambda ex, sel: ~(ex.R[slot] if sel is None else ex.R[slot][sel])
+            return lambda ex, sel: ~conv(ex.R[slot] if sel is None else ex.R[slot][sel])
+        if conv is None:
+            return lambda ex, sel: ex.R[slot] if sel is None else ex.R[slot][sel]
+        return lambda ex, sel: conv(ex.R[slot] if sel is None else ex.R[slot][sel])
+    if isinstance(op, ir.Imm):
+        c = imm_value(op, typ)
+        return lambda ex, sel: c
+    if isinstance(op, ir.Special):
+        name, comp = op.name, op.comp
+        tdt = semantics.dtype_of(typ) if typ != "pred" else np.dtype(np.bool_)
+
+        def rd(ex, sel):
+            v = ex.special(name, comp)
+            v = v if sel is None else v[sel]
+            return v.astype(tdt, copy=False) if tdt.kind != "f" else v.astype(_RAW[tdt.itemsize]).view(tdt)
+        return rd
+    if isinstance(op, ir.Sym):
+        space, addr = sym_address(lm, prog, fi, inst, op.name)
+        tdt = semantics.dtype_of(typ)
+        if space == "local":
+            def rl(ex, sel):
+                fp = ex.fp if sel is None else ex.fp[sel]
+                return (fp + addr).astype(tdt)
+            return rl
+        c = tdt.type(addr)
+        return lambda ex, sel: c
+    raise PtxError(f"{_where(prog, inst)}: unexpected operand {op!r} in {inst}")
+
+
+def make_writer(prog, fi, inst, op: ir.Operand | None, typ: str) -> Writer:
+    if op is None:
+        return lambda ex, sel, v: None
+    if not isinstance(op, ir.Reg):
+        raise PtxError(f"{_where(prog, inst)}: destination must be a register in {inst}")
+    slot = _slot(prog, fi, inst, op.name)
+    return slot_writer(prog.slot_dtypes[slot], slot, typ)
+
+
+def slot_writer(rdt: np.dtype, slot: int, typ: str) -> Writer:
+    if typ == "pred" or rdt == np.bool_:
+        is_bool = rdt == np.bool_
+
+        def wp(ex, sel, v):
+            v = np.asarray(v)
+            if v.dtype != np.bool_:
+                v = v != 0
+            if not is_bool:
+                v = v.astype(rdt)
+            if sel is None:
+                ex.R[slot][...] = v
+            else:
+                ex.R[slot][sel] = v
+        return wp
+    tdt = semantics.dtype_of(typ)
+    tw = ir.TYPE_SIZES[typ]
+    traw = _RAW[tw]
+    rw = rdt.itemsize
+    if rw > tw and typ[0] == "s":
+        s1, s2 = _SINT[tw], _SINT[rw]
+
+        def ext(v):
+            return v.view(s1).astype(s2).view(rdt)
+    elif rw != tw:
+        def ext(v):
+            return v.astype(rdt)
+    else:
+        ext = None  # type: ignore[assignment]
+    view = tdt != traw
+
+    def w(ex, sel, v):
+        v = np.asarray(v)
+        if v.dtype != tdt:
+            v = v.astype(tdt)
+        if view:
+            v = v.view(traw)
+        if ext is not None:
+            v = ext(v)
+        if sel is None:
+            ex.R[slot][...] = v
+        else:
+            ex.R[slot][sel] = v
+    return w
+
+
+def _dests(op: ir.Operand) -> list[ir.Operand | None]:
+    if isinstance(op, ir.PredPair):
+        return [op.p, op.q]
+    if isinstance(op, ir.Vec):
+        return list(op.elems)
+    return [op]
+
+
+def _srcs(ops: tuple[ir.Operand, ...]) -> list[ir.Operand]:
+    out: list[ir.Operand] = []
+    for op in ops:
+        if isinstance(op, ir.Vec):
+            out.extend(e for e in op.elems if e is not None)
+        else:
+            out.append(op)
+    return out
+
+
+# ----------------------------------------------------------------------------- decode entry
+def make_handler(lm: LoadedModule, prog: dec.Program, fi: dec.FuncInfo, pc: int,
+                 inst: ir.Instruction) -> dec.DInst:
+    d = dec.DInst(pc=pc, inst=inst, func=fi, kind="alu", line=inst.line, text=inst.text or str(inst))
+    if inst.guard is not None:
+        reg, negated = inst.guard
+        d.guard = _slot(prog, fi, inst, reg.name)
+        d.guard_neg = bool(negated) ^ bool(reg.neg)
+        if prog.slot_dtypes[d.guard] != np.bool_:
+            raise PtxError(f"{_where(prog, inst)}: guard {reg.name} is not a predicate")
+    try:
+        _decode(lm, prog, fi, pc, inst, d)
+    except NotSupportedError as e:
+        d.kind = "unsup"
+        msg = str(e)
+        if _where(prog, inst) not in msg:
+            msg = f"not supported: {d.text} at {_where(prog, inst)} ({msg})"
+        d.extra = msg
+        d.run = None
+    return d
+
+
+def _decode(lm, prog, fi, pc, inst, d: dec.DInst) -> None:
+    op = inst.opcode
+    local_pc = pc - fi.base
+    if op in ("ld", "ldu"):
+        d.run = _ld(lm, prog, fi, inst)
+        d.mem = True
+    elif op == "st":
+        d.run = _st(lm, prog, fi, inst)
+        d.mem = True
+    elif op in ("atom", "red"):
+        d.run = _atom(lm, prog, fi, inst)
+        d.mem = True
+    elif op == "bra":
+        tgt = inst.operands[-1]
+        if not isinstance(tgt, ir.Label) or tgt.name not in fi.fn.labels:
+            raise PtxError(f"{_where(prog, inst)}: branch target {tgt!r} is not a label of {fi.fn.name}")
+        d.kind = "bra"
+        d.target = fi.base + fi.fn.labels[tgt.name]
+        d.rpc = fi.base + fi.fn.reconvergence_pc.get(local_pc, len(fi.fn.instructions))
+    elif op == "ret":
+        if fi.fn.is_entry:
+            d.kind = "exit"
+        else:
+            d.kind = "ret"
+            d.target = fi.end
+            d.rpc = fi.base + fi.fn.reconvergence_pc.get(local_pc, len(fi.fn.instructions))
+    elif op == "exit":
+        d.kind = "exit"
+    elif op == "trap":
+        d.kind = "trap"
+    elif op in ("bar", "barrier") and not inst.has("warp"):
+        _bar(lm, prog, fi, inst, d)
+    elif op == "bar" and inst.has("warp"):
+        d.run = lambda ex, sel: None
+    elif op in _NOPS:
+        d.run = lambda ex, sel: None
+    elif op == "brkpt":
+        d.run = lambda ex, sel: None        # GPGPU-Sim ignores brkpt in functional simulation too
+    elif op == "call":
+        _call(lm, prog, fi, inst, d)
+    elif op == "cvta":
+        d.run = _cvta(lm, prog, fi, inst)
+    elif op == "isspacep":
+        d.run = _isspacep(lm, prog, fi, inst)
+    elif op in ("vote", "shfl", "match", "redux", "activemask"):
+        d.kind = "warp"
+        d.run = _warp_op(lm, prog, fi, inst)
+    elif op in _UNSUPPORTED:
+        raise NotSupportedError(f"not supported: {inst} at {_where(prog, inst)}")
+    else:
+        spec = semantics.lookup(inst)
+        if spec is None:
+            if op == "mov":
+                d.run = _mov_special(lm, prog, fi, inst)
+                return
+            raise NotSupportedError(f"not supported: {inst} at {_where(prog, inst)}")
+        d.run = _alu(lm, prog, fi, inst, spec)
+
+
+# ----------------------------------------------------------------------------- ALU
+def _alu(lm, prog, fi, inst, spec) -> Callable:
+    dsts = _dests(inst.operands[0])
+    srcs = _srcs(inst.operands[1:])
+    dtypes = list(spec.dst_types)
+    stypes = list(spec.src_types)
+    cc_out = getattr(spec, "cc_out", False)
+    cc_in = getattr(spec, "cc_in", False)
+    nd = len(dtypes) - (1 if cc_out else 0)
+    ns = len(stypes) - (1 if cc_in else 0)
+    if len(dsts) != nd or len(srcs) != ns:
+        raise PtxError(f"{_where(prog, inst)}: {inst.opcode} expects {nd} destination(s) and {ns} "
+                       f"source(s), got {len(dsts)} and {len(srcs)}")
+    readers = [make_reader(lm, prog, fi, inst, o, t) for o, t in zip(srcs, stypes, strict=False)]
+    writers = [make_writer(prog, fi, inst, o, t) for o, t in zip(dsts, dtypes, strict=False)]
+    if cc_in:
+        cs = prog.cc_slot
+        readers.append(lambda ex, sel: ex.R[cs] if sel is None else ex.R[cs][sel])
+    if cc_out:
+        writers.append(slot_writer(np.dtype(np.uint32), prog.cc_slot, "u32"))
+    fn = spec.fn
+    if len(writers) == 1:
+        w0 = writers[0]
+        if len(readers) == 1:
+            r0 = readers[0]
+            return lambda ex, sel: w0(ex, sel, fn(r0(ex, sel)))
+        if len(readers) == 2:
+            r0, r1 = readers
+            return lambda ex, sel: w0(ex, sel, fn(r0(ex, sel), r1(ex, sel)))
+        if len(readers) == 3:
+            r0, r1, r2 = readers
+            return lambda ex, sel: w0(ex, sel, fn(r0(ex, sel), r1(ex, sel), r2(ex, sel)))
+        return lambda ex, sel: w0(ex, sel, fn(*[r(ex, sel) for r in readers]))
+
+    def run(ex, sel):
+        res = fn(*[r(ex, sel) for r in readers])
+        for w, v in zip(writers, res, strict=True):
+            w(ex, sel, v)
+    return run
+
+
+def _mov_special(lm, prog, fi, inst) -> Callable:
+    """``mov`` of a special register or a symbol address (semantics leaves these to us)."""
+    typ = inst.types[0] if inst.types else "u64"
+    r = make_reader(lm, prog, fi, inst, inst.operands[1], typ)
+    w = make_writer(prog, fi, inst, inst.operands[0], typ)
+    return lambda ex, sel: w(ex, sel, r(ex, sel))
+
+
+# ----------------------------------------------------------------------------- memory
+def _space_of(inst: ir.Instruction) -> str:
+    for m in inst.mods:
+        if m in ("global", "shared", "local", "const", "param"):
+            return m
+        if m.startswith("shared::"):
+            if m != "shared::cta":
+                raise NotSupportedError(f"not supported: .{m} (clusters)")
+            return "shared"
+        if m.startswith("param::"):
+            return "param"
+    return "generic"
+
+
+def _vec_of(inst: ir.Instruction) -> int:
+    for m in inst.mods:
+        if m in ("v2", "v4", "v8"):
+            return int(m[1])
+    return 1
+
+
+def _mem_type(prog, inst) -> str:
+    ts = inst.types
+    if not ts:
+        raise PtxError(f"{_where(prog, inst)}: {inst} has no type")
+    t = ts[-1]
+    if t == "b128":
+        raise NotSupportedError(f"not supported: .b128 access {inst} at {_where(prog, inst)}")
+    return t
+
+
+def _addr(lm, prog, fi, inst, aop: ir.Operand, space: str):
+    """``(space, const_address or None, fn(ex, sel) -> per-lane uint64 addresses or None)``."""
+    if not isinstance(aop, ir.Addr):
+        raise PtxError(f"{_where(prog, inst)}: expected an address operand in {inst}")
+    off = aop.offset
+    base = aop.base
+    if base is None:
+        return space, off, None
+    if isinstance(base, ir.Sym):
+        sspace, a = sym_address(lm, prog, fi, inst, base.name)
+        if sspace == "local":
+            if space in ("param", "local"):
+                o = a + off
+                return "local", None, lambda ex, sel: (ex.fp if sel is None else ex.fp[sel]) + o
+            if space == "generic":
+                o = a + off
+                return "generic", None, lambda ex, sel: ((ex.fp if sel is None else ex.fp[sel]) + o
+                                                         ).astype(np.uint64) + np.uint64(LOCAL_WINDOW)
+        if space == "generic":
+            if sspace == "shared":
+                return "generic", SHARED_WINDOW + a + off, None
+            if sspace == "param":
+                raise NotSupportedError(f"not supported: generic access to kernel parameter at {_where(prog, inst)}")
+            return "generic", a + off, None
+        if space == "param" and sspace == "param":
+            return "param", a + off, None
+        if space in ("global", "const") and sspace in ("global", "const"):
+            return space, a + off, None
+        if space == sspace:
+            return space, a + off, None
+        raise PtxError(f"{_where(prog, inst)}: symbol {base.name} is in .{sspace}, not .{space}")
+    if isinstance(base, ir.Reg):
+        slot = _slot(prog, fi, inst, base.name)
+        rdt = prog.slot_dtypes[slot]
+        o = np.uint64(off & 0xFFFFFFFFFFFFFFFF)
+        if space == "param" and not fi.fn.is_entry:
+            space = "local"
+        if rdt == np.uint64:
+            if off == 0:
+                return space, None, lambda ex, sel: ex.R[slot] if sel is None else ex.R[slot][sel]
+            return space, None, lambda ex, sel: (ex.R[slot] if sel is None else ex.R[slot][sel]) + o
+        return space, None, lambda ex, sel: (ex.R[slot] if sel is None else ex.R[slot][sel]).astype(np.uint64) + o
+    raise PtxError(f"{_where(prog, inst)}: bad address base {base!r}")
+
+
+def _lane_addrs(const, fn, ex, sel, n):
+    if fn is not None:
+        a = fn(ex, sel)
+        return a.astype(np.uint64, copy=False)
+    return np.full(n, const & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64)
+
+
+def _ld(lm, prog, fi, inst) -> Callable:
+    space = _space_of(inst)
+    typ = _mem_type(prog, inst)
+    vec = _vec_of(inst)
+    dst = inst.operands[0]
+    dsts = _dests(dst) if isinstance(dst, ir.Vec) else [dst]
+    if len(dsts) != vec:
+        raise PtxError(f"{_where(prog, inst)}: {inst} needs {vec} destination registers")
+    space, const, afn = _addr(lm, prog, fi, inst, inst.operands[1], space)
+    tdt = semantics.dtype_of(typ)
+    size = tdt.itemsize
+    writers = [make_writer(prog, fi, inst, o, typ) for o in dsts]
+    if space == "param" and afn is None:
+        # kernel parameter at a constant offset: one value for every lane
+        def ldp(ex, sel):
+            for i, w in enumerate(writers):
+                a = const + i * size
+                if a < 0 or a + size > ex.param_len:
+                    raise CudaError(Err.IllegalAddress,
+                                    f"{_where(prog, inst)}: ld.param at offset {a} past the "
+                                    f"{ex.param_len}-byte parameter buffer of {prog.kernel.name}", sticky=True)
+                w(ex, sel, ex.param_buf[a:a + size].view(tdt)[0])
+        return ldp
+
+    def ld(ex, sel):
+        lanes = ex.all_lanes if sel is None else sel
+        a = _lane_addrs(const, afn, ex, sel, lanes.size)
+        for i, w in enumerate(writers):
+            ai = a if i == 0 else a + np.uint64(i * size)
+            w(ex, sel, ex.load(space, ai, lanes, tdt))
+    return ld
+
+
+def _st(lm, prog, fi, inst) -> Callable:
+    space = _space_of(inst)
+    typ = _mem_type(prog, inst)
+    vec = _vec_of(inst)
+    src = inst.operands[1]
+    srcs = list(src.elems) if isinstance(src, ir.Vec) else [src]
+    if len(srcs) != vec:
+        raise PtxError(f"{_where(prog, inst)}: {inst} needs {vec} source values")
+    space, const, afn = _addr(lm, prog, fi, inst, inst.operands[0], space)
+    if space == "param" and fi.fn.is_entry:
+        raise PtxError(f"{_where(prog, inst)}: kernel parameters are read-only")
+    tdt = semantics.dtype_of(typ)
+    size = tdt.itemsize
+    readers = [make_reader(lm, prog, fi, inst, o, typ) if o is not None else None for o in srcs]
+
+    def st(ex, sel):
+        lanes = ex.all_lanes if sel is None else sel
+        n = lanes.size
+        a = _lane_addrs(const, afn, ex, sel, n)
+        for i, r in enumerate(readers):
+            if r is None:
+                continue
+            v = np.asarray(r(ex, sel))
+            if v.dtype != tdt:
+                v = v.astype(tdt)
+            if v.ndim == 0:
+                v = np.full(n, v, dtype=tdt)
+            ai = a if i == 0 else a + np.uint64(i * size)
+            ex.store(space, ai, lanes, v)
+    return st
+
+
+def _atomic_apply(ex: Exec, space: str, a: np.ndarray, lanes: np.ndarray, op: str, typ: str,
+                  b: np.ndarray, c: np.ndarray | None) -> np.ndarray:
+    """Apply an atomic per lane in lane order (colliding lanes serialised); returns old values."""
+    tdt = semantics.dtype_of(typ)
+    if ex.rec is not None:
+        ex.rec.append((space, np.array(a, dtype=np.uint64), tdt.itemsize, True))
+    parts = ex.parts(space, a, lanes, tdt)
+    out = np.empty(lanes.size, dtype=tdt)
+    sh = {1: 0, 2: 1, 4: 2, 8: 3}[tdt.itemsize]
+    for arr, idx, pos in parts:
+        mem = arr.view(np.uint8)
+        bb = b if pos is None else b[pos]
+        cc = None if c is None else (c if pos is None else c[pos])
+        old = semantics.apply_atomic(mem, idx << sh, bb, op, typ, cc)
+        if pos is None:
+            out = old
+        else:
+            out[pos] = old
+    return out
+
+
+def _atom(lm, prog, fi, inst) -> Callable:
+    is_red = inst.opcode == "red"
+    space = _space_of(inst)
+    typ = _mem_type(prog, inst)
+    ops = [m for m in inst.mods if m in ("add", "min", "max", "inc", "dec", "and", "or", "xor",
+                                         "exch", "cas")]
+    if len(ops) != 1:
+        raise NotSupportedError(f"not supported: {inst} at {_where(prog, inst)}")
+    aop = ops[0]
+    if _vec_of(inst) != 1:
+        raise NotSupportedError(f"not supported: vector atomic {inst} at {_where(prog, inst)}")
+    semantics.atomic_fn(aop, typ)   # validates the combination at decode time
+    k = 0 if is_red else 1
+    space, const, afn = _addr(lm, prog, fi, inst, inst.operands[k], space)
+    if space not in ("global", "shared", "generic"):
+        raise NotSupportedError(f"not supported: atomic on .{space} at {_where(prog, inst)}")
+    tdt = semantics.dtype_of(typ)
+    rb = make_reader(lm, prog, fi, inst, inst.operands[k + 1], typ)
+    rc = make_reader(lm, prog, fi, inst, inst.operands[k + 2], typ) if aop == "cas" else None
+    w = None if is_red else make_writer(prog, fi, inst, inst.operands[0], typ)
+
+    def at(ex, sel):
+        lanes = ex.all_lanes if sel is None else sel
+        n = lanes.size
+        a = _lane_addrs(const, afn, ex, sel, n)
+        b = np.broadcast_to(np.asarray(rb(ex, sel)).astype(tdt, copy=False), (n,))
+        c = None if rc is None else np.broadcast_to(np.asarray(rc(ex, sel)).astype(tdt, copy=False), (n,))
+
+        def apply():
+            old = _atomic_apply(ex, space, a, lanes, aop, typ, b, c)
+            if w is not None:
+                w(ex, sel, old)
+        if ex.defer_atomics:
+            ex.deferred.append(apply)
+        else:
+            apply()
+    return at
+
+
+def _cvta(lm, prog, fi, inst) -> Callable:
+    to = inst.has("to")
+    sp = [m for m in inst.mods if m in ("global", "shared", "local", "const", "param")]
+    if not sp:
+        raise PtxError(f"{_where(prog, inst)}: cvta needs a state space")
+    space = sp[0]
+    if space == "param":
+        raise NotSupportedError(f"not supported: {inst} at {_where(prog, inst)}")
+    typ = inst.types[-1] if inst.types else "u64"
+    src = inst.operands[1]
+    if isinstance(src, ir.Sym):
+        sspace, a = sym_address(lm, prog, fi, inst, src.name)
+        if sspace == "local":
+            r = make_reader(lm, prog, fi, inst, src, "u64")
+        else:
+            c = np.uint64(a)
+            r = lambda ex, sel: c  # noqa: E731
+    else:
+        r = make_reader(lm, prog, fi, inst, src, "u64")
+    w = make_writer(prog, fi, inst, inst.operands[0], typ)
+    win = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW}.get(space, 0)
+    uw = np.uint64(win)
+    if win == 0:
+        return lambda ex, sel: w(ex, sel, r(ex, sel))
+    if to:
+        mask = np.uint64(WINDOW_SIZE - 1)
+        return lambda ex, sel: w(ex, sel, np.asarray(r(ex, sel), dtype=np.uint64) & mask)
+    return lambda ex, sel: w(ex, sel, np.asarray(r(ex, sel), dtype=np.uint64) + uw)
+
+
+def _isspacep(lm, prog, fi, inst) -> Callable:
+    space = [m for m in inst.mods if m in ("global", "shared", "local", "const", "param")]
+    if not space:
+        raise PtxError(f"{_where(prog, inst)}: isspacep needs a state space")
+    sp = space[0]
+    r = make_reader(lm, prog, fi, inst, inst.operands[1], "u64")
+    w = make_writer(prog, fi, inst, inst.operands[0], "pred")
+    const_ranges = [(s.address, s.address + s.size) for s in lm.symbols.values() if s.space == "const"]
+
+    def run(ex, sel):
+        a = np.asarray(r(ex, sel), dtype=np.uint64)
+        win = a >> np.uint64(48)
+        if sp == "global":
+            res = win == 0
+        elif sp == "shared":
+            res = win == 1
+        elif sp == "local":
+            res = win == 2
+        elif sp == "const":
+            res = np.zeros(a.shape, dtype=np.bool_)
+            for lo, hi in const_ranges:
+                res |= (a >= np.uint64(lo)) & (a < np.uint64(hi))
+        else:
+            res = np.zeros(a.shape, dtype=np.bool_)
+        w(ex, sel, res)
+    return run
+
+
+# ----------------------------------------------------------------------------- barriers
+def _bar(lm, prog, fi, inst, d: dec.DInst) -> None:
+    mods = inst.mods
+    if "arrive" in mods:
+        op = "arrive"
+    elif "red" in mods:
+        op = "red"
+    else:
+        op = "sync"
+    ops = list(inst.operands)
+    dst = None
+    if op == "red":
+        dst = ops.pop(0)
+        pred = ops.pop()
+    rid = make_reader(lm, prog, fi, inst, ops[0], "u32") if ops else (lambda ex, sel: np.uint32(0))
+    rcount = make_reader(lm, prog, fi, inst, ops[1], "u32") if len(ops) > 1 else None
+
+    def first(r):
+        def f(ex, sel):
+            v = r(ex, sel)
+            return int(v) if np.ndim(v) == 0 else int(v[0]) if np.size(v) else 0
+        return f
+    if op == "arrive" and rcount is None:
+        raise PtxError(f"{_where(prog, inst)}: bar.arrive needs a thread count")
+    d.kind = "bar"
+    d.extra = (op, first(rid), first(rcount) if rcount is not None else None)
+    if op == "red":
+        redop = [m for m in mods if m in ("popc", "and", "or")]
+        if not redop:
+            raise PtxError(f"{_where(prog, inst)}: bar.red needs .popc, .and or .or")
+        rop = redop[0]
+        rp = make_reader(lm, prog, fi, inst, pred, "pred")
+        typ = "u32" if rop == "popc" else "pred"
+        w = make_writer(prog, fi, inst, dst, typ)
+        bid = first(rid)
+
+        def run(ex, esel, sel):
+            lanes = ex.all_lanes if sel is None else sel
+            v = np.broadcast_to(np.asarray(rp(ex, sel)), (lanes.size,))
+            if esel is not None and (sel is None or esel.size != lanes.size):
+                g = np.zeros(ex.N, dtype=np.bool_)
+                g[esel] = True
+                v = v & g[lanes]
+            ex.bar_pred[lanes] = v
+            ex.bar_part[lanes] = True
+            ex.bar_red[bid(ex, sel)] = (rop, w)
+        d.run = run
+
+
+# ----------------------------------------------------------------------------- calls
+def _call(lm, prog, fi, inst, d: dec.DInst) -> None:
+    ops = list(inst.operands)
+    li = next((i for i, o in enumerate(ops) if isinstance(o, ir.Label)), None)
+    if li is None:
+        raise NotSupportedError(f"not supported: indirect call {inst} at {_where(prog, inst)}")
+    name = ops[li].name
+    rets = list(ops[li - 1].items) if li > 0 and isinstance(ops[li - 1], ir.ParamList) else []
+    args = list(ops[li + 1].items) if li + 1 < len(ops) and isinstance(ops[li + 1], ir.ParamList) else []
+    if len(ops) > li + 2:
+        raise NotSupportedError(f"not supported: call through a prototype {inst} at {_where(prog, inst)}")
+    callee = prog.funcs.get(name)
+    d.kind = "call"
+    if callee is None:
+        d.extra = None
+        d.run = _builtin(lm, prog, fi, inst, name, rets, args)
+        return
+    cfn = callee.fn
+    if len(args) != len(cfn.params) or len(rets) != len(cfn.ret_params):
+        raise PtxError(f"{_where(prog, inst)}: call of {name} with {len(args)} argument(s) and "
+                       f"{len(rets)} return value(s); it takes {len(cfn.params)} and {len(cfn.ret_params)}")
+    d.extra = callee
+    F = fi.frame_bytes
+    copies = []   # (src_local_off or None, reader, dst_off, size, type)
+    for a, p in zip(args, cfn.params, strict=True):
+        dst_off = callee.param_off[p.name]
+        if isinstance(a, ir.Sym) and (a.name in fi.local_off or a.name in fi.param_off or a.name in fi.ret_off):
+            _, src = sym_address(lm, prog, fi, inst, a.name)
+            copies.append((src, None, dst_off, p.size_bytes, p.type))
+        else:
+            copies.append((None, make_reader(lm, prog, fi, inst, a, p.type), dst_off, p.size_bytes, p.type))
+    ret_dst = []
+    for r in rets:
+        if not isinstance(r, ir.Sym):
+            raise NotSupportedError(f"not supported: call return into {r!r} at {_where(prog, inst)}")
+        _, off = sym_address(lm, prog, fi, inst, r.name)
+        ret_dst.append(off)
+    save_slots = sorted(callee.slots.values()) if callee.recursive else []
+
+    def run(ex, sel):
+        lanes = ex.all_lanes if sel is None else sel
+        fp = ex.fp[lanes]
+        nfp = fp + F
+        need = int(nfp.max()) + callee.frame_bytes
+        if need > ex.L:
+            ex.grow_local(need)
+        L = ex.L
+        base = lanes * L
+        loc = ex.loc
+        u64 = np.dtype(np.uint64)
+        ex.store("local", nfp.astype(np.uint64), lanes, fp.astype(np.uint64))
+        for i, off in enumerate(ret_dst):
+            ex.store("local", (nfp + 8 + 8 * i).astype(np.uint64), lanes, (fp + off).astype(np.uint64))
+        for src, rd, dst, size, typ in copies:
+            if src is not None:
+                rng = np.arange(size, dtype=np.int64)
+                loc[(base + nfp + dst)[:, None] + rng] = loc[(base + fp + src)[:, None] + rng]
+            else:
+                tdt = semantics.dtype_of(typ)
+                v = np.asarray(rd(ex, sel)).astype(tdt)
+                if v.ndim == 0:
+                    v = np.full(lanes.size, v, dtype=tdt)
+                ex.store("local", (nfp + dst).astype(np.uint64), lanes, v)
+        for k, s in enumerate(save_slots):
+            v = ex.R[s][lanes].astype(u64)
+            ex.store("local", (nfp + callee.save_off + 8 * k).astype(np.uint64), lanes, v)
+        ex.fp[lanes] = nfp
+    d.run = run
+    _make_fend(prog, callee, save_slots)
+
+
+def _make_fend(prog, callee: dec.FuncInfo, save_slots: list[int]) -> None:
+    """The callee's exit pseudo-instruction: copy return values, restore registers and fp."""
+    if callee.fend is not None:
+        return
+    rets = [(callee.ret_off[p.name], p.size_bytes) for p in callee.fn.ret_params]
+
+    def fend(ex, sel):
+        lanes = ex.all_lanes if sel is None else sel
+        if lanes.size == 0:
+            return
+        fp = ex.fp[lanes]
+        L = ex.L
+        base = lanes * L
+        u64 = np.dtype(np.uint64)
+        for i, (off, size) in enumerate(rets):
+            dst = ex.load("local", (fp + 8 + 8 * i).astype(np.uint64), lanes, u64).astype(np.int64)
+            rng = np.arange(size, dtype=np.int64)
+            ex.loc[(base + dst)[:, None] + rng] = ex.loc[(base + fp + off)[:, None] + rng]
+        for k, s in enumerate(save_slots):
+            v = ex.load("local", (fp + callee.save_off + 8 * k).astype(np.uint64), lanes, u64)
+            ex.R[s][lanes] = v.astype(ex.R[s].dtype) if ex.R[s].dtype != np.bool_ else v != 0
+        ex.fp[lanes] = ex.load("local", fp.astype(np.uint64), lanes, u64).astype(np.int64)
+    callee.fend = fend
+
+
+def _builtin(lm, prog, fi, inst, name, rets, args) -> Callable:
+    """``vprintf``, ``malloc``, ``free`` and ``__assertfail`` (CUDA's device runtime calls)."""
+    def arg_reader(a, typ):
+        if isinstance(a, ir.Sym):
+            space, off = sym_address(lm, prog, fi, inst, a.name)
+            if space == "local":
+                tdt = semantics.dtype_of(typ)
+                return lambda ex, sel, lanes: ex.load("local", (ex.fp[lanes] + off).astype(np.uint64), lanes, tdt)
+        r = make_reader(lm, prog, fi, inst, a, typ)
+        return lambda ex, sel, lanes: np.broadcast_to(np.asarray(r(ex, sel)), (lanes.size,))
+
+    def ret_writer(typ):
+        if not rets:
+            return lambda ex, lanes, v: None
+        space, off = sym_address(lm, prog, fi, inst, rets[0].name)
+        tdt = semantics.dtype_of(typ)
+
+        def wr(ex, lanes, v):
+            ex.store("local", (ex.fp[lanes] + off).astype(np.uint64), lanes,
+                     np.broadcast_to(np.asarray(v, dtype=tdt), (lanes.size,)).copy())
+        return wr
+    if name == "vprintf":
+        if len(args) != 2:
+            raise PtxError(f"{_where(prog, inst)}: vprintf takes 2 arguments")
+        fmt_r = arg_reader(args[0], "u64")
+        buf_r = arg_reader(args[1], "u64")
+        wret = ret_writer("s32")
+
+        def vprintf(ex, sel):
+            lanes = ex.all_lanes if sel is None else sel
+            fmts = fmt_r(ex, sel, lanes)
+            bufs = buf_r(ex, sel, lanes)
+            res = np.zeros(lanes.size, dtype=np.int32)
+            cache: dict[int, str] = {}
+            for i, lane in enumerate(lanes.tolist()):
+                fa = int(fmts[i])
+                fmt = cache.get(fa)
+                if fmt is None:
+                    fmt = cache[fa] = ex.read_cstring(fa, lane)
+                ba = int(bufs[i])
+                text, n = format_device(
+                    fmt, lambda off, size, ba=ba, lane=lane: ex.read_generic_bytes(ba + off, lane, size),
+                    lambda addr, lane=lane: ex.read_cstring(addr, lane))
+                ex.printf(text)
+                res[i] = n
+            wret(ex, lanes, res)
+        return vprintf
+    if name == "malloc":
+        size_r = arg_reader(args[0], "u64")
+        wret = ret_writer("u64")
+
+        def malloc(ex, sel):
+            lanes = ex.all_lanes if sel is None else sel
+            sizes = size_r(ex, sel, lanes)
+            out = np.zeros(lanes.size, dtype=np.uint64)
+            for i, s in enumerate(sizes.tolist()):
+                try:
+                    out[i] = ex.gmem.allocate(int(s), align=16) if s else 0
+                except CudaError:
+                    out[i] = 0
+            wret(ex, lanes, out)
+        return malloc
+    if name == "free":
+        ptr_r = arg_reader(args[0], "u64")
+
+        def free(ex, sel):
+            lanes = ex.all_lanes if sel is None else sel
+            for p in ptr_r(ex, sel, lanes).tolist():
+                if p:
+                    ex.gmem.free(int(p))
+        return free
+    if name == "__assertfail":
+        msg_r = arg_reader(args[0], "u64")
+        file_r = arg_reader(args[1], "u64")
+        line_r = arg_reader(args[2], "u32")
+
+        def assertfail(ex, sel):
+            lanes = ex.all_lanes if sel is None else sel
+            lane = int(lanes[0])
+            msg = ex.read_cstring(int(msg_r(ex, sel, lanes)[0]), lane)
+            fname = ex.read_cstring(int(file_r(ex, sel, lanes)[0]), lane)
+            line = int(line_r(ex, sel, lanes)[0])
+            raise CudaError(Err.Assert, f"{fname}:{line}: {prog.kernel.name}: {ex.describe_lane(lane)} "
+                            f"Assertion `{msg}` failed.", sticky=True)
+        return assertfail
+    raise NotSupportedError(f"not supported: call of {name} at {_where(prog, inst)}")
+
+
+# ----------------------------------------------------------------------------- warp-level
+def _warp_op(lm, prog, fi, inst) -> Callable:
+    op = inst.opcode
+    ops = inst.operands
+    if op == "activemask":
+        w = make_writer(prog, fi, inst, ops[0], "b32")
+
+        def am(ex, sel):
+            lanes = ex.all_lanes if sel is None else sel
+            v = ex.scratch_bool()
+            v[lanes] = True
+            bal = np.packbits(v.reshape(-1, 32), axis=1, bitorder="little").view("<u4").ravel()
+            v[lanes] = False
+            w(ex, sel, bal[lanes >> 5])
+        return am
+    if op == "vote":
+        mode = next((m for m in inst.mods if m in ("all", "any", "uni", "ballot")), None)
+        if mode is None:
+            raise PtxError(f"{_where(prog, inst)}: vote needs .all/.any/.uni/.ballot")
+        ra = make_reader(lm, prog, fi, inst, ops[1], "pred")
+        w = make_writer(prog, fi, inst, ops[0], "b32" if mode == "ballot" else "pred")
+        rm = make_reader(lm, prog, fi, inst, ops[2], "b32") if len(ops) > 2 else None
+
+        def vote(ex, sel):
+            lanes = ex.all_lanes if sel is None else sel
+            a = np.broadcast_to(np.asarray(ra(ex, sel)), (lanes.size,))
+            part = np.ones(lanes.size, dtype=np.bool_)
+            if rm is not None:
+                mm = np.broadcast_to(np.asarray(rm(ex, sel), dtype=np.uint32), (lanes.size,))
+                part = ((mm >> (lanes & 31).astype(np.uint32)) & 1).astype(np.bool_)
+            act = np.zeros(ex.N, dtype=np.bool_)
+            val = np.zeros(ex.N, dtype=np.bool_)
+            act[lanes] = part
+            val[lanes] = a & part
+            A = act.reshape(-1, 32)
+            V = val.reshape(-1, 32)
+            wi = lanes >> 5
+            if mode == "ballot":
+                r = np.packbits(V, axis=1, bitorder="little").view("<u4").ravel()
+            elif mode == "all":
+                r = ~(A & ~V).any(1)
+            elif mode == "any":
+                r = V.any(1)
+            else:
+                r = ~(A & ~V).any(1) | ~V.any(1)
+            w(ex, sel, r[wi])
+        return vote
+    if op == "shfl":
+        mode = next((m for m in inst.mods if m in ("up", "down", "bfly", "idx")), None)
+        if mode is None:
+            raise PtxError(f"{_where(prog, inst)}: shfl needs .up/.down/.bfly/.idx")
+        d0 = ops[0]
+        pdst = None
+        if isinstance(d0, ir.PredPair):
+            d0, pdst = d0.p, d0.q
+        wd = make_writer(prog, fi, inst, d0, "b32")
+        wp = make_writer(prog, fi, inst, pdst, "pred")
+        a_op = ops[1]
+        ra_full = make_reader(lm, prog, fi, inst, a_op, "b32")
+        rb = make_reader(lm, prog, fi, inst, ops[2], "u32")
+        rc = make_reader(lm, prog, fi, inst, ops[3], "u32")
+
+        def shfl(ex, sel):
+            lanes = ex.all_lanes if sel is None else sel
+            n = lanes.size
+            lid = (lanes & 31)
+            b = np.broadcast_to(np.asarray(rb(ex, sel)).astype(np.int64), (n,)) & 31
+            c = np.broadcast_to(np.asarray(rc(ex, sel)).astype(np.int64), (n,))
+            cval = c & 31
+            seg = (c >> 8) & 31
+            maxl = (lid & seg) | (cval & ~seg)
+            minl = lid & seg
+            if mode == "up":
+                j = lid - b
+                ok = j >= maxl
+            elif mode == "down":
+                j = lid + b
+                ok = j <= maxl
+            elif mode == "bfly":
+                j = lid ^ b
+                ok = j <= maxl
+            else:
+                j = minl | (b & ~seg)
+                ok = j <= maxl
+            j = np.where(ok, j, lid)
+            av = ra_full(ex, None)
+            if np.ndim(av) == 0:
+                res = np.full(n, av)
+            else:
+                res = av[(lanes & ~31) + j]
+            wd(ex, sel, res)
+            wp(ex, sel, ok)
+        return shfl
+    if op == "match":
+        mode = "all" if inst.has("all") else "any"
+        typ = inst.types[-1]
+        d0 = ops[0]
+        pdst = None
+        if isinstance(d0, ir.PredPair):
+            d0, pdst = d0.p, d0.q
+        wd = make_writer(prog, fi, inst, d0, "b32")
+        wp = make_writer(prog, fi, inst, pdst, "pred")
+        ra = make_reader(lm, prog, fi, inst, ops[1], typ)
+        tdt = semantics.dtype_of(typ)
+
+        def match(ex, sel):
+            lanes = ex.all_lanes if sel is None else sel
+            n = lanes.size
+            a = np.broadcast_to(np.asarray(ra(ex, sel)).astype(tdt), (n,))
+            act = np.zeros(ex.N, dtype=np.bool_)
+            act[lanes] = True
+            val = np.zeros(ex.N, dtype=tdt)
+            val[lanes] = a
+            wi = lanes >> 5
+            ws = np.unique(wi)
+            A = act.reshape(-1, 32)[ws]
+            V = val.reshape(-1, 32)[ws]
+            eq = (V[:, :, None] == V[:, None, :]) & A[:, None, :]
+            pos = np.searchsorted(ws, wi)
+            lid = lanes & 31
+            rowm = eq[pos, lid]                       # (n, 32): lanes with my value
+            masks = np.packbits(rowm, axis=1, bitorder="little").view("<u4").ravel()
+            allm = np.packbits(A, axis=1, bitorder="little").view("<u4").ravel()[pos]
+            if mode == "any":
+                wd(ex, sel, masks)
+                wp(ex, sel, masks == allm)
+            else:
+                same = masks == allm
+                wd(ex, sel, np.where(same, allm, np.uint32(0)))
+                wp(ex, sel, same)
+        return match
+    if op == "redux":
+        rop = next((m for m in inst.mods if m in ("add", "min", "max", "and", "or", "xor")), None)
+        typ = inst.types[-1]
+        if rop is None or typ not in ("u32", "s32", "b32"):
+            raise NotSupportedError(f"not supported: {inst} at {_where(prog, inst)}")
+        tdt = semantics.dtype_of(typ)
+        ra = make_reader(lm, prog, fi, inst, ops[1], typ)
+        w = make_writer(prog, fi, inst, ops[0], typ)
+
+        def redux(ex, sel):
+            lanes = ex.all_lanes if sel is None else sel
+            n = lanes.size
+            a = np.broadcast_to(np.asarray(ra(ex, sel)).astype(tdt), (n,))
+            wi = lanes >> 5
+            ws, pos = np.unique(wi, return_inverse=True)
+            if rop == "add":
+                s = np.zeros(ws.size, dtype=np.uint64)
+                np.add.at(s, pos, a.astype(np.int64).astype(np.uint64))
+                r = s.astype(np.uint32).view(tdt)
+            else:
+                ufn = {"min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
+                       "or": np.bitwise_or, "xor": np.bitwise_xor}[rop]
+                init = {"min": np.iinfo(tdt).max, "max": np.iinfo(tdt).min, "and": np.iinfo(tdt).max,
+                        "or": 0, "xor": 0}[rop]
+                r = np.full(ws.size, init, dtype=tdt)
+                ufn.at(r, pos, a)
+            w(ex, sel, r[pos])
+        return redux
+    raise NotSupportedError(f"not supported: {inst} at {_where(prog, inst)}")

@@ -1,0 +1,487 @@
+"""Execution state of a group of resident CTAs: registers, memories, SIMT stacks, barriers.
+
+GPGPU-Sim counterparts: ``ptx_thread_info`` (registers, local memory), ``ptx_cta_info`` /
+shared memory per CTA (C227), ``simt_stack`` (C089), barrier bookkeeping of
+``shader_core_ctx``/``barrier_set_t``.
+
+Lane layout: CTA ``c`` of the group (``c`` = 0..ncta-1, GPGPU-Sim CTA id ``cta_ids[c]``) owns
+lanes ``[c * Wc * 32, (c + 1) * Wc * 32)`` where ``Wc`` = warps per CTA; thread ``t`` of the CTA
+is lane ``c * Wc * 32 + t``; lanes past the CTA's thread count are never active.
+
+Address windows (C230): local and shared generic addresses live above the 47-bit user space
+of the host, so they can collide neither with the global heap (0xC0000000 up) nor with host
+addresses of managed memory: shared window ``1 << 48``, local window ``2 << 48``, each 4 GiB.
+Shared-space addresses (``ld.shared``, ``mov r, smem_var``) are offsets in the CTA's shared
+memory; local-space addresses are offsets in the thread's local memory; ``.const`` variables
+live in global memory, so const-space address == global address.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any, Callable
+
+import numpy as np
+
+from gpgpusim.errors import CudaError, Err
+
+from . import decode as dec
+from .loader import LoadedModule
+from .memory import GlobalMemory, MemoryFault
+
+FULL = 0xFFFFFFFF
+SHARED_WINDOW = 1 << 48
+LOCAL_WINDOW = 2 << 48
+WINDOW_SIZE = 1 << 32
+_SH = {1: 0, 2: 1, 4: 2, 8: 3, 16: 4}
+
+
+def _opt(options: Any, name: str, default: Any) -> Any:
+    if options is None:
+        return default
+    try:
+        v = options.get(name)
+    except (AttributeError, KeyError):
+        return default
+    return default if v is None else v
+
+
+class Exec:
+    """Registers, memories and SIMT stacks of the CTAs executed together."""
+
+    def __init__(self, prog: dec.Program, lm: LoadedModule, gmem: GlobalMemory,
+                 grid: tuple[int, int, int], block: tuple[int, int, int], dyn_smem: int,
+                 params: bytes, cta_ids: list[int], *, printf: Callable[[str], None] | None = None,
+                 options: Any = None, gridid: int = 1) -> None:
+        self.prog = prog
+        self.lm = lm
+        self.gmem = gmem
+        self.grid = grid
+        self.block = block
+        self.options = options
+        self.gridid = gridid
+        self.printf = printf or (lambda s: (sys.stdout.write(s), sys.stdout.flush()))
+        self.cta_ids = np.asarray(cta_ids, dtype=np.int64)
+        self.ncta = len(cta_ids)
+        self.T = block[0] * block[1] * block[2]
+        self.Wc = (self.T + 31) // 32
+        self.W = self.ncta * self.Wc
+        self.N = self.W * 32
+        self.dense = self.T % 32 == 0
+        N = self.N
+        self.all_lanes = np.arange(N, dtype=np.int64)
+        self.lane_cta = self.all_lanes // (self.Wc * 32)
+        self.lane_t = self.all_lanes % (self.Wc * 32)
+        self.warp_ids = np.arange(self.W, dtype=np.int64)
+        self.warp_cta = self.warp_ids // self.Wc
+        self.R = [np.zeros(N, dtype=dt) for dt in prog.slot_dtypes]
+        # params (kernel param space), padded so typed views of any width fit
+        pb = np.zeros(((len(params) + 15) // 16) * 16 + 16, dtype=np.uint8)
+        pb[:len(params)] = np.frombuffer(bytes(params), dtype=np.uint8)
+        self.param_buf = pb
+        self.param_len = len(params)
+        # shared memory: one buffer for all CTAs, CTA c at c * smem_stride
+        self.dyn_smem = int(dyn_smem)
+        self.smem_size = prog.static_smem + (
+            ((prog.static_smem + 15) // 16 * 16 - prog.static_smem) if self.dyn_smem else 0) + self.dyn_smem
+        self.smem_stride = max(16, (self.smem_size + 15) // 16 * 16)
+        self.smem = np.zeros(self.ncta * self.smem_stride, dtype=np.uint8)
+        # local memory: per lane L bytes; frames grow at fp
+        need = sum(fi.frame_bytes for fi in prog.funcs.values())
+        self.L = max(16, (need + 15) // 16 * 16)
+        self.loc = np.zeros(N * self.L, dtype=np.uint8)
+        self.fp = np.zeros(N, dtype=np.int64)
+        # SIMT stacks
+        D = 4
+        self.spc = np.zeros((self.W, D), dtype=np.int64)
+        self.srpc = np.full((self.W, D), -1, dtype=np.int64)
+        self.smask = np.zeros((self.W, D), dtype=np.int64)
+        valid = (self.lane_t < self.T).reshape(self.W, 32)
+        self.smask[:, 0] = np.packbits(valid, axis=1, bitorder="little").view("<u4").ravel()
+        self.depth = np.ones(self.W, dtype=np.int64)
+        self.exited = ~(self.lane_t < self.T)
+        # barriers
+        self.at_bar = np.full(self.W, -1, dtype=np.int64)
+        self.live_warps = np.full(self.ncta, self.Wc, dtype=np.int64)
+        self.bar_arrived: dict[int, np.ndarray] = {}
+        self.bar_expect: dict[int, np.ndarray] = {}
+        self.bar_red: dict[int, tuple[str, Any]] = {}
+        self.bar_pred = np.zeros(N, dtype=np.bool_)
+        self.bar_part = np.zeros(N, dtype=np.bool_)
+        # counters
+        self.thread_insn = 0
+        self.warp_insn = 0
+        self.pc_thread = [0] * len(prog.insts)
+        self.pc_warp = [0] * len(prog.insts)
+        self.steps = 0
+        self.step_limit = int(_opt(options, "functional_step_limit", 50_000_000))
+        # per-issue scratch
+        self._scratch = np.zeros(N, dtype=np.bool_)
+        self.cur_masks: np.ndarray | None = None
+        self.cur_G: np.ndarray | None = None
+        self.cur_sel: np.ndarray | None = None
+        self.fault_lanes: np.ndarray | None = None
+        self.fault_space = "global"
+        self.rec: list | None = None
+        self.deferred: list = []
+        self.defer_atomics = False
+        self._special: dict[tuple[str, str | None], np.ndarray] = {}
+        self.nsm = int(_opt(options, "gpgpu_n_clusters", 80)) * int(_opt(options, "gpgpu_n_cores_per_cluster", 1))
+        self._t0 = time.perf_counter_ns()
+        self._setup_debug()
+
+    # ------------------------------------------------------------------ helpers
+    def scratch_bool(self) -> np.ndarray:
+        return self._scratch
+
+    def lanes(self, sel: np.ndarray | None) -> np.ndarray:
+        return self.all_lanes if sel is None else sel
+
+    def grow_stack(self) -> None:
+        D = self.spc.shape[1]
+        for name in ("spc", "srpc", "smask"):
+            old = getattr(self, name)
+            new = np.full((self.W, D * 2), -1 if name == "srpc" else 0, dtype=np.int64)
+            new[:, :D] = old
+            setattr(self, name, new)
+
+    def grow_local(self, need: int) -> None:
+        L2 = max(self.L * 2, (need + 15) // 16 * 16)
+        if self.N * L2 > (1 << 31):
+            raise CudaError(Err.LaunchOutOfResources,
+                            f"{self.prog.kernel.name}: per-thread stack/local memory would exceed "
+                            f"{L2} bytes (runaway recursion?)", sticky=True)
+        new = np.zeros((self.N, L2), dtype=np.uint8)
+        new[:, :self.L] = self.loc.reshape(self.N, self.L)
+        self.loc = new.reshape(-1)
+        self.L = L2
+
+    def cta_coords(self, c: int) -> tuple[int, int, int]:
+        gid = int(self.cta_ids[c])
+        gx, gy, _ = self.grid
+        return gid % gx, (gid // gx) % gy, gid // (gx * gy)
+
+    def thread_coords(self, t: int) -> tuple[int, int, int]:
+        bx, by, _ = self.block
+        return t % bx, (t // bx) % by, t // (bx * by)
+
+    def describe_lane(self, lane: int) -> str:
+        c = int(self.lane_cta[lane])
+        t = int(self.lane_t[lane])
+        return f"thread ({','.join(map(str, self.thread_coords(t)))}) in block ({','.join(map(str, self.cta_coords(c)))})"
+
+    def close(self) -> None:
+        if self._dbg_file is not None and self._dbg_file not in (sys.stdout, sys.stderr):
+            self._dbg_file.close()
+
+    # ------------------------------------------------------------------ special registers
+    def special(self, name: str, comp: str | None) -> np.ndarray:
+        dyn = name in ("%clock", "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi")
+        key = (name, comp)
+        v = None if dyn else self._special.get(key)
+        if v is not None:
+            return v
+        N = self.N
+        ci = {"x": 0, "y": 1, "z": 2, None: 0}.get(comp, 0)
+        t = self.lane_t
+        bx, by, bz = self.block
+        if name == "%tid":
+            v = (t % bx, (t // bx) % by, t // (bx * by))[ci]
+        elif name == "%ntid":
+            v = np.full(N, self.block[ci])
+        elif name in ("%ctaid", "%nctaid"):
+            if name == "%nctaid":
+                v = np.full(N, self.grid[ci])
+            else:
+                gid = self.cta_ids[self.lane_cta]
+                gx, gy, _ = self.grid
+                v = (gid % gx, (gid // gx) % gy, gid // (gx * gy))[ci]
+        elif name == "%laneid":
+            v = self.all_lanes & 31
+        elif name == "%warpid":
+            v = t >> 5
+        elif name == "%nwarpid":
+            v = np.full(N, 64)
+        elif name == "%smid":
+            v = self.cta_ids[self.lane_cta] % self.nsm
+        elif name == "%nsmid":
+            v = np.full(N, self.nsm)
+        elif name == "%gridid":
+            v = np.full(N, self.gridid, dtype=np.uint64)
+        elif name in ("%clock", "%clock64"):
+            v = np.full(N, self.steps, dtype=np.uint64 if name == "%clock64" else np.uint32)
+        elif name.startswith("%globaltimer"):
+            ns = time.perf_counter_ns() - self._t0
+            if name == "%globaltimer_lo":
+                ns &= 0xFFFFFFFF
+            elif name == "%globaltimer_hi":
+                ns >>= 32
+            v = np.full(N, ns, dtype=np.uint64)
+        elif name.startswith("%lanemask_"):
+            lid = (self.all_lanes & 31).astype(np.uint64)
+            one = np.uint64(1)
+            lt = (one << lid) - one
+            le = (one << (lid + one)) - one
+            m = {"eq": one << lid, "lt": lt, "le": le, "ge": ~lt, "gt": ~le}[name[10:]]
+            v = (m & np.uint64(FULL)).astype(np.uint32)
+        elif name == "%dynamic_smem_size":
+            v = np.full(N, self.dyn_smem)
+        elif name == "%total_smem_size":
+            v = np.full(N, self.smem_size)
+        elif name.startswith("%envreg") or name.startswith("%pm"):
+            v = np.zeros(N)
+        else:
+            raise CudaError(Err.NotSupported, f"not supported: special register {name}")
+        if v.dtype not in (np.uint64, np.uint32):
+            v = v.astype(np.uint32)
+        if not dyn:
+            self._special[key] = v
+        return v
+
+    # ------------------------------------------------------------------ memory
+    def _check_align(self, addrs: np.ndarray, size: int) -> None:
+        if size > 1:
+            bad = (addrs.astype(np.uint64, copy=False) & np.uint64(size - 1)) != 0
+            if bad.any():
+                lane = int(np.flatnonzero(bad)[0])
+                raise MemoryFault("misaligned", lane, int(addrs[lane]), size)
+
+    def parts(self, space: str, addrs: np.ndarray, lanes: np.ndarray, dt: np.dtype):
+        """Resolve per-lane addresses to ``[(typed array, indices, positions or None)]``."""
+        size = dt.itemsize
+        self.fault_lanes = lanes
+        self.fault_space = space
+        sh = _SH[size]
+        if space in ("global", "const"):
+            self._check_align(addrs, size)
+            out = []
+            for base, pos, offs in self.gmem.translate(addrs, size):
+                out.append((self.gmem.typed(base, dt), offs >> sh, pos))
+            return out
+        if space == "shared":
+            a = addrs.astype(np.int64)
+            self._check_align(a, size)
+            bad = (a < 0) | (a + size > self.smem_size)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise MemoryFault("illegal", i, int(addrs[i]), size)
+            flat = self.lane_cta[lanes] * self.smem_stride + a
+            return [(self.smem.view(dt), flat >> sh, None)]
+        if space == "local":
+            a = addrs.astype(np.int64)
+            self._check_align(a, size)
+            bad = (a < 0) | (a + size > self.L)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise MemoryFault("illegal", i, int(addrs[i]), size)
+            return [(self.loc.view(dt), (lanes * self.L + a) >> sh, None)]
+        if space == "param":
+            a = addrs.astype(np.int64)
+            self._check_align(a, size)
+            bad = (a < 0) | (a + size > self.param_len)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise MemoryFault("illegal", i, int(addrs[i]), size)
+            return [(self.param_buf.view(dt), a >> sh, None)]
+        if space == "generic":
+            a = addrs.astype(np.uint64, copy=False)
+            win = a >> np.uint64(48)
+            if not win.any():
+                return self.parts("global", a, lanes, dt)
+            out = []
+            for w, sp, base in ((0, "global", 0), (1, "shared", SHARED_WINDOW), (2, "local", LOCAL_WINDOW)):
+                pos = np.flatnonzero(win == w)
+                if pos.size == 0:
+                    continue
+                sub = a[pos] - np.uint64(base)
+                if w and bool((sub >= np.uint64(WINDOW_SIZE)).any()):
+                    i = int(pos[np.flatnonzero(sub >= np.uint64(WINDOW_SIZE))[0]])
+                    self.fault_lanes = lanes
+                    raise MemoryFault("illegal", i, int(a[i]), size)
+                try:
+                    sparts = self.parts(sp, sub, lanes[pos], dt)
+                except MemoryFault as f:
+                    self.fault_lanes = lanes
+                    self.fault_space = "generic"
+                    raise MemoryFault(f.kind, int(pos[f.lane]), int(a[pos[f.lane]]), size) from None
+                for arr, idx, p2 in sparts:
+                    out.append((arr, idx, pos if p2 is None else pos[p2]))
+            if not (win <= 2).all():
+                i = int(np.flatnonzero(win > 2)[0])
+                self.fault_lanes = lanes
+                raise MemoryFault("illegal", i, int(a[i]), size)
+            return out
+        raise CudaError(Err.NotSupported, f"not supported: memory space .{space}")
+
+    def load(self, space: str, addrs: np.ndarray, lanes: np.ndarray, dt: np.dtype) -> np.ndarray:
+        if self.rec is not None:
+            self.rec.append((space, np.array(addrs, dtype=np.uint64), dt.itemsize, False))
+        ps = self.parts(space, addrs, lanes, dt)
+        if len(ps) == 1 and ps[0][2] is None:
+            arr, idx, _ = ps[0]
+            return arr[idx]
+        out = np.empty(addrs.size, dtype=dt)
+        for arr, idx, pos in ps:
+            out[pos] = arr[idx]
+        return out
+
+    def store(self, space: str, addrs: np.ndarray, lanes: np.ndarray, values: np.ndarray) -> None:
+        dt = values.dtype
+        if self.rec is not None:
+            self.rec.append((space, np.array(addrs, dtype=np.uint64), dt.itemsize, True))
+        for arr, idx, pos in self.parts(space, addrs, lanes, dt):
+            arr[idx] = values if pos is None else values[pos]
+
+    def read_generic_bytes(self, addr: int, lane: int, n: int) -> bytes:
+        """Scalar byte read through a generic address for one lane (printf)."""
+        a = np.full(n, addr, dtype=np.uint64) + np.arange(n, dtype=np.uint64)
+        lanes = np.full(n, lane, dtype=np.int64)
+        return self.load("generic", a, lanes, np.dtype(np.uint8)).tobytes()
+
+    def read_cstring(self, addr: int, lane: int, limit: int = 1 << 16) -> str:
+        out = bytearray()
+        while len(out) < limit:
+            b = self.read_generic_bytes(addr + len(out), lane, 1)
+            if b == b"\0":
+                break
+            out += b
+        return out.decode("utf-8", errors="replace")
+
+    # ------------------------------------------------------------------ barriers
+    def arrive(self, bar_id: int, G: np.ndarray, expected_threads: int | None, d: dec.DInst) -> None:
+        arr = self.bar_arrived.get(bar_id)
+        if arr is None:
+            arr = self.bar_arrived[bar_id] = np.zeros(self.ncta, dtype=np.int64)
+        ctas = self.warp_cta[G]
+        np.add.at(arr, ctas, 1)
+        if expected_threads is not None:
+            exp = self.bar_expect.get(bar_id)
+            if exp is None:
+                exp = self.bar_expect[bar_id] = np.full(self.ncta, -1, dtype=np.int64)
+            exp[ctas] = (int(expected_threads) + 31) // 32
+        self.check_release(bar_id, np.unique(ctas))
+
+    def check_release(self, bar_id: int, ctas: np.ndarray) -> None:
+        arr = self.bar_arrived[bar_id]
+        need = self.live_warps[ctas]
+        exp = self.bar_expect.get(bar_id)
+        if exp is not None:
+            e = exp[ctas]
+            need = np.where(e >= 0, e, need)
+        rel = ctas[(arr[ctas] >= need) & (arr[ctas] > 0)]
+        if rel.size == 0:
+            return
+        wm = np.isin(self.warp_cta, rel)
+        self.at_bar[wm & (self.at_bar == bar_id)] = -1
+        arr[rel] = 0
+        if exp is not None:
+            exp[rel] = -1
+        red = self.bar_red.get(bar_id)
+        if red is not None:
+            op, writer = red
+            lanes = np.flatnonzero(np.isin(self.lane_cta, rel) & self.bar_part)
+            if lanes.size:
+                c = self.lane_cta[lanes]
+                pv = self.bar_pred[lanes]
+                cnt = np.bincount(c, weights=pv, minlength=self.ncta)
+                tot = np.bincount(c, minlength=self.ncta)
+                if op == "popc":
+                    res = cnt[c].astype(np.uint32)
+                elif op == "and":
+                    res = cnt[c] == tot[c]
+                else:
+                    res = cnt[c] > 0
+                writer(self, lanes, res)
+                self.bar_part[lanes] = False
+
+    def warp_done(self, done: np.ndarray) -> None:
+        ctas = self.warp_cta[done]
+        np.subtract.at(self.live_warps, ctas, 1)
+        u = np.unique(ctas)
+        for bar_id, arr in self.bar_arrived.items():
+            if arr[u].any():
+                self.check_release(bar_id, u)
+
+    def deadlock(self) -> None:
+        parts = []
+        for c in range(self.ncta):
+            ws = np.flatnonzero((self.warp_cta == c) & (self.depth > 0))
+            if ws.size == 0:
+                continue
+            desc = []
+            for w in ws[:8]:
+                w = int(w)
+                pc = int(self.spc[w, self.depth[w] - 1])
+                d = self.prog.insts[pc - 1] if pc > 0 else self.prog.insts[pc]
+                desc.append(f"warp {w - c * self.Wc} waits at barrier {int(self.at_bar[w])} "
+                            f"after line {d.line} (pc {pc})")
+            parts.append(f"block ({','.join(map(str, self.cta_coords(c)))}): " + "; ".join(desc))
+            if len(parts) >= 4:
+                break
+        raise CudaError(Err.LaunchFailure,
+                        f"deadlock in {self.prog.kernel.name}: barrier can never complete: "
+                        + " | ".join(parts), sticky=True)
+
+    def watchdog(self) -> None:
+        raise CudaError(Err.LaunchTimeout,
+                        f"{self.prog.kernel.name}: functional watchdog: more than {self.step_limit} "
+                        f"issue steps (infinite loop?)", sticky=True)
+
+    # ------------------------------------------------------------------ debug trace (C019 C020 C204)
+    def _setup_debug(self) -> None:
+        import os
+        lvl = dec.debug_level()
+        uid_env = os.environ.get("PTX_SIM_DEBUG_THREAD_UID")
+        uid = int(uid_env) if uid_env not in (None, "") else None
+        self._dbg_file: Any = None
+        if int(_opt(self.options, "gpgpu_ptx_inst_debug_to_file", 0)):
+            path = str(_opt(self.options, "gpgpu_ptx_inst_debug_file", "inst_debug.txt"))
+            self._dbg_file = open(path, "a")  # noqa: SIM115 - closed in close()
+            uid = int(_opt(self.options, "gpgpu_ptx_inst_debug_thread_uid", 1))
+            lvl = max(lvl, 6)
+        self.debug = lvl >= 5
+        self.debug_level = lvl
+        self.debug_lane = None
+        self.debug_uid = uid
+        if self.debug and self._dbg_file is None:
+            self._dbg_file = sys.stdout
+        if uid is not None and self.debug:
+            cta, t = divmod(uid, self.T)
+            hit = np.flatnonzero(self.cta_ids == cta)
+            self.debug_lane = int(hit[0]) * self.Wc * 32 + t if hit.size else -1
+
+    def trace(self, d: dec.DInst, esel: np.ndarray | None) -> None:
+        f = self._dbg_file
+        text = d.text if d.inst is None else str(d.inst)
+        if self.debug_uid is not None:
+            lane = self.debug_lane
+            if lane is None or lane < 0:
+                return
+            if esel is not None and not np.isin(lane, esel):
+                return
+            f.write(f"thread {self.debug_uid} pc {d.pc} line {d.line}: {text}\n")
+            lanes = [lane]
+        else:
+            n = self.N if esel is None else esel.size
+            f.write(f"pc {d.pc} line {d.line}: {text}  [{n} threads]\n")
+            lanes = [] if esel is None and self.N == 0 else [int(self.all_lanes[0] if esel is None else (esel[0] if esel.size else -1))]
+        if self.debug_level >= 6 and d.inst is not None and d.inst.operands:
+            op = d.inst.operands[0]
+            regs = []
+            if isinstance(op, dec.ir.Reg):
+                regs = [op]
+            elif isinstance(op, dec.ir.PredPair):
+                regs = [r for r in (op.p, op.q) if r is not None]
+            elif isinstance(op, dec.ir.Vec):
+                regs = [r for r in op.elems if isinstance(r, dec.ir.Reg)]
+            for r in regs:
+                slot = d.func.slots.get(r.name)
+                if slot is None:
+                    continue
+                for ln in lanes:
+                    if ln >= 0:
+                        v = self.R[slot][ln]
+                        f.write(f"    {r.name} <- {int(v) if v.dtype != np.bool_ else bool(v)} "
+                                f"({int(v):#x})\n" if v.dtype != np.bool_ else f"    {r.name} <- {bool(v)}\n")
+        f.flush()
