@@ -1,0 +1,470 @@
+"""CUDA runtime API semantics at the Python level: valid and wrong arguments, exact cudaError_t.
+
+sample_kernels.ptx is ``nvcc -ptx`` (CUDA 13) of::
+
+    struct S { double d; int i; };
+    __device__ int dev_counter = 7;
+    __constant__ float coeffs[4];
+    __global__ void kern(float *out, int n, S s) {...}
+    __global__ void smem_kern(int *out) { __shared__ int buf[1024]; ... }
+"""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+
+import numpy as np
+import pytest
+
+from gpgpusim.errors import CudaError, Err
+from gpgpusim.runtime import abi
+from gpgpusim.runtime.api import ERR_UNSUPPORTED_LIMIT
+
+KERN = "_Z4kernPfi1S"
+
+
+def addr(obj) -> int:
+    return ctypes.addressof(obj)
+
+
+u64 = ctypes.c_uint64
+i32 = ctypes.c_int32
+
+
+def malloc(rt, n: int) -> int:
+    p = u64()
+    assert rt.cudaMalloc(addr(p), n) == 0
+    return p.value
+
+
+def dim3(x, y=1, z=1):
+    return (ctypes.c_uint32 * 3)(x, y, z)
+
+
+def launch(rt, stub, grid, block, args, shmem=0, stream=0, via_handle=1):
+    g, b = dim3(*grid), dim3(*block)   # kept alive for the call
+    return rt.gs_launch_kernel(via_handle, stub, addr(g), addr(b), args, shmem, stream)
+
+
+def kern_args(out_ptr: int, n: int, d: float, i: int):
+    """void *args[3] for kern(float*, int, S) plus the storage they point to."""
+    p_out = u64(out_ptr)
+    p_n = i32(n)
+    s = ctypes.create_string_buffer(struct.pack("<dixxxx", d, i), 16)
+    arr = (ctypes.c_void_p * 3)(addr(p_out), addr(p_n), addr(s))
+    return arr, (p_out, p_n, s)
+
+
+# ------------------------------------------------------------------------------ errors
+def test_error_strings_and_names(rt):
+    s = ctypes.string_at(rt.gs_error_string(0)).decode()
+    assert s == "no error"
+    assert ctypes.string_at(rt.gs_error_string(1)).decode() == "invalid argument"
+    assert ctypes.string_at(rt.gs_error_name(801)).decode() == "cudaErrorNotSupported"
+    assert ctypes.string_at(rt.gs_error_name(700)).decode() == "cudaErrorIllegalAddress"
+    assert ctypes.string_at(rt.gs_error_string(12345)).decode() == "unrecognized error code"
+    # the same code returns the same persistent C string
+    assert rt.gs_error_string(2) == rt.gs_error_string(2)
+
+
+def test_last_error_reset_and_peek(rt, capsys):
+    assert rt.cudaGetLastError() == 0
+    assert rt.cudaSetDevice(3) == Err.InvalidDevice
+    assert "cudaErrorInvalidDevice" in capsys.readouterr().err
+    assert rt.cudaPeekAtLastError() == Err.InvalidDevice
+    assert rt.cudaPeekAtLastError() == Err.InvalidDevice
+    assert rt.cudaGetLastError() == Err.InvalidDevice
+    assert rt.cudaGetLastError() == 0
+    assert rt.cudaPeekAtLastError() == 0
+
+
+def test_not_supported_entry_point(rt, capsys):
+    name = ctypes.create_string_buffer(b"cudaGraphCreate")
+    assert rt.gs_not_supported(addr(name)) == 801
+    assert rt.cudaGetLastError() == 801
+    err = capsys.readouterr().err
+    assert "cudaGraphCreate() is not supported by gpgpusim" in err
+
+
+# ------------------------------------------------------------------------------ device
+def test_device_queries(rt):
+    n, d = i32(), i32()
+    assert rt.cudaGetDeviceCount(addr(n)) == 0 and n.value == 1
+    assert rt.cudaGetDeviceCount(0) == Err.InvalidValue
+    assert rt.cudaGetDevice(addr(d)) == 0 and d.value == 0
+    assert rt.cudaGetDevice(0) == Err.InvalidValue
+    assert rt.cudaSetDevice(0) == 0
+    assert rt.cudaSetDevice(1) == Err.InvalidDevice
+    assert rt.cudaSetDevice(-1) == Err.InvalidDevice
+    v = i32()
+    assert rt.cudaDriverGetVersion(addr(v)) == 0 and v.value == 13000
+    assert rt.cudaRuntimeGetVersion(addr(v)) == 0 and v.value == 13000
+    assert rt.cudaDriverGetVersion(0) == Err.InvalidValue
+    assert rt.cudaRuntimeGetVersion(0) == Err.InvalidValue
+
+
+def test_device_properties_from_config(rt):
+    p = abi.CudaDeviceProp()
+    assert ctypes.sizeof(p) == 1008   # CUDA 13 sizeof(cudaDeviceProp)
+    assert rt.cudaGetDeviceProperties(addr(p), 0) == 0
+    assert p.name.decode() == "GPGPU-Sim SM7_QV100"
+    assert p.multiProcessorCount == 80
+    assert p.warpSize == 32
+    assert p.maxThreadsPerMultiProcessor == 2048
+    assert p.regsPerMultiprocessor == 65536
+    assert p.sharedMemPerMultiprocessor == 98304
+    assert p.sharedMemPerBlockOptin == 65536
+    assert p.sharedMemPerBlock == 49152
+    assert p.l2CacheSize == 32 * 128 * 24 * 32 * 2
+    assert p.memoryBusWidth == 4096
+    assert (p.major, p.minor) == (7, 0)
+    assert p.maxBlocksPerMultiProcessor == 32
+    assert list(p.maxThreadsDim) == [1024, 1024, 64]
+    assert rt.cudaGetDeviceProperties(0, 0) == Err.InvalidValue
+    assert rt.cudaGetDeviceProperties(addr(p), 1) == Err.InvalidDevice
+
+
+def test_device_attributes(rt):
+    v = i32()
+    expect = {16: 80, 10: 32, 13: 1132000, 36: 850000, 75: 7, 76: 0, 39: 2048, 82: 65536, 37: 4096,
+              1: 1024, 97: 65536, 106: 32}
+    for attr, value in expect.items():
+        assert rt.cudaDeviceGetAttribute(addr(v), attr, 0) == 0
+        assert v.value == value, attr
+    assert rt.cudaDeviceGetAttribute(addr(v), 16, 1) == Err.InvalidDevice
+    assert rt.cudaDeviceGetAttribute(0, 16, 0) == Err.InvalidValue
+    assert rt.cudaDeviceGetAttribute(addr(v), 9999, 0) == Err.InvalidValue
+
+
+def test_limits_and_flags(rt):
+    v = u64()
+    assert rt.cudaDeviceGetLimit(addr(v), 2) == 0 and v.value == 8 << 20
+    assert rt.cudaDeviceSetLimit(2, 1 << 24) == 0
+    assert rt.cudaDeviceGetLimit(addr(v), 2) == 0 and v.value == 1 << 24
+    assert rt.cudaDeviceSetLimit(77, 1) == ERR_UNSUPPORTED_LIMIT
+    assert rt.cudaDeviceGetLimit(addr(v), 77) == ERR_UNSUPPORTED_LIMIT
+    assert rt.cudaDeviceGetLimit(0, 2) == Err.InvalidValue
+    f = ctypes.c_uint32()
+    assert rt.cudaSetDeviceFlags(4) == 0
+    assert rt.cudaGetDeviceFlags(addr(f)) == 0 and f.value == 4 | 8
+    assert rt.cudaSetDeviceFlags(3) == Err.InvalidValue
+    assert rt.cudaSetDeviceFlags(0x100) == Err.InvalidValue
+
+
+def test_mem_get_info_tracks_allocations(rt):
+    free, total = u64(), u64()
+    assert rt.cudaMemGetInfo(addr(free), addr(total)) == 0
+    f0 = free.value
+    assert total.value == 16 << 30
+    p = malloc(rt, 1 << 20)
+    assert rt.cudaMemGetInfo(addr(free), addr(total)) == 0
+    assert free.value == f0 - (1 << 20)
+    assert rt.cudaFree(p) == 0
+    assert rt.cudaMemGetInfo(addr(free), addr(total)) == 0 and free.value == f0
+    assert rt.cudaMemGetInfo(0, addr(total)) == Err.InvalidValue
+
+
+# ------------------------------------------------------------------------------ memory
+def test_malloc_free(rt):
+    a, b = malloc(rt, 100), malloc(rt, 1)
+    assert a % 256 == 0 and b % 256 == 0 and a != b
+    assert rt.cudaMalloc(0, 16) == Err.InvalidValue
+    z = u64(123)
+    assert rt.cudaMalloc(addr(z), 0) == 0 and z.value == 0
+    assert rt.cudaMalloc(addr(z), 1 << 40) == Err.MemoryAllocation
+    assert rt.cudaFree(a) == 0
+    assert rt.cudaFree(a) == Err.InvalidValue          # double free
+    assert rt.cudaFree(b + 4) == Err.InvalidValue      # not an allocation start
+    assert rt.cudaFree(0x1234) == Err.InvalidValue     # foreign pointer
+    assert rt.cudaFree(0) == 0
+
+
+def test_memcpy_all_kinds(rt):
+    n = 64
+    src = np.arange(n, dtype=np.uint8)
+    dst = np.zeros(n, dtype=np.uint8)
+    d1, d2 = malloc(rt, n), malloc(rt, n)
+    assert rt.cudaMemcpy(d1, src.ctypes.data, n, 1) == 0
+    assert rt.cudaMemcpy(d2, d1, n, 3) == 0
+    assert rt.cudaMemcpy(dst.ctypes.data, d2, n, 2) == 0
+    assert (dst == src).all()
+    dst[:] = 0
+    assert rt.cudaMemcpy(dst.ctypes.data, src.ctypes.data, n, 0) == 0
+    assert (dst == src).all()
+    # cudaMemcpyDefault infers the direction from the pointers
+    dst[:] = 0
+    assert rt.cudaMemcpy(d1, (src[::-1].copy()).ctypes.data, n, 4) == 0
+    assert rt.cudaMemcpy(dst.ctypes.data, d1, n, 4) == 0
+    assert (dst == src[::-1]).all()
+
+
+def test_memcpy_errors(rt):
+    n = 64
+    host = np.zeros(n, dtype=np.uint8)
+    d = malloc(rt, n)
+    assert rt.cudaMemcpy(d, host.ctypes.data, n, 7) == Err.InvalidMemcpyDirection
+    assert rt.cudaMemcpy(host.ctypes.data, host.ctypes.data, n, 1) == Err.InvalidValue  # dst not device
+    assert rt.cudaMemcpy(host.ctypes.data, host.ctypes.data, n, 2) == Err.InvalidValue  # src not device
+    assert rt.cudaMemcpy(d, host.ctypes.data, n + 1, 1) == Err.InvalidValue            # past the end
+    assert rt.cudaMemcpy(0, host.ctypes.data, n, 1) == Err.InvalidValue
+    assert rt.cudaMemcpy(d, host.ctypes.data, 0, 1) == 0
+
+
+def test_memset_and_2d(rt):
+    w, h, pitch = 10, 3, u64()
+    dp = u64()
+    assert rt.cudaMallocPitch(addr(dp), addr(pitch), w, h) == 0
+    assert pitch.value == 512 and dp.value % 256 == 0
+    assert rt.cudaMemset(dp.value, 0xAB, pitch.value * h) == 0
+    out = np.zeros(pitch.value * h, dtype=np.uint8)
+    assert rt.cudaMemcpy(out.ctypes.data, dp.value, out.size, 2) == 0
+    assert (out == 0xAB).all()
+    host = np.arange(w * h, dtype=np.uint8)
+    assert rt.cudaMemcpy2D(dp.value, pitch.value, host.ctypes.data, w, w, h, 1) == 0
+    back = np.zeros(w * h, dtype=np.uint8)
+    assert rt.cudaMemcpy2D(back.ctypes.data, w, dp.value, pitch.value, w, h, 2) == 0
+    assert (back == host).all()
+    assert rt.cudaMemcpy2D(dp.value, 4, host.ctypes.data, w, w, h, 1) == Err.InvalidPitchValue
+    assert rt.cudaMemcpy2D(dp.value, pitch.value, host.ctypes.data, w, w, h, 9) == Err.InvalidMemcpyDirection
+    assert rt.cudaMemset(0x999, 0, 4) == Err.InvalidValue
+    assert rt.cudaMallocPitch(0, addr(pitch), w, h) == Err.InvalidValue
+
+
+def test_pinned_and_managed(rt):
+    p = u64()
+    assert rt.cudaMallocHost(addr(p), 4096) == 0 and p.value % 256 == 0
+    ctypes.memset(p.value, 7, 4096)   # host can write it directly
+    d = malloc(rt, 4096)
+    assert rt.cudaMemcpy(d, p.value, 4096, 1) == 0
+    out = np.zeros(4096, np.uint8)
+    assert rt.cudaMemcpy(out.ctypes.data, d, 4096, 2) == 0 and (out == 7).all()
+    attrs = abi.CudaPointerAttributes()
+    assert rt.cudaPointerGetAttributes(addr(attrs), p.value) == 0 and attrs.type == 1
+    dev = u64()
+    assert rt.cudaHostGetDevicePointer(addr(dev), p.value, 0) == 0 and dev.value == p.value
+    assert rt.cudaFree(p.value) == Err.InvalidValue
+    assert rt.cudaFreeHost(p.value) == 0
+    assert rt.cudaFreeHost(p.value) == Err.InvalidValue
+    assert rt.cudaHostAlloc(addr(p), 64, 0x100) == Err.InvalidValue
+    # managed: the host reads and writes the same address the device uses
+    m = u64()
+    assert rt.cudaMallocManaged(addr(m), 256, 1) == 0
+    ctypes.memset(m.value, 3, 256)
+    assert rt.cudaMemset(m.value, 9, 128) == 0
+    assert ctypes.string_at(m.value, 256) == b"\x09" * 128 + b"\x03" * 128
+    assert rt.cudaPointerGetAttributes(addr(attrs), m.value) == 0 and attrs.type == 3
+    assert rt.cudaPointerGetAttributes(addr(attrs), d) == 0 and attrs.type == 2 and attrs.devicePointer == d
+    assert rt.cudaPointerGetAttributes(addr(attrs), addr(out.ctypes.data_as(ctypes.c_void_p))) == 0
+    assert attrs.type == 0
+    assert rt.cudaPointerGetAttributes(0, d) == Err.InvalidValue
+    assert rt.cudaMallocManaged(addr(m), 256, 0) == Err.InvalidValue
+    assert rt.cudaMallocManaged(addr(m), 0, 1) == Err.InvalidValue
+    assert rt.cudaFree(m.value) == 0
+
+
+# ------------------------------------------------------------------------------ symbols
+def test_symbols(rt):
+    dev_counter, coeffs = rt.h.shadow(0), rt.h.shadow(1)
+    size, a = u64(), u64()
+    assert rt.cudaGetSymbolSize(addr(size), coeffs) == 0 and size.value == 16
+    assert rt.cudaGetSymbolAddress(addr(a), dev_counter) == 0 and a.value != 0
+    v = i32()
+    assert rt.cudaMemcpyFromSymbol(addr(v), dev_counter, 4, 0, 2) == 0 and v.value == 7   # PTX initialiser
+    vals = (ctypes.c_float * 4)(1.0, 2.0, 3.0, 4.0)
+    assert rt.cudaMemcpyToSymbol(coeffs, addr(vals), 16, 0, 1) == 0
+    back = (ctypes.c_float * 2)()
+    assert rt.cudaMemcpyFromSymbol(addr(back), coeffs, 8, 8, 2) == 0 and list(back) == [3.0, 4.0]
+    assert rt.cudaMemcpyToSymbol(coeffs, addr(vals), 16, 4, 1) == Err.InvalidValue        # past the end
+    assert rt.cudaMemcpyToSymbol(coeffs, addr(vals), 4, 0, 2) == Err.InvalidMemcpyDirection
+    assert rt.cudaMemcpyFromSymbol(addr(back), coeffs, 4, 0, 1) == Err.InvalidMemcpyDirection
+    assert rt.cudaMemcpyToSymbol(addr(vals), addr(vals), 4, 0, 1) == Err.InvalidSymbol
+    assert rt.cudaGetSymbolAddress(addr(a), 0x42) == Err.InvalidSymbol
+    assert rt.cudaGetSymbolSize(0, coeffs) == Err.InvalidValue
+
+
+# ------------------------------------------------------------------------------ kernels
+def test_launch_marshals_struct_by_value(rt, engine):
+    out = malloc(rt, 64)
+    args, keep = kern_args(out, 5, 2.5, -3)
+    assert launch(rt, rt.h.stub(0), (2, 1, 1), (32, 1, 1), addr(args)) == 0
+    assert rt.cudaDeviceSynchronize() == 0
+    name, grid, block, shmem, params, kw = engine.calls[-1]
+    assert (name, grid, block, shmem) == (KERN, (2, 1, 1), (32, 1, 1), 0)
+    assert len(params) == 32
+    assert struct.unpack_from("<Q", params, 0)[0] == out
+    assert struct.unpack_from("<i", params, 8)[0] == 5
+    assert struct.unpack_from("<di", params, 16) == (2.5, -3)
+    assert "printf" in kw
+
+
+def test_call_configuration_push_pop(rt):
+    g, b = dim3(3, 2, 1), dim3(64, 2, 1)
+    assert rt.gs_push_call_configuration(addr(g), addr(b), 128, 0x5F000010) == 0
+    g2, b2, sm, st = dim3(0, 0, 0), dim3(0, 0, 0), u64(), u64()
+    assert rt.__cudaPopCallConfiguration(addr(g2), addr(b2), addr(sm), addr(st)) == 0
+    assert tuple(g2) == (3, 2, 1) and tuple(b2) == (64, 2, 1) and sm.value == 128 and st.value == 0x5F000010
+    assert rt.__cudaPopCallConfiguration(addr(g2), addr(b2), addr(sm), addr(st)) == Err.InvalidConfiguration
+
+
+def test_get_kernel(rt):
+    k = u64()
+    assert rt.__cudaGetKernel(addr(k), rt.h.stub(0)) == 0 and k.value == rt.h.stub(0)
+    assert rt.__cudaGetKernel(addr(k), 0x77) == Err.InvalidDeviceFunction
+    assert rt.__cudaGetKernel(0, rt.h.stub(0)) == Err.InvalidValue
+
+
+def test_launch_validation(rt, engine):
+    out = malloc(rt, 64)
+    args, keep = kern_args(out, 1, 1.0, 1)
+    stub = rt.h.stub(0)
+    assert launch(rt, stub, (1, 1, 1), (0, 1, 1), addr(args)) == Err.InvalidConfiguration
+    assert launch(rt, stub, (1, 1, 1), (1025, 1, 1), addr(args)) == Err.InvalidConfiguration
+    assert launch(rt, stub, (1, 1, 1), (1, 1, 65), addr(args)) == Err.InvalidConfiguration
+    assert launch(rt, stub, (1, 1, 1), (32, 32, 2), addr(args)) == Err.InvalidConfiguration
+    assert launch(rt, stub, (1, 65536, 1), (32, 1, 1), addr(args)) == Err.InvalidConfiguration
+    assert launch(rt, stub, (1, 1, 1), (32, 1, 1), addr(args), shmem=49153) == Err.InvalidValue
+    assert launch(rt, 0x1234, (1, 1, 1), (32, 1, 1), addr(args)) == Err.InvalidDeviceFunction
+    assert launch(rt, stub, (1, 1, 1), (32, 1, 1), 0) == Err.InvalidValue
+    assert engine.calls == []
+    # opting in raises the dynamic shared memory limit
+    assert rt.cudaFuncSetAttribute(stub, 8, 60000) == 0
+    assert launch(rt, stub, (1, 1, 1), (32, 1, 1), addr(args), shmem=60000) == 0
+    assert rt.cudaFuncSetAttribute(stub, 8, 70000) == Err.InvalidValue
+    assert rt.cudaDeviceSynchronize() == 0
+    assert len(engine.calls) == 1
+
+
+def test_registers_out_of_resources(rt):
+    k = rt.registry.kernel(rt.h.stub(0))
+    k.resources().regs = 128            # 128 regs x 1024 threads > 65536
+    out = malloc(rt, 64)
+    args, keep = kern_args(out, 1, 1.0, 1)
+    assert launch(rt, rt.h.stub(0), (1, 1, 1), (1024, 1, 1), addr(args)) == Err.LaunchOutOfResources
+    a = abi.CudaFuncAttributes()
+    assert rt.cudaFuncGetAttributes(addr(a), rt.h.stub(0)) == 0
+    assert a.numRegs == 128 and a.maxThreadsPerBlock == 512
+    assert launch(rt, rt.h.stub(0), (1, 1, 1), (512, 1, 1), addr(args)) == 0
+
+
+def test_func_attributes_and_occupancy(rt):
+    a = abi.CudaFuncAttributes()
+    smem_stub = rt.h.stub(1)
+    assert rt.cudaFuncGetAttributes(addr(a), smem_stub) == 0
+    assert a.sharedSizeBytes == 4096 and a.maxThreadsPerBlock == 1024
+    assert a.maxDynamicSharedSizeBytes == 48 * 1024 - 4096
+    assert rt.cudaFuncGetAttributes(addr(a), 0x55) == Err.InvalidDeviceFunction
+    assert rt.cudaFuncGetAttributes(0, smem_stub) == Err.InvalidValue
+    assert rt.cudaFuncSetCacheConfig(smem_stub, 1) == 0
+    assert rt.cudaFuncSetCacheConfig(smem_stub, 9) == Err.InvalidValue
+    assert rt.cudaFuncSetAttribute(smem_stub, 9, 50) == 0
+    assert rt.cudaFuncSetAttribute(smem_stub, 9, 101) == Err.InvalidValue
+    assert rt.cudaFuncSetAttribute(smem_stub, 99, 1) == Err.InvalidValue
+    assert rt.cudaFuncSetAttribute(smem_stub, 10, 1) == Err.NotSupported
+    n = i32()
+    regs = (a.numRegs + 3) & ~3
+    # 256 threads: slots 32, threads 2048/256=8, regs 65536/(256*regs), smem 98304/4096=24
+    assert rt.cudaOccupancyMaxActiveBlocksPerMultiprocessor(addr(n), smem_stub, 256, 0) == 0
+    assert n.value == min(32, 8, 65536 // (256 * regs) if regs else 99, 24)
+    assert rt.cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(addr(n), smem_stub, 32, 8192, 0) == 0
+    assert n.value == min(32, 64, 65536 // (32 * regs) if regs else 99, 98304 // (4096 + 8192))
+    assert rt.cudaOccupancyMaxActiveBlocksPerMultiprocessor(addr(n), smem_stub, 0, 0) == Err.InvalidValue
+    assert rt.cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(addr(n), smem_stub, 32, 0, 4) == Err.InvalidValue
+    assert rt.cudaOccupancyMaxActiveBlocksPerMultiprocessor(0, smem_stub, 32, 0) == Err.InvalidValue
+    assert rt.cudaOccupancyMaxActiveBlocksPerMultiprocessor(addr(n), smem_stub, 2048, 0) == 0 and n.value == 0
+
+
+def test_sticky_kernel_fault(rt, engine):
+    engine.fault = CudaError(Err.IllegalAddress, "illegal address 0x10 in kern", sticky=True)
+    out = malloc(rt, 64)
+    args, keep = kern_args(out, 1, 1.0, 1)
+    assert launch(rt, rt.h.stub(0), (1, 1, 1), (32, 1, 1), addr(args)) == 0   # asynchronous
+    assert rt.cudaDeviceSynchronize() == Err.IllegalAddress
+    p = u64()
+    assert rt.cudaMalloc(addr(p), 16) == Err.IllegalAddress
+    assert rt.cudaGetLastError() == Err.IllegalAddress
+    assert rt.cudaGetLastError() == Err.IllegalAddress      # sticky: not cleared
+    assert rt.cudaPeekAtLastError() == Err.IllegalAddress
+
+
+# ------------------------------------------------------------------------------ streams/events
+def test_streams_and_events(rt):
+    s, e1, e2 = u64(), u64(), u64()
+    assert rt.cudaStreamCreate(addr(s)) == 0 and s.value != 0
+    assert rt.cudaStreamCreate(0) == Err.InvalidValue
+    assert rt.cudaEventCreate(addr(e1)) == 0 and rt.cudaEventCreate(addr(e2)) == 0
+    host = np.arange(256, dtype=np.uint8)
+    d = malloc(rt, 256)
+    assert rt.cudaEventRecord(e1.value, s.value) == 0
+    assert rt.cudaMemcpyAsync(d, host.ctypes.data, 256, 1, s.value) == 0
+    assert rt.cudaEventRecord(e2.value, s.value) == 0
+    assert rt.cudaStreamSynchronize(s.value) == 0
+    assert rt.cudaStreamQuery(s.value) == 0
+    assert rt.cudaEventSynchronize(e2.value) == 0
+    assert rt.cudaEventQuery(e2.value) == 0
+    ms = ctypes.c_float(-1)
+    assert rt.cudaEventElapsedTime(addr(ms), e1.value, e2.value) == 0 and ms.value >= 0.0
+    assert rt.cudaEventElapsedTime(0, e1.value, e2.value) == Err.InvalidValue
+    assert rt.cudaMemcpyAsync(d, host.ctypes.data, 256, 1, 0xDEAD0) == Err.InvalidResourceHandle
+    assert rt.cudaEventDestroy(e1.value) == 0
+    assert rt.cudaEventDestroy(e1.value) == Err.InvalidResourceHandle
+    assert rt.cudaStreamDestroy(s.value) == 0
+    assert rt.cudaStreamDestroy(s.value) == Err.InvalidResourceHandle
+
+
+def test_device_reset_frees_and_reloads(rt):
+    free0, total = u64(), u64()
+    rt.cudaMemGetInfo(addr(free0), addr(total))
+    malloc(rt, 1 << 20)
+    vals = i32(99)
+    assert rt.cudaMemcpyToSymbol(rt.h.shadow(0), addr(vals), 4, 0, 1) == 0
+    assert rt.cudaDeviceReset() == 0
+    free1 = u64()
+    rt.cudaMemGetInfo(addr(free1), addr(total))
+    assert free1.value == free0.value
+    v = i32()
+    assert rt.cudaMemcpyFromSymbol(addr(v), rt.h.shadow(0), 4, 0, 2) == 0 and v.value == 7
+
+
+def test_registration_failure_is_recorded(monkeypatch, tmp_path, capsys):
+    from gpgpusim.options import load_config
+    from gpgpusim.runtime.api import Runtime
+
+    monkeypatch.setenv("PTX_SIM_USE_PTX_FILE", "1")
+    monkeypatch.setenv("PTX_SIM_KERNELFILE", str(tmp_path / "missing.ptx"))
+    r = Runtime(load_config(None, env=False), splash=False)
+    try:
+        handle = r.gs_register_fatbinary(0)
+        assert handle != 0
+        assert "missing.ptx" in capsys.readouterr().err
+        p = u64()
+        assert r.cudaMalloc(addr(p), 16) == Err.InvalidKernelImage
+        assert r.cudaGetLastError() == Err.InvalidKernelImage
+    finally:
+        r.streams.shutdown(2.0)
+
+
+def test_bad_fatbin_wrapper(monkeypatch, capsys):
+    from gpgpusim.options import load_config
+    from gpgpusim.runtime.api import Runtime
+
+    monkeypatch.delenv("PTX_SIM_USE_PTX_FILE", raising=False)
+    junk = ctypes.create_string_buffer(b"\x00" * 64)
+    r = Runtime(load_config(None, env=False), splash=False)
+    try:
+        assert r.gs_register_fatbinary(addr(junk)) != 0
+        assert "bad fatbin wrapper magic" in capsys.readouterr().err
+        assert r.cudaDeviceSynchronize() == Err.InvalidKernelImage
+    finally:
+        r.streams.shutdown(2.0)
+
+
+def test_internal_exception_becomes_error(rt, capsys, monkeypatch):
+    def boom(*a):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(rt.device, "fill", boom)
+    p = abi.CudaDeviceProp()
+    assert rt.cudaGetDeviceProperties(addr(p), 0) == Err.Unknown
+    assert "internal simulator error: RuntimeError: boom" in capsys.readouterr().err
+    assert rt.cudaGetLastError() == Err.Unknown
