@@ -15,7 +15,6 @@ import ctypes
 import struct
 
 import numpy as np
-import pytest
 
 from gpgpusim.errors import CudaError, Err
 from gpgpusim.runtime import abi
