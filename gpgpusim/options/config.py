@@ -368,7 +368,9 @@ def parse_icnt(text: str, where: str) -> dict[str, Any]:
 
 
 def _split_statements(body: str) -> list[str]:
-    stmts, depth, cur = [], 0, []
+    stmts: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in body:
         if ch == "{":
             depth += 1

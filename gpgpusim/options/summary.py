@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from .config import ConfigError, load_config, shipped_gpus
 
@@ -22,7 +23,7 @@ def _kib(n: int) -> str:
     return f"{n // 1024} KB" if n < 1024 * 1024 else f"{n / (1024 * 1024):g} MB"
 
 
-def summarize(gpu: str) -> dict[str, object]:
+def summarize(gpu: str) -> dict[str, Any]:
     """The summary figures of one shipped GPU config."""
     cfg = load_config(gpu=gpu, env=False)
     clk = cfg["gpgpu_clock_domains"]
@@ -39,17 +40,17 @@ def summarize(gpu: str) -> dict[str, object]:
     }
 
 
-def _l1(s: dict[str, object]) -> str:
+def _l1(s: dict[str, Any]) -> str:
     if s["unified_l1_bytes"]:
-        return f"L1D+smem {_kib(int(s['unified_l1_bytes']))}/SM"  # type: ignore[arg-type]
+        return f"L1D+smem {_kib(int(s['unified_l1_bytes']))}/SM"
     if not s["l1d_bytes"]:
         return "no L1D"
-    return f"L1D {_kib(int(s['l1d_bytes']))}/SM"  # type: ignore[arg-type]
+    return f"L1D {_kib(int(s['l1d_bytes']))}/SM"
 
 
-def format_line(s: dict[str, object]) -> str:
+def format_line(s: dict[str, Any]) -> str:
     return (f"{s['gpu']:<14} {s['sms']:>3} SMs x {s['warps_per_sm']:>2} warps, core {s['core_mhz']:g} MHz, "
-            f"{_l1(s)}, L2 {_kib(int(s['l2_bytes']))}, "  # type: ignore[arg-type]
+            f"{_l1(s)}, L2 {_kib(int(s['l2_bytes']))}, "
             f"{s['dram_type']} {s['dram_gbps']:.0f} GB/s @ {s['dram_mhz']:g} MHz")
 
 

@@ -83,6 +83,50 @@ class Reporter:
         for line in self.cfg.dump_lines():
             self.out(line)
 
+    # ---- performance-model messages (the timing model calls these) -------------------------
+
+    def perf_init(self, n_mem_sub_partitions: int | None = None) -> None:
+        """Performance-model start-up: the ``DRAM Timing Options:`` block, the sub-partition
+        count, the clock domains in Hz and as periods, as GPGPU-Sim prints them."""
+        for line in self.cfg.dram_timing_lines():
+            self.out(line)
+        n = n_mem_sub_partitions if n_mem_sub_partitions is not None else self.cfg.num_mem_sub_partitions
+        self.out(f"Total number of memory sub partition = {n}")
+        hz = [f * 1e6 for f in self.cfg["gpgpu_clock_domains"].as_tuple()]
+        self.out("GPGPU-Sim uArch: clock freqs: " + ":".join(f"{h:f}" for h in hz))
+        self.out("GPGPU-Sim uArch: clock periods: " + ":".join(f"{1.0 / h:.20f}" for h in hz))
+        self.out("*** Initializing Memory Statistics ***")
+        self.out("GPGPU-Sim uArch: performance model initialization complete.")
+
+    def shader_bind(self, core_id: int, kernel_uid: int, kernel_name: str) -> None:
+        self.out(f"GPGPU-Sim uArch: Shader {core_id} bind to kernel {kernel_uid} '{kernel_name}'")
+
+    def cta_limit(self, ctas_per_core: int, limited_by: str) -> None:
+        """``limited_by`` is GPGPU-Sim's word: threads, regs, smem or cta_limit."""
+        self.out(f"GPGPU-Sim uArch: CTA/core = {ctas_per_core}, limited by: {limited_by}")
+
+    def l1_reconfigure(self, size_kb: int) -> None:
+        self.out(f"GPGPU-Sim: Reconfigure L1 cache to {size_kb}KB")
+
+    def kernel_finished_on_shader(self, kernel_name: str, core_id: int) -> None:
+        self.out(f"GPGPU-Sim uArch: GPU detected kernel '{kernel_name}' finished on shader {core_id}.")
+
+    def progress(self, cycle: int, insn: int, elapsed_s: float) -> None:
+        """The liveness line printed at most every ``-liveness_message_freq`` seconds."""
+        rate = int(insn / elapsed_s) if elapsed_s > 0 else 0
+        whole = int(elapsed_s)
+        d, h, m, s = split_time(whole)
+        ipc = insn / cycle if cycle else 0.0
+        self.out(f"GPGPU-Sim uArch: cycles simulated: {cycle}  inst.: {insn} (ipc={ipc:4.1f}) "
+                 f"sim_rate={rate} (inst/sec) elapsed = {d}:{h}:{m:02d}:{s:02d} / "
+                 + time.strftime("%a %b %d %H:%M:%S %Y"))
+
+    def sync_wait(self) -> None:
+        """What GPGPU-Sim prints when the host synchronizes on an idle simulator."""
+        self.out("GPGPU-Sim: synchronize waiting for inactive GPU simulation")
+        self.out("GPGPU-Sim API: Stream Manager State")
+        self.out("GPGPU-Sim: detected inactive GPU simulation thread")
+
     # ---- kernels ----------------------------------------------------------------------------
 
     def kernel_launch(self, info: KernelInfo) -> None:

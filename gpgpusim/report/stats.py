@@ -27,6 +27,7 @@ import math
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 
@@ -190,12 +191,16 @@ class PerUnit:
             return []
         out = []
         for i in range(len(arrs[0])):
-            vals = {a: arr[i] for a, arr in zip(self.arrays, arrs, strict=True)}
+            vals: dict[str, Any] = {a: arr[i] for a, arr in zip(self.arrays, arrs, strict=True)}
             acc, miss = vals.get(self.arrays[0], 0), vals.get(self.arrays[1], 0) if len(self.arrays) > 1 else 0
             vals["rate"] = miss / acc if acc else 0.0
             vals["i"] = i
-            out.append(_FIELD.sub(lambda m, d=vals: cfmt(d[m.group(1)], m.group(2) or ""), self.template))
+            out.append(_FIELD.sub(partial(_sub_field, vals), self.template))
         return out
+
+
+def _sub_field(vals: Mapping[str, Any], m: re.Match[str]) -> str:
+    return cfmt(vals[m.group(1)], m.group(2) or "")
 
 
 def _cache_block(c: str, indent: str, per_unit: PerUnit | None, extra: tuple[str, ...] = ()) -> list[Any]:

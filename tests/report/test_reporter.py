@@ -245,3 +245,33 @@ def test_exit_writes_line_stats_when_collected(tmp_path, monkeypatch):
     rep2.exit()
     assert (tmp_path / "gpgpu_inst_stats.txt").read_text() == "kernel line : count\na.ptx 3 : 2\n"
     assert lines2[-1] == "GPGPU-Sim: *** exit detected ***"
+
+
+@needs_ref
+def test_perf_init_lines_match_log():
+    rep, lines, _ = make()
+    rep.perf_init()
+    log = (REF / "vectoradd_qv100.log").read_text().split("\n")
+    for ln in lines:
+        if not ln.startswith("RRD"):  # that log line has a child process's output spliced into it
+            assert ln in log, ln
+    assert "GPGPU-Sim uArch: clock freqs: 1132000000.000000:1132000000.000000:1132000000.000000:850000000.000000" in lines
+    assert "Total number of memory sub partition = 64" in lines
+
+
+@needs_ref
+def test_uarch_messages_match_log():
+    rep, lines, _ = make()
+    rep.shader_bind(0, 1, "_Z6vecAddPKfS0_Pfi")
+    rep.cta_limit(8, "threads")
+    rep.l1_reconfigure(128)
+    rep.sync_wait()
+    log = set((REF / "vectoradd_qv100.log").read_text().split("\n"))
+    assert all(ln in log for ln in lines)
+
+
+def test_progress_line():
+    rep, lines, _ = make()
+    rep.progress(500, 137152, 1.0)
+    assert lines[0].startswith("GPGPU-Sim uArch: cycles simulated: 500  inst.: 137152 (ipc=274.3) "
+                               "sim_rate=137152 (inst/sec) elapsed = 0:0:00:01 / ")

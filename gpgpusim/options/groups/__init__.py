@@ -6,9 +6,11 @@ PTX/functional options are registered in two runs around the interconnect's, hen
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import core, functional, icnt, memory, power, ptx, sim
 
-ALL_GROUPS = [
+ALL_GROUPS: list[tuple[str, list[Any]]] = [
     ("ptx", ptx.OPTIONS),
     ("icnt", icnt.OPTIONS),
     ("functional", functional.OPTIONS),
