@@ -227,7 +227,7 @@ class _Shaper(Transformer):
         return ("proto",)
 
     def btargets(self, *toks):
-        return ("btargets", tuple(str(t) for t in toks))
+        return ("btargets", toks)
 
     def instr(self, guard, op, *operands):
         if operands and operands[-1] is None:
@@ -306,13 +306,31 @@ _GRAMMAR_PATH = os.path.join(os.path.dirname(__file__), "grammar.lark")
 def _lark() -> Lark:
     with open(_GRAMMAR_PATH, encoding="utf-8") as fh:
         grammar = fh.read()
+    # lark can pickle its LALR tables (keyed by a hash of grammar + options + versions):
+    # building them costs ~0.1 s, loading them ~0.02 s.
+    cache: bool | str = False
+    if os.environ.get("GPGPUSIM_NO_PTX_CACHE", "") in ("", "0"):
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        d = os.path.join(base, "gpgpusim", "ptx")
+        try:
+            os.makedirs(d, exist_ok=True)
+            cache = os.path.join(d, "grammar-lalr.cache")
+        except OSError:
+            cache = False
+    try:
+        return _make_lark(grammar, cache)
+    except Exception:  # noqa: BLE001 - a broken table cache must never stop parsing
+        return _make_lark(grammar, False)
+
+
+def _make_lark(grammar: str, cache: bool | str) -> Lark:
     return Lark(
         grammar,
         parser="lalr",
         lexer="contextual",
         transformer=_Shaper(),
         maybe_placeholders=True,
-        cache=False,
+        cache=cache,
     )
 
 
@@ -564,6 +582,11 @@ class _Builder:
                       extern=a.extern, weak=a.weak, line=name_tok.line or 0)
         fn.params = self.params(params, fn.is_entry)
         fn.ret_params = self.params(ret, False)
+        # old-style `.func (.reg .b32 rv) f(.reg .b32 a)`: register parameters are registers
+        for plist, decl in ((params, fn.params), (ret, fn.ret_params)):
+            for (pattrs, _name, _dims), p in zip(plist or (), decl, strict=True):
+                if _Attrs(pattrs).space == "reg":
+                    fn.regs[p.name] = p.type
         body = None
         for r in rest:
             if r is None:
@@ -607,8 +630,12 @@ class _FunctionBuilder:
             root.names[p.name] = p.name
         self.stmts(body[1], _Scope(root), depth=0)
         self.resolve()
-        if self.branch_targets:
-            self.fn.branch_targets.update(self.branch_targets)
+        for table, names in self.branch_targets.items():
+            for name in names:
+                if name not in self.fn.labels:
+                    raise self.mb.err(name, f".branchtargets {table}: {name} is not a label of "
+                                            f"function {self.fn.name}")
+            self.fn.branch_targets[table] = tuple(str(n) for n in names)
 
     def unique(self, name: str) -> str:
         while True:
@@ -663,7 +690,7 @@ class _FunctionBuilder:
             elif kind == "btargets":
                 if self.last_label is None:
                     raise mb.err(None, ".branchtargets must follow a label")
-                self.branch_targets[self.last_label] = st[1]
+                self.branch_targets[self.last_label] = st[1]  # Tokens: keep positions
                 del fn.labels[self.last_label]
             elif kind == "proto":
                 if self.last_label is not None:
@@ -753,6 +780,12 @@ class _FunctionBuilder:
             if need:
                 branchy = inst.opcode in _BRANCH_OPS
                 inst.operands = tuple(self.op(o, scope, labels, branchy, pos) for o in ops)
+                if inst.opcode == "bra" or inst.opcode == "brx":
+                    for o in inst.operands:
+                        if type(o) is Label and o.name not in labels \
+                                and o.name not in self.branch_targets:
+                            raise self.mb.err(pos, f"branch target {o.name} is not a label of "
+                                                   f"function {self.fn.name}")
         self.pending = []
 
     def op(self, o: Any, scope: _Scope, labels: dict, branchy: bool, pos: _Pos) -> Any:
