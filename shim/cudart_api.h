@@ -104,5 +104,48 @@ cudaError_t cudaEventSynchronize(void *event);
 cudaError_t cudaEventElapsedTime(float *ms, void *start, void *end);
 cudaError_t cudaEventDestroy(void *event);
 
+/* streams, capture, graphs: gpgpusim.runtime.stream_api.StreamApi (the streams part), prototypes
+ * from CUDA 13 cuda_runtime_api.h with handles and pointers as void*, enums as int */
+cudaError_t cudaStreamGetFlags(void *hStream, void *flags);
+cudaError_t cudaStreamGetPriority(void *hStream, void *priority);
+cudaError_t cudaStreamGetId(void *hStream, void *streamId);
+cudaError_t cudaLaunchHostFunc(void *stream, void *fn, void *userData);
+cudaError_t cudaStreamAddCallback(void *stream, void *callback, void *userData, unsigned int flags);
+cudaError_t cudaMallocAsync(void *devPtr, size_t size, void *hStream);
+cudaError_t cudaFreeAsync(void *devPtr, void *hStream);
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, void *src, size_t spitch, size_t width, size_t height, int kind  /* cudaMemcpyKind */, void *stream);
+cudaError_t cudaStreamBeginCapture(void *stream, int mode  /* cudaStreamCaptureMode */);
+cudaError_t cudaStreamEndCapture(void *stream, void *pGraph);
+cudaError_t cudaStreamIsCapturing(void *stream, void *pCaptureStatus);
+cudaError_t cudaStreamGetCaptureInfo(void *stream, void *captureStatus_out, void *id_out, void *graph_out, void *dependencies_out, void *edgeData_out, void *numDependencies_out);
+cudaError_t cudaThreadExchangeStreamCaptureMode(void *mode);
+cudaError_t cudaGraphCreate(void *pGraph, unsigned int flags);
+cudaError_t cudaGraphAddKernelNode(void *pGraphNode, void *graph, void *pDependencies, size_t numDependencies, void *pNodeParams);
+cudaError_t cudaGraphAddMemcpyNode1D(void *pGraphNode, void *graph, void *pDependencies, size_t numDependencies, void *dst, void *src, size_t count, int kind  /* cudaMemcpyKind */);
+cudaError_t cudaGraphAddMemsetNode(void *pGraphNode, void *graph, void *pDependencies, size_t numDependencies, void *pMemsetParams);
+cudaError_t cudaGraphAddHostNode(void *pGraphNode, void *graph, void *pDependencies, size_t numDependencies, void *pNodeParams);
+cudaError_t cudaGraphAddEmptyNode(void *pGraphNode, void *graph, void *pDependencies, size_t numDependencies);
+cudaError_t cudaGraphGetNodes(void *graph, void *nodes, void *numNodes);
+cudaError_t cudaGraphGetRootNodes(void *graph, void *pRootNodes, void *pNumRootNodes);
+cudaError_t cudaGraphNodeGetType(void *node, void *pType);
+cudaError_t cudaGraphInstantiate(void *pGraphExec, void *graph, unsigned long long flags);
+cudaError_t cudaGraphInstantiateWithFlags(void *pGraphExec, void *graph, unsigned long long flags);
+cudaError_t cudaGraphLaunch(void *graphExec, void *stream);
+cudaError_t cudaGraphExecDestroy(void *graphExec);
+cudaError_t cudaGraphDestroy(void *graph);
+cudaError_t cudaStreamGetFlags_ptsz(void *hStream, void *flags);
+cudaError_t cudaStreamGetPriority_ptsz(void *hStream, void *priority);
+cudaError_t cudaStreamGetId_ptsz(void *hStream, void *streamId);
+cudaError_t cudaLaunchHostFunc_ptsz(void *stream, void *fn, void *userData);
+cudaError_t cudaStreamAddCallback_ptsz(void *stream, void *callback, void *userData, unsigned int flags);
+cudaError_t cudaMallocAsync_ptsz(void *devPtr, size_t size, void *hStream);
+cudaError_t cudaFreeAsync_ptsz(void *devPtr, void *hStream);
+cudaError_t cudaMemcpy2DAsync_ptsz(void *dst, size_t dpitch, void *src, size_t spitch, size_t width, size_t height, int kind  /* cudaMemcpyKind */, void *stream);
+cudaError_t cudaStreamBeginCapture_ptsz(void *stream, int mode  /* cudaStreamCaptureMode */);
+cudaError_t cudaStreamEndCapture_ptsz(void *stream, void *pGraph);
+cudaError_t cudaStreamIsCapturing_ptsz(void *stream, void *pCaptureStatus);
+cudaError_t cudaStreamGetCaptureInfo_ptsz(void *stream, void *captureStatus_out, void *id_out, void *graph_out, void *dependencies_out, void *edgeData_out, void *numDependencies_out);
+cudaError_t cudaGraphLaunch_ptsz(void *graphExec, void *stream);
+
 /* the shim's own services */
 cudaError_t gs_not_supported(const char *name);

@@ -39,6 +39,7 @@ from . import abi, hostio
 from .device import DeviceInfo
 from .errors_table import MESSAGES, NAMES
 from .modules import Kernel, Registry, elf_resources, ptx_for_module
+from .stream_api import StreamApi
 
 CUDART_VERSION = 13000          # CUDA 13.0 (cudaRuntimeGetVersion / cudaDriverGetVersion)
 ALLOC_ALIGN = 256               # cudaMalloc alignment
@@ -139,8 +140,11 @@ def _check_ptr(addr: int, what: str) -> None:
         raise CudaError(Err.InvalidValue, f"{what} is NULL")
 
 
-class Runtime:
-    """The CUDA runtime of one process (one simulated device, C026)."""
+class Runtime(StreamApi):
+    """The CUDA runtime of one process (one simulated device, C026).
+
+    Stream, capture and graph entry points beyond the basic ones come from the streams part's
+    :class:`~gpgpusim.runtime.stream_api.StreamApi` mixin."""
 
     def __init__(self, config: Any = None, *, gmem: Any = None, launch_fn: Callable[..., Any] | None = None,
                  reporter: Any = None, splash: bool = True) -> None:
