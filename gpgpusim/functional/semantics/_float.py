@@ -87,6 +87,13 @@ def _pre(t: str, ftz: bool) -> Callable[[np.ndarray], np.ndarray]:
 
 
 # ----------------------------------------------------------------------------- core per precision
+def _rm_zero(r: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """IEEE: an exactly-zero sum ``x + y`` is -0 when rounding toward -inf, unless both
+    addends are +0."""
+    plus = (x == 0) & (y == 0) & ~np.signbit(x) & ~np.signbit(y)
+    return np.where((r == 0) & ~plus, -np.abs(r), r)
+
+
 def _core_binary(op: str, t: str, mode: str) -> Fn:
     """RN or directed add/sub/mul/div for native f16/f32/f64 arrays."""
     native = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}[op]
@@ -95,9 +102,11 @@ def _core_binary(op: str, t: str, mode: str) -> Fn:
     if t == "f32":
         if op in ("add", "sub"):
             def addsub(a, b):
+                a64 = a.astype(F64)
                 b64 = b.astype(F64) if op == "add" else -b.astype(F64)
-                s, e = fp.two_sum(a.astype(F64), b64)
-                return fp.f64_round(fp.odd(s, e), F32, mode)
+                s, e = fp.two_sum(a64, b64)
+                r = fp.f64_round(fp.odd(s, e), F32, mode)
+                return _rm_zero(r, a64, b64) if mode == "rm" else r
             return addsub
         if op == "mul":
             return lambda a, b: fp.f64_round(a.astype(F64) * b.astype(F64), F32, mode)
@@ -110,8 +119,10 @@ def _core_binary(op: str, t: str, mode: str) -> Fn:
     # f64
     if op in ("add", "sub"):
         def addsub64(a, b):
-            s, e = fp.two_sum(a, b if op == "add" else -b)
-            return fp.adjust(s, e, mode)
+            b = b if op == "add" else -b
+            s, e = fp.two_sum(a, b)
+            r = fp.adjust(s, e, mode)
+            return _rm_zero(r, a, b) if mode == "rm" else r
         return addsub64
     if op == "mul":
         def mul64(a, b):
@@ -131,8 +142,10 @@ def _core_fma(t: str, mode: str) -> Fn:
         dt = F32 if t == "f32" else F16
 
         def fma_narrow(a, b, c):
-            s, e = fp.two_sum(a.astype(F64) * b.astype(F64), c.astype(F64))
-            return fp.f64_round(fp.odd(s, e), dt, mode)
+            p, c64 = a.astype(F64) * b.astype(F64), c.astype(F64)
+            s, e = fp.two_sum(p, c64)
+            r = fp.f64_round(fp.odd(s, e), dt, mode)
+            return _rm_zero(r, p, c64) if mode == "rm" else r
         return fma_narrow
 
     def fma64(a, b, c):
@@ -146,7 +159,8 @@ def _core_fma(t: str, mode: str) -> Fn:
             return r
         x1, x2 = fp.two_sum(tl, ul)
         resid = ((th - r) + x1) + x2
-        return fp.adjust(r, np.where(np.isfinite(r), resid, 0.0), mode)
+        r = fp.adjust(r, np.where(np.isfinite(r), resid, 0.0), mode)
+        return _rm_zero(r, a * b, c) if mode == "rm" else r
     return fma64
 
 
