@@ -388,13 +388,17 @@ class Gpu:
         return rec
 
     def advance(self) -> list[KernelRecord]:
-        """Run every started kernel to completion (functional mode: one after another)."""
-        finished = []
-        while self._running:
-            rec = self._running.pop(0)
-            self._run_functional(rec)
-            finished.append(rec)
-        return finished
+        """Simulate until a running kernel finishes; return the finished ones.
+
+        Functional mode runs the oldest started kernel to completion and returns just it, so
+        that the stream manager can run what its stream does next (an event record, a copy)
+        at that kernel's end time before the next kernel advances the clock.
+        """
+        if not self._running:
+            return []
+        rec = self._running.pop(0)
+        self._run_functional(rec)
+        return [rec]
 
     def _run_functional(self, rec: KernelRecord) -> None:
         op = rec.op
