@@ -66,7 +66,7 @@ def parse_api(text: str) -> dict[str, tuple[str, tuple[str, ...]]]:
         ret, name, params = m.group(1).strip(), m.group(2), m.group(3).strip()
         if ret.startswith("typedef"):
             continue
-        rkind = "v" if ret == "void" else ("p" if "*" in ret else "i")
+        rkind = "v" if ret == "void" else ("p" if ("*" in ret or ret == "uintptr_t") else "i")
         kinds: list[str] = []
         if params and params != "void":
             for p in params.split(","):

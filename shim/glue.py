@@ -106,6 +106,10 @@ def _report(where, exc):
 
 _runtime = None
 _init_error = None
+# Returned by pointer-returning entry points (cudaGetErrorString, __cudaRegisterFatBinary) when the
+# simulator cannot run: a valid C string / handle, never NULL (the application may print it).
+_FALLBACK = ffi.new("char[]", b"gpgpusim: the simulator failed to start (see stderr)")
+_FALLBACK_ADDR = int(ffi.cast("uintptr_t", _FALLBACK))
 
 
 def _get_runtime():
@@ -130,16 +134,16 @@ def _make_entry(name, rkind, kinds):
     def entry(*args):
         rt = _runtime if _runtime is not None else _get_runtime()
         if rt is None:
-            return None if rkind == "v" else (0 if rkind == "p" else _ERR_INIT)
+            return None if rkind == "v" else (_FALLBACK_ADDR if rkind == "p" else _ERR_INIT)
         try:
             conv = [int(cast("uintptr_t", a)) if k == "p" else a for k, a in zip(kinds, args, strict=True)]
             return getattr(rt, name)(*conv)
         except BaseException as exc:  # noqa: BLE001 - last line of defence
             _report(name, exc)
             try:
-                return rt.fail(name, exc) if rkind == "i" else (None if rkind == "v" else 0)
+                return rt.fail(name, exc) if rkind == "i" else (None if rkind == "v" else _FALLBACK_ADDR)
             except BaseException:  # noqa: BLE001
-                return None if rkind == "v" else (0 if rkind == "p" else _ERR_UNKNOWN)
+                return None if rkind == "v" else (_FALLBACK_ADDR if rkind == "p" else _ERR_UNKNOWN)
 
     entry.__name__ = name
     if rkind == "v":

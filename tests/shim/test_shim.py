@@ -1,0 +1,146 @@
+"""The libcudart shim: build parameters, exported ABI, and a real nvcc 13 binary running on it.
+
+The library is built once per session into a temporary directory (shim/build_shim.py) and the
+probe program ``api_probe.cu`` is compiled with ``nvcc -cudart shared`` at test time.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "shim"))
+import build_shim  # noqa: E402
+
+NVCC = shutil.which("nvcc") or ("/usr/local/bin/nvcc" if os.path.exists("/usr/local/bin/nvcc") else None)
+needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc not available")
+needs_binutils = pytest.mark.skipif(shutil.which("readelf") is None or shutil.which("nm") is None,
+                                    reason="binutils not available")
+
+
+@pytest.fixture(scope="session")
+def shim_lib(tmp_path_factory) -> str:
+    return build_shim.build(str(tmp_path_factory.mktemp("shimlib")))
+
+
+def _env(lib: str, **extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = os.path.dirname(lib)
+    env["GPGPUSIM_PYTHONPATH"] = ROOT
+    env["PTX_SIM_MODE_FUNC"] = "1"
+    env.pop("GPGPUSIM_CONFIG", None)
+    env.update(extra)
+    return env
+
+
+@needs_binutils
+def test_soname_and_version_node(shim_lib):
+    dyn = subprocess.run(["readelf", "-d", shim_lib], capture_output=True, text=True, check=True).stdout
+    assert "Library soname: [libcudart.so.13]" in dyn
+    ver = subprocess.run(["readelf", "-V", shim_lib], capture_output=True, text=True, check=True).stdout
+    assert "Name: libcudart.so.13" in ver
+
+
+@needs_binutils
+def test_exports_every_cudart13_entry_point(shim_lib):
+    out = subprocess.run(["nm", "-D", "--defined-only", shim_lib], capture_output=True, text=True,
+                         check=True).stdout
+    exported = {ln.split()[-1] for ln in out.splitlines() if " T " in ln}
+    names = {e.split("@")[0] for e in exported}
+    assert all(e.endswith("@@libcudart.so.13") for e in exported)
+    missing = set(build_shim.symbol_list()) - names
+    assert not missing
+    assert not [n for n in names if n.startswith("gs_")]      # internal entry points stay hidden
+    assert {"cudaMalloc", "__cudaRegisterFatBinary", "__cudaLaunchKernel", "cudaGetDeviceProperties_v2"} <= names
+
+
+@needs_binutils
+def test_soname_is_a_build_parameter(tmp_path):
+    lib = build_shim.build(str(tmp_path), soname="libcudart.so.12")
+    assert os.path.basename(lib) == "libcudart.so.12"
+    dyn = subprocess.run(["readelf", "-d", lib], capture_output=True, text=True, check=True).stdout
+    assert "Library soname: [libcudart.so.12]" in dyn
+    ver = subprocess.run(["readelf", "-V", lib], capture_output=True, text=True, check=True).stdout
+    assert "Name: libcudart.so.12" in ver
+
+
+def test_api_parser_and_stubs():
+    api = build_shim.parse_api("cudaError_t cudaFoo(void **p, size_t n, float x);\nvoid bar(void);")
+    assert api == {"cudaFoo": ("i", ("p", "i", "f")), "bar": ("v", ())}
+    src, names = build_shim.generate_stubs({"cudaMalloc"})
+    assert "cudaMalloc" not in names and "cudaGraphCreate" in names
+    assert 'return gs_not_supported("cudaGraphCreate");' in src
+
+
+@pytest.fixture(scope="session")
+def probe(tmp_path_factory) -> str:
+    if NVCC is None:
+        pytest.skip("nvcc not available")
+    d = tmp_path_factory.mktemp("probe")
+    exe = str(d / "api_probe")
+    subprocess.run([NVCC, "-cudart", "shared", os.path.join(ROOT, "tests", "shim", "api_probe.cu"), "-o", exe],
+                   check=True, capture_output=True)
+    return exe
+
+
+def _kv(stdout: str) -> dict[str, str]:
+    kv = {}
+    for line in stdout.splitlines():
+        for tok in line.split():
+            if "=" in tok:
+                k, v = tok.split("=", 1)
+                kv[k] = v
+    return kv
+
+
+@needs_nvcc
+def test_probe_binary_api_results(shim_lib, probe, tmp_path):
+    r = subprocess.run([probe], env=_env(shim_lib), cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    kv = _kv(r.stdout)
+    assert kv["rc"] == "0" and kv["device_count"] == "1"
+    assert kv["props_rc"] == "0" and kv["sms"] == "80" and kv["warp"] == "32" and kv["major"] == "7"
+    assert "name=GPGPU-Sim" in r.stdout
+    assert kv["set_device_5"] == "101"
+    assert r.stdout.count("last=101 again=0") == 1
+    assert kv["malloc"] == "0" and kv["aligned"] == "1"
+    assert kv["free"] == "0" and kv["double_free"] == "1"
+    assert "err_string=invalid argument err_name=cudaErrorInvalidValue" in r.stdout
+    assert kv["from_symbol"] == "0" and kv["value"] == "41"
+    assert kv["to_symbol"] == "0" and kv["to_symbol_too_big"] == "1"
+    assert "unsupported=801 last=801" in r.stdout
+    assert "cudaUserObjectCreate() is not supported by gpgpusim" in r.stderr
+    assert kv["graph_create"] == "0"
+    assert kv["bad_launch"] == "9"
+    assert "Traceback" not in r.stderr
+    assert "GPGPU-Sim Simulator Version" in r.stdout
+
+
+@needs_nvcc
+def test_probe_binary_runs_kernels_and_printf_in_order(shim_lib, probe, tmp_path):
+    pytest.importorskip("gpgpusim.functional.engine")
+    r = subprocess.run([probe, "run"], env=_env(shim_lib), cwd=tmp_path, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "kernel=PASS" in r.stdout
+    lines = r.stdout.splitlines()
+    i_before = lines.index("host before")
+    i_after = lines.index("host after")
+    device = [i for i, ln in enumerate(lines) if ln.startswith("device says 7 from thread")]
+    assert len(device) == 2 and all(i_before < i < i_after for i in device)
+
+
+@needs_nvcc
+def test_init_failure_never_leaks(shim_lib, probe, tmp_path):
+    """A broken package path: every call fails with cudaErrorInitializationError, one message."""
+    env = _env(shim_lib, GPGPUSIM_CONFIG=str(tmp_path / "no-such.config"))
+    r = subprocess.run([probe], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0
+    assert "rc=3" in r.stdout and "malloc=3" in r.stdout
+    assert "Traceback" not in r.stderr
+    assert r.stderr.count("cannot start the simulator") == 1
