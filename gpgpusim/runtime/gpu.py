@@ -12,6 +12,7 @@ Interface used by :class:`gpgpusim.runtime.streams.StreamManager` (all on the si
 - ``busy() -> bool`` — some started kernel has not finished;
 - ``advance() -> list[KernelRecord]`` — simulate until at least one running kernel finishes and
   return the finished ones (their slots are free again);
+- ``abort() -> list[KernelRecord]`` — drop the started kernels (after a sticky error);
 - ``memcpy(op)``, ``memset(op)``, ``free(op)`` — the non-kernel operations, at the current time;
 - ``now_cycles`` / ``now_ms`` — simulated time (core clock cycles since start).
 
@@ -22,8 +23,10 @@ instructions per core cycle, plus a fixed launch latency, so that every kernel t
 number of cycles and the clock is monotonic.  A timing model replaces ``advance()`` with real
 cycles through the same interface (several kernels side by side, RR over kernels, C134).
 
-Copies take no simulated time unless a PCIe model is configured (``pcie_bandwidth_gbps``; off by
-default, as in GPGPU-Sim where memcpy is instantaneous).
+Copies take no simulated time unless a PCIe model is configured (off by default, as in GPGPU-Sim
+where memcpy is instantaneous): ``Gpu(..., pcie_bandwidth_gbps=, pcie_latency_us=)`` or the
+environment variable ``GPGPUSIM_PCIE=<GB/s>[:<latency us>]``.  A host<->device copy of ``n``
+bytes then advances the clock by ``latency + n / bandwidth`` at the core clock.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import ctypes
 import dataclasses
 import enum
 import math
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -110,8 +114,8 @@ class KernelLaunchOp(Op):
         self.regs_per_thread = regs_per_thread
         self.static_smem_bytes = static_smem_bytes
         self.kernel = kernel
-        self.grid = tuple(grid)
-        self.block = tuple(block)
+        self.grid: tuple[int, int, int] = (int(grid[0]), int(grid[1]), int(grid[2]))
+        self.block: tuple[int, int, int] = (int(block[0]), int(block[1]), int(block[2]))
         self.dyn_smem_bytes = dyn_smem_bytes
         self.params = bytes(params)
         self.launch_kwargs = dict(launch_kwargs or {})
@@ -300,6 +304,20 @@ def estimate_cycles(warp_insn: int, n_sm: int, issue_per_sm: int) -> int:
     return KERNEL_LAUNCH_CYCLES + math.ceil(max(0, warp_insn) / max(1, n_sm * issue_per_sm))
 
 
+def parse_pcie(text: str) -> tuple[float, float]:
+    """``"<GB/s>[:<latency us>]"`` -> (bandwidth GB/s, latency us); bad text -> InvalidValue."""
+    parts = text.split(":")
+    try:
+        bw = float(parts[0])
+        lat = float(parts[1]) if len(parts) > 1 else 0.0
+    except ValueError:
+        bw = lat = -1.0
+    if len(parts) > 2 or bw <= 0 or lat < 0:
+        raise CudaError(Err.InvalidValue,
+                        f"GPGPUSIM_PCIE={text!r}: expected <GB/s>[:<latency us>], e.g. 12:5")
+    return bw, lat
+
+
 def _host_array(ref: HostRef, nbytes: int, writable: bool) -> np.ndarray:
     """A uint8 numpy view of host memory given as an address or a buffer."""
     if isinstance(ref, int):
@@ -346,6 +364,8 @@ class Gpu:
         self.issue_per_sm = int(_cfg(config, "gpgpu_num_sched_per_core", DEFAULT_SCHED_PER_CORE))
         self.max_concurrent_kernel = int(_cfg(config, "gpgpu_max_concurrent_kernel",
                                               DEFAULT_MAX_CONCURRENT_KERNEL))
+        if pcie_bandwidth_gbps is None and os.environ.get("GPGPUSIM_PCIE"):
+            pcie_bandwidth_gbps, pcie_latency_us = parse_pcie(os.environ["GPGPUSIM_PCIE"])
         self.pcie_bandwidth_gbps = pcie_bandwidth_gbps
         self.pcie_latency_us = pcie_latency_us
         self.now_cycles = 0
@@ -399,6 +419,13 @@ class Gpu:
         rec = self._running.pop(0)
         self._run_functional(rec)
         return [rec]
+
+    def abort(self) -> list[KernelRecord]:
+        """Drop every started kernel unexecuted (the context took a sticky error)."""
+        dropped, self._running = self._running, []
+        for rec in dropped:
+            rec.end_cycles = rec.start_cycles = self.now_cycles
+        return dropped
 
     def _run_functional(self, rec: KernelRecord) -> None:
         op = rec.op

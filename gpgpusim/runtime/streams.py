@@ -235,8 +235,9 @@ class StreamManager:
             raise err
 
     @staticmethod
-    def _pending(op: Op | None) -> bool:
-        return op is not None and not op.done
+    def _tails(streams: list[Stream]) -> list[Op]:
+        """The last operation of each stream that has one not yet completed."""
+        return [s.last_op for s in streams if s.last_op is not None and not s.last_op.done]
 
     # ================================================================ streams
     def create_stream(self, flags: int = STREAM_DEFAULT, priority: int = 0) -> int:
@@ -288,10 +289,10 @@ class StreamManager:
 
     def _push(self, stream: Stream, op: Op) -> None:
         if stream is self.legacy:
-            op.deps.extend(s.last_op for s in self._active
-                           if s is not self.legacy and s.blocking and self._pending(s.last_op))
-        elif stream.blocking and self._pending(self.legacy.last_op):
-            op.deps.append(self.legacy.last_op)  # type: ignore[arg-type]
+            op.deps.extend(self._tails([s for s in self._active
+                                        if s is not self.legacy and s.blocking]))
+        elif stream.blocking:
+            op.deps.extend(self._tails([self.legacy]))
         op.stream = stream
         op.seq = next(self._seq)
         stream.ops.append(op)
@@ -314,9 +315,8 @@ class StreamManager:
 
     def _sync_targets(self, stream: Stream) -> list[Op]:
         if stream is self.legacy:
-            return [s.last_op for s in self._active if (s is self.legacy or s.blocking)
-                    and self._pending(s.last_op)]  # type: ignore[misc]
-        return [stream.last_op] if self._pending(stream.last_op) else []  # type: ignore[list-item]
+            return self._tails([s for s in self._active if s is self.legacy or s.blocking])
+        return self._tails([stream])
 
     def query_stream(self, handle: int | None, per_thread: bool = False) -> bool:
         """``cudaStreamQuery``: True when all work so far has completed (False = NotReady)."""
@@ -334,9 +334,8 @@ class StreamManager:
         self._check_caller("cudaDeviceSynchronize")
         with self._lock:
             self._check_implicit_capture("cudaDeviceSynchronize")
-            targets = [s.last_op for s in self._active if self._pending(s.last_op)]
-            self._wait(lambda: all(op.done for op in targets)  # type: ignore[union-attr]
-                       or self.sticky_error is not None)
+            targets = self._tails(self._active)
+            self._wait(lambda: all(op.done for op in targets) or self.sticky_error is not None)
             self._report_errors()
 
     def idle(self) -> bool:
@@ -686,7 +685,10 @@ class StreamManager:
                             self._complete(op, None)
                             continue
                 if op is None:
-                    finished = self.gpu.advance()
+                    # after a sticky fault the context is dead: kernels still in GPU slots are
+                    # dropped, not simulated
+                    finished = self.gpu.abort() if self.sticky_error is not None \
+                        else self.gpu.advance()
                     with self._lock:
                         for rec in finished:
                             self._complete(rec.op, rec.error)

@@ -455,3 +455,50 @@ def test_concurrent_kernel_slots_respected(env):
     assert sorted(starts) == sorted(streams)
     assert [k.uid for k in gpu.kernels] == [1, 2, 3]
     assert all(k.end_cycles > k.start_cycles for k in gpu.kernels)
+
+
+def test_pcie_model_advances_clock_for_host_copies(monkeypatch):
+    monkeypatch.setenv("GPGPUSIM_PCIE", "10:2")          # 10 GB/s, 2 us
+    gpu = Gpu(None, FakeMem(), launch_fn=FakeLauncher())
+    assert (gpu.pcie_bandwidth_gbps, gpu.pcie_latency_us) == (10.0, 2.0)
+    mgr = StreamManager(gpu)
+    e0, e1 = mgr.create_event(), mgr.create_event()
+    mgr.record_event(e0, 0)
+    mgr.enqueue(0, MemcpyOp(0x1000, np.zeros(1000, np.uint8), 1000, MemcpyKind.HostToDevice))
+    mgr.enqueue(0, MemcpyOp(0x1400, 0x1000, 1000, MemcpyKind.DeviceToDevice))   # on-device: free
+    mgr.record_event(e1, 0)
+    mgr.synchronize_device()
+    # 2 us + 1000 B / 10 GB/s = 2.1 us = 2377.2 -> 2378 cycles at 1132 MHz
+    assert mgr.event_time_cycles(e1) - mgr.event_time_cycles(e0) == 2378
+    assert mgr.shutdown(TIMEOUT_S)
+    monkeypatch.setenv("GPGPUSIM_PCIE", "fast")
+    with pytest.raises(CudaError) as ei:
+        Gpu(None, FakeMem())
+    assert ei.value.code == Err.InvalidValue and "GPGPUSIM_PCIE" in ei.value.message
+
+
+def test_pcie_model_off_by_default(env):
+    mgr, gpu, _ = env
+    assert gpu.pcie_bandwidth_gbps is None
+    mgr.enqueue(0, MemcpyOp(0x1000, np.zeros(1000, np.uint8), 1000, MemcpyKind.HostToDevice))
+    mgr.synchronize_device()
+    assert gpu.now_cycles == 0
+
+
+def test_sticky_error_drops_kernels_already_in_slots(env):
+    mgr, gpu, launcher = env
+    g_stream = mgr.create_stream(STREAM_NON_BLOCKING)
+    a = mgr.create_stream(STREAM_NON_BLOCKING)
+    b = mgr.create_stream(STREAM_NON_BLOCKING)
+    launcher.fail["bad"] = CudaError(Err.IllegalAddress, "fault", sticky=True)
+    go = gate(mgr, g_stream)
+    ev = mgr.create_event()
+    mgr.record_event(ev, g_stream)
+    for s, name in ((a, "bad"), (b, "other")):
+        mgr.stream_wait_event(s, ev)
+        mgr.enqueue(s, kernel(name))
+    go.set()                      # both kernels become ready together and both take a slot
+    with pytest.raises(CudaError):
+        mgr.synchronize_device()
+    assert [k.name for k in gpu.kernels] == ["bad", "other"]
+    assert launcher.log == ["bad"]                 # "other" was in a slot but never simulated
