@@ -22,7 +22,7 @@ from cuobjdump_tools.fatbin import FatbinEntry, FatbinError, fatbins_in_file
 
 def _numbered(entries: list[FatbinEntry], kind: str, app: str) -> list[tuple[int, str, FatbinEntry]]:
     ext = "ptx" if kind == "ptx" else "cubin"
-    out = []
+    out: list[tuple[int, str, FatbinEntry]] = []
     for e in entries:
         if e.kind == kind:
             n = len(out) + 1

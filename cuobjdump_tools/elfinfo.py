@@ -271,17 +271,17 @@ def _cubin_info(elf) -> CubinInfo:
             idx, val = _u32s(a.value, 2, f".nv.info {a.name}")
             if idx >= len(syms):
                 raise FatbinError(f".nv.info {a.name}: symbol index {idx} out of range ({len(syms)} symbols)")
-            k = kernels.get(syms[idx].name)
-            if k is None:
+            target = kernels.get(syms[idx].name)
+            if target is None:
                 continue  # a device function's record
             if a.attr == A_REGCOUNT:
-                k.regs = val
+                target.regs = val
             elif a.attr == A_FRAME_SIZE:
-                k.frame_bytes = val
+                target.frame_bytes = val
             elif a.attr == A_MIN_STACK_SIZE:
-                k.min_stack_bytes = val
+                target.min_stack_bytes = val
             else:
-                k.max_stack_bytes = val
+                target.max_stack_bytes = val
     info_out = CubinInfo(arch=arch, kernels=kernels)
     for s in sections:
         if s.name.startswith(".nv.global"):

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gpgpusim.errors import CudaError, Err
 
@@ -68,6 +68,7 @@ FLAG_COMPRESS_ZSTD = 0x8000
 # Sanity bound on any single size field: a real fat binary is far smaller, and a corrupted
 # size must not make us allocate or read gigabytes.
 MAX_SIZE = 1 << 31
+MAX_PRELINKED = 65536  # bound on a version-2 wrapper's NULL-terminated list
 
 _WRAPPER = struct.Struct("<IIQQ")
 _CONTAINER = struct.Struct("<IHHQ")
@@ -133,6 +134,8 @@ class FatbinContainer:
     version: int
     header_size: int
     fat_size: int
+    address: int = 0  # process address when read by parse_wrapper, else 0
+    prelinked: bool = False  # from a version-2 wrapper's prelinked list / an __nv_relfatbin section
 
 
 @dataclass
@@ -225,14 +228,26 @@ def lz4_block_decompress(src: bytes, expected_size: int, where: str = "LZ4 block
 
 
 def _zstd_decompress(src: bytes, expected_size: int, where: str) -> bytes:
+    import io
+
     import zstandard
 
     if not src.startswith(ZSTD_MAGIC):
         raise FatbinError(f"{where}: zstd-flagged payload does not start with 28 b5 2f fd")
     try:
-        out = zstandard.ZstdDecompressor().decompress(src, max_output_size=expected_size)
+        declared = zstandard.get_frame_parameters(src).content_size
+    except zstandard.ZstdError as exc:
+        raise FatbinError(f"{where}: bad zstd frame header: {exc}") from None
+    if declared not in (expected_size, zstandard.CONTENTSIZE_UNKNOWN):
+        raise FatbinError(f"{where}: zstd frame declares {declared} bytes, header says {expected_size}")
+    try:
+        # Streamed and bounded: a corrupt frame cannot make us allocate more than the header says.
+        with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(src)) as r:
+            out = r.read(expected_size + 1)
     except zstandard.ZstdError as exc:
         raise FatbinError(f"{where}: zstd decompression failed: {exc}") from None
+    if len(out) > expected_size:
+        raise FatbinError(f"{where}: zstd data decompresses to more than the {expected_size} bytes the header says")
     if len(out) != expected_size:
         raise FatbinError(f"{where}: decompressed to {len(out)} bytes, header says {expected_size}")
     return out
@@ -358,6 +373,12 @@ def parse_wrapper(read: Callable[[int, int], bytes], wrapper_addr: int) -> Fatbi
 
     ``read(addr, n)`` returns ``n`` bytes of the application's memory.  Reads only the
     wrapper, the container header and the container's ``fat_size`` bytes.
+
+    Version 2 wrappers (``-rdc=true`` builds, registered by ``__cudaRegisterLinkedBinary``)
+    point at the device-linked container (ELF only) and, in ``filename_or_fatbins``, at a
+    NULL-terminated array of the translation units' containers (in ``__nv_relfatbin``), which
+    hold their PTX.  Those containers are appended (``FatbinContainer.prelinked``), so
+    :func:`select_ptx` finds the PTX of an ``-rdc`` build too.
     """
     raw = _read(read, wrapper_addr, WRAPPER_SIZE, "fatbin wrapper")
     magic, version, data_ptr, aux = _WRAPPER.unpack(raw)
@@ -369,21 +390,41 @@ def parse_wrapper(read: Callable[[int, int], bytes], wrapper_addr: int) -> Fatbi
         raise FatbinError(f"unsupported fatbin wrapper version {version} at address {wrapper_addr:#x}")
     if data_ptr == 0:
         raise FatbinError(f"fatbin wrapper at address {wrapper_addr:#x} has a NULL data pointer")
-    head = _read(read, data_ptr, CONTAINER_HEADER_SIZE, "fatbin container header")
+    fb = _read_container(read, data_ptr, prelinked=False)
+    fb.wrapper_version = version
+    fb.wrapper_aux = aux
+    if version == 2 and aux:
+        for i in range(MAX_PRELINKED + 1):
+            (ptr,) = struct.unpack("<Q", _read(read, aux + 8 * i, 8, f"prelinked fatbin list entry {i}"))
+            if ptr == 0:
+                break
+            if i == MAX_PRELINKED:
+                raise FatbinError(
+                    f"prelinked fatbin list at address {aux:#x} not NULL-terminated within {MAX_PRELINKED} entries"
+                )
+            sub = _read_container(read, ptr, prelinked=True)
+            base = len(fb.containers)
+            fb.containers.extend(sub.containers)
+            fb.entries.extend(replace(e, container=e.container + base) for e in sub.entries)
+    return fb
+
+
+def _read_container(read: Callable[[int, int], bytes], addr: int, *, prelinked: bool) -> Fatbin:
+    """Read and parse the single container at process address ``addr``."""
+    head = _read(read, addr, CONTAINER_HEADER_SIZE, "fatbin container header")
     magic, _cver, hsize, fsize = _CONTAINER.unpack(head)
     if magic != CONTAINER_MAGIC:
         raise FatbinError(
-            f"bad fatbin container magic {magic:#010x} at address {data_ptr:#x} (expected {CONTAINER_MAGIC:#x})"
+            f"bad fatbin container magic {magic:#010x} at address {addr:#x} (expected {CONTAINER_MAGIC:#x})"
         )
     if hsize < CONTAINER_HEADER_SIZE or fsize > MAX_SIZE:
-        raise FatbinError(f"fatbin container at address {data_ptr:#x}: bad sizes header={hsize} fat={fsize:#x}")
-    body = _read(read, data_ptr + CONTAINER_HEADER_SIZE, hsize - CONTAINER_HEADER_SIZE + fsize, "fatbin container")
+        raise FatbinError(f"fatbin container at address {addr:#x}: bad sizes header={hsize} fat={fsize:#x}")
+    body = _read(read, addr + CONTAINER_HEADER_SIZE, hsize - CONTAINER_HEADER_SIZE + fsize, "fatbin container")
     try:
         fb = parse_fatbin(head + body)
     except FatbinError as exc:
-        raise FatbinError(f"{exc.message} (container at address {data_ptr:#x})") from None
-    fb.wrapper_version = version
-    fb.wrapper_aux = aux
+        raise FatbinError(f"{exc.message} (container at address {addr:#x})") from None
+    fb.containers = [replace(c, address=addr, prelinked=prelinked) for c in fb.containers]
     return fb
 
 
@@ -402,8 +443,13 @@ def _read(read: Callable[[int, int], bytes], addr: int, n: int, what: str) -> by
 # ----------------------------------------------------------------------------- ELF executables
 
 
+PRELINK_SECTION = "__nv_relfatbin"  # FATBIN_PRELINK_DATA_SECTION_NAME (-rdc builds)
+
+
 def fatbins_in_elf(path_or_bytes: str | bytes | bytearray, label: str = "<bytes>") -> list[Fatbin]:
-    """The fat binaries in an executable's / shared library's ``.nv_fatbin`` section.
+    """The fat binaries in an executable's / shared library's / object's ``.nv_fatbin`` section,
+    followed by those in ``__nv_relfatbin`` (an ``-rdc`` build's per-translation-unit
+    containers, which hold its PTX; marked ``prelinked``).
 
     One :class:`Fatbin` per container, in section order (nvcc emits one container per
     registered translation unit plus device-link stubs).  No section -> ``[]``.
@@ -422,25 +468,28 @@ def fatbins_in_elf(path_or_bytes: str | bytes | bytearray, label: str = "<bytes>
         label = path_or_bytes
     else:
         blob = bytes(path_or_bytes)
+    sections: list[tuple[str, bytes]] = []
     try:
         elf = ELFFile(io.BytesIO(blob))
-        sec = elf.get_section_by_name(".nv_fatbin")
-        data = sec.data() if sec is not None else None
+        for name in (".nv_fatbin", PRELINK_SECTION):
+            sec = elf.get_section_by_name(name)
+            if sec is not None and sec["sh_type"] != "SHT_NOBITS":
+                sections.append((name, sec.data()))
     except ELFError as exc:
         raise FatbinError(f"{label}: not a readable ELF file ({exc})") from None
     except Exception as exc:  # pyelftools raises assorted types on corrupt headers
         raise FatbinError(f"{label}: corrupt ELF file ({type(exc).__name__}: {exc})") from None
-    if data is None:
-        return []
-    try:
-        whole = parse_fatbin(data)
-    except FatbinError as exc:
-        raise FatbinError(f"{label}: .nv_fatbin section: {exc.message}") from None
     out = []
-    for i, c in enumerate(whole.containers):
-        out.append(
-            Fatbin(entries=[e for e in whole.entries if e.container == i], containers=[c])
-        )
+    for name, data in sections:
+        try:
+            whole = parse_fatbin(data)
+        except FatbinError as exc:
+            raise FatbinError(f"{label}: {name} section: {exc.message}") from None
+        for i, c in enumerate(whole.containers):
+            if name == PRELINK_SECTION:
+                c = replace(c, prelinked=True)
+            out.append(Fatbin(entries=[replace(e, container=0) for e in whole.entries if e.container == i],
+                              containers=[c]))
     return out
 
 

@@ -56,10 +56,14 @@ class Programs:
             self.cache[variant] = Built(exe, r.stdout + r.stderr, ptx)
         return self.cache[variant]
 
-    def shared_lib(self) -> tuple[Path, Path]:
-        """(libk.so with device code built with -cudart none, libstub.so standing in for cudart)."""
-        lib, stub = self.root / "libk.so", self.root / "libstub.so"
-        if not lib.exists():
+    def shared_lib(self, rdc: bool = False) -> tuple[Path, Path]:
+        """(a library with device code built with -cudart none, libstub.so standing in for cudart).
+
+        ``rdc``: relocatable device code, device-linked explicitly (nvcc -dlink), so the library
+        registers a version-2 wrapper through __cudaRegisterLinkedBinary.
+        """
+        lib, stub = self.root / ("libk_rdc.so" if rdc else "libk.so"), self.root / "libstub.so"
+        if not stub.exists():
             gcc = shutil.which("gcc") or shutil.which("cc")
             if gcc is None:
                 pytest.skip("no C compiler for the registration stub")
@@ -67,8 +71,16 @@ class Programs:
             (self.root / "stub.c").write_text(REGISTER_STUB_C)
             subprocess.run([gcc, "-shared", "-fPIC", "stub.c", "-o", stub.name], cwd=self.root, check=True,
                            timeout=120)
-            subprocess.run([NVCC, "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "k.cu", "-o", lib.name],
-                           cwd=self.root, check=True, capture_output=True, timeout=300)
+        if not lib.exists():
+            pic = ["-Xcompiler", "-fPIC"]
+            steps = (
+                [[NVCC, "-rdc=true", "-c", *pic, "k.cu", "-o", "k_rdc.o"],
+                 [NVCC, "-dlink", *pic, "k_rdc.o", "-o", "k_dlink.o"],
+                 [NVCC, "-shared", "-cudart", "none", "k_rdc.o", "k_dlink.o", "-o", lib.name]]
+                if rdc else [[NVCC, "-shared", *pic, "-cudart", "none", "k.cu", "-o", lib.name]]
+            )
+            for cmd in steps:
+                subprocess.run(cmd, cwd=self.root, check=True, capture_output=True, timeout=300)
         return lib, stub
 
 

@@ -36,19 +36,21 @@ def _section(path, name: str) -> bytes:
 
 
 def _elf_reader(path):
-    """read(addr, n) over the executable's loadable segments, at link-time addresses."""
+    """read(addr, n) over the executable's loadable segments, at link-time addresses
+    (bytes past a segment's file size read as zero, as .bss does)."""
     blob = path.read_bytes()
     with open(path, "rb") as f:
         segs = [
-            (s["p_vaddr"], s["p_offset"], s["p_filesz"])
+            (s["p_vaddr"], s["p_offset"], s["p_filesz"], s["p_memsz"])
             for s in ELFFile(f).iter_segments()
             if s["p_type"] == "PT_LOAD"
         ]
 
     def read(addr: int, n: int) -> bytes:
-        for vaddr, off, size in segs:
-            if vaddr <= addr and addr + n <= vaddr + size:
-                return blob[off + addr - vaddr : off + addr - vaddr + n]
+        for vaddr, off, filesz, memsz in segs:
+            if vaddr <= addr and addr + n <= vaddr + memsz:
+                image = blob[off : off + filesz] + bytes(memsz - filesz)
+                return image[addr - vaddr : addr - vaddr + n]
         raise ValueError(f"address {addr:#x} not mapped")
 
     return read
@@ -119,6 +121,24 @@ def test_parse_wrapper_on_a_loaded_library(programs):
     assert ".global .align 4 .u32 g_val = 7;" in got["ptx"]
     assert ".visible .entry _Z5scalePff(" in got["ptx"]
     assert got["ptx"] == select_ptx(fatbins_in_elf(str(lib))[-1], 0).text
+
+
+def test_parse_wrapper_follows_prelinked_list_of_rdc_build(programs):
+    """-rdc: a version-2 wrapper (device-linked ELF) plus the translation unit's container."""
+    lib, stub = programs.shared_lib(rdc=True)
+    root = Path(__file__).resolve().parents[2]
+    r = subprocess.run([sys.executable, "-c", LOAD_AND_PARSE_PY, str(stub), str(lib)], capture_output=True,
+                       text=True, cwd=root, timeout=60)
+    assert r.returncode == 0, r.stderr
+    (got,) = json.loads(r.stdout)
+    assert got["version"] == 2
+    assert got["entries"] == [["elf", 75], ["elf", 75], ["ptx", 75]]
+    assert ".visible .entry _Z5scalePff(" in got["ptx"]
+    files = fatbins_in_elf(str(lib))
+    assert [(fb.containers[0].prelinked, [(e.kind, e.arch) for e in fb.entries]) for fb in files] == [
+        (False, [("elf", 75)]), (True, [("elf", 75), ("ptx", 75)])
+    ]
+    assert got["ptx"] == select_ptx(files[1]).text
 
 
 def test_lz4_build_matches_zstd_build(programs):
@@ -231,13 +251,26 @@ def test_malformed_messages(mutate, msg):
 
 def test_bad_zstd_and_bad_sizes():
     z = zstandard.ZstdCompressor().compress(PTX)
-    bad = z[:4] + bytes(b ^ 0x5A for b in z[4:])
-    with pytest.raises(FatbinError, match=r"fatbin entry at offset 0x10: zstd decompression failed"):
-        parse_fatbin(make_container(make_entry(1, 75, PTX, flags=0x8011, stored=bad, usize=len(PTX))))
+    def zentry(stored: bytes, usize: int = len(PTX)) -> bytes:
+        return make_container(make_entry(1, 75, PTX, flags=0x8011, stored=stored, usize=usize))
+
+    with pytest.raises(FatbinError, match=r"^fatbin entry at offset 0x10: bad zstd frame header: "):
+        parse_fatbin(zentry(z[:4] + bytes(b ^ 0x5A for b in z[4:])))
+    # z = magic, frame header (2 bytes), block header (3 bytes), block.
+    with pytest.raises(FatbinError, match=r"^fatbin entry at offset 0x10: zstd decompression failed: .*corruption"):
+        parse_fatbin(zentry(z[:6] + b"\xff\xff\xff" + z[9:]))
+    with pytest.raises(FatbinError, match=f"^fatbin entry at offset 0x10: decompressed to {len(PTX) - 3} bytes"):
+        parse_fatbin(zentry(z[:-3]))
+    with pytest.raises(FatbinError, match=f"zstd frame declares {len(PTX)} bytes, header says 1000000000"):
+        parse_fatbin(zentry(z, usize=10**9))
     with pytest.raises(FatbinError, match="does not start with 28 b5 2f fd"):
         parse_fatbin(make_container(make_entry(1, 75, PTX, flags=0x8011, stored=b"xxxx" + z, usize=len(PTX))))
-    with pytest.raises(FatbinError, match=f"decompressed to {len(PTX)} bytes, header says {len(PTX) - 1}"):
-        parse_fatbin(make_container(make_entry(1, 75, PTX, flags=0x8011, stored=z, usize=len(PTX) - 1)))
+    with pytest.raises(FatbinError, match=f"zstd frame declares {len(PTX)} bytes, header says {len(PTX) - 1}"):
+        parse_fatbin(zentry(z, usize=len(PTX) - 1))
+    unsized = zstandard.ZstdCompressor(write_content_size=False).compress(PTX)
+    with pytest.raises(FatbinError, match=f"decompresses to more than the {len(PTX) - 2} bytes the header says"):
+        parse_fatbin(zentry(unsized, usize=len(PTX) - 2))
+    assert parse_fatbin(zentry(unsized)).entries[0].payload == PTX
     with pytest.raises(FatbinError, match="both LZ4"):
         parse_fatbin(make_container(make_entry(1, 75, PTX, flags=0xA011, stored=z, usize=len(PTX))))
     with pytest.raises(FatbinError, match="bad uncompressed size 0x0"):
@@ -280,6 +313,27 @@ def test_parse_wrapper_from_process_memory():
     fb = parse_wrapper(_read_mem, ctypes.addressof(keep[1]))
     assert isinstance(fb, Fatbin)
     assert [(e.kind, e.arch) for e in fb.entries] == [("ptx", 75), ("elf", 75)]
+
+
+def test_parse_wrapper_version2_prelinked_list(monkeypatch):
+    linked = make_container(make_entry(2, 80, b"\x7fELF" + bytes(20)))
+    tus = [make_container(make_entry(1, 80, PTX)), make_container(make_entry(1, 75, PTX), make_entry(1, 90, PTX))]
+    bufs = [ctypes.create_string_buffer(b, len(b)) for b in [linked, *tus]]
+    lst = (ctypes.c_uint64 * 3)(ctypes.addressof(bufs[1]), ctypes.addressof(bufs[2]), 0)
+    wrap = ctypes.create_string_buffer(
+        struct.pack("<IIQQ", 0x466243B1, 2, ctypes.addressof(bufs[0]), ctypes.addressof(lst)), 24
+    )
+    fb = parse_wrapper(_read_mem, ctypes.addressof(wrap))
+    assert [(e.kind, e.arch, e.container) for e in fb.entries] == [
+        ("elf", 80, 0), ("ptx", 80, 1), ("ptx", 75, 2), ("ptx", 90, 2)
+    ]
+    assert [(c.prelinked, c.address) for c in fb.containers] == [
+        (False, ctypes.addressof(bufs[0])), (True, ctypes.addressof(bufs[1])), (True, ctypes.addressof(bufs[2]))
+    ]
+    assert select_ptx(fb, 86).arch == 80
+    monkeypatch.setattr("cuobjdump_tools.fatbin.MAX_PRELINKED", 1)
+    with pytest.raises(FatbinError, match=r"prelinked fatbin list at address 0x[0-9a-f]+ not NULL-terminated within 1"):
+        parse_wrapper(_read_mem, ctypes.addressof(wrap))
 
 
 @pytest.mark.parametrize(
