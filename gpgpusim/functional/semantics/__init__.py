@@ -451,9 +451,10 @@ def lookup(inst: ir.Instruction) -> OpSpec | None:
         return None
     try:
         spec = builder(inst)
-    except (_Bad, ValueError, KeyError) as exc:
+    except (_Bad, ValueError, KeyError, NotSupportedError) as exc:
+        why = exc.message if isinstance(exc, NotSupportedError) else str(exc)
         raise NotSupportedError(
-            f"unsupported instruction '{inst}' at PTX line {inst.line}: {exc}") from None
+            f"unsupported instruction '{inst}' at PTX line {inst.line}: {why}") from None
     if spec is not None and spec.src_types and len(spec.src_types) != _n_srcs(inst) + spec.cc_in:
         raise PtxError(
             f"'{inst}' at PTX line {inst.line}: expected {len(spec.src_types) - spec.cc_in} source "

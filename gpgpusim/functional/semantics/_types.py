@@ -27,7 +27,7 @@ _DTYPES: dict[str, np.dtype] = {
 }
 assert set(_DTYPES) == set(TYPE_SIZES), "dtype table out of step with ir.TYPE_SIZES"
 
-INT_TYPES = frozenset(t for t in _DTYPES if t[0] in "sub" and t != "b128")
+INT_TYPES = frozenset(t for t in _DTYPES if t[0] in "sub" and t[1:].isdigit() and t != "b128")
 SIGNED = frozenset(t for t in INT_TYPES if t[0] == "s")
 FLOAT_TYPES = frozenset(("f16", "f32", "f64", "bf16", "f16x2", "bf16x2"))
 

@@ -4,6 +4,7 @@ its OpSpec on Python values (one lane per list element)."""
 from __future__ import annotations
 
 import struct
+from fractions import Fraction
 
 import numpy as np
 
@@ -74,3 +75,28 @@ def bits64(x) -> int:
 
 def as_list(x) -> list:
     return np.asarray(x).tolist()
+
+
+def ref_round(q: Fraction, dtype, mode: str):
+    """Exact rational -> nearest representable of ``dtype`` in ``mode`` (finite results)."""
+    dt = np.dtype(dtype).type
+    c = dt(float(q))
+    while np.isinf(c) or Fraction(float(c)) > q:
+        c = np.nextafter(c, dt(-np.inf))
+    while Fraction(float(np.nextafter(c, dt(np.inf)))) <= q:
+        c = np.nextafter(c, dt(np.inf))
+    lo = c
+    if Fraction(float(lo)) == q:
+        return lo
+    hi = np.nextafter(lo, dt(np.inf))
+    if mode == "rm":
+        return lo
+    if mode == "rp":
+        return hi
+    if mode == "rz":
+        return lo if q > 0 else hi
+    dlo, dhi = q - Fraction(float(lo)), Fraction(float(hi)) - q
+    if dlo != dhi:
+        return lo if dlo < dhi else hi
+    ubits = np.uint32 if np.dtype(dtype).itemsize == 4 else np.uint64
+    return lo if int(np.asarray(lo).view(ubits)) % 2 == 0 else hi

@@ -10,35 +10,10 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from sem_helpers import as_list, bits32, bits64, f32, run
+from sem_helpers import as_list, bits32, bits64, f32, ref_round, run
 
 F32_MAX = float(np.finfo(np.float32).max)
 DENORM_MIN = f32(1)
-
-
-def ref_round(q: Fraction, dtype, mode: str):
-    """Exact rational -> nearest representable of ``dtype`` in ``mode`` (finite results)."""
-    dt = np.dtype(dtype).type
-    c = dt(float(q))
-    while np.isinf(c) or Fraction(float(c)) > q:
-        c = np.nextafter(c, dt(-np.inf))
-    while Fraction(float(np.nextafter(c, dt(np.inf)))) <= q:
-        c = np.nextafter(c, dt(np.inf))
-    lo = c
-    if Fraction(float(lo)) == q:
-        return lo
-    hi = np.nextafter(lo, dt(np.inf))
-    if mode == "rm":
-        return lo
-    if mode == "rp":
-        return hi
-    if mode == "rz":
-        return lo if q > 0 else hi
-    dlo, dhi = q - Fraction(float(lo)), Fraction(float(hi)) - q
-    if dlo != dhi:
-        return lo if dlo < dhi else hi
-    ubits = np.uint32 if np.dtype(dtype).itemsize == 4 else np.uint64
-    return lo if int(np.asarray(lo).view(ubits)) % 2 == 0 else hi
 
 
 finite32 = st.floats(width=32, allow_nan=False, allow_infinity=False)
