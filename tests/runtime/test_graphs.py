@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import faulthandler
+
 import ctypes
 import struct
 import threading
@@ -20,6 +22,14 @@ from gpgpusim.runtime.streams import (
     STREAM_NON_BLOCKING,
     StreamManager,
 )
+
+
+@pytest.fixture(autouse=True)
+def _watchdog():
+    """A deadlock between host and simulation threads must fail the run, not hang it."""
+    faulthandler.dump_traceback_later(60, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()
 
 TIMEOUT_S = 10.0
 

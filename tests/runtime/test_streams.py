@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import faulthandler
+
 import threading
 import time
 
@@ -26,6 +28,14 @@ from gpgpusim.runtime.streams import (
     STREAM_PER_THREAD,
     StreamManager,
 )
+
+
+@pytest.fixture(autouse=True)
+def _watchdog():
+    """A deadlock between host and simulation threads must fail the run, not hang it."""
+    faulthandler.dump_traceback_later(60, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()
 
 TIMEOUT_S = 10.0
 
