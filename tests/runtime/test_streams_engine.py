@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import faulthandler
-
 import struct
 
 import numpy as np
