@@ -101,9 +101,18 @@ def build_blocks(fn: Function) -> list[BasicBlock]:
 
 
 def postdominators(blocks: list[BasicBlock]) -> list[int]:
-    """Post-dominator sets as bit masks (bit ``i`` = block ``i``; bit ``len`` = exit)."""
+    """Post-dominator sets as bit masks (bit ``i`` = block ``i``; bit ``len`` = exit).
+
+    A block from which the exit is unreachable (an infinite loop) gets a virtual edge to the
+    exit, so that it and the branches leading into it reconverge at the exit.
+    """
     nb = len(blocks)
     exit_id = nb
+    succs = [list(b.succs) for b in blocks]
+    reach = _reaching_exit(blocks)
+    for i in range(nb):
+        if not reach[i] and exit_id not in succs[i]:
+            succs[i].append(exit_id)
     full = (1 << (nb + 1)) - 1
     pdom = [full] * nb + [1 << exit_id]
     changed = True
@@ -112,32 +121,32 @@ def postdominators(blocks: list[BasicBlock]) -> list[int]:
         changed = False
         for i in order:
             acc = full
-            for s in blocks[i].succs:
+            for s in succs[i]:
                 acc &= pdom[s]
             new = acc | (1 << i)
             if new != pdom[i]:
                 pdom[i] = new
                 changed = True
-    # blocks that never reach the exit keep "everything": make them reconverge at the exit
-    for i in range(nb):
-        if pdom[i] == full and not _reaches_exit(blocks, i):
-            pdom[i] = (1 << i) | (1 << exit_id)
     return pdom
 
 
-def _reaches_exit(blocks: list[BasicBlock], start: int) -> bool:
-    exit_id = len(blocks)
-    seen = {start}
-    stack = [start]
+def _reaching_exit(blocks: list[BasicBlock]) -> list[bool]:
+    """For each block, whether some path leads from it to the exit."""
+    nb = len(blocks)
+    preds: list[list[int]] = [[] for _ in range(nb + 1)]
+    for b in blocks:
+        for s in b.succs:
+            preds[s].append(b.id)
+    seen = [False] * (nb + 1)
+    seen[nb] = True
+    stack = [nb]
     while stack:
-        b = stack.pop()
-        for s in blocks[b].succs:
-            if s == exit_id:
-                return True
-            if s not in seen:
-                seen.add(s)
-                stack.append(s)
-    return False
+        x = stack.pop()
+        for p in preds[x]:
+            if not seen[p]:
+                seen[p] = True
+                stack.append(p)
+    return seen[:nb]
 
 
 def ipostdominators(pdom: list[int]) -> list[int]:

@@ -398,6 +398,29 @@ def _flatten(init: Any, out: list) -> None:
         out.append(init)
 
 
+def _undeclared(ops: tuple, regs: dict[str, str]) -> str | None:
+    """The first register operand not in ``regs`` (None when all are declared)."""
+    for o in ops:
+        t = type(o)
+        if t is Reg:
+            if o.name not in regs:
+                return o.name
+        elif t is Addr:
+            b = o.base
+            if type(b) is Reg and b.name not in regs:
+                return b.name
+        elif t is Vec or t is ParamList:
+            bad = _undeclared(tuple(e for e in (o.elems if t is Vec else o.items) if e is not None), regs)
+            if bad is not None:
+                return bad
+        elif t is PredPair:
+            if o.p.name not in regs:
+                return o.p.name
+            if o.q is not None and o.q.name not in regs:
+                return o.q.name
+    return None
+
+
 class _Attrs:
     """The ``.visible .global .align 8 .v2 .u32`` prefix of a declaration, classified."""
 
@@ -465,6 +488,7 @@ class _Builder:
         self.filename = filename
         self.module = Module(filename=filename, source=text)
         self.loc: tuple[int, int, int] | None = None
+        self.calls: list[tuple[str, _Pos]] = []  # (callee, where), checked after all functions
 
     def err(self, pos: _Pos | Token | None, msg: str) -> PtxError:
         if isinstance(pos, Token):
@@ -498,6 +522,9 @@ class _Builder:
                 m.address_size = parse_int(str(item[1]))
                 if m.address_size not in (32, 64):
                     raise self.err(item[1], f".address_size must be 32 or 64, not {m.address_size}")
+        for callee, pos in self.calls:
+            if callee not in m.functions:
+                raise self.err(pos, f"call to {callee}, which is not a function of the module")
         return m
 
     def file_dir(self, tok: Token) -> None:
@@ -768,6 +795,9 @@ class _FunctionBuilder:
                     r = name
                 if r is None or r not in self.fn.regs:
                     raise self.mb.err(gtok, f"guard {name} is not a declared register")
+                if self.fn.regs[r] != "pred":
+                    raise self.mb.err(gtok, f"guard {name} is a .{self.fn.regs[r]} register, "
+                                            f"not a .pred")
                 inst.guard = (Reg(r), neg)
             ops = inst.operands
             need = scope.renamed
@@ -786,6 +816,17 @@ class _FunctionBuilder:
                                 and o.name not in self.branch_targets:
                             raise self.mb.err(pos, f"branch target {o.name} is not a label of "
                                                    f"function {self.fn.name}")
+                if inst.opcode == "call":
+                    # callee = first operand that is not the (return) parameter list; an
+                    # indirect call has a register there and a prototype label later
+                    for o in inst.operands:
+                        if type(o) is not ParamList:
+                            if type(o) is Label:
+                                self.mb.calls.append((o.name, pos))
+                            break
+            bad = _undeclared(inst.operands, self.fn.regs)
+            if bad is not None:
+                raise self.mb.err(pos, f"register {bad} is not declared in function {self.fn.name}")
         self.pending = []
 
     def op(self, o: Any, scope: _Scope, labels: dict, branchy: bool, pos: _Pos) -> Any:

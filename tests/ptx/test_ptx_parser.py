@@ -433,3 +433,18 @@ def test_too_many_initialisers():
 def test_huge_register_range_rejected():
     msg = _err(HEADER + ".entry e() {\n .reg .b32 %r<99999999>;\n ret;\n}\n")
     assert "too large" in msg
+
+
+def test_guard_must_be_predicate():
+    msg = _err(HEADER + ".entry e() {\n .reg .b32 %r1;\n @%r1 ret;\n}\n")
+    assert msg == "bad.ptx:6:3: guard %r1 is a .b32 register, not a .pred\n     @%r1 ret;"
+
+
+def test_undeclared_register_operand():
+    msg = _err(HEADER + ".entry e() {\n .reg .b32 %r<2>;\n st.global.u32 [%rd1], %r1;\n}\n")
+    assert msg == "bad.ptx:6:2: register %rd1 is not declared in function e\n     st.global.u32 [%rd1], %r1;"
+
+
+def test_call_to_unknown_function():
+    msg = _err(HEADER + ".entry e() {\n call.uni foo, ();\n ret;\n}\n")
+    assert msg == "bad.ptx:5:2: call to foo, which is not a function of the module\n     call.uni foo, ();"
