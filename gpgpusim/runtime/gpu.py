@@ -31,6 +31,7 @@ bytes then advances the clock by ``latency + n / bandwidth`` at the core clock.
 
 from __future__ import annotations
 
+import collections
 import ctypes
 import dataclasses
 import enum
@@ -48,6 +49,8 @@ DEFAULT_CORE_MHZ = 1132.0
 DEFAULT_N_SM = 80
 DEFAULT_SCHED_PER_CORE = 4
 DEFAULT_MAX_CONCURRENT_KERNEL = 128
+#: How many finished kernels ``Gpu.kernels`` remembers.
+KEEP_KERNEL_RECORDS = 4096
 #: Fixed cost of a kernel launch in functional mode (core cycles); keeps times positive.
 KERNEL_LAUNCH_CYCLES = 1
 
@@ -369,7 +372,8 @@ class Gpu:
         self.pcie_bandwidth_gbps = pcie_bandwidth_gbps
         self.pcie_latency_us = pcie_latency_us
         self.now_cycles = 0
-        self.kernels: list[KernelRecord] = []      # every kernel, in start order
+        #: the most recent kernels, in start order (bounded: a long run launches millions)
+        self.kernels: collections.deque[KernelRecord] = collections.deque(maxlen=KEEP_KERNEL_RECORDS)
         self._running: list[KernelRecord] = []     # m_running_kernels (started, not finished)
         self._next_uid = 1
 

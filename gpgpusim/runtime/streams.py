@@ -650,6 +650,7 @@ class StreamManager:
         """Mark ``op`` done (lock held) and pop it off its stream."""
         op.done = True
         op.complete_cycles = self.gpu.now_cycles
+        op.deps = []      # done ops must not keep their predecessors alive (long runs)
         if error is not None:
             op.error = error
             if error.sticky:

@@ -512,3 +512,22 @@ def test_sticky_error_drops_kernels_already_in_slots(env):
         mgr.synchronize_device()
     assert [k.name for k in gpu.kernels] == ["bad", "other"]
     assert launcher.log == ["bad"]                 # "other" was in a slot but never simulated
+
+
+def test_completed_ops_release_their_predecessors(env):
+    import gc
+    import weakref
+    mgr, _, _ = env
+    s = mgr.create_stream()
+    g = gate(mgr, s)                              # keep everything pending so deps are recorded
+    first = MemsetOp(0x1000, 0, 4)               # (kernel ops stay referenced by gpu.kernels)
+    ref = weakref.ref(first)
+    mgr.enqueue(s, first)
+    del first
+    for i in range(5):
+        mgr.enqueue(0, kernel(f"legacy{i}"))      # each depends on s's tail, s's next on it
+        mgr.enqueue(s, kernel(f"s{i}"))
+    g.set()
+    mgr.synchronize_device()
+    gc.collect()
+    assert ref() is None
