@@ -32,7 +32,7 @@ def _numbered(entries: list[FatbinEntry], kind: str, app: str) -> list[tuple[int
 
 def _header(e: FatbinEntry, out: TextIO) -> None:
     """The per-entry block cuobjdump prints before a dump."""
-    out.write(f"\nFatbin {'ptx' if e.kind == 'ptx' else 'elf'} code:\n================\n")
+    out.write(f"\nFatbin {e.kind} code:\n================\n")
     out.write(f"arch = {e.sm}\n")
     out.write(f"code version = [{e.version[0]},{e.version[1]}]\n")
     out.write("host = linux\n" if e.flags & 0x10 else "host = other\n")

@@ -24,7 +24,7 @@ an executable holds several containers back to back)::
 
 Entry (header of ``header_size`` >= 64 bytes, then ``payload_size`` bytes, padded to 8)::
 
-    0x00 u16 kind (1 = PTX, 2 = ELF cubin)      0x02 u16 version (0x0101)
+    0x00 u16 kind (1 = PTX, 2 = ELF, 8 = LTO IR) 0x02 u16 version (0x0101)
     0x04 u32 header_size                         0x08 u64 payload_size (padded)
     0x10 u32 compressed_size (0 = stored)        0x14 u32 options_desc (offset in header of
                                                       u32 options_offset, u32 options_size)
@@ -58,6 +58,7 @@ CONTAINER_HEADER_SIZE = 16
 ENTRY_HEADER_MIN = 64
 
 KIND_NAMES = {1: "ptx", 2: "elf"}
+OTHER_KIND_NAMES = {8: "ltoir"}  # kept undecoded
 
 FLAG_64BIT = 0x1
 FLAG_DEBUG = 0x2
@@ -86,11 +87,11 @@ class FatbinError(CudaError):
 class FatbinEntry:
     """One embedded image (PTX text or an ELF cubin) for one architecture."""
 
-    kind: str  # "ptx" | "elf" | "kind<N>" for kinds we do not interpret
+    kind: str  # "ptx" | "elf" | "ltoir" / "kind<N>" for kinds we do not interpret
     arch: int  # 75 for sm_75 / compute_75
     flags: int
     name: str  # identifier (source file name) or "" when the entry has none
-    payload: bytes  # decompressed image
+    payload: bytes  # decompressed image (as stored for kinds we do not interpret)
     compressed: bool = False
     compression: str = "none"  # "none" | "zstd" | "lz4"
     version: tuple[int, int] = (0, 0)  # (major, minor); the PTX ISA version for PTX
@@ -284,9 +285,15 @@ def _parse_entry(data: bytes, off: int, end: int, container: int) -> tuple[Fatbi
                 raise FatbinError(f"{where}: options ({o_off:#x}+{o_len}) outside the {hsize:#x}-byte header")
             options = _decode(data[off + o_off : off + o_off + o_len], where, "options").strip()
     stored = data[off + hsize : off + hsize + psize]
-    kind_name = KIND_NAMES.get(kind, f"kind{kind}")
+    kind_name = KIND_NAMES.get(kind) or OTHER_KIND_NAMES.get(kind, f"kind{kind}")
     comp_flags = flags & (FLAG_COMPRESS_LZ4 | FLAG_COMPRESS_ZSTD)
-    if comp_flags == 0:
+    if kind not in KIND_NAMES:
+        # LTO IR (kind 8, -gencode code=lto_XX) and future kinds: kept as stored (the LTO
+        # payload is not plain zstd), since the simulator only consumes PTX and cubins.
+        payload = bytes(stored[:csize]) if comp_flags and 0 < csize <= psize else bytes(stored)
+        compression = "zstd" if comp_flags == FLAG_COMPRESS_ZSTD else "lz4" if comp_flags else "none"
+        stored_size = len(payload)
+    elif comp_flags == 0:
         payload = bytes(stored)
         compression = "none"
         stored_size = psize

@@ -196,6 +196,16 @@ def test_synthetic_stored_zstd_lz4_roundtrip():
     assert select_ptx(fb, 80).arch == 75
 
 
+def test_unknown_kinds_kept_as_stored():
+    # LTO IR (kind 8) is flagged compressed but its payload is not a plain zstd frame.
+    blob = bytes(range(200, 256)) * 2
+    fb = parse_fatbin(make_container(make_entry(8, 80, b"", flags=0x18011, stored=blob, usize=3000),
+                                     make_entry(1, 80, PTX)))
+    assert [(e.kind, e.arch, e.compression, e.payload) for e in fb.entries[:1]] == [("ltoir", 80, "zstd", blob)]
+    assert select_ptx(fb).kind == "ptx"
+    assert parse_fatbin(make_container(make_entry(5, 70, b"abc"))).entries[0].kind == "kind5"
+
+
 def test_lz4_overlapping_and_extended_matches():
     # "ab" then a 10-byte match at distance 2, then literal "X".
     assert lz4_block_decompress(b"\x26ab\x02\x00\x10X", 13) == b"abababababab" + b"X"
