@@ -65,13 +65,17 @@ int main()
 
 
 def libdir() -> Path:
-    """Directory of the built ``libcudart.so.13`` (``gpgpusim/_lib``)."""
+    """Directory of the built ``libcudart.so.13``: ``gpgpusim/_lib``, or ``$GPGPUSIM_LIBDIR``
+    (e.g. a ``.so.12`` build made with ``python shim/build_shim.py --soname libcudart.so.12``)."""
+    env = os.environ.get("GPGPUSIM_LIBDIR")
+    if env:
+        return Path(env).resolve()
     return Path(__file__).resolve().parent / "_lib"
 
 
 def _require_lib() -> Path:
     d = libdir()
-    if not (d / SONAME).is_file():
+    if not any(d.glob("libcudart.so.*")):
         raise SystemExit(f"gpgpusim: {d / SONAME} is missing; build it with `pip install .` "
                          f"(or `pip install -e .`, or `python shim/build_shim.py`)")
     return d

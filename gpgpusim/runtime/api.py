@@ -955,6 +955,18 @@ class Runtime(StreamApi):
         self.streams.destroy_event(event)
 
     # ================================================================== exit
+    def json_meta(self) -> dict[str, Any]:
+        """The ``"run"`` section of ``-o stats.json``."""
+        import sys
+
+        return {
+            "argv": list(getattr(sys, "argv", []) or []),
+            "gpu": getattr(self.config, "gpu_name", None),
+            "functional": bool(getattr(self.config, "functional_only", False)),
+            "kernels": len(getattr(self.gpu, "kernels", [])),
+            "device_memory_used_bytes": self.used_device_bytes(),
+        }
+
     def exit(self) -> None:
         """Program end (last fat binary unregistered): finish queued work, final report."""
         if self._exited:
@@ -971,11 +983,11 @@ class Runtime(StreamApi):
         path = os.environ.get("GPGPUSIM_STATS_JSON")
         if path:
             try:
-                from gpgpusim.report import write_json  # type: ignore[attr-defined]
+                from gpgpusim.report import write_json
 
                 write_json(path, self)
-            except (ImportError, AttributeError):
-                hostio.err(f"gpgpusim: cannot write {path}: the JSON report is not available")
+            except (ImportError, AttributeError, TypeError, OSError) as exc:
+                hostio.err(f"gpgpusim: cannot write the statistics to {path}: {exc}")
         hostio.flush()
 
 

@@ -1,0 +1,139 @@
+"""The gpgpusim command: environment set-up, exit codes, libdir route, demo, dispatch."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from gpgpusim import cli
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "shim"))
+import build_shim  # noqa: E402
+
+NVCC = cli.find_nvcc()
+needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc not available")
+
+
+@pytest.fixture(scope="module")
+def libdir(tmp_path_factory):
+    """A freshly built shim, used in place of gpgpusim/_lib."""
+    d = tmp_path_factory.mktemp("cli_lib")
+    build_shim.build(str(d))
+    return d
+
+
+@pytest.fixture
+def with_lib(monkeypatch, libdir):
+    monkeypatch.setattr(cli, "libdir", lambda: libdir)
+    return libdir
+
+
+def test_join_set_values():
+    assert cli._join_set_values(["run", "--set", "-a=1", "--set", "-b 2", "--", "./x", "--set", "y"]) == [
+        "run", "--set=-a=1", "--set=-b 2", "--", "./x", "--set", "y"]
+
+
+def test_run_env(with_lib, tmp_path):
+    base = {"LD_LIBRARY_PATH": "/old", "GPGPUSIM_CONFIG": "/stale"}
+    env = cli.run_env(gpu="SM75_RTX2060", functional=True, sets=["-gpgpu_n_clusters=4"],
+                      stats_json="s.json", base=base)
+    assert env["LD_LIBRARY_PATH"] == f"{with_lib}{os.pathsep}/old"
+    assert env["GPGPUSIM_GPU"] == "SM75_RTX2060" and "GPGPUSIM_CONFIG" not in env
+    assert env["PTX_SIM_MODE_FUNC"] == "1"
+    assert env["GPGPUSIM_OPTIONS"] == "-gpgpu_n_clusters=4"
+    assert env["GPGPUSIM_STATS_JSON"] == os.path.abspath("s.json")
+    assert env["GPGPUSIM_PYTHONPATH"].split(os.pathsep)[0] == ROOT
+    cfg = tmp_path / "my.config"
+    cfg.write_text("-gpgpu_n_clusters 2\n")
+    env = cli.run_env(config=str(cfg), base={})
+    assert env["GPGPUSIM_CONFIG"] == str(cfg) and "PTX_SIM_MODE_FUNC" not in env
+
+
+def test_run_errors(with_lib, capsys):
+    with pytest.raises(SystemExit, match="no application"):
+        cli.main(["run", "--functional"])
+    with pytest.raises(SystemExit, match="does not exist"):
+        cli.main(["run", "--config", "/no/such/file", "--", "true"])
+    assert cli.main(["run", "--set", "-no_such_option=1", "--", "true"]) == 2
+    assert "unknown option -no_such_option" in capsys.readouterr().err
+    assert cli.main(["run", "--gpu", "NoSuchGPU", "--", "true"]) == 2
+    with pytest.raises(SystemExit, match="no such file"):
+        cli.main(["run", "--", "/no/such/app"])
+
+
+def test_missing_library_is_a_clear_error(monkeypatch, tmp_path):
+    monkeypatch.setattr(cli, "libdir", lambda: tmp_path)
+    with pytest.raises(SystemExit, match="is missing"):
+        cli.run_env()
+
+
+def test_exit_code_passes_through(with_lib, tmp_path):
+    script = tmp_path / "app.sh"
+    script.write_text("#!/bin/sh\nexit 3\n")
+    script.chmod(0o755)
+    assert cli.main(["run", "--", str(script)]) == 3
+    assert cli._exit_code(-11) == 139
+
+
+def test_libdir_prints(capsys):
+    assert cli.main(["libdir"]) == 0
+    assert capsys.readouterr().out.strip().endswith(os.path.join("gpgpusim", "_lib"))
+
+
+def test_configs_dispatch(capsys):
+    assert cli.main(["configs"]) == 0
+    assert "SM7_QV100" in capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def demo_app(tmp_path_factory):
+    if NVCC is None:
+        pytest.skip("nvcc not available")
+    d = tmp_path_factory.mktemp("demo")
+    (d / "va.cu").write_text(cli.DEMO_SOURCE)
+    subprocess.run([NVCC, "-cudart", "shared", str(d / "va.cu"), "-o", str(d / "va")], check=True)
+    return d / "va"
+
+
+@needs_nvcc
+def test_run_app_functional_with_json(with_lib, demo_app, tmp_path):
+    out = tmp_path / "stats.json"
+    r = subprocess.run([sys.executable, "-c", "import sys; from gpgpusim import cli; sys.exit(cli.main())",
+                        "run", "--functional", "--set", "-gpgpu_n_clusters=4", "-o", str(out), "--", str(demo_app)],
+                       env={**os.environ, "PYTHONPATH": ROOT, "GPGPUSIM_LIBDIR": str(with_lib)}, cwd=tmp_path,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "vector_add: PASS" in r.stdout
+    assert "GPGPU-Sim Simulator Version" in r.stdout
+    assert "simulation mode 1" in r.stdout
+    doc = json.loads(out.read_text())
+    assert doc["run"]["functional"] is True and doc["run"]["kernels"] == 1
+
+
+@needs_nvcc
+def test_ld_library_path_route_reads_cwd_config(libdir, demo_app, tmp_path):
+    from gpgpusim.options.config import gpu_config_path
+
+    src = gpu_config_path("SM75_RTX2060").parent
+    for name in os.listdir(src):
+        shutil.copy(src / name, tmp_path / name)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPGPUSIM_") and k != "PTX_SIM_MODE_FUNC"}
+    env.update(LD_LIBRARY_PATH=str(libdir), GPGPUSIM_PYTHONPATH=ROOT, PTX_SIM_MODE_FUNC="1")
+    r = subprocess.run([str(demo_app)], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "vector_add: PASS" in r.stdout
+    assert "-gpgpu_n_clusters                      30" in r.stdout or "-gpgpu_n_clusters 30" in " ".join(
+        r.stdout.split())
+
+
+@needs_nvcc
+def test_demo(with_lib, capfd):
+    assert cli.main(["demo", "--functional"]) == 0
+    out = capfd.readouterr().out
+    assert "vector_add: PASS" in out
