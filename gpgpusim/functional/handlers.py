@@ -510,8 +510,6 @@ def _atomic_apply(ex: Exec, space: str, a: np.ndarray, lanes: np.ndarray, op: st
                   b: np.ndarray, c: np.ndarray | None) -> np.ndarray:
     """Apply an atomic per lane in lane order (colliding lanes serialised); returns old values."""
     tdt = semantics.dtype_of(typ)
-    if ex.rec is not None:
-        ex.rec.append((space, np.array(a, dtype=np.uint64), tdt.itemsize, True))
     parts = ex.parts(space, a, lanes, tdt)
     out = np.empty(lanes.size, dtype=tdt)
     sh = {1: 0, 2: 1, 4: 2, 8: 3}[tdt.itemsize]
@@ -554,6 +552,8 @@ def _atom(lm, prog, fi, inst) -> Callable:
         a = _lane_addrs(const, afn, ex, sel, n)
         b = np.broadcast_to(np.asarray(rb(ex, sel)).astype(tdt, copy=False), (n,))
         c = None if rc is None else np.broadcast_to(np.asarray(rc(ex, sel)).astype(tdt, copy=False), (n,))
+        if ex.rec is not None:      # the timing model sees the addresses at issue (C162)
+            ex.rec.append((space, np.array(a, dtype=np.uint64), tdt.itemsize, True))
 
         def apply():
             old = _atomic_apply(ex, space, a, lanes, aop, typ, b, c)

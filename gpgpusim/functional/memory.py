@@ -228,7 +228,7 @@ class GlobalMemory:
         if i >= 0:
             base = self._bases[i]
             if hi + size <= base + self._sizes[base]:
-                return [(base, None, (a - np.uint64(base)).astype(np.int64))]
+                return [(base, None, (a - np.uint64(base)).view(np.int64))]
         idx = np.searchsorted(self._base_arr, a, side="right").astype(np.int64) - 1
         ok = idx >= 0
         safe = np.where(ok, idx, 0)
@@ -249,11 +249,10 @@ class GlobalMemory:
     @staticmethod
     def check_aligned(addrs: np.ndarray, size: int) -> None:
         """Raise :class:`MemoryFault` ("misaligned") unless every address is size-aligned."""
-        if size > 1:
+        if size > 1 and addrs.size and int(np.bitwise_or.reduce(addrs)) & (size - 1):
             bad = (addrs.astype(np.uint64, copy=False) & np.uint64(size - 1)) != 0
-            if bad.any():
-                lane = int(np.flatnonzero(bad)[0])
-                raise MemoryFault("misaligned", lane, int(addrs[lane]), size)
+            lane = int(np.flatnonzero(bad)[0])
+            raise MemoryFault("misaligned", lane, int(addrs[lane]), size)
 
     def load(self, addrs: np.ndarray, dtype: np.dtype | type) -> np.ndarray:
         """Gather one naturally aligned ``dtype`` value per lane."""

@@ -87,6 +87,7 @@ class Exec:
             ((prog.static_smem + 15) // 16 * 16 - prog.static_smem) if self.dyn_smem else 0) + self.dyn_smem
         self.smem_stride = max(16, (self.smem_size + 15) // 16 * 16)
         self.smem = np.zeros(self.ncta * self.smem_stride, dtype=np.uint8)
+        self.lane_smem_base = self.lane_cta * self.smem_stride
         # local memory: per lane L bytes; frames grow at fp
         need = sum(fi.frame_bytes for fi in prog.funcs.values())
         self.L = max(16, (need + 15) // 16 * 16)
@@ -241,11 +242,26 @@ class Exec:
 
     # ------------------------------------------------------------------ memory
     def _check_align(self, addrs: np.ndarray, size: int) -> None:
-        if size > 1:
+        # one reduction: the OR of all addresses has a low bit set iff some lane is misaligned
+        if size > 1 and addrs.size and int(np.bitwise_or.reduce(addrs)) & (size - 1):
             bad = (addrs.astype(np.uint64, copy=False) & np.uint64(size - 1)) != 0
-            if bad.any():
-                lane = int(np.flatnonzero(bad)[0])
-                raise MemoryFault("misaligned", lane, int(addrs[lane]), size)
+            lane = int(np.flatnonzero(bad)[0])
+            raise MemoryFault("misaligned", lane, int(addrs[lane]), size)
+
+    def _bounded(self, addrs: np.ndarray, size: int, limit: int) -> np.ndarray:
+        """Addresses as int64, checked against ``[0, limit)`` and for alignment."""
+        if addrs.dtype == np.int64:
+            a = addrs
+        elif addrs.dtype == np.uint64:
+            a = addrs.view(np.int64)
+        else:
+            a = addrs.astype(np.int64)
+        if a.size and (int(a.min()) < 0 or int(a.max()) + size > limit):
+            bad = (a < 0) | (a + size > limit)
+            i = int(np.flatnonzero(bad)[0])
+            raise MemoryFault("illegal", i, int(addrs[i]), size)
+        self._check_align(a, size)
+        return a
 
     def parts(self, space: str, addrs: np.ndarray, lanes: np.ndarray, dt: np.dtype):
         """Resolve per-lane addresses to ``[(typed array, indices, positions or None)]``."""
@@ -257,33 +273,20 @@ class Exec:
             self._check_align(addrs, size)
             out = []
             for base, pos, offs in self.gmem.translate(addrs, size):
-                out.append((self.gmem.typed(base, dt), offs >> sh, pos))
+                out.append((self.gmem.typed(base, dt), offs >> sh if sh else offs, pos))
             return out
         if space == "shared":
-            a = addrs.astype(np.int64)
-            self._check_align(a, size)
-            bad = (a < 0) | (a + size > self.smem_size)
-            if bad.any():
-                i = int(np.flatnonzero(bad)[0])
-                raise MemoryFault("illegal", i, int(addrs[i]), size)
-            flat = self.lane_cta[lanes] * self.smem_stride + a
-            return [(self.smem.view(dt), flat >> sh, None)]
+            a = self._bounded(addrs, size, self.smem_size)
+            base = self.lane_smem_base if lanes is self.all_lanes else self.lane_smem_base[lanes]
+            flat = base + a
+            return [(self.smem.view(dt), flat >> sh if sh else flat, None)]
         if space == "local":
-            a = addrs.astype(np.int64)
-            self._check_align(a, size)
-            bad = (a < 0) | (a + size > self.L)
-            if bad.any():
-                i = int(np.flatnonzero(bad)[0])
-                raise MemoryFault("illegal", i, int(addrs[i]), size)
-            return [(self.loc.view(dt), (lanes * self.L + a) >> sh, None)]
+            a = self._bounded(addrs, size, self.L)
+            flat = lanes * self.L + a
+            return [(self.loc.view(dt), flat >> sh if sh else flat, None)]
         if space == "param":
-            a = addrs.astype(np.int64)
-            self._check_align(a, size)
-            bad = (a < 0) | (a + size > self.param_len)
-            if bad.any():
-                i = int(np.flatnonzero(bad)[0])
-                raise MemoryFault("illegal", i, int(addrs[i]), size)
-            return [(self.param_buf.view(dt), a >> sh, None)]
+            a = self._bounded(addrs, size, self.param_len)
+            return [(self.param_buf.view(dt), a >> sh if sh else a, None)]
         if space == "generic":
             a = addrs.astype(np.uint64, copy=False)
             win = a >> np.uint64(48)

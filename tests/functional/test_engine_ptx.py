@@ -1,0 +1,295 @@
+"""Engine on hand-written PTX: faults, unsupported instructions, barriers, generic addressing,
+special registers, debug aids and the warp-step interface."""
+
+import struct
+
+import numpy as np
+import pytest
+from conftest import ptx, run_both, run_once
+
+from gpgpusim.errors import CudaError, Err, NotSupportedError
+from gpgpusim.functional.engine import CtaState, get_program
+from gpgpusim.functional.loader import load_module
+from gpgpusim.functional.memory import GlobalMemory
+
+TID = """
+    .reg .pred %p<4>;
+    .reg .b32 %r<20>;
+    .reg .b64 %rd<20>;
+    ld.param.u64 %rd1, [p0];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+"""
+
+
+def test_trap_is_sticky_launch_failure():
+    m = ptx(TID + """
+    setp.eq.u32 %p1, %r1, 5;
+    @%p1 trap;
+    st.global.u32 [%rd3], %r1;
+    ret;""")
+    for driver in ("batched", "warp"):
+        with pytest.raises(CudaError) as e:
+            run_once(m, "k", (2, 1, 1), (32, 1, 1), [("o", np.zeros(64, np.int32))], driver=driver)
+        assert e.value.code == Err.LaunchFailure and e.value.sticky
+        assert "trap in k at t.ptx:" in str(e.value) and "thread (5,0,0) in block (0,0,0)" in str(e.value)
+
+
+def test_unsupported_instruction_fails_only_when_executed():
+    m = ptx(TID + """
+    setp.eq.u32 %p1, %r1, 99;
+    @!%p1 bra DONE;
+    tex.1d.v4.s32.s32 {%r2, %r3, %r4, %r5}, [tex0, {%r1}];
+DONE:
+    st.global.u32 [%rd3], %r1;
+    ret;""", extra=".global .texref tex0;")
+    r = run_both(m, "k", (1, 1, 1), (32, 1, 1), [("o", np.zeros(32, np.int32))])
+    assert r.out["o"].tolist() == list(range(32))
+    with pytest.raises(NotSupportedError) as e:
+        run_once(m, "k", (1, 1, 1), (128, 1, 1), [("o", np.zeros(128, np.int32))])
+    assert e.value.code == Err.NotSupported
+    assert str(e.value).startswith("not supported: tex.1d.v4.s32.s32") and "t.ptx:" in str(e.value)
+
+
+def test_barrier_deadlock_is_reported():
+    # bar.sync with a thread count the CTA can never reach
+    m = ptx(TID + """
+    bar.sync 0, 64;
+    st.global.u32 [%rd3], %r1;
+    ret;""")
+    for driver in ("batched", "warp"):
+        with pytest.raises(CudaError) as e:
+            run_once(m, "k", (1, 1, 1), (32, 1, 1), [("o", np.zeros(32, np.int32))], driver=driver)
+        assert e.value.code == Err.LaunchFailure and e.value.sticky
+        assert "deadlock in k" in str(e.value) and "block (0,0,0)" in str(e.value)
+        assert "warp 0 waits at barrier 0" in str(e.value)
+
+
+def test_misaligned_global_access():
+    m = ptx(TID + """
+    ld.global.u32 %r2, [%rd3+2];
+    ret;""")
+    with pytest.raises(CudaError) as e:
+        run_once(m, "k", (1, 1, 1), (4, 1, 1), [("o", np.zeros(8, np.int32))])
+    assert e.value.code == Err.MisalignedAddress and "thread (0,0,0)" in str(e.value)
+
+
+def test_shared_out_of_bounds():
+    m = ptx(TID + """
+    .shared .align 4 .b8 buf[64];
+    shl.b32 %r2, %r1, 2;
+    mov.u32 %r3, buf;
+    add.s32 %r4, %r3, %r2;
+    st.shared.u32 [%r4], %r1;
+    ret;""")
+    with pytest.raises(CudaError) as e:
+        run_once(m, "k", (1, 1, 1), (32, 1, 1), [("o", np.zeros(8, np.int32))])
+    assert e.value.code == Err.IllegalAddress
+    assert "Invalid __shared__ write of size 4 bytes" in str(e.value) and "thread (16,0,0)" in str(e.value)
+
+
+def test_bar_red_popc_and_or():
+    m = ptx(TID + """
+    and.b32 %r2, %r1, 3;
+    setp.eq.u32 %p1, %r2, 0;
+    bar.red.popc.u32 %r3, 0, %p1;
+    bar.red.or.pred %p2, 1, %p1;
+    bar.red.and.pred %p3, 2, %p1;
+    selp.u32 %r4, 1000, 0, %p2;
+    selp.u32 %r5, 100, 0, %p3;
+    add.u32 %r6, %r3, %r4;
+    add.u32 %r6, %r6, %r5;
+    st.global.u32 [%rd3], %r6;
+    ret;""")
+    r = run_both(m, "k", (1, 1, 1), (96, 1, 1), [("o", np.zeros(96, np.int32))])
+    assert r.out["o"].tolist() == [24 + 1000] * 96
+
+
+def test_generic_addressing_shared_local_global_and_isspacep():
+    m = ptx(TID + """
+    .shared .align 4 .b8 sm[128];
+    .local .align 4 .b8 lc[8];
+    mov.u64 %rd4, sm;
+    cvta.shared.u64 %rd5, %rd4;
+    add.s64 %rd6, %rd5, %rd2;
+    st.u32 [%rd6], %r1;
+    bar.sync 0;
+    xor.b32 %r2, %r1, 1;
+    mul.wide.u32 %rd7, %r2, 4;
+    add.s64 %rd8, %rd5, %rd7;
+    ld.u32 %r3, [%rd8];
+    mov.u64 %rd9, lc;
+    cvta.local.u64 %rd10, %rd9;
+    st.u32 [%rd10+4], %r3;
+    ld.local.u32 %r4, [lc+4];
+    isspacep.shared %p1, %rd8;
+    isspacep.local %p2, %rd10;
+    isspacep.global %p3, %rd3;
+    cvta.to.shared.u64 %rd11, %rd8;
+    cvt.u32.u64 %r5, %rd11;
+    selp.u32 %r6, 1, 0, %p1;
+    selp.u32 %r7, 2, 0, %p2;
+    selp.u32 %r8, 4, 0, %p3;
+    or.b32 %r9, %r6, %r7;
+    or.b32 %r9, %r9, %r8;
+    shl.b32 %r10, %r4, 8;
+    or.b32 %r9, %r9, %r10;
+    cvta.global.u64 %rd12, %rd3;
+    st.u32 [%rd12], %r9;
+    st.global.u32 [%rd3+128], %r5;
+    ret;""")
+    r = run_both(m, "k", (1, 1, 1), (32, 1, 1), [("o", np.zeros(64, np.int32))])
+    o = r.out["o"]
+    assert o[:32].tolist() == [((t ^ 1) << 8) | 7 for t in range(32)]
+    assert o[32:].tolist() == [4 * (t ^ 1) for t in range(32)]
+
+
+def test_vector_loads_stores_and_module_globals():
+    m = ptx(TID + """
+    .reg .f32 %f<8>;
+    mov.u64 %rd4, tab;
+    ld.const.v4.f32 {%f1, %f2, %f3, %f4}, [tab];
+    ld.global.u32 %r2, [counter];
+    add.f32 %f5, %f1, %f4;
+    mov.b32 %r3, %f5;
+    add.u32 %r3, %r3, %r2;
+    mul.wide.u32 %rd5, %r1, 8;
+    add.s64 %rd6, %rd1, %rd5;
+    st.global.v2.u32 [%rd6], {%r3, %r1};
+    ret;""", extra=".const .align 16 .f32 tab[4] = {1.5, 2.0, 3.0, 0.5};\n.global .align 4 .u32 counter = 7;")
+    r = run_both(m, "k", (1, 1, 1), (4, 1, 1), [("o", np.zeros(8, np.uint32))])
+    bits = int(np.float32(2.0).view(np.uint32)) + 7
+    assert r.out["o"].tolist() == [bits, 0, bits, 1, bits, 2, bits, 3]
+
+
+def test_special_registers():
+    m = ptx("""
+    .reg .b32 %r<20>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [p0];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %tid.y;
+    mov.u32 %r3, %ntid.x;
+    mad.lo.u32 %r4, %r2, %r3, %r1;
+    mov.u32 %r5, %ctaid.x;
+    mov.u32 %r6, %ctaid.y;
+    mov.u32 %r7, %nctaid.x;
+    mov.u32 %r8, %laneid;
+    mov.u32 %r9, %warpid;
+    mov.u32 %r10, %lanemask_lt;
+    mov.u32 %r11, %dynamic_smem_size;
+    mov.u32 %r12, %total_smem_size;
+    mad.lo.u32 %r13, %r6, %r7, %r5;
+    mul.lo.u32 %r14, %r13, 48;
+    add.u32 %r14, %r14, %r4;
+    mul.wide.u32 %rd2, %r14, 24;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.v4.u32 [%rd3], {%r4, %r13, %r8, %r9};
+    st.global.v2.u32 [%rd3+16], {%r10, %r11};
+    ret;""")
+    n = 2 * 3 * 48
+    r = run_both(m, "k", (2, 3, 1), (16, 3, 1), [("o", np.zeros((n, 6), np.uint32))], dyn_smem=100)
+    o = r.out["o"]
+    for c in range(6):
+        for t in range(48):
+            row = o[c * 48 + t]
+            assert row.tolist() == [t, c, t % 32, t // 32, (1 << (t % 32)) - 1, 100]
+
+
+def test_line_stats_and_opcode_counts():
+    m = ptx(TID + """
+    setp.lt.u32 %p1, %r1, 8;
+    @%p1 st.global.u32 [%rd3], %r1;
+    ret;""")
+    ls = {}
+    r = run_once(m, "k", (1, 1, 1), (64, 1, 1), [("o", np.zeros(64, np.int32))], line_stats=ls)
+    st = r.stats
+    assert st.opcode_counts == {"ld": 64, "mov": 64, "mul": 64, "add": 64, "setp": 64, "st": 8, "ret": 64}
+    assert (st.thread_insn, st.warp_insn) == (6 * 64 + 8, 7 * 2)
+    lines = sorted(ls)
+    assert [ls[k] for k in lines] == [[2, 64]] * 5 + [[2, 8], [2, 64]]
+
+
+def test_debug_trace_single_thread(monkeypatch, capsys):
+    m = ptx(TID + """
+    add.u32 %r2, %r1, 100;
+    st.global.u32 [%rd3], %r2;
+    ret;""")
+    monkeypatch.setenv("PTX_SIM_DEBUG", "6")
+    monkeypatch.setenv("PTX_SIM_DEBUG_THREAD_UID", "37")
+    run_once(m, "k", (2, 1, 1), (32, 1, 1), [("o", np.zeros(64, np.int32))])
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("thread 37 pc 0 line ") and "ld.param.u64" in out[0]
+    assert "    %r2 <- 105 (0x69)" in out
+    assert sum(line.startswith("thread 37 ") for line in out) == 7
+
+
+def test_debug_trace_to_file(tmp_path):
+    m = ptx(TID + """
+    st.global.u32 [%rd3], %r1;
+    ret;""")
+    path = tmp_path / "trace.txt"
+    opts = {"gpgpu_ptx_inst_debug_to_file": 1, "gpgpu_ptx_inst_debug_file": str(path),
+            "gpgpu_ptx_inst_debug_thread_uid": 3}
+    run_once(m, "k", (1, 1, 1), (8, 1, 1), [("o", np.zeros(8, np.int32))], options=opts)
+    text = path.read_text()
+    assert text.count("thread 3 pc ") == 6 and "%r1 <- 3 (0x3)" in text
+
+
+def test_watchdog_stops_infinite_loop():
+    m = ptx(TID + """
+LOOP:
+    bra LOOP;
+    ret;""")
+    with pytest.raises(CudaError) as e:
+        run_once(m, "k", (1, 1, 1), (32, 1, 1), [("o", np.zeros(32, np.int32))],
+                 options={"functional_step_limit": 1000})
+    assert e.value.code == Err.LaunchTimeout and "watchdog" in str(e.value)
+
+
+def test_invalid_launch_configuration():
+    m = ptx(TID + "    ret;")
+    with pytest.raises(CudaError) as e:
+        run_once(m, "k", (1, 1, 1), (2048, 1, 1), [("o", np.zeros(4, np.int32))])
+    assert e.value.code == Err.InvalidConfiguration
+    with pytest.raises(CudaError) as e:
+        run_once(m, "missing", (1, 1, 1), (32, 1, 1), [("o", np.zeros(4, np.int32))])
+    assert e.value.code == Err.InvalidDeviceFunction
+
+
+def test_warp_step_results_and_deferred_atomics():
+    m = ptx(TID + """
+    setp.lt.u32 %p1, %r1, 4;
+    @%p1 bra SKIP;
+    atom.global.add.u32 %r2, [%rd1], 1;
+    st.global.u32 [%rd3+64], %r2;
+SKIP:
+    ret;""")
+    g = GlobalMemory()
+    lm = load_module(m, g)
+    buf = g.allocate(256)
+    cta = CtaState.create(lm, "k", (1, 1, 1), (8, 1, 1), 0, struct.pack("<Q", buf), gmem=g,
+                          cta_ids=[0], defer_atomics=True)
+    w = cta.warps[0]
+    assert (w.pc, w.active_mask, w.done) == (0, 0xFF, False)
+    steps = []
+    while not w.done:
+        steps.append(cta.step(w))
+        if steps[-1].atomic_callback is not None:
+            assert g.read(buf, 4).view(np.uint32)[0] == 0     # not applied yet
+            steps[-1].atomic_callback()
+    ops = [s.opcode for s in steps]
+    assert ops == ["ld", "mov", "mul", "add", "setp", "bra", "atom", "st", "ret"]   # reconverged ret
+    bra = steps[5]
+    assert (bra.pc, bra.next_pc, bra.active_mask) == (5, 6, 0xFF)
+    atom = steps[6]
+    assert atom.is_atomic and atom.active_mask == 0xF0
+    space, addrs, size, is_store = atom.mem[0]
+    assert (space, size, addrs.tolist()) == ("global", 4, [buf] * 4)
+    st = steps[7]
+    assert st.mem[0][1].tolist() == [buf + 64 + 4 * t for t in range(4, 8)]
+    assert g.read(buf, 4).view(np.uint32)[0] == 4
+    assert g.read(buf + 64, 32).view(np.uint32).tolist() == [0, 0, 0, 0, 0, 1, 2, 3]
+    assert steps[-1].pc == 8 and steps[-1].active_mask == 0xFF and steps[-1].is_exit
+    assert get_program(lm, "k") is get_program(lm, "k")
