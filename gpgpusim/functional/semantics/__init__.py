@@ -353,9 +353,7 @@ def _b_setp(inst: ir.Instruction) -> OpSpec:
     t = _one_type(inst)
     cmp, boolop = _cmp_parts(inst)
     dst = inst.operands[0]
-    two = isinstance(dst, ir.PredPair) and dst.q is not None
-    if t.endswith("x2"):
-        two = True
+    two = isinstance(dst, ir.PredPair) or t.endswith("x2")  # p|_ still has two slots
     fn = _cmp.setp(cmp, t, boolop, two, inst.has("ftz"))
     src = (t, t, "pred") if boolop else (t, t)
     return OpSpec(fn, ("pred", "pred") if two else ("pred",), src)

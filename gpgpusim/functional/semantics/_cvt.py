@@ -204,7 +204,7 @@ def tf32(mode: str) -> Fn:
     """``cvt.{rna,rn,rz}{.satfinite}.tf32.f32``: f32 bits with the low 13 mantissa bits cleared
     after rounding (NaN -> canonical 0x7FFFFFFF)."""
     def fn(a):
-        bits = np.ascontiguousarray(a, dtype=F32).view(U32)
+        bits = np.asarray(a, dtype=F32).view(U32)
         if mode == "rna":
             r = bits + U32(0x1000)
         elif mode == "rn":

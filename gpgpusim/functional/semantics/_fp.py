@@ -137,7 +137,7 @@ def bf16_to_f32(u: np.ndarray) -> np.ndarray:
 
 def f32_to_bf16(x: np.ndarray, mode: str = "rn") -> np.ndarray:
     """float32 -> raw bf16 bits (uint16), rounding ``rn`` or ``rz``; NaN -> canonical 0x7FFF."""
-    bits = np.ascontiguousarray(x, dtype=F32).view(U32)
+    bits = np.asarray(x, dtype=F32).view(U32)
     if mode == "rn":
         rounded = bits + U32(0x7FFF) + ((bits >> U32(16)) & U32(1))
     elif mode == "rz":
@@ -157,11 +157,11 @@ def f64_to_bf16(x: np.ndarray, mode: str = "rn") -> np.ndarray:
 
 
 def f16_from_raw(u: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(u, dtype=U16).view(F16)
+    return np.asarray(u, dtype=U16).view(F16)
 
 
 def f16_to_raw(h: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(h, dtype=F16).view(U16)
+    return np.asarray(h, dtype=F16).view(U16)
 
 
 def split_x2(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -28,6 +28,15 @@ I64 = np.int64
 _M32 = U64(0xFFFFFFFF)
 
 
+def _quiet(fn: Fn) -> Fn:
+    """For functions whose intermediate steps may be numpy-scalar arithmetic (an immediate
+    operand): scalar integer wrap-around warns in numpy, array arithmetic does not."""
+    def q(*args):
+        with np.errstate(all="ignore"):
+            return fn(*args)
+    return q
+
+
 def _u(x: np.ndarray, t: str) -> np.ndarray:
     """Reinterpret/convert to the unsigned type of the same width (wrapping)."""
     return np.asarray(x).astype(unsigned_of(t), copy=False)
@@ -190,7 +199,7 @@ def div(t: str) -> Fn:
         q = ua // np.where(zero, ut(1), ub)
         q = np.where((a < 0) != (b < 0), ut(0) - q, q)
         return np.where(zero, ut(ones), q).astype(dt)
-    return sdiv
+    return _quiet(sdiv)
 
 
 def rem(t: str) -> Fn:
@@ -211,7 +220,7 @@ def rem(t: str) -> Fn:
         r = ua % np.where(zero, ut(1), ub)
         r = np.where(a < 0, ut(0) - r, r).astype(dt)
         return np.where(zero, a, r)
-    return srem
+    return _quiet(srem)
 
 
 # ----------------------------------------------------------------------------- unary / min / max

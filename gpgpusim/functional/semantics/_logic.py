@@ -37,31 +37,42 @@ def cnot(t: str) -> Fn:
     return lambda a: (a == 0).astype(dt)
 
 
+_ZERO, _ONES = "zero", "ones"  # constant leaves (sentinels: operands may be numpy scalars)
+
+
 def lop3(lut: int) -> Fn:
     """``lop3.b32 d, a, b, c, immLut``: ``immLut`` = F(0xF0, 0xCC, 0xAA).  The LUT is bound at
     lookup; the function evaluates it as a multiplexer tree over a, b, c (at most ~13 numpy
     ops) with constant leaves folded.  The trailing LUT argument is accepted and ignored."""
     lut &= 0xFF
-    ones = U32(0xFFFFFFFF)
 
     def leaf(i: int, c):
         t0, t1 = (lut >> i) & 1, (lut >> (i + 1)) & 1
         if t0 == t1:
-            return ones if t0 else U32(0)
+            return _ONES if t0 else _ZERO
         return c if t1 else ~c
 
     def mux(s, x, y):  # s ? x : y, bitwise
-        if isinstance(x, np.uint32) and isinstance(y, np.uint32):
+        xc, yc = isinstance(x, str), isinstance(y, str)
+        if xc and yc:
             if x == y:
                 return x
-            return s if x else ~s
+            return s if x == _ONES else ~s
+        if xc:
+            return (s | y) if x == _ONES else (~s & y)
+        if yc:
+            return (s & x) if y == _ZERO else (~s | x)
         return y ^ ((x ^ y) & s)
 
     def fn(a, b, c, _lut=None):
+        a = np.asarray(a, dtype=U32)
+        b = np.asarray(b, dtype=U32)
+        c = np.asarray(c, dtype=U32)
         nb = [mux(b, leaf(4 * ai + 2, c), leaf(4 * ai, c)) for ai in (0, 1)]
         r = mux(a, nb[1], nb[0])
-        if isinstance(r, np.uint32):
-            return np.full(np.shape(a), r, dtype=U32)
+        if isinstance(r, str):
+            shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
+            return np.full(shape, 0xFFFFFFFF if r == _ONES else 0, dtype=U32)
         return np.asarray(r, dtype=U32)
     return fn
 
