@@ -14,6 +14,7 @@ from cuobjdump_tools.fatbin import (
     parse_fatbin,
     parse_wrapper,
     select_ptx,
+    select_ptx_all,
 )
 
 __all__ = [
@@ -25,4 +26,5 @@ __all__ = [
     "parse_fatbin",
     "parse_wrapper",
     "select_ptx",
+    "select_ptx_all",
 ]

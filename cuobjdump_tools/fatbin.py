@@ -544,3 +544,18 @@ def select_ptx(fatbin_or_entries: Fatbin | Iterable[FatbinEntry], max_capability
         if best is None or e.arch > best.arch:
             best = e
     return best
+
+
+def select_ptx_all(fatbin: Fatbin, max_capability: int = 0) -> list[FatbinEntry]:
+    """:func:`select_ptx` applied to each container: one PTX per translation unit.
+
+    A version-2 wrapper (``-rdc`` build) carries one prelinked container per translation
+    unit, each with its own PTX; all of them are needed to find every kernel.  Containers
+    without a fitting PTX contribute nothing.
+    """
+    out = []
+    for i in range(len(fatbin.containers)):
+        best = select_ptx((e for e in fatbin.entries if e.container == i), max_capability)
+        if best is not None:
+            out.append(best)
+    return out

@@ -16,7 +16,7 @@ from elftools.elf.elffile import ELFFile
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cuobjdump_tools import FatbinError, fatbins_in_elf, parse_fatbin, parse_wrapper, select_ptx
+from cuobjdump_tools import FatbinError, fatbins_in_elf, parse_fatbin, parse_wrapper, select_ptx, select_ptx_all
 from cuobjdump_tools.fatbin import Fatbin, FatbinEntry, lz4_block_decompress
 from gpgpusim.errors import CudaError, Err
 from tests.cuobjdump_tools.fatbin_helpers import LOAD_AND_PARSE_PY, lz4_literal_block, make_container, make_entry
@@ -341,6 +341,9 @@ def test_parse_wrapper_version2_prelinked_list(monkeypatch):
         (False, ctypes.addressof(bufs[0])), (True, ctypes.addressof(bufs[1])), (True, ctypes.addressof(bufs[2]))
     ]
     assert select_ptx(fb, 86).arch == 80
+    assert [(e.arch, e.container) for e in select_ptx_all(fb, 86)] == [(80, 1), (75, 2)]
+    assert [(e.arch, e.container) for e in select_ptx_all(fb)] == [(80, 1), (90, 2)]
+    assert select_ptx_all(fb, 70) == []
     monkeypatch.setattr("cuobjdump_tools.fatbin.MAX_PRELINKED", 1)
     with pytest.raises(FatbinError, match=r"prelinked fatbin list at address 0x[0-9a-f]+ not NULL-terminated within 1"):
         parse_wrapper(_read_mem, ctypes.addressof(wrap))
