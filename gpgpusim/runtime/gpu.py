@@ -123,11 +123,14 @@ class KernelLaunchOp(Op):
         self.params = bytes(params)
         self.launch_kwargs = dict(launch_kwargs or {})
         self.record: KernelRecord | None = None
+        self.uid = 0          # kernel_launch_uid, given when pushed on a stream
+        self.stream_id = 0    # kernel_stream_id (0 = legacy default stream)
 
     def clone(self) -> KernelLaunchOp:
         new = super().clone()
         assert isinstance(new, KernelLaunchOp)
         new.record = None
+        new.uid = 0
         new.launch_kwargs = dict(self.launch_kwargs)
         return new
 
@@ -393,22 +396,36 @@ class Gpu:
     def busy(self) -> bool:
         return bool(self._running)
 
-    def start_kernel(self, op: KernelLaunchOp, stream_id: int = 0) -> KernelRecord:
+    def push_kernel(self, op: KernelLaunchOp, stream_id: int) -> None:
+        """A kernel was pushed on a stream (host thread, manager lock held): give it its
+        ``kernel_launch_uid`` (GPGPU-Sim numbers kernels at launch, 1, 2, ...)."""
+        op.uid = self._next_uid
+        op.stream_id = stream_id
+        self._next_uid += 1
+
+    def announce_kernel(self, op: KernelLaunchOp) -> None:
+        """Report the launch (``cudaLaunch for`` / ``pushing kernel`` lines, C050); called on
+        the launching host thread right after the push, as GPGPU-Sim prints them."""
+        if self.reporter is None:
+            return
+        from gpgpusim.report.data import KernelInfo
+        self._notify("kernel_launch", KernelInfo(
+            name=op.kernel, uid=op.uid, grid=op.grid, block=op.block, stream_id=op.stream_id,
+            functional=self.functional, host_fun=op.host_fun, dyn_smem_bytes=op.dyn_smem_bytes,
+            regs_per_thread=op.regs_per_thread, static_smem_bytes=op.static_smem_bytes))
+
+    def start_kernel(self, op: KernelLaunchOp, stream_id: int | None = None) -> KernelRecord:
+        """Place a pushed kernel in a free running slot (C056)."""
         if not self.can_start_kernel():
             raise RuntimeError("start_kernel without a free slot (check can_start_kernel)")
-        rec = KernelRecord(self._next_uid, op.kernel, stream_id, op.grid, op.block, op,
-                           start_cycles=self.now_cycles)
-        self._next_uid += 1
+        if op.uid == 0:  # not pushed through a stream manager (direct use)
+            self.push_kernel(op, stream_id or 0)
+            self.announce_kernel(op)
+        rec = KernelRecord(op.uid, op.kernel, op.stream_id if stream_id is None else stream_id,
+                           op.grid, op.block, op, start_cycles=self.now_cycles)
         op.record = rec
         self._running.append(rec)
         self.kernels.append(rec)
-        if self.reporter is not None:
-            from gpgpusim.report.data import KernelInfo
-            self._notify("kernel_launch", KernelInfo(
-                name=op.kernel, uid=rec.uid, grid=op.grid, block=op.block,  # type: ignore[arg-type]
-                stream_id=stream_id, functional=self.functional, host_fun=op.host_fun,
-                dyn_smem_bytes=op.dyn_smem_bytes, regs_per_thread=op.regs_per_thread,
-                static_smem_bytes=op.static_smem_bytes))
         return rec
 
     def advance(self) -> list[KernelRecord]:

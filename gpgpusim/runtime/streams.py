@@ -284,8 +284,16 @@ class StreamManager:
                 return op
             if stream is self.legacy:
                 self._check_implicit_capture("an operation on the legacy default stream")
+            if isinstance(op, KernelLaunchOp):
+                self.gpu.push_kernel(op, self._stream_id(stream))
             self._push(stream, op)
-            return op
+        if isinstance(op, KernelLaunchOp):
+            self.gpu.announce_kernel(op)   # outside the lock: it prints
+        return op
+
+    def _stream_id(self, stream: Stream) -> int:
+        """``kernel_stream_id``: 0 for the legacy stream, else the stream's handle."""
+        return 0 if stream is self.legacy else stream.handle
 
     def _push(self, stream: Stream, op: Op) -> None:
         if stream is self.legacy:
@@ -706,8 +714,7 @@ class StreamManager:
         error: CudaError | None = None
         try:
             if isinstance(op, KernelLaunchOp):
-                stream = op.stream
-                self.gpu.start_kernel(op, 0 if stream is self.legacy else stream.handle)
+                self.gpu.start_kernel(op)
                 return  # completes when gpu.advance() reports it finished
             if isinstance(op, HostFuncOp):
                 self._start_host_func(op)

@@ -454,9 +454,9 @@ def test_concurrent_kernel_slots_respected(env):
     starts: list[int] = []
     real_start = gpu.start_kernel
 
-    def spy(op, sid=0):
+    def spy(op, sid=None):
         assert gpu.can_start_kernel()
-        starts.append(sid)
+        starts.append(op.stream_id)
         return real_start(op, sid)
     gpu.start_kernel = spy  # type: ignore[method-assign]
     for s in streams:

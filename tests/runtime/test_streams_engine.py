@@ -101,9 +101,12 @@ def test_two_streams_real_kernels_events_and_stats():
         done = [st for what, st in rep.calls if what == "done"]
         assert [st.stream_id for st in done] == [k.stream_id for k in gpu.kernels]
         assert all(st.thread_insn > 0 and st.warp_insn > 0 for st in done)
-        # both streams' first kernels are in GPU slots together (C056); in functional mode they
-        # then run one after another
-        assert [c[0] for c in rep.calls][:3] == ["launch", "launch", "done"]
+        # launches are reported when pushed (host thread), in uid order; each before its end
+        order = [(what, st.uid) for what, st in rep.calls]
+        assert [u for what, u in order if what == "launch"] == [1, 2, 3, 4]
+        assert sorted(u for what, u in order if what == "done") == [1, 2, 3, 4]
+        for uid in range(1, 5):
+            assert order.index(("launch", uid)) < order.index(("done", uid))
         first = gpu.kernels[0]
         assert first.cycles == estimate_cycles(done[0].warp_insn, 80, 4)
         assert mgr.elapsed_ms(e0, e1) == first.cycles / (1132.0 * 1e3)
