@@ -60,6 +60,9 @@ _STICKY_EXEMPT = {"cudaGetLastError", "cudaPeekAtLastError", "gs_error_string", 
                   "gs_not_supported", "__cudaUnregisterFatBinary", "cudaGetDeviceCount",
                   "cudaDriverGetVersion", "cudaRuntimeGetVersion", "cudaDeviceReset",
                   "gs_push_call_configuration", "__cudaPopCallConfiguration"}
+#: what messages call the shim's internal entry points
+_PUBLIC_NAMES = {"gs_launch_kernel": "cudaLaunchKernel", "gs_register_fatbinary": "__cudaRegisterFatBinary",
+                 "gs_init_module": "__cudaInitModule", "gs_push_call_configuration": "__cudaPushCallConfiguration"}
 #: results that are not errors for the last-error state
 _NOT_ERRORS = {0, int(Err.NotReady)}
 
@@ -156,9 +159,8 @@ class Runtime(StreamApi):
         self.reporter = reporter
         self._launch_fn = launch_fn
         self.registry = Registry()
-        self._last_error = 0
+        self._tls = threading.local()     # per host thread: last error, call configurations
         self._init_error: CudaError | None = None
-        self._tls = threading.local()
         self._device_allocs: dict[int, int] = {}          # cudaMalloc'd base -> size
         self._host_allocs: dict[int, Any] = {}            # pinned base -> keep-alive buffer
         self._managed: dict[int, np.ndarray] = {}         # managed base -> backing array
@@ -199,6 +201,7 @@ class Runtime(StreamApi):
         return sticky
 
     def _record(self, name: str, exc: CudaError) -> int:
+        name = _PUBLIC_NAMES.get(name, name)
         code = int(exc.code)
         if code not in _NOT_ERRORS:
             self._last_error = code
@@ -223,6 +226,15 @@ class Runtime(StreamApi):
             traceback.print_exception(type(exc), exc, exc.__traceback__)
         hostio.err(f"gpgpusim: {name}: {NAMES.get(int(exc.code), exc.code)}: {exc.message} "
                    f"(every later CUDA call returns this error)")
+
+    # CUDA keeps the last error per host thread.
+    @property
+    def _last_error(self) -> int:
+        return getattr(self._tls, "last_error", 0)
+
+    @_last_error.setter
+    def _last_error(self, code: int) -> None:
+        self._tls.last_error = code
 
     @property
     def last_error(self) -> int:

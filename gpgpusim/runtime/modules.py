@@ -125,13 +125,6 @@ def _attr(obj: Any, *names: str, default: int = 0) -> int:
 def _kernel_resources(k: Kernel) -> KernelResources:
     info = k.module.resources.get(k.name)
     fn = k.function()
-    ptx_res = None
-    try:
-        from gpgpusim.ptx import resources as ptx_resources
-
-        ptx_res = ptx_resources.analyze(fn, k.module.ir)
-    except (ImportError, AttributeError):
-        ptx_res = None
     if info is not None:
         return KernelResources(
             regs=_attr(info, "regs", "registers"),
@@ -139,6 +132,12 @@ def _kernel_resources(k: Kernel) -> KernelResources:
             local_bytes=_attr(info, "local_bytes", "local"),
             max_threads=_attr(info, "max_threads", default=1024) or 1024,
             source="nv.info")
+    try:
+        from gpgpusim.ptx import resources as ptx_resources
+
+        ptx_res = ptx_resources.analyze(fn, k.module.ir)
+    except (ImportError, AttributeError):
+        ptx_res = None
     if ptx_res is not None:
         return KernelResources(
             regs=_attr(ptx_res, "regs"),
@@ -248,8 +247,12 @@ def elf_resources(m: Module) -> dict[str, Any]:
         from cuobjdump_tools import elfinfo
     except ImportError:
         return {}
-    best = max(elves, key=lambda e: e.arch)
-    try:
-        return dict(elfinfo.kernel_resources(best.payload))
-    except CudaError:
-        return {}
+    # Several cubins may be embedded (and some carry no kernels): merge them, newest arch last
+    # so that it wins.
+    out: dict[str, Any] = {}
+    for e in sorted(elves, key=lambda e: e.arch):
+        try:
+            out.update(elfinfo.kernel_resources(e.payload))
+        except CudaError:
+            continue
+    return out

@@ -467,3 +467,24 @@ def test_internal_exception_becomes_error(rt, capsys, monkeypatch):
     assert rt.cudaGetDeviceProperties(addr(p), 0) == Err.Unknown
     assert "internal simulator error: RuntimeError: boom" in capsys.readouterr().err
     assert rt.cudaGetLastError() == Err.Unknown
+
+
+def test_last_error_is_per_thread(rt):
+    import threading
+
+    assert rt.cudaSetDevice(9) == Err.InvalidDevice
+    seen = []
+    t = threading.Thread(target=lambda: seen.append(rt.cudaGetLastError()))
+    t.start()
+    t.join()
+    assert seen == [0]
+    assert rt.cudaGetLastError() == Err.InvalidDevice
+
+
+def test_public_cuda_launch_kernel(rt, engine):
+    out = malloc(rt, 64)
+    args, keep = kern_args(out, 2, 0.5, 4)
+    assert launch(rt, rt.h.stub(0), (1, 2, 3), (4, 5, 6), addr(args), shmem=16, via_handle=0) == 0
+    assert rt.cudaDeviceSynchronize() == 0
+    assert engine.calls[-1][:4] == (KERN, (1, 2, 3), (4, 5, 6), 16)
+    assert launch(rt, 0xABC, (1, 1, 1), (1, 1, 1), addr(args), via_handle=0) == Err.InvalidDeviceFunction

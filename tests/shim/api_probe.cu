@@ -53,6 +53,9 @@ int main(int argc, char **argv)
     printf("unsupported=%d last=%d\n", e1, e2);
     printf("graph_create=%d\n", (int)cudaGraphCreate(&graph, 0));
     cudaGraphDestroy(graph);
+    cudaFuncAttributes fa;
+    rc = (int)cudaFuncGetAttributes(&fa, add_one);
+    printf("func_attr_rc=%d func_regs=%d func_max_threads=%d\n", rc, fa.numRegs, fa.maxThreadsPerBlock);
     add_one<<<1, 2048>>>(nullptr, 0);
     printf("bad_launch=%d\n", (int)cudaGetLastError());
     if (argc > 1 && strcmp(argv[1], "run") == 0) {

@@ -117,6 +117,16 @@ def test_probe_binary_api_results(shim_lib, probe, tmp_path):
     assert "cudaUserObjectCreate() is not supported by gpgpusim" in r.stderr
     assert kv["graph_create"] == "0"
     assert kv["bad_launch"] == "9"
+    # registers come from the cubin's .nv.info (cuobjdump_tools.elfinfo), as ptxas allocated them
+    from cuobjdump_tools import elfinfo, fatbin
+
+    regs = {}
+    for fb in fatbin.fatbins_in_elf(probe):
+        for e in fb.entries:
+            if e.kind == "elf":
+                regs.update({n: r.regs for n, r in elfinfo.kernel_resources(e.payload).items()})
+    assert kv["func_attr_rc"] == "0" and int(kv["func_regs"]) == regs["_Z7add_onePii"] > 0
+    assert kv["func_max_threads"] == "1024"
     assert "Traceback" not in r.stderr
     assert "GPGPU-Sim Simulator Version" in r.stdout
 
