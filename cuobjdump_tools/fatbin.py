@@ -15,10 +15,13 @@ Wrapper (``__fatBinC_Wrapper_t``, 24 bytes, what ``__cudaRegisterFatBinary(void*
 
     u32 magic = 0x466243B1   u32 version (1 = offline, 2 = link)
     u64 data                 pointer to a fat-binary container
-    u64 filename_or_fatbins  v1: offline filename, v2: array of prelinked fat binaries
+    u64 filename_or_fatbins  v1: unused (0); v2 (-rdc builds, via __cudaRegisterLinkedBinary):
+                             NULL-terminated array of pointers to the translation units'
+                             containers (section ``__nv_relfatbin``), which hold their PTX
 
 Container (16-byte header, then ``fat_size`` bytes of entries; the ``.nv_fatbin`` section of
-an executable holds several containers back to back)::
+an executable holds several containers back to back, nvcc 13 putting the device-link stub's
+container first)::
 
     u32 magic = 0xBA55ED50   u16 version (1)   u16 header_size (16)   u64 fat_size
 
@@ -34,8 +37,9 @@ Entry (header of ``header_size`` >= 64 bytes, then ``payload_size`` bytes, padde
     0x38 u64 uncompressed_size (0 = stored)      0x40 name, options strings (NUL padded)
 
 Flags: 0x1 64-bit, 0x2 debug (-G), 0x10 Linux host, 0x2000 LZ4 compressed (CUDA 11/12 and
-``-compress-mode=speed``), 0x8000 zstd compressed (CUDA 13 default).  Embedded PTX is stored
-with comments stripped (lines kept, so line numbers match ``nvcc -ptx``) and NUL terminated.
+``-compress-mode=speed``, raw LZ4 block), 0x8000 zstd compressed (CUDA 13 default, one zstd
+frame).  Embedded PTX is stored with comments stripped and whitespace runs collapsed (lines
+kept, so line numbers match ``nvcc -ptx``) and NUL terminated.
 
 Every malformed input raises :class:`FatbinError` and nothing else.
 """
