@@ -18,9 +18,9 @@ Interface used by :class:`gpgpusim.runtime.streams.StreamManager` (all on the si
 
 Functional mode (this module): ``advance()`` runs the started kernels one after another on the
 functional engine.  The **time estimate** per kernel is documented in :func:`estimate_cycles`:
-warp instructions spread evenly over all SMs, each SM issuing ``gpgpu_num_sched_per_core`` warp
-instructions per core cycle, plus a fixed launch latency, so that every kernel takes a positive
-number of cycles and the clock is monotonic.  A timing model replaces ``advance()`` with real
+the configured ``-gpgpu_kernel_launch_latency`` (at least 1 cycle) plus the warp instructions
+spread evenly over all SMs, each SM issuing ``gpgpu_num_sched_per_core`` warp instructions per
+core cycle, so that every kernel takes a positive number of cycles and the clock is monotonic.  A timing model replaces ``advance()`` with real
 cycles through the same interface (several kernels side by side, RR over kernels, C134).
 
 Copies take no simulated time unless a PCIe model is configured (off by default, as in GPGPU-Sim
@@ -51,7 +51,7 @@ DEFAULT_SCHED_PER_CORE = 4
 DEFAULT_MAX_CONCURRENT_KERNEL = 128
 #: How many finished kernels ``Gpu.kernels`` remembers.
 KEEP_KERNEL_RECORDS = 4096
-#: Fixed cost of a kernel launch in functional mode (core cycles); keeps times positive.
+#: Least cost of a kernel launch in functional mode (core cycles); keeps times positive.
 KERNEL_LAUNCH_CYCLES = 1
 
 
@@ -299,15 +299,17 @@ def _cfg(config: Any, name: str, default: Any) -> Any:
     return default if value is None else value
 
 
-def estimate_cycles(warp_insn: int, n_sm: int, issue_per_sm: int) -> int:
+def estimate_cycles(warp_insn: int, n_sm: int, issue_per_sm: int, launch_latency: int = 0) -> int:
     """Functional-mode kernel duration in core cycles (coarse, documented estimate).
 
-    ``KERNEL_LAUNCH_CYCLES + ceil(warp_insn / (n_sm * issue_per_sm))``: the warp instructions
+    ``max(1, launch_latency) + ceil(warp_insn / (n_sm * issue_per_sm))``: GPGPU-Sim 4.x's
+    ``-gpgpu_kernel_launch_latency`` (5000 cycles in SM7_QV100) plus the warp instructions
     spread evenly over every SM, each SM issuing ``gpgpu_num_sched_per_core`` warp instructions
     per cycle.  It ignores memory latency and occupancy, so it is a lower bound; it exists so that
     event times are positive and monotonic until the timing model supplies real cycles.
     """
-    return KERNEL_LAUNCH_CYCLES + math.ceil(max(0, warp_insn) / max(1, n_sm * issue_per_sm))
+    return max(KERNEL_LAUNCH_CYCLES, launch_latency) + \
+        math.ceil(max(0, warp_insn) / max(1, n_sm * issue_per_sm))
 
 
 def parse_pcie(text: str) -> tuple[float, float]:
@@ -368,6 +370,7 @@ class Gpu:
         per_cluster = int(_cfg(config, "gpgpu_n_cores_per_cluster", 1))
         self.n_sm = n_clusters * per_cluster
         self.issue_per_sm = int(_cfg(config, "gpgpu_num_sched_per_core", DEFAULT_SCHED_PER_CORE))
+        self.launch_latency_cycles = int(_cfg(config, "gpgpu_kernel_launch_latency", 0))
         self.max_concurrent_kernel = int(_cfg(config, "gpgpu_max_concurrent_kernel",
                                               DEFAULT_MAX_CONCURRENT_KERNEL))
         if pcie_bandwidth_gbps is None and os.environ.get("GPGPUSIM_PCIE"):
@@ -464,7 +467,8 @@ class Gpu:
             rec.error = CudaError(Err.LaunchFailure, f"kernel '{op.kernel}': internal simulator "
                                   f"error: {type(exc).__name__}: {exc}", sticky=True)
         warp_insn = int(getattr(rec.stats, "warp_insn", 0) or 0)
-        self.now_cycles += estimate_cycles(warp_insn, self.n_sm, self.issue_per_sm)
+        self.now_cycles += estimate_cycles(warp_insn, self.n_sm, self.issue_per_sm,
+                                           self.launch_latency_cycles)
         rec.end_cycles = self.now_cycles
         if rec.stats is not None:
             rec.report_stats = self._report_stats(rec)

@@ -531,3 +531,20 @@ def test_completed_ops_release_their_predecessors(env):
     mgr.synchronize_device()
     gc.collect()
     assert ref() is None
+
+
+def test_config_sets_clock_sms_issue_rate_and_launch_latency():
+    from gpgpusim.options import load_config
+    cfg = load_config(None, ["-gpgpu_clock_domains", "1000.0:1000.0:1000.0:850.0",
+                             "-gpgpu_n_clusters", "10", "-gpgpu_num_sched_per_core", "2",
+                             "-gpgpu_kernel_launch_latency", "500",
+                             "-gpgpu_max_concurrent_kernel", "8"], env=False)
+    gpu = Gpu(cfg, FakeMem(), launch_fn=FakeLauncher())
+    assert (gpu.core_mhz, gpu.n_sm, gpu.issue_per_sm) == (1000.0, 10, 2)
+    assert (gpu.launch_latency_cycles, gpu.max_concurrent_kernel) == (500, 8)
+    mgr = StreamManager(gpu)
+    mgr.enqueue(0, kernel("k", blocks=3))        # 3000 warp insns / (10 SMs x 2) = 150 cycles
+    mgr.synchronize_device()
+    assert gpu.now_cycles == 500 + 150 == estimate_cycles(3000, 10, 2, 500)
+    assert gpu.now_ms == pytest.approx(650 / 1e6)
+    assert mgr.shutdown(TIMEOUT_S)
