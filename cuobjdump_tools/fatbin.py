@@ -420,6 +420,37 @@ def parse_wrapper(read: Callable[[int, int], bytes], wrapper_addr: int) -> Fatbi
     return fb
 
 
+def self_memory_reader() -> Callable[[int, int], bytes]:
+    """A ``read(addr, n)`` over this process's own memory that fails cleanly on bad addresses.
+
+    Reads ``/proc/self/mem`` (an unmapped address is an ``OSError``, which
+    :func:`parse_wrapper` reports as a :class:`FatbinError`) where ``ctypes.string_at``
+    would crash the application.  Falls back to ``ctypes.string_at`` without procfs.
+    """
+    import ctypes
+    import os
+
+    if not os.path.exists("/proc/self/mem"):
+        return lambda addr, n: ctypes.string_at(addr, n)
+
+    def read(addr: int, n: int) -> bytes:
+        if addr <= 0 or addr >= 1 << 63:
+            raise OSError(f"address {addr:#x} outside the user address space")
+        fd = os.open("/proc/self/mem", os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            out = b""
+            while len(out) < n:  # pread may return short reads at mapping boundaries
+                chunk = os.pread(fd, n - len(out), addr + len(out))
+                if not chunk:
+                    break
+                out += chunk
+            return out
+        finally:
+            os.close(fd)
+
+    return read
+
+
 def _read_container(read: Callable[[int, int], bytes], addr: int, *, prelinked: bool) -> Fatbin:
     """Read and parse the single container at process address ``addr``."""
     head = _read(read, addr, CONTAINER_HEADER_SIZE, "fatbin container header")

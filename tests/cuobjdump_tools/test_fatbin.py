@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cuobjdump_tools import FatbinError, fatbins_in_elf, parse_fatbin, parse_wrapper, select_ptx, select_ptx_all
-from cuobjdump_tools.fatbin import Fatbin, FatbinEntry, lz4_block_decompress
+from cuobjdump_tools.fatbin import Fatbin, FatbinEntry, lz4_block_decompress, self_memory_reader
 from gpgpusim.errors import CudaError, Err
 from tests.cuobjdump_tools.fatbin_helpers import LOAD_AND_PARSE_PY, lz4_literal_block, make_container, make_entry
 
@@ -361,6 +361,20 @@ def test_parse_wrapper_errors(kw, msg):
     keep = _wrapper_in_memory(make_container(make_entry(1, 75, PTX)), **kw)
     with pytest.raises(FatbinError, match=msg):
         parse_wrapper(_read_mem, ctypes.addressof(keep[1]))
+
+
+def test_self_memory_reader():
+    data = make_container(make_entry(1, 75, PTX))
+    keep = _wrapper_in_memory(data)
+    read = self_memory_reader()
+    assert read(ctypes.addressof(keep[0]), len(data)) == data
+    fb = parse_wrapper(read, ctypes.addressof(keep[1]))
+    assert fb.entries[0].payload.startswith(PTX)
+    # An unmapped address is a clean error, not a crash.
+    with pytest.raises(FatbinError, match=r"^cannot read fatbin wrapper \(24 bytes at address 0x1000\): "):
+        parse_wrapper(read, 0x1000)
+    with pytest.raises(FatbinError, match="outside the user address space"):
+        parse_wrapper(read, 0)
 
 
 def test_parse_wrapper_bad_reads():
