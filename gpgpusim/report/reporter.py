@@ -14,6 +14,7 @@ Call order the runtime follows: ``splash()`` and ``option_dump()`` at start-up; 
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 from collections.abc import Callable
@@ -175,7 +176,7 @@ class Reporter:
         self._account(stats)
         now = stats.counters
         per_kernel = delta(now, self._prev_counters)
-        self._prev_counters = {k: (list(v) if isinstance(v, list) else v) for k, v in now.items()}
+        self._prev_counters = copy.deepcopy(dict(now))
         total = dict(now)
         total.setdefault("gpgpu_n_tot_thrd_icount", self.tot_insn)
         total.setdefault("gpgpu_n_tot_w_icount", self.tot_warp_insn)
@@ -184,7 +185,7 @@ class Reporter:
             "kernel_name": stats.name, "kernel_launch_uid": stats.uid, "kernel_stream_id": stats.stream_id,
             "gpu_sim_insn": stats.thread_insn, "gpu_tot_sim_insn": self.tot_insn,
             "gpu_tot_issued_cta": self.tot_ctas, "elapsed_whole_s": int(elapsed),
-            "core_hz": self.cfg.core_clock_mhz * 1e6,
+            "core_hz": self.cfg.core_clock_mhz * 1e6, "cfg": self.cfg,
         }
         if stats.cycles is not None:
             fields["gpu_sim_cycle"] = stats.cycles

@@ -16,6 +16,7 @@ per-partition arrays), starting with ``globalcyclecount`` and ``globalinsncount`
 
 from __future__ import annotations
 
+import copy
 import gzip
 import time
 from collections.abc import Callable
@@ -92,6 +93,6 @@ class Sampler:
 
     def sample(self, cycle: int, counters: dict[str, Any]) -> None:
         d = delta(counters, self._prev)
-        self._prev = {k: (list(v) if isinstance(v, list) else v) for k, v in counters.items()}
+        self._prev = copy.deepcopy(dict(counters))
         for sink in self.sinks:
             sink(cycle, d)

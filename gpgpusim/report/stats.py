@@ -30,6 +30,10 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+import numpy as np
+
+from . import sections as S
+
 
 class StatsRegistry:
     """Plain counters by GPGPU-Sim stat name; values are numbers or lists of numbers (per core,
@@ -60,17 +64,21 @@ class StatsRegistry:
 
 
 def delta(now: Mapping[str, Any], before: Mapping[str, Any]) -> dict[str, Any]:
-    """Per-kernel values: ``now - before`` element-wise (max-style stats are taken as is)."""
-    out: dict[str, Any] = {}
-    for k, v in now.items():
-        b = before.get(k)
-        if k.startswith("max") or b is None:
-            out[k] = copy.deepcopy(v)
-        elif isinstance(v, list):
-            out[k] = [x - (b[i] if i < len(b) else 0) for i, x in enumerate(v)]
-        else:
-            out[k] = v - b
-    return out
+    """Per-kernel values: ``now - before`` element-wise, through lists and dicts (counters named
+    ``max*`` are high-water marks and are taken as they are)."""
+    return {k: (copy.deepcopy(v) if k.startswith("max") else _sub(v, before.get(k))) for k, v in now.items()}
+
+
+def _sub(v: Any, b: Any) -> Any:
+    if b is None:
+        return copy.deepcopy(v)
+    if isinstance(v, dict):
+        return {k: _sub(x, b.get(k) if isinstance(b, dict) else None) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_sub(x, b[i] if isinstance(b, list) and i < len(b) else None) for i, x in enumerate(v)]
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and isinstance(b, (int, float)):
+        return v - b
+    return copy.deepcopy(v)
 
 
 # --------------------------------------------------------------------------------------------
@@ -85,9 +93,17 @@ def _ratio(a: str, b: str) -> Callable[[Values], float]:
     return f
 
 
+def _f32_ratio(a: str, b: str) -> Callable[[Values], float]:
+    """``(float)a / b`` as GPGPU-Sim computes it: in single precision."""
+    def f(v: Values) -> float:
+        den = v[b]
+        return float(np.float32(v[a]) / np.float32(den)) if den else 0.0
+    return f
+
+
 DERIVED: dict[str, Callable[[Values], Any]] = {
-    "gpu_ipc": _ratio("gpu_sim_insn", "gpu_sim_cycle"),
-    "gpu_tot_ipc": _ratio("gpu_tot_sim_insn", "gpu_tot_sim_cycle"),
+    "gpu_ipc": _f32_ratio("gpu_sim_insn", "gpu_sim_cycle"),
+    "gpu_tot_ipc": _f32_ratio("gpu_tot_sim_insn", "gpu_tot_sim_cycle"),
     "gpu_total_sim_rate": lambda v: int(v["gpu_tot_sim_insn"] / max(v["elapsed_whole_s"], 1)),
     "gpu_occupancy": lambda v: 100.0 * v["k:active_warps_sum"] / v["k:max_warps_sum"] if v["k:max_warps_sum"] else math.nan,
     "gpu_tot_occupancy": lambda v: 100.0 * v["t:active_warps_sum"] / v["t:max_warps_sum"] if v["t:max_warps_sum"] else math.nan,
@@ -121,6 +137,10 @@ class Values:
             return self.kernel[name[2:]]
         if name.startswith("t:"):
             return self.total[name[2:]]
+        if name.startswith("no:"):  # "no:X" exists exactly when counter X does not
+            if name[3:] in self.total:
+                raise KeyError(name)
+            return True
         f = DERIVED.get(name)
         if f is None:
             raise KeyError(name)
@@ -146,7 +166,7 @@ def cfmt(value: Any, spec: str) -> str:
     return format(value, spec)
 
 
-_FIELD = re.compile(r"\{([^{}:|]+(?::[A-Za-z0-9_]+)?)(?:\|([^{}]*))?\}")
+_FIELD = re.compile(r"\{([^{}:|]+(?::[^{}|]+)?)(?:\|([^{}]*))?\}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,6 +274,9 @@ LINES: list[Any] = [
     *_cache_block("L1C", "\t", None),
     *_cache_block("L1T", "\t", None),
     Header(None, 0),
+    S.cache_breakdown("\nTotal_core_cache_stats:", "Total_core_cache_stats_breakdown", "core_cache_breakdown"),
+    S.fail_breakdown("\nTotal_core_cache_fail_stats:", "Total_core_cache_fail_stats_breakdown", "core_cache_fail_breakdown"),
+    S.Custom(("t:shader0_warp_issue_distro", "t:ctas_completed"), S.warp_issue_distro),
     Line("gpgpu_n_tot_thrd_icount = {t:gpgpu_n_tot_thrd_icount}"),
     Line("gpgpu_n_tot_w_icount = {t:gpgpu_n_tot_w_icount}"),
     Line("gpgpu_n_stall_shd_mem = {t:gpgpu_n_stall_shd_mem}"),
@@ -274,25 +297,64 @@ LINES: list[Any] = [
     Line("gpgpu_n_l1cache_bkconflict = {t:gpgpu_n_l1cache_bkconflict}"),
     Line("gpgpu_n_intrawarp_mshr_merge = {t:gpgpu_n_intrawarp_mshr_merge}"),
     Line("gpgpu_n_cmem_portconflict = {t:gpgpu_n_cmem_portconflict}"),
+    Line("gpgpu_stall_shd_mem[c_mem][resource_stall] = {t:gpgpu_stall_shd_mem[c_mem][resource_stall]}"),
+    Line("gpgpu_stall_shd_mem[s_mem][bk_conf] = {t:gpgpu_stall_shd_mem[s_mem][bk_conf]}"),
+    Line("gpgpu_stall_shd_mem[gl_mem][resource_stall] = {t:gpgpu_stall_shd_mem[gl_mem][resource_stall]}"),
+    Line("gpgpu_stall_shd_mem[gl_mem][coal_stall] = {t:gpgpu_stall_shd_mem[gl_mem][coal_stall]}"),
+    Line("gpgpu_stall_shd_mem[gl_mem][data_port_stall] = {t:gpgpu_stall_shd_mem[gl_mem][data_port_stall]}"),
     Line("gpu_reg_bank_conflict_stalls = {t:gpu_reg_bank_conflict_stalls}"),
-    Header(None, 0),
+    S.Custom(("t:warp_occupancy",), S.warp_occupancy),
+    S.issue_nums("single_issue_nums", "single_issue_nums"),
+    S.issue_nums("dual_issue_nums", "dual_issue_nums"),
+    S.traffic("coretomem", "traffic_coretomem"),
+    S.traffic("memtocore", "traffic_memtocore"),
     Line("maxmflatency = {t:maxmflatency} "),
+    Line("max_icnt2mem_latency = {t:max_icnt2mem_latency} "),
+    Line("maxmrqlatency = {t:maxmrqlatency} "),
+    Line("max_icnt2sh_latency = {t:max_icnt2sh_latency} "),
     Line("averagemflatency = {averagemflatency} "),
-    Line("total dram reads = {t:total_dram_reads}"),
-    Line("total dram writes = {t:total_dram_writes}"),
+    Line("avg_icnt2mem_latency = {avg_icnt2mem_latency} "),
+    Line("avg_mrq_latency = {avg_mrq_latency} "),
+    Line("avg_icnt2sh_latency = {avg_icnt2sh_latency} "),
+    S.lat_table("mrq_lat_table", "mrq_lat_table"),
+    S.lat_table("dq_lat_table", "dq_lat_table"),
+    S.lat_table("mf_lat_table", "mf_lat_table"),
+    S.lat_table("icnt2mem_lat_table", "icnt2mem_lat_table"),
+    S.lat_table("icnt2sh_lat_table", "icnt2sh_lat_table"),
+    S.lat_table("mf_lat_pw_table", "mf_lat_pw_table"),
+    S.per_bank_table("maximum concurrent accesses to same row:", "dram_max_conc_access_per_bank"),
+    S.per_bank_table("maximum service time to same row:", "dram_max_service_time_per_bank"),
+    S.Custom(("t:dram_row_accesses_per_bank", "t:dram_activates_per_bank"), S.row_accesses_per_activate),
+    S.dram_accesses("number of total memory accesses made:", "dram_accesses_per_bank", "total accesses: {}"),
+    S.dram_accesses("number of total read accesses:", "dram_reads_per_bank", "total dram reads = {}"),
+    S.Custom(("t:total_dram_reads", "no:dram_reads_per_bank"), lambda v: [f"total dram reads = {v['t:total_dram_reads']}"]),
+    S.dram_accesses("number of total write accesses:", "dram_writes_per_bank", "total dram writes = {}"),
+    S.Custom(("t:total_dram_writes", "no:dram_writes_per_bank"), lambda v: [f"total dram writes = {v['t:total_dram_writes']}"]),
+    S.per_bank_table("average mf latency per bank:", "dram_avg_mf_latency_per_bank", lead=" ", tail=""),
+    S.per_bank_table("maximum mf latency per bank:", "dram_max_mf_latency_per_bank", lead=" ", tail=""),
+    S.Custom(("t:dram_channels", "cfg"), S.dram_partitions),
     Header("\n========= L2 cache stats ========="),
     *_cache_block("L2", "", PerUnit("L2_cache_bank[{i}]: " + _UNIT.replace("{access}", "{L2_bank_access}")
                                      .replace("{miss}", "{L2_bank_miss}").replace("{pending}", "{L2_bank_pending}")
                                      .replace("{resfail}", "{L2_bank_resfail}"),
-                                     ("L2_bank_access", "L2_bank_miss", "L2_bank_pending", "L2_bank_resfail")),
-                  ("L2_cache_data_port_util = {L2_cache_data_port_util|.3f}",
-                   "L2_cache_fill_port_util = {L2_cache_fill_port_util|.3f}")),
+                                     ("L2_bank_access", "L2_bank_miss", "L2_bank_pending", "L2_bank_resfail"))),
+    S.cache_breakdown("L2_total_cache_breakdown:", "L2_cache_stats_breakdown", "l2_cache_breakdown"),
+    S.fail_breakdown("L2_total_cache_reservation_fail_breakdown:", "L2_cache_stats_fail_breakdown",
+                     "l2_cache_fail_breakdown"),
+    Line("L2_cache_data_port_util = {L2_cache_data_port_util|.3f}"),
+    Line("L2_cache_fill_port_util = {L2_cache_fill_port_util|.3f}"),
     Header(None, 0),
     Header(""),
     Line("icnt_total_pkts_mem_to_simt={t:icnt_total_pkts_mem_to_simt}"),
     Line("icnt_total_pkts_simt_to_mem={t:icnt_total_pkts_simt_to_mem}"),
+    S.mem_lat_dist("LD_mem_lat_dist", "LD_mem_lat_dist"),
+    S.mem_lat_dist("ST_mem_lat_dist", "ST_mem_lat_dist"),
+    S.Custom(("t:icnt_details",), S.icnt_details),
 ]
 DERIVED["averagemflatency"] = lambda v: int(v["t:mf_latency_sum"] / v["t:mf_latency_count"])
+DERIVED["avg_icnt2mem_latency"] = lambda v: int(v["t:icnt2mem_latency_sum"] / v["t:icnt2mem_latency_count"])
+DERIVED["avg_mrq_latency"] = lambda v: int(v["t:mrq_latency_sum"] / v["t:mrq_latency_count"])
+DERIVED["avg_icnt2sh_latency"] = lambda v: int(v["t:icnt2sh_latency_sum"] / v["t:icnt2sh_latency_count"])
 DERIVED["L1D_cache_data_port_util"] = _ratio("t:L1D_data_port_busy", "t:L1D_port_cycles")
 DERIVED["L1D_cache_fill_port_util"] = _ratio("t:L1D_fill_port_busy", "t:L1D_port_cycles")
 DERIVED["L2_cache_data_port_util"] = _ratio("t:L2_data_port_busy", "t:L2_port_cycles")
@@ -308,7 +370,7 @@ def render(lines: list[Any], v: Values) -> Iterator[str]:
             if row.text is not None:
                 pending.append(row)
             continue
-        outs = row.render_all(v) if isinstance(row, PerUnit) else [row.render(v)]
+        outs = row.render_all(v) if hasattr(row, "render_all") else [row.render(v)]
         outs = [o for o in outs if o is not None]
         if outs:
             for h in pending:
@@ -321,8 +383,8 @@ def known_stat_names() -> set[str]:
     """Every raw counter name the printer can show (for tests and for model authors)."""
     names: set[str] = set()
     for row in LINES:
-        if isinstance(row, Line):
-            names.update(n[2:] for n in row.names() if n[:2] in ("k:", "t:"))
-        elif isinstance(row, PerUnit):
+        if isinstance(row, PerUnit):
             names.update(row.arrays)
+        elif not isinstance(row, Header):
+            names.update(n[2:] for n in row.names() if n[:2] in ("k:", "t:"))
     return names

@@ -53,3 +53,26 @@ def test_known_stat_names_cover_cpp_keys():
     for n in ("gpu_stall_dramfull", "gpu_stall_icnt2sh", "L2_total_cache_accesses", "total_dram_reads",
               "gpgpu_n_shmem_bkconflict", "L1D_core_access"):
         assert n in names
+
+
+def test_row_locality_and_float32_ratios():
+    from gpgpusim.report.sections import row_accesses_per_activate
+
+    v = Values({}, {}, {"dram_row_accesses_per_bank": [[428, 0], [64, 5]], "dram_activates_per_bank": [[9, 0], [1, 2]]})
+    assert row_accesses_per_activate(v) == [
+        "average row accesses per activate:",
+        "dram[0]: 47.555557      -nan ",   # 428/9 divided in single precision, as GPGPU-Sim does
+        "dram[1]: 64.000000  2.500000 ",
+        "average row locality = 497/12 = 41.416667",
+    ]
+
+
+def test_cache_breakdown_total_access():
+    from gpgpusim.report.sections import cache_breakdown
+
+    row = cache_breakdown("T:", "B", "bd")
+    v = Values({}, {}, {"bd": {"GLOBAL_ACC_R": {"HIT": 50075, "HIT_RESERVED": 40037, "MISS": 53248,
+                                                "RESERVATION_FAIL": 20441, "SECTOR_MISS": 118784, "MSHR_HIT": 40037}}})
+    out = row.render_all(v)
+    assert out[0] == "T:" and len(out) == 1 + 66 + 1
+    assert out[-1] == "\tB[GLOBAL_ACC_R][TOTAL_ACCESS] = 262144"  # value from matmul_qv100_lat0.log
