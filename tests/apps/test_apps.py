@@ -15,8 +15,9 @@ line, including the order of device output relative to host printf.
 """
 from __future__ import annotations
 
-import re
+import json
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -30,29 +31,42 @@ TIMEOUT_S = 600
 # Apps that run long enough under the Python engine to be marked slow (see test ids).
 SLOW_APPS: set[str] = set()
 
-_results: dict[tuple[str, str], subprocess.CompletedProcess] = {}
+@dataclass
+class AppRun:
+    """One simulated run: the process result and, for the ``gpgpusim run`` routes, the
+    statistics JSON it wrote with ``-o`` (None when it wrote none)."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    stats: dict | None
 
 
-def _run(app: str, route: str, app_bin: Path, libdir_fn, tmp_dir: Path) -> subprocess.CompletedProcess:
+_results: dict[tuple[str, str], AppRun] = {}
+
+
+def _run(app: str, route: str, app_bin: Path, libdir_fn, tmp_dir: Path) -> AppRun:
     """Runs ``app`` by ``route`` once per session (results are cached for the comparisons)."""
     key = (app, route)
     if key in _results:
         return _results[key]
     exe = str(app_bin / app)
+    stats_path = tmp_dir / "stats.json"
     if route == "ld":
         env = sim_env({"LD_LIBRARY_PATH": str(libdir_fn()), "PTX_SIM_MODE_FUNC": "1"})
         cmd = [exe]
     else:
         env = sim_env({"GPGPUSIM_DRIVER": "warp"} if route == "warp" else None)
-        cmd = gpgpusim_cmd() + ["run", "--functional", "--", exe]
+        cmd = gpgpusim_cmd() + ["run", "--functional", "-o", str(stats_path), "--", exe]
     try:
         proc = subprocess.run(cmd, cwd=tmp_dir, env=env, capture_output=True, text=True,
                               timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired as exc:
         pytest.fail(f"{app} ({route}) did not finish in {TIMEOUT_S} s; output so far:\n"
                     f"{_tail(exc.stdout)}\n{_tail(exc.stderr)}")
-    _results[key] = proc
-    return proc
+    stats = json.loads(stats_path.read_text()) if route != "ld" and stats_path.exists() else None
+    _results[key] = AppRun(proc.returncode, proc.stdout, proc.stderr, stats)
+    return _results[key]
 
 
 def _tail(text, n: int = 40) -> str:
@@ -63,7 +77,7 @@ def _tail(text, n: int = 40) -> str:
     return "\n".join(text.splitlines()[-n:])
 
 
-def _describe(app: str, route: str, proc: subprocess.CompletedProcess) -> str:
+def _describe(app: str, route: str, proc: AppRun) -> str:
     return (f"{app} via {route}: exit {proc.returncode}\n--- stdout (tail) ---\n{_tail(proc.stdout)}"
             f"\n--- stderr (tail) ---\n{_tail(proc.stderr)}")
 
@@ -80,7 +94,7 @@ def run_app(app_bin, request, tmp_path):
     def libdir_fn():
         return request.getfixturevalue("libdir")
 
-    def runner(app: str, route: str) -> subprocess.CompletedProcess:
+    def runner(app: str, route: str) -> AppRun:
         return _run(app, route, app_bin, libdir_fn, tmp_path)
 
     return runner
@@ -136,10 +150,36 @@ def test_device_printf_expected_text_matches_c_printf(tmp_path):
     assert buf.value.decode() == PRINTF_EXPECTED[8]
 
 
+# --- statistics of the run ---------------------------------------------------------------------
+
+def _kernel_counts(run: AppRun) -> list[tuple[str, int, int, int]]:
+    """(name, ctas, thread_insn, warp_insn) of every kernel in the run's statistics JSON."""
+    assert run.stats is not None, "gpgpusim run -o wrote no statistics JSON"
+    return [(k["kernel_name"], k["ctas"], k["thread_insn"], k["warp_insn"]) for k in run.stats["kernels"]]
+
+
+@pytest.mark.xfail(reason="runtime/api.py _ReporterHooks does not forward functional_done: no kernels "
+                          "in the -o JSON and no 'Done functional simulation' lines (reported to the lead)",
+                   strict=False)
+def test_stats_json_lists_every_kernel(run_app):
+    """kernel_loop launches 20 x (smooth, checksum), 4 CTAs of 128 threads for n = 500; each
+    launch is in the JSON with its own counts. smooth's counts, derived by hand from its PTX
+    (GPGPU-Sim's gpu_sim_insn rule: a lane whose guard predicate is false is not counted):
+    per thread 8 common instructions, then out of range (12 threads) @bra + ret = 10;
+    boundary i = 0, n-1: 9 + @bra + ld, st, bra.uni + ret = 22; interior (498): 9 + bra.uni +
+    11 + ret = 30 -> 120 + 44 + 14,940 = 15,104. Warps: 14 uniform warps x 32 issued, the
+    two warps holding a boundary lane issue both paths, 35 each -> 518."""
+    run = run_app("kernel_loop", "cli")
+    assert run.returncode == 0, _describe("kernel_loop", "cli", run)
+    counts = _kernel_counts(run)
+    assert [c[0] for c in counts] == ["_Z6smoothPKiPii", "_Z8checksumPKiiPxi"] * 20
+    assert {c[1] for c in counts} == {4}
+    assert {c[2:] for c in counts if c[0] == "_Z6smoothPKiPii"} == {(15104, 518)}
+    assert len({c[2:] for c in counts if c[0] == "_Z8checksumPKiiPxi"}) == 1
+    assert run.stats["totals"]["gpu_tot_sim_insn"] == sum(c[2] for c in counts)
+
+
 # --- batched and warp-step drivers agree ------------------------------------------------------
-
-_DONE = re.compile(r"Done functional simulation \((\d+) instructions simulated\)")
-
 
 def _require_driver_switch():
     """The warp route needs the runtime to honour GPGPUSIM_DRIVER; skip (saying why) until the
@@ -157,9 +197,8 @@ def test_drivers_count_the_same_instructions(app, run_app):
     warp = run_app(app, "warp")
     assert batched.returncode == 0 and warp.returncode == 0, (
         _describe(app, "cli", batched) + "\n" + _describe(app, "warp", warp))
-    counts_b = [int(m) for m in _DONE.findall(batched.stdout)]
-    counts_w = [int(m) for m in _DONE.findall(warp.stdout)]
-    assert counts_b, f"no 'Done functional simulation' line in the batched run of {app}"
-    # Cumulative counts; host_threads may interleave kernels differently, so compare totals.
-    assert max(counts_b) == max(counts_w)
-    assert len(counts_b) == len(counts_w)
+    counts_b, counts_w = _kernel_counts(batched), _kernel_counts(warp)
+    assert counts_b, f"no kernels in the statistics of the batched run of {app}"
+    if app == "host_threads":  # four host threads: kernels may start in any order
+        counts_b, counts_w = sorted(counts_b), sorted(counts_w)
+    assert counts_b == counts_w
