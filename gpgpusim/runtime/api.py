@@ -167,6 +167,7 @@ class Runtime(StreamApi):
         self._limits = dict(LIMIT_DEFAULTS)
         self._device_flags = 0
         self._cstrings: dict[tuple[str, int], Any] = {}
+        self._placeholders: list[np.ndarray] = []        # managed-variable stand-ins (see below)
         self._modules_open = 0
         self._exited = False
         self.max_capability = int(self._cfg("gpgpu_ptx_force_max_capability", 0) or 0)
@@ -303,7 +304,13 @@ class Runtime(StreamApi):
     def x__cudaRegisterManagedVar(self, handle: int, host_var_ptr_addr: int, device_address: int,
                                  device_name: int, ext: int, size: int, constant: int, global_: int) -> None:
         # The managed variable is keyed by the address of its host pointer variable, which is
-        # what the application passes to cudaMemcpyToSymbol and friends.
+        # what the application passes to cudaMemcpyToSymbol and friends.  Until the module is
+        # loaded (and forever if loading fails) the pointer targets zeroed host memory, so
+        # host code touching the variable never dereferences NULL.
+        if host_var_ptr_addr and size:
+            placeholder = np.zeros(int(size) + 8, dtype=np.uint8)
+            self._placeholders.append(placeholder)
+            abi.write_u64(host_var_ptr_addr, placeholder.ctypes.data)
         self._register_var(handle, host_var_ptr_addr, device_address, device_name, size, constant,
                            True, host_var_ptr_addr)
 

@@ -7,6 +7,7 @@
 __device__ int dev_value = 41;
 __constant__ int const_table[4];
 
+
 __global__ void add_one(int *p, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -154,3 +154,48 @@ def test_init_failure_never_leaks(shim_lib, probe, tmp_path):
     assert "rc=3" in r.stdout and "malloc=3" in r.stdout
     assert "Traceback" not in r.stderr
     assert r.stderr.count("cannot start the simulator") == 1
+
+
+MANAGED_SRC = r"""
+#include <cstdio>
+__managed__ int managed_counter = 5;
+__global__ void bump(int by) { atomicAdd(&managed_counter, by); }
+int main()
+{
+    bump<<<1, 4>>>(10);
+    cudaDeviceSynchronize();
+    printf("managed=%d\n", managed_counter);
+    managed_counter = 100;
+    bump<<<1, 1>>>(1);
+    cudaDeviceSynchronize();
+    printf("managed2=%d\n", managed_counter);
+    return 0;
+}
+"""
+
+
+def _ptx_parser_supports_managed() -> bool:
+    from gpgpusim.errors import CudaError
+    from gpgpusim.ptx import parse_ptx
+
+    try:
+        parse_ptx(".version 8.0\n.target sm_75\n.address_size 64\n"
+                  ".global .attribute(.managed) .align 4 .u32 v = 5;\n", "probe.ptx")
+    except CudaError:
+        return False
+    return True
+
+
+@needs_nvcc
+def test_managed_variable(shim_lib, tmp_path):
+    """``__managed__``: the host reads and writes the variable kernels update (__cudaRegisterManagedVar)."""
+    src = tmp_path / "managed.cu"
+    src.write_text(MANAGED_SRC)
+    exe = tmp_path / "managed"
+    subprocess.run([NVCC, "-cudart", "shared", str(src), "-o", str(exe)], check=True, capture_output=True)
+    r = subprocess.run([str(exe)], env=_env(shim_lib), cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr          # never a crash, even when the module fails to load
+    if not _ptx_parser_supports_managed():
+        assert "cudaErrorInvalidPtx" in r.stderr and ".attribute(.managed)" in r.stderr
+        pytest.xfail("the PTX front end does not parse .attribute(.managed) yet")
+    assert "managed=45" in r.stdout and "managed2=101" in r.stdout
