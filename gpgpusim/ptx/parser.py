@@ -96,9 +96,8 @@ def parse_int(text: str) -> int:
     return int(t)
 
 
-def _num(tok: Token) -> Imm:
-    kind = tok.type
-    s = str(tok)
+def num_literal(kind: str, s: str) -> Imm:
+    """An immediate from a number token of grammar terminal ``kind`` (INT/HEXF/HEXD/DECFLOAT)."""
     if kind == "INT":
         return Imm(parse_int(s))
     if kind == "HEXF":
@@ -110,19 +109,26 @@ def _num(tok: Token) -> Imm:
     return Imm(float(s))
 
 
-def _neg_num(tok: Token) -> Imm:
+def neg_literal(kind: str, s: str) -> Imm:
     """``-literal``: integers negate; ``-0f``/``-0d`` literals flip the IEEE sign bit."""
-    kind = tok.type
     if kind == "HEXF":
-        bits = int(str(tok)[2:], 16) ^ 0x80000000
+        bits = int(s[2:], 16) ^ 0x80000000
         return Imm(struct.unpack("<f", struct.pack("<I", bits))[0], bits)
     if kind == "HEXD":
-        bits = int(str(tok)[2:], 16) ^ (1 << 63)
+        bits = int(s[2:], 16) ^ (1 << 63)
         return Imm(struct.unpack("<d", struct.pack("<Q", bits))[0], bits)
-    return Imm(-_num(tok).value)
+    return Imm(-num_literal(kind, s).value)
 
 
-def _reg(tok: Token) -> Reg | Special:
+def _num(tok: Token) -> Imm:
+    return num_literal(tok.type, str(tok))
+
+
+def _neg_num(tok: Token) -> Imm:
+    return neg_literal(tok.type, str(tok))
+
+
+def _reg(tok: Token | str) -> Reg | Special:
     s = str(tok)
     dot = s.find(".")
     if dot >= 0:
@@ -130,6 +136,15 @@ def _reg(tok: Token) -> Reg | Special:
     if s in SPECIAL_REGS:
         return Special(s)
     return Reg(s)
+
+
+class _FastInit:
+    """Placeholder for an initialiser list pre-parsed by :mod:`gpgpusim.ptx.fastpath`."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
 
 
 class _Ident:
@@ -206,6 +221,9 @@ class _Shaper(Transformer):
 
     def init_neg(self, tok):
         return _neg_num(tok).value
+
+    def init_fast(self, tok):
+        return _FastInit(int(str(tok)[1:]))
 
     def init_sym(self, tok):
         return Sym(str(tok))
@@ -489,6 +507,9 @@ class _Builder:
         self.module = Module(filename=filename, source=text)
         self.loc: tuple[int, int, int] | None = None
         self.calls: list[tuple[str, _Pos]] = []  # (callee, where), checked after all functions
+        self.fast_items: list[tuple] = []  # instructions pre-built by fastpath.prescan
+        self.fast_next = 0
+        self.fast_inits: list[list[int]] = []  # initialiser lists pre-built by prescan
 
     def err(self, pos: _Pos | Token | None, msg: str) -> PtxError:
         if isinstance(pos, Token):
@@ -574,7 +595,10 @@ class _Builder:
         flat: list | None = None
         if init is not None:
             flat = []
-            _flatten(init, flat)
+            if type(init) is _FastInit:
+                flat = list(self.fast_inits[init.index])
+            else:
+                _flatten(init, flat)
             cap = count * a.vector if count else None
             if cap is not None and len(flat) > cap:
                 raise self.err(pos, f"{len(flat)} initialisers for {name_tok!s} with {cap} elements")
@@ -694,6 +718,12 @@ class _FunctionBuilder:
         mb = self.mb
         for st in stmts:
             if isinstance(st, Token):
+                if st.type == "FAST":
+                    st = mb.fast_items[mb.fast_next]
+                    mb.fast_next += 1
+                    self.instruction(st, scope)
+                    self.last_label = None
+                    continue
                 if st.type == "LABEL_DEF":
                     name = str(st).rstrip(": \t")
                     if name in fn.labels:
@@ -871,21 +901,40 @@ class _FunctionBuilder:
         return o
 
 
-def parse_module(text: str, filename: str = "<ptx>") -> Module:
+def parse_module(text: str, filename: str = "<ptx>", *, fast: bool = True) -> Module:
     """Parse PTX ``text`` into a :class:`~gpgpusim.ptx.ir.Module` (no CFG analysis).
 
-    Raises :class:`PtxError` (``file:line:col: message`` + the source line) on bad input.
+    ``fast`` lets :mod:`gpgpusim.ptx.fastpath` pre-parse simple instruction lines (same IR,
+    several times faster).  Raises :class:`PtxError` (``file:line:col: message`` + the
+    source line) on bad input.
     """
+    fast_items: list[tuple] = []
+    fast_inits: list[list[int]] = []
+    lark_text = text
+    if fast:
+        from gpgpusim.ptx.fastpath import prescan
+
+        lark_text, fast_items, fast_inits = prescan(text)
     try:
-        items = _lark().parse(text)
+        items = _lark().parse(lark_text)
     except UnexpectedInput as exc:
+        if fast_items or fast_inits:
+            # errors are reported by the plain parser, so that messages never mention the
+            # fast path's placeholders (and a placeholder in a wrong place is diagnosed).
+            return parse_module(text, filename, fast=False)
         raise _lark_error(exc, filename, text) from None
     except RecursionError:
         raise ptx_error(filename, text, 0, 0, "input nested too deeply") from None
+    builder = _Builder(text, filename)
+    builder.fast_items = fast_items
+    builder.fast_inits = fast_inits
     try:
-        return _Builder(text, filename).build(list(_top_items(items)))
+        module = builder.build(list(_top_items(items)))
     except RecursionError:
         raise ptx_error(filename, text, 0, 0, "input nested too deeply") from None
+    if builder.fast_next != len(fast_items):  # pragma: no cover - internal consistency
+        return parse_module(text, filename, fast=False)
+    return module
 
 
 def _top_items(tree: Any) -> list:
