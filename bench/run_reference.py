@@ -126,11 +126,10 @@ def run_program(program: str, exe: Path, mode: str, timeout_s: float, json_flag:
     text = [ln for _, ln in lines]
     passed = rc == 0 and any("PASS" in ln for ln in text) and not any("FAIL" in ln for ln in text)
     res = RunResult(program, mode, rc, passed, wall, startup)
-    if stats is not None:
-        for k in stats.get("kernels", []):
-            res.kernels.append(KernelResult(k.get("kernel_name", "?"), k.get("thread_insn"), k.get("warp_insn"),
-                                            k.get("cycles")))
-    else:
+    for k in (stats or {}).get("kernels", []):
+        res.kernels.append(KernelResult(k.get("kernel_name", "?"), k.get("thread_insn"), k.get("warp_insn"),
+                                        k.get("cycles")))
+    if not res.kernels:  # no JSON, or one without kernels: what the text output says
         res.kernels = _kernels_from_text(text)
     if rc != 0:
         res.error = (stderr.strip().splitlines() or ["(no stderr)"])[-1]
