@@ -15,6 +15,7 @@ from cuobjdump_tools.fatbin import (
     parse_wrapper,
     select_ptx,
     select_ptx_all,
+    self_memory_reader,
 )
 
 __all__ = [
@@ -27,4 +28,5 @@ __all__ = [
     "parse_wrapper",
     "select_ptx",
     "select_ptx_all",
+    "self_memory_reader",
 ]

@@ -438,13 +438,15 @@ def self_memory_reader() -> Callable[[int, int], bytes]:
             raise OSError(f"address {addr:#x} outside the user address space")
         fd = os.open("/proc/self/mem", os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         try:
-            out = b""
-            while len(out) < n:  # pread may return short reads at mapping boundaries
-                chunk = os.pread(fd, n - len(out), addr + len(out))
+            parts = []
+            got = 0
+            while got < n:  # bounded chunks: a corrupt size fails at the mapping's end, not in malloc
+                chunk = os.pread(fd, min(n - got, 1 << 20), addr + got)
                 if not chunk:
                     break
-                out += chunk
-            return out
+                parts.append(chunk)
+                got += len(chunk)
+            return b"".join(parts)
         finally:
             os.close(fd)
 

@@ -375,6 +375,12 @@ def test_self_memory_reader():
         parse_wrapper(read, 0x1000)
     with pytest.raises(FatbinError, match="outside the user address space"):
         parse_wrapper(read, 0)
+    # A container claiming 1.5 GiB is read in chunks until the mapping ends: a short read.
+    huge = bytearray(data)
+    huge[8:16] = (3 << 29).to_bytes(8, "little")
+    keep = _wrapper_in_memory(bytes(huge))
+    with pytest.raises(FatbinError, match=r"(short read|cannot read) (of )?fatbin container"):
+        parse_wrapper(read, ctypes.addressof(keep[1]))
 
 
 def test_parse_wrapper_bad_reads():
