@@ -48,7 +48,7 @@ from typing import NamedTuple
 from gpgpusim.errors import NotSupportedError, PtxError
 from gpgpusim.ptx import ir
 
-from . import _cmp, _cvt, _float, _int, _logic
+from . import _cmp, _cvt, _float, _int, _logic, _simd
 from . import _fp as fp
 from ._atomic import apply_atomic, atomic_fn
 from ._types import FLOAT_TYPES, INT_TYPES, dtype_of, is_signed, wide_of
@@ -113,9 +113,24 @@ _BITS = frozenset({"b16", "b32", "b64", "u16", "u32", "u64", "s16", "s32", "s64"
 
 
 # ----------------------------------------------------------------------------- builders
+def _packed16(inst: ir.Instruction) -> OpSpec | None:
+    """``add/sub/min/max`` on ``.u16x2``/``.s16x2`` (not PTX fundamental types: raw u32)."""
+    kind = next((m for m in inst.mods if m in ("u16x2", "s16x2")), None)
+    if kind is None:
+        return None
+    op = inst.opcode
+    if op not in ("add", "sub", "min", "max") or inst.has("cc") or inst.has("sat"):
+        raise _Bad(f"{op} on .{kind}")
+    fn = _simd.packed(op, 16, kind == "s16x2", relu=inst.has("relu"))
+    return OpSpec(fn, ("u32",), ("u32", "u32"))
+
+
 def _b_add(inst: ir.Instruction) -> OpSpec:
     op = inst.opcode
     sub = op in ("sub", "subc")
+    spec16 = _packed16(inst)
+    if spec16 is not None:
+        return spec16
     t = _one_type(inst)
     if t in _FLOATS:
         if op in ("addc", "subc") or inst.has("cc"):
@@ -228,6 +243,9 @@ def _b_absneg(inst: ir.Instruction) -> OpSpec:
 
 
 def _b_minmax(inst: ir.Instruction) -> OpSpec:
+    spec16 = _packed16(inst)
+    if spec16 is not None:
+        return spec16
     t = _one_type(inst)
     if t in _FLOATS:
         if inst.has("xorsign"):
@@ -369,6 +387,23 @@ def _b_set(inst: ir.Instruction) -> OpSpec:
     return OpSpec(fn, (dt,), (st, st, "pred") if boolop else (st, st))
 
 
+def _b_video(inst: ir.Instruction) -> OpSpec:
+    """SIMD video ``vadd4 vsub4 vabsdiff4 vmin4 vmax4 vavrg4`` (+ ``2`` forms), plain operands."""
+    op, width = inst.opcode[1:-1], 8 if inst.opcode.endswith("4") else 16
+    types = inst.types
+    if len(types) != 3 or not set(types) <= {"u32", "s32"}:
+        raise _Bad("video instruction needs .dtype.atype.btype in {u32, s32}")
+    if any(not isinstance(o, (ir.Reg, ir.Imm)) for o in inst.operands):
+        raise _Bad("byte/halfword selectors and masks")
+    second = next((m for m in inst.mods if m in ("add", "min", "max")), None)
+    if second not in (None, "add"):
+        raise _Bad(f"secondary .{second}")
+    dt, at, bt = types
+    fn = _simd.packed(op, width, dt == "s32", sat=inst.has("sat"), accumulate=second == "add",
+                      a_signed=at == "s32", b_signed=bt == "s32")
+    return OpSpec(fn, (dt,), (at, bt, dt))
+
+
 def _b_selp(inst: ir.Instruction) -> OpSpec:
     t = _one_type(inst)
     return OpSpec(_cmp.selp(t), (t,), (t, t, "pred"))
@@ -433,6 +468,7 @@ _BUILDERS: dict[str, Callable[[ir.Instruction], OpSpec | None]] = {
     "copysign": _b_copysign, "testp": _b_testp,
     "setp": _b_setp, "set": _b_set, "selp": _b_selp, "slct": _b_slct,
     "cvt": _b_cvt, "mov": _b_mov,
+    **{f"v{op}{n}": _b_video for op in ("add", "sub", "absdiff", "min", "max", "avrg") for n in (2, 4)},
 }
 
 #: Opcodes this module implements (everything else is the engine's).

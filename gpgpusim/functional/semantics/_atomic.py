@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from typing import Any
+
 import numpy as np
 
 from gpgpusim.errors import CudaError, Err, NotSupportedError
@@ -29,7 +31,7 @@ from . import _float
 from . import _fp as fp
 from ._types import dtype_of, unsigned_of
 
-Fn = Callable[..., np.ndarray]
+Fn = Callable[..., Any]
 
 _INT32_64 = {"u32", "s32", "u64", "s64", "b32", "b64"}
 _INTS_MINMAX = {"u32", "s32", "u64", "s64"}
@@ -130,7 +132,7 @@ def apply_atomic(memory: np.ndarray, offsets: np.ndarray, values: np.ndarray, op
 
     if op == "add" and ptx_type in ("u32", "s32", "u64", "s64"):
         ut = unsigned_of(ptx_type)
-        u = sv.astype(ut)
+        u: np.ndarray = sv.astype(ut)
         cs = np.add.accumulate(u, dtype=ut)
         excl = cs - u
         gbase = excl[starts]

@@ -16,13 +16,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from typing import Any
+
 import numpy as np
 
 from . import _fp as fp
 from ._float import quiet
 from ._types import FLOAT_TYPES, is_signed, unsigned_of
 
-Fn = Callable[..., object]
+Fn = Callable[..., Any]
 
 _ORDERED = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
             "gt": np.greater, "ge": np.greater_equal}
@@ -116,20 +118,37 @@ def setp(op: str, t: str, boolop: str | None, two_dst: bool, ftz: bool = False) 
     return lambda a, b, c: bf(cmp(a, b), c)
 
 
+_SET_TRUE: dict[str, Any] = {
+    "f32": np.float32(1.0), "s32": np.int32(-1), "u32": np.uint32(0xFFFFFFFF),
+    "f16": np.float16(1.0), "bf16": np.uint16(0x3F80),
+}
+_SET_TRUE_HALF = {"u32": 0xFFFF, "s32": 0xFFFF, "f16x2": 0x3C00, "bf16x2": 0x3F80}
+
+
 def set_(op: str, dtype: str, stype: str, boolop: str | None, ftz: bool = False) -> Fn:
-    """``set``: 0xFFFFFFFF (-1 for .s32) or 1.0f when true, 0 otherwise."""
-    cmp = compare(op, stype, ftz)
-    if dtype == "f32":
-        true, false = np.float32(1.0), np.float32(0.0)
-    elif dtype == "s32":
-        true, false = np.int32(-1), np.int32(0)
-    elif dtype == "u32":
-        true, false = np.uint32(0xFFFFFFFF), np.uint32(0)
-    else:
+    """``set``: true -> 0xFFFFFFFF (-1 for .s32), 1.0f, or 1.0 in f16/bf16; false -> 0.
+    With a packed ``f16x2``/``bf16x2`` source each half of ``d`` gets its own result
+    (0xFFFF or 1.0 per half)."""
+    bf = _BOOL[boolop] if boolop else None
+    if stype.endswith("x2"):
+        if dtype not in _SET_TRUE_HALF:
+            raise ValueError(f"set destination .{dtype} for .{stype}")
+        halves = _x2_split(stype, compare(op, stype[:-2], ftz))
+        one = np.uint32(_SET_TRUE_HALF[dtype])
+
+        def x2(a, b, c=None):
+            lo, hi = halves(a, b)
+            if bf is not None:
+                lo, hi = bf(lo, c), bf(hi, c)
+            return np.where(lo, one, np.uint32(0)) | (np.where(hi, one, np.uint32(0)) << np.uint32(16))
+        return x2
+    if dtype not in _SET_TRUE:
         raise ValueError(f"set destination .{dtype}")
-    if boolop is None:
+    cmp = compare(op, stype, ftz)
+    true = _SET_TRUE[dtype]
+    false = true.dtype.type(0)
+    if bf is None:
         return lambda a, b: np.where(cmp(a, b), true, false)
-    bf = _BOOL[boolop]
     return lambda a, b, c: np.where(bf(cmp(a, b), c), true, false)
 
 

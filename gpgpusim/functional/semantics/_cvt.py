@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from typing import Any
+
 import numpy as np
 
 from gpgpusim.errors import NotSupportedError
@@ -29,7 +31,7 @@ from . import _fp as fp
 from ._float import quiet
 from ._types import INT_TYPES, bits_of, dtype_of, is_signed
 
-Fn = Callable[..., object]
+Fn = Callable[..., Any]
 F16, F32, F64 = np.float16, np.float32, np.float64
 U16, U32, U64 = np.uint16, np.uint32, np.uint64
 

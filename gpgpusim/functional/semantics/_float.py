@@ -30,15 +30,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from typing import Any
+
 import numpy as np
 
 from . import _fp as fp
 
-Fn = Callable[..., object]
+Fn = Callable[..., Any]
 F16, F32, F64 = np.float16, np.float32, np.float64
 U16, U32, U64 = np.uint16, np.uint32, np.uint64
 
-CANON_NAN = {"f32": U32(0x7FFFFFFF), "f64": U64(0x7FFFFFFFFFFFFFFF), "f16": U16(0x7FFF), "bf16": U16(0x7FFF)}
+CANON_NAN: dict[str, Any] = {"f32": U32(0x7FFFFFFF), "f64": U64(0x7FFFFFFFFFFFFFFF), "f16": U16(0x7FFF), "bf16": U16(0x7FFF)}
 
 
 def quiet(fn: Fn) -> Fn:

@@ -90,7 +90,7 @@ def adjust(r: np.ndarray, resid: np.ndarray, mode: str) -> np.ndarray:
 
 def f64_round(x: np.ndarray, dtype: type, mode: str) -> np.ndarray:
     """Round f64 ``x`` (exact, or rounded to odd) to float ``dtype`` (f32/f16) in ``mode``."""
-    r = x.astype(dtype)
+    r: np.ndarray = x.astype(dtype)
     if mode == "rn":
         return r
     return adjust(r, x - r.astype(F64), mode)

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from typing import Any
+
 import numpy as np
 
 from ._types import bits_of, dtype_of, is_signed, unsigned_of, wide_of
 
-Fn = Callable[..., object]
+Fn = Callable[..., Any]
 U32 = np.uint32
 U64 = np.uint64
 I64 = np.int64

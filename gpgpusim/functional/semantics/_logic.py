@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from typing import Any
+
 import numpy as np
 
 from ._types import bits_of, dtype_of
 
-Fn = Callable[..., object]
+Fn = Callable[..., Any]
 U32 = np.uint32
 U64 = np.uint64
 

@@ -182,3 +182,39 @@ def test_selp_slct():
     assert as_list(run("slct.f32.f32", [1.0, 1.0, 1.0, 1.0], [2.0] * 4, [0.0, -0.0, NAN, -1.0])) == [1.0, 1.0, 2.0, 2.0]
     assert as_list(run("slct.s32.f32", [1, 1], [2, 2], [-f32(1), 1.0])) == [2, 1]
     assert as_list(run("slct.ftz.s32.f32", [1], [2], [-f32(1)])) == [1]
+
+
+def test_set_half_destinations_and_packed_sources():
+    h = lambda x: int(np.float16(x).view(np.uint16))  # noqa: E731
+    out = run("set.nan.f16.f16", [NAN, 1.0], [1.0, 1.0])
+    assert out.dtype == np.float16 and as_list(out) == [1.0, 0.0]
+    a = h(1.0) | (h(NAN) << 16)
+    b = h(1.0) | (h(2.0) << 16)
+    assert as_list(run("set.eq.u32.f16x2", [a], [b])) == [0x0000FFFF]
+    assert as_list(run("set.neu.f16x2.f16x2", [a], [b])) == [h(1.0) << 16]
+    assert as_list(run("set.lt.bf16.f32", [1.0], [2.0])) == [0x3F80]
+
+
+# ----------------------------------------------------------------------------- packed SIMD
+def _pack16(lo: int, hi: int) -> int:
+    return (lo & 0xFFFF) | ((hi & 0xFFFF) << 16)
+
+
+def test_u16x2_s16x2():
+    assert as_list(run("add.u16x2", [_pack16(0xFFFF, 1)], [_pack16(2, 3)])) == [_pack16(1, 4)]
+    assert as_list(run("sub.u16x2", [_pack16(0, 5)], [_pack16(1, 3)])) == [_pack16(0xFFFF, 2)]
+    assert as_list(run("min.s16x2", [_pack16(-1, 5)], [_pack16(1, -7)])) == [_pack16(-1, -7)]
+    assert as_list(run("max.u16x2", [_pack16(0xFFFF, 5)], [_pack16(1, 7)])) == [_pack16(0xFFFF, 7)]
+    assert as_list(run("max.relu.s16x2", [_pack16(-3, -5)], [_pack16(-1, 4)])) == [_pack16(0, 4)]
+
+
+def test_video_simd():
+    a = 0x10FF0180
+    b = 0x20010280
+    assert as_list(run("vabsdiff4.u32.u32.u32", [a], [b], [0])) == [0x10FE0100]
+    assert as_list(run("vabsdiff4.u32.u32.u32.add", [a], [b], [5])) == [5 + 0x10 + 0xFE + 0x01]
+    assert as_list(run("vadd4.u32.u32.u32", [a], [b], [0])) == [0x30000300]
+    assert as_list(run("vadd4.u32.u32.u32.sat", [a], [b], [0])) == [0x30FF03FF]
+    assert as_list(run("vmax4.s32.s32.s32", [a], [b], [0])) == [0x20010280]
+    assert as_list(run("vsub2.s32.s32.s32.sat", [0x80000001], [0x00010002], [0])) == [0x8000FFFF]
+    assert as_list(run("vavrg2.u32.u32.u32", [0x00030001], [0x00040002], [0])) == [0x00040002]
