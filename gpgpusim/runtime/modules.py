@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -198,13 +199,13 @@ class Registry:
 # ------------------------------------------------------------------------------ PTX sources
 
 
-def ptx_for_module(m: Module, max_capability: int, env: dict[str, str] | None = None) -> tuple[str, str]:
+def ptx_for_module(m: Module, max_capability: int, env: Mapping[str, str] | None = None) -> tuple[str, str]:
     """``(ptx_text, name)`` for module ``m``: a file under ``PTX_SIM_USE_PTX_FILE`` (C021/C022),
     else the embedded PTX read from the application's memory (C027, C029)."""
-    env = os.environ if env is None else env
-    use_file = env.get("PTX_SIM_USE_PTX_FILE", "").strip()
+    env_map: Mapping[str, str] = os.environ if env is None else env
+    use_file = env_map.get("PTX_SIM_USE_PTX_FILE", "").strip()
     if use_file and use_file != "0":
-        path = env.get("PTX_SIM_KERNELFILE", "").strip() or f"_{m.index}.ptx"
+        path = env_map.get("PTX_SIM_KERNELFILE", "").strip() or f"_{m.index}.ptx"
         try:
             with open(path, encoding="utf-8") as f:
                 return f.read(), path
