@@ -15,7 +15,7 @@ _write: Callable[[str], object] | None = None
 _flush: Callable[[], object] | None = None
 
 
-def set_stdout_writer(write: Callable[[str], object], flush: Callable[[], object] | None = None) -> None:
+def set_stdout_writer(write: Callable[[str], object] | None, flush: Callable[[], object] | None = None) -> None:
     """Route all simulator output through ``write`` (the shim passes its C-stdio writer)."""
     global _write, _flush
     _write, _flush = write, flush
