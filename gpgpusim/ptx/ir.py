@@ -168,6 +168,8 @@ class Variable:
     visible: bool = False
     weak: bool = False
     line: int = 0
+    #: ``.attribute(.managed)``: a ``__managed__`` variable (host and device share it).
+    managed: bool = False
 
     @property
     def elem_size(self) -> int:

@@ -177,6 +177,13 @@ class _Shaper(Transformer):
     def attr(self, name, val=None):
         return (str(name)[1:], val)
 
+    def attribute(self, *items):
+        # `.attribute(.managed)` -> ("attribute", ("managed",)); `.unified(a, b)` keeps its name
+        return ("attribute", tuple(items))
+
+    def attr_item(self, name, *_args):
+        return str(name)[1:]
+
     def decl_or_func(self, *children):
         return ("decl_or_func", children)
 
@@ -443,7 +450,7 @@ class _Attrs:
     """The ``.visible .global .align 8 .v2 .u32`` prefix of a declaration, classified."""
 
     __slots__ = ("space", "type", "align", "vector", "extern", "visible", "weak",
-                 "ptr", "ptr_space", "ptr_align", "other")
+                 "ptr", "ptr_space", "ptr_align", "other", "attributes")
 
     def __init__(self, attrs: tuple) -> None:
         self.space: str | None = None
@@ -454,8 +461,11 @@ class _Attrs:
         self.ptr_space: str | None = None
         self.ptr_align: int | None = None
         self.other: list[str] = []
+        self.attributes: tuple[str, ...] = ()
         for name, val in attrs:
-            if name == "align":
+            if name == "attribute":
+                self.attributes += val
+            elif name == "align":
                 a = parse_int(str(val)) if val is not None else 0
                 if self.ptr and self.type is not None:
                     self.ptr_align = a
@@ -605,7 +615,7 @@ class _Builder:
         return Variable(
             name=str(name_tok), space=a.space or "reg", type=vtype, count=count,
             align=a.align, vector=a.vector, init=flat, extern=a.extern, visible=a.visible,
-            weak=a.weak, line=pos.line,
+            weak=a.weak, line=pos.line, managed="managed" in a.attributes,
         )
 
     def params(self, plist: list | None, entry: bool) -> list[Param]:

@@ -40,7 +40,7 @@ def ptx(body: str):
 # ----------------------------------------------------------------------------- fixtures
 def test_fixture_set_is_complete():
     # one per reference program plus the hand-written snippets and arch/debug variants
-    assert len(FIXTURES) == 17
+    assert len(FIXTURES) == 18
 
 
 @pytest.mark.parametrize("name", FIXTURES)
@@ -448,3 +448,12 @@ def test_undeclared_register_operand():
 def test_call_to_unknown_function():
     msg = _err(HEADER + ".entry e() {\n call.uni foo, ();\n ret;\n}\n")
     assert msg == "bad.ptx:5:2: call to foo, which is not a function of the module\n     call.uni foo, ();"
+
+
+def test_managed_attribute():
+    v = load("snip3.ptx").variables
+    assert (v["mcount"].managed, v["mcount"].init, v["mcount"].type) == (True, [5], "u32")
+    assert (v["mbuf"].managed, v["mbuf"].size_bytes) == (True, 16)
+    assert v["dflag"].managed is False
+    m = ptx(".global .attribute(.unified(19, 95)) .align 8 .u64 u;\n")
+    assert (m.variables["u"].managed, m.variables["u"].align) == (False, 8)
