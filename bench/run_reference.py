@@ -69,8 +69,10 @@ class RunResult:
     error: str = ""
 
     @property
-    def thread_insn(self) -> int:
-        return sum(k.thread_insn or 0 for k in self.kernels)
+    def thread_insn(self) -> int | None:
+        """Total thread instructions, None when no kernel reported a count."""
+        counts = [k.thread_insn for k in self.kernels if k.thread_insn is not None]
+        return sum(counts) if counts else None
 
 
 def gpgpusim_cmd() -> list[str]:
