@@ -253,6 +253,11 @@ class IntList:
     def __len__(self) -> int:
         return len(self.values)
 
+    def named(self, names: tuple[str, ...] = ("ADD", "MAX", "MUL", "MAD", "DIV", "SHFL")) -> dict[str, int]:
+        """The values by name; the default names are the opcode classes of
+        ``-ptx_opcode_latency_*`` / ``-ptx_opcode_initiation_*`` (fp/dp lists have no SHFL)."""
+        return dict(zip(names, self.values, strict=False))
+
 
 def _int(text: str, what: str) -> int:
     t = text.strip()

@@ -35,6 +35,11 @@ class Opt:
         """Convert a config-file value string into the typed value (raises ValueError)."""
         return formats.parse_value(self.kind, text)
 
+    @property
+    def typed_default(self) -> Any:
+        """The built-in default as a typed value (``int``, ``bool``, a value class, ...)."""
+        return self.parse(self.default)
+
 
 @dataclass(frozen=True, slots=True)
 class Dup:

@@ -11,7 +11,10 @@ JSON series and, with ``-visualizer_enabled 1``, the AerialVision log).
 AerialVision log: a gzip text file (``-visualizer_outputfile``, default
 ``gpgpusim_visualizer__<date>.log.gz``, compression ``-visualizer_zlevel``) with one block per
 sample of ``name: value`` lines (scalars) and ``name: v0 v1 ...`` lines (per-core or
-per-partition arrays), starting with ``globalcyclecount`` and ``globalinsncount``.
+per-partition arrays, e.g. ``shaderinsncount``, ``shaderwarpdiv``, ``dramncmd``), then, closing
+the block as GPGPU-Sim's ``visualizer_printstat`` does, ``globalcyclecount``,
+``globalinsncount`` (instructions since the kernel started) and ``globaltotinsncount``.  The
+timing model names its sampled counters with AerialVision's keywords.
 """
 
 from __future__ import annotations
@@ -36,16 +39,21 @@ class AerialVisionWriter:
         # zlevel 0 means "no compression" in GPGPU-Sim: write plain text then
         self._f = gzip.open(self.path, "wt", compresslevel=zlevel) if zlevel else open(self.path, "w")
 
+    _GLOBAL = ("globalinsncount", "globaltotinsncount")
+
     def write(self, cycle: int, values: dict[str, Any]) -> None:
         f = self._f
-        f.write(f"globalcyclecount: {cycle}\n")
         for k, v in values.items():
-            if k == "cycle":
+            if k == "cycle" or k in self._GLOBAL:
                 continue
             if isinstance(v, (list, tuple)):
                 f.write(f"{k}: " + " ".join(str(x) for x in v) + "\n")
             else:
                 f.write(f"{k}: {v}\n")
+        f.write(f"globalcyclecount: {cycle}\n")
+        for k in self._GLOBAL:
+            if k in values:
+                f.write(f"{k}: {values[k]}\n")
 
     def close(self) -> None:
         self._f.close()

@@ -190,3 +190,16 @@ def test_every_microformat_value_in_reference_configs_round_trips():
             assert v.format() == canon or F.parse_value(opt.kind, v.format()) == v, (path, name, value)
             seen += 1
     assert seen > 50
+
+
+def test_opcode_list_names_and_typed_defaults():
+    from gpgpusim.options import load_config, registry
+
+    cfg = load_config(env=False)
+    assert cfg["ptx_opcode_latency_int"].named() == {"ADD": 4, "MAX": 13, "MUL": 4, "MAD": 5, "DIV": 145, "SHFL": 21}
+    assert cfg["ptx_opcode_latency_fp"].named() == {"ADD": 4, "MAX": 13, "MUL": 4, "MAD": 5, "DIV": 39}
+    reg = registry()
+    assert reg.lookup("gpgpu_n_clusters").typed_default == 10
+    assert reg.lookup("gpgpu_perf_sim_memcpy").typed_default is False
+    assert reg.lookup("gpgpu_cache:dl1").typed_default is None
+    assert reg.lookup("gpgpu_clock_domains").typed_default.as_tuple() == (500.0, 2000.0, 2000.0, 2000.0)

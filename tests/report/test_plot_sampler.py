@@ -75,8 +75,8 @@ def test_sampler_from_config_feeds_reporter_and_aerialvision(tmp_path):
     assert rep.samples == [{"cycle": 100, "globalinsncount": 40, "shaderinsncount": [10, 30]},
                            {"cycle": 200, "globalinsncount": 60, "shaderinsncount": [30, 30]}]
     text = gzip.open(out, "rt").read()
-    assert text == ("globalcyclecount: 100\nglobalinsncount: 40\nshaderinsncount: 10 30\n"
-                    "globalcyclecount: 200\nglobalinsncount: 60\nshaderinsncount: 30 30\n")
+    assert text == ("shaderinsncount: 10 30\nglobalcyclecount: 100\nglobalinsncount: 40\n"
+                    "shaderinsncount: 30 30\nglobalcyclecount: 200\nglobalinsncount: 60\n")
 
 
 def test_aerialvision_zlevel_validation(tmp_path):
