@@ -5,7 +5,8 @@ header naming nine metrics and one row per PTX source line, ``<file> <line> : <m
 The functional engine provides the first metric, the execution count (thread-level, so the
 counts sum to ``gpu_sim_insn``); the other eight (latency, DRAM traffic, shared-memory bank
 conflicts, ...) come from the timing model.  Columns no model has produced are left out of the
-header and the rows rather than written as zeros.
+header and the rows rather than written as zeros; with all nine the file is byte-identical in
+form to GPGPU-Sim's (``"%s %i : "`` then each value followed by a space).
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ def write_line_stats(path: str | Path, counts: Mapping[tuple[str, int], int],
         f.write("kernel line : " + " ".join(cols) + "\n")
         for key in keys:
             vals = [counts.get(key, 0)] + [extra[m].get(key, 0) for m in cols[1:]]
-            f.write(f"{key[0]} {key[1]} : " + " ".join(str(v) for v in vals) + "\n")
+            # GPGPU-Sim writes every value followed by one space
+            f.write(f"{key[0]} {key[1]} : " + "".join(f"{v} " for v in vals) + "\n")
 
 
 def read_line_stats(path: str | Path) -> dict[tuple[str, int], dict[str, int]]:

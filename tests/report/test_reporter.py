@@ -199,7 +199,7 @@ def test_line_stats_file_sums_to_instruction_count(tmp_path):
     p = rep.write_line_stats(tmp_path / "gpgpu_inst_stats.txt")
     text = p.read_text().splitlines()
     assert text[0] == "kernel line : count"
-    assert text[1] == "k.ptx 10 : 64"
+    assert text[1] == "k.ptx 10 : 64 "
     got = read_line_stats(p)
     assert sum(v["count"] for v in got.values()) == 160
 
@@ -209,7 +209,7 @@ def test_line_stats_default_name_from_config(tmp_path, monkeypatch):
     rep, _, _ = make(functional=True)
     rep.functional_done(KernelStats("k", 1, thread_insn=3, line_counts={("a.ptx", 1): 3}))
     assert rep.write_line_stats() == Path("gpgpu_inst_stats.txt")
-    assert (tmp_path / "gpgpu_inst_stats.txt").read_text() == "kernel line : count\na.ptx 1 : 3\n"
+    assert (tmp_path / "gpgpu_inst_stats.txt").read_text() == "kernel line : count\na.ptx 1 : 3 \n"
     rep2, _, _ = make(functional=True, overrides=["-enable_ptx_file_line_stats 0"])
     assert rep2.write_line_stats() is None
 
@@ -243,7 +243,7 @@ def test_exit_writes_line_stats_when_collected(tmp_path, monkeypatch):
     rep2, lines2, _ = make(functional=True)
     rep2.functional_done(KernelStats("k", 1, thread_insn=2, line_counts={("a.ptx", 3): 2}))
     rep2.exit()
-    assert (tmp_path / "gpgpu_inst_stats.txt").read_text() == "kernel line : count\na.ptx 3 : 2\n"
+    assert (tmp_path / "gpgpu_inst_stats.txt").read_text() == "kernel line : count\na.ptx 3 : 2 \n"
     assert lines2[-1] == "GPGPU-Sim: *** exit detected ***"
 
 
@@ -275,3 +275,16 @@ def test_progress_line():
     rep.progress(500, 137152, 1.0)
     assert lines[0].startswith("GPGPU-Sim uArch: cycles simulated: 500  inst.: 137152 (ipc=274.3) "
                                "sim_rate=137152 (inst/sec) elapsed = 0:0:00:01 / ")
+
+
+def test_line_stats_full_columns_like_gpgpusim(tmp_path):
+    from gpgpusim.report.linestats import METRICS, write_line_stats
+
+    key = ("k.ptx", 7)
+    extra = {m: {key: i} for i, m in enumerate(METRICS[1:], 1)}
+    write_line_stats(tmp_path / "s.txt", {key: 100}, extra)
+    assert (tmp_path / "s.txt").read_text() == (
+        "kernel line : count latency dram_traffic smem_bk_conflicts smem_warp gmem_access_generated gmem_warp "
+        "exposed_latency warp_divergence\nk.ptx 7 : 100 1 2 3 4 5 6 7 8 \n")
+    with pytest.raises(ValueError, match="unknown PTX line metric"):
+        write_line_stats(tmp_path / "t.txt", {}, {"bogus": {}})
