@@ -504,6 +504,11 @@ def launch(lm: LoadedModule, kernel: str, grid: tuple[int, int, int], block: tup
                 e[1] += int(pc_thread[pc])
         stats.line_stats = line_stats
     stats.wall_s = time.perf_counter() - t0
+    counts_file = os.environ.get("GPGPUSIM_FUNCTIONAL_COUNTS_FILE")
+    if counts_file:     # debugging/benchmark aid: one line per launch
+        with open(counts_file, "a") as f:
+            f.write(f"{kernel} grid={grid} block={block} thread_insn={stats.thread_insn} "
+                    f"warp_insn={stats.warp_insn} wall_s={stats.wall_s:.3f}\n")
     return stats
 
 
