@@ -71,7 +71,7 @@ GS_EXPORT cudaError_t __cudaLaunchKernel(void *kernel, gs_dim3 gridDim, gs_dim3 
 GS_EXPORT cudaError_t __cudaLaunchKernel_ptsz(void *kernel, gs_dim3 gridDim, gs_dim3 blockDim,
                                               void **args, size_t sharedMem, void *stream)
 {
-    return gs_launch_kernel(1, kernel, &gridDim, &blockDim, args, sharedMem, stream);
+    return gs_launch_kernel(1, kernel, &gridDim, &blockDim, args, sharedMem, stream ? stream : (void *)2);
 }
 
 GS_EXPORT cudaError_t cudaLaunchKernel(const void *func, gs_dim3 gridDim, gs_dim3 blockDim, void **args,
@@ -83,7 +83,7 @@ GS_EXPORT cudaError_t cudaLaunchKernel(const void *func, gs_dim3 gridDim, gs_dim
 GS_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, gs_dim3 gridDim, gs_dim3 blockDim,
                                             void **args, size_t sharedMem, void *stream)
 {
-    return gs_launch_kernel(0, func, &gridDim, &blockDim, args, sharedMem, stream);
+    return gs_launch_kernel(0, func, &gridDim, &blockDim, args, sharedMem, stream ? stream : (void *)2);
 }
 
 GS_EXPORT const char *cudaGetErrorString(cudaError_t error)
@@ -110,31 +110,34 @@ GS_EXPORT struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z
     return d;
 }
 
-/* ---- per-thread default stream variants: same semantics in a single-host-thread simulator ---- */
+/* ---- per-thread default stream variants (nvcc --default-stream per-thread) ----
+ * The _ptsz (asynchronous) forms treat the NULL stream as cudaStreamPerThread (handle 2); the
+ * _ptds (synchronous) forms behave like the plain call. */
+#define GS_PTSZ(s) ((s) ? (s) : (void *)2)
 GS_EXPORT cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count, int kind)
 { return cudaMemcpy(dst, src, count, kind); }
 GS_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count, int kind, void *s)
-{ return cudaMemcpyAsync(dst, src, count, kind, s); }
+{ return cudaMemcpyAsync(dst, src, count, kind, GS_PTSZ(s)); }
 GS_EXPORT cudaError_t cudaMemcpy2D_ptds(void *dst, size_t dp, const void *src, size_t sp, size_t w,
                                         size_t h, int kind)
 { return cudaMemcpy2D(dst, dp, src, sp, w, h, kind); }
 GS_EXPORT cudaError_t cudaMemset_ptds(void *p, int v, size_t n) { return cudaMemset(p, v, n); }
 GS_EXPORT cudaError_t cudaMemsetAsync_ptsz(void *p, int v, size_t n, void *s)
-{ return cudaMemsetAsync(p, v, n, s); }
+{ return cudaMemsetAsync(p, v, n, GS_PTSZ(s)); }
 GS_EXPORT cudaError_t cudaMemcpyToSymbol_ptds(const void *sym, const void *src, size_t n, size_t off, int k)
 { return cudaMemcpyToSymbol(sym, src, n, off, k); }
 GS_EXPORT cudaError_t cudaMemcpyFromSymbol_ptds(void *dst, const void *sym, size_t n, size_t off, int k)
 { return cudaMemcpyFromSymbol(dst, sym, n, off, k); }
 GS_EXPORT cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void *sym, const void *src, size_t n, size_t off,
                                                    int k, void *s)
-{ return cudaMemcpyToSymbolAsync(sym, src, n, off, k, s); }
+{ return cudaMemcpyToSymbolAsync(sym, src, n, off, k, GS_PTSZ(s)); }
 GS_EXPORT cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *sym, size_t n, size_t off,
                                                      int k, void *s)
-{ return cudaMemcpyFromSymbolAsync(dst, sym, n, off, k, s); }
-GS_EXPORT cudaError_t cudaStreamSynchronize_ptsz(void *s) { return cudaStreamSynchronize(s); }
-GS_EXPORT cudaError_t cudaStreamQuery_ptsz(void *s) { return cudaStreamQuery(s); }
+{ return cudaMemcpyFromSymbolAsync(dst, sym, n, off, k, GS_PTSZ(s)); }
+GS_EXPORT cudaError_t cudaStreamSynchronize_ptsz(void *s) { return cudaStreamSynchronize(GS_PTSZ(s)); }
+GS_EXPORT cudaError_t cudaStreamQuery_ptsz(void *s) { return cudaStreamQuery(GS_PTSZ(s)); }
 GS_EXPORT cudaError_t cudaStreamWaitEvent_ptsz(void *s, void *e, unsigned int f)
-{ return cudaStreamWaitEvent(s, e, f); }
-GS_EXPORT cudaError_t cudaEventRecord_ptsz(void *e, void *s) { return cudaEventRecord(e, s); }
+{ return cudaStreamWaitEvent(GS_PTSZ(s), e, f); }
+GS_EXPORT cudaError_t cudaEventRecord_ptsz(void *e, void *s) { return cudaEventRecord(e, GS_PTSZ(s)); }
 GS_EXPORT cudaError_t cudaEventRecordWithFlags_ptsz(void *e, void *s, unsigned int f)
-{ return cudaEventRecordWithFlags(e, s, f); }
+{ return cudaEventRecordWithFlags(e, GS_PTSZ(s), f); }

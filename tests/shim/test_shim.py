@@ -199,3 +199,36 @@ def test_managed_variable(shim_lib, tmp_path):
         assert "cudaErrorInvalidPtx" in r.stderr and ".attribute(.managed)" in r.stderr
         pytest.xfail("the PTX front end does not parse .attribute(.managed) yet")
     assert "managed=45" in r.stdout and "managed2=101" in r.stdout
+
+
+PTSZ_SRC = r"""
+#include <cstdio>
+__global__ void k(int *p) { p[threadIdx.x] = threadIdx.x * 2; }
+int main()
+{
+    int *d, h[32];
+    cudaMalloc(&d, sizeof h);
+    k<<<1, 32>>>(d);
+    cudaMemcpyAsync(h, d, sizeof h, cudaMemcpyDeviceToHost, 0);
+    cudaError_t e = cudaStreamSynchronize(0);
+    int ok = e == cudaSuccess;
+    for (int i = 0; i < 32; i++) ok &= h[i] == 2 * i;
+    printf("%s\n", ok ? "PASS" : "FAIL");
+    return !ok;
+}
+"""
+
+
+@needs_nvcc
+def test_per_thread_default_stream_binary(shim_lib, tmp_path):
+    """``--default-stream per-thread`` binaries import the _ptsz entry points."""
+    pytest.importorskip("gpgpusim.functional.engine")
+    (tmp_path / "ptsz.cu").write_text(PTSZ_SRC)
+    exe = tmp_path / "ptsz"
+    subprocess.run([NVCC, "-cudart", "shared", "--default-stream", "per-thread", str(tmp_path / "ptsz.cu"),
+                    "-o", str(exe)], check=True, capture_output=True)
+    imports = subprocess.run(["nm", "-D", str(exe)], capture_output=True, text=True).stdout
+    assert "__cudaLaunchKernel_ptsz" in imports and "cudaMemcpyAsync_ptsz" in imports
+    r = subprocess.run([str(exe)], env=_env(shim_lib), cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "PASS" in r.stdout.splitlines()
