@@ -471,7 +471,10 @@ def launch(lm: LoadedModule, kernel: str, grid: tuple[int, int, int], block: tup
     if options is not None:
         chunk_threads = int(_opt(options, "functional_chunk_threads", chunk_threads))
     wpc = (nthreads + 31) // 32 * 32
-    per = max(1, chunk_threads // wpc)
+    # bound the resident state: registers + local frames + shared memory per chunk (~256 MiB)
+    per_thread = sum(dt.itemsize for dt in prog.slot_dtypes) + sum(fi.frame_bytes for fi in prog.funcs.values())
+    per_cta = per_thread * wpc + prog.static_smem + dyn_smem_bytes
+    per = max(1, min(chunk_threads // wpc, (256 << 20) // max(per_cta, 1)))
     total = grid[0] * grid[1] * grid[2]
     stats = KernelStats(kernel=kernel)
     pc_thread = np.zeros(len(prog.insts), dtype=np.int64)
