@@ -159,6 +159,9 @@ class Config:
             sug = self._reg.suggest(name)
             hint = f"; did you mean -{sug}?" if sug else ""
             raise ConfigError(f"{where}: unknown option -{name}{hint}")
+        if isinstance(opt, Legacy) and opt.alias_of is not None:
+            self.set(opt.alias_of, value, f"{where} (as -{name})")
+            return
         try:
             typed = opt.parse(value)
         except ValueError as exc:

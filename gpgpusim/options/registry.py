@@ -68,15 +68,23 @@ class Legacy:
     default: str
     desc: str
     kind: str = "str"
+    alias_of: str | None = None   # a renamed option: setting it sets this 4.2 option instead
 
     def parse(self, text: str) -> Any:
         return formats.parse_value(self.kind, text)
 
 
-# Options accepted for compatibility with older configs (SM2_GTX480 still names GPUWattch).
+# Options accepted for compatibility with older configs (SM2_GTX480 still names GPUWattch) and
+# 3.x names of options 4.2 renamed (seeds S000/S002 option tables).
 LEGACY = [
     Legacy("gpuwattch_xml_file", "gpuwattch_xml_file", "gpuwattch.xml",
            "GPUWattch XML file (GPGPU-Sim 3.x power model; superseded by -accelwattch_xml_file)"),
+    Legacy("gpgpu_flush_cache", "flush_cache", "0", "3.x name of -gpgpu_flush_l1_cache", "bool",
+           alias_of="gpgpu_flush_l1_cache"),
+    Legacy("visualizer_clevel", "visualizer_clevel", "6", "3.x manual's name of -visualizer_zlevel", "int",
+           alias_of="visualizer_zlevel"),
+    Legacy("rop_latency", "rop_latency", "85", "3.x name of -gpgpu_l2_rop_latency", "int",
+           alias_of="gpgpu_l2_rop_latency"),
 ]
 
 

@@ -185,3 +185,13 @@ def test_network_mode_1_reads_interconnect_file(tmp_path):
 def test_icnt_parse_error():
     with pytest.raises(ConfigError, match="expected 'key = value;'"):
         parse_icnt("topology fly;", "x.icnt")
+
+
+def test_renamed_3x_options_set_their_42_counterparts():
+    cfg = load_config(overrides=["-gpgpu_flush_cache 0", "-rop_latency 120", "-visualizer_clevel 3"], env=False)
+    assert cfg["gpgpu_flush_l1_cache"] is False
+    assert cfg["gpgpu_l2_rop_latency"] == 120
+    assert cfg["visualizer_zlevel"] == 3
+    assert cfg.origin["gpgpu_l2_rop_latency"] == "override (as -rop_latency)"
+    assert any(ln.startswith("-gpgpu_l2_rop_latency ") and " 120 # " in ln for ln in cfg.dump_lines())
+    assert not any(ln.startswith("-rop_latency") for ln in cfg.dump_lines())
