@@ -75,9 +75,18 @@ def libdir() -> Path:
 
 def _require_lib() -> Path:
     d = libdir()
-    if not any(d.glob("libcudart.so.*")):
+    libs = list(d.glob("libcudart.so.*"))
+    if not libs:
         raise SystemExit(f"gpgpusim: {d / SONAME} is missing; build it with `pip install .` "
                          f"(or `pip install -e .`, or `python shim/build_shim.py`)")
+    # Editable installs: warn when the shim sources changed after the library was built.
+    shim = Path(__file__).resolve().parent.parent / "shim"
+    if shim.is_dir():
+        newest = max((p.stat().st_mtime for p in shim.iterdir() if p.suffix in (".c", ".h", ".py", ".txt")),
+                     default=0.0)
+        if newest > min(p.stat().st_mtime for p in libs):
+            print(f"gpgpusim: warning: {d} is older than {shim}; rebuild with `pip install -e .` "
+                  f"or `python shim/build_shim.py`", file=sys.stderr)
     return d
 
 
