@@ -1,11 +1,12 @@
 """CUDA graphs: nodes with dependencies, instantiation, and replay on a stream.
 
 No GPGPU-Sim counterpart (GPGPU-Sim has no graphs; anchors.md §1a).  A :class:`Graph` holds
-:class:`GraphNode` objects (kernel, memcpy, memset, host, empty) whose payload is a template
-operation from :mod:`gpgpusim.runtime.gpu`; graphs come from stream capture (the stream manager
+:class:`GraphNode` objects (kernel, memcpy, memset, host, empty, event record/wait, child graph)
+whose payload is a template operation from :mod:`gpgpusim.runtime.gpu`; graphs come from stream capture (the stream manager
 adds one node per captured operation) or from explicit construction (``cudaGraphAdd*Node``).
 
-``instantiate`` freezes a topological order of the nodes into a :class:`GraphExec`; launching it
+``instantiate`` freezes a topological order of the nodes (child graphs flattened) into a
+:class:`GraphExec`; launching it
 enqueues a fresh clone of every template, in that order, on one stream.  Running the nodes one
 after another on one stream honours every dependency edge (a legal schedule of the graph); the
 timing model may later run independent branches side by side.
@@ -61,6 +62,19 @@ def node_kind(op: Op) -> int:
                     f"{op.describe()}: this operation cannot be a graph node")
 
 
+class ChildGraphOp(Op):
+    """Payload of a child-graph node: a private copy of the embedded graph."""
+
+    kind = "child_graph"
+
+    def __init__(self, graph: Graph) -> None:
+        super().__init__()
+        self.graph = graph
+
+    def describe(self) -> str:
+        return f"child graph {self.graph.handle:#x}"
+
+
 class GraphNode:
     """``cudaGraphNode_t``: one operation template plus the nodes it depends on."""
 
@@ -79,25 +93,51 @@ class GraphNode:
 
 
 class Graph:
-    """``cudaGraph_t``: nodes in insertion order (which is always a topological order)."""
+    """``cudaGraph_t``: nodes (insertion order) and their dependency edges."""
 
     def __init__(self, handle: int, registry: GraphRegistry) -> None:
         self.handle = handle
         self.nodes: list[GraphNode] = []
         self._registry = registry
+        #: for a clone: original node handle -> its copy here (``cudaGraphNodeFindInClone``)
+        self.clone_of: dict[int, GraphNode] = {}
 
-    def add_node(self, kind: int, op: Op | None, deps: Iterable[GraphNode] = ()) -> GraphNode:
-        deps = list(deps)
+    def _check_deps(self, deps: list[GraphNode]) -> None:
         for d in deps:
             if d.graph is not self:
                 raise CudaError(Err.InvalidValue,
                                 f"graph node {d.handle:#x} belongs to another graph")
         if len(set(id(d) for d in deps)) != len(deps):
             raise CudaError(Err.InvalidValue, "duplicate dependency in graph node")
+
+    def add_node(self, kind: int, op: Op | None, deps: Iterable[GraphNode] = ()) -> GraphNode:
+        deps = list(deps)
+        self._check_deps(deps)
         node = GraphNode(self._registry.next_handle(), kind, op or EmptyOp(), deps, self)
         self.nodes.append(node)
         self._registry.nodes[node.handle] = node
         return node
+
+    def add_edge(self, src: GraphNode, dst: GraphNode) -> None:
+        """``cudaGraphAddDependencies``: ``dst`` runs after ``src``; no duplicates, no cycles."""
+        self._check_deps([src, dst])
+        if src is dst or src in dst.deps:
+            raise CudaError(Err.InvalidValue,
+                            f"graph edge {src.handle:#x} -> {dst.handle:#x} is a self-loop or "
+                            "already exists")
+        if dst in ancestors([src]):
+            raise CudaError(Err.InvalidValue,
+                            f"graph edge {src.handle:#x} -> {dst.handle:#x} would make a cycle")
+        dst.deps.append(src)
+
+    def remove_node(self, node: GraphNode) -> None:
+        """``cudaGraphDestroyNode``: the node and every edge touching it go."""
+        self._check_deps([node])
+        self.nodes.remove(node)
+        for n in self.nodes:
+            if node in n.deps:
+                n.deps.remove(node)
+        self._registry.nodes.pop(node.handle, None)
 
     def root_nodes(self) -> list[GraphNode]:
         return [n for n in self.nodes if not n.deps]
@@ -105,13 +145,76 @@ class Graph:
     def edges(self) -> list[tuple[GraphNode, GraphNode]]:
         return [(d, n) for n in self.nodes for d in n.deps]
 
+    def topological(self) -> list[GraphNode]:
+        """The nodes in a dependency order (Kahn's algorithm, ties in insertion order)."""
+        index = {id(n): i for i, n in enumerate(self.nodes)}
+        waiting = {id(n): len(n.deps) for n in self.nodes}
+        users: dict[int, list[GraphNode]] = {id(n): [] for n in self.nodes}
+        for n in self.nodes:
+            for d in n.deps:
+                users[id(d)].append(n)
+        ready = [n for n in self.nodes if not n.deps]
+        order: list[GraphNode] = []
+        while ready:
+            ready.sort(key=lambda n: index[id(n)])
+            n = ready.pop(0)
+            order.append(n)
+            for u in users[id(n)]:
+                waiting[id(u)] -= 1
+                if waiting[id(u)] == 0:
+                    ready.append(u)
+        if len(order) != len(self.nodes):
+            raise CudaError(Err.InvalidValue, f"graph {self.handle:#x} has a dependency cycle")
+        return order
+
+    def clone_into(self, target: Graph) -> dict[GraphNode, GraphNode]:
+        """Copy every node and edge into the empty graph ``target``; returns old -> new."""
+        mapping: dict[GraphNode, GraphNode] = {}
+        for n in self.topological():
+            op = n.op
+            if isinstance(op, ChildGraphOp):
+                child = self._registry.new_graph(register=False)
+                op.graph.clone_into(child)
+                op = ChildGraphOp(child)
+            else:
+                op = op.clone()
+            mapping[n] = target.add_node(n.kind, op, [mapping[d] for d in n.deps])
+        return mapping
+
 
 class GraphExec:
-    """``cudaGraphExec_t``: the frozen operation templates, in a topological order."""
+    """``cudaGraphExec_t``: the frozen operation templates, in a topological order.
+
+    Child graphs are flattened in place (their nodes run where the child node stands);
+    ``by_node`` maps each top-level node handle to its template's index in ``ops``, for the
+    ``cudaGraphExec*NodeSetParams`` calls.
+    """
 
     def __init__(self, handle: int, graph: Graph) -> None:
         self.handle = handle
-        self.ops: list[Op] = [n.op.clone() for n in graph.nodes if n.kind != NODE_EMPTY]
+        self.ops: list[Op] = []
+        self.by_node: dict[int, int] = {}
+        self.kinds: dict[int, int] = {}
+        self._flatten(graph, top=True)
+
+    def set_op(self, node: GraphNode, op: Op) -> None:
+        """Replace the template of ``node`` (same kind) in this executable graph only."""
+        index = self.by_node.get(node.handle)
+        if index is None or self.kinds[node.handle] != node.kind:
+            raise CudaError(Err.InvalidValue,
+                            f"graph node {node.handle:#x} is not part of executable graph "
+                            f"{self.handle:#x}")
+        self.ops[index] = op
+
+    def _flatten(self, graph: Graph, top: bool) -> None:
+        for n in graph.topological():
+            if isinstance(n.op, ChildGraphOp):
+                self._flatten(n.op.graph, top=False)
+            elif n.kind != NODE_EMPTY:
+                if top:
+                    self.by_node[n.handle] = len(self.ops)
+                    self.kinds[n.handle] = n.kind
+                self.ops.append(n.op.clone())
 
 
 def ancestors(nodes: Iterable[GraphNode]) -> set[GraphNode]:
@@ -140,9 +243,17 @@ class GraphRegistry:
         with self._lock:
             return next(self._handles)
 
-    def new_graph(self) -> Graph:
+    def new_graph(self, register: bool = True) -> Graph:
         g = Graph(self.next_handle(), self)
-        self.graph_map[g.handle] = g
+        if register:
+            self.graph_map[g.handle] = g
+        return g
+
+    def clone_graph(self, handle: int) -> Graph:
+        """``cudaGraphClone``."""
+        g = self.new_graph()
+        mapping = self.get_graph(handle).clone_into(g)
+        g.clone_of = {old.handle: new for old, new in mapping.items()}
         return g
 
     def get_graph(self, handle: int) -> Graph:

@@ -34,6 +34,7 @@ from gpgpusim.errors import CudaError, Err
 from gpgpusim.runtime import abi
 from gpgpusim.runtime import graphs as g
 from gpgpusim.runtime.gpu import (
+    EventRecordOp,
     FreeOp,
     HostFuncOp,
     KernelLaunchOp,
@@ -41,6 +42,7 @@ from gpgpusim.runtime.gpu import (
     MemcpyKind,
     MemcpyOp,
     MemsetOp,
+    WaitEventOp,
 )
 from gpgpusim.runtime.streams import (
     CAPTURE_MODE_GLOBAL,
@@ -279,12 +281,10 @@ class StreamApi:
         return KernelLaunchOp(k.module.loaded, k.name, grid, block, shmem, params,
                               launch_kwargs={"printf": hostio.out})
 
-    @_entry
-    def cudaGraphAddKernelNode(self, p_node: int, graph: int, p_deps: int, n_deps: int,
-                               p_params: int) -> None:
+    # ---- node parameter structs -> operation templates
+    def _kernel_node_op(self, what: str, p_params: int) -> KernelLaunchOp:
         """``struct cudaKernelNodeParams {func; dim3 grid; dim3 block; unsigned smem;
         void **kernelParams; void **extra}`` (offsets 0, 8, 20, 32, 40, 48)."""
-        what = "cudaGraphAddKernelNode"
         _need(p_params, f"{what}: pNodeParams")
         func = abi.read_u64(p_params)
         grid, block = abi.read_dim3(p_params + 8), abi.read_dim3(p_params + 20)
@@ -292,27 +292,11 @@ class StreamApi:
         args, extra = abi.read_u64(p_params + 40), abi.read_u64(p_params + 48)
         if extra:
             raise CudaError(Err.NotSupported, f"{what}: the 'extra' argument format is not supported")
-        op = self._make_kernel_op(what, func, grid, block, shmem, args)
-        self._add_node(p_node, graph, p_deps, n_deps, g.NODE_KERNEL, op, what)
+        return self._make_kernel_op(what, func, grid, block, shmem, args)
 
-    @_entry
-    def cudaGraphAddMemcpyNode1D(self, p_node: int, graph: int, p_deps: int, n_deps: int,
-                                 dst: int, src: int, count: int, kind: int) -> None:
-        what = "cudaGraphAddMemcpyNode1D"
-        if kind not in tuple(MemcpyKind):
-            raise CudaError(Err.InvalidMemcpyDirection, f"{what}: {kind} is not a cudaMemcpyKind")
-        if count:
-            _need(dst, f"{what}: dst")
-            _need(src, f"{what}: src")
-        self._add_node(p_node, graph, p_deps, n_deps, g.NODE_MEMCPY,
-                       MemcpyOp(dst, src, count, kind), what)
-
-    @_entry
-    def cudaGraphAddMemsetNode(self, p_node: int, graph: int, p_deps: int, n_deps: int,
-                               p_params: int) -> None:
+    def _memset_node_op(self, what: str, p_params: int) -> MemsetOp:
         """``struct cudaMemsetParams {dst; pitch; unsigned value; unsigned elementSize; width;
         height}`` (offsets 0, 8, 16, 20, 24, 32); width counts elements."""
-        what = "cudaGraphAddMemsetNode"
         _need(p_params, f"{what}: pMemsetParams")
         dst, pitch = abi.read_u64(p_params), abi.read_u64(p_params + 8)
         value = ctypes.c_uint32.from_address(p_params + 16).value
@@ -326,20 +310,111 @@ class StreamApi:
         found = self.gmem.find(dst) if dst else None
         if found is None or dst + (pitch * (height - 1) if height > 1 else 0) + nbytes > sum(found):
             raise CudaError(Err.InvalidValue, f"{what}: {dst:#x} is not (enough) device memory")
-        self._add_node(p_node, graph, p_deps, n_deps, g.NODE_MEMSET,
-                       MemsetOp(dst, value, nbytes, esize, pitch, max(height, 1)), what)
+        return MemsetOp(dst, value, nbytes, esize, pitch, max(height, 1))
 
-    @_entry
-    def cudaGraphAddHostNode(self, p_node: int, graph: int, p_deps: int, n_deps: int,
-                             p_params: int) -> None:
+    @staticmethod
+    def _host_node_op(what: str, p_params: int) -> HostFuncOp:
         """``struct cudaHostNodeParams {fn; userData}``."""
-        what = "cudaGraphAddHostNode"
         _need(p_params, f"{what}: pNodeParams")
         fn, user_data = abi.read_u64(p_params), abi.read_u64(p_params + 8)
         _need(fn, f"{what}: fn")
         cfn = _HOST_FN(fn)
+        return HostFuncOp(lambda: cfn(user_data or None))
+
+    @staticmethod
+    def _memcpy1d_op(what: str, dst: int, src: int, count: int, kind: int) -> MemcpyOp:
+        if kind not in tuple(MemcpyKind):
+            raise CudaError(Err.InvalidMemcpyDirection, f"{what}: {kind} is not a cudaMemcpyKind")
+        if count:
+            _need(dst, f"{what}: dst")
+            _need(src, f"{what}: src")
+        return MemcpyOp(dst, src, count, kind)
+
+    def _memcpy3d_op(self, what: str, p_params: int) -> Memcpy2DOp:
+        """``struct cudaMemcpy3DParms`` (srcArray 0, srcPos 8, srcPtr 32, dstArray 64, dstPos 72,
+        dstPtr 96, extent 128, kind 152): pitched pointers with depth 1 only."""
+        _need(p_params, f"{what}: pCopyParams")
+        q = [abi.read_u64(p_params + 8 * i) for i in range(19)]
+        kind = ctypes.c_int.from_address(p_params + 152).value
+        src_array, (sx, sy, sz), (sptr, spitch, _sxs, _sys) = q[0], q[1:4], q[4:8]
+        dst_array, (dx, dy, dz), (dptr, dpitch, _dxs, _dys) = q[8], q[9:12], q[12:16]
+        width, height, depth = q[16:19]
+        if src_array or dst_array:
+            raise CudaError(Err.NotSupported, f"{what}: CUDA arrays are not supported")
+        if depth != 1 or sz or dz:
+            raise CudaError(Err.NotSupported, f"{what}: only depth-1 copies are supported "
+                            f"(extent depth {depth})")
+        if kind not in tuple(MemcpyKind):
+            raise CudaError(Err.InvalidMemcpyDirection, f"{what}: {kind} is not a cudaMemcpyKind")
+        _need(sptr, f"{what}: srcPtr.ptr")
+        _need(dptr, f"{what}: dstPtr.ptr")
+        spitch = spitch or width
+        dpitch = dpitch or width
+        if width > spitch or width > dpitch:
+            raise CudaError(Err.InvalidPitchValue,
+                            f"{what}: width {width} exceeds a pitch ({spitch}, {dpitch})")
+        return Memcpy2DOp(dptr + dy * dpitch + dx, dpitch, sptr + sy * spitch + sx, spitch,
+                          width, height, kind)
+
+    # ---- node creation
+    @_entry
+    def cudaGraphAddKernelNode(self, p_node: int, graph: int, p_deps: int, n_deps: int,
+                               p_params: int) -> None:
+        what = "cudaGraphAddKernelNode"
+        op = self._kernel_node_op(what, p_params)
+        self._add_node(p_node, graph, p_deps, n_deps, g.NODE_KERNEL, op, what)
+
+    @_entry
+    def cudaGraphAddMemcpyNode1D(self, p_node: int, graph: int, p_deps: int, n_deps: int,
+                                 dst: int, src: int, count: int, kind: int) -> None:
+        what = "cudaGraphAddMemcpyNode1D"
+        self._add_node(p_node, graph, p_deps, n_deps, g.NODE_MEMCPY,
+                       self._memcpy1d_op(what, dst, src, count, kind), what)
+
+    @_entry
+    def cudaGraphAddMemcpyNode(self, p_node: int, graph: int, p_deps: int, n_deps: int,
+                               p_params: int) -> None:
+        what = "cudaGraphAddMemcpyNode"
+        self._add_node(p_node, graph, p_deps, n_deps, g.NODE_MEMCPY,
+                       self._memcpy3d_op(what, p_params), what)
+
+    @_entry
+    def cudaGraphAddMemsetNode(self, p_node: int, graph: int, p_deps: int, n_deps: int,
+                               p_params: int) -> None:
+        what = "cudaGraphAddMemsetNode"
+        self._add_node(p_node, graph, p_deps, n_deps, g.NODE_MEMSET,
+                       self._memset_node_op(what, p_params), what)
+
+    @_entry
+    def cudaGraphAddHostNode(self, p_node: int, graph: int, p_deps: int, n_deps: int,
+                             p_params: int) -> None:
+        what = "cudaGraphAddHostNode"
         self._add_node(p_node, graph, p_deps, n_deps, g.NODE_HOST,
-                       HostFuncOp(lambda: cfn(user_data or None)), what)
+                       self._host_node_op(what, p_params), what)
+
+    @_entry
+    def cudaGraphAddChildGraphNode(self, p_node: int, graph: int, p_deps: int, n_deps: int,
+                                   child: int) -> None:
+        """The child graph is copied: later changes to it do not affect this node."""
+        what = "cudaGraphAddChildGraphNode"
+        reg = self.streams.graphs
+        copy = reg.new_graph(register=False)
+        reg.get_graph(child).clone_into(copy)
+        self._add_node(p_node, graph, p_deps, n_deps, g.NODE_GRAPH, g.ChildGraphOp(copy), what)
+
+    @_entry
+    def cudaGraphAddEventRecordNode(self, p_node: int, graph: int, p_deps: int, n_deps: int,
+                                    event: int) -> None:
+        what = "cudaGraphAddEventRecordNode"
+        self._add_node(p_node, graph, p_deps, n_deps, g.NODE_EVENT_RECORD,
+                       EventRecordOp(self.streams.get_event(event)), what)
+
+    @_entry
+    def cudaGraphAddEventWaitNode(self, p_node: int, graph: int, p_deps: int, n_deps: int,
+                                  event: int) -> None:
+        what = "cudaGraphAddEventWaitNode"
+        self._add_node(p_node, graph, p_deps, n_deps, g.NODE_WAIT_EVENT,
+                       WaitEventOp(self.streams.get_event(event)), what)
 
     @_entry
     def cudaGraphAddEmptyNode(self, p_node: int, graph: int, p_deps: int, n_deps: int) -> None:
@@ -396,6 +471,118 @@ class StreamApi:
     def cudaGraphDestroy(self, graph: int) -> None:
         self.streams.graphs.destroy_graph(graph)
 
+    # ---- edges, clones, node removal
+    def _edge_lists(self, graph: int, p_from: int, p_to: int, n: int, what: str
+                    ) -> tuple[g.Graph, list[tuple[g.GraphNode, g.GraphNode]]]:
+        reg = self.streams.graphs
+        gr = reg.get_graph(graph)
+        src = [reg.get_node(h) for h in _read_ptr_array(p_from, n, f"{what}: from")]
+        dst = [reg.get_node(h) for h in _read_ptr_array(p_to, n, f"{what}: to")]
+        return gr, list(zip(src, dst, strict=True))
+
+    @_entry
+    def cudaGraphAddDependencies(self, graph: int, p_from: int, p_to: int, p_edge_data: int,
+                                 n: int) -> None:
+        gr, edges = self._edge_lists(graph, p_from, p_to, n, "cudaGraphAddDependencies")
+        for a, b in edges:
+            gr.add_edge(a, b)
+
+    @_entry
+    def cudaGraphRemoveDependencies(self, graph: int, p_from: int, p_to: int, p_edge_data: int,
+                                    n: int) -> None:
+        gr, edges = self._edge_lists(graph, p_from, p_to, n, "cudaGraphRemoveDependencies")
+        for a, b in edges:
+            if a.graph is not gr or a not in b.deps:
+                raise CudaError(Err.InvalidValue, f"cudaGraphRemoveDependencies: no edge "
+                                f"{a.handle:#x} -> {b.handle:#x}")
+        for a, b in edges:
+            b.deps.remove(a)
+
+    @_entry
+    def cudaGraphGetEdges(self, graph: int, p_from: int, p_to: int, p_edge_data: int,
+                          p_num: int) -> None:
+        """Without ``from``/``to``: the count; with them: up to ``*numEdges`` edges."""
+        _need(p_num, "cudaGraphGetEdges: numEdges")
+        edges = self.streams.graphs.get_graph(graph).edges()
+        if not p_from and not p_to:
+            abi.write_u64(p_num, len(edges))
+            return
+        _need(p_from, "cudaGraphGetEdges: from")
+        _need(p_to, "cudaGraphGetEdges: to")
+        cap = abi.read_u64(p_num)
+        for i in range(cap):
+            a, b = edges[i] if i < len(edges) else (None, None)
+            abi.write_u64(p_from + 8 * i, a.handle if a else 0)
+            abi.write_u64(p_to + 8 * i, b.handle if b else 0)
+            if p_edge_data:
+                abi.write_u64(p_edge_data + _EDGE_DATA_BYTES * i, 0)
+        abi.write_u64(p_num, min(cap, len(edges)))
+
+    @_entry
+    def cudaGraphClone(self, p_clone: int, graph: int) -> None:
+        _need(p_clone, "cudaGraphClone: pGraphClone")
+        abi.write_u64(p_clone, self.streams.graphs.clone_graph(graph).handle)
+
+    @_entry
+    def cudaGraphNodeFindInClone(self, p_node: int, original: int, clone: int) -> None:
+        _need(p_node, "cudaGraphNodeFindInClone: pNode")
+        gr = self.streams.graphs.get_graph(clone)
+        node = gr.clone_of.get(original)
+        if node is None:
+            raise CudaError(Err.InvalidValue, f"cudaGraphNodeFindInClone: node {original:#x} has "
+                            f"no copy in graph {clone:#x}")
+        abi.write_u64(p_node, node.handle)
+
+    @_entry
+    def cudaGraphDestroyNode(self, node: int) -> None:
+        n = self.streams.graphs.get_node(node)
+        n.graph.remove_node(n)
+
+    # ---- parameter updates
+    def _node_of_kind(self, node: int, kind: int, what: str) -> g.GraphNode:
+        n = self.streams.graphs.get_node(node)
+        if n.kind != kind:
+            raise CudaError(Err.InvalidValue, f"{what}: node {node:#x} is of type {n.kind}, not {kind}")
+        return n
+
+    @_entry
+    def cudaGraphKernelNodeSetParams(self, node: int, p_params: int) -> None:
+        what = "cudaGraphKernelNodeSetParams"
+        n = self._node_of_kind(node, g.NODE_KERNEL, what)
+        n.op = self._kernel_node_op(what, p_params)
+
+    @_entry
+    def cudaGraphExecKernelNodeSetParams(self, graph_exec: int, node: int, p_params: int) -> None:
+        what = "cudaGraphExecKernelNodeSetParams"
+        n = self._node_of_kind(node, g.NODE_KERNEL, what)
+        self.streams.graphs.get_exec(graph_exec).set_op(n, self._kernel_node_op(what, p_params))
+
+    @_entry
+    def cudaGraphExecMemsetNodeSetParams(self, graph_exec: int, node: int, p_params: int) -> None:
+        what = "cudaGraphExecMemsetNodeSetParams"
+        n = self._node_of_kind(node, g.NODE_MEMSET, what)
+        self.streams.graphs.get_exec(graph_exec).set_op(n, self._memset_node_op(what, p_params))
+
+    @_entry
+    def cudaGraphExecHostNodeSetParams(self, graph_exec: int, node: int, p_params: int) -> None:
+        what = "cudaGraphExecHostNodeSetParams"
+        n = self._node_of_kind(node, g.NODE_HOST, what)
+        self.streams.graphs.get_exec(graph_exec).set_op(n, self._host_node_op(what, p_params))
+
+    @_entry
+    def cudaGraphExecMemcpyNodeSetParams1D(self, graph_exec: int, node: int, dst: int, src: int,
+                                           count: int, kind: int) -> None:
+        what = "cudaGraphExecMemcpyNodeSetParams1D"
+        n = self._node_of_kind(node, g.NODE_MEMCPY, what)
+        self.streams.graphs.get_exec(graph_exec).set_op(
+            n, self._memcpy1d_op(what, dst, src, count, kind))
+
+    @_entry
+    def cudaGraphUpload(self, graph_exec: int, stream: int) -> None:
+        """Nothing to upload in a simulator: validates the handles only."""
+        self.streams.graphs.get_exec(graph_exec)
+        self.streams.get_stream(stream)
+
     # ================================================================== per-thread default stream
     @_entry
     def cudaStreamGetFlags_ptsz(self, stream: int, p_flags: int) -> int:
@@ -450,6 +637,10 @@ class StreamApi:
             self, _ptsz(stream), p_status, p_id, p_graph, p_deps, p_edge_data, p_num_deps)
 
     @_entry
+    def cudaGraphUpload_ptsz(self, graph_exec: int, stream: int) -> int:
+        return self.cudaGraphUpload.__wrapped__(self, graph_exec, _ptsz(stream))  # type: ignore[attr-defined]
+
+    @_entry
     def cudaGraphLaunch_ptsz(self, graph_exec: int, stream: int) -> int:
         return self.cudaGraphLaunch.__wrapped__(self, graph_exec, _ptsz(stream))  # type: ignore[attr-defined]
 
@@ -486,6 +677,30 @@ cudaError_t cudaGraphAddHostNode(void **pGraphNode, void *graph, void *pDependen
                                  size_t numDependencies, const void *pNodeParams);
 cudaError_t cudaGraphAddEmptyNode(void **pGraphNode, void *graph, void *pDependencies,
                                   size_t numDependencies);
+cudaError_t cudaGraphAddMemcpyNode(void **pGraphNode, void *graph, void *pDependencies,
+                                   size_t numDependencies, const void *pCopyParams);
+cudaError_t cudaGraphAddChildGraphNode(void **pGraphNode, void *graph, void *pDependencies,
+                                       size_t numDependencies, void *childGraph);
+cudaError_t cudaGraphAddEventRecordNode(void **pGraphNode, void *graph, void *pDependencies,
+                                        size_t numDependencies, void *event);
+cudaError_t cudaGraphAddEventWaitNode(void **pGraphNode, void *graph, void *pDependencies,
+                                      size_t numDependencies, void *event);
+cudaError_t cudaGraphAddDependencies(void *graph, void *from, void *to, void *edgeData,
+                                     size_t numDependencies);
+cudaError_t cudaGraphRemoveDependencies(void *graph, void *from, void *to, void *edgeData,
+                                        size_t numDependencies);
+cudaError_t cudaGraphGetEdges(void *graph, void **from, void **to, void *edgeData, size_t *numEdges);
+cudaError_t cudaGraphClone(void **pGraphClone, void *originalGraph);
+cudaError_t cudaGraphNodeFindInClone(void **pNode, void *originalNode, void *clonedGraph);
+cudaError_t cudaGraphDestroyNode(void *node);
+cudaError_t cudaGraphKernelNodeSetParams(void *node, const void *pNodeParams);
+cudaError_t cudaGraphExecKernelNodeSetParams(void *hGraphExec, void *node, const void *pNodeParams);
+cudaError_t cudaGraphExecMemsetNodeSetParams(void *hGraphExec, void *node, const void *pNodeParams);
+cudaError_t cudaGraphExecHostNodeSetParams(void *hGraphExec, void *node, const void *pNodeParams);
+cudaError_t cudaGraphExecMemcpyNodeSetParams1D(void *hGraphExec, void *node, void *dst, const void *src,
+                                               size_t count, int kind);
+cudaError_t cudaGraphUpload(void *graphExec, void *stream);
+cudaError_t cudaGraphUpload_ptsz(void *graphExec, void *stream);
 cudaError_t cudaGraphGetNodes(void *graph, void **nodes, size_t *numNodes);
 cudaError_t cudaGraphGetRootNodes(void *graph, void **pRootNodes, size_t *pNumRootNodes);
 cudaError_t cudaGraphNodeGetType(void *node, int *pType);

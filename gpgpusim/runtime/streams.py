@@ -364,6 +364,11 @@ class StreamManager:
             self._events[handle] = Event(handle, flags)
             return handle
 
+    def get_event(self, handle: int) -> Event:
+        """The :class:`Event` behind a handle; bad handle -> InvalidResourceHandle."""
+        with self._lock:
+            return self._event(handle)
+
     def destroy_event(self, handle: int) -> None:
         """``cudaEventDestroy``: a pending record still completes; the handle dies now."""
         with self._lock:

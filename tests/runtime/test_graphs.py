@@ -370,3 +370,112 @@ def test_graph_launch_copies_are_fresh_each_time(env):
         mgr.launch_graph(ex, 0)
         mgr.synchronize_device()
         assert out.tolist() == [v] * 4
+
+
+def _ptrs(*handles: int):
+    return (ctypes.c_uint64 * max(len(handles), 1))(*handles)
+
+
+def test_api_dependencies_edges_topology_and_cycles(rt):
+    pg = out_u64()
+    assert rt.cudaGraphCreate(addr(pg), 0) == 0
+    gh = pg.value
+    kp = ctypes.create_string_buffer(struct.pack("<Q3I3IIxxxxQQ", 0xA, 1, 1, 1, 32, 1, 1, 0, 0, 0))
+    nodes = []
+    for func in (0xA, 0xB, 0xC):
+        struct.pack_into("<Q", kp, 0, func)
+        n = out_u64()
+        assert rt.cudaGraphAddKernelNode(addr(n), gh, 0, 0, addr(kp)) == 0
+        nodes.append(n.value)
+    a, b, c = nodes
+    # c -> a, c -> b: c (added last) must run first
+    assert rt.cudaGraphAddDependencies(gh, addr(_ptrs(c, c)), addr(_ptrs(a, b)), 0, 2) == 0
+    assert rt.cudaGraphAddDependencies(gh, addr(_ptrs(a)), addr(_ptrs(c)), 0, 1) == Err.InvalidValue
+    assert rt.cudaGraphAddDependencies(gh, addr(_ptrs(c)), addr(_ptrs(a)), 0, 1) == Err.InvalidValue
+    num = out_u64()
+    assert rt.cudaGraphGetEdges(gh, 0, 0, 0, addr(num)) == 0 and num.value == 2
+    frm, to = (ctypes.c_uint64 * 3)(), (ctypes.c_uint64 * 3)()
+    num.value = 3
+    assert rt.cudaGraphGetEdges(gh, addr(frm), addr(to), 0, addr(num)) == 0
+    assert num.value == 2 and list(frm) == [c, c, 0] and list(to) == [a, b, 0]
+    assert rt.cudaGraphGetRootNodes(gh, 0, addr(num)) == 0 and num.value == 1
+    pe = out_u64()
+    assert rt.cudaGraphInstantiate(addr(pe), gh, 0) == 0
+    assert rt.cudaGraphLaunch(pe.value, 0) == 0
+    rt.streams.synchronize_device()
+    assert rt.launcher.log == ["kc", "ka", "kb"]
+    assert rt.cudaGraphRemoveDependencies(gh, addr(_ptrs(c)), addr(_ptrs(a)), 0, 1) == 0
+    assert rt.cudaGraphRemoveDependencies(gh, addr(_ptrs(c)), addr(_ptrs(a)), 0, 1) == Err.InvalidValue
+    assert rt.cudaGraphDestroyNode(b) == 0
+    assert rt.cudaGraphGetEdges(gh, 0, 0, 0, addr(num)) == 0 and num.value == 0
+    assert rt.cudaGraphGetNodes(gh, 0, addr(num)) == 0 and num.value == 2
+
+
+def test_api_child_graph_clone_and_exec_set_params(rt):
+    kp = ctypes.create_string_buffer(struct.pack("<Q3I3IIxxxxQQ", 0x1, 1, 1, 1, 32, 1, 1, 0, 0, 0))
+    child, parent = out_u64(), out_u64()
+    assert rt.cudaGraphCreate(addr(child), 0) == 0 and rt.cudaGraphCreate(addr(parent), 0) == 0
+    ck = out_u64()
+    assert rt.cudaGraphAddKernelNode(addr(ck), child.value, 0, 0, addr(kp)) == 0
+    first, sub, last = out_u64(), out_u64(), out_u64()
+    struct.pack_into("<Q", kp, 0, 0x10)
+    assert rt.cudaGraphAddKernelNode(addr(first), parent.value, 0, 0, addr(kp)) == 0
+    assert rt.cudaGraphAddChildGraphNode(addr(sub), parent.value, addr(_ptrs(first.value)), 1,
+                                         child.value) == 0
+    struct.pack_into("<Q", kp, 0, 0x20)
+    assert rt.cudaGraphAddKernelNode(addr(last), parent.value, addr(_ptrs(sub.value)), 1, addr(kp)) == 0
+    t = ctypes.c_int32()
+    assert rt.cudaGraphNodeGetType(sub.value, addr(t)) == 0 and t.value == graphs.NODE_GRAPH
+    # the child was copied: destroying the original does not affect the parent
+    assert rt.cudaGraphDestroy(child.value) == 0
+    clone, found = out_u64(), out_u64()
+    assert rt.cudaGraphClone(addr(clone), parent.value) == 0
+    assert rt.cudaGraphNodeFindInClone(addr(found), last.value, clone.value) == 0
+    assert found.value not in (0, last.value)
+    assert rt.cudaGraphNodeFindInClone(addr(found), last.value, parent.value) == Err.InvalidValue
+    pe, pe2 = out_u64(), out_u64()
+    assert rt.cudaGraphInstantiate(addr(pe), parent.value, 0) == 0
+    assert rt.cudaGraphInstantiate(addr(pe2), clone.value, 0) == 0
+    struct.pack_into("<Q", kp, 0, 0x30)
+    assert rt.cudaGraphExecKernelNodeSetParams(pe.value, last.value, addr(kp)) == 0
+    assert rt.cudaGraphExecKernelNodeSetParams(pe.value, found.value, addr(kp)) == Err.InvalidValue
+    assert rt.cudaGraphExecMemsetNodeSetParams(pe.value, last.value, addr(kp)) == Err.InvalidValue
+    assert rt.cudaGraphUpload(pe.value, 0) == 0
+    assert rt.cudaGraphUpload(pe.value, 0x77770) == Err.InvalidResourceHandle
+    assert rt.cudaGraphLaunch(pe.value, 0) == 0
+    assert rt.cudaGraphLaunch(pe2.value, 0) == 0
+    rt.streams.synchronize_device()
+    assert rt.launcher.log == ["k10", "k1", "k30", "k10", "k1", "k20"]
+
+
+def test_api_memcpy3d_node_and_event_nodes(rt):
+    dev = rt.gmem.allocate(64)
+    host = np.arange(32, dtype=np.uint8)
+    pg, n1, n2, n3 = out_u64(), out_u64(), out_u64(), out_u64()
+    assert rt.cudaGraphCreate(addr(pg), 0) == 0
+    # copy 2 rows x 3 bytes from host (pitch 8, starting at x=1, y=1) to device (pitch 16)
+    params = struct.pack("<Q3Q4QQ3Q4Q3Qi4x",
+                         0, 1, 1, 0, host.ctypes.data, 8, 8, 4,
+                         0, 0, 0, 0, dev, 16, 16, 4,
+                         3, 2, 1, int(MemcpyKind.HostToDevice))
+    assert len(params) == 160
+    pp = ctypes.create_string_buffer(params)
+    assert rt.cudaGraphAddMemcpyNode(addr(n1), pg.value, 0, 0, addr(pp)) == 0
+    ev = rt.streams.create_event()
+    assert rt.cudaGraphAddEventRecordNode(addr(n2), pg.value, addr(_ptrs(n1.value)), 1, ev) == 0
+    assert rt.cudaGraphAddEventWaitNode(addr(n3), pg.value, addr(_ptrs(n2.value)), 1, ev) == 0
+    assert rt.cudaGraphAddEventWaitNode(addr(n3), pg.value, 0, 0, 0x4321) == Err.InvalidResourceHandle
+    bad = bytearray(params)
+    struct.pack_into("<Q", bad, 144, 2)                       # depth 2
+    pb = ctypes.create_string_buffer(bytes(bad))
+    assert rt.cudaGraphAddMemcpyNode(addr(n3), pg.value, 0, 0, addr(pb)) == Err.NotSupported
+    pe = out_u64()
+    assert rt.cudaGraphInstantiate(addr(pe), pg.value, 0) == 0
+    s = rt.streams.create_stream()
+    assert rt.cudaGraphLaunch(pe.value, s) == 0
+    rt.streams.synchronize_event(ev)
+    assert rt.streams.event_time_cycles(ev) is not None
+    rt.streams.synchronize_device()
+    got = rt.gmem.read(dev, 32)
+    assert got[:3].tolist() == [9, 10, 11] and got[16:19].tolist() == [17, 18, 19]
+    assert got[3:16].tolist() == [0] * 13
