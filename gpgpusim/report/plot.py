@@ -1,8 +1,10 @@
 """``gpgpusim plot stats.json``: PNG charts from whatever series the JSON holds.
 
-Per-kernel thread-instruction counts and the instruction mix exist for every run (functional
-included); time series (IPC, active warps, cache hit rates, DRAM bandwidth, ...) are drawn from
-the periodic ``samples`` when a timing run recorded them: one chart per numeric series.
+Per-kernel thread-instruction counts and the instruction mix (total and per kernel) exist for
+every run (functional included); time series (IPC, active warps, cache hit rates, DRAM
+bandwidth, ...) are drawn from the periodic ``samples`` when a timing run recorded them: one
+chart per numeric series, plus derived ones (``ipc`` from ``globalinsncount``/``cycles``,
+``L1D_hit_rate``/``L2_hit_rate`` from ``*_total_cache_accesses``/``*_misses``).
 """
 
 from __future__ import annotations
@@ -64,7 +66,30 @@ def plot_stats(doc: dict[str, Any], outdir: Path, prefix: str = "gpgpusim") -> l
         ax.set_xlabel("thread instructions")
         ax.set_title("Instruction mix")
         save(fig, "insn_mix")
-    samples = doc.get("samples", [])
+    if len(kernels) > 1 and mix:
+        top_ops = [k for k, _ in sorted(mix.items(), key=lambda kv: -kv[1])[:8]]
+        fig, ax = plt.subplots(figsize=(max(6, len(kernels) * 0.8), 4))
+        bottom = [0] * len(kernels)
+        for op in top_ops + ["other"]:
+            vals = []
+            for k in kernels:
+                oc = k.get("opcode_counts", {})
+                vals.append(oc.get(op, 0) if op != "other" else sum(n for o, n in oc.items() if o not in top_ops))
+            ax.bar(range(len(kernels)), vals, bottom=bottom, label=op)
+            bottom = [a + b for a, b in zip(bottom, vals, strict=True)]
+        ax.set_xticks(range(len(kernels)), labels, rotation=45, ha="right", fontsize=8)
+        ax.set_ylabel("thread instructions")
+        ax.set_title("Instruction mix per kernel")
+        ax.legend(fontsize=7, ncol=3)
+        save(fig, "insn_mix_per_kernel")
+    samples = [dict(s) for s in doc.get("samples", [])]
+    for s in samples:  # derived series, when the timing model sampled their inputs
+        if "globalinsncount" in s and s.get("cycles"):
+            s["ipc"] = s["globalinsncount"] / s["cycles"]
+        for c in ("L1D", "L2"):
+            acc, miss = s.get(f"{c}_total_cache_accesses"), s.get(f"{c}_total_cache_misses")
+            if isinstance(acc, (int, float)) and isinstance(miss, (int, float)) and acc:
+                s[f"{c}_hit_rate"] = 1.0 - miss / acc
     if samples:
         cycles = [s.get("cycle", i) for i, s in enumerate(samples)]
         names = sorted({k for s in samples for k, v in s.items() if k != "cycle" and isinstance(v, (int, float, list))})

@@ -27,20 +27,24 @@ def test_plot_writes_pngs_from_functional_json(tmp_path, capsys):
     p = _functional_json(tmp_path)
     assert plot_main([str(p), "-d", str(tmp_path / "png")]) == 0
     files = sorted(f.name for f in (tmp_path / "png").iterdir())
-    assert files == ["stats_insn_mix.png", "stats_kernel_insn.png"]
+    assert files == ["stats_insn_mix.png", "stats_insn_mix_per_kernel.png", "stats_kernel_insn.png"]
     for f in (tmp_path / "png").iterdir():
         assert f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f.stat().st_size > 1000
 
 
 def test_plot_series_from_samples(tmp_path):
     doc = {"kernels": [{"kernel_launch_uid": 1, "kernel_name": "k", "thread_insn": 10, "cycles": 5, "gpu_ipc": 2.0}],
-           "totals": {}, "samples": [{"cycle": 500, "ipc": 1.0, "active_warps": [1, 2]},
-                                     {"cycle": 1000, "ipc": 2.0, "active_warps": [3, 4]}]}
+           "totals": {}, "samples": [
+               {"cycle": 500, "globalinsncount": 500, "cycles": 500, "active_warps": [1, 2],
+                "L2_total_cache_accesses": 10, "L2_total_cache_misses": 5},
+               {"cycle": 1000, "globalinsncount": 1000, "cycles": 500, "active_warps": [3, 4],
+                "L2_total_cache_accesses": 10, "L2_total_cache_misses": 1}]}
     p = tmp_path / "s.json"
     p.write_text(json.dumps(doc))
     assert plot_main([str(p)]) == 0
     names = {f.name for f in tmp_path.glob("*.png")}
-    assert names == {"s_kernel_insn.png", "s_kernel_ipc.png", "s_series_ipc.png", "s_series_active_warps.png"}
+    assert {"s_kernel_insn.png", "s_kernel_ipc.png", "s_series_ipc.png", "s_series_active_warps.png",
+            "s_series_L2_hit_rate.png"} <= names
 
 
 def test_plot_bad_input(tmp_path, capsys):
