@@ -36,7 +36,8 @@ Entry (header of ``header_size`` >= 64 bytes, then ``payload_size`` bytes, padde
     0x28 u64 flags                               0x30 u64 reserved
     0x38 u64 uncompressed_size (0 = stored)      0x40 name, options strings (NUL padded)
 
-Flags: 0x1 64-bit, 0x2 debug (-G), 0x10 Linux host, 0x2000 LZ4 compressed (CUDA 11/12 and
+Flags: 0x1 64-bit, 0x2 debug (-G), 0x10 Linux host, 0x100000 arch-specific (sm_90a), 0x200000
+family-specific (sm_100f), 0x2000 LZ4 compressed (CUDA 11/12 and
 ``-compress-mode=speed``, raw LZ4 block), 0x8000 zstd compressed (CUDA 13 default, one zstd
 frame).  Embedded PTX is stored with comments stripped and whitespace runs collapsed (lines
 kept, so line numbers match ``nvcc -ptx``) and NUL terminated.
@@ -69,6 +70,8 @@ FLAG_DEBUG = 0x2
 FLAG_LINUX = 0x10
 FLAG_COMPRESS_LZ4 = 0x2000
 FLAG_COMPRESS_ZSTD = 0x8000
+FLAG_ARCH_SPECIFIC = 0x100000  # compute_90a / sm_90a
+FLAG_FAMILY_SPECIFIC = 0x200000  # compute_100f / sm_100f
 
 # Sanity bound on any single size field: a real fat binary is far smaller, and a corrupted
 # size must not make us allocate or read gigabytes.
@@ -100,6 +103,7 @@ class FatbinEntry:
     compression: str = "none"  # "none" | "zstd" | "lz4"
     version: tuple[int, int] = (0, 0)  # (major, minor); the PTX ISA version for PTX
     options: str = ""  # ptxas options recorded for PTX entries ("-O2 --generate-line-info")
+    options_raw: bytes = b""  # the options field as stored (binary records for sm_100+ ELF entries)
     offset: int = 0  # of the entry header, from the start of the parsed bytes
     container: int = 0  # index of the container holding it
     stored_size: int = 0  # payload bytes as stored (compressed size when compressed)
@@ -113,9 +117,14 @@ class FatbinEntry:
         return bool(self.flags & FLAG_DEBUG)
 
     @property
+    def arch_suffix(self) -> str:
+        """"a" for arch-specific (sm_90a), "f" for family-specific (sm_100f) images, else ""."""
+        return "a" if self.flags & FLAG_ARCH_SPECIFIC else "f" if self.flags & FLAG_FAMILY_SPECIFIC else ""
+
+    @property
     def sm(self) -> str:
-        """``sm_75`` style name used in extracted file names."""
-        return f"sm_{self.arch}"
+        """``sm_75`` / ``sm_90a`` style name used in extracted file names."""
+        return f"sm_{self.arch}{self.arch_suffix}"
 
     @property
     def text(self) -> str:
@@ -280,6 +289,7 @@ def _parse_entry(data: bytes, off: int, end: int, container: int) -> tuple[Fatbi
             raise FatbinError(f"{where}: name ({name_off:#x}+{name_len}) outside the {hsize:#x}-byte header")
         name = _decode(data[off + name_off : off + name_off + name_len], where, "name")
     options = ""
+    options_raw = b""
     if opt_desc:
         if opt_desc < ENTRY_HEADER_MIN or opt_desc + 8 > hsize:
             raise FatbinError(f"{where}: options descriptor at {opt_desc:#x} outside the {hsize:#x}-byte header")
@@ -287,7 +297,9 @@ def _parse_entry(data: bytes, off: int, end: int, container: int) -> tuple[Fatbi
         if o_len:
             if o_off < ENTRY_HEADER_MIN or o_off + o_len > hsize:
                 raise FatbinError(f"{where}: options ({o_off:#x}+{o_len}) outside the {hsize:#x}-byte header")
-            options = _decode(data[off + o_off : off + o_off + o_len], where, "options").strip()
+            options_raw = bytes(data[off + o_off : off + o_off + o_len])
+            if kind == 1:  # ptxas options text; other kinds keep binary tool records here
+                options = _decode(options_raw, where, "options").strip()
     stored = data[off + hsize : off + hsize + psize]
     kind_name = KIND_NAMES.get(kind) or OTHER_KIND_NAMES.get(kind, f"kind{kind}")
     comp_flags = flags & (FLAG_COMPRESS_LZ4 | FLAG_COMPRESS_ZSTD)
@@ -321,7 +333,7 @@ def _parse_entry(data: bytes, off: int, end: int, container: int) -> tuple[Fatbi
     entry = FatbinEntry(
         kind=kind_name, arch=arch, flags=flags, name=name, payload=payload,
         compressed=compression != "none", compression=compression, version=(major, minor),
-        options=options, offset=off, container=container, stored_size=stored_size,
+        options=options, options_raw=options_raw, offset=off, container=container, stored_size=stored_size,
     )
     return entry, off + hsize + psize
 
@@ -569,7 +581,10 @@ def select_ptx(fatbin_or_entries: Fatbin | Iterable[FatbinEntry], max_capability
     """The PTX entry for the highest arch <= ``max_capability`` (C029); 0 means no limit.
 
     Mirrors GPGPU-Sim's "newest version of PTX which is not newer than
-    forced_max_capability".  Ties keep the first in file order.  None when no PTX fits.
+    forced_max_capability".  Among equal arch numbers the generic PTX (compute_90) wins
+    over arch/family-specific variants (compute_90a), whose extra instructions the
+    simulator may not model; remaining ties keep the first in file order.  None when no
+    PTX fits.
     """
     entries = fatbin_or_entries.entries if isinstance(fatbin_or_entries, Fatbin) else fatbin_or_entries
     best: FatbinEntry | None = None
@@ -578,7 +593,7 @@ def select_ptx(fatbin_or_entries: Fatbin | Iterable[FatbinEntry], max_capability
             continue
         if max_capability and e.arch > max_capability:
             continue
-        if best is None or e.arch > best.arch:
+        if best is None or (e.arch, not e.arch_suffix) > (best.arch, not best.arch_suffix):
             best = e
     return best
 

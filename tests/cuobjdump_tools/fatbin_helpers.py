@@ -79,7 +79,8 @@ def make_entry(kind: int, arch: int, payload: bytes, *, flags: int = 0x11, store
     """One fatbin entry laid out as nvcc 13 does (see cuobjdump_tools.fatbin's docstring).
 
     ``stored`` replaces the payload bytes (compressed form); ``usize`` is then the
-    uncompressed size.  Name and options go after the 64-byte header, padded to 8.
+    uncompressed size.  Name and options go after the 64-byte header, padded to 8; PTX
+    entries always get an options descriptor, other kinds only when ``options`` is given.
     """
     body = stored if stored is not None else payload
     csize = len(body) if stored is not None else 0
@@ -89,7 +90,7 @@ def make_entry(kind: int, arch: int, payload: bytes, *, flags: int = 0x11, store
         name_off = 0x40
         extra += name + b"\0" * (8 - len(name) % 8)
     opt_desc = 0
-    if kind == 1:
+    if kind == 1 or options:
         opt_desc = 0x40 + len(extra)
         opt_off = opt_desc + 8
         extra += struct.pack("<II", opt_off, len(options))

@@ -196,6 +196,22 @@ def test_synthetic_stored_zstd_lz4_roundtrip():
     assert select_ptx(fb, 80).arch == 75
 
 
+def test_arch_specific_variants_and_binary_elf_options():
+    fb = parse_fatbin(make_container(
+        make_entry(1, 90, PTX, flags=0x100011),  # compute_90a
+        make_entry(1, 90, PTX, flags=0x11),  # compute_90
+        make_entry(1, 100, PTX, flags=0x200011),  # compute_100f
+    ))
+    assert [e.sm for e in fb.entries] == ["sm_90a", "sm_90", "sm_100f"]
+    assert select_ptx(fb, 90) is fb.entries[1]  # the generic PTX wins a tie
+    assert select_ptx(fb, 0) is fb.entries[2]
+    # sm_100+ ELF entries carry binary records in the options field: kept raw, not decoded.
+    records = b"\x00\x02\t\x01\xff\xfe\x00\x01"
+    e = make_entry(2, 100, b"\x7fELF" + bytes(12), flags=0x1100011, options=records)
+    entry = parse_fatbin(make_container(bytes(e))).entries[0]
+    assert (entry.options, entry.options_raw, entry.sm) == ("", records, "sm_100a")
+
+
 def test_unknown_kinds_kept_as_stored():
     # LTO IR (kind 8) is flagged compressed but its payload is not a plain zstd frame.
     blob = bytes(range(200, 256)) * 2
