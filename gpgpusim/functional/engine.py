@@ -182,6 +182,9 @@ def _issue(ex: Exec, G: np.ndarray, p: int) -> None:
         if not g.all():
             esel = np.flatnonzero(g) if sel is None else sel[g]
     n = ex.N if esel is None else esel.size
+    if G.size == 1:
+        ex.last_exec_mask = int(np.bitwise_or.reduce(_BIT[esel & 31])) if esel is not None and n else (
+            0 if esel is not None else FULL)
     ex.thread_insn += n
     ex.pc_thread[p] += n
     ex.cur_sel = sel
@@ -227,6 +230,84 @@ def _issue(ex: Exec, G: np.ndarray, p: int) -> None:
                      ex.fault_space) from None
     if ex.debug:
         ex.trace(d, esel)
+
+
+_BIT = np.left_shift(np.int64(1), np.arange(32, dtype=np.int64))
+_LANE_CACHE: dict[int, np.ndarray] = {}
+
+
+def _mask_lanes(mask: int) -> np.ndarray:
+    v = _LANE_CACHE.get(mask)
+    if v is None:
+        v = np.array([i for i in range(32) if mask >> i & 1], dtype=np.int64)
+        if len(_LANE_CACHE) < 65536:
+            _LANE_CACHE[mask] = v
+    return v
+
+
+def _issue1(ex: Exec, w: int, p: int) -> int:
+    """Single-warp issue (warp-step driver): scalar SIMT-stack updates for the common kinds.
+
+    Same semantics as :func:`_issue` (which it falls back to for calls, barriers and exits);
+    returns the mask of lanes that executed (active and guard true)."""
+    d = ex.prog.insts[p]
+    kind = d.kind
+    t = int(ex.depth[w]) - 1
+    mask = int(ex.smask[w, t])
+    if kind not in ("alu", "warp", "bra"):
+        G = np.array([w], dtype=np.int64)
+        pre = ex.thread_insn
+        _issue(ex, G, p)
+        return mask if ex.thread_insn - pre == mask.bit_count() else ex.last_exec_mask
+    sel = _mask_lanes(mask) + (w << 5)
+    ex.warp_insn += 1
+    ex.pc_warp[p] += 1
+    esel = sel
+    emask = mask
+    if d.guard >= 0:
+        g = ex.R[d.guard][sel]
+        if d.guard_neg:
+            g = ~g
+        if not g.all():
+            esel = sel[g]
+            emask = int(np.bitwise_or.reduce(_BIT[esel & 31])) if esel.size else 0
+    n = esel.size
+    ex.thread_insn += n
+    ex.pc_thread[p] += n
+    ex.cur_sel = sel
+    try:
+        if kind != "bra":
+            if n:
+                d.run(ex, esel)
+            ex.spc[w, t] = p + 1
+        else:
+            if emask == mask:
+                ex.spc[w, t] = d.target
+            elif emask == 0:
+                ex.spc[w, t] = p + 1
+            else:
+                rpc = d.rpc
+                ex.spc[w, t] = rpc
+                if t + 2 >= ex.spc.shape[1]:
+                    ex.grow_stack()
+                ex.spc[w, t + 1] = d.target
+                ex.srpc[w, t + 1] = rpc
+                ex.smask[w, t + 1] = emask
+                ex.spc[w, t + 2] = p + 1
+                ex.srpc[w, t + 2] = rpc
+                ex.smask[w, t + 2] = mask & ~emask
+                t += 2
+                ex.depth[w] = t + 1
+    except MemoryFault as f:
+        raise _fault(ex, d, f, ex.fault_lanes if ex.fault_lanes is not None else esel,
+                     ex.fault_space) from None
+    spc, srpc = ex.spc, ex.srpc
+    while t >= 0 and spc[w, t] == srpc[w, t]:
+        t -= 1
+    ex.depth[w] = t + 1
+    if ex.debug:
+        ex.trace(d, esel)
+    return emask
 
 
 def _branch(ex: Exec, G, t, masks, esel, target: int, rpc: int, p: int) -> None:
@@ -408,15 +489,11 @@ class CtaState:
         mask = int(ex.smask[w, t])
         ex.rec = []
         ex.deferred = []
-        G = np.array([w], dtype=np.int64)
-        pre = ex.thread_insn
-        _issue(ex, G, pc)
+        exec_mask = _issue1(ex, w, pc)
         ex.steps += 1
         d = ex.prog.insts[pc]
         dd = int(ex.depth[w])
         nxt = int(ex.spc[w, dd - 1]) if dd else -1
-        n = ex.thread_insn - pre
-        exec_mask = mask if n == bin(mask).count("1") else -1
         r = StepResult(active_mask=mask, pc=pc, next_pc=nxt, opcode=ex.prog.opcode_of[pc],
                        inst=d.inst, exec_mask=exec_mask, mem=ex.rec,
                        is_barrier=d.kind == "bar", is_exit=d.kind in ("exit", "kend"))

@@ -122,6 +122,7 @@ class Exec:
         self.cur_masks: np.ndarray | None = None
         self.cur_G: np.ndarray | None = None
         self.cur_sel: np.ndarray | None = None
+        self.last_exec_mask = 0
         self.fault_lanes: np.ndarray | None = None
         self.fault_space = "global"
         self.rec: list | None = None
