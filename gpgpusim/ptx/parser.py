@@ -677,7 +677,8 @@ class _FunctionBuilder:
         self.mb = mb
         self.fn = fn
         self.pending: list[tuple[Instruction, _Pos, _Scope]] = []
-        self.label_pos: dict[str, _Pos] = {}
+        self.label_like: set[str] = set()  # unique names of labels, tables, prototypes
+        self.table_scopes: dict[str, _Scope] = {}
         self.last_label: str | None = None
         self.var_names: dict[str, Variable] = {}
         self.counter = 0
@@ -692,17 +693,22 @@ class _FunctionBuilder:
         self.stmts(body[1], _Scope(root), depth=0)
         self.resolve()
         for table, names in self.branch_targets.items():
+            scope = self.table_scopes[table]
+            resolved = []
             for name in names:
-                if name not in self.fn.labels:
+                r = scope.lookup(str(name))
+                if r is None or r not in self.fn.labels:
                     raise self.mb.err(name, f".branchtargets {table}: {name} is not a label of "
                                             f"function {self.fn.name}")
-            self.fn.branch_targets[table] = tuple(str(n) for n in names)
+                resolved.append(r)
+            self.fn.branch_targets[table] = tuple(resolved)
 
     def unique(self, name: str) -> str:
         while True:
             self.counter += 1
             cand = f"{name}${self.counter}"
-            if cand not in self.fn.regs and cand not in self.var_names:
+            if cand not in self.fn.regs and cand not in self.var_names \
+                    and cand not in self.label_like:
                 return cand
 
     def declare(self, scope: _Scope, name: str, kind: tuple, tok: Token) -> str:
@@ -735,12 +741,16 @@ class _FunctionBuilder:
                     self.last_label = None
                     continue
                 if st.type == "LABEL_DEF":
+                    # labels are block-scoped (inline asm expanded twice repeats its labels):
+                    # a name already used elsewhere in the function becomes `name$k`
                     name = str(st).rstrip(": \t")
-                    if name in fn.labels:
+                    if name in scope.names:
                         raise mb.err(st, f"duplicate label {name}")
-                    fn.labels[name] = len(fn.instructions)
-                    self.label_pos[name] = _Pos(st)
-                    self.last_label = name
+                    uname = self.unique(name) if name in self.label_like else name
+                    scope.names[name] = uname
+                    self.label_like.add(uname)
+                    fn.labels[uname] = len(fn.instructions)
+                    self.last_label = uname
                     continue
                 if st.type == "LOC_DIR":
                     mb.loc = mb.parse_loc(st)
@@ -758,6 +768,7 @@ class _FunctionBuilder:
                 if self.last_label is None:
                     raise mb.err(None, ".branchtargets must follow a label")
                 self.branch_targets[self.last_label] = st[1]  # Tokens: keep positions
+                self.table_scopes[self.last_label] = scope
                 del fn.labels[self.last_label]
             elif kind == "proto":
                 if self.last_label is not None:
@@ -885,10 +896,8 @@ class _FunctionBuilder:
             if o.neg:
                 raise self.mb.err(pos, f"'!' applied to {name}, which is not a register")
             if r is not None:
-                return Sym(r)
-            if branchy or name in labels or name in self.branch_targets:
-                return Label(name)
-            return Sym(name)
+                return Label(r) if r in self.label_like else Sym(r)
+            return Label(name) if branchy else Sym(name)
         if t is Addr:
             base = o.base
             if base is None:

@@ -457,3 +457,59 @@ def test_managed_attribute():
     assert v["dflag"].managed is False
     m = ptx(".global .attribute(.unified(19, 95)) .align 8 .u64 u;\n")
     assert (m.variables["u"].managed, m.variables["u"].align) == (False, 8)
+
+
+def test_block_scoped_labels_from_repeated_inline_asm():
+    body = """{ .reg .pred P1;
+    WAIT:
+        setp.eq.u32 P1, %r1, 0;
+        @P1 bra DONE;
+        bra.uni WAIT;
+    DONE:
+    }"""
+    m = ptx(f""".entry e() {{
+        .reg .b32 %r<2>;
+        {body}
+        {body}
+        bra.uni OUT;
+    OUT:
+        ret;
+    }}""")
+    fn = m.functions["e"]
+    assert len(fn.labels) == 5
+    first, second = fn.instructions[1], fn.instructions[4]
+    assert first.opcode == second.opcode == "bra"
+    done1, done2 = first.operands[0].name, second.operands[0].name
+    assert done1 == "DONE" and done2.startswith("DONE$")
+    assert (fn.labels[done1], fn.labels[done2]) == (3, 6)
+    assert fn.instructions[2].operands[0] == Label("WAIT")
+    assert fn.labels[fn.instructions[5].operands[0].name] == 3
+    assert fn.instructions[6].operands[0] == Label("OUT") and fn.labels["OUT"] == 7
+    assert fn.reconvergence_pc[1] == 3 and fn.reconvergence_pc[4] == 6
+
+
+def test_older_isa_constructs():
+    m = parse_ptx(""".version 7.0
+.target sm_52, debug
+.address_size 64
+.tex .u64 oldtex;
+.global .texref t2;
+.extern .func __assertfail
+(
+    .param .b64 p0
+)
+.noreturn;
+.weak .func (.param .b32 r) wf() { st.param.b32 [r], 0; ret; }
+.entry k(.param .u64 k_param_0) .maxntid 32, 1, 1 {
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [k_param_0];
+    tex.1d.v4.s32.s32 {%r0, %r1, %r2, %r0}, [oldtex, {%r1}];
+    ret;
+}
+""", "old.ptx")
+    assert m.version == (7, 0) and m.target == ("sm_52", "debug")
+    assert m.variables["oldtex"].space == "tex"
+    assert m.functions["__assertfail"].directives == {"noreturn": ()}
+    assert m.functions["wf"].weak
+    assert m.kernels["k"].directives == {"maxntid": (32, 1, 1)}
