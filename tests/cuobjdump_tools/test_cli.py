@@ -10,7 +10,7 @@ from pathlib import Path
 from cuobjdump_tools import fatbins_in_elf
 from cuobjdump_tools.__main__ import main
 from cuobjdump_tools.elfinfo import cubin_info
-from tests.cuobjdump_tools.fatbin_helpers import parse_ptxas_v
+from tests.cuobjdump_tools.fatbin_helpers import make_container, make_entry, parse_ptxas_v
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -121,3 +121,16 @@ def test_module_entry_point(programs):
     r = subprocess.run([sys.executable, "-m", "cuobjdump_tools", "-lptx", str(programs.get("lz4").exe)],
                        capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert (r.returncode, r.stdout, r.stderr) == (0, "PTX file    1: res_lz4.1.sm_75.ptx\n", "")
+
+
+def test_raw_fatbin_file(tmp_path, monkeypatch):
+    """A bare fat binary (nvcc -fatbin output) is accepted; no nvcc needed."""
+    ptx = b".version 9.0\n.target sm_80\n.address_size 64\n\0"
+    f = tmp_path / "k.fatbin"
+    f.write_bytes(make_container(make_entry(1, 80, ptx, options=b"-O3"), make_entry(1, 90, ptx, flags=0x100011)))
+    assert run("-lptx", str(f)) == (0, "PTX file    1: k.fatbin.1.sm_80.ptx\nPTX file    2: k.fatbin.2.sm_90a.ptx\n")
+    monkeypatch.chdir(tmp_path)
+    assert run("-xptx", "k.fatbin.1.sm_80.ptx", str(f)) == (
+        0, "Extracting PTX file and ptxas options    1: k.fatbin.1.sm_80.ptx -arch=sm_80 -O3\n"
+    )
+    assert (tmp_path / "k.fatbin.1.sm_80.ptx").read_bytes() == ptx[:-1]
