@@ -171,6 +171,14 @@ class Runtime(StreamApi):
         self._modules_open = 0
         self._exited = False
         self.max_capability = int(self._cfg("gpgpu_ptx_force_max_capability", 0) or 0)
+        # Functional driver of the engine: "batched" (default, fastest) or "warp" (warp-step,
+        # the timing model's path), chosen with GPGPUSIM_DRIVER.
+        self.driver = os.environ.get("GPGPUSIM_DRIVER", "batched").strip() or "batched"
+        if self.driver not in ("batched", "warp"):
+            raise CudaError(Err.InitializationError,
+                            f"GPGPUSIM_DRIVER={self.driver!r}: must be 'batched' or 'warp'")
+        # PTX line statistics (-enable_ptx_file_line_stats), written by the Reporter at exit.
+        self._line_stats = bool(self._cfg("enable_ptx_file_line_stats", False))
         self._start_streams()
         if splash and reporter is not None:
             for step in ("splash", "option_dump"):
@@ -381,8 +389,15 @@ class Runtime(StreamApi):
         """Enqueue one kernel on ``stream`` (CUDA: asynchronous; ``CUDA_LAUNCH_BLOCKING=1`` waits)."""
         from .gpu import KernelLaunchOp
 
-        op = KernelLaunchOp(k.module.loaded, k.name, grid, block, shmem, params,
-                            launch_kwargs={"printf": hostio.out})
+        res = k.resources()
+        kwargs: dict[str, Any] = {"printf": hostio.out, "driver": self.driver}
+        if self.config is not None:
+            kwargs["options"] = self.config
+        if self._line_stats:
+            kwargs["line_stats"] = {}
+        op = KernelLaunchOp(k.module.loaded, k.name, grid, block, shmem, params, launch_kwargs=kwargs,
+                            host_fun=k.host_fun, regs_per_thread=res.regs,
+                            static_smem_bytes=res.static_smem_bytes)
         self.streams.enqueue(stream, op)
         if os.environ.get("CUDA_LAUNCH_BLOCKING") == "1":
             self.streams.synchronize_stream(stream)
