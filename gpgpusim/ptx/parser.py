@@ -378,7 +378,8 @@ def _lark_error(exc: UnexpectedInput, filename: str, text: str) -> PtxError:
     line = getattr(exc, "line", 0) or 0
     col = getattr(exc, "column", 0) or 0
     if isinstance(exc, UnexpectedCharacters):
-        ch = text[exc.pos_in_stream] if 0 <= exc.pos_in_stream < len(text) else "?"
+        at = exc.pos_in_stream or 0
+        ch = text[at] if 0 <= at < len(text) else "?"
         msg = f"syntax error: unexpected character {ch!r}"
     elif isinstance(exc, UnexpectedEOF):
         lines = text.splitlines() or [""]
@@ -498,7 +499,7 @@ class _Scope:
     def __init__(self, parent: _Scope | None) -> None:
         self.names: dict[str, str] = {}
         self.parent = parent
-        self.renamed = parent.renamed if parent is not None else False
+        self.renamed: bool = parent.renamed if parent is not None else False
 
     def lookup(self, name: str) -> str | None:
         s: _Scope | None = self
@@ -698,7 +699,7 @@ class _FunctionBuilder:
             for name in names:
                 r = scope.lookup(str(name))
                 if r is None or r not in self.fn.labels:
-                    raise self.mb.err(name, f".branchtargets {table}: {name} is not a label of "
+                    raise self.mb.err(name, f".branchtargets {table}: {name} is not a label of "  # type: ignore[arg-type]
                                             f"function {self.fn.name}")
                 resolved.append(r)
             self.fn.branch_targets[table] = tuple(resolved)
@@ -714,7 +715,7 @@ class _FunctionBuilder:
     def declare(self, scope: _Scope, name: str, kind: tuple, tok: Token) -> str:
         if name in scope.names:
             raise self.mb.err(tok, f"duplicate declaration of {name} in the same scope")
-        existing_type = self.fn.regs.get(name)
+        existing_type: object = self.fn.regs.get(name)
         if existing_type is None and name in self.var_names:
             v = self.var_names[name]
             existing_type = (v.space, v.type, v.count, v.vector)
@@ -812,8 +813,9 @@ class _FunctionBuilder:
         _, guard, op, operands = st
         s = str(op)
         dot = s.find(".")
+        mods: tuple[str, ...] = ()
         if dot < 0:
-            opcode, mods = s, ()
+            opcode = s
         else:
             opcode = s[:dot]
             mods = tuple(s[dot + 1:].split("."))
@@ -839,7 +841,8 @@ class _FunctionBuilder:
         labels = self.fn.labels
         for inst, pos, scope in self.pending:
             if inst.guard is not None:
-                gtok, neg = inst.guard  # type: ignore[misc]
+                gtok: Any
+                gtok, neg = inst.guard  # a (Token, negated) pair until resolved here
                 name = str(gtok)
                 r = scope.lookup(name)
                 if r is None and gtok.type == "REG":

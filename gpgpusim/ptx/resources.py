@@ -214,9 +214,9 @@ def analyze(fn: Function, module: Module) -> KernelResources:
                 if v.space == "shared" and not v.extern:
                     smem = _align(smem, v.alignment) + v.size_bytes
     for name in sorted(used):
-        v = module.variables.get(name)
-        if v is not None and v.space == "shared" and not v.extern:
-            smem = _align(smem, v.alignment) + v.size_bytes
+        mv = module.variables.get(name)
+        if mv is not None and mv.space == "shared" and not mv.extern:
+            smem = _align(smem, mv.alignment) + mv.size_bytes
     callee_local = 0
     for f in funcs[1:]:
         callee_local = max(callee_local, sum(v.size_bytes for v in f.variables if v.space == "local"))
@@ -232,7 +232,7 @@ def analyze(fn: Function, module: Module) -> KernelResources:
         for inst in f.instructions:
             if inst.opcode in ("bar", "barrier") and not inst.has("warp"):
                 op = inst.operands[0] if inst.operands else Imm(0)
-                barriers = max(barriers, op.value + 1 if isinstance(op, Imm) else 16)
+                barriers = max(barriers, int(op.value) + 1 if isinstance(op, Imm) else 16)
     regs = max(max_live_regs(f) for f in funcs)
     maxnreg = d.get("maxnreg")
     regs = min(MAX_REGS, regs + REG_OVERHEAD)
