@@ -80,7 +80,7 @@ def plot_stats(doc: dict[str, Any], outdir: Path, prefix: str = "gpgpusim") -> l
         ax.set_xticks(range(len(kernels)), labels, rotation=45, ha="right", fontsize=8)
         ax.set_ylabel("thread instructions")
         ax.set_title("Instruction mix per kernel")
-        ax.legend(fontsize=7, ncol=3)
+        ax.legend(fontsize=7, bbox_to_anchor=(1.01, 1), loc="upper left")
         save(fig, "insn_mix_per_kernel")
     samples = [dict(s) for s in doc.get("samples", [])]
     for s in samples:  # derived series, when the timing model sampled their inputs
