@@ -1055,3 +1055,9 @@ class _ReporterHooks:
         fn = getattr(self.reporter, "kernel_end", None)
         if fn is not None:
             fn(rec)
+
+    def functional_done(self, stats: Any) -> None:
+        # added by the streams part: Gpu reports a functional-mode kernel's end through this
+        fn = getattr(self.reporter, "functional_done", None)
+        if fn is not None:
+            fn(stats)
