@@ -128,3 +128,21 @@ def test_out_of_bounds_store_names_thread_and_address(kernels_module, driver):
     g = GlobalMemory()                 # same allocation sequence as run_once
     load_module(kernels_module, g)
     assert f"address {g.allocate(32) + 4000:#x} is out of bounds" in msg
+
+
+def test_device_malloc_free(kernels_module):
+    r = run_both(kernels_module, "heap", (1, 1, 1), (32, 1, 1), [("out", np.zeros(32, np.int32))])
+    assert r.out["out"].tolist() == [3 * t + 1 for t in range(32)]
+    assert r.gmem.used_bytes == sum(a.nbytes for a in [np.zeros(32, np.int32)]) + sum(
+        s.size for s in load_module(kernels_module, GlobalMemory()).symbols.values())
+
+
+def test_device_assert_fails_with_message(kernels_module):
+    p = np.zeros(32, np.int32)
+    p[7] = 1
+    with pytest.raises(CudaError) as e:
+        run_once(kernels_module, "asserter", (1, 1, 1), (32, 1, 1), [("p", p)])
+    assert e.value.code == Err.Assert and e.value.sticky
+    assert "kernels.cu:" in str(e.value) and "thread (7,0,0) in block (0,0,0)" in str(e.value)
+    assert "Assertion `p[threadIdx.x] == 0` failed." in str(e.value)
+    run_once(kernels_module, "asserter", (1, 1, 1), (32, 1, 1), [("p", np.zeros(32, np.int32))])

@@ -293,3 +293,100 @@ SKIP:
     assert g.read(buf + 64, 32).view(np.uint32).tolist() == [0, 0, 0, 0, 0, 1, 2, 3]
     assert steps[-1].pc == 8 and steps[-1].active_mask == 0xFF and steps[-1].is_exit
     assert get_program(lm, "k") is get_program(lm, "k")
+
+
+def test_vote_uni_match_all_redux_minmax():
+    m = ptx(TID + """
+    and.b32 %r2, %r1, 31;
+    setp.lt.u32 %p1, %r2, 16;
+    vote.sync.uni.pred %p2, %p1, 0xffffffff;
+    shr.u32 %r3, %r1, 5;
+    match.all.sync.b32 %r4|%p3, %r3, 0xffffffff;
+    redux.sync.min.s32 %r5, %r2, 0xffffffff;
+    redux.sync.max.u32 %r6, %r2, 0xffffffff;
+    redux.sync.xor.b32 %r7, %r2, 0xffffffff;
+    selp.u32 %r8, 1, 0, %p2;
+    selp.u32 %r9, 2, 0, %p3;
+    add.u32 %r8, %r8, %r9;
+    mul.wide.u32 %rd4, %r1, 20;
+    add.s64 %rd5, %rd1, %rd4;
+    st.global.v4.u32 [%rd5], {%r4, %r5, %r6, %r7};
+    st.global.u32 [%rd5+16], %r8;
+    ret;""")
+    r = run_both(m, "k", (1, 1, 1), (64, 1, 1), [("o", np.zeros((64, 5), np.uint32))])
+    x = 0
+    for i in range(32):
+        x ^= i
+    assert r.out["o"].tolist() == [[0xFFFFFFFF, 0, 31, x, 2]] * 64
+
+
+def test_atomic_cas_exch_min_shared_collisions():
+    m = ptx(TID + """
+    .shared .align 4 .b32 s[2];
+    setp.eq.u32 %p1, %r1, 0;
+    @!%p1 bra GO;
+    st.shared.u32 [s], 1000;
+    st.shared.u32 [s+4], 0;
+GO:
+    bar.sync 0;
+    and.b32 %r2, %r1, 7;
+    atom.shared.min.s32 %r3, [s], %r2;
+    atom.shared.cas.b32 %r4, [s+4], %r1, %r1;
+    add.u32 %r5, %r1, 1;
+    atom.global.exch.b32 %r6, [%rd3], %r5;
+    bar.sync 0;
+    ld.shared.u32 %r7, [s];
+    ld.shared.u32 %r8, [s+4];
+    add.s64 %rd4, %rd3, 256;
+    st.global.v4.u32 [%rd4], {%r3, %r4, %r7, %r8};
+    st.global.u32 [%rd3+512], %r6;
+    ret;""")
+    n = 32
+    r = run_both(m, "k", (1, 1, 1), (n, 1, 1), [("o", np.zeros(n * 2 * 4 + 64, np.int32))])
+    o = r.out["o"]
+    mins = []
+    cur = 1000
+    for t in range(n):          # lane order: each lane sees the running minimum
+        mins.append(cur)
+        cur = min(cur, t & 7)
+    casv = []
+    cur = 0
+    for t in range(n):          # cas(0 -> t): only lane 0 matches (compare 0 == 0), then value stays 0
+        casv.append(cur)
+        cur = t if cur == t else cur
+    got = o[64:64 + 4 * n].reshape(n, 4)
+    assert got[:, 0].tolist() == mins
+    assert got[:, 1].tolist() == casv
+    assert got[:, 2].tolist() == [0] * n and got[:, 3].tolist() == [0] * n
+    assert o[:n].tolist() == [t + 1 for t in range(n)]            # exch wrote each own slot
+    assert o[128:128 + n].tolist() == [0] * n                     # old values
+
+
+def test_named_barrier_arrive_sync_producer_consumer():
+    # warp 0 produces into shared memory and arrives on barrier 1; warp 1 waits on it and reads
+    m = ptx(TID + """
+    .shared .align 4 .b32 s[32];
+    shr.u32 %r2, %r1, 5;
+    and.b32 %r3, %r1, 31;
+    shl.b32 %r4, %r3, 2;
+    mov.u32 %r5, s;
+    add.u32 %r6, %r5, %r4;
+    setp.ne.u32 %p1, %r2, 0;
+    @%p1 bra CONSUMER;
+    mul.lo.u32 %r7, %r3, 3;
+    st.shared.u32 [%r6], %r7;
+    bar.arrive 1, 64;
+    bra DONE;
+CONSUMER:
+    bar.sync 1, 64;
+    ld.shared.u32 %r8, [%r6];
+    mov.u32 %r9, %ctaid.x;
+    mul.wide.u32 %rd6, %r9, 256;
+    add.s64 %rd7, %rd3, %rd6;
+    st.global.u32 [%rd7], %r8;
+DONE:
+    ret;""")
+    r = run_both(m, "k", (2, 1, 1), (64, 1, 1), [("o", np.full(128, -1, np.int32))])
+    o = r.out["o"].reshape(2, 64)
+    assert o[:, 32:].tolist() == [[3 * i for i in range(32)]] * 2
+    assert o[:, :32].tolist() == [[-1] * 32] * 2

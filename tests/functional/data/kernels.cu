@@ -1,4 +1,5 @@
 // Test kernels for tests/functional (PTX generated with: nvcc -ptx -O2 -arch=sm_80 kernels.cu).
+#include <cassert>
 #include <cstdio>
 
 extern "C" {
@@ -95,5 +96,14 @@ __global__ void local_array(int *out, int k) {
   for (int i = 0; i < 16; ++i) a[i] = i * threadIdx.x;
   out[threadIdx.x] = a[(threadIdx.x + k) & 15];
 }
+
+__global__ void heap(int *out) {
+  int *p = (int *)malloc(4 * sizeof(int));
+  for (int i = 0; i < 4; ++i) p[i] = threadIdx.x * i;
+  out[threadIdx.x] = p[3] + (p != nullptr);
+  free(p);
+}
+
+__global__ void asserter(const int *p) { assert(p[threadIdx.x] == 0); }
 
 }
