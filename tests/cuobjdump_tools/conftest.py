@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -10,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cuobjdump_tools.fatbin_helpers import REGISTER_STUB_C, RESOURCES_CU, SHARED_CU
+from tests.cuobjdump_tools.fatbin_helpers import NVCC, REGISTER_STUB_C, RESOURCES_CU, SHARED_CU
 
-NVCC = shutil.which("nvcc") or ("/usr/local/bin/nvcc" if os.path.exists("/usr/local/bin/nvcc") else None)
 
 # name -> extra nvcc flags
 VARIANTS = {

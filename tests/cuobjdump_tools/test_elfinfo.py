@@ -20,8 +20,7 @@ from cuobjdump_tools.elfinfo import (
     kernel_resources,
     parse_nv_info,
 )
-from tests.cuobjdump_tools.conftest import NVCC
-from tests.cuobjdump_tools.fatbin_helpers import parse_ptxas_v
+from tests.cuobjdump_tools.fatbin_helpers import NVCC, parse_ptxas_v
 
 REFERENCE = Path("/work/shared/reference")
 
