@@ -25,7 +25,7 @@ import sys
 from collections.abc import Callable
 
 from gpgpusim.errors import PtxError
-from gpgpusim.ptx.ir import BasicBlock, Function, Instruction, Label
+from gpgpusim.ptx.ir import BasicBlock, Function, Instruction, Label, Module
 
 #: Instructions after which a new basic block starts.
 _TERMINATORS = frozenset(["bra", "brx", "ret", "exit"])
@@ -243,6 +243,17 @@ def print_postdominators(fn: Function, pdom: list[int] | None = None,
     w(f"Printing immediate postdominators for function '{fn.name}':")
     for b in blocks:
         w(f"ID: {b.id:d}  :{name(ipdom[b.id])}")
+
+
+def pc_bases(module: Module) -> dict[str, int]:
+    """Byte PC of each function's first instruction, GPGPU-Sim style: the instructions of a
+    translation unit are numbered consecutively in source order, 8 bytes each (C215)."""
+    out = {}
+    pc = 0
+    for name, fn in module.functions.items():
+        out[name] = pc
+        pc += len(fn.instructions) * PTX_INST_SIZE
+    return out
 
 
 def reconvergence_report(fn: Function, filename: str = "", pc_base: int = 0) -> list[str]:

@@ -55,7 +55,8 @@ _PAIR = re.compile(r"(%[A-Za-z_$][\w$]*)\s*\|\s*(%[A-Za-z_$][\w$]*)")
 _INT_ONLY = re.compile(r"0[xX][0-9A-Fa-f]+U?|0[bB][01]+U?|[0-9]+U?")
 #: Directives that end at the end of their line (no ``;``).
 _WHOLE_LINE_DIRECTIVES = (".loc", ".file", ".version", ".target", ".address_size", ".maxntid",
-                          ".reqntid", ".minnctapersm", ".maxnreg", ".noreturn")
+                          ".reqntid", ".minnctapersm", ".maxnreg", ".noreturn",
+                          ".explicitcluster", ".reqnctapercluster", ".maxclusterrank")
 #: Identifiers the grammar treats as keywords; a line using one goes to lark.
 _KEYWORDS = frozenset(["_", "generic"])
 

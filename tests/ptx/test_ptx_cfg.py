@@ -181,10 +181,9 @@ def test_reconvergence_points_match_gpgpusim(prog):
     text = (DATA / f"{prog}.ptx").read_text()
     m = parse_ptx(text, f"{prog}.ptx")
     mine = []
-    base = 0
-    for fn in m.functions.values():
-        mine += cfg.reconvergence_report(fn, f"{prog}.ptx", base)
-        base += len(fn.instructions) * cfg.PTX_INST_SIZE
+    bases = cfg.pc_bases(m)
+    for name, fn in m.functions.items():
+        mine += cfg.reconvergence_report(fn, f"{prog}.ptx", bases[name])
     log = (REF_LOGS / f"{prog}_qv100.log").read_text().splitlines()
     ref = _pairs(log)
     # the log repeats the block if a kernel is launched again: compare as ordered unique lists
@@ -192,3 +191,15 @@ def test_reconvergence_points_match_gpgpusim(prog):
     got = list(zip(_pairs(mine)[::2], _pairs(mine)[1::2], strict=True))
     assert got == dedup
     assert len(got) > 0
+
+
+def test_report_text_for_stream():
+    m = parse_ptx((DATA / "stream.ptx").read_text(), "stream.1.sm_75.ptx")
+    name = "_Z11streamTriadPfPKfS1_fi"
+    lines = cfg.reconvergence_report(m.functions[name], "stream.1.sm_75.ptx", cfg.pc_bases(m)[name])
+    assert lines == [
+        "GPGPU-Sim PTX: reconvergence points for _Z11streamTriadPfPKfS1_fi...",
+        "GPGPU-Sim PTX:  1 (potential) branch divergence @  PC=0x0d8 (stream.1.sm_75.ptx:74) @%p1 bra $L__BB1_2;",
+        "GPGPU-Sim PTX:    immediate post dominator      @  PC=0x138 (stream.1.sm_75.ptx:89) ret;",
+        "GPGPU-Sim PTX: ... end of reconvergence points for _Z11streamTriadPfPKfS1_fi",
+    ]

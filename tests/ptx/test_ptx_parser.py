@@ -40,7 +40,7 @@ def ptx(body: str):
 # ----------------------------------------------------------------------------- fixtures
 def test_fixture_set_is_complete():
     # one per reference program plus the hand-written snippets and arch/debug variants
-    assert len(FIXTURES) == 18
+    assert len(FIXTURES) == 19
 
 
 @pytest.mark.parametrize("name", FIXTURES)
