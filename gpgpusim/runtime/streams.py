@@ -346,6 +346,23 @@ class StreamManager:
             self._wait(lambda: all(op.done for op in targets) or self.sticky_error is not None)
             self._report_errors()
 
+    def dump_state(self) -> list[str]:
+        """One line per stream with work (``stream_manager::print``, C047), for hang reports."""
+        with self._lock:
+            lines = [f"GPU at cycle {self.gpu.now_cycles}; host functions running: "
+                     f"{self._host_funcs_running}; sticky error: "
+                     f"{self.sticky_error.code.name if self.sticky_error else 'none'}"]
+            for s in self._active:
+                if not s.ops:
+                    continue
+                name = "legacy" if s is self.legacy else f"{s.handle:#x}"
+                head = s.ops[0]
+                waiting = sum(1 for d in head.deps if not d.done)
+                state = "running" if s.in_flight else f"waiting on {waiting} op(s)" if waiting \
+                    else "ready"
+                lines.append(f"stream {name}: {len(s.ops)} op(s); head {head.describe()} {state}")
+            return lines
+
     def idle(self) -> bool:
         """No queued or running operation anywhere."""
         with self._lock:

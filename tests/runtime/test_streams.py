@@ -548,3 +548,19 @@ def test_config_sets_clock_sms_issue_rate_and_launch_latency():
     assert gpu.now_cycles == 500 + 150 == estimate_cycles(3000, 10, 2, 500)
     assert gpu.now_ms == pytest.approx(650 / 1e6)
     assert mgr.shutdown(TIMEOUT_S)
+
+
+def test_dump_state_names_blocked_streams(env):
+    mgr, _, _ = env
+    s = mgr.create_stream()
+    g = gate(mgr, s)
+    mgr.enqueue(s, kernel("k"))
+    mgr.enqueue(0, kernel("legacy"))
+    time.sleep(0.05)
+    lines = mgr.dump_state()
+    assert lines[0] == "GPU at cycle 0; host functions running: 1; sticky error: none"
+    assert lines[1] == "stream legacy: 1 op(s); head kernel 'legacy' grid=(1, 1, 1) block=(32, 1, 1) waiting on 1 op(s)"
+    assert lines[2] == f"stream {s:#x}: 2 op(s); head host_func running"
+    g.set()
+    mgr.synchronize_device()
+    assert mgr.dump_state()[1:] == []
