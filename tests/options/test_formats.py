@@ -200,6 +200,6 @@ def test_opcode_list_names_and_typed_defaults():
     assert cfg["ptx_opcode_latency_fp"].named() == {"ADD": 4, "MAX": 13, "MUL": 4, "MAD": 5, "DIV": 39}
     reg = registry()
     assert reg.lookup("gpgpu_n_clusters").typed_default == 10
-    assert reg.lookup("gpgpu_perf_sim_memcpy").typed_default is False
+    assert reg.lookup("gpgpu_perf_sim_memcpy").typed_default is True
     assert reg.lookup("gpgpu_cache:dl1").typed_default is None
     assert reg.lookup("gpgpu_clock_domains").typed_default.as_tuple() == (500.0, 2000.0, 2000.0, 2000.0)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..registry import Opt
 
 OPTIONS = [
-    Opt("gpgpu_perf_sim_memcpy", "perf_sim_memcpy", "bool", "0",
+    Opt("gpgpu_perf_sim_memcpy", "perf_sim_memcpy", "bool", "1",
         "Fill the L2 cache on memcpy"),
     Opt("gpgpu_simple_dram_model", "simple_dram_model", "int", "0",
         "simple_dram_model with fixed latency and BW"),
