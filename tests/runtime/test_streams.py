@@ -564,3 +564,43 @@ def test_dump_state_names_blocked_streams(env):
     g.set()
     mgr.synchronize_device()
     assert mgr.dump_state()[1:] == []
+
+
+class OverlapGpu(Gpu):
+    """A stand-in timing model: kernels run side by side, each taking ``duration[name]`` cycles
+    from its start; ``advance()`` jumps to the earliest end (the interface the timing model
+    implements)."""
+
+    duration = {"long": 1000, "short": 100, "after": 50}
+
+    def advance(self):
+        end = min(r.start_cycles + self.duration[r.name] for r in self._running)
+        done = [r for r in self._running if r.start_cycles + self.duration[r.name] == end]
+        self._running = [r for r in self._running if r not in done]
+        self.now_cycles = end
+        for r in done:
+            r.end_cycles = end
+        return done
+
+
+def test_timing_model_interface_runs_kernels_side_by_side():
+    gpu = OverlapGpu(None, FakeMem(), launch_fn=FakeLauncher())
+    mgr = StreamManager(gpu)
+    s1 = mgr.create_stream(STREAM_NON_BLOCKING)
+    s2 = mgr.create_stream(STREAM_NON_BLOCKING)
+    e_start, e1, e2 = (mgr.create_event() for _ in range(3))
+    go = gate(mgr, 0)
+    mgr.record_event(e_start, 0)
+    for s, name, ev in ((s1, "long", e1), (s2, "short", e2)):
+        mgr.stream_wait_event(s, e_start)
+        mgr.enqueue(s, kernel(name))
+        mgr.record_event(ev, s)
+    mgr.enqueue(s2, kernel("after"))             # starts when "short" ends, overlaps "long"
+    go.set()
+    mgr.synchronize_device()
+    assert mgr.event_time_cycles(e2) == 100      # s2 did not wait for s1's long kernel
+    assert mgr.event_time_cycles(e1) == 1000
+    assert [(k.name, k.start_cycles, k.end_cycles) for k in gpu.kernels] == [
+        ("long", 0, 1000), ("short", 0, 100), ("after", 100, 150)]
+    assert mgr.elapsed_ms(e_start, e1) == pytest.approx(1000 / 1132e3)
+    assert mgr.shutdown(TIMEOUT_S)
