@@ -332,6 +332,29 @@ def _alu(lm, prog, fi, inst, spec) -> Callable:
     fn = spec.fn
     if len(writers) == 1:
         w0 = writers[0]
+        d0 = dsts[0]
+        rebind = None
+        if isinstance(d0, ir.Reg) and dtypes[0] != "pred":
+            slot0 = fi.slots[d0.name]
+            rdt0 = prog.slot_dtypes[slot0]
+            tdt0 = semantics.dtype_of(dtypes[0])
+            if tdt0.itemsize == rdt0.itemsize:
+                rebind = (slot0, tdt0, rdt0)
+        if rebind is not None and 1 <= len(readers) <= 3:
+            # whole-array mode: a fresh result array becomes the register (no copy); a result
+            # that is (a view of) an input is copied, so registers never alias
+            slot0, tdt0, rdt0 = rebind
+            rs = list(readers)
+
+            def run_rebind(ex, sel):
+                srcs = [r(ex, sel) for r in rs]
+                res = fn(*srcs)
+                if (sel is None and type(res) is np.ndarray and res.dtype == tdt0 and res.flags.owndata
+                        and res.shape == (ex.N,) and not any(res is x for x in srcs)):
+                    ex.R[slot0] = res.view(rdt0)
+                else:
+                    w0(ex, sel, res)
+            return run_rebind
         if len(readers) == 1:
             r0 = readers[0]
             return lambda ex, sel: w0(ex, sel, fn(r0(ex, sel)))
@@ -430,6 +453,12 @@ def _addr(lm, prog, fi, inst, aop: ir.Operand, space: str):
             if off == 0:
                 return space, None, lambda ex, sel: ex.R[slot] if sel is None else ex.R[slot][sel]
             return space, None, lambda ex, sel: (ex.R[slot] if sel is None else ex.R[slot][sel]) + o
+        if rdt == np.uint32 and space in ("shared", "local", "param"):
+            # 32-bit window addresses stay 32-bit (wrap like the hardware); parts() bounds-checks
+            o32 = np.uint32(off & 0xFFFFFFFF)
+            if off == 0:
+                return space, None, lambda ex, sel: ex.R[slot] if sel is None else ex.R[slot][sel]
+            return space, None, lambda ex, sel: (ex.R[slot] if sel is None else ex.R[slot][sel]) + o32
         return space, None, lambda ex, sel: (ex.R[slot] if sel is None else ex.R[slot][sel]).astype(np.uint64) + o
     raise PtxError(f"{_where(prog, inst)}: bad address base {base!r}")
 
@@ -437,7 +466,7 @@ def _addr(lm, prog, fi, inst, aop: ir.Operand, space: str):
 def _lane_addrs(const, fn, ex, sel, n):
     if fn is not None:
         a = fn(ex, sel)
-        return a.astype(np.uint64, copy=False)
+        return a if a.dtype == np.uint32 else a.astype(np.uint64, copy=False)
     return np.full(n, const & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64)
 
 
@@ -465,12 +494,26 @@ def _ld(lm, prog, fi, inst) -> Callable:
                 w(ex, sel, ex.param_buf[a:a + size].view(tdt)[0])
         return ldp
 
+    rebind = []
+    for o in dsts:
+        rb = None
+        if isinstance(o, ir.Reg) and typ != "pred":
+            sl = fi.slots[o.name]
+            if prog.slot_dtypes[sl].itemsize == size:
+                rb = (sl, prog.slot_dtypes[sl])
+        rebind.append(rb)
+
     def ld(ex, sel):
         lanes = ex.all_lanes if sel is None else sel
         a = _lane_addrs(const, afn, ex, sel, lanes.size)
         for i, w in enumerate(writers):
-            ai = a if i == 0 else a + np.uint64(i * size)
-            w(ex, sel, ex.load(space, ai, lanes, tdt))
+            ai = a if i == 0 else a + a.dtype.type(i * size)
+            v = ex.load(space, ai, lanes, tdt)
+            rb = rebind[i]
+            if sel is None and rb is not None and v.flags.owndata and v.shape == (ex.N,):
+                ex.R[rb[0]] = v.view(rb[1])      # a gathered array is fresh: it becomes the register
+            else:
+                w(ex, sel, v)
     return ld
 
 
@@ -501,7 +544,7 @@ def _st(lm, prog, fi, inst) -> Callable:
                 v = v.astype(tdt)
             if v.ndim == 0:
                 v = np.full(n, v, dtype=tdt)
-            ai = a if i == 0 else a + np.uint64(i * size)
+            ai = a if i == 0 else a + a.dtype.type(i * size)
             ex.store(space, ai, lanes, v)
     return st
 

@@ -88,6 +88,7 @@ class Exec:
         self.smem_stride = max(16, (self.smem_size + 15) // 16 * 16)
         self.smem = np.zeros(self.ncta * self.smem_stride, dtype=np.uint8)
         self.lane_smem_base = self.lane_cta * self.smem_stride
+        self.lane_smem_base32 = self.lane_smem_base.astype(np.int32) if self.smem.size < (1 << 31) else None
         # local memory: per lane L bytes; frames grow at fp
         need = sum(fi.frame_bytes for fi in prog.funcs.values())
         self.L = max(16, (need + 15) // 16 * 16)
@@ -250,7 +251,15 @@ class Exec:
             raise MemoryFault("misaligned", lane, int(addrs[lane]), size)
 
     def _bounded(self, addrs: np.ndarray, size: int, limit: int) -> np.ndarray:
-        """Addresses as int64, checked against ``[0, limit)`` and for alignment."""
+        """Addresses as int64 (int32 for 32-bit addresses), checked against ``[0, limit)`` and
+        for alignment."""
+        if addrs.dtype == np.uint32:
+            if addrs.size and int(addrs.max()) + size > limit:
+                bad = addrs.astype(np.int64) + size > limit
+                i = int(np.flatnonzero(bad)[0])
+                raise MemoryFault("illegal", i, int(addrs[i]), size)
+            self._check_align(addrs, size)
+            return addrs.view(np.int32)
         if addrs.dtype == np.int64:
             a = addrs
         elif addrs.dtype == np.uint64:
@@ -278,7 +287,9 @@ class Exec:
             return out
         if space == "shared":
             a = self._bounded(addrs, size, self.smem_size)
-            base = self.lane_smem_base if lanes is self.all_lanes else self.lane_smem_base[lanes]
+            lb = self.lane_smem_base32 if a.dtype == np.int32 and self.lane_smem_base32 is not None \
+                else self.lane_smem_base
+            base = lb if lanes is self.all_lanes else lb[lanes]
             flat = base + a
             return [(self.smem.view(dt), flat >> sh if sh else flat, None)]
         if space == "local":
