@@ -462,7 +462,7 @@ def parse_value(kind: str, text: str) -> Any:
     if kind == "str":
         return text
     cls = VALUE_CLASSES[kind]
-    if kind in _NONE_OK and text.strip() in ("none", ""):
+    if kind in _NONE_OK and text.strip() in ("none", "", "NULL"):
         return None
     return cls.parse(text)
 

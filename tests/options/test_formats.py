@@ -203,3 +203,14 @@ def test_opcode_list_names_and_typed_defaults():
     assert reg.lookup("gpgpu_perf_sim_memcpy").typed_default is True
     assert reg.lookup("gpgpu_cache:dl1").typed_default is None
     assert reg.lookup("gpgpu_clock_domains").typed_default.as_tuple() == (500.0, 2000.0, 2000.0, 2000.0)
+
+
+def test_unset_string_defaults():
+    from gpgpusim.options import load_config
+
+    cfg = load_config(gpu="QuadroFX5800", env=False)
+    assert cfg["gpgpu_runtime_stat"].freq == 500
+    from gpgpusim.options import registry
+
+    assert registry().lookup("gpgpu_runtime_stat").typed_default == F.RuntimeStat(10000, 0)
+    assert registry().lookup("gpgpu_mem_addr_mapping").typed_default is None

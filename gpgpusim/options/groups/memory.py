@@ -62,7 +62,7 @@ OPTIONS = [
         "elimnate_rw_turnaround i.e set tWTR and tRTW = 0"),
     Opt("icnt_flit_size", "icnt_flit_size", "int", "32",
         "icnt_flit_size"),
-    Opt("gpgpu_mem_addr_mapping", "mem_addr_mapping", "AddrMapping", "",
+    Opt("gpgpu_mem_addr_mapping", "mem_addr_mapping", "AddrMapping", "NULL",
         "mapping memory address to dram model {dramid@<start bit>;<memory address map>}"),
     Opt("gpgpu_mem_addr_test", "mem_addr_test", "bool", "0",
         "run sweep test to check address mapping for aliased address"),

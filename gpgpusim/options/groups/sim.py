@@ -18,7 +18,7 @@ OPTIONS = [
         "terminates gpu simulation early (0 = no limit)"),
     Opt("gpgpu_max_completed_cta", "max_completed_cta", "int", "0",
         "terminates gpu simulation early (0 = no limit)"),
-    Opt("gpgpu_runtime_stat", "runtime_stat", "RuntimeStat", "10000",
+    Opt("gpgpu_runtime_stat", "runtime_stat", "RuntimeStat", "10000:0",
         "display runtime statistics such as dram utilization {<freq>:<flag>}"),
     Opt("liveness_message_freq", "liveness_message_freq", "int", "1",
         "Minimum number of seconds between simulation liveness messages (0 = always print)"),
