@@ -90,6 +90,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     p.add_argument("--extract-ptx", "-xptx", metavar="NAME", help="write the PTX file NAME (or all) to the current directory")
     p.add_argument("--extract-elf", "-xelf", metavar="NAME", help="write the ELF file NAME (or all) to the current directory")
     p.add_argument("--dump-resource-usage", "-res-usage", action="store_true", help="per-kernel resource usage")
+    p.add_argument("--dump-elf", "-elf", action="store_true",
+                   help="print each ELF's sections, decoded .nv.info attributes and symbols")
     p.add_argument("--dump-sass", "-sass", action="store_true", help="(not supported: no SASS disassembler)")
     p.add_argument("file")
     args = p.parse_args(argv)
@@ -127,6 +129,13 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             for _, _, e in elf:
                 _header(e, out)
                 _res_usage(e, out)
+        if args.dump_elf:
+            from cuobjdump_tools.elfinfo import describe_elf
+
+            did = True
+            for _, _, e in elf:
+                _header(e, out)
+                out.write("\n" + "\n".join(describe_elf(e.payload)) + "\n")
         if args.dump_ptx:
             did = True
             for _, _, e in ptx:

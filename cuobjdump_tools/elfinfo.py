@@ -329,3 +329,51 @@ def _apply_kernel_attrs(k: CubinKernel, attrs: list[Attr]) -> None:
 def kernel_resources(elf: bytes) -> dict[str, KernelResources]:
     """``{mangled kernel name: KernelResources}`` for every ``.entry`` in the cubin."""
     return {name: k.resources() for name, k in cubin_info(elf).kernels.items()}
+
+
+FMT_NAMES = {FMT_NVAL: "EIFMT_NVAL", FMT_BVAL: "EIFMT_BVAL", FMT_HVAL: "EIFMT_HVAL", FMT_SVAL: "EIFMT_SVAL"}
+
+
+def describe_elf(elf: bytes) -> list[str]:
+    """A readable listing of a cubin (cuobjdump ``-elf`` style, without SASS): the section
+    table, then every ``.nv.info*`` section decoded record by record, then the symbols."""
+    from elftools.elf.elffile import ELFFile
+
+    if bytes(elf[:4]) != b"\x7fELF":
+        raise FatbinError("cubin does not start with the ELF magic 7f 45 4c 46")
+    try:
+        f = ELFFile(io.BytesIO(bytes(elf)))
+        sections = list(f.iter_sections())
+        lines = [f"arch = sm_{_arch_from_flags(f.header['e_flags'], f.header['e_ident']['EI_ABIVERSION'])}",
+                 f"e_flags = {f.header['e_flags']:#x}", "", "Sections:",
+                 f"  {'idx':>3} {'name':<40} {'type':<18} {'flags':>10} {'info':>10} {'size':>8}"]
+        for i, sec in enumerate(sections):
+            t = sec["sh_type"]
+            tname = t if isinstance(t, str) else f"{t:#x}"
+            lines.append(f"  {i:>3} {sec.name:<40} {tname:<18} {sec['sh_flags']:>#10x} {sec['sh_info']:>#10x} "
+                         f"{sec['sh_size']:>8}")
+        for sec in sections:
+            if not sec.name.startswith(".nv.info"):
+                continue
+            lines += ["", sec.name]
+            for a in parse_nv_info(sec.data(), sec.name):
+                if isinstance(a.value, bytes):
+                    words = [int.from_bytes(a.value[i : i + 4], "little") for i in range(0, len(a.value) - 3, 4)]
+                    val = " ".join(f"{w:#x}" for w in words) if len(a.value) % 4 == 0 else a.value.hex(" ")
+                else:
+                    val = "" if a.value is None else f"{a.value:#x}"
+                lines.append(f"\t{a.name:<40} {FMT_NAMES.get(a.fmt, a.fmt)}\t{val}")
+        symtab = f.get_section_by_name(".symtab")
+        if symtab is not None:
+            lines += ["", "Symbols:"]
+            for sym in symtab.iter_symbols():  # type: ignore[attr-defined]
+                if sym.name:
+                    shndx = sym["st_shndx"]
+                    where = sections[shndx].name if isinstance(shndx, int) and shndx < len(sections) else shndx
+                    lines.append(f"  {sym['st_info']['type']:<12} {sym['st_info']['bind']:<11} "
+                                 f"{sym['st_size']:>8} {sym.name}  [{where}]")
+        return lines
+    except FatbinError:
+        raise
+    except Exception as exc:  # pyelftools raises assorted types on corrupt input
+        raise FatbinError(f"corrupt cubin ELF: {type(exc).__name__}: {exc}") from None

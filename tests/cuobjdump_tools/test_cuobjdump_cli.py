@@ -134,3 +134,18 @@ def test_raw_fatbin_file(tmp_path, monkeypatch):
         0, "Extracting PTX file and ptxas options    1: k.fatbin.1.sm_80.ptx -arch=sm_80 -O3\n"
     )
     assert (tmp_path / "k.fatbin.1.sm_80.ptx").read_bytes() == ptx[:-1]
+
+
+def test_dump_elf_decodes_nv_info(programs):
+    rc, text = run("-elf", str(programs.get("default").exe))
+    assert rc == 0
+    lines = text.splitlines()
+    i = lines.index(".nv.info._Z7tileSumPKfPf")
+    block = lines[i + 1 : lines.index("", i)]
+    assert "\tEIATTR_CBANK_PARAM_SIZE                  EIFMT_HVAL\t0x10" in block
+    assert "\tEIATTR_NUM_BARRIERS                      EIFMT_BVAL\t0x1" in block
+    assert "\tEIATTR_MAX_THREADS                       EIFMT_SVAL\t0x80 0x1 0x1" in block
+    size = cubin_info(fatbins_in_elf(str(programs.get("default").exe))[1].elf()[0].payload) \
+        .kernels["_Z7tileSumPKfPf"].text_bytes
+    assert f"  STT_FUNC     STB_GLOBAL  {size:>8} _Z7tileSumPKfPf  [.text._Z7tileSumPKfPf]" in lines
+    assert "  STT_OBJECT   STB_LOCAL          4 g_counter  [.nv.global]" in lines
