@@ -125,6 +125,27 @@ class StreamApi:
         abi.write_u64(p_id, self.streams.get_stream(stream).uid)
 
     @_entry
+    def cudaStreamGetDevice(self, stream: int, p_device: int) -> None:
+        """Every stream belongs to the one simulated device, 0."""
+        _need(p_device, "cudaStreamGetDevice: device")
+        self.streams.get_stream(stream)
+        abi.write_i32(p_device, 0)
+
+    @_entry
+    def cudaStreamAttachMemAsync(self, stream: int, dev_ptr: int, length: int, flags: int) -> None:
+        """Managed memory is always reachable from the host and every stream here, so the
+        attachment only needs checking: flags Global (1), Host (2) or Single (4)."""
+        what = "cudaStreamAttachMemAsync"
+        if flags not in (1, 2, 4):
+            raise CudaError(Err.InvalidValue, f"{what}: flags {flags:#x} is not one of "
+                            "cudaMemAttachGlobal/Host/Single")
+        self.streams.get_stream(stream)
+        found = self.gmem.find(dev_ptr) if dev_ptr else None
+        if found is None or (length and (found[0] != dev_ptr or length != found[1])):
+            raise CudaError(Err.InvalidValue, f"{what}: {dev_ptr:#x} (+{length}) is not a whole "
+                            "managed allocation")
+
+    @_entry
     def cudaLaunchHostFunc(self, stream: int, fn: int, user_data: int) -> None:
         """``cudaLaunchHostFunc``: ``fn(userData)`` runs once the stream reaches it."""
         _need(fn, "cudaLaunchHostFunc: fn")
@@ -212,6 +233,25 @@ class StreamApi:
         except CudaError:
             abi.write_u64(p_graph, 0)
             raise
+
+    @_entry
+    def cudaStreamBeginCaptureToGraph(self, stream: int, graph: int, p_deps: int, p_edge_data: int,
+                                      n_deps: int, mode: int) -> None:
+        reg = self.streams.graphs
+        deps = [reg.get_node(h) for h in _read_ptr_array(p_deps, n_deps,
+                                                         "cudaStreamBeginCaptureToGraph: dependencies")]
+        self.streams.begin_capture(stream, mode, graph=graph, deps=deps)
+
+    @_entry
+    def cudaStreamUpdateCaptureDependencies(self, stream: int, p_deps: int, p_edge_data: int,
+                                            n_deps: int, flags: int) -> None:
+        """flags: 0 = cudaStreamAddCaptureDependencies, 1 = cudaStreamSetCaptureDependencies."""
+        what = "cudaStreamUpdateCaptureDependencies"
+        if flags not in (0, 1):
+            raise CudaError(Err.InvalidValue, f"{what}: unknown flags {flags:#x}")
+        reg = self.streams.graphs
+        nodes = [reg.get_node(h) for h in _read_ptr_array(p_deps, n_deps, f"{what}: dependencies")]
+        self.streams.update_capture_dependencies(stream, nodes, replace=flags == 1)
 
     @_entry
     def cudaStreamIsCapturing(self, stream: int, p_status: int) -> None:
@@ -637,6 +677,27 @@ class StreamApi:
             self, _ptsz(stream), p_status, p_id, p_graph, p_deps, p_edge_data, p_num_deps)
 
     @_entry
+    def cudaStreamGetDevice_ptsz(self, stream: int, p_device: int) -> int:
+        return self.cudaStreamGetDevice.__wrapped__(self, _ptsz(stream), p_device)  # type: ignore[attr-defined]
+
+    @_entry
+    def cudaStreamAttachMemAsync_ptsz(self, stream: int, dev_ptr: int, length: int, flags: int) -> int:
+        return self.cudaStreamAttachMemAsync.__wrapped__(  # type: ignore[attr-defined]
+            self, _ptsz(stream), dev_ptr, length, flags)
+
+    @_entry
+    def cudaStreamBeginCaptureToGraph_ptsz(self, stream: int, graph: int, p_deps: int,
+                                           p_edge_data: int, n_deps: int, mode: int) -> int:
+        return self.cudaStreamBeginCaptureToGraph.__wrapped__(  # type: ignore[attr-defined]
+            self, _ptsz(stream), graph, p_deps, p_edge_data, n_deps, mode)
+
+    @_entry
+    def cudaStreamUpdateCaptureDependencies_ptsz(self, stream: int, p_deps: int, p_edge_data: int,
+                                                 n_deps: int, flags: int) -> int:
+        return self.cudaStreamUpdateCaptureDependencies.__wrapped__(  # type: ignore[attr-defined]
+            self, _ptsz(stream), p_deps, p_edge_data, n_deps, flags)
+
+    @_entry
     def cudaGraphUpload_ptsz(self, graph_exec: int, stream: int) -> int:
         return self.cudaGraphUpload.__wrapped__(self, graph_exec, _ptsz(stream))  # type: ignore[attr-defined]
 
@@ -699,6 +760,18 @@ cudaError_t cudaGraphExecMemsetNodeSetParams(void *hGraphExec, void *node, const
 cudaError_t cudaGraphExecHostNodeSetParams(void *hGraphExec, void *node, const void *pNodeParams);
 cudaError_t cudaGraphExecMemcpyNodeSetParams1D(void *hGraphExec, void *node, void *dst, const void *src,
                                                size_t count, int kind);
+cudaError_t cudaStreamGetDevice(void *hStream, int *device);
+cudaError_t cudaStreamAttachMemAsync(void *stream, void *devPtr, size_t length, unsigned int flags);
+cudaError_t cudaStreamBeginCaptureToGraph(void *stream, void *graph, void *dependencies, void *dependencyData,
+                                          size_t numDependencies, int mode);
+cudaError_t cudaStreamUpdateCaptureDependencies(void *stream, void *dependencies, void *dependencyData,
+                                                size_t numDependencies, unsigned int flags);
+cudaError_t cudaStreamGetDevice_ptsz(void *hStream, int *device);
+cudaError_t cudaStreamAttachMemAsync_ptsz(void *stream, void *devPtr, size_t length, unsigned int flags);
+cudaError_t cudaStreamBeginCaptureToGraph_ptsz(void *stream, void *graph, void *dependencies,
+                                               void *dependencyData, size_t numDependencies, int mode);
+cudaError_t cudaStreamUpdateCaptureDependencies_ptsz(void *stream, void *dependencies, void *dependencyData,
+                                                     size_t numDependencies, unsigned int flags);
 cudaError_t cudaGraphUpload(void *graphExec, void *stream);
 cudaError_t cudaGraphUpload_ptsz(void *graphExec, void *stream);
 cudaError_t cudaGraphGetNodes(void *graph, void **nodes, size_t *numNodes);

@@ -132,7 +132,8 @@ class Event:
 class Capture:
     """One stream capture in progress (``cudaStreamBeginCapture`` … ``EndCapture``)."""
 
-    __slots__ = ("id", "graph", "origin", "mode", "status", "streams", "thread", "error")
+    __slots__ = ("id", "graph", "origin", "mode", "status", "streams", "thread", "error",
+                 "owns_graph")
 
     def __init__(self, cid: int, graph: graphs.Graph, origin: Stream, mode: int) -> None:
         self.id = cid
@@ -143,6 +144,7 @@ class Capture:
         self.streams: list[Stream] = [origin]
         self.thread = threading.get_ident()
         self.error: CudaError | None = None
+        self.owns_graph = True       # False for cudaStreamBeginCaptureToGraph
 
 
 class StreamManager:
@@ -505,8 +507,10 @@ class StreamManager:
 
     # ================================================================ capture
     def begin_capture(self, handle: int | None, mode: int = CAPTURE_MODE_GLOBAL,
-                      per_thread: bool = False) -> None:
-        """``cudaStreamBeginCapture``."""
+                      per_thread: bool = False, graph: int | None = None,
+                      deps: list[graphs.GraphNode] | None = None) -> None:
+        """``cudaStreamBeginCapture``; with ``graph`` (and ``deps``), ``cudaStreamBeginCaptureToGraph``:
+        capture appends to that existing graph, the first captured node depending on ``deps``."""
         if mode not in (CAPTURE_MODE_GLOBAL, CAPTURE_MODE_THREAD_LOCAL, CAPTURE_MODE_RELAXED):
             raise CudaError(Err.InvalidValue, f"cudaStreamBeginCapture: unknown mode {mode}")
         with self._lock:
@@ -517,10 +521,36 @@ class StreamManager:
             if stream.capture is not None:
                 raise CudaError(Err.IllegalState,
                                 "cudaStreamBeginCapture: the stream is already capturing")
-            graph = self.graphs.new_graph()
-            cap = Capture(next(self._capture_ids), graph, stream, mode)
+            if graph is None:
+                target = self.graphs.new_graph()
+            else:
+                target = self.graphs.get_graph(graph)
+                for d in deps or []:
+                    if d.graph is not target:
+                        raise CudaError(Err.InvalidValue, f"cudaStreamBeginCaptureToGraph: node "
+                                        f"{d.handle:#x} is not in graph {graph:#x}")
+            cap = Capture(next(self._capture_ids), target, stream, mode)
+            cap.owns_graph = graph is None
             stream.capture = cap
-            stream.capture_frontier = []
+            stream.capture_frontier = list(deps or [])
+
+    def update_capture_dependencies(self, handle: int | None, nodes: list[graphs.GraphNode],
+                                    replace: bool, per_thread: bool = False) -> None:
+        """``cudaStreamUpdateCaptureDependencies``: add to (or replace) the nodes the next
+        captured operation depends on."""
+        with self._lock:
+            stream = self._resolve(handle, per_thread)
+            cap = stream.capture
+            if cap is None or cap.status != CAPTURE_STATUS_ACTIVE:
+                raise CudaError(Err.IllegalState, "cudaStreamUpdateCaptureDependencies: the "
+                                "stream is not capturing")
+            for n in nodes:
+                if n.graph is not cap.graph:
+                    raise CudaError(Err.InvalidValue, f"cudaStreamUpdateCaptureDependencies: "
+                                    f"node {n.handle:#x} is not in the capture graph")
+            merged = [] if replace else list(stream.capture_frontier)
+            merged += [n for n in nodes if n not in merged]
+            stream.capture_frontier = merged
 
     def end_capture(self, handle: int | None, per_thread: bool = False) -> int:
         """``cudaStreamEndCapture`` -> graph handle; the capture ends whatever the outcome."""
@@ -543,11 +573,13 @@ class StreamManager:
                 s.capture = None
                 s.capture_frontier = []
             if cap.status == CAPTURE_STATUS_INVALIDATED:
-                self.graphs.destroy_graph(cap.graph.handle)
+                if cap.owns_graph:
+                    self.graphs.destroy_graph(cap.graph.handle)
                 raise CudaError(Err.StreamCaptureInvalidated,
                                 f"cudaStreamEndCapture: the capture was invalidated ({cap.error})")
             if unjoined:
-                self.graphs.destroy_graph(cap.graph.handle)
+                if cap.owns_graph:
+                    self.graphs.destroy_graph(cap.graph.handle)
                 raise CudaError(Err.StreamCaptureUnjoined,
                                 "cudaStreamEndCapture: a forked stream was not joined back "
                                 "into the origin stream")

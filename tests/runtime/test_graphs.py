@@ -479,3 +479,40 @@ def test_api_memcpy3d_node_and_event_nodes(rt):
     got = rt.gmem.read(dev, 32)
     assert got[:3].tolist() == [9, 10, 11] and got[16:19].tolist() == [17, 18, 19]
     assert got[3:16].tolist() == [0] * 13
+
+
+def test_api_capture_to_graph_and_update_dependencies(rt):
+    pg = out_u64()
+    assert rt.cudaGraphCreate(addr(pg), 0) == 0
+    gh = pg.value
+    root, side = out_u64(), out_u64()
+    assert rt.cudaGraphAddEmptyNode(addr(root), gh, 0, 0) == 0
+    assert rt.cudaGraphAddEmptyNode(addr(side), gh, 0, 0) == 0
+    s = rt.streams.create_stream()
+    assert rt.cudaStreamUpdateCaptureDependencies(s, 0, 0, 0, 0) == Err.IllegalState
+    assert rt.cudaStreamBeginCaptureToGraph(s, gh, addr(_ptrs(root.value)), 0, 1, 0) == 0
+    rt.streams.enqueue(s, kernel("first"))
+    assert rt.cudaStreamUpdateCaptureDependencies(s, addr(_ptrs(side.value)), 0, 1, 0) == 0   # add
+    rt.streams.enqueue(s, kernel("second"))
+    assert rt.cudaStreamUpdateCaptureDependencies(s, addr(_ptrs(root.value)), 0, 1, 1) == 0   # set
+    rt.streams.enqueue(s, kernel("third"))
+    assert rt.cudaStreamUpdateCaptureDependencies(s, addr(_ptrs(root.value)), 0, 1, 2) == Err.InvalidValue
+    out = out_u64()
+    assert rt.cudaStreamEndCapture(s, addr(out)) == 0 and out.value == gh
+    nodes = {n.op.kernel: n for n in rt.streams.graphs.get_graph(gh).nodes if n.kind == graphs.NODE_KERNEL}
+    assert [d.handle for d in nodes["first"].deps] == [root.value]
+    assert [d.handle for d in nodes["second"].deps] == [nodes["first"].handle, side.value]
+    assert [d.handle for d in nodes["third"].deps] == [root.value]
+
+
+def test_api_stream_device_and_attach_mem(rt):
+    s = rt.streams.create_stream()
+    dev = ctypes.c_int32(-1)
+    assert rt.cudaStreamGetDevice(s, addr(dev)) == 0 and dev.value == 0
+    assert rt.cudaStreamGetDevice(0x55550, addr(dev)) == Err.InvalidResourceHandle
+    base = rt.gmem.allocate(256)
+    assert rt.cudaStreamAttachMemAsync(s, base, 0, 4) == 0
+    assert rt.cudaStreamAttachMemAsync(s, base, 256, 1) == 0
+    assert rt.cudaStreamAttachMemAsync(s, base, 16, 1) == Err.InvalidValue
+    assert rt.cudaStreamAttachMemAsync(s, base, 0, 3) == Err.InvalidValue
+    assert rt.cudaStreamAttachMemAsync(s, 0x1234, 0, 1) == Err.InvalidValue
