@@ -29,6 +29,7 @@ Exactness
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar
 
 from typing import Any
 
@@ -43,8 +44,17 @@ U16, U32, U64 = np.uint16, np.uint32, np.uint64
 CANON_NAN: dict[str, Any] = {"f32": U32(0x7FFFFFFF), "f64": U64(0x7FFFFFFFFFFFFFFF), "f16": U16(0x7FFF), "bf16": U16(0x7FFF)}
 
 
+#: False while :func:`gpgpusim.functional.semantics.lookup` builds for a caller that runs every
+#: ``fn`` under ``np.errstate(all="ignore")`` itself (``lookup(inst, quiet=False)``).
+WRAP_QUIET: ContextVar[bool] = ContextVar("WRAP_QUIET", default=True)
+
+
 def quiet(fn: Fn) -> Fn:
-    """Wrap ``fn`` so that overflow/invalid/underflow never warn (they are results, not errors)."""
+    """Wrap ``fn`` so that overflow/invalid/underflow never warn (they are results, not errors).
+    Costs ~1 us per call; skipped when the caller promised its own errstate (WRAP_QUIET)."""
+    if not WRAP_QUIET.get():
+        return fn
+
     def q(*args):
         with np.errstate(all="ignore"):
             return fn(*args)
@@ -148,6 +158,8 @@ def _core_fma(t: str, mode: str) -> Fn:
             s, e = fp.two_sum(p, c64)
             r = fp.f64_round(fp.odd(s, e), dt, mode)
             return _rm_zero(r, p, c64) if mode == "rm" else r
+        if t == "f32" and mode == "rn":
+            return _fma32_rn(fma_narrow)
         return fma_narrow
 
     def fma64(a, b, c):
@@ -164,6 +176,30 @@ def _core_fma(t: str, mode: str) -> Fn:
         r = fp.adjust(r, np.where(np.isfinite(r), resid, 0.0), mode)
         return _rm_zero(r, a * b, c) if mode == "rm" else r
     return fma64
+
+
+_TIE_MASK = U64(0x1FFFFFFF)   # f64 mantissa bits below an f32 ulp
+_TIE = U64(0x10000000)        # ... exactly half an f32 ulp
+
+
+def _fma32_rn(exact: Fn) -> Fn:
+    """``fma.rn.f32`` fast path: the f64 product is exact, so RN(p + c) in f64 followed by the
+    f32 rounding is correct unless the f64 sum landed exactly on an f32 rounding midpoint (the
+    only case where the discarded f64 error can flip the f32 rounding) or in the f32
+    subnormal/zero range (midpoints at other bit positions).  Those rare lanes are recomputed
+    with the exact round-to-odd algorithm."""
+    def fma32(a, b, c):
+        s = a.astype(F64) * b.astype(F64) + c.astype(F64)
+        r = s.astype(F32)
+        bad = ((s.view(U64) & _TIE_MASK) == _TIE) | (np.abs(r) < fp.F32_MIN_NORMAL)
+        if bad.any():
+            if r.ndim == 0:
+                return exact(a, b, c)
+            idx = np.flatnonzero(bad)
+            sub = [np.broadcast_to(x, r.shape).ravel()[idx] for x in (a, b, c)]
+            r.ravel()[idx] = exact(*sub)
+        return r
+    return fma32
 
 
 def _core_sqrt(t: str, mode: str) -> Fn:
@@ -286,20 +322,29 @@ def absneg(op: str, t: str, ftz: bool = False) -> Fn:
     return quiet(lambda a: f(pre(a)))
 
 
+_UINT_OF = {2: U16, 4: U32, 8: U64}
+
+
 def minmax(op: str, t: str, ftz: bool = False, nan: bool = False) -> Fn:
     """PTX min/max: one NaN operand -> the other; both (or, with ``.NaN``, either) NaN ->
-    canonical NaN; -0.0 is less than +0.0."""
+    canonical NaN; -0.0 is less than +0.0 (for equal operands the sign bits are combined:
+    AND for max, OR for min)."""
     comp = "f32" if t in ("bf16", "bf16x2") else t[:3]
     canon = CANON_NAN[comp].view({"f32": F32, "f64": F64, "f16": F16}[comp])
     is_max = op == "max"
+    pick = np.fmax if is_max else np.fmin
+    combine = np.bitwise_and if is_max else np.bitwise_or
 
     def core(a, b):
-        r = np.fmax(a, b) if is_max else np.fmin(a, b)
-        sa = np.signbit(a)
-        pick_a = ~sa if is_max else sa
-        r = np.where(a == b, np.where(pick_a, a, b), r)
-        bad = (np.isnan(a) | np.isnan(b)) if nan else (np.isnan(a) & np.isnan(b))
-        return np.where(bad, canon, r)
+        r = pick(a, b)
+        eq = a == b
+        if eq.any():
+            ut = _UINT_OF[r.dtype.itemsize]
+            r = np.where(eq, combine(a.view(ut), b.view(ut)).view(r.dtype), r)
+        bad = (np.isnan(a) | np.isnan(b)) if nan else np.isnan(r)
+        if bad.any():
+            r = np.where(bad, canon, r)
+        return r
 
     # bf16 computes in f32; f32_to_bf16 maps any NaN to the canonical bf16 NaN 0x7FFF
     return _adapt(t, core, 2, _pre(comp, ftz), _post(comp, ftz, False))

@@ -110,8 +110,14 @@ def f64_to_f32_odd(x: np.ndarray) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- flush / saturate
 def ftz32(x: np.ndarray) -> np.ndarray:
-    """f32 subnormals -> sign-preserving zero (PTX ``.ftz``)."""
-    return np.where(np.abs(x) < F32_MIN_NORMAL, np.copysign(F32(0), x), x)
+    """f32 subnormals -> sign-preserving zero (PTX ``.ftz``).  Integer tests on the bits; the
+    select only runs when a lane is subnormal (rare)."""
+    bits = x.view(U32)
+    mag = bits & U32(0x7FFFFFFF)
+    den = (mag < U32(0x00800000)) & (mag != U32(0))
+    if not den.any():
+        return x
+    return np.where(den, bits & U32(0x80000000), bits).view(F32)
 
 
 def ftz16(x: np.ndarray) -> np.ndarray:

@@ -116,10 +116,54 @@ _PRMT_MODES: dict[str, tuple[tuple[int, int, int, int], ...]] = {
 }
 
 
+def _prmt_plan(selectors: list[tuple[int, bool]]) -> list[tuple[int, int, int, bool]]:
+    """Group output bytes that come from the same source word with the same shift into one
+    (source 0=a/1=b, shift in bits (+ = left), byte mask, sign-replicate) term."""
+    groups: dict[tuple[int, int], int] = {}
+    terms: list[tuple[int, int, int, bool]] = []
+    for i, (k, sign) in enumerate(selectors):
+        src, pos = k // 4, k % 4
+        if sign:
+            terms.append((src, 8 * pos, 0xFF << (8 * i), True))
+            continue
+        key = (src, 8 * (i - pos))
+        groups[key] = groups.get(key, 0) | (0xFF << (8 * i))
+    terms.extend((src, sh, mask, False) for (src, sh), mask in groups.items())
+    return terms
+
+
+def _prmt_const(selectors: list[tuple[int, bool]]) -> Fn:
+    """prmt with a selector known at decode time: a few shifts and masks on 32-bit words."""
+    plan = _prmt_plan(selectors)
+
+    def fn(a, b, _c=None):
+        words = (np.asarray(a).astype(U32, copy=False), np.asarray(b).astype(U32, copy=False))
+        out = None
+        for src, sh, mask, sign in plan:
+            w = words[src]
+            if sign:
+                # replicate bit 7 of byte (sh // 8) into the target byte
+                bit = (w >> U32(sh + 7)) & U32(1)
+                term = (bit * U32(0xFF)) << U32((mask.bit_length() - 8))
+            elif sh >= 0:
+                term = (w << U32(sh)) & U32(mask)
+            else:
+                term = (w >> U32(-sh)) & U32(mask)
+            out = term if out is None else out | term
+        return np.asarray(out, dtype=U32)
+    return fn
+
+
 def prmt(mode: str | None, imm_sel: int | None = None) -> Fn:
     """``prmt.b32{.mode} d, a, b, c``: pick bytes of the 8-byte ``{b, a}``.  Generic form: four
     4-bit selectors in c (bit 3 = replicate the chosen byte's sign).  ``imm_sel`` pre-binds an
-    immediate ``c`` (the runtime argument is then ignored)."""
+    immediate ``c`` (the runtime argument is then ignored) into a shift/mask plan."""
+    if imm_sel is not None:
+        if mode is None:
+            sels = [((imm_sel >> (4 * i)) & 7, bool((imm_sel >> (4 * i)) & 8)) for i in range(4)]
+        else:
+            sels = [(k, False) for k in _PRMT_MODES[mode][imm_sel & 3]]
+        return _prmt_const(sels)
     table = None
     if mode is not None:
         table = np.array(_PRMT_MODES[mode], dtype=U64)  # [c&3][byte]
@@ -132,7 +176,7 @@ def prmt(mode: str | None, imm_sel: int | None = None) -> Fn:
 
     def fn(a, b, c):
         x = (np.asarray(b).astype(U64) << U64(32)) | np.asarray(a).astype(U32).astype(U64)
-        cc = np.asarray(c).astype(U64) if imm_sel is None else U64(imm_sel)
+        cc = np.asarray(c).astype(U64)
         out = U64(0)
         for i in range(4):
             if table is None:
@@ -141,5 +185,5 @@ def prmt(mode: str | None, imm_sel: int | None = None) -> Fn:
             else:
                 byte = gather(x, table[(cc & U64(3)).astype(np.intp), i], None)
             out = out | (byte << U64(8 * i))
-        return np.broadcast_to(out, np.shape(x)).astype(U32)
+        return np.broadcast_to(out, np.broadcast_shapes(np.shape(x), np.shape(cc))).astype(U32)
     return fn
