@@ -607,6 +607,8 @@ class _Builder:
         if init is not None:
             flat = []
             if type(init) is _FastInit:
+                if init.index >= len(self.fast_inits):  # a raw \x02 in the input
+                    raise self.err(pos, "syntax error: unexpected character '\\x02'")
                 flat = list(self.fast_inits[init.index])
             else:
                 _flatten(init, flat)
@@ -736,6 +738,8 @@ class _FunctionBuilder:
         for st in stmts:
             if isinstance(st, Token):
                 if st.type == "FAST":
+                    if mb.fast_next >= len(mb.fast_items):  # a raw \x01 in the input
+                        raise mb.err(st, "syntax error: unexpected character '\\x01'")
                     st = mb.fast_items[mb.fast_next]
                     mb.fast_next += 1
                     self.instruction(st, scope)

@@ -19,7 +19,19 @@ TOKENS = [
     "0d4000000000000000", "0x10", "017", "1.5", "7", "add.s32", "ld.global.f32", "ret;", "exit;",
     "generic(x)", "x", ".loc 1 2 3", ".file 1 \"a.cu\"", ".pragma \"nounroll\";", ".branchtargets",
     ".callprototype", "<", ">", ".maxntid 4", "\n", " ", "//c\n", "/*c*/", ".extern", ".visible",
+    "\x01", "\x020", "= {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21};",
 ]
+
+
+def test_placeholder_characters_in_input_are_errors():
+    head = ".version 9.0\n.target sm_75\n.address_size 64\n"
+    for text in (head + ".entry k() {\n\x01\n}\n", head + ".global .u32 x[2] = \x020;\n"):
+        try:
+            parse_ptx(text, "fuzz.ptx")
+        except PtxError as exc:
+            assert "unexpected character" in str(exc)
+        else:
+            raise AssertionError("placeholder accepted")
 
 
 def _check(text: str) -> None:
