@@ -63,6 +63,7 @@ class Reporter:
         self.samples: list[dict[str, Any]] = []
         self.line_counts: dict[tuple[str, int], int] = {}
         self._prev_counters: dict[str, Any] = {}
+        self._last_counters: dict[str, Any] = {}
         self._exited = False
 
     # ---- start-up ---------------------------------------------------------------------------
@@ -177,6 +178,9 @@ class Reporter:
         now = stats.counters
         per_kernel = delta(now, self._prev_counters)
         self._prev_counters = copy.deepcopy(dict(now))
+        if now:  # the timing model's counters, per kernel and cumulative, for the JSON too
+            self.kernels[-1]["counters"] = per_kernel
+            self._last_counters = self._prev_counters
         total = dict(now)
         total.setdefault("gpgpu_n_tot_thrd_icount", self.tot_insn)
         total.setdefault("gpgpu_n_tot_w_icount", self.tot_warp_insn)
@@ -267,6 +271,8 @@ class Reporter:
             for op, n in k.get("opcode_counts", {}).items():
                 mix[op] = mix.get(op, 0) + n
         totals["opcode_counts"] = dict(sorted(mix.items()))
+        if self._last_counters:
+            totals["counters"] = self._last_counters
         doc: dict[str, Any] = {
             "simulator": {"name": "gpgpusim", "version": _pkg_version, "gpgpusim_compat": GPGPUSIM_VERSION},
             "mode": "functional" if self.cfg.functional_only else "performance",

@@ -288,3 +288,19 @@ def test_line_stats_full_columns_like_gpgpusim(tmp_path):
         "exposed_latency warp_divergence\nk.ptx 7 : 100 1 2 3 4 5 6 7 8 \n")
     with pytest.raises(ValueError, match="unknown PTX line metric"):
         write_line_stats(tmp_path / "t.txt", {}, {"bogus": {}})
+
+
+def test_json_carries_timing_counters_per_kernel_and_total(tmp_path):
+    rep, _, clock = make()
+    rep.kernel_end(KernelStats("a", 1, thread_insn=10, warp_insn=1, ctas=1, cycles=5,
+                               counters={"total_dram_reads": 4, "L1D_core_access": [1, 2]}))
+    rep.kernel_end(KernelStats("b", 2, thread_insn=10, warp_insn=1, ctas=1, cycles=5,
+                               counters={"total_dram_reads": 10, "L1D_core_access": [3, 2]}))
+    rep.write_json(tmp_path / "s.json")
+    doc = json.loads((tmp_path / "s.json").read_text())
+    assert doc["mode"] == "performance"
+    assert [k["counters"] for k in doc["kernels"]] == [{"total_dram_reads": 4, "L1D_core_access": [1, 2]},
+                                                       {"total_dram_reads": 6, "L1D_core_access": [2, 0]}]
+    assert doc["totals"]["counters"] == {"total_dram_reads": 10, "L1D_core_access": [3, 2]}
+    assert doc["totals"]["gpu_tot_sim_cycle"] == 10
+    assert [k["gpu_tot_sim_cycle"] for k in doc["kernels"]] == [5, 10]
