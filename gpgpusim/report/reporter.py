@@ -188,7 +188,7 @@ class Reporter:
         fields: dict[str, Any] = {
             "kernel_name": stats.name, "kernel_launch_uid": stats.uid, "kernel_stream_id": stats.stream_id,
             "gpu_sim_insn": stats.thread_insn, "gpu_tot_sim_insn": self.tot_insn,
-            "gpu_tot_issued_cta": self.tot_ctas, "elapsed_whole_s": int(elapsed),
+            "gpu_tot_issued_cta": self.tot_ctas, "elapsed_s": elapsed,
             "core_hz": self.cfg.core_clock_mhz * 1e6, "cfg": self.cfg,
         }
         if stats.cycles is not None:

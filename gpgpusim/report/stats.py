@@ -104,7 +104,8 @@ def _f32_ratio(a: str, b: str) -> Callable[[Values], float]:
 DERIVED: dict[str, Callable[[Values], Any]] = {
     "gpu_ipc": _f32_ratio("gpu_sim_insn", "gpu_sim_cycle"),
     "gpu_tot_ipc": _f32_ratio("gpu_tot_sim_insn", "gpu_tot_sim_cycle"),
-    "gpu_total_sim_rate": lambda v: int(v["gpu_tot_sim_insn"] / max(v["elapsed_whole_s"], 1)),
+    # real elapsed wall time, not whole seconds (GPGPU-Sim divides by whole seconds)
+    "gpu_total_sim_rate": lambda v: int(v["gpu_tot_sim_insn"] / max(v["elapsed_s"], 1e-9)),
     "gpu_occupancy": lambda v: 100.0 * v["k:active_warps_sum"] / v["k:max_warps_sum"] if v["k:max_warps_sum"] else math.nan,
     "gpu_tot_occupancy": lambda v: 100.0 * v["t:active_warps_sum"] / v["t:max_warps_sum"] if v["t:max_warps_sum"] else math.nan,
     "partiton_level_parallism": lambda v: v["k:icnt_l2_req_sum"] / v["gpu_sim_cycle"] if v["gpu_sim_cycle"] else 0.0,
