@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ._float import quiet
 from ._types import bits_of, dtype_of, is_signed, unsigned_of, wide_of
 
 Fn = Callable[..., Any]
@@ -33,10 +34,7 @@ _M32 = U64(0xFFFFFFFF)
 def _quiet(fn: Fn) -> Fn:
     """For functions whose intermediate steps may be numpy-scalar arithmetic (an immediate
     operand): scalar integer wrap-around warns in numpy, array arithmetic does not."""
-    def q(*args):
-        with np.errstate(all="ignore"):
-            return fn(*args)
-    return q
+    return quiet(fn)
 
 
 def _u(x: np.ndarray, t: str) -> np.ndarray:

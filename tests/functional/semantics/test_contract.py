@@ -75,3 +75,16 @@ def test_batched_shape():
 def test_alu_opcode_set():
     assert {"add", "mad", "fma", "setp", "selp", "cvt", "mov", "lop3", "prmt", "shf"} <= ALU_OPCODES
     assert not {"ld", "st", "atom", "bra", "shfl", "vote"} & ALU_OPCODES
+
+
+def test_quiet_false_leaves_errstate_to_the_caller():
+    loud = lookup(inst("add.rz.f32", 2), quiet=False)
+    calm = lookup(inst("add.rz.f32", 2))
+    big = np.array([3e38], dtype=np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert calm.fn(big, big).tolist() == [float(np.finfo(np.float32).max)]
+        with pytest.raises(RuntimeWarning):
+            loud.fn(big, big)
+        with np.errstate(all="ignore"):
+            assert loud.fn(big, big).tobytes() == calm.fn(big, big).tobytes()

@@ -304,3 +304,23 @@ def test_float_ops_emit_no_warnings():
         run("lg2.approx.f32", [0.0])
         run("fma.rn.f64", [1e308], [1e308], [1.0])
         run("add.f16", [65504.0], [65504.0])
+
+
+tiny32 = st.floats(width=32, min_value=-(2.0 ** -60), max_value=2.0 ** -60)
+
+
+@settings(max_examples=150, deadline=None)
+@given(tiny32, tiny32, st.floats(width=32, min_value=-(2.0 ** -120), max_value=2.0 ** -120))
+def test_f32_fma_subnormal_results(a, b, c):
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    got = run("fma.rn.f32", [a], [b], [c])
+    if exact == 0:
+        assert float(got[0]) == 0.0
+    else:
+        assert bits32(got[0]) == bits32(ref_round(exact, np.float32, "rn"))
+
+
+def test_f32_fma_fast_path_ties_and_underflow():
+    a = 2.0 ** -75
+    out = run("fma.rn.f32", [a, a * (1 + 2.0 ** -20), 1.0 + 2.0 ** -12], [a, a, 1.0 + 2.0 ** -12], [0.0, 0.0, 2.0 ** -60])
+    assert [bits32(x) for x in out] == [0x00000000, 0x00000001, 0x3F801001]

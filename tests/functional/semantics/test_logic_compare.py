@@ -218,3 +218,15 @@ def test_video_simd():
     assert as_list(run("vmax4.s32.s32.s32", [a], [b], [0])) == [0x20010280]
     assert as_list(run("vsub2.s32.s32.s32.sat", [0x80000001], [0x00010002], [0])) == [0x8000FFFF]
     assert as_list(run("vavrg2.u32.u32.u32", [0x00030001], [0x00040002], [0])) == [0x00040002]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 0xFFFF), st.lists(st.tuples(st.integers(0, M32), st.integers(0, M32)), min_size=1, max_size=8))
+def test_prmt_immediate_plan_matches_reference(sel, rows):
+    a = [r[0] for r in rows]
+    b = [r[1] for r in rows]
+    assert as_list(run("prmt.b32", a, b, [0] * len(rows), imm={2: sel})) == [_prmt_ref(x, y, sel) for x, y in rows]
+    for mode in ("f4e", "b4e", "rc8", "ecl", "ecr", "rc16"):
+        by_reg = run(f"prmt.b32.{mode}", a, b, [sel] * len(rows))
+        by_imm = run(f"prmt.b32.{mode}", a, b, [0] * len(rows), imm={2: sel})
+        assert as_list(by_reg) == as_list(by_imm)
