@@ -195,6 +195,8 @@ class GraphExec:
         self.ops: list[Op] = []
         self.by_node: dict[int, int] = {}
         self.kinds: dict[int, int] = {}
+        #: the last operation of the latest launch (the next launch waits for it)
+        self.last_op: Op | None = None
         self._flatten(graph, top=True)
 
     def set_op(self, node: GraphNode, op: Op) -> None:

@@ -40,6 +40,7 @@ from typing import Any
 from gpgpusim.errors import CudaError, Err
 from gpgpusim.runtime import graphs
 from gpgpusim.runtime.gpu import (
+    EmptyOp,
     EventRecordOp,
     FreeOp,
     HostFuncOp,
@@ -656,10 +657,20 @@ class StreamManager:
 
     # ================================================================ graphs
     def launch_graph(self, exec_handle: int, handle: int | None, per_thread: bool = False) -> None:
-        """``cudaGraphLaunch``: replay the graph's operations, in dependency order, on a stream."""
+        """``cudaGraphLaunch``: replay the graph's operations, in dependency order, on a stream.
+
+        Launches of one executable graph never overlap (CUDA orders each after the previous
+        launch, whatever the streams): a barrier op waits for the previous launch's last op.
+        """
         with self._lock:
             gexec = self.graphs.get_exec(exec_handle)
-            self._resolve(handle, per_thread)
+            stream = self._resolve(handle, per_thread)
+            prev = gexec.last_op
+            if prev is not None and not prev.done and stream.capture is None \
+                    and prev.stream is not stream:
+                barrier = EmptyOp()
+                barrier.deps.append(prev)
+                self.enqueue(handle, barrier, per_thread)
             for template in gexec.ops:
                 op = template.clone()
                 if isinstance(op, EventRecordOp) and op.event.handle in self._events:
@@ -669,6 +680,8 @@ class StreamManager:
                     self.stream_wait_event(handle, op.event.handle, per_thread=per_thread)
                     continue
                 self.enqueue(handle, op, per_thread)
+            if stream.capture is None:
+                gexec.last_op = stream.last_op
 
     # ================================================================ shutdown
     def shutdown(self, timeout_s: float | None = None) -> bool:

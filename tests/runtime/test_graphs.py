@@ -7,6 +7,7 @@ import faulthandler
 import ctypes
 import struct
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -14,7 +15,7 @@ import pytest
 from gpgpusim.errors import CudaError, Err
 from gpgpusim.functional.memory import GlobalMemory
 from gpgpusim.runtime import graphs
-from gpgpusim.runtime.gpu import Gpu, KernelLaunchOp, MemcpyKind, MemcpyOp, MemsetOp
+from gpgpusim.runtime.gpu import Gpu, HostFuncOp, KernelLaunchOp, MemcpyKind, MemcpyOp, MemsetOp
 from gpgpusim.runtime.stream_api import StreamApi
 from gpgpusim.runtime.streams import (
     CAPTURE_STATUS_ACTIVE,
@@ -516,3 +517,22 @@ def test_api_stream_device_and_attach_mem(rt):
     assert rt.cudaStreamAttachMemAsync(s, base, 16, 1) == Err.InvalidValue
     assert rt.cudaStreamAttachMemAsync(s, base, 0, 3) == Err.InvalidValue
     assert rt.cudaStreamAttachMemAsync(s, 0x1234, 0, 1) == Err.InvalidValue
+
+
+def test_launches_of_one_exec_do_not_overlap_across_streams(env):
+    mgr, _, launcher = env
+    a = mgr.create_stream(STREAM_NON_BLOCKING)
+    b = mgr.create_stream(STREAM_NON_BLOCKING)
+    gate_ev = threading.Event()
+    gr = mgr.graphs.new_graph()
+    n = gr.add_node(graphs.NODE_HOST, HostFuncOp(lambda: gate_ev.wait(TIMEOUT_S)))
+    gr.add_node(graphs.NODE_KERNEL, kernel("g"), [n])
+    ex = mgr.graphs.instantiate(gr.handle)
+    mgr.launch_graph(ex, a)
+    mgr.launch_graph(ex, b)              # must wait for the launch on a
+    mgr.enqueue(b, kernel("b_after"))
+    time.sleep(0.05)
+    assert launcher.log == []
+    gate_ev.set()
+    mgr.synchronize_device()
+    assert launcher.log == ["g", "g", "b_after"]
