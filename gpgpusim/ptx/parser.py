@@ -224,10 +224,10 @@ class _Shaper(Transformer):
         return list(items)
 
     def init_num(self, tok):
-        return _num(tok).value
+        return _num(tok)  # an Imm: the builder picks value or raw bits by variable type
 
     def init_neg(self, tok):
-        return _neg_num(tok).value
+        return _neg_num(tok)
 
     def init_fast(self, tok):
         return _FastInit(int(str(tok)[1:]))
@@ -416,10 +416,22 @@ def _count(dims: Any, filename: str, text: str, pos: _Pos) -> int:
     return n
 
 
-def _flatten(init: Any, out: list) -> None:
+_FLOAT_TYPES = frozenset(["f16", "bf16", "f32", "f64", "tf32"])
+
+
+def _flatten(init: Any, out: list, float_type: bool) -> None:
+    """Flatten nested ``{...}`` lists.  Numbers become their value, except that a
+    ``0f``/``0d`` literal initialising an integer/bit type contributes its raw bits."""
     if isinstance(init, list):
         for x in init:
-            _flatten(x, out)
+            _flatten(x, out, float_type)
+    elif type(init) is Imm:
+        if init.bits is not None and not float_type:
+            out.append(init.bits)
+        elif float_type and isinstance(init.value, int):
+            out.append(float(init.value))
+        else:
+            out.append(init.value)
     else:
         out.append(init)
 
@@ -611,7 +623,7 @@ class _Builder:
                     raise self.err(pos, "syntax error: unexpected character '\\x02'")
                 flat = list(self.fast_inits[init.index])
             else:
-                _flatten(init, flat)
+                _flatten(init, flat, vtype in _FLOAT_TYPES)
             cap = count * a.vector if count else None
             if cap is not None and len(flat) > cap:
                 raise self.err(pos, f"{len(flat)} initialisers for {name_tok!s} with {cap} elements")

@@ -192,6 +192,8 @@ HAND = r"""
 .global .v2 .u32 vecs[2] = {{1, 2}, {3, 4}};
 .global .s32 ints[5] = {0x10, 017, 0b101, 42U, -7};
 .weak .global .u8 wk;
+.global .b32 fbits[2] = {0f3F800000, -0f00000000};
+.global .f32 fint = 2;
 .global .texref tref;
 
 .section .debug_str
@@ -263,6 +265,8 @@ def test_hand_module_variables(hand):
     assert (v["vecs"].vector, v["vecs"].count, v["vecs"].size_bytes, v["vecs"].init) == (2, 2, 16, [1, 2, 3, 4])
     assert v["ints"].init == [16, 15, 5, 42, -7]
     assert v["wk"].weak and v["wk"].init is None
+    assert v["fbits"].init == [0x3F800000, 0x80000000]  # hex float literal -> raw bits for .b32
+    assert v["fint"].init == [2.0] and isinstance(v["fint"].init[0], float)
     assert v["dsm"].extern and v["dsm"].count == 0
     assert "tref" in v and v["tref"].space == "global"
     assert "$L__info_string0" not in v  # debug section skipped
