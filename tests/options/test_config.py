@@ -195,3 +195,21 @@ def test_renamed_3x_options_set_their_42_counterparts():
     assert cfg.origin["gpgpu_l2_rop_latency"] == "override (as -rop_latency)"
     assert any(ln.startswith("-gpgpu_l2_rop_latency ") and " 120 # " in ln for ln in cfg.dump_lines())
     assert not any(ln.startswith("-rop_latency") for ln in cfg.dump_lines())
+
+
+def test_include_cycle_and_quoted_hash(tmp_path):
+    (tmp_path / "a.config").write_text("-config a.config\n")
+    with pytest.raises(ConfigError, match="nested more than 16 deep"):
+        load_config(tmp_path / "a.config", env=False)
+    (tmp_path / "b.config").write_text('-hw_perf_bench_name "bench #1" # comment\n-trace_components none\n')
+    cfg = load_config(tmp_path / "b.config", env=False)
+    assert cfg["hw_perf_bench_name"] == "bench #1"
+    assert cfg.raw("trace_components") == "none"
+    with pytest.raises(ConfigError, match="-config file 'missing.config' not found"):
+        load_config(overrides=["-config missing.config"], env=False)
+
+
+def test_expected_option_token(tmp_path):
+    (tmp_path / "c.config").write_text("gpgpu_n_clusters 4\n")
+    with pytest.raises(ConfigError, match=r"expected an option \(-name\), got 'gpgpu_n_clusters'"):
+        load_config(tmp_path / "c.config", env=False)
