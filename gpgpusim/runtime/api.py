@@ -161,6 +161,7 @@ class Runtime(StreamApi):
         self.registry = Registry()
         self._tls = threading.local()     # per host thread: last error, call configurations
         self._init_error: CudaError | None = None
+        self._sticky_observed = False
         self._device_allocs: dict[int, int] = {}          # cudaMalloc'd base -> size
         self._host_allocs: dict[int, Any] = {}            # pinned base -> keep-alive buffer
         self._managed: dict[int, np.ndarray] = {}         # managed base -> backing array
@@ -204,14 +205,21 @@ class Runtime(StreamApi):
         self.streams = StreamManager(self.gpu)
 
     def _blocked_by(self) -> CudaError | None:
+        """The error every call returns now: a registration failure, or a sticky kernel fault
+        once a synchronising call has reported it.  Until then a fault that happened in the
+        background stays invisible, so ``kernel<<<...>>>(); cudaGetLastError()`` reports only
+        launch errors whatever the simulation thread's speed (deterministic runs)."""
         if self._init_error is not None:
             return self._init_error
-        sticky = getattr(self.streams, "sticky_error", None)
-        return sticky
+        if self._sticky_observed:
+            return getattr(self.streams, "sticky_error", None)
+        return None
 
     def _record(self, name: str, exc: CudaError) -> int:
         name = _PUBLIC_NAMES.get(name, name)
         code = int(exc.code)
+        if exc.sticky:
+            self._sticky_observed = True
         if code not in _NOT_ERRORS:
             self._last_error = code
             hostio.err(f"gpgpusim: {name}: {NAMES.get(code, code)}: {exc.message}")
@@ -469,6 +477,7 @@ class Runtime(StreamApi):
                 m.loaded.unload()
                 m.loaded = None
         self._last_error = 0
+        self._sticky_observed = False
         self._limits = dict(LIMIT_DEFAULTS)
         self._device_flags = 0
         self._start_streams()

@@ -378,6 +378,16 @@ def test_sticky_kernel_fault(rt, engine):
     out = malloc(rt, 64)
     args, keep = kern_args(out, 1, 1.0, 1)
     assert launch(rt, rt.h.stub(0), (1, 1, 1), (32, 1, 1), addr(args)) == 0   # asynchronous
+    # wait until the simulation thread has run (and faulted) the kernel
+    import time
+
+    for _ in range(500):
+        if rt.streams.sticky_error is not None:
+            break
+        time.sleep(0.01)
+    assert rt.streams.sticky_error is not None
+    # not yet reported by a synchronising call: invisible, whatever the thread's speed
+    assert rt.cudaGetLastError() == 0
     assert rt.cudaDeviceSynchronize() == Err.IllegalAddress
     p = u64()
     assert rt.cudaMalloc(addr(p), 16) == Err.IllegalAddress
