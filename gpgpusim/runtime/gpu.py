@@ -534,6 +534,29 @@ class Gpu:
         else:
             _host_array(ref, data.size, writable=True)[:] = data
 
+    def stage_host_copy(self, op: Op) -> bool:
+        """CUDA's pageable-memory rules for an async copy, applied when it is enqueued.
+
+        Host memory that the device memory map does not know (not pinned, not managed) is
+        pageable.  A host-to-device copy from it is staged at call time: the source bytes are
+        snapshotted now, so the application may reuse its buffer as soon as the call returns.
+        Returns True for a device-to-host copy into pageable memory, which CUDA completes before
+        the call returns (the caller must wait for the operation).
+        """
+        if not isinstance(op, (MemcpyOp, Memcpy2DOp)):
+            return False
+        kind = self._resolve(op.direction, op.dst, op.src)
+        if kind == MemcpyKind.HostToDevice and isinstance(op.src, int) and not self._is_device(op.src):
+            if isinstance(op, MemcpyOp):
+                n = op.nbytes
+            else:
+                n = op.spitch * (op.height - 1) + op.width if op.height else 0
+            if n:
+                op.src = _host_array(op.src, n, writable=False).tobytes()
+            return False
+        return kind == MemcpyKind.DeviceToHost and isinstance(op.dst, int) \
+            and not self._is_device(op.dst)
+
     def memcpy(self, op: MemcpyOp) -> None:
         kind = self._resolve(op.direction, op.dst, op.src)
         src_dev = kind in (MemcpyKind.DeviceToHost, MemcpyKind.DeviceToDevice)

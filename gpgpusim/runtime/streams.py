@@ -274,9 +274,16 @@ class StreamManager:
             if not stream.ops:
                 self._active.remove(stream)
 
-    def enqueue(self, handle: int | None, op: Op, per_thread: bool = False) -> Op:
-        """Push ``op`` on a stream (or into its capture graph); returns ``op``."""
+    def enqueue(self, handle: int | None, op: Op, per_thread: bool = False, *,
+                stage: bool = True) -> Op:
+        """Push ``op`` on a stream (or into its capture graph); returns ``op``.
+
+        With ``stage`` (API calls; graph replays pass False), a copy follows CUDA's
+        pageable-memory rules (:meth:`Gpu.stage_host_copy`): a pageable source is snapshotted
+        now, and a copy into pageable memory is waited for before returning.
+        """
         self._check_caller(f"enqueue {op.describe()}")
+        wait = False
         with self._lock:
             if self._closed:
                 raise CudaError(Err.CudartUnloading, "the CUDA runtime is shutting down")
@@ -289,7 +296,12 @@ class StreamManager:
                 self._check_implicit_capture("an operation on the legacy default stream")
             if isinstance(op, KernelLaunchOp):
                 self.gpu.push_kernel(op, self._stream_id(stream))
+            elif stage:
+                wait = self.gpu.stage_host_copy(op)
             self._push(stream, op)
+            if wait:
+                self._wait(lambda: op.done or self.sticky_error is not None)
+                self._report_errors()
         if isinstance(op, KernelLaunchOp):
             self.gpu.announce_kernel(op)   # outside the lock: it prints
         return op
@@ -679,7 +691,7 @@ class StreamManager:
                 if isinstance(op, WaitEventOp) and op.event.handle in self._events:
                     self.stream_wait_event(handle, op.event.handle, per_thread=per_thread)
                     continue
-                self.enqueue(handle, op, per_thread)
+                self.enqueue(handle, op, per_thread, stage=False)
             if stream.capture is None:
                 gexec.last_op = stream.last_op
 

@@ -604,3 +604,46 @@ def test_timing_model_interface_runs_kernels_side_by_side():
         ("long", 0, 1000), ("short", 0, 100), ("after", 100, 150)]
     assert mgr.elapsed_ms(e_start, e1) == pytest.approx(1000 / 1132e3)
     assert mgr.shutdown(TIMEOUT_S)
+
+
+def test_pageable_copies_follow_cuda_staging_rules():
+    from gpgpusim.functional.memory import GlobalMemory
+    gmem = GlobalMemory()
+    gpu = Gpu(None, gmem, launch_fn=FakeLauncher())
+    mgr = StreamManager(gpu)
+    s = mgr.create_stream()
+    dev = gmem.allocate(16)
+    pageable = np.full(16, 7, np.uint8)
+    pinned_buf = np.full(16, 5, np.uint8)
+    pinned = gmem.map_host(pinned_buf)          # what cudaMallocHost does
+    g = gate(mgr, s)
+    # H2D from pageable memory: staged at the call, the buffer may be reused at once
+    mgr.enqueue(s, MemcpyOp(dev, pageable.ctypes.data, 16, MemcpyKind.HostToDevice))
+    pageable[:] = 9
+    g.set()
+    mgr.synchronize_stream(s)
+    assert gmem.read(dev, 16).tolist() == [7] * 16
+    # H2D from pinned memory: truly asynchronous, read when the stream gets there
+    g = gate(mgr, s)
+    mgr.enqueue(s, MemcpyOp(dev, pinned, 16, MemcpyKind.HostToDevice))
+    pinned_buf[:] = 6
+    g.set()
+    mgr.synchronize_stream(s)
+    assert gmem.read(dev, 16).tolist() == [6] * 16
+    # D2H into pageable memory: the call returns only once the copy is done
+    g = gate(mgr, s)
+    out = np.zeros(16, np.uint8)
+    t = threading.Thread(target=mgr.enqueue,
+                         args=(s, MemcpyOp(out.ctypes.data, dev, 16, MemcpyKind.DeviceToHost)))
+    t.start()
+    t.join(0.1)
+    assert t.is_alive() and out.tolist() == [0] * 16
+    g.set()
+    t.join(TIMEOUT_S)
+    assert not t.is_alive() and out.tolist() == [6] * 16
+    # D2H into pinned memory does not wait
+    g = gate(mgr, s)
+    mgr.enqueue(s, MemcpyOp(pinned, dev, 16, MemcpyKind.Default))
+    assert mgr.query_stream(s) is False
+    g.set()
+    assert mgr.shutdown(TIMEOUT_S)
