@@ -44,6 +44,7 @@ void gs_write_stdout(const char *data, size_t n);
 void gs_flush_stdout(void);
 const char *gs_self_path(void);
 unsigned int gs_soname_major(void);
+void gs_install_atexit(void);
 """
 
 _DECL_RE = re.compile(r"^\s*([A-Za-z_][\w\s]*?[\s\*]+)([A-Za-z_]\w*)\s*\(([^)]*)\)\s*;", re.M | re.S)

@@ -149,3 +149,4 @@ cudaError_t cudaGraphLaunch_ptsz(void *graphExec, void *stream);
 
 /* the shim's own services */
 cudaError_t gs_not_supported(const char *name);
+void gs_process_exit(void);

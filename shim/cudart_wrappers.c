@@ -45,6 +45,13 @@ static const char *gs_self_path(void)
 
 static unsigned int gs_soname_major(void) { return GS_CUDART_MAJOR; }
 
+/* Program end for applications that never unregister a fat binary (no kernels): registered
+ * with atexit when the runtime starts, i.e. before the application's own
+ * __cudaUnregisterBinaryUtil, so it runs after it (atexit is LIFO) and is then a no-op. */
+static void gs_atexit_handler(void) { gs_process_exit(); }
+
+static void gs_install_atexit(void) { atexit(gs_atexit_handler); }
+
 /* ---- registration / launch ABI with non-error or by-value types ---- */
 GS_EXPORT void **__cudaRegisterFatBinary(void *fatCubin)
 {

@@ -121,6 +121,7 @@ def _get_runtime():
 
             hostio.set_stdout_writer(sys.stdout.write, sys.stdout.flush)
             _runtime = get_runtime()
+            lib.gs_install_atexit()
         except BaseException as exc:  # noqa: BLE001
             _init_error = exc
             _report("cannot start the simulator (every CUDA call returns "

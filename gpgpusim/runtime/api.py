@@ -998,6 +998,14 @@ class Runtime(StreamApi):
         self.streams.destroy_event(event)
 
     # ================================================================== exit
+    def gs_process_exit(self) -> None:
+        """C ``atexit`` of the shim: the end-of-program report for applications that never
+        unregister a fat binary (no-op after ``__cudaUnregisterFatBinary`` did it)."""
+        try:
+            self.exit()
+        except Exception as exc:  # noqa: BLE001 - exit must not raise into C
+            self.fail("exit", exc)
+
     def json_meta(self) -> dict[str, Any]:
         """The ``"run"`` section of ``-o stats.json``."""
         import sys

@@ -232,3 +232,28 @@ def test_per_thread_default_stream_binary(shim_lib, tmp_path):
     r = subprocess.run([str(exe)], env=_env(shim_lib), cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "PASS" in r.stdout.splitlines()
+
+
+NO_KERNEL_SRC = r"""
+#include <cstdio>
+#include <cuda_runtime.h>
+int main() { void *p; printf("malloc=%d\n", (int)cudaMalloc(&p, 16)); return 0; }
+"""
+
+
+@needs_nvcc
+def test_program_without_kernels_gets_the_exit_report(shim_lib, tmp_path):
+    """No fat binary to unregister: the shim's C atexit hook ends the run (report, JSON)."""
+    (tmp_path / "nk.cu").write_text(NO_KERNEL_SRC)
+    exe = tmp_path / "nk"
+    subprocess.run([NVCC, "-cudart", "shared", str(tmp_path / "nk.cu"), "-o", str(exe)], check=True,
+                   capture_output=True)
+    out = tmp_path / "stats.json"
+    r = subprocess.run([str(exe)], env=_env(shim_lib, GPGPUSIM_STATS_JSON=str(out)), cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert "malloc=0" in lines
+    assert lines[-1] == "GPGPU-Sim: *** exit detected ***"
+    assert r.stdout.count("exit detected") == 1
+    assert out.is_file()
