@@ -186,8 +186,10 @@ class StreamManager:
             raise CudaError(Err.NotPermitted, f"{what}: called from the simulation thread")
 
     def _check_sticky(self) -> None:
-        if self.sticky_error is not None:
-            raise self.sticky_error
+        err = self.sticky_error
+        if err is not None:
+            # a fresh exception each time: re-raising one instance grows its traceback forever
+            raise CudaError(err.code, err.message, sticky=True)
 
     def _resolve(self, handle: int | None, per_thread: bool = False) -> Stream:
         if handle is None:
