@@ -6,8 +6,10 @@ Each app runs three ways, each in its own temporary working directory:
 * ``cli``: ``gpgpusim run --functional -- apps/bin/<app>``;
 * ``ld``: the GPGPU-Sim route, ``LD_LIBRARY_PATH=$(gpgpusim libdir) PTX_SIM_MODE_FUNC=1
   apps/bin/<app>`` with no config file in the directory (the embedded default config);
-* ``warp``: as ``cli`` with ``GPGPUSIM_DRIVER=warp``, the functional engine's warp-step
-  driver instead of the batched one. Both drivers must give the same instruction counts.
+* ``warp``: as ``cli``, with the functional engine's warp-step driver instead of the batched
+  one. Until the runtime reads ``GPGPUSIM_DRIVER=warp`` (also set), the test probe
+  ``launch_probe/sitecustomize.py`` forces it; the probe logs every launch (driver, counts),
+  and both drivers must give the same per-kernel instruction counts.
 
 A run passes when the app exits 0 and prints ``<app>: PASS`` (the apps print FAIL and exit
 non-zero on any mismatch or failing CUDA call). ``device_printf`` is also checked line by
@@ -16,20 +18,19 @@ line, including the order of device output relative to host printf.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from app_helpers import REPO, app_names, gpgpusim_cmd, sim_env
+from app_helpers import app_names, gpgpusim_cmd, sim_env
 
 APPS = app_names()
+PROBE_DIR = Path(__file__).resolve().parent / "launch_probe"
 ROUTES = ("cli", "ld", "warp")
 TIMEOUT_S = 600
-
-# Apps that run long enough under the Python engine to be marked slow (see test ids).
-SLOW_APPS: set[str] = set()
 
 @dataclass
 class AppRun:
@@ -40,6 +41,7 @@ class AppRun:
     stdout: str
     stderr: str
     stats: dict | None
+    launches: list[dict]  # one record per finished engine launch, from the launch probe
 
 
 _results: dict[tuple[str, str], AppRun] = {}
@@ -52,11 +54,16 @@ def _run(app: str, route: str, app_bin: Path, libdir_fn, tmp_dir: Path) -> AppRu
         return _results[key]
     exe = str(app_bin / app)
     stats_path = tmp_dir / "stats.json"
+    log_path = tmp_dir / "launches.jsonl"
     if route == "ld":
         env = sim_env({"LD_LIBRARY_PATH": str(libdir_fn()), "PTX_SIM_MODE_FUNC": "1"})
         cmd = [exe]
     else:
-        env = sim_env({"GPGPUSIM_DRIVER": "warp"} if route == "warp" else None)
+        extra = {"GPGPUSIM_TEST_LAUNCH_LOG": str(log_path)}
+        if route == "warp":
+            extra.update(GPGPUSIM_DRIVER="warp", GPGPUSIM_TEST_FORCE_DRIVER="warp")
+        env = sim_env(extra)
+        env["PYTHONPATH"] = os.pathsep.join([str(PROBE_DIR), env["PYTHONPATH"]])
         cmd = gpgpusim_cmd() + ["run", "--functional", "-o", str(stats_path), "--", exe]
     try:
         proc = subprocess.run(cmd, cwd=tmp_dir, env=env, capture_output=True, text=True,
@@ -65,7 +72,9 @@ def _run(app: str, route: str, app_bin: Path, libdir_fn, tmp_dir: Path) -> AppRu
         pytest.fail(f"{app} ({route}) did not finish in {TIMEOUT_S} s; output so far:\n"
                     f"{_tail(exc.stdout)}\n{_tail(exc.stderr)}")
     stats = json.loads(stats_path.read_text()) if route != "ld" and stats_path.exists() else None
-    _results[key] = AppRun(proc.returncode, proc.stdout, proc.stderr, stats)
+    launches = ([json.loads(ln) for ln in log_path.read_text().splitlines()]
+                if log_path.exists() else [])
+    _results[key] = AppRun(proc.returncode, proc.stdout, proc.stderr, stats, launches)
     return _results[key]
 
 
@@ -85,7 +94,7 @@ def _describe(app: str, route: str, proc: AppRun) -> str:
 def _params():
     for app in APPS:
         for route in ROUTES:
-            marks = [pytest.mark.slow] if app in SLOW_APPS or route == "warp" else []
+            marks = [pytest.mark.slow] if route == "warp" else []  # the slower driver
             yield pytest.param(app, route, id=f"{app}-{route}", marks=marks)
 
 
@@ -102,12 +111,18 @@ def run_app(app_bin, request, tmp_path):
 
 @pytest.mark.parametrize(("app", "route"), list(_params()))
 def test_app_passes(app, route, run_app):
-    if route == "warp":
-        _require_driver_switch()
     proc = run_app(app, route)
     assert proc.returncode == 0, _describe(app, route, proc)
     assert f"{app}: PASS" in proc.stdout.splitlines(), _describe(app, route, proc)
     assert "FAIL" not in proc.stdout, _describe(app, route, proc)
+    if route != "ld":  # the probe saw the kernels run, on the intended driver
+        assert proc.launches, f"the launch probe recorded no kernel for {app} ({route})"
+        assert {rec["driver"] for rec in proc.launches} == {"warp" if route == "warp" else "batched"}
+        faults = [rec for rec in proc.launches if "error" in rec]
+        if app == "illegal_address":  # the one launch faults in the engine, nothing else runs
+            assert [(r["kernel"], r["error"]) for r in proc.launches] == [("_Z12writeThroughPii", "IllegalAddress")]
+        else:
+            assert not faults
 
 
 # --- device printf: exact lines and their order relative to host printf -----------------------
@@ -158,9 +173,6 @@ def _kernel_counts(run: AppRun) -> list[tuple[str, int, int, int]]:
     return [(k["kernel_name"], k["ctas"], k["thread_insn"], k["warp_insn"]) for k in run.stats["kernels"]]
 
 
-@pytest.mark.xfail(reason="runtime/api.py _ReporterHooks does not forward functional_done: no kernels "
-                          "in the -o JSON and no 'Done functional simulation' lines (reported to the lead)",
-                   strict=False)
 def test_stats_json_lists_every_kernel(run_app):
     """kernel_loop launches 20 x (smooth, checksum), 4 CTAs of 128 threads for n = 500; each
     launch is in the JSON with its own counts. smooth's counts, derived by hand from its PTX
@@ -181,24 +193,17 @@ def test_stats_json_lists_every_kernel(run_app):
 
 # --- batched and warp-step drivers agree ------------------------------------------------------
 
-def _require_driver_switch():
-    """The warp route needs the runtime to honour GPGPUSIM_DRIVER; skip (saying why) until the
-    host part reads it, instead of silently running the batched driver twice."""
-    sources = list((REPO / "gpgpusim").rglob("*.py"))
-    if not any("GPGPUSIM_DRIVER" in p.read_text(encoding="utf-8", errors="replace") for p in sources):
-        pytest.skip("gpgpusim does not read GPGPUSIM_DRIVER yet (driver choice for the warp-step run)")
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("app", APPS)
 def test_drivers_count_the_same_instructions(app, run_app):
-    _require_driver_switch()
     batched = run_app(app, "cli")
     warp = run_app(app, "warp")
     assert batched.returncode == 0 and warp.returncode == 0, (
         _describe(app, "cli", batched) + "\n" + _describe(app, "warp", warp))
-    counts_b, counts_w = _kernel_counts(batched), _kernel_counts(warp)
-    assert counts_b, f"no kernels in the statistics of the batched run of {app}"
+    key = ("kernel", "ctas", "thread_insn", "warp_insn", "error")
+    counts_b = [tuple(rec.get(k) for k in key) for rec in batched.launches]
+    counts_w = [tuple(rec.get(k) for k in key) for rec in warp.launches]
+    assert counts_b, f"no kernels recorded in the batched run of {app}"
     if app == "host_threads":  # four host threads: kernels may start in any order
         counts_b, counts_w = sorted(counts_b), sorted(counts_w)
     assert counts_b == counts_w
