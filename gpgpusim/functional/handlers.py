@@ -14,6 +14,7 @@ least one lane.
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable
 
 import numpy as np
@@ -287,7 +288,15 @@ def _decode(lm, prog, fi, pc, inst, d: dec.DInst) -> None:
     elif op in _NOPS:
         d.run = lambda ex, sel: None
     elif op == "brkpt":
-        d.run = lambda ex, sel: None        # GPGPU-Sim ignores brkpt in functional simulation too
+        # no debugger to stop in: note it once per instruction and go on (as GPGPU-Sim does)
+        where = _where(prog, inst)
+        noted = []
+
+        def brkpt(ex, sel):
+            if not noted:
+                noted.append(1)
+                sys.stderr.write(f"GPGPU-Sim PTX: brkpt at {where} ignored (no debugger attached)\n")
+        d.run = brkpt
     elif op == "call":
         _call(lm, prog, fi, inst, d)
     elif op == "cvta":

@@ -390,3 +390,14 @@ DONE:
     o = r.out["o"].reshape(2, 64)
     assert o[:, 32:].tolist() == [[3 * i for i in range(32)]] * 2
     assert o[:, :32].tolist() == [[-1] * 32] * 2
+
+
+def test_brkpt_is_noted_and_ignored(capsys):
+    m = ptx(TID + """
+    brkpt;
+    st.global.u32 [%rd3], %r1;
+    ret;""")
+    r = run_both(m, "k", (1, 1, 1), (64, 1, 1), [("o", np.zeros(64, np.int32))])
+    assert r.out["o"].tolist() == list(range(64))
+    err = capsys.readouterr().err
+    assert err.count("brkpt at t.ptx:") == 2 and "ignored" in err     # once per run (2 drivers)
