@@ -163,18 +163,33 @@ def _core_fma(t: str, mode: str) -> Fn:
         return fma_narrow
 
     def fma64(a, b, c):
-        uh, ul = fp.two_prod(a, b)
-        th, tl = fp.two_sum(c, uh)
-        v = fp.odd(*fp.two_sum(tl, ul))
-        r = th + v
-        # non-finite intermediates: the plain formula is already the IEEE answer
-        r = np.where(np.isfinite(uh) & np.isfinite(th), r, a * b + c)
+        # Boldo-Melquiond with unguarded error-free transforms; any non-finite intermediate
+        # reaches r, and those lanes take the plain formula (already the IEEE answer there)
+        a = np.asarray(a, dtype=F64)
+        b = np.asarray(b, dtype=F64)
+        p = a * b
+        ca = fp.SPLIT * a
+        ah = ca - (ca - a)
+        al = a - ah
+        cb = fp.SPLIT * b
+        bh = cb - (cb - b)
+        bl = b - bh
+        ul = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+        th = c + p
+        bb = th - c
+        tl = (c - (th - bb)) + (p - bb)
+        s2 = tl + ul
+        b2 = s2 - tl
+        e2 = (tl - (s2 - b2)) + (ul - b2)
+        r = th + fp.odd(s2, e2)
+        ok = np.isfinite(r)
+        if not ok.all():
+            r = np.where(ok, r, p + c)
         if mode == "rn":
             return r
-        x1, x2 = fp.two_sum(tl, ul)
-        resid = ((th - r) + x1) + x2
-        r = fp.adjust(r, np.where(np.isfinite(r), resid, 0.0), mode)
-        return _rm_zero(r, a * b, c) if mode == "rm" else r
+        resid = ((th - r) + s2) + e2
+        r = fp.adjust(r, np.where(np.isfinite(resid), resid, 0.0), mode)
+        return _rm_zero(r, p, c) if mode == "rm" else r
     return fma64
 
 

@@ -33,7 +33,7 @@ U64 = np.uint64
 F32_MIN_NORMAL = F32(np.finfo(np.float32).tiny)
 F16_MIN_NORMAL = F16(np.finfo(np.float16).tiny)
 F64_MIN_NORMAL = F64(np.finfo(np.float64).tiny)
-_SPLIT = F64(134217729.0)  # 2**27 + 1, Veltkamp splitter for f64
+SPLIT = F64(134217729.0)  # 2**27 + 1, Veltkamp splitter for f64
 ROUND_MODES = ("rn", "rz", "rm", "rp")
 
 
@@ -51,10 +51,10 @@ def two_prod(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``p + e == a * b`` exactly with ``p = RN(a * b)`` (Dekker).  Exact unless |a| or |b|
     exceeds 2**995 or the product underflows below ~2**-969; ``e`` is 0 where not finite."""
     p = a * b
-    ca = _SPLIT * a
+    ca = SPLIT * a
     ah = ca - (ca - a)
     al = a - ah
-    cb = _SPLIT * b
+    cb = SPLIT * b
     bh = cb - (cb - b)
     bl = b - bh
     e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
