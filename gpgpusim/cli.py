@@ -133,6 +133,36 @@ def run_env(gpu: str | None = None, config: str | None = None, functional: bool 
     return env
 
 
+def check_binary(path: str) -> str | None:
+    """Why ``path`` cannot run on the simulator, or None.  Catches the common mistake of a
+    binary built without ``-cudart shared``: nvcc links the CUDA runtime statically by
+    default, and then our library is never loaded.  Non-ELF programs (scripts) pass."""
+    try:
+        from elftools.common.exceptions import ELFError
+        from elftools.elf.elffile import ELFFile
+    except ImportError:
+        return None
+    try:
+        with open(path, "rb") as f:
+            if f.read(4) != b"\x7fELF":
+                return None
+            f.seek(0)
+            elf = ELFFile(f)
+            dyn = elf.get_section_by_name(".dynamic")
+            needed = [t.needed for t in dyn.iter_tags() if t.entry.d_tag == "DT_NEEDED"] if dyn else []
+            has_fatbin = elf.get_section_by_name(".nv_fatbin") is not None
+    except (OSError, ELFError):
+        return None
+    if has_fatbin and not any(n.startswith("libcudart.so") for n in needed):
+        return (f"{path} carries CUDA kernels but is linked with the static CUDA runtime, so the "
+                f"simulator cannot intercept it; rebuild it with `nvcc -cudart shared ...`")
+    for n in needed:
+        if n.startswith("libcudart.so.") and n != SONAME and not (libdir() / n).is_file():
+            return (f"{path} needs {n} (another CUDA toolkit); build a matching library with "
+                    f"`python shim/build_shim.py --soname {n} --outdir DIR` and set GPGPUSIM_LIBDIR=DIR")
+    return None
+
+
 def _exit_code(rc: int) -> int:
     return 128 - rc if rc < 0 else rc
 
@@ -148,6 +178,11 @@ def cmd_run(a: argparse.Namespace) -> int:
 
         load_config(None, overrides=a.set, env=False)   # fail early on an unknown option
     env = run_env(a.gpu, a.config, a.functional, a.set, a.output)
+    exe = shutil.which(argv[0]) or argv[0]
+    problem = check_binary(exe)
+    if problem is not None:
+        print(f"gpgpusim run: {problem}", file=sys.stderr)
+        return 2
     sys.stdout.flush()
     try:
         proc = subprocess.run(argv, env=env, check=False)

@@ -137,3 +137,19 @@ def test_demo(with_lib, capfd):
     assert cli.main(["demo", "--functional"]) == 0
     out = capfd.readouterr().out
     assert "vector_add: PASS" in out
+
+
+@needs_nvcc
+def test_static_cudart_binary_is_refused(with_lib, tmp_path, capsys):
+    (tmp_path / "va.cu").write_text(cli.DEMO_SOURCE)
+    exe = tmp_path / "va_static"
+    subprocess.run([NVCC, str(tmp_path / "va.cu"), "-o", str(exe)], check=True)   # nvcc default: static
+    assert cli.main(["run", "--", str(exe)]) == 2
+    assert "rebuild it with `nvcc -cudart shared" in capsys.readouterr().err
+    assert cli.check_binary("/bin/sh") is None
+
+
+def test_check_binary_skips_scripts(with_lib, tmp_path):
+    script = tmp_path / "s.sh"
+    script.write_text("#!/bin/sh\n")
+    assert cli.check_binary(str(script)) is None
