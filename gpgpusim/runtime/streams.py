@@ -423,6 +423,10 @@ class StreamManager:
                 if stream.capture.status != CAPTURE_STATUS_ACTIVE:
                     raise CudaError(Err.StreamCaptureInvalidated,
                                     "cudaEventRecord: the stream's capture was invalidated")
+                if flags & EVENT_RECORD_EXTERNAL:
+                    # an event record node: the graph records the event each time it runs
+                    self._capture_op(stream, EventRecordOp(event))
+                    return
                 event.capture = stream.capture
                 event.capture_nodes = list(stream.capture_frontier)
                 event.record_op = None
@@ -498,6 +502,13 @@ class StreamManager:
             event = self._event(event_handle)
             stream = self._resolve(stream_handle, per_thread)
             cap = event.capture
+            if stream.capture is not None and flags & EVENT_WAIT_EXTERNAL:
+                # an event wait node: each run of the graph waits for the event's record then
+                self._capture_op(stream, WaitEventOp(event))
+                return
+            if flags & EVENT_WAIT_EXTERNAL:
+                raise CudaError(Err.InvalidValue,
+                                "cudaStreamWaitEvent: cudaEventWaitExternal needs capture")
             if cap is not None and cap.status != CAPTURE_STATUS_NONE:
                 self._join_capture(stream, event)
                 return

@@ -536,3 +536,32 @@ def test_launches_of_one_exec_do_not_overlap_across_streams(env):
     gate_ev.set()
     mgr.synchronize_device()
     assert launcher.log == ["g", "g", "b_after"]
+
+
+def test_external_event_record_and_wait_become_graph_nodes(env):
+    mgr, _, launcher = env
+    s = mgr.create_stream()
+    other = mgr.create_stream(STREAM_NON_BLOCKING)
+    done_ev, go_ev = mgr.create_event(), mgr.create_event()
+    mgr.begin_capture(s)
+    mgr.stream_wait_event(s, go_ev, 1)            # cudaEventWaitExternal
+    mgr.enqueue(s, kernel("inside"))
+    mgr.record_event(done_ev, s, 1)              # cudaEventRecordExternal
+    graph = mgr.end_capture(s)
+    kinds = [n.kind for n in mgr.graphs.get_graph(graph).nodes]
+    assert kinds == [graphs.NODE_WAIT_EVENT, graphs.NODE_KERNEL, graphs.NODE_EVENT_RECORD]
+    with pytest.raises(CudaError) as ei:
+        mgr.stream_wait_event(s, go_ev, 1)        # external waits only inside a capture
+    assert ei.value.code == Err.InvalidValue
+    gate_ev = threading.Event()
+    mgr.enqueue(other, HostFuncOp(lambda: gate_ev.wait(TIMEOUT_S)))
+    mgr.record_event(go_ev, other)
+    ex = mgr.graphs.instantiate(graph)
+    mgr.launch_graph(ex, s)
+    mgr.stream_wait_event(other, done_ev)          # waits for the graph's record
+    mgr.enqueue(other, kernel("outside"))
+    time.sleep(0.05)
+    assert launcher.log == []                      # the graph waits for go_ev
+    gate_ev.set()
+    mgr.synchronize_device()
+    assert launcher.log == ["inside", "outside"]
