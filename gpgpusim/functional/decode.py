@@ -39,10 +39,10 @@ import numpy as np
 from gpgpusim.errors import NotSupportedError, PtxError
 from gpgpusim.ptx import ir
 
-_RAW = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
-_SINT = {1: np.dtype(np.int8), 2: np.dtype(np.int16), 4: np.dtype(np.int32), 8: np.dtype(np.int64)}
+_RAW: dict[int, np.dtype] = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+_SINT: dict[int, np.dtype] = {1: np.dtype(np.int8), 2: np.dtype(np.int16), 4: np.dtype(np.int32), 8: np.dtype(np.int64)}
 
-_FALLBACK_DT = {
+_FALLBACK_DT: dict[str, type] = {
     "s8": np.int8, "s16": np.int16, "s32": np.int32, "s64": np.int64,
     "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
     "b8": np.uint8, "b16": np.uint16, "b32": np.uint32, "b64": np.uint64,
@@ -57,7 +57,7 @@ def dtype_of(ptx_type: str) -> np.dtype:
         from gpgpusim.functional import semantics
         return np.dtype(semantics.dtype_of(ptx_type))
     except (ImportError, AttributeError):
-        return np.dtype(_FALLBACK_DT[ptx_type])
+        return np.dtype(_FALLBACK_DT[ptx_type])  # type: ignore[no-any-return]
 
 
 def raw_dtype(ptx_type: str) -> np.dtype:
@@ -97,7 +97,7 @@ class DInst:
     inst: ir.Instruction | None
     func: FuncInfo
     kind: str                                  # 'alu' 'bra' 'exit' 'ret' 'call' 'bar' 'fend' 'kend' 'nop' 'warp' 'unsup'
-    run: Callable[..., Any] | None = None      # run(ex, sel) for data instructions
+    run: Callable[..., Any] = field(default=lambda ex, sel: None)   # run(ex, sel) for data instructions
     guard: int = -1                            # pred slot, -1 = unguarded
     guard_neg: bool = False
     target: int = -1                           # branch target / callee base

@@ -526,10 +526,10 @@ def launch(lm: LoadedModule, kernel: str, grid: tuple[int, int, int], block: tup
     to ``[warp instructions, thread instructions]``.
     """
     t0 = time.perf_counter()
-    grid = tuple(int(x) for x in grid)
-    block = tuple(int(x) for x in block)
     if len(grid) != 3 or len(block) != 3 or min(grid) < 1 or min(block) < 1:
         raise CudaError(Err.InvalidConfiguration, f"launch of {kernel}: invalid grid {grid} or block {block}")
+    grid = (int(grid[0]), int(grid[1]), int(grid[2]))
+    block = (int(block[0]), int(block[1]), int(block[2]))
     nthreads = block[0] * block[1] * block[2]
     if nthreads > 1024 or block[2] > 64 or grid[1] > 65535 or grid[2] > 65535 or grid[0] > 2**31 - 1:
         raise CudaError(Err.InvalidConfiguration,

@@ -41,6 +41,10 @@ _UNSUPPORTED = {"mma", "wmma", "ldmatrix", "stmatrix", "cp", "tex", "tld4", "txq
                 "stacksave"}
 
 
+def _noop(ex: Any, sel: Any) -> None:
+    return None
+
+
 def _where(prog: dec.Program, inst: ir.Instruction) -> str:
     return f"{prog.filename}:{inst.line}"
 
@@ -50,7 +54,7 @@ def _from_raw(rdt: np.dtype, typ: str) -> Callable[[np.ndarray], np.ndarray] | N
     """Conversion of raw register bits (dtype ``rdt``) to a value of ``typ``."""
     if typ == "pred":
         return None if rdt == np.bool_ else (lambda x: x != 0)
-    tdt = semantics.dtype_of(typ)
+    tdt = dec.dtype_of(typ)
     if rdt == np.bool_:
         return lambda x: x.astype(tdt)
     tw = ir.TYPE_SIZES[typ]
@@ -71,7 +75,7 @@ def imm_value(op: ir.Imm, typ: str) -> Any:
     """A PTX immediate as a numpy scalar of ``typ`` (raw bits of 0f/0d literals preserved)."""
     if typ == "pred":
         return np.bool_(bool(op.value))
-    tdt = semantics.dtype_of(typ)
+    tdt = dec.dtype_of(typ)
     size = ir.TYPE_SIZES[typ]
     if tdt.kind == "f":
         if op.bits is not None and isinstance(op.value, float):
@@ -136,7 +140,7 @@ def make_reader(lm, prog, fi, inst, op: ir.Operand, typ: str) -> Reader:
         return lambda ex, sel: c
     if isinstance(op, ir.Special):
         name, comp = op.name, op.comp
-        tdt = semantics.dtype_of(typ) if typ != "pred" else np.dtype(np.bool_)
+        tdt = dec.dtype_of(typ) if typ != "pred" else np.dtype(np.bool_)
 
         def rd(ex, sel):
             v = ex.special(name, comp)
@@ -145,7 +149,7 @@ def make_reader(lm, prog, fi, inst, op: ir.Operand, typ: str) -> Reader:
         return rd
     if isinstance(op, ir.Sym):
         space, addr = sym_address(lm, prog, fi, inst, op.name)
-        tdt = semantics.dtype_of(typ)
+        tdt = dec.dtype_of(typ)
         if space == "local":
             def rl(ex, sel):
                 fp = ex.fp if sel is None else ex.fp[sel]
@@ -180,7 +184,7 @@ def slot_writer(rdt: np.dtype, slot: int, typ: str) -> Writer:
             else:
                 ex.R[slot][sel] = v
         return wp
-    tdt = semantics.dtype_of(typ)
+    tdt = dec.dtype_of(typ)
     tw = ir.TYPE_SIZES[typ]
     traw = _RAW[tw]
     rw = rdt.itemsize
@@ -247,7 +251,7 @@ def make_handler(lm: LoadedModule, prog: dec.Program, fi: dec.FuncInfo, pc: int,
         if _where(prog, inst) not in msg:
             msg = f"not supported: {d.text} at {_where(prog, inst)} ({msg})"
         d.extra = msg
-        d.run = None
+        d.run = _noop
     return d
 
 
@@ -290,7 +294,7 @@ def _decode(lm, prog, fi, pc, inst, d: dec.DInst) -> None:
     elif op == "brkpt":
         # no debugger to stop in: note it once per instruction and go on (as GPGPU-Sim does)
         where = _where(prog, inst)
-        noted = []
+        noted: list[int] = []
 
         def brkpt(ex, sel):
             if not noted:
@@ -346,7 +350,7 @@ def _alu(lm, prog, fi, inst, spec) -> Callable:
         if isinstance(d0, ir.Reg) and dtypes[0] != "pred":
             slot0 = fi.slots[d0.name]
             rdt0 = prog.slot_dtypes[slot0]
-            tdt0 = semantics.dtype_of(dtypes[0])
+            tdt0 = dec.dtype_of(dtypes[0])
             if tdt0.itemsize == rdt0.itemsize:
                 rebind = (slot0, tdt0, rdt0)
         if rebind is not None and 1 <= len(readers) <= 3:
@@ -455,20 +459,20 @@ def _addr(lm, prog, fi, inst, aop: ir.Operand, space: str):
     if isinstance(base, ir.Reg):
         slot = _slot(prog, fi, inst, base.name)
         rdt = prog.slot_dtypes[slot]
-        o = np.uint64(off & 0xFFFFFFFFFFFFFFFF)
+        o64 = np.uint64(off & 0xFFFFFFFFFFFFFFFF)
         if space == "param" and not fi.fn.is_entry:
             space = "local"
         if rdt == np.uint64:
             if off == 0:
                 return space, None, lambda ex, sel: ex.R[slot] if sel is None else ex.R[slot][sel]
-            return space, None, lambda ex, sel: (ex.R[slot] if sel is None else ex.R[slot][sel]) + o
+            return space, None, lambda ex, sel: (ex.R[slot] if sel is None else ex.R[slot][sel]) + o64
         if rdt == np.uint32 and space in ("shared", "local", "param"):
             # 32-bit window addresses stay 32-bit (wrap like the hardware); parts() bounds-checks
             o32 = np.uint32(off & 0xFFFFFFFF)
             if off == 0:
                 return space, None, lambda ex, sel: ex.R[slot] if sel is None else ex.R[slot][sel]
             return space, None, lambda ex, sel: (ex.R[slot] if sel is None else ex.R[slot][sel]) + o32
-        return space, None, lambda ex, sel: (ex.R[slot] if sel is None else ex.R[slot][sel]).astype(np.uint64) + o
+        return space, None, lambda ex, sel: (ex.R[slot] if sel is None else ex.R[slot][sel]).astype(np.uint64) + o64
     raise PtxError(f"{_where(prog, inst)}: bad address base {base!r}")
 
 
@@ -488,7 +492,7 @@ def _ld(lm, prog, fi, inst) -> Callable:
     if len(dsts) != vec:
         raise PtxError(f"{_where(prog, inst)}: {inst} needs {vec} destination registers")
     space, const, afn = _addr(lm, prog, fi, inst, inst.operands[1], space)
-    tdt = semantics.dtype_of(typ)
+    tdt = dec.dtype_of(typ)
     size = tdt.itemsize
     writers = [make_writer(prog, fi, inst, o, typ) for o in dsts]
     if space == "param" and afn is None:
@@ -537,7 +541,7 @@ def _st(lm, prog, fi, inst) -> Callable:
     space, const, afn = _addr(lm, prog, fi, inst, inst.operands[0], space)
     if space == "param" and fi.fn.is_entry:
         raise PtxError(f"{_where(prog, inst)}: kernel parameters are read-only")
-    tdt = semantics.dtype_of(typ)
+    tdt = dec.dtype_of(typ)
     size = tdt.itemsize
     readers = [make_reader(lm, prog, fi, inst, o, typ) if o is not None else None for o in srcs]
 
@@ -561,7 +565,7 @@ def _st(lm, prog, fi, inst) -> Callable:
 def _atomic_apply(ex: Exec, space: str, a: np.ndarray, lanes: np.ndarray, op: str, typ: str,
                   b: np.ndarray, c: np.ndarray | None) -> np.ndarray:
     """Apply an atomic per lane in lane order (colliding lanes serialised); returns old values."""
-    tdt = semantics.dtype_of(typ)
+    tdt = dec.dtype_of(typ)
     parts = ex.parts(space, a, lanes, tdt)
     out = np.empty(lanes.size, dtype=tdt)
     sh = {1: 0, 2: 1, 4: 2, 8: 3}[tdt.itemsize]
@@ -593,7 +597,7 @@ def _atom(lm, prog, fi, inst) -> Callable:
     space, const, afn = _addr(lm, prog, fi, inst, inst.operands[k], space)
     if space not in ("global", "shared", "generic"):
         raise NotSupportedError(f"not supported: atomic on .{space} at {_where(prog, inst)}")
-    tdt = semantics.dtype_of(typ)
+    tdt = dec.dtype_of(typ)
     rb = make_reader(lm, prog, fi, inst, inst.operands[k + 1], typ)
     rc = make_reader(lm, prog, fi, inst, inst.operands[k + 2], typ) if aop == "cas" else None
     w = None if is_red else make_writer(prog, fi, inst, inst.operands[0], typ)
@@ -748,7 +752,7 @@ def _call(lm, prog, fi, inst, d: dec.DInst) -> None:
                        f"{len(rets)} return value(s); it takes {len(cfn.params)} and {len(cfn.ret_params)}")
     d.extra = callee
     F = fi.frame_bytes
-    copies = []   # (src_local_off or None, reader, dst_off, size, type)
+    copies: list[tuple[int | None, Reader | None, int, int, str]] = []   # (src off, reader, dst off, size, type)
     for a, p in zip(args, cfn.params, strict=True):
         dst_off = callee.param_off[p.name]
         if isinstance(a, ir.Sym) and (a.name in fi.local_off or a.name in fi.param_off or a.name in fi.ret_off):
@@ -783,7 +787,7 @@ def _call(lm, prog, fi, inst, d: dec.DInst) -> None:
                 rng = np.arange(size, dtype=np.int64)
                 loc[(base + nfp + dst)[:, None] + rng] = loc[(base + fp + src)[:, None] + rng]
             else:
-                tdt = semantics.dtype_of(typ)
+                tdt = dec.dtype_of(typ)
                 v = np.asarray(rd(ex, sel)).astype(tdt)
                 if v.ndim == 0:
                     v = np.full(lanes.size, v, dtype=tdt)
@@ -827,7 +831,7 @@ def _builtin(lm, prog, fi, inst, name, rets, args) -> Callable:
         if isinstance(a, ir.Sym):
             space, off = sym_address(lm, prog, fi, inst, a.name)
             if space == "local":
-                tdt = semantics.dtype_of(typ)
+                tdt = dec.dtype_of(typ)
                 return lambda ex, sel, lanes: ex.load("local", (ex.fp[lanes] + off).astype(np.uint64), lanes, tdt)
         r = make_reader(lm, prog, fi, inst, a, typ)
         return lambda ex, sel, lanes: np.broadcast_to(np.asarray(r(ex, sel)), (lanes.size,))
@@ -836,7 +840,7 @@ def _builtin(lm, prog, fi, inst, name, rets, args) -> Callable:
         if not rets:
             return lambda ex, lanes, v: None
         space, off = sym_address(lm, prog, fi, inst, rets[0].name)
-        tdt = semantics.dtype_of(typ)
+        tdt = dec.dtype_of(typ)
 
         def wr(ex, lanes, v):
             ex.store("local", (ex.fp[lanes] + off).astype(np.uint64), lanes,
@@ -960,10 +964,11 @@ def _warp_op(lm, prog, fi, inst) -> Callable:
         mode = next((m for m in inst.mods if m in ("up", "down", "bfly", "idx")), None)
         if mode is None:
             raise PtxError(f"{_where(prog, inst)}: shfl needs .up/.down/.bfly/.idx")
-        d0 = ops[0]
-        pdst = None
+        d0: ir.Operand = ops[0]
+        pdst: ir.Reg | None = None
         if isinstance(d0, ir.PredPair):
-            d0, pdst = d0.p, d0.q
+            pdst = d0.q
+            d0 = d0.p
         wd = make_writer(prog, fi, inst, d0, "b32")
         wp = make_writer(prog, fi, inst, pdst, "pred")
         a_op = ops[1]
@@ -1008,11 +1013,12 @@ def _warp_op(lm, prog, fi, inst) -> Callable:
         d0 = ops[0]
         pdst = None
         if isinstance(d0, ir.PredPair):
-            d0, pdst = d0.p, d0.q
+            pdst = d0.q
+            d0 = d0.p
         wd = make_writer(prog, fi, inst, d0, "b32")
         wp = make_writer(prog, fi, inst, pdst, "pred")
         ra = make_reader(lm, prog, fi, inst, ops[1], typ)
-        tdt = semantics.dtype_of(typ)
+        tdt = dec.dtype_of(typ)
 
         def match(ex, sel):
             lanes = ex.all_lanes if sel is None else sel
@@ -1045,7 +1051,7 @@ def _warp_op(lm, prog, fi, inst) -> Callable:
         typ = inst.types[-1]
         if rop is None or typ not in ("u32", "s32", "b32"):
             raise NotSupportedError(f"not supported: {inst} at {_where(prog, inst)}")
-        tdt = semantics.dtype_of(typ)
+        tdt = dec.dtype_of(typ)
         ra = make_reader(lm, prog, fi, inst, ops[1], typ)
         w = make_writer(prog, fi, inst, ops[0], typ)
 

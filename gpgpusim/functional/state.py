@@ -289,8 +289,8 @@ class Exec:
             a = self._bounded(addrs, size, self.smem_size)
             lb = self.lane_smem_base32 if a.dtype == np.int32 and self.lane_smem_base32 is not None \
                 else self.lane_smem_base
-            base = lb if lanes is self.all_lanes else lb[lanes]
-            flat = base + a
+            lbase = lb if lanes is self.all_lanes else lb[lanes]
+            flat = lbase + a
             return [(self.smem.view(dt), flat >> sh if sh else flat, None)]
         if space == "local":
             a = self._bounded(addrs, size, self.L)
@@ -401,6 +401,7 @@ class Exec:
                 pv = self.bar_pred[lanes]
                 cnt = np.bincount(c, weights=pv, minlength=self.ncta)
                 tot = np.bincount(c, minlength=self.ncta)
+                res: np.ndarray
                 if op == "popc":
                     res = cnt[c].astype(np.uint32)
                 elif op == "and":
