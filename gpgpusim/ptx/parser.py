@@ -275,7 +275,7 @@ class _Shaper(Transformer):
         return _Ident(str(tok), True)
 
     def op_pair(self, p, q):
-        return PredPair(Reg(str(p)), Reg(str(q)))
+        return PredPair(self._base(p), self._base(q))
 
     def op_ident(self, tok):
         return _Ident(str(tok))
@@ -313,9 +313,10 @@ class _Shaper(Transformer):
     def addr_abs(self, off):
         return Addr(None, off)
 
-    def addr_tex(self, tok, operand):
-        # ``[tex, {x, y}]`` texture/surface operand: Vec((Sym(tex), coordinates)).
-        return Vec((_Ident(str(tok)), operand))
+    def addr_tex(self, tok, *operands):
+        # ``[tex, {x, y}]`` / ``[%rd_texobj, {x, y}]`` / TMA ``[%rd, {c0, c1}]``: a bracketed
+        # list becomes Vec((handle, operands...)); the handle is a Sym or a Reg.
+        return Vec((self._base(tok), *operands))
 
     def pos_int(self, tok):
         return parse_int(str(tok))
@@ -931,11 +932,11 @@ class _FunctionBuilder:
         if t is ParamList:
             return ParamList(tuple(self.op(e, scope, labels, False, pos) for e in o.items))
         if t is PredPair:
-            if scope.renamed:
-                p = self.op(o.p, scope, labels, False, pos)
-                q = None if o.q is None else self.op(o.q, scope, labels, False, pos)
-                return PredPair(p, q)
-            return o
+            p = self.op(o.p, scope, labels, False, pos)
+            q = None if o.q is None else self.op(o.q, scope, labels, False, pos)
+            if type(p) is not Reg or (q is not None and type(q) is not Reg):
+                raise self.mb.err(pos, "both halves of a p|q destination must be registers")
+            return PredPair(p, q)
         return o
 
 

@@ -517,3 +517,22 @@ def test_older_isa_constructs():
     assert m.functions["__assertfail"].directives == {"noreturn": ()}
     assert m.functions["wf"].weak
     assert m.kernels["k"].directives == {"maxntid": (32, 1, 1)}
+
+
+def test_modern_operand_forms():
+    m = parse_ptx(HEADER.replace("sm_75", "sm_90") + """.entry k(.param .u64 t) {
+ .reg .b64 %rd<3>; .reg .f32 %f<6>; .reg .b32 %r<6>; .reg .pred p;
+ ld.param.u64 %rd1, [t];
+ tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f5}];
+ cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2, %r3}], [%r4];
+ elect.sync %r1|p, -1;
+ setmaxnreg.inc.sync.aligned.u32 240;
+ ret;
+}""", "m.ptx")
+    ins = m.functions["k"].instructions
+    # bindless texture object / TMA descriptor in a register: Vec((handle, coordinates))
+    assert ins[1].operands[1] == Vec((Reg("%rd1"), Vec((Reg("%f5"), Reg("%f5")))))
+    assert ins[2].mods[-1] == "mbarrier::complete_tx::bytes"
+    assert ins[2].operands[1] == Vec((Reg("%rd1"), Vec((Reg("%r2"), Reg("%r3")))))
+    assert ins[3].operands == (PredPair(Reg("%r1"), Reg("p")), Imm(-1))
+    assert ins[4].operands == (Imm(240),)
