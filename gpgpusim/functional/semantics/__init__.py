@@ -314,6 +314,9 @@ def _b_lop3(inst: ir.Instruction) -> OpSpec:
 
 def _b_shift(inst: ir.Instruction) -> OpSpec:
     t = _one_type(inst, _BITS - {"pred"})
+    k = _imm(inst.operands[2]) if len(inst.operands) == 3 else None
+    if k is not None:
+        return OpSpec(_logic.shift_const(t, inst.opcode == "shl", k), (t,), (t, "u32"))
     if inst.opcode == "shl":
         return OpSpec(_logic.shl(t), (t,), (t, "u32"))
     return OpSpec(_logic.shr(t), (t,), (t, "u32"))

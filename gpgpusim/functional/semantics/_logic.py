@@ -85,6 +85,22 @@ def shl(t: str) -> Fn:
     return lambda a, b: np.left_shift(a, np.minimum(b, w).astype(dt))
 
 
+def shift_const(t: str, left: bool, k: int) -> Fn:
+    """``shl``/``shr`` by an immediate (the common address-arithmetic case): the count is bound
+    at decode time; the runtime count argument is ignored."""
+    w = bits_of(t)
+    dt = dtype_of(t)
+    k = min(k & 0xFFFFFFFF, w)
+    if k >= w:
+        if left or dt.kind == "u":
+            return lambda a, _b=None: np.zeros(np.shape(a), dtype=dt)
+        return lambda a, _b=None: np.right_shift(a, dt.type(w - 1))  # sign fill
+    kk = dt.type(k)
+    if left:
+        return lambda a, _b=None: np.left_shift(a, kk)
+    return lambda a, _b=None: np.right_shift(a, kk)
+
+
 def shr(t: str) -> Fn:
     w = bits_of(t)
     dt = dtype_of(t)

@@ -266,3 +266,18 @@ def test_shape_agnostic_batched():
     out = spec.fn(a, a, a)
     assert out.shape == (65536,) and out.dtype == np.int32
     assert int(out[65535]) == s32(65535 * 65535 + 65535)
+
+
+@pytest.mark.parametrize("name,a,k,expected", [
+    ("shl.b64", 3, 2, 12),
+    ("shl.b32", 0x80000001, 1, 2),
+    ("shl.b32", 1, 32, 0),
+    ("shl.b16", 1, 100, 0),
+    ("shr.u32", 0x80000000, 31, 1),
+    ("shr.s32", -8, 1, -4),
+    ("shr.s32", -8, 40, -1),
+    ("shr.s64", 8, 64, 0),
+    ("shr.b64", M64, 63, 1),
+])
+def test_shift_by_immediate(name, a, k, expected):
+    assert as_list(run(name, [a, a], 0, imm={1: k})) == [expected, expected]
