@@ -181,16 +181,37 @@ def dram_accesses(title: str, counter: str, total_line: str) -> Custom:
 
 
 def dram_partitions(v: Any) -> list[str]:
-    """Per DRAM channel: the ``DRAM[i]:`` geometry/timing line and its command counts
-    (``dram_t::print``).  ``dram_channels`` is a list of dicts with GPGPU-Sim's counter names;
-    ``bwutil`` is its data-bus busy count (BL / data-command ratio per column command), so
-    ``bw_util = bwutil / n_cmd`` and ``dram_eff = bwutil / n_activity``."""
+    """Per memory partition, as ``memory_partition_unit::print`` / ``dram_t::print`` write it.
+
+    ``dram_channels`` is a list (one per channel) of dicts.  Always needed: ``n_cmd n_nop n_act
+    n_pre n_req n_rd n_write`` and ``bwutil`` (data-bus busy cycles: BL / data-command ratio per
+    column command), giving ``bw_util = bwutil / n_cmd``; optional ``n_ref_event n_rd_L2_A
+    n_wr_bk``.  Each further group prints when its keys are present:
+
+    * ``l2_banks`` (global L2 bank ids of the partition) and ``dram_latency_queue`` (list of
+      dicts ``ready uid sid wid addr is_store size type status status_cycle``): the
+      ``Memory Partition i:`` header, the (empty at kernel end) MSHR lists and the latency queue;
+    * ``n_activity``: ``dram_eff = bwutil / n_activity``;
+    * ``bk_access``, ``bk_idle``: the per-bank ``bkN: <a>a <i>i`` line;
+    * ``row_buffer_locality[_read|_write]``, ``blp``, ``blp_col``, ``blp_ready``,
+      ``w2r_ratio_blp_rw_average``, ``grp_level_para`` (floats the DRAM model computes),
+      ``wasted_col``, ``wasted_row``, the nine ``*_limit`` bottleneck counters and ``rwq``,
+      ``issued_total_row``, ``issued_two``, ``queue_avg``, ``util_bins``, ``eff_bins``,
+      ``mrqq_max``, ``mrqq_avg``: the detail block.
+    """
     cfg = v["cfg"]
     t = cfg["gpgpu_dram_timing_opt"]
     head = (f"{t['nbk']} bks, busW={int(cfg['gpgpu_dram_buswidth'])} BL={int(cfg['gpgpu_dram_burst_length'])} "
             f"CL={t['CL']}, tRRD={t['RRD']} tCCD={t['CCD']}, tRCD={t['RCD']} tRAS={t['RAS']} tRP={t['RP']} tRC={t['RC']}")
-    out = []
+    out: list[str] = []
     for i, ch in enumerate(v["t:dram_channels"]):
+        if "l2_banks" in ch:
+            out.append(f"Memory Partition {i}: ")
+            for b in ch["l2_banks"]:
+                out += [f"Cache L2_bank_{b:03d}:", "MSHR contents", ""]
+            q = ch.get("dram_latency_queue", [])
+            out.append(f"In Dram Latency Queue (total = {len(q)}): ")
+            out += [f"Ready @ {e['ready']} - " + _mf(e, i) for e in q]
         out.append(f"DRAM[{i}]: {head}")
         bw = ch["bwutil"] / ch["n_cmd"] if ch["n_cmd"] else math.nan
         out.append(f"n_cmd={ch['n_cmd']} n_nop={ch['n_nop']} n_act={ch['n_act']} n_pre={ch['n_pre']} "
@@ -200,7 +221,63 @@ def dram_partitions(v: Any) -> list[str]:
         if "n_activity" in ch:
             eff = ch["bwutil"] / ch["n_activity"] if ch["n_activity"] else math.nan
             out.append(f"n_activity={ch['n_activity']} dram_eff={_g4(eff)}")
+        if "bk_access" in ch:
+            out.append("".join(f"bk{j}: {a}a {idle}i " for j, (a, idle)
+                               in enumerate(zip(ch["bk_access"], ch["bk_idle"], strict=True))))
+        if "row_buffer_locality" in ch:
+            out += _dram_detail(ch)
     return out
+
+
+def _f(x: float) -> str:
+    return "-nan" if x != x else f"{x:f}"
+
+
+def _dram_detail(ch: dict[str, Any]) -> list[str]:
+    total = ch["n_cmd"]
+    util = ch["bwutil"]
+    row, col, two = ch["issued_total_row"], ch["n_rd"] + ch["n_write"] + ch.get("n_rd_L2_A", 0) + ch.get("n_wr_bk", 0), ch["issued_two"]
+    either = row + col - two
+
+    def r(a: float, b: float) -> float:
+        # dram_t::print divides in single precision
+        return float(np.float32(a) / np.float32(b)) if b else math.nan
+    out = ["", "-" * 72, "",
+           f"Row_Buffer_Locality = {_f(ch['row_buffer_locality'])}",
+           f"Row_Buffer_Locality_read = {_f(ch['row_buffer_locality_read'])}",
+           f"Row_Buffer_Locality_write = {_f(ch['row_buffer_locality_write'])}",
+           f"Bank_Level_Parallism = {_f(ch['blp'])}",
+           f"Bank_Level_Parallism_Col = {_f(ch['blp_col'])}",
+           f"Bank_Level_Parallism_Ready = {_f(ch['blp_ready'])}",
+           f"write_to_read_ratio_blp_rw_average = {_f(ch['w2r_ratio_blp_rw_average'])}",
+           f"GrpLevelPara = {_f(ch['grp_level_para'])} ", "",
+           "BW Util details:",
+           f"bwutil = {_f(r(util, total))} ", f"total_CMD = {total} ", f"util_bw = {util} ",
+           f"Wasted_Col = {ch['wasted_col']} ", f"Wasted_Row = {ch['wasted_row']} ",
+           f"Idle = {total - util - ch['wasted_col'] - ch['wasted_row']} ", "",
+           "BW Util Bottlenecks: "]
+    out += [f"{k} = {ch[k]} " for k in ("RCDc_limit", "RCDWRc_limit", "WTRc_limit", "RTWc_limit", "CCDLc_limit",
+                                         "rwq", "CCDLc_limit_alone", "WTRc_limit_alone", "RTWc_limit_alone")]
+    out += ["", "Commands details: ", f"total_CMD = {total} ", f"n_nop = {ch['n_nop']} ", f"Read = {ch['n_rd']} ",
+            f"Write = {ch['n_write']} ", f"L2_Alloc = {ch.get('n_rd_L2_A', 0)} ", f"L2_WB = {ch.get('n_wr_bk', 0)} ",
+            f"n_act = {ch['n_act']} ", f"n_pre = {ch['n_pre']} ", f"n_ref = {ch.get('n_ref_event', 0)} ",
+            f"n_req = {ch['n_req']} ", f"total_req = {col} ", "",
+            "Dual Bus Interface Util: ", f"issued_total_row = {row} ", f"issued_total_col = {col} ",
+            f"Row_Bus_Util =  {_f(r(row, total))} ", f"CoL_Bus_Util = {_f(r(col, total))} ",
+            f"Either_Row_CoL_Bus_Util = {_f(r(either, total))} ",
+            f"Issued_on_Two_Bus_Simul_Util = {_f(r(two, total))} ", f"issued_two_Eff = {_f(r(two, either))} ",
+            f"queue_avg = {_f(ch['queue_avg'])} ", "", "",
+            "dram_util_bins: " + " ".join(str(x) for x in ch["util_bins"]),
+            "dram_eff_bins: " + " ".join(str(x) for x in ch["eff_bins"]),
+            f"mrqq: max={ch['mrqq_max']} avg={ch['mrqq_avg']:g}"]
+    return out
+
+
+def _mf(e: dict[str, Any], part: int) -> str:
+    """``mem_fetch::print`` of a request waiting in a partition queue."""
+    kind = "store" if e["is_store"] else "load "
+    return (f"  mf: uid={e['uid']:6d}, sid{e['sid']:02d}:w{e['wid']:02d}, part={part}, addr=0x{e['addr']:08x}, "
+            f"{kind}, size={e['size']}, {e['type']}  status = {e['status']} ({e['status_cycle']}), ")
 
 
 def _g4(x: float) -> str:

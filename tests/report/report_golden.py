@@ -22,6 +22,17 @@ def kernel_block(log: str, uid: int = 1) -> list[str]:
     return lines[start:end + 1]
 
 
+_DETAIL = {"Row_Buffer_Locality": "row_buffer_locality", "Row_Buffer_Locality_read": "row_buffer_locality_read",
+           "Row_Buffer_Locality_write": "row_buffer_locality_write", "Bank_Level_Parallism": "blp",
+           "Bank_Level_Parallism_Col": "blp_col", "Bank_Level_Parallism_Ready": "blp_ready",
+           "write_to_read_ratio_blp_rw_average": "w2r_ratio_blp_rw_average", "GrpLevelPara": "grp_level_para",
+           "Wasted_Col": "wasted_col", "Wasted_Row": "wasted_row", "RCDc_limit": "RCDc_limit",
+           "RCDWRc_limit": "RCDWRc_limit", "WTRc_limit": "WTRc_limit", "RTWc_limit": "RTWc_limit",
+           "CCDLc_limit": "CCDLc_limit", "rwq": "rwq", "CCDLc_limit_alone": "CCDLc_limit_alone",
+           "WTRc_limit_alone": "WTRc_limit_alone", "RTWc_limit_alone": "RTWc_limit_alone",
+           "issued_total_row": "issued_total_row", "queue_avg": "queue_avg"}
+
+
 def counters_from_block(block: list[str], core_hz: float, prev: dict[str, Any] | None = None,
                         bl_per_cmd: int = 1) -> dict[str, Any]:
     c: dict[str, Any] = {}
@@ -111,16 +122,50 @@ def counters_from_block(block: list[str], core_hz: float, prev: dict[str, Any] |
         i += 1
     c["dram_row_accesses_per_bank"], c["dram_activates_per_bank"] = acc, act
     c["active_warps_sum"] = c["max_warps_sum"] = 0  # 4.2 printed -nan: no occupancy samples
-    chans = []
-    for i, ln in enumerate(block):
-        if ln.startswith("n_cmd="):
-            ch = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)(?= |$)", ln)}
+    chans: list[dict[str, Any]] = []
+    ch: dict[str, Any] = {}
+    for ln in block:
+        if ln.startswith("Memory Partition "):
+            ch = {"l2_banks": [], "dram_latency_queue": []}
+            chans.append(ch)
+        elif ln.startswith("Cache L2_bank_"):
+            ch["l2_banks"].append(int(ln[len("Cache L2_bank_"):-1]))
+        elif ln.startswith("Ready @ "):
+            m = re.match(r"Ready @ (\d+) -   mf: uid=\s*(\d+), sid(\d+):w(\d+), part=\d+, addr=0x([0-9a-f]+), "
+                         r"(store|load ), size=(\d+), (\w+)  status = (\w+) \((\d+)\), $", ln)
+            ch["dram_latency_queue"].append({
+                "ready": int(m.group(1)), "uid": int(m.group(2)), "sid": int(m.group(3)), "wid": int(m.group(4)),
+                "addr": int(m.group(5), 16), "is_store": m.group(6) == "store", "size": int(m.group(7)),
+                "type": m.group(8), "status": m.group(9), "status_cycle": int(m.group(10))})
+        elif ln.startswith("n_cmd="):
+            ch.update({k: int(v) for k, v in re.findall(r"(\w+)=(\d+)(?= |$)", ln)})
             # busy data-bus cycles: burst length / data-command ratio per column command
             ch["bwutil"] = (ch["n_rd"] + ch["n_write"] + ch["n_wr_bk"] + ch["n_rd_L2_A"]) * bl_per_cmd
-            nxt = block[i + 1]
-            if nxt.startswith("n_activity="):
-                ch["n_activity"] = int(re.match(r"n_activity=(\d+)", nxt).group(1))
-            chans.append(ch)
+        elif ln.startswith("n_activity="):
+            ch["n_activity"] = int(re.match(r"n_activity=(\d+)", ln).group(1))
+        elif ln.startswith("bk0: "):
+            pairs = re.findall(r"bk\d+: (\d+)a (\d+)i", ln)
+            ch["bk_access"] = [int(a) for a, _ in pairs]
+            ch["bk_idle"] = [int(b) for _, b in pairs]
+        else:
+            m = re.match(r"^(\w+) =\s+(-?nan|-?[\d.]+) ?$", ln)
+            if m and ch and m.group(1) == "util_bw":
+                ch["bwutil"] = int(m.group(2))  # the exact busy count, when the block prints it
+            elif m and ch and m.group(1) in _DETAIL:
+                val = m.group(2)
+                ch[_DETAIL[m.group(1)]] = float("nan") if "nan" in val else (float(val) if "." in val else int(val))
+            elif ln.startswith(("dram_util_bins:", "dram_eff_bins:")) and ch:
+                ch["util_bins" if ln.startswith("dram_util") else "eff_bins"] = _ints(ln.split(":", 1)[1])
+            elif ln.startswith("mrqq: ") and ch:
+                m = re.match(r"mrqq: max=(\d+) avg=(\S+)", ln)
+                ch["mrqq_max"], ch["mrqq_avg"] = int(m.group(1)), float(m.group(2))
+    for ch in chans:
+        ch.setdefault("issued_two", 0)
+    for k, ln in enumerate(block):  # Issued_on_Two_Bus_Simul_Util = two / total_CMD, per channel in order
+        if ln.startswith("Issued_on_Two_Bus_Simul_Util = "):
+            idx = sum(1 for x in block[:k] if x.startswith("Issued_on_Two_Bus_Simul_Util = "))
+            chan = chans[idx]
+            chan["issued_two"] = round(float(ln.split("= ")[1]) * chan["n_cmd"])
     c["dram_channels"] = chans
     c["LD_mem_lat_dist"] = _ints(next(x for x in block if x.startswith("LD_mem_lat_dist")).split(" ", 1)[1])
     c["ST_mem_lat_dist"] = _ints(next(x for x in block if x.startswith("ST_mem_lat_dist")).split(" ", 1)[1])
