@@ -7,37 +7,53 @@ into an :class:`OpSpec` whose ``fn`` runs over all threads of a warp (or of many
 
 Contract with the engine
 ------------------------
-``lookup(inst) -> OpSpec | None``.  ``None`` means "not an ALU instruction" (memory, control,
-warp-level, special registers, ``mov`` of a special register or a symbol's address: the
-engine's).  A known ALU opcode with an unsupported type or modifier raises
-:class:`~gpgpusim.errors.NotSupportedError` naming the instruction and its PTX line.
+``lookup(inst, *, quiet=True) -> OpSpec | None``.  ``None`` means "not an ALU instruction"
+(memory, control, warp-level, special registers, ``mov`` of a special register or of a
+symbol's address: the engine's).  A known ALU opcode with a type or modifier combination we do
+not model raises :class:`~gpgpusim.errors.NotSupportedError` naming the instruction and its PTX
+line; a wrong operand count raises :class:`~gpgpusim.errors.PtxError`.
 
 Operands, in order:
 
-* **Destinations** are ``operands[0]``; a ``PredPair`` ``p|q`` counts as two destinations
-  (``q`` may be a sink ``None``: the engine drops it); a ``Vec`` ``{a, b}`` destination (``mov``
-  unpack) counts as its elements.  ``fn`` returns one array, or a tuple with one array per
+* **Destinations** are ``operands[0]``; a ``PredPair`` ``p|q`` is always two destinations
+  (``q`` may be the sink ``None``: the engine drops it); a ``Vec`` ``{a, b}`` destination
+  (``mov`` unpack) is its elements.  ``fn`` returns one array, or a tuple with one array per
   ``dst_types`` entry.
 * **Sources** are ``operands[1:]`` in order, a ``Vec`` source (``mov`` pack) flattened into its
-  elements.  The engine reads source ``i`` as ``dtype_of(src_types[i])`` and calls
-  ``fn(*srcs)``.  Immediates that the semantics needs at decode time (``lop3``'s LUT, an
-  immediate ``prmt`` selector) are bound into ``fn``; ``fn`` still takes them as arguments and
-  ignores them, so the engine never special-cases them.
+  elements.  The engine reads source ``i`` as ``dtype_of(src_types[i])`` (arrays, or numpy
+  scalars for immediates) and calls ``fn(*srcs)``.  Immediates that the semantics can exploit
+  at decode time (``lop3``'s LUT, an immediate ``prmt`` selector or shift count) are bound into
+  ``fn``; ``fn`` still takes them as arguments and ignores them, so the engine never
+  special-cases them.
 * **Predicate sources** (``selp``'s ``c``, the BoolOp operand of ``setp``/``set``) are bool
   arrays; the engine applies ``!%p`` negation when it fetches them.
-* **Carry (CC.CF)**: when ``spec.cc_in`` the engine appends the warp's per-thread carry flag
-  (a ``u32`` array holding 0/1) as the *last* source; when ``spec.cc_out`` ``fn`` returns the
-  new carry flag as the *last* destination (``dst_types[-1] == "u32"``), which the engine keeps
-  in its per-thread CC register, not in a PTX register.  Subtraction carries a *borrow*.
-* Results are exact numpy arrays of ``dtype_of(dst_types[i])`` (the engine may cast, e.g. to
-  sign- or zero-extend an ``.s8`` result into a 32-bit register).  ``fn`` is elementwise and
-  shape-agnostic; floating-point ``fn`` run under ``np.errstate(all="ignore")`` themselves.
+* **Carry (CC.CF)**: when ``spec.cc_in`` the engine appends the per-thread carry flag (a
+  ``u32`` array holding 0/1) as the *last* source; when ``spec.cc_out`` ``fn`` returns the new
+  flag as the *last* destination (``dst_types[-1] == "u32"``), kept by the engine in its
+  per-thread CC register.  Subtraction carries a *borrow* (``subc``: ``d = a - (b + CF)``).
+* Results have ``dtype_of(dst_types[i])``; the engine sign/zero-extends narrower results into
+  wider registers.  ``fn`` is elementwise and shape-agnostic (32 lanes or 65,536), never loops
+  over lanes in Python, and is silent: floating-point ``fn`` run under
+  ``np.errstate(all="ignore")`` themselves unless built with ``quiet=False`` (for a caller that
+  owns the errstate; saves ~1 us per call).
 
 Representation of values: see :func:`dtype_of` (``bf16`` and the packed ``x2`` types are raw
-bits; ``f16x2`` element 0 is the low half).
+bits; ``f16x2`` element 0 is the low half; ``.u16x2/.s16x2`` are read as ``u32``).
+
+Coverage: integer ``add sub mul mad mul24 mad24 sad div rem abs neg min max popc clz bfind brev
+bfe bfi dp4a dp2a`` (``.hi .lo .wide .sat .relu``, ``.cc addc subc madc``), packed
+``.u16x2/.s16x2`` and SIMD video ``vadd vsub vabsdiff vmin vmax vavrg`` (2/4, plain operands);
+logic ``and or xor not cnot lop3 shl shr shf prmt`` (all modes); float ``add sub mul fma mad div
+rcp sqrt rsqrt sin cos lg2 ex2 tanh abs neg min max copysign testp`` for f32/f64/f16/bf16 and
+x2 forms with ``.rn .rz .rm .rp .ftz .sat .relu .approx .full .NaN``; ``setp set selp slct``
+with every comparison and BoolOp; ``cvt`` between all integer and float types (and
+``.f16x2/.bf16x2`` packing, ``.tf32``); ``mov`` (copy, pack/unpack).  Not modelled (raise
+NotSupportedError): FP8 ``cvt``, ``min/max.xorsign.abs``, ``lop3`` with a predicate output,
+video byte selectors/masks.
 
 Exactness notes (rounding modes, approximations, division by zero) are in the submodules:
-:mod:`._int`, :mod:`._logic`, :mod:`._float`, :mod:`._cmp`, :mod:`._cvt`, :mod:`._atomic`.
+:mod:`._int`, :mod:`._logic`, :mod:`._float`, :mod:`._cmp`, :mod:`._cvt`, :mod:`._simd`,
+:mod:`._atomic`.
 """
 
 from __future__ import annotations
