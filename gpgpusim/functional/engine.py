@@ -165,8 +165,9 @@ def _issue(ex: Exec, G: np.ndarray, p: int) -> None:
     d = ex.prog.insts[p]
     t = ex.depth[G] - 1
     masks = ex.smask[G, t]
-    if G.size == ex.W and ex.dense and bool((masks == FULL).all()):
-        sel: np.ndarray | None = None
+    sel: np.ndarray | None
+    if G.size == ex.W and bool((masks == ex.init_masks).all()):
+        sel = None if ex.dense else ex.valid_lanes    # every thread of every resident CTA
     else:
         sel = _lanes_of(G, masks)
     ex.cur_masks = masks
@@ -387,11 +388,18 @@ def _barrier(ex: Exec, d: dec.DInst, G, esel, sel) -> None:
 
 # ----------------------------------------------------------------------------- drivers
 def run_batched(ex: Exec) -> None:
-    """Pure functional mode: issue the lowest pc among runnable warps for all warps there."""
+    """Pure functional mode: issue the lowest pc among runnable warps for all warps there.
+
+    Lowest-pc-first keeps warps together (a loop's warps re-merge at its head), so most steps
+    run every resident warp at once.  For fairness (a warp spinning on a lock held by a warp at
+    a higher pc must not starve it), every ``_FAIR_PERIOD`` steps the pc of the warp that has
+    waited longest is issued instead.
+    """
     ar = ex.warp_ids
     big = np.iinfo(np.int64).max
     limit = ex.step_limit
     issue = _issue
+    last = np.zeros(ex.W, dtype=np.int64)
     while True:
         depth = ex.depth
         live = depth > 0
@@ -403,11 +411,19 @@ def run_batched(ex: Exec) -> None:
             if live.any():
                 ex.deadlock()
             return
+        step = ex.steps
+        if step % _FAIR_PERIOD == _FAIR_PERIOD - 1:
+            oldest = int(np.argmin(np.where(runnable, last, big)))
+            p = int(wpc[oldest])
         G = np.flatnonzero(wpc == p)
+        last[G] = step
         issue(ex, G, p)
-        ex.steps += 1
-        if ex.steps > limit:
+        ex.steps = step + 1
+        if step >= limit:
             ex.watchdog()
+
+
+_FAIR_PERIOD = 64
 
 
 def run_warps(ex: Exec) -> None:

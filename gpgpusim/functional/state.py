@@ -102,6 +102,8 @@ class Exec:
         valid = (self.lane_t < self.T).reshape(self.W, 32)
         self.smask[:, 0] = np.packbits(valid, axis=1, bitorder="little").view("<u4").ravel()
         self.depth = np.ones(self.W, dtype=np.int64)
+        self.init_masks = self.smask[:, 0].copy()
+        self.valid_lanes = np.flatnonzero(self.lane_t < self.T)
         self.exited = ~(self.lane_t < self.T)
         # barriers
         self.at_bar = np.full(self.W, -1, dtype=np.int64)

@@ -401,3 +401,39 @@ def test_brkpt_is_noted_and_ignored(capsys):
     assert r.out["o"].tolist() == list(range(64))
     err = capsys.readouterr().err
     assert err.count("brkpt at t.ptx:") == 2 and "ignored" in err     # once per run (2 drivers)
+
+
+def test_spin_lock_between_warps_makes_progress():
+    # lane 0 of every warp takes a global spin lock (atom.cas loop), bumps a counter, releases it
+    m = ptx(TID + """
+    and.b32 %r2, %r1, 31;
+    setp.ne.u32 %p1, %r2, 0;
+    @%p1 bra DONE;
+SPIN:
+    atom.global.cas.b32 %r3, [%rd1], 0, 1;
+    setp.ne.u32 %p2, %r3, 0;
+    @%p2 bra SPIN;
+    ld.volatile.global.u32 %r4, [%rd1+4];
+    add.u32 %r4, %r4, 1;
+    st.volatile.global.u32 [%rd1+4], %r4;
+    membar.gl;
+    atom.global.exch.b32 %r5, [%rd1], 0;
+DONE:
+    ret;""")
+    for driver in ("batched", "warp"):      # spin counts depend on the schedule: results only
+        r = run_once(m, "k", (2, 1, 1), (128, 1, 1), [("o", np.zeros(2, np.int32))], driver=driver)
+        assert r.out["o"].tolist() == [0, 8]
+
+
+def test_partial_warps_every_cta():
+    # 40 threads per CTA: the second warp of each CTA has 8 lanes
+    m = ptx(TID + """
+    mov.u32 %r2, %ctaid.x;
+    mad.lo.u32 %r3, %r2, 40, %r1;
+    mul.wide.u32 %rd4, %r3, 4;
+    add.s64 %rd5, %rd1, %rd4;
+    st.global.u32 [%rd5], %r3;
+    ret;""")
+    r = run_both(m, "k", (3, 1, 1), (40, 1, 1), [("o", np.full(128, -1, np.int32))])
+    assert r.out["o"].tolist() == list(range(120)) + [-1] * 8
+    assert (r.stats.thread_insn, r.stats.warp_insn) == (120 * 10, 6 * 10)
