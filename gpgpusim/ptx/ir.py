@@ -84,6 +84,23 @@ class Addr:
 
 
 @dataclass(frozen=True, slots=True)
+class SymMask:
+    """``0xFF00(generic(sym)+offset)`` in an initialiser: the bits of the address
+    ``sym + offset`` selected by ``mask``, shifted down (nvcc uses it to place a pointer
+    in a byte array, one byte per element).  Added by the ptx part (additive)."""
+
+    name: str
+    offset: int
+    mask: int
+
+    def value(self, address: int) -> int:
+        """The element's value once ``sym`` is placed at ``address``."""
+        m = self.mask
+        shift = (m & -m).bit_length() - 1 if m else 0
+        return ((address + self.offset) & m) >> shift
+
+
+@dataclass(frozen=True, slots=True)
 class Vec:
     """A vector operand ``{%r1, %r2, _, %r4}``; ``_`` (sink) elements are None."""
 
@@ -152,8 +169,8 @@ class Variable:
     ``count`` is the total number of elements (product of all array dimensions; 1 for a
     scalar; 0 for an unsized ``.extern .shared`` array).  ``init`` is the flattened initialiser
     as a list of element values (int/float) or ``Sym`` for ``generic(sym)``/``sym`` address
-    initialisers (``Addr(Sym, offset)`` for ``generic(sym)+offset``); None when
-    uninitialised (zero-filled).  ``vector`` is 2/4 for ``.v2/.v4``
+    initialisers (``Addr(Sym, offset)`` for ``generic(sym)+offset``, :class:`SymMask` for
+    nvcc's byte-wise ``0xFF00(generic(sym))``); None when uninitialised (zero-filled).  ``vector`` is 2/4 for ``.v2/.v4``
     declarations (count then counts vectors).
     """
 

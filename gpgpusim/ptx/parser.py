@@ -46,6 +46,7 @@ from gpgpusim.ptx.ir import (
     Reg,
     Special,
     Sym,
+    SymMask,
     Variable,
     Vec,
 )
@@ -228,6 +229,13 @@ class _Shaper(Transformer):
 
     def init_neg(self, tok):
         return _neg_num(tok)
+
+    def init_mask(self, mask, addr):
+        name, off = addr
+        return SymMask(name, off, parse_int(str(mask)))
+
+    def init_addr(self, name, off):
+        return (str(name), 0 if off is None else parse_int(str(off)))
 
     def init_fast(self, tok):
         return _FastInit(int(str(tok)[1:]))

@@ -40,7 +40,7 @@ def ptx(body: str):
 # ----------------------------------------------------------------------------- fixtures
 def test_fixture_set_is_complete():
     # one per reference program plus the hand-written snippets and arch/debug variants
-    assert len(FIXTURES) == 19
+    assert len(FIXTURES) == 20
 
 
 @pytest.mark.parametrize("name", FIXTURES)
@@ -536,3 +536,17 @@ def test_modern_operand_forms():
     assert ins[2].operands[1] == Vec((Reg("%rd1"), Vec((Reg("%r2"), Reg("%r3")))))
     assert ins[3].operands == (PredPair(Reg("%r1"), Reg("p")), Imm(-1))
     assert ins[4].operands == (Imm(240),)
+
+
+def test_struct_initialisers_with_pointers():
+    from gpgpusim.ptx.ir import SymMask
+
+    v = load("snip5.ptx").variables
+    assert v["tval"].init == [8589934593, Addr(Sym("garr"), 4), 516465623040]
+    pval = v["pval"].init
+    assert pval[0] == 122 and len(pval) == 9
+    assert pval[1] == SymMask("garr", 0, 0xFF) and pval[8] == SymMask("garr", 0, 0xFF << 56)
+    # byte i of the address of garr (placed at 0xC0001234), little-endian
+    assert [m.value(0xC0001234) for m in pval[1:]] == [0x34, 0x12, 0x00, 0xC0, 0, 0, 0, 0]
+    m = ptx(".global .b8 a[4];\n.global .u8 q[2] = {0xFF(a+3), 0xFF00(generic(a)+3)};\n")
+    assert m.variables["q"].init == [SymMask("a", 3, 0xFF), SymMask("a", 3, 0xFF00)]

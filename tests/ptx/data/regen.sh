@@ -13,3 +13,4 @@ nvcc -ptx -O2 src/snip2.cu -o snip2.ptx
 nvcc -ptx -O2 -arch=sm_80 src/snip2.cu -o snip2_sm80.ptx
 nvcc -ptx -O2 src/snip3.cu -o snip3.ptx
 nvcc -ptx -O2 -arch=sm_90 src/snip4.cu -o snip4_sm90.ptx
+nvcc -ptx -O2 src/snip5.cu -o snip5.ptx
