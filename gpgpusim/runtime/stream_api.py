@@ -44,6 +44,7 @@ from gpgpusim.runtime.gpu import (
     MemsetOp,
     WaitEventOp,
 )
+from gpgpusim.runtime.stream_mempool import INT_ATTRS, MemPool, MemPools
 from gpgpusim.runtime.streams import (
     CAPTURE_MODE_GLOBAL,
     CAPTURE_MODE_RELAXED,
@@ -88,6 +89,11 @@ def _entry(fn: Callable[..., Any]) -> Callable[..., int]:
 def _need(ptr: int, what: str) -> None:
     if not ptr:
         raise CudaError(Err.InvalidValue, f"{what} is NULL")
+
+
+def _device_zero(device: int, what: str) -> None:
+    if device != 0:
+        raise CudaError(Err.InvalidDevice, f"{what}: device {device} does not exist (only device 0)")
 
 
 def _ptsz(stream: int) -> int:
@@ -162,16 +168,31 @@ class StreamApi:
         self.streams.add_host_func(stream, lambda: cfn(stream or None, 0, user_data or None))
 
     # ================================================================== stream-ordered memory
-    @_entry
-    def cudaMallocAsync(self, p_dev: int, size: int, stream: int) -> None:
-        """``cudaMallocAsync``: allocated at once (a valid stream-ordered schedule)."""
-        _need(p_dev, "cudaMallocAsync: devPtr")
+    def _pools(self) -> MemPools:
+        pools = self.__dict__.get("_mem_pools")
+        if pools is None:
+            pools = self.__dict__.setdefault("_mem_pools", MemPools())
+        return pools
+
+    def _alloc_from(self, what: str, p_dev: int, size: int, pool: MemPool, stream: int) -> None:
+        _need(p_dev, f"{what}: devPtr")
         self.streams.get_stream(stream)             # validates the handle
         addr = self.gmem.allocate(max(int(size), 1))
         allocs = getattr(self, "_device_allocs", None)
         if isinstance(allocs, dict):
             allocs[addr] = int(size)
+        self._pools().allocated(pool, addr, int(size))
         abi.write_u64(p_dev, addr)
+
+    @_entry
+    def cudaMallocAsync(self, p_dev: int, size: int, stream: int) -> None:
+        """``cudaMallocAsync``: allocated at once (a valid stream-ordered schedule), from the
+        device's current memory pool."""
+        self._alloc_from("cudaMallocAsync", p_dev, size, self._pools().current, stream)
+
+    @_entry
+    def cudaMallocFromPoolAsync(self, p_dev: int, size: int, pool: int, stream: int) -> None:
+        self._alloc_from("cudaMallocFromPoolAsync", p_dev, size, self._pools().get(pool), stream)
 
     @_entry
     def cudaFreeAsync(self, dev_ptr: int, stream: int) -> None:
@@ -186,6 +207,57 @@ class StreamApi:
         if isinstance(allocs, dict):
             allocs.pop(dev_ptr, None)
         self.streams.enqueue(stream, FreeOp(dev_ptr))
+        self._pools().freed(dev_ptr)
+
+    @_entry
+    def cudaDeviceGetDefaultMemPool(self, p_pool: int, device: int) -> None:
+        _need(p_pool, "cudaDeviceGetDefaultMemPool: memPool")
+        _device_zero(device, "cudaDeviceGetDefaultMemPool")
+        abi.write_u64(p_pool, self._pools().default.handle)
+
+    @_entry
+    def cudaDeviceGetMemPool(self, p_pool: int, device: int) -> None:
+        _need(p_pool, "cudaDeviceGetMemPool: memPool")
+        _device_zero(device, "cudaDeviceGetMemPool")
+        abi.write_u64(p_pool, self._pools().current.handle)
+
+    @_entry
+    def cudaDeviceSetMemPool(self, device: int, pool: int) -> None:
+        _device_zero(device, "cudaDeviceSetMemPool")
+        pools = self._pools()
+        pools.current = pools.get(pool)
+
+    @_entry
+    def cudaMemPoolCreate(self, p_pool: int, p_props: int) -> None:
+        """The pool properties (allocation type, location, handle types) are not modelled."""
+        _need(p_pool, "cudaMemPoolCreate: memPool")
+        _need(p_props, "cudaMemPoolCreate: poolProps")
+        abi.write_u64(p_pool, self._pools().create().handle)
+
+    @_entry
+    def cudaMemPoolDestroy(self, pool: int) -> None:
+        self._pools().destroy(pool)
+
+    @_entry
+    def cudaMemPoolTrimTo(self, pool: int, min_bytes_to_keep: int) -> None:
+        """Freed memory already went back to the device: nothing to trim."""
+        self._pools().get(pool)
+
+    @_entry
+    def cudaMemPoolSetAttribute(self, pool: int, attr: int, p_value: int) -> None:
+        _need(p_value, "cudaMemPoolSetAttribute: value")
+        value = ctypes.c_int.from_address(p_value).value if attr in INT_ATTRS \
+            else abi.read_u64(p_value)
+        self._pools().get(pool).set(attr, value)
+
+    @_entry
+    def cudaMemPoolGetAttribute(self, pool: int, attr: int, p_value: int) -> None:
+        _need(p_value, "cudaMemPoolGetAttribute: value")
+        value = self._pools().get(pool).get(attr)
+        if attr in INT_ATTRS:
+            abi.write_i32(p_value, value)
+        else:
+            abi.write_u64(p_value, value)
 
     @_entry
     def cudaMemcpy2DAsync(self, dst: int, dpitch: int, src: int, spitch: int, width: int,
@@ -649,6 +721,10 @@ class StreamApi:
         return self.cudaMallocAsync.__wrapped__(self, p_dev, size, _ptsz(stream))  # type: ignore[attr-defined]
 
     @_entry
+    def cudaMallocFromPoolAsync_ptsz(self, p_dev: int, size: int, pool: int, stream: int) -> int:
+        return self.cudaMallocFromPoolAsync.__wrapped__(self, p_dev, size, pool, _ptsz(stream))  # type: ignore[attr-defined]
+
+    @_entry
     def cudaFreeAsync_ptsz(self, dev_ptr: int, stream: int) -> int:
         return self.cudaFreeAsync.__wrapped__(self, dev_ptr, _ptsz(stream))  # type: ignore[attr-defined]
 
@@ -772,6 +848,16 @@ cudaError_t cudaStreamBeginCaptureToGraph_ptsz(void *stream, void *graph, void *
                                                void *dependencyData, size_t numDependencies, int mode);
 cudaError_t cudaStreamUpdateCaptureDependencies_ptsz(void *stream, void *dependencies, void *dependencyData,
                                                      size_t numDependencies, unsigned int flags);
+cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, void *memPool, void *stream);
+cudaError_t cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size, void *memPool, void *stream);
+cudaError_t cudaDeviceGetDefaultMemPool(void **memPool, int device);
+cudaError_t cudaDeviceGetMemPool(void **memPool, int device);
+cudaError_t cudaDeviceSetMemPool(int device, void *memPool);
+cudaError_t cudaMemPoolCreate(void **memPool, const void *poolProps);
+cudaError_t cudaMemPoolDestroy(void *memPool);
+cudaError_t cudaMemPoolTrimTo(void *memPool, size_t minBytesToKeep);
+cudaError_t cudaMemPoolSetAttribute(void *memPool, int attr, void *value);
+cudaError_t cudaMemPoolGetAttribute(void *memPool, int attr, void *value);
 cudaError_t cudaGraphUpload(void *graphExec, void *stream);
 cudaError_t cudaGraphUpload_ptsz(void *graphExec, void *stream);
 cudaError_t cudaGraphGetNodes(void *graph, void **nodes, size_t *numNodes);
