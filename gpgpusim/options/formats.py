@@ -21,8 +21,8 @@ from typing import Any
 # cache configuration strings (C211)
 # --------------------------------------------------------------------------------------------
 
-#: replacement policies: LRU, FIFO (GPGPU-Sim ``replacement_policy_t``)
-REPLACEMENT = {"L": "lru", "F": "fifo"}
+#: replacement policies: LRU, FIFO (GPGPU-Sim ``replacement_policy_t``), random (3.x manual)
+REPLACEMENT = {"L": "lru", "F": "fifo", "R": "random"}
 #: write policies (``write_policy_t``): read-only, write-back, write-through, write-evict,
 #: local write-back / global write-through
 WRITE_POLICY = {"R": "read_only", "B": "write_back", "T": "write_through", "E": "write_evict",

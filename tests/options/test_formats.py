@@ -21,6 +21,7 @@ CACHE_STRINGS = [
     "64:128:8,L:B:m:N,A:16:4,4",                 # 3.x L2
     "32:128:4,L:L:m:N:H,A:32:8,8",               # 3.x with set-index letter
     "8:128:5,L:R:m:N,F:128:4,128:2",             # 3.x texture FIFO
+    "16:128:4,R:R:m:N,A:8:4,4",                  # 3.x random replacement
 ]
 
 
