@@ -5,23 +5,30 @@ simulation thread (``gpgpu_sim_thread_concurrent``): ``can_start_kernel()``, ``l
 into ``m_running_kernels``, ``active()``, ``cycle()`` and ``gpu_tot_sim_cycle`` (checklist C041,
 C048, C050, C052, C055, C056, C134).
 
-Interface used by :class:`gpgpusim.runtime.streams.StreamManager` (all on the simulation thread):
+Interface used by :class:`gpgpusim.runtime.streams.StreamManager`:
 
+- ``push_kernel(op, stream_id)`` (host thread, manager lock held) — number the kernel
+  (``kernel_launch_uid``) when it is pushed; ``announce_kernel(op)`` — report the launch;
 - ``can_start_kernel() -> bool`` — a free slot among ``-gpgpu_max_concurrent_kernel`` (C056);
-- ``start_kernel(op, stream_id) -> KernelRecord`` — place a kernel in a running slot;
+- ``start_kernel(op) -> KernelRecord`` — place a pushed kernel in a running slot;
 - ``busy() -> bool`` — some started kernel has not finished;
 - ``advance() -> list[KernelRecord]`` — simulate until at least one running kernel finishes and
   return the finished ones (their slots are free again);
 - ``abort() -> list[KernelRecord]`` — drop the started kernels (after a sticky error);
-- ``memcpy(op)``, ``memset(op)``, ``free(op)`` — the non-kernel operations, at the current time;
-- ``now_cycles`` / ``now_ms`` — simulated time (core clock cycles since start).
+- ``memcpy(op)``, ``memcpy2d(op)``, ``memset(op)``, ``free(op)`` — the other operations, at the
+  current time; ``stage_host_copy(op)`` — CUDA's pageable-memory rules at enqueue time;
+- ``now_cycles`` / ``now_ms`` / ``cycles_to_ms()`` — simulated time (core clock cycles).
 
-Functional mode (this module): ``advance()`` runs the started kernels one after another on the
+Everything but the first two and ``stage_host_copy`` runs on the simulation thread.
+
+Functional mode (this class): ``advance()`` runs the oldest started kernel to completion on the
 functional engine.  The **time estimate** per kernel is documented in :func:`estimate_cycles`:
 the configured ``-gpgpu_kernel_launch_latency`` (at least 1 cycle) plus the warp instructions
 spread evenly over all SMs, each SM issuing ``gpgpu_num_sched_per_core`` warp instructions per
-core cycle, so that every kernel takes a positive number of cycles and the clock is monotonic.  A timing model replaces ``advance()`` with real
-cycles through the same interface (several kernels side by side, RR over kernels, C134).
+core cycle, so that every kernel takes a positive number of cycles and the clock is monotonic.
+A timing model subclasses this and replaces ``advance()`` with real cycles through the same
+interface (several kernels side by side, RR over kernels, C134), reporting ``kernel_end``
+instead of ``functional_done``; tests/runtime/test_streams.py has a stand-in that does so.
 
 Copies take no simulated time unless a PCIe model is configured (off by default, as in GPGPU-Sim
 where memcpy is instantaneous): ``Gpu(..., pcie_bandwidth_gbps=, pcie_latency_us=)`` or the
