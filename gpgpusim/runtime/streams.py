@@ -27,6 +27,9 @@ Semantics (CUDA's, where GPGPU-Sim differs it is noted):
   stream; like CUDA, they may not call the stream API (``cudaErrorNotPermitted``).
 - Stream capture records operations into a :class:`~gpgpusim.runtime.graphs.Graph` instead of
   running them; streams join a capture by waiting on an event recorded in it.
+- Copies follow CUDA's pageable-memory rules: a host-to-device copy from pageable memory is
+  staged when enqueued; a device-to-host copy into pageable memory returns once done.
+- Launches of one executable graph are ordered after each other, whatever their streams.
 """
 
 from __future__ import annotations
