@@ -30,19 +30,29 @@ from .stats import delta
 
 
 class AerialVisionWriter:
-    """Appends sample blocks to the gzip log AerialVision reads."""
+    """Appends sample blocks to the gzip log AerialVision reads.
+
+    Like ``visualizer_printstat``, the file is created on the first sample and each sample is
+    appended as its own gzip member (re-opened in append mode), so the log stays readable even
+    if the simulation is interrupted; ``-visualizer_zlevel 0`` stores the members uncompressed.
+    """
 
     def __init__(self, path: str | Path, zlevel: int = 6) -> None:
         if not 0 <= zlevel <= 9:
             raise ValueError(f"-visualizer_zlevel must be 0..9, got {zlevel}")
         self.path = Path(path)
-        # zlevel 0 means "no compression" in GPGPU-Sim: write plain text then
-        self._f = gzip.open(self.path, "wt", compresslevel=zlevel) if zlevel else open(self.path, "w")
+        self.zlevel = zlevel
+        self._first = True
 
     _GLOBAL = ("globalinsncount", "globaltotinsncount")
 
     def write(self, cycle: int, values: dict[str, Any]) -> None:
-        f = self._f
+        mode = "wt" if self._first else "at"
+        self._first = False
+        with gzip.open(self.path, mode, compresslevel=self.zlevel) as f:
+            self._block(f, cycle, values)
+
+    def _block(self, f: Any, cycle: int, values: dict[str, Any]) -> None:
         for k, v in values.items():
             if k == "cycle" or k in self._GLOBAL:
                 continue
@@ -56,7 +66,7 @@ class AerialVisionWriter:
                 f.write(f"{k}: {values[k]}\n")
 
     def close(self) -> None:
-        self._f.close()
+        """Nothing stays open between samples; kept so callers can treat it like a file."""
 
 
 def visualizer_path(cfg: Any) -> str:

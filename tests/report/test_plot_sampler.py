@@ -83,8 +83,16 @@ def test_sampler_from_config_feeds_reporter_and_aerialvision(tmp_path):
                     "shaderinsncount: 30 30\nglobalcyclecount: 200\nglobalinsncount: 60\n")
 
 
-def test_aerialvision_zlevel_validation(tmp_path):
+def test_aerialvision_zlevel_validation_and_members(tmp_path):
     import pytest
 
     with pytest.raises(ValueError, match="visualizer_zlevel"):
         AerialVisionWriter(tmp_path / "x", 12)
+    w = AerialVisionWriter(tmp_path / "av.gz", 0)
+    w.write(10, {"globalinsncount": 1})
+    w.write(20, {"globalinsncount": 2})
+    assert gzip.open(tmp_path / "av.gz", "rt").read() == (
+        "globalcyclecount: 10\nglobalinsncount: 1\nglobalcyclecount: 20\nglobalinsncount: 2\n")
+    w2 = AerialVisionWriter(tmp_path / "av.gz", 6)  # a new run starts the file afresh
+    w2.write(5, {})
+    assert gzip.open(tmp_path / "av.gz", "rt").read() == "globalcyclecount: 5\n"
