@@ -609,7 +609,7 @@ def _atom(lm, prog, fi, inst) -> Callable:
         b = np.broadcast_to(np.asarray(rb(ex, sel)).astype(tdt, copy=False), (n,))
         c = None if rc is None else np.broadcast_to(np.asarray(rc(ex, sel)).astype(tdt, copy=False), (n,))
         if ex.rec is not None:      # the timing model sees the addresses at issue (C162)
-            ex.rec.append((space, np.array(a, dtype=np.uint64), tdt.itemsize, True))
+            ex.record(space, a, tdt.itemsize, True)
 
         def apply():
             old = _atomic_apply(ex, space, a, lanes, aop, typ, b, c)

@@ -331,9 +331,28 @@ class Exec:
             return out
         raise CudaError(Err.NotSupported, f"not supported: memory space .{space}")
 
+    def record(self, space: str, addrs: np.ndarray, size: int, is_store: bool) -> None:
+        """Note an access for the warp-step driver (``StepResult.mem``).  Generic addresses are
+        resolved: shared/local entries carry the space-relative address (what the timing model
+        needs for banks and the local-memory layout); ``param`` reads are not memory traffic."""
+        assert self.rec is not None
+        if space == "param":
+            return
+        a = np.array(addrs, dtype=np.uint64)
+        if space == "generic":
+            win = a >> np.uint64(48)
+            if win.any():
+                for w, sp, base in ((0, "global", 0), (1, "shared", SHARED_WINDOW), (2, "local", LOCAL_WINDOW)):
+                    m = win == w
+                    if m.any():
+                        self.rec.append((sp, a[m] - np.uint64(base), size, is_store))
+                return
+            space = "global"
+        self.rec.append((space, a, size, is_store))
+
     def load(self, space: str, addrs: np.ndarray, lanes: np.ndarray, dt: np.dtype) -> np.ndarray:
         if self.rec is not None:
-            self.rec.append((space, np.array(addrs, dtype=np.uint64), dt.itemsize, False))
+            self.record(space, addrs, dt.itemsize, False)
         ps = self.parts(space, addrs, lanes, dt)
         if len(ps) == 1 and ps[0][2] is None:
             arr, idx, _ = ps[0]
@@ -346,7 +365,7 @@ class Exec:
     def store(self, space: str, addrs: np.ndarray, lanes: np.ndarray, values: np.ndarray) -> None:
         dt = values.dtype
         if self.rec is not None:
-            self.rec.append((space, np.array(addrs, dtype=np.uint64), dt.itemsize, True))
+            self.record(space, addrs, dt.itemsize, True)
         for arr, idx, pos in self.parts(space, addrs, lanes, dt):
             arr[idx] = values if pos is None else values[pos]
 

@@ -437,3 +437,25 @@ def test_partial_warps_every_cta():
     r = run_both(m, "k", (3, 1, 1), (40, 1, 1), [("o", np.full(128, -1, np.int32))])
     assert r.out["o"].tolist() == list(range(120)) + [-1] * 8
     assert (r.stats.thread_insn, r.stats.warp_insn) == (120 * 10, 6 * 10)
+
+
+def test_warp_step_generic_accesses_are_resolved():
+    m = ptx(TID + """
+    .shared .align 4 .b8 sm[128];
+    mov.u64 %rd4, sm;
+    cvta.shared.u64 %rd5, %rd4;
+    add.s64 %rd6, %rd5, %rd2;
+    st.u32 [%rd6], %r1;
+    st.u32 [%rd3], %r1;
+    ret;""")
+    g = GlobalMemory()
+    lm = load_module(m, g)
+    buf = g.allocate(256)
+    cta = CtaState.create(lm, "k", (1, 1, 1), (4, 1, 1), 0, struct.pack("<Q", buf), gmem=g, cta_ids=[0])
+    res = []
+    while not cta.warps[0].done:
+        res.append(cta.step(cta.warps[0]))
+    sts = [r.mem for r in res if r.opcode == "st"]
+    assert [(s[0][0], s[0][1].tolist(), s[0][2], s[0][3]) for s in sts] == [
+        ("shared", [0, 4, 8, 12], 4, True), ("global", [buf, buf + 4, buf + 8, buf + 12], 4, True)]
+    assert [r.mem for r in res if r.opcode == "ld"] == [[]]      # ld.param: no memory traffic
