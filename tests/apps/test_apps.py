@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from app_helpers import app_names, gpgpusim_cmd, sim_env
+from app_helpers import REPO, app_names, gpgpusim_cmd, sim_env
 
 APPS = app_names()
 PROBE_DIR = Path(__file__).resolve().parent / "launch_probe"
@@ -210,3 +211,56 @@ def test_drivers_count_the_same_instructions(app, run_app):
     if app == "host_threads":  # four host threads: kernels may start in any order
         counts_b, counts_w = sorted(counts_b), sorted(counts_w)
     assert counts_b == counts_w
+
+
+# --- configuration and determinism ------------------------------------------------------------
+
+def _option_value(stdout: str, name: str) -> str | None:
+    """The value printed for ``-name`` in the option dump (first token after the name)."""
+    for ln in stdout.splitlines():
+        parts = ln.split()
+        if len(parts) >= 2 and parts[0] == f"-{name}":
+            return parts[1]
+    return None
+
+
+def test_ld_route_reads_gpgpusim_config_in_cwd(app_bin, libdir, tmp_path):
+    """GPGPU-Sim's workflow: a gpgpusim.config (plus its .icnt file) in the working directory
+    is the config; here the shipped SM86_RTX3070 one (46 SMs instead of the default's 80)."""
+    src = REPO / "gpgpusim" / "configs" / "SM86_RTX3070"
+    for f in src.iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    env = sim_env({"LD_LIBRARY_PATH": str(libdir), "PTX_SIM_MODE_FUNC": "1"})
+    proc = subprocess.run([str(app_bin / "vector_add")], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=TIMEOUT_S)
+    run = AppRun(proc.returncode, proc.stdout, proc.stderr, None, [])
+    assert proc.returncode == 0 and "vector_add: PASS" in proc.stdout, _describe("vector_add", "ld", run)
+    assert _option_value(proc.stdout, "gpgpu_n_clusters") == "46"
+    assert _option_value(proc.stdout, "gpgpu_shader_core_pipeline") == "1536:32"
+
+
+@pytest.mark.parametrize("gpu, clusters", [("SM7_QV100", "80"), ("SM86_RTX3070", "46")])
+def test_cli_gpu_choice(gpu, clusters, app_bin, tmp_path):
+    proc = subprocess.run(gpgpusim_cmd() + ["run", "--functional", "--gpu", gpu, "--", str(app_bin / "reduction")],
+                          cwd=tmp_path, env=sim_env(), capture_output=True, text=True, timeout=TIMEOUT_S)
+    run = AppRun(proc.returncode, proc.stdout, proc.stderr, None, [])
+    assert proc.returncode == 0 and "reduction: PASS" in proc.stdout, _describe("reduction", gpu, run)
+    assert _option_value(proc.stdout, "gpgpu_n_clusters") == clusters
+
+
+@pytest.mark.parametrize("app", ["histogram", "stream_overlap", "graph_capture"])
+def test_same_run_twice_same_statistics(app, app_bin, tmp_path):
+    """Determinism: a second run of the same binary gives the same per-kernel statistics
+    (atomics, streams and graphs included)."""
+    runs = []
+    for name in ("first", "second"):
+        (tmp_path / name).mkdir()
+        _results.pop((app, "cli"), None)  # a fresh run, not the cached one
+        runs.append(_run(app, "cli", app_bin, lambda: None, tmp_path / name))
+    first, second = runs
+    assert first.returncode == 0 and second.returncode == 0, _describe(app, "cli", second)
+    strip = ("elapsed_s", "wall_s")
+    kernels = [[{k: v for k, v in rec.items() if k not in strip} for rec in run.stats["kernels"]]
+               for run in (first, second)]
+    assert kernels[0] and kernels[0] == kernels[1]
+    assert first.launches == second.launches
