@@ -47,12 +47,13 @@ logic ``and or xor not cnot lop3 shl shr shf prmt`` (all modes); float ``add sub
 rcp sqrt rsqrt sin cos lg2 ex2 tanh abs neg min max copysign testp`` for f32/f64/f16/bf16 and
 x2 forms with ``.rn .rz .rm .rp .ftz .sat .relu .approx .full .NaN``; ``setp set selp slct``
 with every comparison and BoolOp; ``cvt`` between all integer and float types (and
-``.f16x2/.bf16x2`` packing, ``.tf32``); ``mov`` (copy, pack/unpack).  Not modelled (raise
-NotSupportedError): FP8 ``cvt``, ``min/max.xorsign.abs``, ``lop3`` with a predicate output,
-video byte selectors/masks.
+``.f16x2/.bf16x2`` packing, ``.tf32``, FP8 ``.e4m3x2/.e5m2x2`` from f32/f16x2 and back to
+f16x2); ``mov`` (copy, pack/unpack).  Not modelled (raise NotSupportedError): single-byte FP8
+and FP4/FP6 ``cvt``, ``min/max.xorsign.abs``, ``lop3`` with a predicate output, video byte
+selectors/masks.
 
 Exactness notes (rounding modes, approximations, division by zero) are in the submodules:
-:mod:`._int`, :mod:`._logic`, :mod:`._float`, :mod:`._cmp`, :mod:`._cvt`, :mod:`._simd`,
+:mod:`._int`, :mod:`._logic`, :mod:`._float`, :mod:`._cmp`, :mod:`._cvt`, :mod:`._fp8`, :mod:`._simd`,
 :mod:`._atomic`.
 """
 
@@ -64,7 +65,7 @@ from typing import NamedTuple
 from gpgpusim.errors import NotSupportedError, PtxError
 from gpgpusim.ptx import ir
 
-from . import _cmp, _cvt, _float, _int, _logic, _simd
+from . import _cmp, _cvt, _float, _fp8, _int, _logic, _simd
 from . import _fp as fp
 from ._atomic import apply_atomic, atomic_fn
 from ._types import FLOAT_TYPES, INT_TYPES, dtype_of, is_signed, wide_of
@@ -441,6 +442,16 @@ def _b_cvt(inst: ir.Instruction) -> OpSpec:
     if len(types) != 2:
         raise _Bad("cvt needs .dtype.atype")
     dt, at = types
+    fp8 = ("e4m3x2", "e5m2x2")
+    if dt in fp8 or (dt == "f16x2" and at in fp8):
+        relu = inst.has("relu")
+        if dt == "f16x2":
+            return OpSpec(_fp8.unpack_to_f16x2(at[:4], relu), (dt,), (at,))
+        if at == "f32":
+            return OpSpec(_fp8.pack_from_f32(dt[:4], relu), (dt,), ("f32", "f32"))
+        if at == "f16x2":
+            return OpSpec(_fp8.pack_from_f16x2(dt[:4], relu), (dt,), (at,))
+        raise _Bad(f"cvt .{dt}.{at}")
     if dt in ("f16x2", "bf16x2"):
         if at != "f32":
             raise _Bad(f"cvt .{dt}.{at}")

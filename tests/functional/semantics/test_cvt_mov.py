@@ -164,7 +164,7 @@ def test_cvt_pack_x2_and_tf32():
 
 def test_cvt_unsupported_types_raise():
     with pytest.raises(NotSupportedError, match="line 7"):
-        lookup(inst("cvt.rn.satfinite.e4m3x2.f32", 2))
+        lookup(inst("cvt.rn.satfinite.e4m3x2.bf16x2", 1))
 
 
 # ----------------------------------------------------------------------------- mov
@@ -211,3 +211,37 @@ def test_wrong_operand_count_is_ptx_error():
     from gpgpusim.errors import PtxError
     with pytest.raises(PtxError, match="expected 2 source operands, found 3"):
         lookup(inst("add.s32", 3))
+
+
+# ----------------------------------------------------------------------------- FP8
+E4M3_CASES = [(1.0, 0x38), (1.0625, 0x38), (1.1875, 0x3A), (448.0, 0x7E), (500.0, 0x7E), (float("inf"), 0x7E),
+              (float("-inf"), 0xFE), (0.0, 0x00), (-0.0, 0x80), (2.0 ** -9, 0x01), (2.0 ** -10, 0x00),
+              (1.5 * 2.0 ** -10, 0x01), (-3.0, 0xC4), (NAN, 0x7F)]
+E5M2_CASES = [(1.0, 0x3C), (57344.0, 0x7B), (60000.0, 0x7B), (float("inf"), 0x7B), (2.0 ** -16, 0x01),
+              (1.125, 0x3C), (1.375, 0x3E), (-2.0, 0xC0), (NAN, 0x7F)]
+
+
+@pytest.mark.parametrize("fmt,cases", [("e4m3", E4M3_CASES), ("e5m2", E5M2_CASES)])
+def test_fp8_encode_from_f32(fmt, cases):
+    a = [c[0] for c in cases]
+    got = run(f"cvt.rn.satfinite.{fmt}x2.f32", a, [1.0] * len(a))
+    one = 0x38 if fmt == "e4m3" else 0x3C
+    assert as_list(got) == [(code << 8) | one for _, code in cases]
+    assert got.dtype == np.uint16
+
+
+@pytest.mark.parametrize("fmt", ["e4m3", "e5m2"])
+def test_fp8_roundtrip_every_code(fmt):
+    codes = [c for c in range(256) if not (fmt == "e4m3" and c & 0x7F == 0x7F)
+             and not (fmt == "e5m2" and (c & 0x7C) == 0x7C)]
+    packed = [c | (c << 8) for c in codes]
+    halves = run(f"cvt.rn.f16x2.{fmt}x2", packed)
+    back = run(f"cvt.rn.satfinite.{fmt}x2.f16x2", as_list(halves))
+    assert as_list(back) == packed
+
+
+def test_fp8_relu_and_decode():
+    h = lambda x: int(np.float16(x).view(np.uint16))  # noqa: E731
+    assert as_list(run("cvt.rn.satfinite.relu.e4m3x2.f32", [-3.0], [2.0])) == [0x40]
+    assert as_list(run("cvt.rn.f16x2.e4m3x2", [0x3C38])) == [h(1.0) | (h(1.5) << 16)]
+    assert as_list(run("cvt.rn.relu.f16x2.e5m2x2", [0xC03C])) == [h(1.0)]

@@ -1,6 +1,6 @@
 // Exercises CUDA intrinsics so that nvcc emits many ALU forms; the .ptx files next to this are
 // nvcc 13 output (nvcc -ptx intrinsics.cu; with -use_fast_math; with -arch=sm_90; bf16.cu with
-// -arch=sm_90), kept as test fixtures.
+// -arch=sm_90; fp8.cu with -arch=sm_90), kept as test fixtures.
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 __global__ void k(float *f, double *d, int *i, unsigned *u, long long *l, unsigned long long *ul, __half2 *h2, __half *h, __nv_bfloat16 *b, __nv_bfloat162 *b2, float x, double y, int n) {
