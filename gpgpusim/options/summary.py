@@ -54,10 +54,45 @@ def format_line(s: dict[str, Any]) -> str:
             f"{s['dram_type']} {s['dram_gbps']:.0f} GB/s @ {s['dram_mhz']:g} MHz")
 
 
+def _load(name: str) -> Any:
+    """A shipped GPU by name, or a config file by path."""
+    import os
+
+    if os.path.sep in name or name.endswith(".config"):
+        return load_config(name, env=False)
+    return load_config(gpu=name, env=False)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="gpgpusim configs", description="List the shipped GPU configs.")
     ap.add_argument("gpu", nargs="?", help="print this GPU's full option dump instead")
+    ap.add_argument("--diff", nargs=2, metavar=("A", "B"),
+                    help="options whose values differ between two GPUs or config files")
+    ap.add_argument("--describe", metavar="TEXT",
+                    help="list the options whose name or description contains TEXT, by component")
     args = ap.parse_args(argv)
+    try:
+        if args.diff:
+            a, b = (_load(x) for x in args.diff)
+            da, db = a.to_dict(), b.to_dict()
+            for name in da:
+                if da[name] != db.get(name):
+                    print(f"-{name:<40} {da[name]:>24} | {db.get(name, '')}")
+            return 0
+        if args.describe:
+            from .registry import registry
+
+            needle = args.describe.lower()
+            for group, opts in registry().groups.items():
+                hits = [o for o in opts if needle in o.name.lower() or needle in o.desc.lower()]
+                if hits:
+                    print(f"[{group}]")
+                    for o in hits:
+                        print(f"  -{o.name} ({o.kind}, default {o.default!r}): {o.desc.strip()}")
+            return 0
+    except ConfigError as exc:
+        print(f"gpgpusim configs: {exc}", file=sys.stderr)
+        return 2
     if args.gpu:
         try:
             cfg = load_config(gpu=args.gpu, env=False)

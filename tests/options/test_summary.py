@@ -47,3 +47,18 @@ def test_main_configs_one_gpu_dump_and_error(capsys):
     assert len(out) == 224 and any(ln.startswith("-gpgpu_n_clusters ") and " 46 # " in ln for ln in out)
     assert main_configs(["nope"]) == 2
     assert "unknown GPU config 'nope'" in capsys.readouterr().err
+
+
+def test_configs_diff_and_describe(capsys, tmp_path):
+    assert main_configs(["--diff", "SM7_QV100", "SM86_RTX3070"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    line = next(ln for ln in out if ln.startswith("-gpgpu_n_clusters "))
+    assert line.split() == ["-gpgpu_n_clusters", "80", "|", "46"]
+    assert not any(ln.startswith("-gpgpu_shader_cta ") for ln in out)  # 32 in both
+    (tmp_path / "my.config").write_text("-gpgpu_n_clusters 2\n")
+    assert main_configs(["--diff", "SM7_QV100", str(tmp_path / "my.config")]) == 0
+    assert "-gpgpu_n_clusters" in capsys.readouterr().out
+    assert main_configs(["--describe", "launch latency"]) == 0
+    out = capsys.readouterr().out
+    assert "[sim]" in out and "-gpgpu_kernel_launch_latency (int, default '0')" in out
+    assert main_configs(["--diff", "SM7_QV100", "nope"]) == 2
