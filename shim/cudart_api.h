@@ -104,6 +104,31 @@ cudaError_t cudaEventSynchronize(void *event);
 cudaError_t cudaEventElapsedTime(float *ms, void *start, void *end);
 cudaError_t cudaEventDestroy(void *event);
 
+/* more device / memory / kernel entry points (gpgpusim.runtime.api) */
+typedef struct { int type; int id; } gs_mem_location;
+cudaError_t cudaDeviceSetCacheConfig(int cacheConfig);
+cudaError_t cudaDeviceGetCacheConfig(int *pCacheConfig);
+cudaError_t cudaDeviceSetSharedMemConfig(int config);
+cudaError_t cudaDeviceGetSharedMemConfig(int *pConfig);
+cudaError_t cudaFuncSetSharedMemConfig(const void *func, int config);
+cudaError_t cudaProfilerStart(void);
+cudaError_t cudaProfilerStop(void);
+cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags);
+cudaError_t cudaSetValidDevices(int *device_arr, int len);
+cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice);
+cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device);
+cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId);
+cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags);
+cudaError_t cudaHostUnregister(void *ptr);
+cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost);
+cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height);
+cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count);
+cudaError_t cudaFuncGetName(const char **name, const void *func);
+cudaError_t cudaStreamAttachMemAsync(void *stream, void *devPtr, size_t length, unsigned int flags);
+cudaError_t gs_mem_prefetch(const void *devPtr, size_t count, const gs_mem_location *location,
+                            unsigned int flags, void *stream);
+cudaError_t gs_mem_advise(const void *devPtr, size_t count, int advice, const gs_mem_location *location);
+
 /* streams, capture, graphs: gpgpusim.runtime.stream_api.StreamApi (the streams part), prototypes
  * from CUDA 13 cuda_runtime_api.h with handles and pointers as void*, enums as int */
 cudaError_t cudaStreamGetFlags(void *hStream, void *flags);

@@ -93,6 +93,37 @@ GS_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, gs_dim3 gridDim, g
     return gs_launch_kernel(0, func, &gridDim, &blockDim, args, sharedMem, stream ? stream : (void *)2);
 }
 
+/* Cooperative launch: a normal launch whose whole grid must be co-resident (flag 4). */
+GS_EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *func, gs_dim3 gridDim, gs_dim3 blockDim,
+                                                  void **args, size_t sharedMem, void *stream)
+{
+    return gs_launch_kernel(4, func, &gridDim, &blockDim, args, sharedMem, stream);
+}
+
+GS_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, gs_dim3 gridDim, gs_dim3 blockDim,
+                                                       void **args, size_t sharedMem, void *stream)
+{
+    return gs_launch_kernel(4, func, &gridDim, &blockDim, args, sharedMem, stream ? stream : (void *)2);
+}
+
+/* Unified-memory hints take struct cudaMemLocation by value (CUDA 13 signatures). */
+GS_EXPORT cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, gs_mem_location location,
+                                           unsigned int flags, void *stream)
+{
+    return gs_mem_prefetch(devPtr, count, &location, flags, stream);
+}
+
+GS_EXPORT cudaError_t cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count, gs_mem_location location,
+                                                unsigned int flags, void *stream)
+{
+    return gs_mem_prefetch(devPtr, count, &location, flags, stream ? stream : (void *)2);
+}
+
+GS_EXPORT cudaError_t cudaMemAdvise(const void *devPtr, size_t count, int advice, gs_mem_location location)
+{
+    return gs_mem_advise(devPtr, count, advice, &location);
+}
+
 GS_EXPORT const char *cudaGetErrorString(cudaError_t error)
 {
     return (const char *)gs_error_string(error);

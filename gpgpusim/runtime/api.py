@@ -27,6 +27,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
+import struct
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -54,6 +55,10 @@ LIMIT_DEFAULTS = {0: 1024, 1: 1 << 20, 2: 8 << 20, 3: 2, 4: 2048, 5: 32, 6: 0}
 # cudaFuncAttribute
 FUNC_ATTR_MAX_DYN_SMEM, FUNC_ATTR_CARVEOUT = 8, 9
 ERR_UNSUPPORTED_LIMIT = 215     # cudaErrorUnsupportedLimit
+ERR_HOST_MEM_ALREADY_REGISTERED = 712
+ERR_HOST_MEM_NOT_REGISTERED = 713
+ERR_COOPERATIVE_TOO_LARGE = 720
+PCI_BUS_ID = "0000:00:00.0"     # the simulated device's PCI bus id
 
 #: calls that work (and do not report the sticky error) after a fault
 _STICKY_EXEMPT = {"cudaGetLastError", "cudaPeekAtLastError", "gs_error_string", "gs_error_name",
@@ -61,7 +66,8 @@ _STICKY_EXEMPT = {"cudaGetLastError", "cudaPeekAtLastError", "gs_error_string", 
                   "cudaDriverGetVersion", "cudaRuntimeGetVersion", "cudaDeviceReset",
                   "gs_push_call_configuration", "__cudaPopCallConfiguration"}
 #: what messages call the shim's internal entry points
-_PUBLIC_NAMES = {"gs_launch_kernel": "cudaLaunchKernel", "gs_register_fatbinary": "__cudaRegisterFatBinary",
+_PUBLIC_NAMES = {"gs_launch_kernel": "cudaLaunchKernel", "gs_mem_prefetch": "cudaMemPrefetchAsync",
+                 "gs_mem_advise": "cudaMemAdvise", "gs_register_fatbinary": "__cudaRegisterFatBinary",
                  "gs_init_module": "__cudaInitModule", "gs_push_call_configuration": "__cudaPushCallConfiguration"}
 #: results that are not errors for the last-error state
 _NOT_ERRORS = {0, int(Err.NotReady)}
@@ -169,6 +175,9 @@ class Runtime(StreamApi):
         self._device_flags = 0
         self._cstrings: dict[tuple[str, int], Any] = {}
         self._placeholders: list[np.ndarray] = []        # managed-variable stand-ins (see below)
+        self._registered: dict[int, tuple[np.ndarray, int]] = {}   # cudaHostRegister'd base -> (view, flags)
+        self._cache_config = 0
+        self._smem_config = 0
         self._modules_open = 0
         self._exited = False
         self.max_capability = int(self._cfg("gpgpu_ptx_force_max_capability", 0) or 0)
@@ -384,11 +393,20 @@ class Runtime(StreamApi):
                          shmem: int, stream: int) -> None:
         from .launch import marshal_params, validate_launch
 
-        what = "__cudaLaunchKernel" if via_handle else "cudaLaunchKernel"
+        cooperative = bool(via_handle & 4)
+        what = ("cudaLaunchCooperativeKernel" if cooperative else
+                "__cudaLaunchKernel" if via_handle & 1 else "cudaLaunchKernel")
         k = self.registry.kernel(func, what)
         fn = k.function()
         grid, block = abi.read_dim3(grid_addr), abi.read_dim3(block_addr)
         validate_launch(what, k, self.device, grid, block, shmem)
+        if cooperative:
+            per_sm = self.occupancy(k, block[0] * block[1] * block[2], shmem)
+            resident = per_sm * self.device.sm_count
+            if grid[0] * grid[1] * grid[2] > resident:
+                raise ApiError(ERR_COOPERATIVE_TOO_LARGE,
+                               f"{what} {k.name}: {grid[0] * grid[1] * grid[2]} blocks cannot all be resident "
+                               f"({per_sm} per SM x {self.device.sm_count} SMs)")
         params = marshal_params(what, fn, args)
         self.launch(k, grid, block, shmem, params, stream)
 
@@ -472,6 +490,9 @@ class Runtime(StreamApi):
         for base in list(self._managed):
             self.gmem.free(base)
         self._managed.clear()
+        for base in list(self._registered):
+            self.gmem.free(base)
+        self._registered.clear()
         for m in self.registry.modules.values():
             if m.loaded is not None:
                 m.loaded.unload()
@@ -894,6 +915,183 @@ class Runtime(StreamApi):
                                                                flags: int) -> None:
         self._occupancy(num_blocks, func, block_size, dyn_smem, flags,
                         "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags")
+
+    # ================================================================== more device / memory / kernel
+    @api
+    def cudaDeviceSetCacheConfig(self, cache_config: int) -> None:
+        if cache_config not in (0, 1, 2, 3):
+            raise CudaError(Err.InvalidValue, f"cudaDeviceSetCacheConfig: {cache_config} is not a cudaFuncCache")
+        self._cache_config = cache_config
+
+    @api
+    def cudaDeviceGetCacheConfig(self, p_config: int) -> None:
+        _check_ptr(p_config, "cudaDeviceGetCacheConfig: pCacheConfig")
+        abi.write_i32(p_config, self._cache_config)
+
+    @api
+    def cudaDeviceSetSharedMemConfig(self, config: int) -> None:
+        if config not in (0, 1, 2):
+            raise CudaError(Err.InvalidValue, f"cudaDeviceSetSharedMemConfig: {config} is not a cudaSharedMemConfig")
+        self._smem_config = config
+
+    @api
+    def cudaDeviceGetSharedMemConfig(self, p_config: int) -> None:
+        _check_ptr(p_config, "cudaDeviceGetSharedMemConfig: pConfig")
+        abi.write_i32(p_config, self._smem_config)
+
+    @api
+    def cudaFuncSetSharedMemConfig(self, func: int, config: int) -> None:
+        self.registry.kernel(func, "cudaFuncSetSharedMemConfig")
+        if config not in (0, 1, 2):
+            raise CudaError(Err.InvalidValue, f"cudaFuncSetSharedMemConfig: {config} is not a cudaSharedMemConfig")
+
+    @api
+    def cudaProfilerStart(self) -> None:
+        """Profiling ranges: the simulator always collects its statistics (nothing to start)."""
+
+    @api
+    def cudaProfilerStop(self) -> None:
+        """See :meth:`cudaProfilerStart`."""
+
+    @api
+    def cudaInitDevice(self, device: int, device_flags: int, flags: int) -> None:
+        self._check_device(device, "cudaInitDevice")
+        if flags & ~1:
+            raise CudaError(Err.InvalidValue, f"cudaInitDevice: invalid flags {flags:#x}")
+        if device_flags:
+            self.cudaSetDeviceFlags(device_flags)
+
+    @api
+    def cudaSetValidDevices(self, device_arr: int, length: int) -> None:
+        if length < 0 or (length and not device_arr):
+            raise CudaError(Err.InvalidValue, "cudaSetValidDevices: bad device list")
+        for d in (ctypes.c_int * length).from_address(device_arr) if length else ():
+            self._check_device(d, "cudaSetValidDevices")
+
+    @api
+    def cudaDeviceCanAccessPeer(self, can_access: int, device: int, peer: int) -> None:
+        _check_ptr(can_access, "cudaDeviceCanAccessPeer: canAccessPeer")
+        self._check_device(device, "cudaDeviceCanAccessPeer")
+        self._check_device(peer, "cudaDeviceCanAccessPeer (peer)")
+        abi.write_i32(can_access, 0)      # a device is not its own peer
+
+    @api
+    def cudaDeviceGetPCIBusId(self, buf: int, length: int, device: int) -> None:
+        _check_ptr(buf, "cudaDeviceGetPCIBusId: pciBusId")
+        self._check_device(device, "cudaDeviceGetPCIBusId")
+        if length <= 0:
+            raise CudaError(Err.InvalidValue, f"cudaDeviceGetPCIBusId: len {length}")
+        data = PCI_BUS_ID.encode()[:length - 1] + b"\0"
+        abi.write(buf, data)
+
+    @api
+    def cudaDeviceGetByPCIBusId(self, device: int, bus_id: int) -> None:
+        _check_ptr(device, "cudaDeviceGetByPCIBusId: device")
+        text = abi.read_cstr(bus_id)
+        if text.lower() not in (PCI_BUS_ID.lower(), PCI_BUS_ID[5:].lower()):
+            raise CudaError(Err.InvalidDevice, f"cudaDeviceGetByPCIBusId: no device at {text!r} "
+                            f"(the simulated device is {PCI_BUS_ID})")
+        abi.write_i32(device, 0)
+
+    @api
+    def cudaHostRegister(self, ptr: int, size: int, flags: int) -> None:
+        """Page-lock existing host memory: it becomes device-accessible at its own address."""
+        if not ptr or not size:
+            raise CudaError(Err.InvalidValue, "cudaHostRegister: NULL pointer or zero size")
+        if flags & ~0x0F:
+            raise CudaError(Err.InvalidValue, f"cudaHostRegister: invalid flags {flags:#x}")
+        if flags & 0x04:
+            raise CudaError(Err.NotSupported, "cudaHostRegister: cudaHostRegisterIoMemory is not simulated")
+        if ptr in self._registered or self.gmem.find(ptr) is not None:
+            raise ApiError(ERR_HOST_MEM_ALREADY_REGISTERED,
+                           f"cudaHostRegister: {ptr:#x} is already registered or device memory")
+        view = np.ctypeslib.as_array((ctypes.c_uint8 * size).from_address(ptr))
+        base = self.gmem.map_host(view)
+        self._registered[base] = (view, flags)
+
+    @api
+    def cudaHostUnregister(self, ptr: int) -> None:
+        if ptr not in self._registered:
+            raise ApiError(ERR_HOST_MEM_NOT_REGISTERED, f"cudaHostUnregister: {ptr:#x} was not registered")
+        self.streams.synchronize_device()
+        self.gmem.free(ptr)
+        del self._registered[ptr]
+
+    @api
+    def cudaHostGetFlags(self, p_flags: int, p_host: int) -> None:
+        _check_ptr(p_flags, "cudaHostGetFlags: pFlags")
+        found = self.gmem.find(p_host) if p_host else None
+        base = found[0] if found else None
+        if base in self._host_allocs:
+            abi.write_u32(p_flags, 0x02)   # cudaHostAllocMapped: pinned memory is mapped (UVA)
+        elif base in self._registered:
+            abi.write_u32(p_flags, self._registered[base][1] | 0x02)
+        else:
+            raise CudaError(Err.InvalidValue, f"cudaHostGetFlags: {p_host:#x} is not pinned host memory")
+
+    @api
+    def cudaMemset2D(self, ptr: int, pitch: int, value: int, width: int, height: int) -> None:
+        from .gpu import MemsetOp
+
+        if width > pitch and height > 1:
+            raise CudaError(Err.InvalidValue, f"cudaMemset2D: width {width} exceeds pitch {pitch}")
+        if not width or not height:
+            return
+        if not self._device_range(ptr, pitch * (height - 1) + width, "cudaMemset2D"):
+            raise CudaError(Err.InvalidValue, f"cudaMemset2D: {ptr:#x} is not device memory")
+        for row in range(height):
+            self.streams.enqueue(0, MemsetOp(ptr + row * pitch, value, width))
+        self.streams.synchronize_stream(0)
+
+    @api
+    def cudaMemcpyPeer(self, dst: int, dst_device: int, src: int, src_device: int, count: int) -> None:
+        self._check_device(dst_device, "cudaMemcpyPeer (dstDevice)")
+        self._check_device(src_device, "cudaMemcpyPeer (srcDevice)")
+        self._memcpy(dst, src, count, D2D, 0, True, "cudaMemcpyPeer")
+
+    @api
+    def cudaFuncGetName(self, name_out: int, func: int) -> None:
+        _check_ptr(name_out, "cudaFuncGetName: name")
+        k = self.registry.kernel(func, "cudaFuncGetName")
+        abi.write_u64(name_out, self._cstring("f" + k.name, func, k.name))
+
+    def _managed_range(self, ptr: int, count: int, what: str) -> None:
+        found = self.gmem.find(ptr) if ptr else None
+        if found is None or (found[0] not in self._managed and found[0] not in self._device_allocs):
+            raise CudaError(Err.InvalidValue, f"{what}: {ptr:#x} is not device or managed memory")
+        if ptr + count > found[0] + found[1]:
+            raise CudaError(Err.InvalidValue, f"{what}: {count} bytes at {ptr:#x} run past the allocation")
+
+    @api
+    def cudaStreamAttachMemAsync(self, stream: int, ptr: int, length: int, flags: int) -> None:
+        """A placement hint: in the simulator every allocation is visible to every stream."""
+        if flags not in (1, 2, 4):
+            raise CudaError(Err.InvalidValue, f"cudaStreamAttachMemAsync: invalid flags {flags:#x}")
+        self._managed_range(ptr, length, "cudaStreamAttachMemAsync")
+        self.streams.get_stream(stream)
+
+    @api
+    def gs_mem_prefetch(self, ptr: int, count: int, location: int, flags: int, stream: int) -> None:
+        """``cudaMemPrefetchAsync``: validated; migration has no cost in the functional model."""
+        loc_type, loc_id = struct.unpack("<ii", abi.read(location, 8))
+        if flags:
+            raise CudaError(Err.InvalidValue, "cudaMemPrefetchAsync: flags must be 0")
+        if loc_type == 1:
+            self._check_device(loc_id, "cudaMemPrefetchAsync")
+        elif loc_type not in (2, 3, 4):
+            raise CudaError(Err.InvalidValue, f"cudaMemPrefetchAsync: location type {loc_type}")
+        self._managed_range(ptr, count, "cudaMemPrefetchAsync")
+        self.streams.get_stream(stream)
+
+    @api
+    def gs_mem_advise(self, ptr: int, count: int, advice: int, location: int) -> None:
+        """``cudaMemAdvise``: a hint, validated and recorded; results never depend on it."""
+        loc_type, loc_id = struct.unpack("<ii", abi.read(location, 8))
+        if advice not in range(1, 7):
+            raise CudaError(Err.InvalidValue, f"cudaMemAdvise: {advice} is not a cudaMemoryAdvise")
+        if advice in (3, 5) and loc_type == 1:
+            self._check_device(loc_id, "cudaMemAdvise")
+        self._managed_range(ptr, count, "cudaMemAdvise")
 
     # ================================================================== errors
     def cudaGetLastError(self) -> int:

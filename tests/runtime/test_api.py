@@ -498,3 +498,101 @@ def test_public_cuda_launch_kernel(rt, engine):
     assert rt.cudaDeviceSynchronize() == 0
     assert engine.calls[-1][:4] == (KERN, (1, 2, 3), (4, 5, 6), 16)
     assert launch(rt, 0xABC, (1, 1, 1), (1, 1, 1), addr(args), via_handle=0) == Err.InvalidDeviceFunction
+
+
+# ------------------------------------------------------------------------------ more entry points
+def test_cache_and_shared_mem_config(rt):
+    v = i32(-1)
+    assert rt.cudaDeviceGetCacheConfig(addr(v)) == 0 and v.value == 0
+    assert rt.cudaDeviceSetCacheConfig(2) == 0
+    assert rt.cudaDeviceGetCacheConfig(addr(v)) == 0 and v.value == 2
+    assert rt.cudaDeviceSetCacheConfig(4) == Err.InvalidValue
+    assert rt.cudaDeviceGetCacheConfig(0) == Err.InvalidValue
+    assert rt.cudaDeviceSetSharedMemConfig(2) == 0
+    assert rt.cudaDeviceGetSharedMemConfig(addr(v)) == 0 and v.value == 2
+    assert rt.cudaDeviceSetSharedMemConfig(3) == Err.InvalidValue
+    assert rt.cudaFuncSetSharedMemConfig(rt.h.stub(0), 1) == 0
+    assert rt.cudaFuncSetSharedMemConfig(0x9, 1) == Err.InvalidDeviceFunction
+    assert rt.cudaProfilerStart() == 0 and rt.cudaProfilerStop() == 0
+
+
+def test_device_misc(rt):
+    v = i32(-1)
+    assert rt.cudaDeviceCanAccessPeer(addr(v), 0, 0) == 0 and v.value == 0
+    assert rt.cudaDeviceCanAccessPeer(addr(v), 0, 1) == Err.InvalidDevice
+    buf = ctypes.create_string_buffer(32)
+    assert rt.cudaDeviceGetPCIBusId(addr(buf), 32, 0) == 0 and buf.value == b"0000:00:00.0"
+    assert rt.cudaDeviceGetPCIBusId(addr(buf), 32, 2) == Err.InvalidDevice
+    assert rt.cudaDeviceGetByPCIBusId(addr(v), addr(buf)) == 0 and v.value == 0
+    other = ctypes.create_string_buffer(b"0000:65:00.0")
+    assert rt.cudaDeviceGetByPCIBusId(addr(v), addr(other)) == Err.InvalidDevice
+    devs = (ctypes.c_int * 2)(0, 0)
+    assert rt.cudaSetValidDevices(addr(devs), 2) == 0
+    devs[1] = 3
+    assert rt.cudaSetValidDevices(addr(devs), 2) == Err.InvalidDevice
+    assert rt.cudaInitDevice(0, 0, 0) == 0
+    assert rt.cudaInitDevice(1, 0, 0) == Err.InvalidDevice
+
+
+def test_host_register(rt):
+    host = np.arange(256, dtype=np.uint8)
+    ptr = host.ctypes.data
+    assert rt.cudaHostRegister(ptr, 256, 0) == 0
+    assert rt.cudaHostRegister(ptr, 256, 0) == 712            # cudaErrorHostMemoryAlreadyRegistered
+    f = ctypes.c_uint32()
+    assert rt.cudaHostGetFlags(addr(f), ptr) == 0 and f.value == 2
+    assert rt.cudaMemset(ptr + 16, 0, 16) == 0                # device-accessible at its own address
+    assert (host[16:32] == 0).all() and host[32] == 32
+    assert rt.cudaHostUnregister(ptr) == 0
+    assert rt.cudaHostUnregister(ptr) == 713                  # cudaErrorHostMemoryNotRegistered
+    assert rt.cudaHostGetFlags(addr(f), ptr) == Err.InvalidValue
+    assert rt.cudaHostRegister(0, 16, 0) == Err.InvalidValue
+    assert rt.cudaHostRegister(ptr, 16, 4) == Err.NotSupported
+
+
+def test_memset2d_and_peer_copy(rt):
+    pitch, dp = u64(), u64()
+    assert rt.cudaMallocPitch(addr(dp), addr(pitch), 8, 4) == 0
+    assert rt.cudaMemset(dp.value, 0, pitch.value * 4) == 0
+    assert rt.cudaMemset2D(dp.value, pitch.value, 0x5A, 8, 4) == 0
+    out = np.zeros(pitch.value * 4, dtype=np.uint8)
+    assert rt.cudaMemcpy(out.ctypes.data, dp.value, out.size, 2) == 0
+    rows = out.reshape(4, -1)
+    assert (rows[:, :8] == 0x5A).all() and (rows[:, 8:] == 0).all()
+    assert rt.cudaMemset2D(dp.value, 4, 1, 8, 4) == Err.InvalidValue
+    other = malloc(rt, 64)
+    assert rt.cudaMemcpyPeer(other, 0, dp.value, 0, 8) == 0
+    assert rt.cudaMemcpyPeer(other, 1, dp.value, 0, 8) == Err.InvalidDevice
+
+
+def test_func_get_name(rt):
+    p = u64()
+    assert rt.cudaFuncGetName(addr(p), rt.h.stub(0)) == 0
+    assert ctypes.string_at(p.value).decode() == KERN
+    assert rt.cudaFuncGetName(addr(p), 0x33) == Err.InvalidDeviceFunction
+
+
+def test_managed_hints(rt):
+    m = u64()
+    assert rt.cudaMallocManaged(addr(m), 4096, 1) == 0
+    loc_dev = (ctypes.c_int * 2)(1, 0)     # cudaMemLocationTypeDevice, id 0
+    loc_bad = (ctypes.c_int * 2)(1, 4)
+    assert rt.gs_mem_prefetch(m.value, 4096, addr(loc_dev), 0, 0) == 0
+    assert rt.gs_mem_prefetch(m.value, 4096, addr(loc_bad), 0, 0) == Err.InvalidDevice
+    assert rt.gs_mem_prefetch(m.value, 8192, addr(loc_dev), 0, 0) == Err.InvalidValue
+    assert rt.gs_mem_prefetch(0x1234, 16, addr(loc_dev), 0, 0) == Err.InvalidValue
+    assert rt.gs_mem_advise(m.value, 4096, 1, addr(loc_dev)) == 0
+    assert rt.gs_mem_advise(m.value, 4096, 9, addr(loc_dev)) == Err.InvalidValue
+    assert rt.cudaStreamAttachMemAsync(0, m.value, 0, 1) == 0
+    assert rt.cudaStreamAttachMemAsync(0, m.value, 0, 3) == Err.InvalidValue
+
+
+def test_cooperative_launch_residency(rt, engine):
+    out = malloc(rt, 64)
+    args, keep = kern_args(out, 1, 1.0, 1)
+    per_sm = rt.occupancy(rt.registry.kernel(rt.h.stub(0)), 256, 0)
+    fits = per_sm * rt.device.sm_count
+    assert launch(rt, rt.h.stub(0), (fits, 1, 1), (256, 1, 1), addr(args), via_handle=4) == 0
+    assert launch(rt, rt.h.stub(0), (fits + 1, 1, 1), (256, 1, 1), addr(args), via_handle=4) == 720
+    assert rt.cudaDeviceSynchronize() == 0
+    assert len(engine.calls) == 1

@@ -54,6 +54,17 @@ int main(int argc, char **argv)
     printf("unsupported=%d last=%d\n", e1, e2);
     printf("graph_create=%d\n", (int)cudaGraphCreate(&graph, 0));
     cudaGraphDestroy(graph);
+    int *m = nullptr;
+    rc = (int)cudaMallocManaged(&m, 4096);
+    cudaMemLocation loc;
+    loc.type = cudaMemLocationTypeDevice;
+    loc.id = 0;
+    e1 = (int)cudaMemPrefetchAsync(m, 4096, loc, 0, 0);
+    e2 = (int)cudaMemAdvise(m, 4096, cudaMemAdviseSetReadMostly, loc);
+    loc.id = 7;
+    int e3 = (int)cudaMemPrefetchAsync(m, 4096, loc, 0, 0);
+    printf("managed_alloc=%d prefetch=%d advise=%d prefetch_bad_device=%d\n", rc, e1, e2, e3);
+    cudaGetLastError();
     cudaFuncAttributes fa;
     rc = (int)cudaFuncGetAttributes(&fa, add_one);
     printf("func_attr_rc=%d func_regs=%d func_max_threads=%d\n", rc, fa.numRegs, fa.maxThreadsPerBlock);
