@@ -700,7 +700,7 @@ class _Builder:
         old = self.module.functions.get(fn.name)
         if body is None:
             if old is None:
-                fn.extern = fn.extern or True
+                fn.extern = True  # a declaration: defined elsewhere or later
                 self.module.functions[fn.name] = fn
             return
         if old is not None and old.instructions:
