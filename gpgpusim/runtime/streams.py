@@ -20,9 +20,11 @@ Semantics (CUDA's, where GPGPU-Sim differs it is noted):
   ``elapsed_ms`` is simulated milliseconds (GPGPU-Sim returns host wall-clock seconds, C041).
 - Kernels from different streams may be in the GPU's running slots at the same time, up to
   ``-gpgpu_max_concurrent_kernel`` (C056); the GPU decides how they interleave.
-- A sticky error (kernel fault) poisons the context: queued operations are dropped and every
-  later call raises the same error.  Other failures of an asynchronous operation are reported
-  once, by the next synchronising call (or query) of any stream.
+- A sticky error (kernel fault) poisons the context: queued and later operations are dropped
+  and every synchronising call (synchronize, query, elapsed time) raises it; enqueueing calls
+  never report it, so when it first shows does not depend on the simulation thread's speed.
+  Other failures of an asynchronous operation are reported once, by the next synchronising
+  call (or query) of any stream.
 - Host functions run on their own helper thread, so a blocked host function stalls only its
   stream; like CUDA, they may not call the stream API (``cudaErrorNotPermitted``).
 - Stream capture records operations into a :class:`~gpgpusim.runtime.graphs.Graph` instead of
@@ -292,7 +294,9 @@ class StreamManager:
         with self._lock:
             if self._closed:
                 raise CudaError(Err.CudartUnloading, "the CUDA runtime is shutting down")
-            self._check_sticky()
+            # no sticky check here: an asynchronous call never reports a fault (which may or may
+            # not have happened yet); the simulation thread drops the op, the next
+            # synchronising call reports the fault (deterministic output)
             stream = self._resolve(handle, per_thread)
             if stream.capture is not None:
                 self._capture_op(stream, op)
@@ -419,7 +423,6 @@ class StreamManager:
         if flags & ~EVENT_RECORD_EXTERNAL:
             raise CudaError(Err.InvalidValue, f"cudaEventRecordWithFlags: unknown flags {flags:#x}")
         with self._lock:
-            self._check_sticky()
             event = self._event(event_handle)
             stream = self._resolve(stream_handle, per_thread)
             if stream.capture is not None:
@@ -501,7 +504,6 @@ class StreamManager:
         if flags & ~EVENT_WAIT_EXTERNAL:
             raise CudaError(Err.InvalidValue, f"cudaStreamWaitEvent: unknown flags {flags:#x}")
         with self._lock:
-            self._check_sticky()
             event = self._event(event_handle)
             stream = self._resolve(stream_handle, per_thread)
             cap = event.capture
