@@ -446,7 +446,7 @@ def load_config(path: str | os.PathLike[str] | None = None, overrides: Iterable[
         mode = os.environ.get("PTX_SIM_MODE_FUNC")
         if mode is not None and mode.strip():
             cfg.set("gpgpu_ptx_sim_mode", mode.strip(), "$PTX_SIM_MODE_FUNC")
-    ov = list(overrides)
+    ov = [overrides] if isinstance(overrides, str) else list(overrides)
     if ov:
         cfg.sources.append("overrides")
         cfg.apply_overrides(ov)

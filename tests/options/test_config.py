@@ -213,3 +213,8 @@ def test_expected_option_token(tmp_path):
     (tmp_path / "c.config").write_text("gpgpu_n_clusters 4\n")
     with pytest.raises(ConfigError, match=r"expected an option \(-name\), got 'gpgpu_n_clusters'"):
         load_config(tmp_path / "c.config", env=False)
+
+
+def test_overrides_as_one_string():
+    cfg = load_config(overrides="-gpgpu_n_clusters 12 -gpgpu_shader_cta=4", env=False)
+    assert (cfg["gpgpu_n_clusters"], cfg["gpgpu_shader_cta"]) == (12, 4)
