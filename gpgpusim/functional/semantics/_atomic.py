@@ -149,11 +149,15 @@ def apply_atomic(memory: np.ndarray, offsets: np.ndarray, values: np.ndarray, op
         if acc is not None and n_groups < depth:
             done = _apply_groups(acc, op, ptx_type, typed, gaddr, base, starts, ends, sv, old_sorted)
         if not done:
+            # round r = the r-th lane (in lane order) of every address; sorting by rank makes
+            # each round a contiguous slice, so the whole loop is O(n) plus per-round overhead
             rank = np.arange(n) - starts[group_of]
+            by_rank = np.argsort(rank, kind="stable")
+            bounds = np.searchsorted(rank[by_rank], np.arange(depth + 1))
             for r in range(depth):
-                sel = rank == r
+                sel = by_rank[bounds[r]:bounds[r + 1]]
                 a = sidx[sel]
-                o = typed[a].copy()
+                o = typed[a]  # fancy indexing copies
                 old_sorted[sel] = o
                 typed[a] = fn(o, sv[sel]) if sv2 is None else fn(o, sv[sel], sv2[sel])
 
