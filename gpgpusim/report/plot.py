@@ -1,7 +1,8 @@
 """``gpgpusim plot stats.json``: PNG charts from whatever series the JSON holds.
 
 Per-kernel thread-instruction counts and the instruction mix (total and per kernel) exist for
-every run (functional included); time series (IPC, active warps, cache hit rates, DRAM
+every run (functional included); per-kernel IPC, cache miss rates and DRAM traffic appear when a
+timing run recorded cycles and counters; time series (IPC, active warps, cache hit rates, DRAM
 bandwidth, ...) are drawn from the periodic ``samples`` when a timing run recorded them: one
 chart per numeric series, plus derived ones (``ipc`` from ``globalinsncount``/``cycles``,
 ``L1D_hit_rate``/``L2_hit_rate`` from ``*_total_cache_accesses``/``*_misses``).
@@ -54,6 +55,34 @@ def plot_stats(doc: dict[str, Any], outdir: Path, prefix: str = "gpgpusim") -> l
             ax.set_ylabel("IPC")
             ax.set_title("IPC per kernel")
             save(fig, "kernel_ipc")
+        # per-kernel cache miss rates and DRAM traffic, once a timing model recorded counters
+        ctr = [k.get("counters") or {} for k in kernels]
+        rates = {}
+        for c in ("L1D", "L2"):
+            acc = [x.get(f"{c}_total_cache_accesses") for x in ctr]
+            miss = [x.get(f"{c}_total_cache_misses") for x in ctr]
+            if all(isinstance(a, (int, float)) and isinstance(m, (int, float)) for a, m in zip(acc, miss, strict=True)):
+                rates[c] = [m / a if a else 0.0 for a, m in zip(acc, miss, strict=True)]
+        if rates:
+            fig, ax = plt.subplots(figsize=(max(6, len(kernels) * 0.8), 4))
+            width = 0.8 / len(rates)
+            for j, (c, vals) in enumerate(rates.items()):
+                ax.bar([i + j * width for i in range(len(kernels))], vals, width=width, label=c)
+            ax.set_xticks(range(len(kernels)), labels, rotation=45, ha="right", fontsize=8)
+            ax.set_ylabel("miss rate")
+            ax.set_title("Cache miss rate per kernel")
+            ax.legend()
+            save(fig, "kernel_miss_rate")
+        if all("total_dram_reads" in x and "total_dram_writes" in x for x in ctr) and ctr:
+            fig, ax = plt.subplots(figsize=(max(6, len(kernels) * 0.8), 4))
+            reads = [x["total_dram_reads"] for x in ctr]
+            ax.bar(range(len(kernels)), reads, label="reads")
+            ax.bar(range(len(kernels)), [x["total_dram_writes"] for x in ctr], bottom=reads, label="writes")
+            ax.set_xticks(range(len(kernels)), labels, rotation=45, ha="right", fontsize=8)
+            ax.set_ylabel("DRAM accesses")
+            ax.set_title("DRAM traffic per kernel")
+            ax.legend()
+            save(fig, "kernel_dram")
     mix = doc.get("totals", {}).get("opcode_counts") or {}
     if mix:
         items = sorted(mix.items(), key=lambda kv: -kv[1])

@@ -33,7 +33,10 @@ def test_plot_writes_pngs_from_functional_json(tmp_path, capsys):
 
 
 def test_plot_series_from_samples(tmp_path):
-    doc = {"kernels": [{"kernel_launch_uid": 1, "kernel_name": "k", "thread_insn": 10, "cycles": 5, "gpu_ipc": 2.0}],
+    doc = {"kernels": [{"kernel_launch_uid": 1, "kernel_name": "k", "thread_insn": 10, "cycles": 5, "gpu_ipc": 2.0,
+                        "counters": {"L1D_total_cache_accesses": 10, "L1D_total_cache_misses": 4,
+                                     "L2_total_cache_accesses": 4, "L2_total_cache_misses": 1,
+                                     "total_dram_reads": 3, "total_dram_writes": 1}}],
            "totals": {}, "samples": [
                {"cycle": 500, "globalinsncount": 500, "cycles": 500, "active_warps": [1, 2],
                 "L2_total_cache_accesses": 10, "L2_total_cache_misses": 5},
@@ -44,7 +47,7 @@ def test_plot_series_from_samples(tmp_path):
     assert plot_main([str(p)]) == 0
     names = {f.name for f in tmp_path.glob("*.png")}
     assert {"s_kernel_insn.png", "s_kernel_ipc.png", "s_series_ipc.png", "s_series_active_warps.png",
-            "s_series_L2_hit_rate.png"} <= names
+            "s_series_L2_hit_rate.png", "s_kernel_miss_rate.png", "s_kernel_dram.png"} <= names
 
 
 def test_plot_bad_input(tmp_path, capsys):
