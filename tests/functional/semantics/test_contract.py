@@ -24,6 +24,12 @@ CASES = [
     ("setp.lt.s32", 2), ("setp.geu.f32", 2), ("set.lt.u32.f32", 2), ("selp.f32", 3), ("slct.s32.s32", 3),
     ("cvt.rn.f32.s64", 1), ("cvt.rzi.s32.f64", 1), ("cvt.rn.f16.f32", 1), ("cvt.sat.u8.s32", 1),
     ("cvt.rn.bf16.f32", 1), ("mov.b32", 1), ("testp.finite.f64", 1),
+    ("add.u16x2", 2), ("vabsdiff4.u32.u32.u32.add", 3), ("set.eq.u32.f16x2", 2), ("setp.lt.f16x2", 2),
+    ("cvt.rn.satfinite.e4m3x2.f32", 2), ("cvt.rn.f16x2.e5m2x2", 1), ("cvt.rn.f16x2.f32", 2),
+    ("shf.l.wrap.b32", 3), ("mad.hi.sat.s32", 3), ("madc.hi.cc.u32", 3), ("subc.u64", 2),
+    ("max.f16", 2), ("min.bf16x2", 2), ("cvt.rni.f32.f32", 1), ("cvt.rzi.u64.f64", 1), ("rsqrt.approx.f64", 1),
+    ("div.s32", 2), ("bfe.u64", 3), ("dp2a.hi.u32.s32", 3), ("slct.f32.f32", 3), ("cvt.sat.f32.f32", 1),
+    ("cvt.rna.tf32.f32", 1), ("cvt.rz.f16.s64", 1), ("fma.rn.f16", 3), ("fma.rn.sat.f16x2", 3),
 ]
 
 
@@ -41,7 +47,8 @@ def _values(t: str, n: int, rng: np.random.Generator) -> np.ndarray:
 
 @pytest.mark.parametrize("name,nsrc", CASES)
 def test_scalar_immediates_mix_with_arrays(name, nsrc):
-    spec = lookup(inst(name, nsrc, imm={3: 0x96} if name.startswith("lop3") else None))
+    spec = lookup(inst(name, nsrc, imm={3: 0x96} if name.startswith("lop3") else None,
+                       pair=name.startswith("setp")))
     assert isinstance(spec, OpSpec)
     rng = np.random.default_rng(len(name))
     n = 9
