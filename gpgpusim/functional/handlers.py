@@ -447,7 +447,12 @@ def _addr(lm, prog, fi, inst, aop: ir.Operand, space: str):
             if sspace == "shared":
                 return "generic", SHARED_WINDOW + a + off, None
             if sspace == "param":
-                raise NotSupportedError(f"not supported: generic access to kernel parameter at {_where(prog, inst)}")
+                o = a + off
+
+                def gp(ex, sel):
+                    n = ex.N if sel is None else sel.size
+                    return np.full(n, ex.param_generic_base() + o, dtype=np.uint64)
+                return "generic", None, gp
             return "generic", a + off, None
         if space == "param" and sspace == "param":
             return "param", a + off, None
@@ -628,20 +633,28 @@ def _cvta(lm, prog, fi, inst) -> Callable:
     if not sp:
         raise PtxError(f"{_where(prog, inst)}: cvta needs a state space")
     space = sp[0]
-    if space == "param":
-        raise NotSupportedError(f"not supported: {inst} at {_where(prog, inst)}")
     typ = inst.types[-1] if inst.types else "u64"
     src = inst.operands[1]
     if isinstance(src, ir.Sym):
         sspace, a = sym_address(lm, prog, fi, inst, src.name)
         if sspace == "local":
             r = make_reader(lm, prog, fi, inst, src, "u64")
+            if space == "param":          # a .func parameter lives in the local frame
+                space = "local"
         else:
             c = np.uint64(a)
             r = lambda ex, sel: c  # noqa: E731
     else:
         r = make_reader(lm, prog, fi, inst, src, "u64")
     w = make_writer(prog, fi, inst, inst.operands[0], typ)
+    if space == "param":
+        # kernel parameters get a read-only copy in global memory when their generic address is
+        # taken (``__grid_constant__``); param-space address x <-> generic base + x
+        if to:
+            return lambda ex, sel: w(ex, sel, np.asarray(r(ex, sel), dtype=np.uint64)
+                                     - np.uint64(ex.param_generic_base()))
+        return lambda ex, sel: w(ex, sel, np.asarray(r(ex, sel), dtype=np.uint64)
+                                 + np.uint64(ex.param_generic_base()))
     win = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW}.get(space, 0)
     uw = np.uint64(win)
     if win == 0:
@@ -675,7 +688,10 @@ def _isspacep(lm, prog, fi, inst) -> Callable:
             for lo, hi in const_ranges:
                 res |= (a >= np.uint64(lo)) & (a < np.uint64(hi))
         else:
+            lo = ex.param_gbase
             res = np.zeros(a.shape, dtype=np.bool_)
+            if lo is not None:
+                res = (a >= np.uint64(lo)) & (a < np.uint64(lo + max(ex.param_len, 1)))
         w(ex, sel, res)
     return run
 

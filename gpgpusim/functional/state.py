@@ -81,6 +81,7 @@ class Exec:
         pb[:len(params)] = np.frombuffer(bytes(params), dtype=np.uint8)
         self.param_buf = pb
         self.param_len = len(params)
+        self.param_gbase: int | None = None
         # shared memory: one buffer for all CTAs, CTA c at c * smem_stride
         self.dyn_smem = int(dyn_smem)
         self.smem_size = prog.static_smem + (
@@ -176,7 +177,17 @@ class Exec:
         t = int(self.lane_t[lane])
         return f"thread ({','.join(map(str, self.thread_coords(t)))}) in block ({','.join(map(str, self.cta_coords(c)))})"
 
+    def param_generic_base(self) -> int:
+        """Global address of a read-only copy of the kernel parameters (made on first use)."""
+        if self.param_gbase is None:
+            self.param_gbase = self.gmem.allocate(max(self.param_len, 1))
+            self.gmem.write(self.param_gbase, self.param_buf[:self.param_len])
+        return self.param_gbase
+
     def close(self) -> None:
+        if self.param_gbase is not None:
+            self.gmem.free(self.param_gbase)
+            self.param_gbase = None
         if self._dbg_file is not None and self._dbg_file not in (sys.stdout, sys.stderr):
             self._dbg_file.close()
 

@@ -459,3 +459,19 @@ def test_warp_step_generic_accesses_are_resolved():
     assert [(s[0][0], s[0][1].tolist(), s[0][2], s[0][3]) for s in sts] == [
         ("shared", [0, 4, 8, 12], 4, True), ("global", [buf, buf + 4, buf + 8, buf + 12], 4, True)]
     assert [r.mem for r in res if r.opcode == "ld"] == [[]]      # ld.param: no memory traffic
+
+
+def test_grid_constant_param_generic_address():
+    from conftest import DATA
+
+    from gpgpusim.ptx import parse_ptx
+    m = parse_ptx((DATA / "grid_constant.ptx").read_text(), "grid_constant.ptx")
+    for driver in ("batched", "warp"):
+        g = GlobalMemory()
+        lm = load_module(m, g)
+        out = g.allocate(4 * 32)
+        p = struct.pack("<8iQ", *[10 * i for i in range(8)], out)
+        from gpgpusim.functional.engine import launch
+        launch(lm, "k", (1, 1, 1), (32, 1, 1), 0, p, gmem=g, driver=driver)
+        assert g.read(out, 128).view(np.int32).tolist() == [10 * (t & 7) for t in range(32)]
+        assert g.used_bytes == 128          # the parameter copy is freed after the launch
