@@ -98,7 +98,7 @@ def plot_stats(doc: dict[str, Any], outdir: Path, prefix: str = "gpgpusim") -> l
     if len(kernels) > 1 and mix:
         top_ops = [k for k, _ in sorted(mix.items(), key=lambda kv: -kv[1])[:8]]
         fig, ax = plt.subplots(figsize=(max(6, len(kernels) * 0.8), 4))
-        bottom = [0] * len(kernels)
+        bottom: list[float] = [0.0] * len(kernels)
         for op in top_ops + ["other"]:
             vals = []
             for k in kernels:
@@ -116,9 +116,9 @@ def plot_stats(doc: dict[str, Any], outdir: Path, prefix: str = "gpgpusim") -> l
         if "globalinsncount" in s and s.get("cycles"):
             s["ipc"] = s["globalinsncount"] / s["cycles"]
         for c in ("L1D", "L2"):
-            acc, miss = s.get(f"{c}_total_cache_accesses"), s.get(f"{c}_total_cache_misses")
-            if isinstance(acc, (int, float)) and isinstance(miss, (int, float)) and acc:
-                s[f"{c}_hit_rate"] = 1.0 - miss / acc
+            sa, sm = s.get(f"{c}_total_cache_accesses"), s.get(f"{c}_total_cache_misses")
+            if isinstance(sa, (int, float)) and isinstance(sm, (int, float)) and sa:
+                s[f"{c}_hit_rate"] = 1.0 - sm / sa
     if samples:
         cycles = [s.get("cycle", i) for i, s in enumerate(samples)]
         names = sorted({k for s in samples for k, v in s.items() if k != "cycle" and isinstance(v, (int, float, list))})
