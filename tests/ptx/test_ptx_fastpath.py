@@ -94,3 +94,14 @@ def test_errors_come_from_the_plain_parser():
     with pytest.raises(PtxError) as ei:
         parse_module(stray, "b.ptx", fast=True)
     assert "\x01" not in str(ei.value) and str(ei.value).startswith("b.ptx:4:")
+
+
+def test_crlf_line_endings_give_the_same_ir():
+    text = (DATA / "snip1_G.ptx").read_text()
+    crlf = text.replace("\n", "\r\n")
+    a, b = parse_module(text, "x.ptx"), parse_module(crlf, "x.ptx")
+    _same(b, parse_module(crlf, "x.ptx", fast=False))
+    assert a.files == b.files
+    for name, fa in a.functions.items():
+        assert [(i.opcode, i.mods, i.operands, i.guard, i.line, i.loc, i.text) for i in fa.instructions] == \
+            [(i.opcode, i.mods, i.operands, i.guard, i.line, i.loc, i.text) for i in b.functions[name].instructions]

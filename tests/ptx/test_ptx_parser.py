@@ -550,3 +550,64 @@ def test_struct_initialisers_with_pointers():
     assert [m.value(0xC0001234) for m in pval[1:]] == [0x34, 0x12, 0x00, 0xC0, 0, 0, 0, 0]
     m = ptx(".global .b8 a[4];\n.global .u8 q[2] = {0xFF(a+3), 0xFF00(generic(a)+3)};\n")
     assert m.variables["q"].init == [SymMask("a", 3, 0xFF), SymMask("a", 3, 0xFF00)]
+
+
+OLD_PTX = """
+	.version 1.4
+	.target sm_10, map_f64_to_f32
+	// compiled with /usr/local/cuda/open64/lib//be
+	.file	1 "<command-line>"
+	.file	2 "/tmp/tmpxft_00001234_00000000-6_vec.cudafe2.gpu"
+	.tex .u64 texA;
+
+	.entry _Z6vecAddPfS_S_i (
+		.param .u64 __cudaparm__Z6vecAddPfS_S_i_a,
+		.param .u64 __cudaparm__Z6vecAddPfS_S_i_b,
+		.param .u64 __cudaparm__Z6vecAddPfS_S_i_c,
+		.param .s32 __cudaparm__Z6vecAddPfS_S_i_n)
+	{
+	.reg .u16 %rh<4>;
+	.reg .u32 %r<6>;
+	.reg .u64 %rd<10>;
+	.reg .f32 %f<5>;
+	.reg .pred %p<3>;
+	.loc	2	3	0
+$LDWbegin__Z6vecAddPfS_S_i:
+	mov.u16 	%rh1, %ctaid.x;
+	mov.u16 	%rh2, %ntid.x;
+	mul.wide.u16 	%r1, %rh1, %rh2;
+	cvt.u32.u16 	%r2, %tid.x;
+	add.u32 	%r3, %r2, %r1;
+	ld.param.s32 	%r4, [__cudaparm__Z6vecAddPfS_S_i_n];
+	setp.le.s32 	%p1, %r4, %r3;
+	@%p1 bra 	$Lt_0_1026;
+	.loc	2	5	0
+	cvt.s64.s32 	%rd1, %r3;
+	mul.wide.s32 	%rd2, %r3, 4;
+	ld.param.u64 	%rd3, [__cudaparm__Z6vecAddPfS_S_i_a];
+	add.u64 	%rd4, %rd3, %rd2;
+	ld.global.f32 	%f1, [%rd4+0];
+	tex.1d.v4.f32.s32 {%f2,%f3,%f4,%f1},[texA,{%r3,%r3,%r3,%r3}];
+	add.f32 	%f3, %f1, %f2;
+	ld.param.u64 	%rd5, [__cudaparm__Z6vecAddPfS_S_i_c];
+	add.u64 	%rd6, %rd5, %rd2;
+	st.global.f32 	[%rd6+0], %f3;
+$Lt_0_1026:
+	.loc	2	7	0
+	exit;
+$LDWend__Z6vecAddPfS_S_i:
+	} // _Z6vecAddPfS_S_i
+"""
+
+
+def test_old_isa_1_4_ptx_from_cuda_sdk_era():
+    m = parse_ptx(OLD_PTX, "old.ptx")
+    assert m.version == (1, 4) and m.target == ("sm_10", "map_f64_to_f32")
+    k = m.kernels["_Z6vecAddPfS_S_i"]
+    assert [p.offset for p in k.params] == [0, 8, 16, 24] and k.param_bytes == 28
+    assert k.instructions[0].operands == (Reg("%rh1"), Special("%ctaid", "x"))
+    assert k.instructions[0].loc == (2, 3, 0)
+    assert k.labels == {"$LDWbegin__Z6vecAddPfS_S_i": 0, "$Lt_0_1026": 18, "$LDWend__Z6vecAddPfS_S_i": 19}
+    assert k.instructions[18].opcode == "exit" and k.instructions[18].loc == (2, 7, 0)
+    assert k.reconvergence_pc == {7: 18}
+    assert m.files[2].endswith("vec.cudafe2.gpu")
