@@ -10,6 +10,16 @@ Call order the runtime follows: ``splash()`` and ``option_dump()`` at start-up; 
 ``kernel_launch(info)`` then either ``functional_done(stats)`` (functional mode) or
 ``kernel_end(stats)`` (performance mode, with cycles); ``exit()`` at process exit;
 ``write_json(path)`` when ``-o stats.json`` was given.
+
+The JSON document (``gpgpusim run -o stats.json``; read by ``gpgpusim plot``):
+``simulator`` (name, version, GPGPU-Sim version reproduced), ``mode`` (functional or
+performance), ``gpu`` (shipped config name or null), ``config_sources``, ``config`` (every
+option as the dump prints it), ``kernels`` (one record per launch: ``kernel_name``,
+``kernel_launch_uid``, ``kernel_stream_id``, ``grid``, ``block``, ``ctas``, ``thread_insn``,
+``warp_insn``, ``opcode_counts``, ``elapsed_s``, ``gpu_tot_sim_insn``, ``gpu_tot_issued_cta``, and
+with a timing model ``cycles``, ``gpu_ipc``, ``gpu_tot_sim_cycle`` and per-kernel ``counters``),
+``totals`` (run totals, the instruction mix, cumulative ``counters``), ``samples`` (the periodic
+sampler's records, each with its ``cycle``) and ``run`` (what the runtime adds, e.g. argv).
 """
 
 from __future__ import annotations
