@@ -98,5 +98,5 @@ def ref_round(q: Fraction, dtype, mode: str):
     dlo, dhi = q - Fraction(float(lo)), Fraction(float(hi)) - q
     if dlo != dhi:
         return lo if dlo < dhi else hi
-    ubits = np.uint32 if np.dtype(dtype).itemsize == 4 else np.uint64
+    ubits = {2: np.uint16, 4: np.uint32, 8: np.uint64}[np.dtype(dtype).itemsize]
     return lo if int(np.asarray(lo).view(ubits)) % 2 == 0 else hi

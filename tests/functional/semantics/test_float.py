@@ -324,3 +324,48 @@ def test_f32_fma_fast_path_ties_and_underflow():
     a = 2.0 ** -75
     out = run("fma.rn.f32", [a, a * (1 + 2.0 ** -20), 1.0 + 2.0 ** -12], [a, a, 1.0 + 2.0 ** -12], [0.0, 0.0, 2.0 ** -60])
     assert [bits32(x) for x in out] == [0x00000000, 0x00000001, 0x3F801001]
+
+
+finite16 = st.floats(width=16, allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=150, deadline=None)
+@given(finite16, finite16, finite16)
+def test_f16_ops_match_exact_rounding(a, b, c):
+    limit = Fraction(65504)
+    for name, args, exact in (("add.rn.f16", (a, b), Fraction(a) + Fraction(b)),
+                              ("mul.rn.f16", (a, b), Fraction(a) * Fraction(b)),
+                              ("fma.rn.f16", (a, b, c), Fraction(a) * Fraction(b) + Fraction(c))):
+        if exact == 0 or abs(exact) >= limit:
+            continue
+        got = run(name, *[[x] for x in args])
+        want = ref_round(exact, np.float16, "rn")
+        assert got.view(np.uint16)[0] == np.asarray(want).view(np.uint16), (name, args)
+
+
+def _ref_bf16(q: Fraction) -> int:
+    """Exact rational -> raw bf16 bits, round to nearest even (finite, non-overflowing)."""
+    r = ref_round(q, np.float32, "rz")
+    bits = int(np.asarray(r).view(np.uint32))
+    lo = bits & 0xFFFF0000
+    hi = lo + 0x10000
+    val = lambda b: Fraction(float(np.array([b], np.uint32).view(np.float32)[0]))  # noqa: E731
+    dlo, dhi = abs(q - val(lo)), abs(val(hi) - q)
+    pick = lo if (dlo < dhi or (dlo == dhi and not (lo >> 16) & 1)) else hi
+    return pick >> 16
+
+
+bf16s = st.integers(0, 0xFFFF).filter(lambda x: (x & 0x7F80) != 0x7F80)
+
+
+@settings(max_examples=150, deadline=None)
+@given(bf16s, bf16s, bf16s)
+def test_bf16_ops_match_exact_rounding(a, b, c):
+    val = lambda x: Fraction(float(np.array([x << 16], np.uint32).view(np.float32)[0]))  # noqa: E731
+    fa, fb, fc = val(a), val(b), val(c)
+    for name, args, exact in (("add.rn.bf16", (a, b), fa + fb), ("mul.rn.bf16", (a, b), fa * fb),
+                              ("fma.rn.bf16", (a, b, c), fa * fb + fc)):
+        if exact == 0 or abs(exact) >= Fraction(3.38e38):
+            continue
+        got = run(name, *[[x] for x in args])
+        assert int(got[0]) == _ref_bf16(exact), (name, [hex(x) for x in args])
