@@ -51,6 +51,13 @@ EXPECTED_FAULTS = {
     "device_assert": [("_Z13checkPositivePKii", "Assert")],
 }
 
+# Apps that exercise a simulator gap already reported to the lead; their tests are xfail
+# (not strict, so a fix shows up as XPASS) until the gap is closed.
+KNOWN_GAPS = {
+    "func_pointers": "functional/loader.py: a .global initialiser naming a function (function-pointer "
+                     "table, C++ vtable) is rejected with cudaErrorInvalidPtx",
+}
+
 _results: dict[tuple[str, str], AppRun] = {}
 
 
@@ -102,7 +109,11 @@ def _params():
     for app in APPS:
         for route in ROUTES:
             marks = [pytest.mark.slow] if route == "warp" else []  # the slower driver
-            yield pytest.param(app, route, id=f"{app}-{route}", marks=marks)
+            yield pytest.param(app, route, id=f"{app}-{route}", marks=marks + _gap_marks(app))
+
+
+def _gap_marks(app: str) -> list:
+    return [pytest.mark.xfail(reason=KNOWN_GAPS[app], strict=False)] if app in KNOWN_GAPS else []
 
 
 @pytest.fixture
@@ -198,7 +209,7 @@ def test_stats_json_lists_every_kernel(run_app):
 # --- batched and warp-step drivers agree ------------------------------------------------------
 
 @pytest.mark.slow
-@pytest.mark.parametrize("app", APPS)
+@pytest.mark.parametrize("app", [pytest.param(a, marks=_gap_marks(a)) for a in APPS])
 def test_drivers_count_the_same_instructions(app, run_app):
     batched = run_app(app, "cli")
     warp = run_app(app, "warp")
