@@ -475,3 +475,68 @@ def test_grid_constant_param_generic_address():
         launch(lm, "k", (1, 1, 1), (32, 1, 1), 0, p, gmem=g, driver=driver)
         assert g.read(out, 128).view(np.int32).tolist() == [10 * (t & 7) for t in range(32)]
         assert g.used_bytes == 128          # the parameter copy is freed after the launch
+
+
+def test_red_and_float_atomics_global_shared_generic():
+    m = ptx(TID + """
+    .reg .f64 %fd<4>;
+    .reg .f32 %f<4>;
+    .shared .align 8 .f64 sd[1];
+    setp.eq.u32 %p1, %r1, 0;
+    @!%p1 bra GO;
+    st.shared.f64 [sd], 0d0000000000000000;
+GO:
+    barrier.sync.aligned 0;
+    cvt.rn.f64.u32 %fd1, %r1;
+    mul.f64 %fd1, %fd1, 0d3FE0000000000000;
+    red.global.add.f64 [%rd1], %fd1;
+    atom.shared.add.f64 %fd2, [sd], %fd1;
+    mov.u64 %rd4, sd;
+    cvta.shared.u64 %rd5, %rd4;
+    red.add.f64 [%rd5], %fd1;
+    cvt.rn.f32.u32 %f1, %r1;
+    red.global.add.f32 [%rd1+8], %f1;
+    red.global.add.u64 [%rd1+16], 3;
+    red.global.max.s32 [%rd1+24], %r1;
+    cvta.global.u64 %rd6, %rd1;
+    atom.add.u32 %r5, [%rd6+28], 2;
+    bar.sync 0;
+    @!%p1 bra DONE;
+    ld.shared.f64 %fd3, [sd];
+    st.global.f64 [%rd1+32], %fd3;
+DONE:
+    ret;""")
+    buf = np.zeros(40, np.uint8)
+    r = run_both(m, "k", (1, 1, 1), (64, 1, 1), [("o", buf)])
+    o = r.out["o"]
+    s = sum(t * 0.5 for t in range(64))
+    assert o[0:8].view(np.float64)[0] == s
+    assert o[8:12].view(np.float32)[0] == sum(range(64))
+    assert o[16:24].view(np.uint64)[0] == 3 * 64
+    assert o[24:28].view(np.int32)[0] == 63
+    assert o[28:32].view(np.uint32)[0] == 128
+    assert o[32:40].view(np.float64)[0] == 2 * s
+
+
+def test_smid_gridid_clock_envreg_lanemasks():
+    m = ptx(TID + """
+    .reg .b32 %q<12>;
+    mov.u32 %q1, %smid;
+    mov.u32 %q2, %nsmid;
+    mov.u32 %q3, %envreg3;
+    mov.u32 %q4, %lanemask_eq;
+    mov.u32 %q5, %lanemask_le;
+    mov.u32 %q6, %lanemask_ge;
+    mov.u32 %q7, %lanemask_gt;
+    mov.u64 %rd4, %clock64;
+    mov.u32 %q8, %clock;
+    mov.u32 %q9, %nwarpid;
+    mul.wide.u32 %rd5, %r1, 32;
+    add.s64 %rd6, %rd1, %rd5;
+    st.global.v4.u32 [%rd6], {%q1, %q2, %q3, %q4};
+    st.global.v4.u32 [%rd6+16], {%q5, %q6, %q7, %q9};
+    ret;""")
+    r = run_both(m, "k", (1, 1, 1), (32, 1, 1), [("o", np.zeros((32, 8), np.uint32))])
+    for t, row in enumerate(r.out["o"].tolist()):
+        le = (2 << t) - 1
+        assert row == [0, 80, 0, 1 << t, le & 0xFFFFFFFF, (~((1 << t) - 1)) & 0xFFFFFFFF, (~le) & 0xFFFFFFFF, 64]
