@@ -569,8 +569,12 @@ class Gpu:
         src_dev = kind in (MemcpyKind.DeviceToHost, MemcpyKind.DeviceToDevice)
         dst_dev = kind in (MemcpyKind.HostToDevice, MemcpyKind.DeviceToDevice)
         if op.nbytes:
-            data = self._read(op.src, op.nbytes, src_dev).copy()
-            self._write(op.dst, data, dst_dev)
+            src = self._read(op.src, op.nbytes, src_dev)
+            if dst_dev:
+                dst = self.gmem.view(int(op.dst), op.nbytes)  # type: ignore[arg-type]
+            else:
+                dst = _host_array(op.dst, op.nbytes, writable=True)
+            np.copyto(dst, src)   # one copy; numpy buffers overlapping ranges itself
         self._copy_time(op.nbytes, kind)
 
     def memcpy2d(self, op: Memcpy2DOp) -> None:

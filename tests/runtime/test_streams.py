@@ -648,3 +648,11 @@ def test_pageable_copies_follow_cuda_staging_rules():
     assert mgr.query_stream(s) is False
     g.set()
     assert mgr.shutdown(TIMEOUT_S)
+
+
+def test_overlapping_device_to_device_copy(env):
+    mgr, gpu, _ = env
+    gpu.gmem.buf[:16] = np.arange(16, dtype=np.uint8)
+    mgr.enqueue(0, MemcpyOp(0x1004, 0x1000, 8, MemcpyKind.DeviceToDevice))   # memmove semantics
+    mgr.synchronize_device()
+    assert gpu.gmem.buf[:16].tolist() == [0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 6, 7, 12, 13, 14, 15]
