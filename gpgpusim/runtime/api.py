@@ -696,9 +696,28 @@ class Runtime(StreamApi):
         kind = self._copy_kind(dst, src, count, kind, what)
         if not count:
             return
-        self.streams.enqueue(stream, MemcpyOp(dst, src, count, kind))
-        if sync:
+        src_ref: int | bytes = src
+        wait = sync
+        if not sync and not self._capturing(stream):
+            # CUDA: an asynchronous copy from pageable host memory is staged before the call
+            # returns (the application may reuse the buffer at once), and one into pageable
+            # host memory returns only once complete.
+            src_pageable = self.gmem.find(src) is None
+            dst_pageable = self.gmem.find(dst) is None
+            if src_pageable and kind in (H2D, H2H, DEFAULT):
+                src_ref = abi.read(src, count)
+            if dst_pageable and kind in (D2H, H2H, DEFAULT):
+                wait = True
+        self.streams.enqueue(stream, MemcpyOp(dst, src_ref, count, kind))
+        if wait:
             self.streams.synchronize_stream(stream)
+
+    def _capturing(self, stream: int) -> bool:
+        fn = getattr(self.streams, "is_capturing", None)
+        try:
+            return bool(fn(stream)) if fn is not None else False
+        except CudaError:
+            return False
 
     @api
     def cudaMemcpy(self, dst: int, src: int, count: int, kind: int) -> None:

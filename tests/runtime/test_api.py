@@ -596,3 +596,20 @@ def test_cooperative_launch_residency(rt, engine):
     assert launch(rt, rt.h.stub(0), (fits + 1, 1, 1), (256, 1, 1), addr(args), via_handle=4) == 720
     assert rt.cudaDeviceSynchronize() == 0
     assert len(engine.calls) == 1
+
+
+def test_async_copy_from_pageable_memory_is_staged(rt, engine):
+    n = 4096
+    host = np.full(n, 1, dtype=np.uint8)
+    d = malloc(rt, n)
+    s = u64()
+    assert rt.cudaStreamCreate(addr(s)) == 0
+    # hold the stream behind a kernel so the copy cannot have run when the call returns
+    out = malloc(rt, 64)
+    args, keep = kern_args(out, 1, 1.0, 1)
+    assert launch(rt, rt.h.stub(0), (1, 1, 1), (32, 1, 1), addr(args), stream=s.value) == 0
+    assert rt.cudaMemcpyAsync(d, host.ctypes.data, n, 1, s.value) == 0
+    host[:] = 2                                  # legal for pageable memory: the data was staged
+    back = np.zeros(n, dtype=np.uint8)
+    assert rt.cudaMemcpyAsync(back.ctypes.data, d, n, 2, s.value) == 0
+    assert (back == 1).all()                     # D2H into pageable memory completes before returning
