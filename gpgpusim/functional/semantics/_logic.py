@@ -184,22 +184,22 @@ def prmt(mode: str | None, imm_sel: int | None = None) -> Fn:
     if mode is not None:
         table = np.array(_PRMT_MODES[mode], dtype=U64)  # [c&3][byte]
 
-    def gather(x, sel, sign):
-        byte = (x >> (sel * U64(8))) & U64(0xFF)
-        if sign is not None:
-            byte = np.where(sign & ((byte & U64(0x80)) != 0), U64(0xFF), np.where(sign, U64(0), byte))
-        return byte
-
     def fn(a, b, c):
         x = (np.asarray(b).astype(U64) << U64(32)) | np.asarray(a).astype(U32).astype(U64)
         cc = np.asarray(c).astype(U64)
         out = U64(0)
-        for i in range(4):
-            if table is None:
+        if table is not None:
+            rows = table[(cc & U64(3)).astype(np.intp)]
+            for i in range(4):
+                out = out | (((x >> (rows[..., i] * U64(8))) & U64(0xFF)) << U64(8 * i))
+        else:
+            any_sign = bool(np.any(cc & U64(0x8888)))
+            for i in range(4):
                 nib = (cc >> U64(4 * i)) & U64(0xF)
-                byte = gather(x, nib & U64(7), (nib & U64(8)) != 0)
-            else:
-                byte = gather(x, table[(cc & U64(3)).astype(np.intp), i], None)
-            out = out | (byte << U64(8 * i))
+                byte = (x >> ((nib & U64(7)) * U64(8))) & U64(0xFF)
+                if any_sign:
+                    rep = ((nib & U64(8)) != 0) & ((byte & U64(0x80)) != 0)
+                    byte = np.where((nib & U64(8)) != 0, np.where(rep, U64(0xFF), U64(0)), byte)
+                out = out | (byte << U64(8 * i))
         return np.broadcast_to(out, np.broadcast_shapes(np.shape(x), np.shape(cc))).astype(U32)
     return fn
