@@ -462,6 +462,18 @@ def _flatten(init: Any, out: list, float_type: bool) -> None:
         out.append(init)
 
 
+def _first_token(stmts: Any) -> Token | None:
+    """Some token inside a (nested) statement list, to give an error a position."""
+    todo = [stmts]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, Token):
+            return x
+        if isinstance(x, (tuple, list)):
+            todo.extend(reversed(x))
+    return None
+
+
 def _undeclared(ops: tuple, regs: dict[str, str]) -> str | None:
     """The first register operand not in ``regs`` (None when all are declared)."""
     for o in ops:
@@ -770,7 +782,7 @@ class _FunctionBuilder:
 
     def stmts(self, stmts: tuple, scope: _Scope, depth: int) -> None:
         if depth > 64:
-            raise self.mb.err(None, "blocks nested more than 64 deep")
+            raise self.mb.err(_first_token(stmts), "blocks nested more than 64 deep")
         fn = self.fn
         mb = self.mb
         for st in stmts:

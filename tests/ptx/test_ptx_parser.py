@@ -611,3 +611,8 @@ def test_old_isa_1_4_ptx_from_cuda_sdk_era():
     assert k.instructions[18].opcode == "exit" and k.instructions[18].loc == (2, 7, 0)
     assert k.reconvergence_pc == {7: 18}
     assert m.files[2].endswith("vec.cudafe2.gpu")
+
+
+def test_deep_nesting_is_a_clean_error():
+    msg = _err(".version 9.0\n.entry k()\n" + "{\n" * 70 + "ret;\n" + "}\n" * 70)
+    assert msg == "bad.ptx:73:1: blocks nested more than 64 deep\n    ret;"
