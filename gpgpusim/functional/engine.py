@@ -395,6 +395,9 @@ def run_batched(ex: Exec) -> None:
     a higher pc must not starve it), every ``_FAIR_PERIOD`` steps the pc of the warp that has
     waited longest is issued instead.
     """
+    if ex.W <= _SMALL_W:
+        _run_small(ex)
+        return
     ar = ex.warp_ids
     big = np.iinfo(np.int64).max
     limit = ex.step_limit
@@ -424,6 +427,38 @@ def run_batched(ex: Exec) -> None:
 
 
 _FAIR_PERIOD = 64
+_SMALL_W = 8
+
+
+def _run_small(ex: Exec) -> None:
+    """:func:`run_batched` for a few warps: the same schedule (lowest pc first, the same
+    fairness rule), with scalar bookkeeping and one :func:`_issue1` per warp, which is cheaper
+    than whole-array steps when there is little to vectorise."""
+    W = ex.W
+    big = 1 << 62
+    limit = ex.step_limit
+    last = [0] * W
+    spc, depth, at_bar = ex.spc, ex.depth, ex.at_bar
+    while True:
+        dl = depth.tolist()
+        bl = at_bar.tolist()
+        pcs = [int(spc[w, dl[w] - 1]) if dl[w] and bl[w] < 0 else big for w in range(W)]
+        p = min(pcs)
+        if p == big:
+            if any(dl):
+                ex.deadlock()
+            return
+        step = ex.steps
+        if step % _FAIR_PERIOD == _FAIR_PERIOD - 1:
+            p = pcs[min((w for w in range(W) if pcs[w] != big), key=lambda w: last[w])]
+        for w in range(W):
+            if pcs[w] == p:
+                last[w] = step
+                _issue1(ex, w, p)
+                spc = ex.spc          # a divergent branch may have grown the stack arrays
+        ex.steps = step + 1
+        if step >= limit:
+            ex.watchdog()
 
 
 def run_warps(ex: Exec) -> None:
