@@ -42,6 +42,12 @@ NODE_WAIT_EVENT = 6
 NODE_EVENT_RECORD = 7
 
 
+#: printable names of the node types (cudaGraphDebugDotPrint)
+NODE_NAMES = {NODE_KERNEL: "kernel", NODE_MEMCPY: "memcpy", NODE_MEMSET: "memset",
+              NODE_HOST: "host", NODE_GRAPH: "graph", NODE_EMPTY: "empty",
+              NODE_WAIT_EVENT: "wait_event", NODE_EVENT_RECORD: "event_record"}
+
+
 def node_kind(op: Op) -> int:
     """The ``cudaGraphNodeType`` of a captured operation."""
     if isinstance(op, KernelLaunchOp):
@@ -197,6 +203,8 @@ class GraphExec:
         self.kinds: dict[int, int] = {}
         #: the last operation of the latest launch (the next launch waits for it)
         self.last_op: Op | None = None
+        #: cudaGraphInstantiateFlags it was created with
+        self.flags = 0
         self._flatten(graph, top=True)
 
     def set_op(self, node: GraphNode, op: Op) -> None:

@@ -431,7 +431,9 @@ class StreamApi:
         fn, user_data = abi.read_u64(p_params), abi.read_u64(p_params + 8)
         _need(fn, f"{what}: fn")
         cfn = _HOST_FN(fn)
-        return HostFuncOp(lambda: cfn(user_data or None))
+        op = HostFuncOp(lambda: cfn(user_data or None))
+        op.c_params = (fn, user_data)   # type: ignore[attr-defined]  # for *GetParams
+        return op
 
     @staticmethod
     def _memcpy1d_op(what: str, dst: int, src: int, count: int, kind: int) -> MemcpyOp:
@@ -565,7 +567,9 @@ class StreamApi:
         _need(p_exec, "cudaGraphInstantiate: pGraphExec")
         if flags & ~_INSTANTIATE_FLAGS:
             raise CudaError(Err.InvalidValue, f"cudaGraphInstantiate: unsupported flags {flags:#x}")
-        abi.write_u64(p_exec, self.streams.graphs.instantiate(graph))
+        handle = self.streams.graphs.instantiate(graph)
+        self.streams.graphs.get_exec(handle).flags = flags
+        abi.write_u64(p_exec, handle)
 
     @_entry
     def cudaGraphInstantiateWithFlags(self, p_exec: int, graph: int, flags: int) -> None:
@@ -695,6 +699,98 @@ class StreamApi:
         self.streams.graphs.get_exec(graph_exec)
         self.streams.get_stream(stream)
 
+    # ---- more node/graph queries and updates
+    @_entry
+    def cudaGraphHostNodeSetParams(self, node: int, p_params: int) -> None:
+        what = "cudaGraphHostNodeSetParams"
+        self._node_of_kind(node, g.NODE_HOST, what).op = self._host_node_op(what, p_params)
+
+    @_entry
+    def cudaGraphHostNodeGetParams(self, node: int, p_params: int) -> None:
+        what = "cudaGraphHostNodeGetParams"
+        _need(p_params, f"{what}: pNodeParams")
+        fn, user_data = getattr(self._node_of_kind(node, g.NODE_HOST, what).op, "c_params", (0, 0))
+        abi.write_u64(p_params, fn)
+        abi.write_u64(p_params + 8, user_data)
+
+    @_entry
+    def cudaGraphMemsetNodeSetParams(self, node: int, p_params: int) -> None:
+        what = "cudaGraphMemsetNodeSetParams"
+        self._node_of_kind(node, g.NODE_MEMSET, what).op = self._memset_node_op(what, p_params)
+
+    @_entry
+    def cudaGraphMemcpyNodeSetParams1D(self, node: int, dst: int, src: int, count: int,
+                                       kind: int) -> None:
+        what = "cudaGraphMemcpyNodeSetParams1D"
+        self._node_of_kind(node, g.NODE_MEMCPY, what).op = self._memcpy1d_op(what, dst, src, count, kind)
+
+    def _write_node_list(self, nodes: list[g.GraphNode], p_nodes: int, p_edge_data: int,
+                         p_num: int, what: str) -> None:
+        _need(p_num, f"{what}: count")
+        if p_edge_data and p_nodes:
+            cap = abi.read_u64(p_num)
+            for i in range(min(cap, len(nodes))):
+                abi.write_u64(p_edge_data + _EDGE_DATA_BYTES * i, 0)
+        self._write_nodes(nodes, p_nodes, p_num)
+
+    @_entry
+    def cudaGraphNodeGetDependencies(self, node: int, p_deps: int, p_edge_data: int,
+                                     p_num: int) -> None:
+        n = self.streams.graphs.get_node(node)
+        self._write_node_list(list(n.deps), p_deps, p_edge_data, p_num,
+                              "cudaGraphNodeGetDependencies")
+
+    @_entry
+    def cudaGraphNodeGetDependentNodes(self, node: int, p_nodes: int, p_edge_data: int,
+                                       p_num: int) -> None:
+        n = self.streams.graphs.get_node(node)
+        users = [m for m in n.graph.nodes if n in m.deps]
+        self._write_node_list(users, p_nodes, p_edge_data, p_num,
+                              "cudaGraphNodeGetDependentNodes")
+
+    @_entry
+    def cudaGraphInstantiateWithParams(self, p_exec: int, graph: int, p_params: int) -> None:
+        """``cudaGraphInstantiateParams {flags; uploadStream; errNode_out; result_out}``."""
+        what = "cudaGraphInstantiateWithParams"
+        _need(p_exec, f"{what}: pGraphExec")
+        _need(p_params, f"{what}: instantiateParams")
+        flags = abi.read_u64(p_params)
+        if flags & ~_INSTANTIATE_FLAGS:
+            abi.write_i32(p_params + 24, 1)            # cudaGraphInstantiateError
+            raise CudaError(Err.InvalidValue, f"{what}: unsupported flags {flags:#x}")
+        upload = abi.read_u64(p_params + 8)
+        if flags & 2:                                  # cudaGraphInstantiateFlagUpload
+            self.streams.get_stream(upload)
+        handle = self.streams.graphs.instantiate(graph)
+        self.streams.graphs.get_exec(handle).flags = flags
+        abi.write_u64(p_exec, handle)
+        abi.write_u64(p_params + 16, 0)
+        abi.write_i32(p_params + 24, 0)                # cudaGraphInstantiateSuccess
+
+    @_entry
+    def cudaGraphExecGetFlags(self, graph_exec: int, p_flags: int) -> None:
+        _need(p_flags, "cudaGraphExecGetFlags: flags")
+        abi.write_u64(p_flags, self.streams.graphs.get_exec(graph_exec).flags)
+
+    @_entry
+    def cudaGraphDebugDotPrint(self, graph: int, p_path: int, flags: int) -> None:
+        """A Graphviz file of the nodes (type and operation) and dependency edges."""
+        _need(p_path, "cudaGraphDebugDotPrint: path")
+        gr = self.streams.graphs.get_graph(graph)
+        lines = [f'digraph "graph_{gr.handle:#x}" {{']
+        for n in gr.nodes:
+            label = f"{g.NODE_NAMES.get(n.kind, n.kind)}\\n{n.op.describe()}".replace('"', "'")
+            lines.append(f'  n{n.handle:x} [label="{label}"];')
+        lines += [f"  n{a.handle:x} -> n{b.handle:x};" for a, b in gr.edges()]
+        lines.append("}")
+        path = abi.read_cstr(p_path)
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("\n".join(lines) + "\n")
+        except OSError as exc:
+            raise CudaError(Err.InvalidValue, f"cudaGraphDebugDotPrint: cannot write {path!r}: "
+                            f"{exc.strerror}") from None
+
     # ================================================================== per-thread default stream
     @_entry
     def cudaStreamGetFlags_ptsz(self, stream: int, p_flags: int) -> int:
@@ -772,6 +868,12 @@ class StreamApi:
                                                  n_deps: int, flags: int) -> int:
         return self.cudaStreamUpdateCaptureDependencies.__wrapped__(  # type: ignore[attr-defined]
             self, _ptsz(stream), p_deps, p_edge_data, n_deps, flags)
+
+    @_entry
+    def cudaGraphInstantiateWithParams_ptsz(self, p_exec: int, graph: int, p_params: int) -> int:
+        if p_params and abi.read_u64(p_params + 8) == STREAM_LEGACY_NULL:
+            abi.write_u64(p_params + 8, STREAM_PER_THREAD)
+        return self.cudaGraphInstantiateWithParams.__wrapped__(self, p_exec, graph, p_params)  # type: ignore[attr-defined]
 
     @_entry
     def cudaGraphUpload_ptsz(self, graph_exec: int, stream: int) -> int:
@@ -858,6 +960,18 @@ cudaError_t cudaMemPoolDestroy(void *memPool);
 cudaError_t cudaMemPoolTrimTo(void *memPool, size_t minBytesToKeep);
 cudaError_t cudaMemPoolSetAttribute(void *memPool, int attr, void *value);
 cudaError_t cudaMemPoolGetAttribute(void *memPool, int attr, void *value);
+cudaError_t cudaGraphHostNodeSetParams(void *node, const void *pNodeParams);
+cudaError_t cudaGraphHostNodeGetParams(void *node, void *pNodeParams);
+cudaError_t cudaGraphMemsetNodeSetParams(void *node, const void *pNodeParams);
+cudaError_t cudaGraphMemcpyNodeSetParams1D(void *node, void *dst, const void *src, size_t count, int kind);
+cudaError_t cudaGraphNodeGetDependencies(void *node, void **pDependencies, void *edgeData,
+                                         size_t *pNumDependencies);
+cudaError_t cudaGraphNodeGetDependentNodes(void *node, void **pDependentNodes, void *edgeData,
+                                           size_t *pNumDependentNodes);
+cudaError_t cudaGraphInstantiateWithParams(void **pGraphExec, void *graph, void *instantiateParams);
+cudaError_t cudaGraphInstantiateWithParams_ptsz(void **pGraphExec, void *graph, void *instantiateParams);
+cudaError_t cudaGraphExecGetFlags(void *graphExec, unsigned long long *flags);
+cudaError_t cudaGraphDebugDotPrint(void *graph, const char *path, unsigned int flags);
 cudaError_t cudaGraphUpload(void *graphExec, void *stream);
 cudaError_t cudaGraphUpload_ptsz(void *graphExec, void *stream);
 cudaError_t cudaGraphGetNodes(void *graph, void **nodes, size_t *numNodes);

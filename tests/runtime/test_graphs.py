@@ -565,3 +565,55 @@ def test_external_event_record_and_wait_become_graph_nodes(env):
     gate_ev.set()
     mgr.synchronize_device()
     assert launcher.log == ["inside", "outside"]
+
+
+def test_api_node_queries_params_dot_and_instantiate_with_params(rt, tmp_path):
+    pg = out_u64()
+    assert rt.cudaGraphCreate(addr(pg), 0) == 0
+    gh = pg.value
+    dev = rt.gmem.allocate(16)
+    HOST = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+    seen: list[int] = []
+    hf = HOST(lambda ud: seen.append(ud))
+    hf_addr = ctypes.cast(hf, ctypes.c_void_p).value
+    hp = ctypes.create_string_buffer(struct.pack("<QQ", hf_addr, 1))
+    a, b, c = out_u64(), out_u64(), out_u64()
+    assert rt.cudaGraphAddHostNode(addr(a), gh, 0, 0, addr(hp)) == 0
+    mp = ctypes.create_string_buffer(struct.pack("<QQIIQQ", dev, 0, 0xAB, 1, 16, 1))
+    assert rt.cudaGraphAddMemsetNode(addr(b), gh, addr(_ptrs(a.value)), 1, addr(mp)) == 0
+    assert rt.cudaGraphAddEmptyNode(addr(c), gh, addr(_ptrs(a.value, b.value)), 2) == 0
+    num = out_u64()
+    assert rt.cudaGraphNodeGetDependencies(c.value, 0, 0, addr(num)) == 0 and num.value == 2
+    deps = (ctypes.c_uint64 * 2)()
+    assert rt.cudaGraphNodeGetDependencies(c.value, addr(deps), 0, addr(num)) == 0
+    assert list(deps) == [a.value, b.value]
+    assert rt.cudaGraphNodeGetDependentNodes(a.value, addr(deps), 0, addr(num)) == 0
+    assert num.value == 2 and list(deps) == [b.value, c.value]
+    # update host and memset params on the graph, read the host params back
+    struct.pack_into("<Q", hp, 8, 2)
+    assert rt.cudaGraphHostNodeSetParams(a.value, addr(hp)) == 0
+    got = ctypes.create_string_buffer(16)
+    assert rt.cudaGraphHostNodeGetParams(a.value, addr(got)) == 0
+    assert struct.unpack("<QQ", got.raw) == (hf_addr, 2)
+    struct.pack_into("<I", mp, 16, 0xCD)
+    assert rt.cudaGraphMemsetNodeSetParams(b.value, addr(mp)) == 0
+    assert rt.cudaGraphMemsetNodeSetParams(a.value, addr(mp)) == Err.InvalidValue   # wrong type
+    dot = tmp_path / "g.dot"
+    assert rt.cudaGraphDebugDotPrint(gh, addr(ctypes.create_string_buffer(str(dot).encode())), 0) == 0
+    text = dot.read_text()
+    assert text.startswith('digraph "graph_') and text.count("->") == 3 and "memset" in text
+    # cudaGraphInstantiateParams {flags; uploadStream; errNode_out; result_out}
+    params = ctypes.create_string_buffer(struct.pack("<QQQi4x", 0, 0, 0xFF, 7))
+    pe, fl = out_u64(), out_u64()
+    assert rt.cudaGraphInstantiateWithParams(addr(pe), gh, addr(params)) == 0
+    assert struct.unpack("<QQQi4x", params.raw[:32])[2:] == (0, 0)
+    assert rt.cudaGraphExecGetFlags(pe.value, addr(fl)) == 0 and fl.value == 0
+    struct.pack_into("<Q", params, 0, 1 << 20)
+    assert rt.cudaGraphInstantiateWithParams(addr(pe), gh, addr(params)) == Err.InvalidValue
+    assert struct.unpack_from("<i", params, 24)[0] == 1
+    assert rt.cudaGraphInstantiate(addr(fl), gh, 1) == 0
+    flags = out_u64()
+    assert rt.cudaGraphExecGetFlags(fl.value, addr(flags)) == 0 and flags.value == 1
+    assert rt.cudaGraphLaunch(pe.value, 0) == 0
+    rt.streams.synchronize_device()
+    assert seen == [2] and rt.gmem.read(dev, 16).tolist() == [0xCD] * 16
