@@ -25,6 +25,8 @@ int gs_init_module(void **fatCubinHandle);
 cudaError_t __cudaGetKernel(void **kernel, const void *hostFun);
 unsigned int gs_push_call_configuration(const gs_dim3 *grid, const gs_dim3 *block, size_t sharedMem, void *stream);
 cudaError_t __cudaPopCallConfiguration(gs_dim3 *grid, gs_dim3 *block, size_t *sharedMem, void *stream);
+cudaError_t cudaLaunchKernelExC(const void *config, const void *func, void **args);
+cudaError_t cudaLaunchKernelExC_ptsz(const void *config, const void *func, void **args);
 cudaError_t gs_launch_kernel(int via_handle, const void *func, const gs_dim3 *grid, const gs_dim3 *block,
                              void **args, size_t sharedMem, void *stream);
 

@@ -391,14 +391,18 @@ class Runtime(StreamApi):
     @api
     def gs_launch_kernel(self, via_handle: int, func: int, grid_addr: int, block_addr: int, args: int,
                          shmem: int, stream: int) -> None:
-        from .launch import marshal_params, validate_launch
-
         cooperative = bool(via_handle & 4)
         what = ("cudaLaunchCooperativeKernel" if cooperative else
                 "__cudaLaunchKernel" if via_handle & 1 else "cudaLaunchKernel")
+        self._launch_checked(what, func, abi.read_dim3(grid_addr), abi.read_dim3(block_addr), args, shmem,
+                             stream, cooperative)
+
+    def _launch_checked(self, what: str, func: int, grid: tuple[int, int, int], block: tuple[int, int, int],
+                        args: int, shmem: int, stream: int, cooperative: bool) -> None:
+        from .launch import marshal_params, validate_launch
+
         k = self.registry.kernel(func, what)
         fn = k.function()
-        grid, block = abi.read_dim3(grid_addr), abi.read_dim3(block_addr)
         validate_launch(what, k, self.device, grid, block, shmem)
         if cooperative:
             per_sm = self.occupancy(k, block[0] * block[1] * block[2], shmem)
@@ -409,6 +413,50 @@ class Runtime(StreamApi):
                                f"({per_sm} per SM x {self.device.sm_count} SMs)")
         params = marshal_params(what, fn, args)
         self.launch(k, grid, block, shmem, params, stream)
+
+    def _launch_ex(self, config: int, func: int, args: int, per_thread: bool) -> None:
+        """``cudaLaunchKernelExC``: ``cudaLaunchConfig_t`` = {dim3 grid @0, dim3 block @12,
+        size_t dynamicSmemBytes @24, cudaStream_t stream @32, cudaLaunchAttribute *attrs @40,
+        unsigned numAttrs @48}; each ``cudaLaunchAttribute`` is 72 bytes (id @0, value @8)."""
+        what = "cudaLaunchKernelExC"
+        _check_ptr(config, f"{what}: config")
+        raw = abi.read(config, 56)
+        grid = struct.unpack_from("<3I", raw, 0)
+        block = struct.unpack_from("<3I", raw, 12)
+        shmem, stream, attrs = struct.unpack_from("<QQQ", raw, 24)
+        (n_attrs,) = struct.unpack_from("<I", raw, 48)
+        if per_thread and stream == 0:
+            from .streams import STREAM_PER_THREAD
+
+            stream = STREAM_PER_THREAD
+        if n_attrs and not attrs:
+            raise CudaError(Err.InvalidValue, f"{what}: numAttrs={n_attrs} but attrs is NULL")
+        cooperative = False
+        for i in range(n_attrs):
+            rec = abi.read(attrs + 72 * i, 72)
+            (aid,) = struct.unpack_from("<i", rec, 0)
+            if aid == 2:                                   # cudaLaunchAttributeCooperative
+                cooperative = struct.unpack_from("<i", rec, 8)[0] != 0
+            elif aid == 4:                                 # cudaLaunchAttributeClusterDimension
+                cx, cy, cz = struct.unpack_from("<3I", rec, 8)
+                if cx * cy * cz > 1:
+                    raise CudaError(Err.NotSupported,
+                                    f"{what}: thread block clusters ({cx}x{cy}x{cz}) are not simulated")
+            elif aid == 7:
+                raise CudaError(Err.NotSupported,
+                                f"{what}: cudaLaunchAttributeProgrammaticEvent is not simulated")
+            elif aid not in (0, 1, 3, 5, 6, 8, 9, 10, 11):
+                raise CudaError(Err.NotSupported, f"{what}: launch attribute {aid} is not simulated")
+            # the others are scheduling hints: honoured trivially by running in stream order
+        self._launch_checked(what, func, grid, block, args, shmem, stream, cooperative)  # type: ignore[arg-type]
+
+    @api
+    def cudaLaunchKernelExC(self, config: int, func: int, args: int) -> None:
+        self._launch_ex(config, func, args, False)
+
+    @api
+    def cudaLaunchKernelExC_ptsz(self, config: int, func: int, args: int) -> None:
+        self._launch_ex(config, func, args, True)
 
     def launch(self, k: Kernel, grid: tuple[int, int, int], block: tuple[int, int, int], shmem: int,
                params: bytes, stream: int = 0) -> None:

@@ -613,3 +613,33 @@ def test_async_copy_from_pageable_memory_is_staged(rt, engine):
     back = np.zeros(n, dtype=np.uint8)
     assert rt.cudaMemcpyAsync(back.ctypes.data, d, n, 2, s.value) == 0
     assert (back == 1).all()                     # D2H into pageable memory completes before returning
+
+
+def _launch_config(grid, block, shmem=0, stream=0, attrs=()):
+    """A cudaLaunchConfig_t (56 bytes) plus its cudaLaunchAttribute array (72 bytes each)."""
+    arr = ctypes.create_string_buffer(72 * max(1, len(attrs)))
+    for i, (aid, value) in enumerate(attrs):
+        struct.pack_into("<i", arr, 72 * i, aid)
+        arr[72 * i + 8:72 * i + 8 + len(value)] = value
+    cfg = ctypes.create_string_buffer(56)
+    struct.pack_into("<3I3IQQQI", cfg, 0, *grid, *block, shmem, stream,
+                     ctypes.addressof(arr) if attrs else 0, len(attrs))
+    return cfg, arr
+
+
+def test_launch_kernel_ex(rt, engine):
+    out = malloc(rt, 64)
+    args, keep = kern_args(out, 3, 1.5, 2)
+    cfg, arr = _launch_config((2, 1, 1), (64, 1, 1), 32, 0, [(8, struct.pack("<i", 1)), (2, struct.pack("<i", 1))])
+    assert rt.cudaLaunchKernelExC(addr(cfg), rt.h.stub(0), addr(args)) == 0
+    assert rt.cudaDeviceSynchronize() == 0
+    assert engine.calls[-1][:4] == (KERN, (2, 1, 1), (64, 1, 1), 32)
+    cluster, a2 = _launch_config((2, 1, 1), (64, 1, 1), attrs=[(4, struct.pack("<3I", 2, 1, 1))])
+    assert rt.cudaLaunchKernelExC(addr(cluster), rt.h.stub(0), addr(args)) == Err.NotSupported
+    one, a3 = _launch_config((2, 1, 1), (64, 1, 1), attrs=[(4, struct.pack("<3I", 1, 1, 1))])
+    assert rt.cudaLaunchKernelExC(addr(one), rt.h.stub(0), addr(args)) == 0
+    bad, a4 = _launch_config((0, 1, 1), (64, 1, 1))
+    assert rt.cudaLaunchKernelExC(addr(bad), rt.h.stub(0), addr(args)) == Err.InvalidConfiguration
+    assert rt.cudaLaunchKernelExC(0, rt.h.stub(0), addr(args)) == Err.InvalidValue
+    assert rt.cudaDeviceSynchronize() == 0
+    assert len(engine.calls) == 2

@@ -117,6 +117,7 @@ def test_probe_binary_api_results(shim_lib, probe, tmp_path):
     assert "cudaUserObjectCreate() is not supported by gpgpusim" in r.stderr
     assert kv["graph_create"] == "0"
     assert kv["bad_launch"] == "9"
+    assert kv["launch_ex_cluster"] == "801"          # cudaLaunchKernelEx with a cluster attribute
     # struct cudaMemLocation passed by value through the C wrappers
     assert (kv["managed_alloc"], kv["prefetch"], kv["advise"], kv["prefetch_bad_device"]) == ("0", "0", "0", "101")
     # registers come from the cubin's .nv.info (cuobjdump_tools.elfinfo), as ptxas allocated them
