@@ -206,6 +206,7 @@ class GraphExec:
         #: cudaGraphInstantiateFlags it was created with
         self.flags = 0
         self._flatten(graph, top=True)
+        self.signature = _signature(graph)
 
     def set_op(self, node: GraphNode, op: Op) -> None:
         """Replace the template of ``node`` (same kind) in this executable graph only."""
@@ -225,6 +226,37 @@ class GraphExec:
                     self.by_node[n.handle] = len(self.ops)
                     self.kinds[n.handle] = n.kind
                 self.ops.append(n.op.clone())
+
+
+def _signature(graph: Graph) -> list[tuple[int, tuple[int, ...], int]]:
+    """Per node in topological order: (type, positions of its dependencies, flattened ops)."""
+    order = graph.topological()
+    pos = {id(n): i for i, n in enumerate(order)}
+    sig = []
+    for n in order:
+        width = len(GraphExec(0, n.op.graph).ops) if isinstance(n.op, ChildGraphOp) else 1
+        sig.append((n.kind, tuple(sorted(pos[id(d)] for d in n.deps)), width))
+    return sig
+
+
+def exec_update(gexec: GraphExec, graph: Graph) -> tuple[int, GraphNode | None]:
+    """``cudaGraphExecUpdate``: take ``graph``'s parameters if its topology matches.
+
+    Returns (cudaGraphExecUpdateResult, the first offending node): 0 success, 2 topology
+    changed, 3 node type changed.  On success the executable graph runs ``graph``'s operations.
+    """
+    sig = _signature(graph)
+    order = graph.topological()
+    if len(sig) != len(gexec.signature):
+        return 2, None
+    for node, new, old in zip(order, sig, gexec.signature, strict=True):
+        if new[0] != old[0]:
+            return 3, node
+        if new[1:] != old[1:]:
+            return 2, node
+    fresh = GraphExec(0, graph)
+    gexec.ops = fresh.ops
+    return 0, None
 
 
 def ancestors(nodes: Iterable[GraphNode]) -> set[GraphNode]:

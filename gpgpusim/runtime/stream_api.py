@@ -86,6 +86,16 @@ def _entry(fn: Callable[..., Any]) -> Callable[..., int]:
     return wrapper
 
 
+class _GraphExecUpdateFailure(CudaError):
+    """``cudaErrorGraphExecUpdateFailure`` (910), a code :class:`Err` does not list."""
+
+    def __init__(self, message: str) -> None:
+        Exception.__init__(self, message)
+        self.code = 910  # type: ignore[assignment]
+        self.message = message
+        self.sticky = False
+
+
 def _need(ptr: int, what: str) -> None:
     if not ptr:
         raise CudaError(Err.InvalidValue, f"{what} is NULL")
@@ -768,6 +778,20 @@ class StreamApi:
         abi.write_i32(p_params + 24, 0)                # cudaGraphInstantiateSuccess
 
     @_entry
+    def cudaGraphExecUpdate(self, graph_exec: int, graph: int, p_result: int) -> None:
+        """``cudaGraphExecUpdateResultInfo {result; errorNode; errorFromNode}`` (0, 8, 16)."""
+        what = "cudaGraphExecUpdate"
+        reg = self.streams.graphs
+        result, node = g.exec_update(reg.get_exec(graph_exec), reg.get_graph(graph))
+        if p_result:
+            abi.write_i32(p_result, result)
+            abi.write_u64(p_result + 8, node.handle if node is not None else 0)
+            abi.write_u64(p_result + 16, 0)
+        if result:
+            why = "the topology changed" if result == 2 else "a node's type changed"
+            raise _GraphExecUpdateFailure(f"{what}: {why}")
+
+    @_entry
     def cudaGraphExecGetFlags(self, graph_exec: int, p_flags: int) -> None:
         _need(p_flags, "cudaGraphExecGetFlags: flags")
         abi.write_u64(p_flags, self.streams.graphs.get_exec(graph_exec).flags)
@@ -971,6 +995,7 @@ cudaError_t cudaGraphNodeGetDependentNodes(void *node, void **pDependentNodes, v
 cudaError_t cudaGraphInstantiateWithParams(void **pGraphExec, void *graph, void *instantiateParams);
 cudaError_t cudaGraphInstantiateWithParams_ptsz(void **pGraphExec, void *graph, void *instantiateParams);
 cudaError_t cudaGraphExecGetFlags(void *graphExec, unsigned long long *flags);
+cudaError_t cudaGraphExecUpdate(void *hGraphExec, void *hGraph, void *resultInfo);
 cudaError_t cudaGraphDebugDotPrint(void *graph, const char *path, unsigned int flags);
 cudaError_t cudaGraphUpload(void *graphExec, void *stream);
 cudaError_t cudaGraphUpload_ptsz(void *graphExec, void *stream);

@@ -617,3 +617,31 @@ def test_api_node_queries_params_dot_and_instantiate_with_params(rt, tmp_path):
     assert rt.cudaGraphLaunch(pe.value, 0) == 0
     rt.streams.synchronize_device()
     assert seen == [2] and rt.gmem.read(dev, 16).tolist() == [0xCD] * 16
+
+
+def test_api_graph_exec_update(rt):
+    def build(funcs, chain=True):
+        pg = out_u64()
+        assert rt.cudaGraphCreate(addr(pg), 0) == 0
+        kp = ctypes.create_string_buffer(struct.pack("<Q3I3IIxxxxQQ", 0, 1, 1, 1, 32, 1, 1, 0, 0, 0))
+        prev = None
+        for f in funcs:
+            struct.pack_into("<Q", kp, 0, f)
+            n = out_u64()
+            deps = _ptrs(prev) if (prev and chain) else _ptrs()
+            assert rt.cudaGraphAddKernelNode(addr(n), pg.value, addr(deps), 1 if (prev and chain) else 0,
+                                             addr(kp)) == 0
+            prev = n.value
+        return pg.value
+    g1 = build([0x1, 0x2])
+    pe = out_u64()
+    assert rt.cudaGraphInstantiate(addr(pe), g1, 0) == 0
+    info = ctypes.create_string_buffer(24)
+    assert rt.cudaGraphExecUpdate(pe.value, build([0x3, 0x4]), addr(info)) == 0
+    assert struct.unpack_from("<i", info, 0)[0] == 0
+    assert rt.cudaGraphExecUpdate(pe.value, build([0x5, 0x6], chain=False), addr(info)) == 910
+    assert struct.unpack_from("<i", info, 0)[0] == 2                    # topology changed
+    assert rt.cudaGraphExecUpdate(pe.value, build([0x5]), addr(info)) == 910
+    assert rt.cudaGraphLaunch(pe.value, 0) == 0
+    rt.streams.synchronize_device()
+    assert rt.launcher.log == ["k3", "k4"]
