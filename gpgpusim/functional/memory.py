@@ -52,15 +52,16 @@ class MemoryFault(Exception):
 class GlobalMemory:
     """The device's global address space (global, constant and heap all share it, C227)."""
 
-    __slots__ = ("_bufs", "_sizes", "_bases", "_base_arr", "_end_arr", "_free", "_top",
-                 "_host", "_typed", "used_bytes")
+    __slots__ = ("_bufs", "_sizes", "_idx", "_free", "_top", "_host", "_typed", "used_bytes")
 
     def __init__(self) -> None:
         self._bufs: dict[int, np.ndarray] = {}     # base -> backing uint8 buffer (padded)
         self._sizes: dict[int, int] = {}           # base -> logical size in bytes
-        self._bases: list[int] = []                # sorted bases
-        self._base_arr = np.zeros(0, dtype=np.uint64)
-        self._end_arr = np.zeros(0, dtype=np.uint64)
+        # (sorted bases, bases as uint64 array, ends as uint64 array): replaced as a whole on every
+        # allocate/free, so the simulation thread always reads a consistent snapshot while the
+        # host thread allocates (cudaMalloc during an asynchronous kernel)
+        self._idx: tuple[list[int], np.ndarray, np.ndarray] = (
+            [], np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint64))
         self._free: list[tuple[int, int]] = []     # freed (start, size) ranges of the heap
         self._top = GLOBAL_HEAP_START
         self._host: set[int] = set()               # bases registered by map_host
@@ -113,11 +114,10 @@ class GlobalMemory:
         if addr not in self._bufs:
             raise CudaError(Err.InvalidValue,
                             f"free of {addr:#x}: not the start of a live device allocation")
-        size = self._sizes.pop(addr)
+        size = self._sizes[addr]
+        self._publish([b for b in self._idx[0] if b != addr])
+        del self._sizes[addr]
         del self._bufs[addr]
-        i = bisect.bisect_left(self._bases, addr)
-        del self._bases[i]
-        self._rebuild()
         self._typed = {k: v for k, v in self._typed.items() if k[0] != addr}
         if addr in self._host:
             self._host.discard(addr)
@@ -141,22 +141,24 @@ class GlobalMemory:
     def _insert(self, addr: int, buf: np.ndarray, size: int) -> None:
         self._bufs[addr] = buf
         self._sizes[addr] = size
-        bisect.insort(self._bases, addr)
-        self._rebuild()
+        bases = list(self._idx[0])
+        bisect.insort(bases, addr)
+        self._publish(bases)
         if buf is not None and addr not in self._host:
             self.used_bytes += size
 
-    def _rebuild(self) -> None:
-        self._base_arr = np.array(self._bases, dtype=np.uint64)
-        self._end_arr = np.array([b + self._sizes[b] for b in self._bases], dtype=np.uint64)
+    def _publish(self, bases: list[int]) -> None:
+        self._idx = (bases, np.array(bases, dtype=np.uint64),
+                     np.array([b + self._sizes[b] for b in bases], dtype=np.uint64))
 
     # ------------------------------------------------------------------ scalar access
     def find(self, addr: int) -> tuple[int, int] | None:
         """The ``(base, size)`` of the allocation containing ``addr``, or None."""
-        i = bisect.bisect_right(self._bases, addr) - 1
+        bases = self._idx[0]
+        i = bisect.bisect_right(bases, addr) - 1
         if i < 0:
             return None
-        base = self._bases[i]
+        base = bases[i]
         size = self._sizes[base]
         if addr < base + max(size, 1):
             return base, size
@@ -224,16 +226,17 @@ class GlobalMemory:
         a = addrs.astype(np.uint64, copy=False)
         lo = int(a.min())
         hi = int(a.max())
-        i = bisect.bisect_right(self._bases, lo) - 1
+        bases, base_arr, end_arr = self._idx
+        i = bisect.bisect_right(bases, lo) - 1
         if i >= 0:
-            base = self._bases[i]
+            base = bases[i]
             if hi + size <= base + self._sizes[base]:
                 return [(base, None, (a - np.uint64(base)).view(np.int64))]
-        idx = np.searchsorted(self._base_arr, a, side="right").astype(np.int64) - 1
+        idx = np.searchsorted(base_arr, a, side="right").astype(np.int64) - 1
         ok = idx >= 0
         safe = np.where(ok, idx, 0)
-        if self._end_arr.size:
-            ok &= (a + np.uint64(size)) <= self._end_arr[safe]
+        if end_arr.size:
+            ok &= (a + np.uint64(size)) <= end_arr[safe]
         else:
             ok[:] = False
         if not ok.all():
@@ -242,7 +245,7 @@ class GlobalMemory:
         out: list[tuple[int, np.ndarray | None, np.ndarray]] = []
         for k in np.unique(safe):
             lanes = np.flatnonzero(safe == k)
-            base = self._bases[int(k)]
+            base = bases[int(k)]
             out.append((base, lanes, (a[lanes] - np.uint64(base)).astype(np.int64)))
         return out
 
