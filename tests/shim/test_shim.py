@@ -260,3 +260,33 @@ def test_program_without_kernels_gets_the_exit_report(shim_lib, tmp_path):
     assert lines[-1] == "GPGPU-Sim: *** exit detected ***"
     assert r.stdout.count("exit detected") == 1
     assert out.is_file()
+
+
+THRUST_SRC = r"""
+#include <thrust/device_vector.h>
+#include <thrust/reduce.h>
+#include <thrust/sequence.h>
+#include <cstdio>
+int main()
+{
+    thrust::device_vector<int> v(1000);
+    thrust::sequence(v.begin(), v.end());
+    int s = thrust::reduce(v.begin(), v.end());
+    printf("sum=%d %s\n", s, s == 499500 ? "PASS" : "FAIL");
+    return s != 499500;
+}
+"""
+
+
+@pytest.mark.slow
+@needs_nvcc
+def test_thrust_program(shim_lib, tmp_path):
+    """Thrust (CUDA 13) launches through cudaLaunchKernelExC and queries occupancy/attributes."""
+    pytest.importorskip("gpgpusim.functional.engine")
+    (tmp_path / "thr.cu").write_text(THRUST_SRC)
+    exe = tmp_path / "thr"
+    subprocess.run([NVCC, "-cudart", "shared", str(tmp_path / "thr.cu"), "-o", str(exe)], check=True,
+                   capture_output=True)
+    r = subprocess.run([str(exe)], env=_env(shim_lib), cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "sum=499500 PASS" in r.stdout
