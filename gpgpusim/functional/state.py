@@ -498,6 +498,13 @@ class Exec:
             cta, t = divmod(uid, self.T)
             hit = np.flatnonzero(self.cta_ids == cta)
             self.debug_lane = int(hit[0]) * self.Wc * 32 + t if hit.size else -1
+        if lvl >= 1:     # level 1: CTA allocation (GPGPU-Sim: verbose logs for CTA allocation)
+            out = self._dbg_file or sys.stdout
+            for c in range(self.ncta):
+                out.write(f"GPGPU-Sim PTX: allocating CTA ({','.join(map(str, self.cta_coords(c)))}) of "
+                          f"{self.prog.kernel.name}: {self.T} threads, {self.Wc} warps, "
+                          f"{self.smem_size} bytes shared, {self.L} bytes local per thread\n")
+            out.flush()
 
     def trace(self, d: dec.DInst, esel: np.ndarray | None) -> None:
         f = self._dbg_file
@@ -532,4 +539,10 @@ class Exec:
                         v = self.R[slot][ln]
                         f.write(f"    {r.name} <- {int(v) if v.dtype != np.bool_ else bool(v)} "
                                 f"({int(v):#x})\n" if v.dtype != np.bool_ else f"    {r.name} <- {bool(v)}\n")
+        if self.debug_level >= 10 and self.debug_uid is not None:
+            # level 10: the whole register file of the traced thread (its current function)
+            ln = lanes[0]
+            for name, slot in sorted(d.func.slots.items()):
+                v = self.R[slot][ln]
+                f.write(f"    {name} = {bool(v) if v.dtype == np.bool_ else hex(int(v))}\n")
         f.flush()

@@ -220,6 +220,8 @@ def test_debug_trace_single_thread(monkeypatch, capsys):
     monkeypatch.setenv("PTX_SIM_DEBUG_THREAD_UID", "37")
     run_once(m, "k", (2, 1, 1), (32, 1, 1), [("o", np.zeros(64, np.int32))])
     out = capsys.readouterr().out.splitlines()
+    assert sum(line.startswith("GPGPU-Sim PTX: allocating CTA") for line in out) == 2   # level >= 1
+    out = [line for line in out if not line.startswith("GPGPU-Sim PTX")]
     assert out[0].startswith("thread 37 pc 0 line ") and "ld.param.u64" in out[0]
     assert "    %r2 <- 105 (0x69)" in out
     assert sum(line.startswith("thread 37 ") for line in out) == 7
@@ -540,3 +542,17 @@ def test_smid_gridid_clock_envreg_lanemasks():
     for t, row in enumerate(r.out["o"].tolist()):
         le = (2 << t) - 1
         assert row == [0, 80, 0, 1 << t, le & 0xFFFFFFFF, (~((1 << t) - 1)) & 0xFFFFFFFF, (~le) & 0xFFFFFFFF, 64]
+
+
+def test_debug_levels_1_and_10(monkeypatch, capsys):
+    m = ptx(TID + """
+    add.u32 %r2, %r1, 100;
+    st.global.u32 [%rd3], %r2;
+    ret;""")
+    monkeypatch.setenv("PTX_SIM_DEBUG", "10")
+    monkeypatch.setenv("PTX_SIM_DEBUG_THREAD_UID", "33")
+    run_once(m, "k", (2, 1, 1), (32, 1, 1), [("o", np.zeros(64, np.int32))])
+    out = capsys.readouterr().out.splitlines()
+    assert out[:2] == [f"GPGPU-Sim PTX: allocating CTA ({c},0,0) of k: 32 threads, 1 warps, 0 bytes shared, "
+                       f"16 bytes local per thread" for c in range(2)]
+    assert "    %r2 = 0x65" in out and "    %r1 = 0x1" in out and "    %p1 = False" in out
