@@ -13,6 +13,9 @@ program order; a block starts at pc 0, at every label and after every ``bra``/``
 guarded ``ret``/``exit``/``call`` the pc of the first instruction of its immediate
 post-dominator block, or ``len(instructions)`` when that is the function's virtual exit.
 
+:func:`dominators` / :func:`idominators` (GPGPU-Sim computes them for PTXPlus break
+analysis, C217, which we do not need) are provided for tools and debugging.
+
 Post-dominators are computed on the reverse CFG with the iterative data-flow algorithm
 (Muchnick fig. 7.14/7.15, as GPGPU-Sim), using Python ints as bit sets.  Blocks that cannot
 reach the exit (infinite loops) reconverge at the exit.
@@ -147,6 +150,49 @@ def _reaching_exit(blocks: list[BasicBlock]) -> list[bool]:
                 seen[p] = True
                 stack.append(p)
     return seen[:nb]
+
+
+def dominators(blocks: list[BasicBlock]) -> list[int]:
+    """Dominator sets as bit masks (GPGPU-Sim ``find_dominators``; entry = block 0).
+
+    Blocks unreachable from the entry dominate only themselves.
+    """
+    nb = len(blocks)
+    if nb == 0:
+        return []
+    full = (1 << nb) - 1
+    dom = [1] + [full] * (nb - 1)
+    changed = True
+    while changed:
+        changed = False
+        for b in blocks[1:]:
+            acc = full if b.preds else 0
+            for p in b.preds:
+                acc &= dom[p]
+            new = acc | (1 << b.id)
+            if new != dom[b.id]:
+                dom[b.id] = new
+                changed = True
+    return dom
+
+
+def idominators(dom: list[int]) -> list[int | None]:
+    """Immediate dominator of each block (None for the entry and unreachable blocks)."""
+    out: list[int | None] = []
+    counts = [bin(m).count("1") for m in dom]
+    for i, m in enumerate(dom):
+        strict = m & ~(1 << i)
+        best: int | None = None
+        best_n = -1
+        while strict:
+            low = strict & -strict
+            j = low.bit_length() - 1
+            strict ^= low
+            # dominators form a chain; the nearest has the largest set
+            if counts[j] > best_n:
+                best, best_n = j, counts[j]
+        out.append(best)
+    return out
 
 
 def ipostdominators(pdom: list[int]) -> list[int]:

@@ -203,3 +203,20 @@ def test_report_text_for_stream():
         "GPGPU-Sim PTX:    immediate post dominator      @  PC=0x138 (stream.1.sm_75.ptx:89) ret;",
         "GPGPU-Sim PTX: ... end of reconvergence points for _Z11streamTriadPfPKfS1_fi",
     ]
+
+
+def test_dominators_and_immediate_dominators():
+    fn = kernel("""
+        @%p1 bra ELSE;         // bb0
+        add.s32 %r1, 1, 2;     // bb1
+        bra.uni JOIN;
+    ELSE:
+        add.s32 %r1, 3, 4;     // bb2
+    JOIN:
+        ret;                   // bb3
+    DEAD:
+        ret;                   // bb4 (unreachable)
+    """)
+    dom = cfg.dominators(fn.basic_blocks)
+    assert dom == [0b00001, 0b00011, 0b00101, 0b01001, 0b10000]
+    assert cfg.idominators(dom) == [None, 0, 0, 0, None]
