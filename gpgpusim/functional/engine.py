@@ -23,12 +23,25 @@ post-dominator) and pushes the taken and then the fall-through path (the fall-th
 first); an entry whose pc reaches its reconvergence pc is popped.  ``call`` pushes an entry
 for the calling lanes that is popped by the callee's exit pseudo instruction.
 
-Instruction counting (checked against GPGPU-Sim 4.2's logs, e.g. vectoradd 1,376,256 /
-45,056 and reduce 10,747,392 / 371,200):
+Instruction counting (equal to GPGPU-Sim 4.2's for all 22 kernels of the reference programs,
+``bench/functional_counts.py``; e.g. vectoradd 1,376,256 / 45,056, reduce 10,747,392 / 371,200):
+
 * ``warp_insn`` (``gpgpu_n_tot_w_icount``): one per warp per issued instruction, guarded or
   not, including ``ret``/``exit``;
 * ``thread_insn`` (``gpu_sim_insn``): the lanes that are active *and* whose guard predicate is
   true (a ``@%p bra`` whose predicate is false in a lane is not counted for that lane).
+
+Scheduling in the batched driver does not change any count (the SIMT stack alone decides
+which warp instructions exist); it only decides the order in which warps' instructions run,
+which matters for inter-warp communication: every ``_FAIR_PERIOD`` steps the longest-waiting
+warp is served, so spin locks between warps make progress.  With few resident warps
+(``_SMALL_W``) the batched driver issues warp by warp with scalar bookkeeping.
+
+Faults: out-of-bounds / unmapped -> ``CudaError(IllegalAddress, sticky)``, misaligned ->
+``MisalignedAddress``, ``trap`` -> ``LaunchFailure``, device ``assert`` -> ``Assert``, a
+barrier that can never complete -> ``LaunchFailure`` (deadlock), more than
+``functional_step_limit`` issue steps -> ``LaunchTimeout`` (watchdog); messages name the
+kernel, block, thread, PTX file:line and instruction text.
 """
 
 from __future__ import annotations
