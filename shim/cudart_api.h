@@ -126,6 +126,8 @@ cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost);
 cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height);
 cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count);
 cudaError_t cudaFuncGetName(const char **name, const void *func);
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks,
+                                                      int blockSize);
 cudaError_t cudaStreamAttachMemAsync(void *stream, void *devPtr, size_t length, unsigned int flags);
 cudaError_t gs_mem_prefetch(const void *devPtr, size_t count, const gs_mem_location *location,
                             unsigned int flags, void *stream);

@@ -971,6 +971,24 @@ class Runtime(StreamApi):
         abi.write_i32(num_blocks, self.occupancy(k, block_size, dyn_smem))
 
     @api
+    def cudaOccupancyAvailableDynamicSMemPerBlock(self, size_out: int, func: int, num_blocks: int,
+                                                  block_size: int) -> None:
+        """Dynamic shared memory per block that still lets ``num_blocks`` blocks of
+        ``block_size`` threads reside on one SM (0 when they do not fit at all)."""
+        what = "cudaOccupancyAvailableDynamicSMemPerBlock"
+        _check_ptr(size_out, f"{what}: dynamicSmemSize")
+        k = self.registry.kernel(func, what)
+        if num_blocks <= 0 or block_size <= 0:
+            raise CudaError(Err.InvalidValue, f"{what}: numBlocks {num_blocks} / blockSize {block_size}")
+        static = k.resources().static_smem_bytes
+        if self.occupancy(k, block_size, 0) < num_blocks:
+            abi.write_u64(size_out, 0)
+            return
+        per_block = self.device.smem_per_sm_bytes // num_blocks - static
+        limit = k.attrs.get(FUNC_ATTR_MAX_DYN_SMEM, self._default_dyn_smem(k))
+        abi.write_u64(size_out, max(0, min(per_block, limit)))
+
+    @api
     def cudaOccupancyMaxActiveBlocksPerMultiprocessor(self, num_blocks: int, func: int, block_size: int,
                                                       dyn_smem: int) -> None:
         self._occupancy(num_blocks, func, block_size, dyn_smem, 0,

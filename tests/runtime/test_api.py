@@ -643,3 +643,14 @@ def test_launch_kernel_ex(rt, engine):
     assert rt.cudaLaunchKernelExC(0, rt.h.stub(0), addr(args)) == Err.InvalidValue
     assert rt.cudaDeviceSynchronize() == 0
     assert len(engine.calls) == 2
+
+
+def test_available_dynamic_smem(rt):
+    v = u64()
+    stub = rt.h.stub(1)                              # 4 KiB static shared memory
+    assert rt.cudaOccupancyAvailableDynamicSMemPerBlock(addr(v), stub, 4, 128) == 0
+    assert v.value == min(98304 // 4 - 4096, 48 * 1024 - 4096)
+    assert rt.cudaOccupancyAvailableDynamicSMemPerBlock(addr(v), stub, 1, 128) == 0
+    assert v.value == 48 * 1024 - 4096              # capped by the per-block dynamic limit
+    assert rt.cudaOccupancyAvailableDynamicSMemPerBlock(addr(v), stub, 64, 128) == 0 and v.value == 0
+    assert rt.cudaOccupancyAvailableDynamicSMemPerBlock(addr(v), stub, 0, 128) == Err.InvalidValue

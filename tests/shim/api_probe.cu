@@ -78,6 +78,9 @@ int main(int argc, char **argv)
     rc = (int)cudaLaunchKernelEx(&lc, add_one, (int *)nullptr, 0);
     printf("launch_ex_cluster=%d\n", rc);
     cudaGetLastError();
+    int min_grid = 0, best_block = 0;
+    rc = (int)cudaOccupancyMaxPotentialBlockSize(&min_grid, &best_block, add_one, 0, 0);
+    printf("potential_rc=%d min_grid=%d best_block=%d\n", rc, min_grid, best_block);
     cudaFuncAttributes fa;
     rc = (int)cudaFuncGetAttributes(&fa, add_one);
     printf("func_attr_rc=%d func_regs=%d func_max_threads=%d\n", rc, fa.numRegs, fa.maxThreadsPerBlock);

@@ -117,7 +117,10 @@ def test_probe_binary_api_results(shim_lib, probe, tmp_path):
     assert "cudaUserObjectCreate() is not supported by gpgpusim" in r.stderr
     assert kv["graph_create"] == "0"
     assert kv["bad_launch"] == "9"
-    assert kv["launch_ex_cluster"] == "801"          # cudaLaunchKernelEx with a cluster attribute
+    assert kv["launch_ex_cluster"] == "801"
+    # cudaOccupancyMaxPotentialBlockSize (header template over the occupancy/attribute calls)
+    assert kv["potential_rc"] == "0" and 32 <= int(kv["best_block"]) <= 1024
+    assert int(kv["min_grid"]) > 0 and int(kv["min_grid"]) % 80 == 0          # cudaLaunchKernelEx with a cluster attribute
     # struct cudaMemLocation passed by value through the C wrappers
     assert (kv["managed_alloc"], kv["prefetch"], kv["advise"], kv["prefetch_bad_device"]) == ("0", "0", "0", "101")
     # registers come from the cubin's .nv.info (cuobjdump_tools.elfinfo), as ptxas allocated them
