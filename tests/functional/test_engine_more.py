@@ -1,0 +1,60 @@
+"""Engine on nvcc output of idiomatic CUDA (data/more_kernels.cu): cooperative-groups tile
+shuffles of doubles with dynamic shared memory, half precision, bit intrinsics, __ldg float4."""
+
+import numpy as np
+import pytest
+from conftest import DATA, run_both
+
+from gpgpusim.ptx import load_ptx_cached
+
+
+@pytest.fixture(scope="module")
+def mod():
+    return load_ptx_cached((DATA / "more_kernels.ptx").read_text(), "more_kernels.ptx")
+
+
+def test_cooperative_groups_tile_reduce_double(mod):
+    x = np.arange(1024, dtype=np.float64) * 0.25
+    r = run_both(mod, "cgreduce", (4, 1, 1), (256, 1, 1), [("in", x), ("out", np.zeros(1))], dyn_smem=64)
+    assert r.out["out"][0] == x.sum()
+
+
+def test_half_precision_and_bit_intrinsics(mod):
+    a = (np.arange(64) / 8).astype(np.float16)
+    b = (np.arange(64) / 16).astype(np.float16)
+    r = run_both(mod, "halfk", (1, 1, 1), (64, 1, 1), [("a", a), ("b", b), ("c", np.zeros(64, np.float16)),
+                                                      ("f", np.zeros(64, np.float32))])
+    ref_c = (a * a + b * b).astype(np.float16)
+    assert r.out["c"].tolist() == ref_c.tolist()
+
+    def brev(v):
+        return int(f"{v:032b}"[::-1], 2)
+    ref_f = [float(ref_c[i]) + bin(i).count("1") + (32 - (i + 1).bit_length()) + brev(i) % 7
+             + (i & -i).bit_length() for i in range(64)]
+    assert r.out["f"].tolist() == ref_f
+
+
+def test_integer_bit_tricks(mod):
+    xin = (np.arange(256, dtype=np.uint64) * 2654435761 % 2**32).astype(np.uint32)
+    r = run_both(mod, "bits", (2, 1, 1), (128, 1, 1), [("in", xin), ("out", np.zeros(256, np.uint32))])
+
+    def byte_perm(x, y, s):
+        b = list(x.to_bytes(4, "little")) + list(y.to_bytes(4, "little"))
+        return sum(b[(s >> (4 * k)) & 7] << (8 * k) for k in range(4))
+    ref = []
+    for i in range(256):
+        x = int(xin[i])
+        w = (x * 0x9E3779B97F4A7C15) % 2**64
+        fs = (((x >> 3) << 32 | x) << (i & 31) >> 32) & 0xFFFFFFFF
+        sx = x - 2**32 if x >= 2**31 else x
+        v = fs ^ (w >> 32) ^ byte_perm(x, i, 0x3210 + (i & 0x111)) ^ ((x * 2654435761) >> 32) \
+            ^ (x // (i + 1)) ^ ((abs(sx - i) + 3) & 0xFFFFFFFF)
+        ref.append(v & 0xFFFFFFFF)
+    assert r.out["out"].tolist() == ref
+
+
+def test_ldg_float4_partial_block(mod):
+    f4 = np.arange(400, dtype=np.float32).reshape(100, 4)
+    r = run_both(mod, "ldgk", (1, 1, 1), (128, 1, 1), [("in", f4), ("out", np.zeros((100, 4), np.float32))],
+                 [("i", 100)])
+    np.testing.assert_array_equal(r.out["out"], np.stack([f4[:, 3], f4[:, 2], f4[:, 1], f4[:, 0] * 2], 1))
