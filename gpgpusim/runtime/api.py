@@ -899,10 +899,8 @@ class Runtime(StreamApi):
         a.localSizeBytes = r.local_bytes
         a.maxThreadsPerBlock = self._max_threads(k)
         a.numRegs = r.regs
-        ver = getattr(k.module.ir, "version", (0, 0))
-        a.ptxVersion = k.module.ptx_arch
+        a.ptxVersion = k.module.ptx_arch          # the compute_XY the simulated PTX targets
         a.binaryVersion = k.module.ptx_arch
-        _ = ver
         a.maxDynamicSharedSizeBytes = k.attrs.get(FUNC_ATTR_MAX_DYN_SMEM, self._default_dyn_smem(k))
         a.preferredShmemCarveout = k.attrs.get(FUNC_ATTR_CARVEOUT, -1)
 

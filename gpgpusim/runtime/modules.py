@@ -215,6 +215,8 @@ def ptx_for_module(m: Module, max_capability: int, env: Mapping[str, str] | None
                             f"{exc.strerror}") from None
     from cuobjdump_tools import fatbin as fb
 
+    if not m.wrapper_addr:
+        raise CudaError(Err.InvalidKernelImage, f"fat binary #{m.index}: NULL fatbin wrapper pointer")
     parsed = fb.parse_wrapper(lambda addr, n: ctypes.string_at(addr, n), m.wrapper_addr)
     m.fatbin = parsed
     entry = fb.select_ptx(parsed, max_capability)

@@ -453,6 +453,20 @@ def test_registration_failure_is_recorded(monkeypatch, tmp_path, capsys):
         r.streams.shutdown(2.0)
 
 
+def test_null_fatbin_wrapper(monkeypatch, capsys):
+    from gpgpusim.options import load_config
+    from gpgpusim.runtime.api import Runtime
+
+    monkeypatch.delenv("PTX_SIM_USE_PTX_FILE", raising=False)
+    r = Runtime(load_config(None, env=False), splash=False)
+    try:
+        assert r.gs_register_fatbinary(0) != 0
+        assert "NULL fatbin wrapper pointer" in capsys.readouterr().err
+        assert r.cudaDeviceSynchronize() == Err.InvalidKernelImage
+    finally:
+        r.streams.shutdown(2.0)
+
+
 def test_bad_fatbin_wrapper(monkeypatch, capsys):
     from gpgpusim.options import load_config
     from gpgpusim.runtime.api import Runtime
