@@ -41,7 +41,7 @@ Representation of values: see :func:`dtype_of` (``bf16`` and the packed ``x2`` t
 bits; ``f16x2`` element 0 is the low half; ``.u16x2/.s16x2`` are read as ``u32``).
 
 Coverage: integer ``add sub mul mad mul24 mad24 sad div rem abs neg min max popc clz bfind brev
-bfe bfi dp4a dp2a`` (``.hi .lo .wide .sat .relu``, ``.cc addc subc madc``), packed
+bfe bfi bmsk szext dp4a dp2a`` (``.hi .lo .wide .sat .relu``, ``.cc addc subc madc``), packed
 ``.u16x2/.s16x2`` and SIMD video ``vadd vsub vabsdiff vmin vmax vavrg`` (2/4, plain operands);
 logic ``and or xor not cnot lop3 shl shr shf prmt`` (all modes); float ``add sub mul fma mad div
 rcp sqrt rsqrt sin cos lg2 ex2 tanh abs neg min max copysign testp`` for f32/f64/f16/bf16 and
@@ -297,6 +297,16 @@ def _b_bfi(inst: ir.Instruction) -> OpSpec:
     return OpSpec(_int.bfi(t), (t,), (t, t, "u32", "u32"))
 
 
+def _b_bmsk(inst: ir.Instruction) -> OpSpec:
+    if inst.has("clamp") == inst.has("wrap"):
+        raise _Bad("needs .clamp or .wrap")
+    if inst.opcode == "bmsk":
+        _one_type(inst, {"b32"})
+        return OpSpec(_int.bmsk(inst.has("clamp")), ("b32",), ("u32", "u32"))
+    t = _one_type(inst, {"u32", "s32"})
+    return OpSpec(_int.szext(t, inst.has("clamp")), (t,), (t, "u32"))
+
+
 def _b_dp(inst: ir.Instruction) -> OpSpec:
     types = inst.types
     if len(types) != 2 or not set(types) <= {"u32", "s32"}:
@@ -490,7 +500,7 @@ _BUILDERS: dict[str, Callable[[ir.Instruction], OpSpec | None]] = {
     "div": _b_div, "rem": _b_rem, "abs": _b_absneg, "neg": _b_absneg,
     "min": _b_minmax, "max": _b_minmax,
     "popc": _b_bitcount, "clz": _b_bitcount, "bfind": _b_bitcount, "brev": _b_bitcount,
-    "bfe": _b_bfe, "bfi": _b_bfi, "dp4a": _b_dp, "dp2a": _b_dp,
+    "bfe": _b_bfe, "bfi": _b_bfi, "dp4a": _b_dp, "dp2a": _b_dp, "bmsk": _b_bmsk, "szext": _b_bmsk,
     "and": _b_logic, "or": _b_logic, "xor": _b_logic, "not": _b_logic, "cnot": _b_logic,
     "lop3": _b_lop3, "shl": _b_shift, "shr": _b_shift, "shf": _b_shf, "prmt": _b_prmt,
     "rcp": _b_float_unary, "sqrt": _b_float_unary, "rsqrt": _b_float_unary, "sin": _b_float_unary,

@@ -379,3 +379,37 @@ def dp2a(atype: str, btype: str, hi: bool) -> Fn:
         acc = np.asarray(c).astype(I64) + h[0] * by[k] + h[1] * by[k + 1]
         return (acc & 0xFFFFFFFF).astype(U32).astype(dt)
     return fn
+
+
+# ----------------------------------------------------------------------------- bmsk / szext
+def bmsk(clamp: bool) -> Fn:
+    """``bmsk.{clamp,wrap}.b32 d, a, b``: ``b`` one-bits starting at bit ``a``; with ``.wrap``
+    both counts are taken mod 32, with ``.clamp`` limited to 32 (bits past 31 are dropped)."""
+    def fn(a, b):
+        pos = np.asarray(a).astype(U32)
+        width = np.asarray(b).astype(U32)
+        if clamp:
+            pos, width = np.minimum(pos, U32(32)), np.minimum(width, U32(32))
+        else:
+            pos, width = pos & U32(31), width & U32(31)
+        ones = (U64(1) << width.astype(U64)) - U64(1)
+        return ((ones << pos.astype(U64)) & _M32).astype(U32)
+    return fn
+
+
+def szext(t: str, clamp: bool) -> Fn:
+    """``szext.{clamp,wrap}.{u32,s32} d, a, b``: keep the low ``b`` bits of ``a`` and zero- or
+    sign-extend them (``b`` mod 32 with ``.wrap``, min(b, 32) with ``.clamp``; b == 0 -> 0)."""
+    signed = t == "s32"
+    dt = dtype_of(t)
+
+    def fn(a, b):
+        x = np.asarray(a).astype(U32).astype(I64)
+        n = np.asarray(b).astype(U32).astype(I64)
+        n = np.minimum(n, 32) if clamp else n & 31
+        field = x & ((np.int64(1) << n) - 1)
+        if signed:
+            top = np.where(n > 0, np.int64(1) << np.maximum(n - 1, 0), 0)
+            field = (field ^ top) - top
+        return (field & 0xFFFFFFFF).astype(U32).astype(dt)
+    return fn

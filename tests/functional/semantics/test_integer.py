@@ -281,3 +281,21 @@ def test_shape_agnostic_batched():
 ])
 def test_shift_by_immediate(name, a, k, expected):
     assert as_list(run(name, [a, a], 0, imm={1: k})) == [expected, expected]
+
+
+@pytest.mark.parametrize("name,a,b,expected", [
+    ("bmsk.clamp.b32", 4, 8, 0xFF0),
+    ("bmsk.clamp.b32", 28, 8, 0xF0000000),
+    ("bmsk.clamp.b32", 0, 40, M32),
+    ("bmsk.clamp.b32", 33, 3, 0),
+    ("bmsk.wrap.b32", 36, 33, 0x10),
+    ("bmsk.wrap.b32", 0, 32, 0),
+    ("szext.clamp.s32", 0xFF, 8, -1),
+    ("szext.clamp.s32", 0x7F, 8, 0x7F),
+    ("szext.clamp.u32", 0x1FF, 8, 0xFF),
+    ("szext.clamp.s32", 0x80000000, 40, INT_MIN),
+    ("szext.wrap.s32", 0x1F, 36, -1),
+    ("szext.clamp.s32", 0x1F, 0, 0),
+])
+def test_bmsk_szext(name, a, b, expected):
+    assert as_list(run(name, [a], [b])) == [expected]
