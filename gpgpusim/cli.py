@@ -139,6 +139,7 @@ def check_binary(path: str) -> str | None:
     default, and then our library is never loaded.  Non-ELF programs (scripts) pass."""
     try:
         from elftools.common.exceptions import ELFError
+        from elftools.elf.dynamic import DynamicSection
         from elftools.elf.elffile import ELFFile
     except ImportError:
         return None
@@ -149,7 +150,8 @@ def check_binary(path: str) -> str | None:
             f.seek(0)
             elf = ELFFile(f)
             dyn = elf.get_section_by_name(".dynamic")
-            needed = [t.needed for t in dyn.iter_tags() if t.entry.d_tag == "DT_NEEDED"] if dyn else []
+            tags = dyn.iter_tags() if isinstance(dyn, DynamicSection) else ()
+            needed = [t.needed for t in tags if t.entry.d_tag == "DT_NEEDED"]
             has_fatbin = elf.get_section_by_name(".nv_fatbin") is not None
     except (OSError, ELFError):
         return None
