@@ -151,7 +151,7 @@ def check_binary(path: str) -> str | None:
             elf = ELFFile(f)
             dyn = elf.get_section_by_name(".dynamic")
             tags = dyn.iter_tags() if isinstance(dyn, DynamicSection) else ()
-            needed = [t.needed for t in tags if t.entry.d_tag == "DT_NEEDED"]
+            needed = [str(getattr(t, "needed", "")) for t in tags if t.entry.d_tag == "DT_NEEDED"]
             has_fatbin = elf.get_section_by_name(".nv_fatbin") is not None
     except (OSError, ELFError):
         return None
