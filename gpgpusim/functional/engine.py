@@ -19,8 +19,9 @@ of warps that share a pc) serves two drivers:
 SIMT stack (C089, ``-gpgpu_simd_model 1``): per warp, entries ``(pc, reconvergence pc, mask)``
 held in ``(warps, depth)`` numpy arrays so that branches of many warps update at once.  A
 divergent branch turns the top entry into the reconvergence entry (pc = immediate
-post-dominator) and pushes the taken and then the fall-through path (the fall-through runs
-first); an entry whose pc reaches its reconvergence pc is popped.  ``call`` pushes an entry
+post-dominator) and pushes both paths in increasing pc order, as GPGPU-Sim's
+``simt_stack::update`` does (so the path with the higher pc runs first: the taken side of a
+forward branch); an entry whose pc reaches its reconvergence pc is popped.  ``call`` pushes an entry
 for the calling lanes that is popped by the callee's exit pseudo instruction.
 
 Instruction counting (equal to GPGPU-Sim 4.2's for all 22 kernels of the reference programs,
@@ -304,12 +305,14 @@ def _issue1(ex: Exec, w: int, p: int) -> int:
                 ex.spc[w, t] = rpc
                 if t + 2 >= ex.spc.shape[1]:
                     ex.grow_stack()
-                ex.spc[w, t + 1] = d.target
+                lo, hi = ((p + 1, mask & ~emask), (d.target, emask)) if d.target > p + 1 else \
+                    ((d.target, emask), (p + 1, mask & ~emask))
+                ex.spc[w, t + 1] = lo[0]
                 ex.srpc[w, t + 1] = rpc
-                ex.smask[w, t + 1] = emask
-                ex.spc[w, t + 2] = p + 1
+                ex.smask[w, t + 1] = lo[1]
+                ex.spc[w, t + 2] = hi[0]
                 ex.srpc[w, t + 2] = rpc
-                ex.smask[w, t + 2] = mask & ~emask
+                ex.smask[w, t + 2] = hi[1]
                 t += 2
                 ex.depth[w] = t + 1
     except MemoryFault as f:
@@ -345,8 +348,13 @@ def _branch(ex: Exec, G, t, masks, esel, target: int, rpc: int, p: int) -> None:
     D = G[div]
     td = t[div]
     spc[D, td] = rpc
-    _push(ex, D, target, rpc, tm[div])
-    _push(ex, D, p + 1, rpc, masks[div] & ~tm[div])
+    # GPGPU-Sim pushes the divergent paths in increasing pc order, so the higher pc runs first
+    if target > p + 1:
+        _push(ex, D, p + 1, rpc, masks[div] & ~tm[div])
+        _push(ex, D, target, rpc, tm[div])
+    else:
+        _push(ex, D, target, rpc, tm[div])
+        _push(ex, D, p + 1, rpc, masks[div] & ~tm[div])
     _reconverge(ex, G)
 
 

@@ -556,3 +556,23 @@ def test_debug_levels_1_and_10(monkeypatch, capsys):
     assert out[:2] == [f"GPGPU-Sim PTX: allocating CTA ({c},0,0) of k: 32 threads, 1 warps, 0 bytes shared, "
                        f"16 bytes local per thread" for c in range(2)]
     assert "    %r2 = 0x65" in out and "    %r1 = 0x1" in out and "    %p1 = False" in out
+
+
+def test_divergent_paths_run_higher_pc_first_like_gpgpusim():
+    # if/else: the else block (branch target, higher pc) runs before the then block; every lane
+    # takes a ticket from a counter in its path, so tickets reveal the order
+    m = ptx(TID + """
+    and.b32 %r2, %r1, 1;
+    setp.eq.u32 %p1, %r2, 1;
+    @%p1 bra ELSE;
+    atom.global.add.u32 %r3, [%rd1+256], 1;
+    bra END;
+ELSE:
+    atom.global.add.u32 %r3, [%rd1+256], 1;
+END:
+    st.global.u32 [%rd3], %r3;
+    ret;""")
+    r = run_both(m, "k", (1, 1, 1), (32, 1, 1), [("o", np.zeros(65, np.int32))])
+    o = r.out["o"][:32].tolist()
+    assert [o[t] for t in range(1, 32, 2)] == list(range(16))        # odd lanes (else) first
+    assert [o[t] for t in range(0, 32, 2)] == list(range(16, 32))
