@@ -668,3 +668,14 @@ def test_available_dynamic_smem(rt):
     assert v.value == 48 * 1024 - 4096              # capped by the per-block dynamic limit
     assert rt.cudaOccupancyAvailableDynamicSMemPerBlock(addr(v), stub, 64, 128) == 0 and v.value == 0
     assert rt.cudaOccupancyAvailableDynamicSMemPerBlock(addr(v), stub, 0, 128) == Err.InvalidValue
+
+
+def test_cuda_launch_blocking(rt, engine, monkeypatch):
+    monkeypatch.setenv("CUDA_LAUNCH_BLOCKING", "1")
+    out = malloc(rt, 64)
+    args, keep = kern_args(out, 1, 1.0, 1)
+    assert launch(rt, rt.h.stub(0), (1, 1, 1), (32, 1, 1), addr(args)) == 0
+    assert len(engine.calls) == 1                      # ran before the launch returned
+    engine.fault = CudaError(Err.IllegalAddress, "fault", sticky=True)
+    assert launch(rt, rt.h.stub(0), (1, 1, 1), (32, 1, 1), addr(args)) == Err.IllegalAddress
+    assert rt.cudaGetLastError() == Err.IllegalAddress
