@@ -17,7 +17,8 @@ per-kernel table compares with the CSV. "after start-up" divides by the wall tim
 first kernel launch line. C++ functional-mode wall times
 (from the baseline report) are in ``CPP_FUNCTIONAL_WALL_S``.
 
-Usage: ``python bench/run_reference.py [--programs vectoradd,reduce] [--mode functional]``
+Usage: ``python bench/run_reference.py [--programs vectoradd,reduce] [--mode functional]``;
+``--suite apps`` runs our own ``apps/`` the same way (speed only; no reference figures).
 """
 from __future__ import annotations
 
@@ -227,11 +228,18 @@ def render(results: list[RunResult], reference: dict[str, list[dict[str, str]]])
     return "\n".join(out) + "\n"
 
 
+def app_programs() -> list[str]:
+    """The apps/ suite's binaries (``make -C apps list``)."""
+    out = subprocess.run(["make", "-s", "-C", str(REPO / "apps"), "list"], capture_output=True, text=True,
+                         check=True)
+    return sorted(out.stdout.split())
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    all_programs = sorted(p.stem for p in (REFERENCE / "programs").glob("*.cu"))
-    ap.add_argument("--programs", default=",".join(all_programs),
-                    help="comma-separated program names (default: all)")
+    ap.add_argument("--suite", choices=("reference", "apps"), default="reference",
+                    help="the C++ reference programs (default) or our own apps/ (no reference figures)")
+    ap.add_argument("--programs", default="", help="comma-separated program names (default: all of the suite)")
     ap.add_argument("--mode", choices=("functional", "timing", "both"), default="functional")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per program run")
     ap.add_argument("--nvcc", default=os.environ.get("NVCC", "nvcc"))
@@ -240,15 +248,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=RESULTS)
     args = ap.parse_args(argv)
 
-    programs = [p for p in args.programs.split(",") if p]
+    if args.suite == "apps":
+        subprocess.run(["make", "-s", "-C", str(REPO / "apps"), "-j2", f"NVCC={args.nvcc}"], check=True)
+        all_programs = app_programs()
+    else:
+        all_programs = sorted(p.stem for p in (REFERENCE / "programs").glob("*.cu"))
+    programs = [p for p in args.programs.split(",") if p] or all_programs
     unknown = sorted(set(programs) - set(all_programs))
     if unknown:
         ap.error(f"unknown program(s) {unknown}; known: {all_programs}")
     modes = ["functional", "timing"] if args.mode == "both" else [args.mode]
-    reference = load_reference()
+    reference = load_reference() if args.suite == "reference" else {}
     results = []
     for prog in programs:
-        exe = build(prog, args.nvcc, args.out / "bin")
+        if args.suite == "apps":
+            exe = REPO / "apps" / "bin" / prog
+        else:
+            exe = build(prog, args.nvcc, args.out / "bin")
         for mode in modes:
             r = run_program(prog, exe, mode, args.timeout, args.json_flag)
             results.append(r)
@@ -256,8 +272,8 @@ def main(argv: list[str] | None = None) -> int:
                   + (f" - {r.error}" if r.error else ""), file=sys.stderr, flush=True)
     table = render(results, reference)
     args.out.mkdir(parents=True, exist_ok=True)
-    path = args.out / f"reference-{args.mode}-{time.strftime('%Y%m%d-%H%M%S')}.md"
-    path.write_text(f"# gpgpusim vs C++ GPGPU-Sim reference ({args.mode})\n\n{table}")
+    path = args.out / f"{args.suite}-{args.mode}-{time.strftime('%Y%m%d-%H%M%S')}.md"
+    path.write_text(f"# gpgpusim: {args.suite} suite ({args.mode})\n\n{table}")
     print(table)
     print(f"written to {path}", file=sys.stderr)
     return 0 if all(r.passed for r in results) else 1
