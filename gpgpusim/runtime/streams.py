@@ -316,8 +316,11 @@ class StreamManager:
         return op
 
     def _stream_id(self, stream: Stream) -> int:
-        """``kernel_stream_id``: 0 for the legacy stream, else the stream's handle."""
-        return 0 if stream is self.legacy else stream.handle
+        """``kernel_stream_id``: the stream's id (``cudaStreamGetId``: 0 for the legacy stream,
+        then 1, 2, ... in creation order).  GPGPU-Sim prints the ``CUstream_st`` pointer, which
+        users report as garbage (anchors.md §2, item 13); a small stable id is
+        comparable across runs."""
+        return stream.uid
 
     def _push(self, stream: Stream, op: Op) -> None:
         if stream is self.legacy:

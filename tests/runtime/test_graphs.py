@@ -86,7 +86,7 @@ def test_capture_records_instead_of_running_and_replays(env):
     mgr.synchronize_stream(s)
     assert launcher.log == ["a", "b"] * 10
     assert [k.uid for k in gpu.kernels] == list(range(1, 21))   # each replay is a new launch
-    assert {k.stream_id for k in gpu.kernels} == {s}
+    assert {k.stream_id for k in gpu.kernels} == {mgr.get_stream(s).uid}
     assert gpu.gmem.read(buf, 16).tolist() == [1] * 16
 
 
