@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from gpgpusim.errors import CudaError, Err
+from gpgpusim.functional.memory import GLOBAL_HEAP_START as DEVICE_WINDOW_START
 
 from . import abi, hostio
 from .device import DeviceInfo
@@ -715,6 +716,13 @@ class Runtime(StreamApi):
         an allocation but runs past its end."""
         found = self.gmem.find(addr) if addr else None
         if found is None:
+            # With unified addressing a pointer is classified by its value: one in the device's
+            # address window that no allocation covers is a bad device pointer (freed, or past
+            # the end), never host memory to be dereferenced.
+            if DEVICE_WINDOW_START <= addr < DEVICE_WINDOW_START + self.device.total_mem_bytes:
+                raise CudaError(Err.InvalidValue,
+                                f"{what}: {addr:#x} is in the device address range but not inside any live "
+                                f"allocation (freed, or out of bounds)")
             return False
         base, size = found
         if addr + nbytes > base + size:

@@ -210,6 +210,16 @@ def test_memcpy_errors(rt):
     assert rt.cudaMemcpy(d, host.ctypes.data, 0, 1) == 0
 
 
+def test_device_window_pointers_are_never_host_memory(rt):
+    host = np.zeros(16, dtype=np.uint8)
+    d = malloc(rt, 16)
+    assert rt.cudaFree(d) == 0
+    assert rt.cudaMemcpy(d, host.ctypes.data, 16, 4) == Err.InvalidValue        # use after free
+    assert rt.cudaMemcpy(host.ctypes.data, d, 16, 4) == Err.InvalidValue
+    assert rt.cudaMemcpy(d, host.ctypes.data, 16, 0) == Err.InvalidValue        # even "host to host"
+    assert rt.cudaMemset(d, 0, 16) == Err.InvalidValue
+
+
 def test_memset_and_2d(rt):
     w, h, pitch = 10, 3, u64()
     dp = u64()
@@ -679,3 +689,31 @@ def test_cuda_launch_blocking(rt, engine, monkeypatch):
     engine.fault = CudaError(Err.IllegalAddress, "fault", sticky=True)
     assert launch(rt, rt.h.stub(0), (1, 1, 1), (32, 1, 1), addr(args)) == Err.IllegalAddress
     assert rt.cudaGetLastError() == Err.IllegalAddress
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(off=st.integers(0, 1100), n=st.integers(0, 1100), kind=st.sampled_from([1, 4]))
+def test_memcpy_bounds_property(rt, off, n, kind):
+    """A host->device copy succeeds exactly when it stays inside the 1 KiB allocation, and the
+    bytes land where they should."""
+    if not hasattr(rt, "_prop_buf"):
+        rt._prop_buf = malloc(rt, 1024)
+        assert rt.cudaMemset(rt._prop_buf, 0, 1024) == 0
+    base = rt._prop_buf
+    src = (np.arange(n) % 251).astype(np.uint8)
+    rc = rt.cudaMemcpy(base + off, src.ctypes.data, n, kind)
+    if n == 0:
+        assert rc == 0
+        return
+    if off + n <= 1024:
+        assert rc == 0
+        back = np.zeros(n, dtype=np.uint8)
+        assert rt.cudaMemcpy(back.ctypes.data, base + off, n, 2) == 0
+        assert (back == src).all()
+    else:
+        assert rc == Err.InvalidValue
+        assert rt.cudaGetLastError() == Err.InvalidValue
