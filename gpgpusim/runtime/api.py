@@ -1093,6 +1093,8 @@ class Runtime(StreamApi):
             raise CudaError(Err.InvalidValue, f"cudaHostRegister: invalid flags {flags:#x}")
         if flags & 0x04:
             raise CudaError(Err.NotSupported, "cudaHostRegister: cudaHostRegisterIoMemory is not simulated")
+        if DEVICE_WINDOW_START <= ptr < DEVICE_WINDOW_START + self.device.total_mem_bytes:
+            raise CudaError(Err.InvalidValue, f"cudaHostRegister: {ptr:#x} is a device address")
         if ptr in self._registered or self.gmem.find(ptr) is not None:
             raise ApiError(ERR_HOST_MEM_ALREADY_REGISTERED,
                            f"cudaHostRegister: {ptr:#x} is already registered or device memory")
