@@ -251,12 +251,16 @@ def test_ld_route_reads_gpgpusim_config_in_cwd(app_bin, libdir, tmp_path):
 
 
 @pytest.mark.parametrize("gpu, clusters", [("SM7_QV100", "80"), ("SM86_RTX3070", "46")])
-def test_cli_gpu_choice(gpu, clusters, app_bin, tmp_path):
-    proc = subprocess.run(gpgpusim_cmd() + ["run", "--functional", "--gpu", gpu, "--", str(app_bin / "reduction")],
+def test_cli_gpu_choice_reaches_device_properties(gpu, clusters, app_bin, tmp_path):
+    """``--gpu`` selects the config, and the app sees its SM count in cudaDeviceProp
+    (both shipped configs have one core per cluster)."""
+    proc = subprocess.run(gpgpusim_cmd() + ["run", "--functional", "--gpu", gpu, "--", str(app_bin / "device_query")],
                           cwd=tmp_path, env=sim_env(), capture_output=True, text=True, timeout=TIMEOUT_S)
     run = AppRun(proc.returncode, proc.stdout, proc.stderr, None, [])
-    assert proc.returncode == 0 and "reduction: PASS" in proc.stdout, _describe("reduction", gpu, run)
+    assert proc.returncode == 0 and "device_query: PASS" in proc.stdout, _describe("device_query", gpu, run)
     assert _option_value(proc.stdout, "gpgpu_n_clusters") == clusters
+    assert _option_value(proc.stdout, "gpgpu_n_cores_per_cluster") == "1"
+    assert f"SMs={clusters} warpSize=32" in proc.stdout
 
 
 @pytest.mark.parametrize("app", ["histogram", "stream_overlap", "graph_capture"])

@@ -1,0 +1,60 @@
+// device_query: device properties and attributes as a program sizes its work from them:
+// cudaGetDeviceCount, cudaGetDeviceProperties (name, SM count, warp size, limits),
+// cudaDeviceGetAttribute agreeing with the properties, cudaMemGetInfo, cudaFuncGetAttributes
+// and cudaOccupancyMaxActiveBlocksPerMultiprocessor for a kernel, and a grid sized as
+// "SMs x blocks per SM" with a grid-stride loop. Prints "SMs=<n>" (tests/apps checks it
+// matches the config's -gpgpu_n_clusters x -gpgpu_n_cores_per_cluster).
+#include <vector>
+#include "check.h"
+
+__global__ void gridStride(int *d, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) d[i] = 2 * i + 1;
+}
+
+int main() {
+  int bad = 0, count = 0, dev = -1;
+  CHECK(cudaGetDeviceCount(&count));
+  CHECK(cudaGetDevice(&dev));
+  cudaDeviceProp p;
+  CHECK(cudaGetDeviceProperties(&p, 0));
+  printf("device 0 of %d: %s, cc %d.%d\n", count, p.name, p.major, p.minor);
+  printf("SMs=%d warpSize=%d maxThreadsPerBlock=%d sharedMemPerBlock=%zu\n", p.multiProcessorCount,
+         p.warpSize, p.maxThreadsPerBlock, p.sharedMemPerBlock);
+  if (count < 1 || dev != 0 || p.warpSize != 32 || p.multiProcessorCount < 1 || p.maxThreadsPerBlock < 1024 ||
+      p.sharedMemPerBlock < 48 * 1024 || p.totalGlobalMem == 0 || p.maxGridSize[0] < 65535 ||
+      p.maxThreadsDim[0] < 1024 || p.regsPerBlock < 1) {
+    printf("implausible properties\n");
+    bad++;
+  }
+  int attr = 0;
+  CHECK(cudaDeviceGetAttribute(&attr, cudaDevAttrMultiProcessorCount, 0));
+  bad += (attr != p.multiProcessorCount);
+  CHECK(cudaDeviceGetAttribute(&attr, cudaDevAttrWarpSize, 0));
+  bad += (attr != p.warpSize);
+  CHECK(cudaDeviceGetAttribute(&attr, cudaDevAttrMaxThreadsPerBlock, 0));
+  bad += (attr != p.maxThreadsPerBlock);
+  size_t freeB = 0, totalB = 0;
+  CHECK(cudaMemGetInfo(&freeB, &totalB));
+  if (totalB == 0 || freeB > totalB) {
+    printf("cudaMemGetInfo: free %zu total %zu\n", freeB, totalB);
+    bad++;
+  }
+  cudaFuncAttributes fa;
+  CHECK(cudaFuncGetAttributes(&fa, gridStride));
+  int perSM = 0;
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSM, gridStride, 256, 0));
+  printf("gridStride: %d regs, max %d threads/block, %d blocks/SM at 256 threads\n", fa.numRegs,
+         fa.maxThreadsPerBlock, perSM);
+  if (fa.numRegs < 1 || fa.maxThreadsPerBlock < 256 || perSM < 1) bad++;
+
+  const int n = 100000;
+  int *d;
+  CHECK(cudaMalloc(&d, n * sizeof(int)));
+  gridStride<<<p.multiProcessorCount * perSM, 256>>>(d, n);
+  CHECK_LAUNCH();
+  std::vector<int> h(n);
+  CHECK(cudaMemcpy(h.data(), d, n * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < n; i++) bad += (h[i] != 2 * i + 1);
+  CHECK(cudaFree(d));
+  return report("device_query", bad);
+}
