@@ -149,6 +149,27 @@ def _core_binary(op: str, t: str, mode: str) -> Fn:
     return div64
 
 
+def _split(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Veltkamp split of f64 into two 26-bit halves (x = hi + lo exactly)."""
+    t = fp.SPLIT * x
+    hi = t - (t - x)
+    return hi, x - hi
+
+
+def _prod_err(a: np.ndarray, b: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Dekker: the exact error a*b - p for p = RN(a*b)."""
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    return ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _fast_two_sum_raw(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Knuth's TwoSum without the finiteness guard (s, e with s + e == x + y)."""
+    s = x + y
+    bb = s - x
+    return s, (x - (s - bb)) + (y - bb)
+
+
 def _core_fma(t: str, mode: str) -> Fn:
     if t in ("f32", "f16"):
         dt = F32 if t == "f32" else F16
@@ -158,29 +179,22 @@ def _core_fma(t: str, mode: str) -> Fn:
             s, e = fp.two_sum(p, c64)
             r = fp.f64_round(fp.odd(s, e), dt, mode)
             return _rm_zero(r, p, c64) if mode == "rm" else r
-        if t == "f32" and mode == "rn":
-            return _fma32_rn(fma_narrow)
+        if mode == "rn":
+            return _fma_rn_fast(fma_narrow, dt, 23 if t == "f32" else 10,
+                                fp.F32_MIN_NORMAL if t == "f32" else fp.F16_MIN_NORMAL)
         return fma_narrow
 
     def fma64(a, b, c):
         # Boldo-Melquiond with unguarded error-free transforms; any non-finite intermediate
-        # reaches r, and those lanes take the plain formula (already the IEEE answer there)
+        # reaches r, and those lanes take the plain formula (already the IEEE answer there).
+        # Small helpers keep few 65,536-lane temporaries alive at once (cache-friendly).
         a = np.asarray(a, dtype=F64)
         b = np.asarray(b, dtype=F64)
         p = a * b
-        ca = fp.SPLIT * a
-        ah = ca - (ca - a)
-        al = a - ah
-        cb = fp.SPLIT * b
-        bh = cb - (cb - b)
-        bl = b - bh
-        ul = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-        th = c + p
-        bb = th - c
-        tl = (c - (th - bb)) + (p - bb)
-        s2 = tl + ul
-        b2 = s2 - tl
-        e2 = (tl - (s2 - b2)) + (ul - b2)
+        ul = _prod_err(a, b, p)
+        th, tl = _fast_two_sum_raw(c, p)
+        s2, e2 = _fast_two_sum_raw(tl, ul)
+        del tl, ul
         r = th + fp.odd(s2, e2)
         ok = np.isfinite(r)
         if not ok.all():
@@ -193,20 +207,21 @@ def _core_fma(t: str, mode: str) -> Fn:
     return fma64
 
 
-_TIE_MASK = U64(0x1FFFFFFF)   # f64 mantissa bits below an f32 ulp
-_TIE = U64(0x10000000)        # ... exactly half an f32 ulp
-
-
-def _fma32_rn(exact: Fn) -> Fn:
-    """``fma.rn.f32`` fast path: the f64 product is exact, so RN(p + c) in f64 followed by the
-    f32 rounding is correct unless the f64 sum landed exactly on an f32 rounding midpoint (the
-    only case where the discarded f64 error can flip the f32 rounding) or in the f32
-    subnormal/zero range (midpoints at other bit positions).  Those rare lanes are recomputed
+def _fma_rn_fast(exact: Fn, dt: type, frac_bits: int, min_normal) -> Fn:
+    """``fma.rn`` for f32/f16 fast path: the f64 product is exact, so RN(p + c) in f64 followed
+    by the narrow rounding is correct unless the f64 sum landed exactly on a rounding midpoint
+    of the narrow format (the only case where the discarded f64 error can flip the narrow
+    rounding), tested on the bits for normal-range results; subnormal/zero-range results
+    (midpoints at other bit positions) are also rechecked.  Those rare lanes are recomputed
     with the exact round-to-odd algorithm."""
-    def fma32(a, b, c):
+    drop = 52 - frac_bits
+    mask = U64((1 << drop) - 1)
+    tie = U64(1 << (drop - 1))
+
+    def fma_fast(a, b, c):
         s = a.astype(F64) * b.astype(F64) + c.astype(F64)
-        r = s.astype(F32)
-        bad = ((s.view(U64) & _TIE_MASK) == _TIE) | (np.abs(r) < fp.F32_MIN_NORMAL)
+        r = s.astype(dt)
+        bad = ((s.view(U64) & mask) == tie) | (np.abs(r) < min_normal)
         if bad.any():
             if r.ndim == 0:
                 return exact(a, b, c)
@@ -214,7 +229,7 @@ def _fma32_rn(exact: Fn) -> Fn:
             sub = [np.broadcast_to(x, r.shape).ravel()[idx] for x in (a, b, c)]
             r.ravel()[idx] = exact(*sub)
         return r
-    return fma32
+    return fma_fast
 
 
 def _core_sqrt(t: str, mode: str) -> Fn:
