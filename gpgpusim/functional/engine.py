@@ -121,11 +121,22 @@ def _warp_masks(ex: Exec, lanes: np.ndarray | None, G: np.ndarray) -> np.ndarray
     """Per-warp uint32 masks (for warps G) of the given lane set (None = all lanes)."""
     if lanes is None:
         return np.full(G.size, FULL, dtype=np.int64)
+    out = np.zeros(G.size, dtype=np.int64)
+    if lanes.size == 0:
+        return out
+    if lanes.size * 4 < ex.N:
+        # O(lanes): lanes are sorted, so each warp's lanes are contiguous; bits are distinct
+        # within a warp, so a segmented sum is the OR
+        w = lanes >> 5
+        starts = np.flatnonzero(np.concatenate(([True], w[1:] != w[:-1])))
+        sums = np.add.reduceat(_BIT[lanes & 31], starts)
+        out[np.searchsorted(G, w[starts])] = sums
+        return out
     tk = ex.scratch_bool()
     tk[lanes] = True
-    w = np.packbits(tk.reshape(-1, 32), axis=1, bitorder="little").view("<u4").ravel()
+    m = np.packbits(tk.reshape(-1, 32), axis=1, bitorder="little").view("<u4").ravel()
     tk[lanes] = False
-    return w[G].astype(np.int64)
+    return m[G].astype(np.int64)
 
 
 def _reconverge(ex: Exec, G: np.ndarray) -> None:
@@ -269,7 +280,7 @@ def _issue1(ex: Exec, w: int, p: int) -> int:
     kind = d.kind
     t = int(ex.depth[w]) - 1
     mask = int(ex.smask[w, t])
-    if kind not in ("alu", "warp", "bra"):
+    if kind not in ("alu", "warp", "bra", "exit", "kend"):
         G = np.array([w], dtype=np.int64)
         pre = ex.thread_insn
         _issue(ex, G, p)
@@ -290,6 +301,25 @@ def _issue1(ex: Exec, w: int, p: int) -> int:
     ex.thread_insn += n
     ex.pc_thread[p] += n
     ex.cur_sel = sel
+    if kind == "exit" or kind == "kend":
+        if kind == "kend":
+            esel, emask = sel, mask
+        ex.exited[esel] = True
+        ex.spc[w, t] = p + 1
+        keep = ~emask
+        for lvl in range(t + 1):
+            ex.smask[w, lvl] &= keep
+        while t >= 0 and ex.smask[w, t] == 0:
+            t -= 1
+        spc, srpc = ex.spc, ex.srpc
+        while t >= 0 and spc[w, t] == srpc[w, t]:
+            t -= 1
+        ex.depth[w] = t + 1
+        if t < 0:
+            ex.warp_done(np.array([w], dtype=np.int64))
+        if ex.debug:
+            ex.trace(d, esel)
+        return emask
     try:
         if kind != "bra":
             if n:
