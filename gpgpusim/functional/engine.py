@@ -662,17 +662,19 @@ def launch(lm: LoadedModule, kernel: str, grid: tuple[int, int, int], block: tup
         ids = list(range(c0, min(total, c0 + per)))
         ex = Exec(prog, lm, gmem, grid, block, dyn_smem_bytes, params, ids, printf=printf,
                   options=options, gridid=_launch_counter[0])
-        if driver == "batched":
-            run_batched(ex)
-        elif driver == "warp":
-            run_warps(ex)
-        else:
-            raise CudaError(Err.InvalidValue, f"unknown functional driver {driver!r}")
+        try:
+            if driver == "batched":
+                run_batched(ex)
+            elif driver == "warp":
+                run_warps(ex)
+            else:
+                raise CudaError(Err.InvalidValue, f"unknown functional driver {driver!r}")
+        finally:
+            ex.close()
         stats.thread_insn += ex.thread_insn
         stats.warp_insn += ex.warp_insn
         pc_thread += np.asarray(ex.pc_thread, dtype=np.int64)
         pc_warp += np.asarray(ex.pc_warp, dtype=np.int64)
-        ex.close()
     stats.ctas = total
     for pc, n in enumerate(pc_thread.tolist()):
         if n:
