@@ -176,6 +176,67 @@ cudaError_t cudaStreamIsCapturing_ptsz(void *stream, void *pCaptureStatus);
 cudaError_t cudaStreamGetCaptureInfo_ptsz(void *stream, void *captureStatus_out, void *id_out, void *graph_out, void *dependencies_out, void *edgeData_out, void *numDependencies_out);
 cudaError_t cudaGraphLaunch_ptsz(void *graphExec, void *stream);
 
+/* more of gpgpusim.runtime.stream_api.StreamApi (added by the streams part; from its
+ * C_DECLARATIONS): graph edges/clones/updates, capture to graph, memory pools, _ptsz */
+cudaError_t cudaGraphAddMemcpyNode(void **pGraphNode, void *graph, void *pDependencies,
+                                   size_t numDependencies, const void *pCopyParams);
+cudaError_t cudaGraphAddChildGraphNode(void **pGraphNode, void *graph, void *pDependencies,
+                                       size_t numDependencies, void *childGraph);
+cudaError_t cudaGraphAddEventRecordNode(void **pGraphNode, void *graph, void *pDependencies,
+                                        size_t numDependencies, void *event);
+cudaError_t cudaGraphAddEventWaitNode(void **pGraphNode, void *graph, void *pDependencies,
+                                      size_t numDependencies, void *event);
+cudaError_t cudaGraphAddDependencies(void *graph, void *from, void *to, void *edgeData,
+                                     size_t numDependencies);
+cudaError_t cudaGraphRemoveDependencies(void *graph, void *from, void *to, void *edgeData,
+                                        size_t numDependencies);
+cudaError_t cudaGraphGetEdges(void *graph, void **from, void **to, void *edgeData, size_t *numEdges);
+cudaError_t cudaGraphClone(void **pGraphClone, void *originalGraph);
+cudaError_t cudaGraphNodeFindInClone(void **pNode, void *originalNode, void *clonedGraph);
+cudaError_t cudaGraphDestroyNode(void *node);
+cudaError_t cudaGraphKernelNodeSetParams(void *node, const void *pNodeParams);
+cudaError_t cudaGraphExecKernelNodeSetParams(void *hGraphExec, void *node, const void *pNodeParams);
+cudaError_t cudaGraphExecMemsetNodeSetParams(void *hGraphExec, void *node, const void *pNodeParams);
+cudaError_t cudaGraphExecHostNodeSetParams(void *hGraphExec, void *node, const void *pNodeParams);
+cudaError_t cudaGraphExecMemcpyNodeSetParams1D(void *hGraphExec, void *node, void *dst, const void *src,
+                                               size_t count, int kind);
+cudaError_t cudaStreamGetDevice(void *hStream, int *device);
+cudaError_t cudaStreamBeginCaptureToGraph(void *stream, void *graph, void *dependencies, void *dependencyData,
+                                          size_t numDependencies, int mode);
+cudaError_t cudaStreamUpdateCaptureDependencies(void *stream, void *dependencies, void *dependencyData,
+                                                size_t numDependencies, unsigned int flags);
+cudaError_t cudaStreamGetDevice_ptsz(void *hStream, int *device);
+cudaError_t cudaStreamAttachMemAsync_ptsz(void *stream, void *devPtr, size_t length, unsigned int flags);
+cudaError_t cudaStreamBeginCaptureToGraph_ptsz(void *stream, void *graph, void *dependencies,
+                                               void *dependencyData, size_t numDependencies, int mode);
+cudaError_t cudaStreamUpdateCaptureDependencies_ptsz(void *stream, void *dependencies, void *dependencyData,
+                                                     size_t numDependencies, unsigned int flags);
+cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, void *memPool, void *stream);
+cudaError_t cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size, void *memPool, void *stream);
+cudaError_t cudaDeviceGetDefaultMemPool(void **memPool, int device);
+cudaError_t cudaDeviceGetMemPool(void **memPool, int device);
+cudaError_t cudaDeviceSetMemPool(int device, void *memPool);
+cudaError_t cudaMemPoolCreate(void **memPool, const void *poolProps);
+cudaError_t cudaMemPoolDestroy(void *memPool);
+cudaError_t cudaMemPoolTrimTo(void *memPool, size_t minBytesToKeep);
+cudaError_t cudaMemPoolSetAttribute(void *memPool, int attr, void *value);
+cudaError_t cudaMemPoolGetAttribute(void *memPool, int attr, void *value);
+cudaError_t cudaGraphHostNodeSetParams(void *node, const void *pNodeParams);
+cudaError_t cudaGraphHostNodeGetParams(void *node, void *pNodeParams);
+cudaError_t cudaGraphMemsetNodeSetParams(void *node, const void *pNodeParams);
+cudaError_t cudaGraphMemcpyNodeSetParams1D(void *node, void *dst, const void *src, size_t count, int kind);
+cudaError_t cudaGraphNodeGetDependencies(void *node, void **pDependencies, void *edgeData,
+                                         size_t *pNumDependencies);
+cudaError_t cudaGraphNodeGetDependentNodes(void *node, void **pDependentNodes, void *edgeData,
+                                           size_t *pNumDependentNodes);
+cudaError_t cudaGraphInstantiateWithParams(void **pGraphExec, void *graph, void *instantiateParams);
+cudaError_t cudaGraphInstantiateWithParams_ptsz(void **pGraphExec, void *graph, void *instantiateParams);
+cudaError_t cudaGraphExecGetFlags(void *graphExec, unsigned long long *flags);
+cudaError_t cudaGraphExecUpdate(void *hGraphExec, void *hGraph, void *resultInfo);
+cudaError_t cudaGraphDebugDotPrint(void *graph, const char *path, unsigned int flags);
+cudaError_t cudaGraphUpload(void *graphExec, void *stream);
+cudaError_t cudaGraphUpload_ptsz(void *graphExec, void *stream);
+
 /* the shim's own services */
 cudaError_t gs_not_supported(const char *name);
 void gs_process_exit(void);
