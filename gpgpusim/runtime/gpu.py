@@ -139,6 +139,8 @@ class KernelLaunchOp(Op):
         new.record = None
         new.uid = 0
         new.launch_kwargs = dict(self.launch_kwargs)
+        if isinstance(new.launch_kwargs.get("line_stats"), dict):
+            new.launch_kwargs["line_stats"] = {}     # the engine fills it per launch
         return new
 
     def describe(self) -> str:

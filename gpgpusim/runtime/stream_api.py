@@ -392,16 +392,29 @@ class StreamApi:
 
     def _make_kernel_op(self, what: str, func: int, grid: tuple[int, int, int],
                         block: tuple[int, int, int], shmem: int, args: int) -> KernelLaunchOp:
-        """A kernel launch op from a host function pointer and ``void **args`` (host part's
-        registry and marshalling; the Runtime may override this)."""
+        """A kernel launch op from a host function pointer and ``void **args``, built like the
+        host part's ``Runtime.launch`` (registry, validation, marshalling, engine options); the
+        Runtime may override this."""
         from gpgpusim.runtime import hostio
         from gpgpusim.runtime.launch import marshal_params, validate_launch
 
         k = self.registry.kernel(func, what)  # type: ignore[attr-defined]
         validate_launch(what, k, self.device, grid, block, shmem)  # type: ignore[attr-defined]
         params = marshal_params(what, k.function(), args)
+        kwargs: dict[str, Any] = {"printf": hostio.out}
+        driver = getattr(self, "driver", None)
+        if driver is not None:
+            kwargs["driver"] = driver
+        config = getattr(self, "config", None)
+        if config is not None:
+            kwargs["options"] = config
+        if getattr(self, "_line_stats", False):
+            kwargs["line_stats"] = {}
+        res = k.resources() if hasattr(k, "resources") else None
         return KernelLaunchOp(k.module.loaded, k.name, grid, block, shmem, params,
-                              launch_kwargs={"printf": hostio.out})
+                              launch_kwargs=kwargs, host_fun=getattr(k, "host_fun", None),
+                              regs_per_thread=getattr(res, "regs", None),
+                              static_smem_bytes=getattr(res, "static_smem_bytes", None))
 
     # ---- node parameter structs -> operation templates
     def _kernel_node_op(self, what: str, p_params: int) -> KernelLaunchOp:

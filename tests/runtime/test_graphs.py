@@ -645,3 +645,13 @@ def test_api_graph_exec_update(rt):
     assert rt.cudaGraphLaunch(pe.value, 0) == 0
     rt.streams.synchronize_device()
     assert rt.launcher.log == ["k3", "k4"]
+
+
+def test_kernel_op_clone_is_independent():
+    op = KernelLaunchOp(None, "k", (1, 1, 1), (32, 1, 1), 0, b"\x01",
+                        launch_kwargs={"printf": print, "line_stats": {3: [1, 2]}})
+    op.uid = 7
+    c = op.clone()
+    assert (c.uid, c.done, c.deps, c.params) == (0, False, [], b"\x01")
+    assert c.launch_kwargs["printf"] is print
+    assert c.launch_kwargs["line_stats"] == {} and op.launch_kwargs["line_stats"] == {3: [1, 2]}
