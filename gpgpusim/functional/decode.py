@@ -36,7 +36,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from gpgpusim.errors import NotSupportedError, PtxError
+from gpgpusim.errors import PtxError
 from gpgpusim.ptx import ir
 
 _RAW: dict[int, np.dtype] = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
@@ -156,16 +156,17 @@ def build_program(module: ir.Module, kernel: ir.Function, make_handler: Callable
     while i < len(order):
         name = order[i]
         fn = module.functions[name]
-        callees = [c for c in _callees(fn) if c not in _BUILTIN_FUNCS or c in module.functions
-                   and module.functions[c].instructions]
-        graph[name] = callees
-        for c in callees:
+        callees = []
+        for c in _callees(fn):
             if c not in module.functions:
                 raise PtxError(f"{module.filename}: {name} calls undefined function {c!r}")
-            if not module.functions[c].instructions and c not in _BUILTIN_FUNCS:
-                raise NotSupportedError(f"not supported: call of external function {c!r} "
-                                        f"(no body in {module.filename})")
-            if c not in order and module.functions[c].instructions:
+            # bodiless (.extern) callees are the device runtime's: vprintf/malloc/free/assert are
+            # built in; any other one decodes to an instruction that raises NotSupported when run
+            if module.functions[c].instructions:
+                callees.append(c)
+        graph[name] = callees
+        for c in callees:
+            if c not in order:
                 order.append(c)
         i += 1
     recursive = _recursive_set(graph)

@@ -576,3 +576,22 @@ END:
     o = r.out["o"][:32].tolist()
     assert [o[t] for t in range(1, 32, 2)] == list(range(16))        # odd lanes (else) first
     assert [o[t] for t in range(0, 32, 2)] == list(range(16, 32))
+
+
+def test_call_of_unknown_extern_function_fails_only_when_executed():
+    m = ptx(TID + """
+    setp.eq.u32 %p1, %r1, 100;
+    @!%p1 bra DONE;
+    {
+    .param .b64 param0;
+    st.param.b64 [param0], %rd1;
+    call.uni cudaGetParameterBufferV2, (param0);
+    }
+DONE:
+    st.global.u32 [%rd3], %r1;
+    ret;""", extra=".extern .func cudaGetParameterBufferV2(.param .b64 p);")
+    r = run_both(m, "k", (1, 1, 1), (32, 1, 1), [("o", np.zeros(32, np.int32))])
+    assert r.out["o"].tolist() == list(range(32))
+    with pytest.raises(NotSupportedError) as e:
+        run_once(m, "k", (1, 1, 1), (128, 1, 1), [("o", np.zeros(128, np.int32))])
+    assert "not supported: call of cudaGetParameterBufferV2 at t.ptx:" in str(e.value)
