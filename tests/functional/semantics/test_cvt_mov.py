@@ -245,3 +245,52 @@ def test_fp8_relu_and_decode():
     assert as_list(run("cvt.rn.satfinite.relu.e4m3x2.f32", [-3.0], [2.0])) == [0x40]
     assert as_list(run("cvt.rn.f16x2.e4m3x2", [0x3C38])) == [h(1.0) | (h(1.5) << 16)]
     assert as_list(run("cvt.rn.relu.f16x2.e5m2x2", [0xC03C])) == [h(1.0)]
+
+
+def _ref_f2i(x: float, irnd: str, lo: int, hi: int) -> int:
+    import math
+    if math.isnan(x):
+        return 0
+    if math.isinf(x):
+        return hi if x > 0 else lo
+    q = Fraction(x)
+    if irnd == "rzi":
+        v = math.trunc(q)
+    elif irnd == "rmi":
+        v = math.floor(q)
+    elif irnd == "rpi":
+        v = math.ceil(q)
+    else:
+        v = round(q)  # Fraction rounds half to even
+    return min(max(v, lo), hi)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.floats(width=32) | st.sampled_from([2.5, -2.5, 0.5, -0.5, 2147483647.0, -2147483648.0, 4294967296.0]),
+                min_size=1, max_size=20),
+       st.sampled_from(["rni", "rzi", "rmi", "rpi"]),
+       st.sampled_from([("s32", -(1 << 31), (1 << 31) - 1), ("u32", 0, M32), ("s64", I64_MIN, I64_MAX),
+                        ("u64", 0, M64), ("s16", -(1 << 15), (1 << 15) - 1), ("u8", 0, 255)]))
+def test_cvt_f32_to_int_matches_reference(xs, irnd, target):
+    t, lo, hi = target
+    got = as_list(run(f"cvt.{irnd}.{t}.f32", xs))
+    assert got == [_ref_f2i(float(np.float32(x)), irnd, lo, hi) for x in xs]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(-(1 << 63), M64), min_size=1, max_size=20),
+       st.sampled_from(["s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64"]),
+       st.sampled_from(["s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64"]),
+       st.booleans())
+def test_cvt_int_to_int_matches_reference(xs, dt, at, sat):
+    abits, dbits = int(at[1:]), int(dt[1:])
+
+    def as_type(v: int, signed: bool, bits: int) -> int:
+        v &= (1 << bits) - 1
+        return v - (1 << bits) if signed and v >> (bits - 1) else v
+
+    vals = [as_type(x, at[0] == "s", abits) for x in xs]
+    lo, hi = (-(1 << (dbits - 1)), (1 << (dbits - 1)) - 1) if dt[0] == "s" else (0, (1 << dbits) - 1)
+    want = [min(max(v, lo), hi) if sat else as_type(v, dt[0] == "s", dbits) for v in vals]
+    got = as_list(run(f"cvt{'.sat' if sat else ''}.{dt}.{at}", vals))
+    assert got == want
