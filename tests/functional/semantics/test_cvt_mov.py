@@ -294,3 +294,24 @@ def test_cvt_int_to_int_matches_reference(xs, dt, at, sat):
     want = [min(max(v, lo), hi) if sat else as_type(v, dt[0] == "s", dbits) for v in vals]
     got = as_list(run(f"cvt{'.sat' if sat else ''}.{dt}.{at}", vals))
     assert got == want
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False, min_value=-3e38, max_value=3e38), min_size=1, max_size=10),
+       st.sampled_from(["rn", "rz", "rm", "rp"]))
+def test_cvt_f64_to_f32_matches_exact(xs, mode):
+    got = run(f"cvt.{mode}.f32.f64", xs)
+    for x, g in zip(xs, got, strict=True):
+        if x == 0:
+            assert bits32(g) == bits32(np.float32(x))
+            continue
+        assert bits32(g) == bits32(ref_round(Fraction(x), np.float32, mode)), (x, mode)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, M64), min_size=1, max_size=10), st.sampled_from(["rn", "rz", "rm", "rp"]))
+def test_cvt_u64_to_f64_matches_exact(xs, mode):
+    got = run(f"cvt.{mode}.f64.u64", xs)
+    for x, g in zip(xs, got, strict=True):
+        want = 0.0 if x == 0 else ref_round(Fraction(x), np.float64, mode)
+        assert float(g) == float(want), (x, mode)
