@@ -179,9 +179,8 @@ class StreamApi:
 
     # ================================================================== stream-ordered memory
     def _pools(self) -> MemPools:
-        pools = self.__dict__.get("_mem_pools")
-        if pools is None:
-            pools = self.__dict__.setdefault("_mem_pools", MemPools())
+        """The pools live with the stream manager, so a device reset starts them afresh."""
+        pools: MemPools = self.streams.mem_pools
         return pools
 
     def _alloc_from(self, what: str, p_dev: int, size: int, pool: MemPool, stream: int) -> None:

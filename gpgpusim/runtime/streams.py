@@ -56,6 +56,7 @@ from gpgpusim.runtime.gpu import (
     Op,
     WaitEventOp,
 )
+from gpgpusim.runtime.stream_mempool import MemPools
 
 # cudaStream_t special handles
 STREAM_LEGACY_NULL = 0
@@ -163,6 +164,7 @@ class StreamManager:
     def __init__(self, gpu: Any) -> None:
         self.gpu = gpu
         self.graphs = graphs.GraphRegistry()
+        self.mem_pools = MemPools()      # cudaMallocAsync's pools (stream_api)
         self._lock = threading.RLock()
         self._cv = threading.Condition(self._lock)
         self._handles = itertools.count(0x5F000010, 0x10)
