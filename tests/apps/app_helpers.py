@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -24,6 +25,15 @@ def app_names() -> list[str]:
     if any((APPS_DIR / f"{s}.cu").exists() for s in MULTI_UNIT_SOURCES):
         names.add("multi_unit")
     return sorted(names)
+
+
+def variant_names() -> list[str]:
+    """The build variants the Makefile makes under ``apps/bin/variants`` (``make list-variants``);
+    empty when make is unavailable."""
+    if shutil.which("make") is None:
+        return []
+    proc = subprocess.run(["make", "-s", "-C", str(APPS_DIR), "list-variants"], capture_output=True, text=True)
+    return sorted(proc.stdout.split()) if proc.returncode == 0 else []
 
 
 def find_nvcc() -> str | None:

@@ -26,9 +26,10 @@ from pathlib import Path
 
 import pytest
 
-from app_helpers import REPO, app_names, gpgpusim_cmd, sim_env
+from app_helpers import REPO, app_names, gpgpusim_cmd, sim_env, variant_names
 
 APPS = app_names()
+VARIANTS = variant_names()
 PROBE_DIR = Path(__file__).resolve().parent / "launch_probe"
 ROUTES = ("cli", "ld", "warp")
 TIMEOUT_S = 600
@@ -69,7 +70,9 @@ def _run(app: str, route: str, app_bin: Path, libdir_fn, tmp_dir: Path) -> AppRu
     key = (app, route)
     if key in _results:
         return _results[key]
-    exe = str(app_bin / app)
+    exe = str(app_bin / app)  # "variants/<name>" for a build variant
+    tmp_dir = tmp_dir / f"{route}-{app.replace('/', '-')}"  # one clean directory per run
+    tmp_dir.mkdir(parents=True)
     stats_path = tmp_dir / "stats.json"
     log_path = tmp_dir / "launches.jsonl"
     if route == "ld":
@@ -272,7 +275,6 @@ def test_same_run_twice_same_statistics(app, app_bin, tmp_path):
     (atomics, streams and graphs included)."""
     runs = []
     for name in ("first", "second"):
-        (tmp_path / name).mkdir()
         _results.pop((app, "cli"), None)  # a fresh run, not the cached one
         runs.append(_run(app, "cli", app_bin, lambda: None, tmp_path / name))
     first, second = runs
@@ -282,3 +284,20 @@ def test_same_run_twice_same_statistics(app, app_bin, tmp_path):
                for run in (first, second)]
     assert kernels[0] and kernels[0] == kernels[1]
     assert first.launches == second.launches
+
+
+# --- build variants: -G, multi-architecture fatbin, sm_86 only -------------------------------
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_build_variant_passes(variant, run_app):
+    app = variant.removesuffix("_G").split("_multiarch")[0].split("_sm86")[0]
+    run = run_app(f"variants/{variant}", "cli")
+    assert run.returncode == 0 and f"{app}: PASS" in run.stdout.splitlines(), _describe(variant, "cli", run)
+    assert run.launches and not [rec for rec in run.launches if "error" in rec]
+    if variant == "reduction_multiarch":
+        # the fatbin's oldest PTX (compute_75) is the one the plain build carries: same counts
+        plain = run_app("reduction", "cli")
+        key = ("kernel", "ctas", "thread_insn", "warp_insn")
+        assert [[r[k] for k in key] for r in run.launches] == [[r[k] for k in key] for r in plain.launches]
+    if variant == "reduction_sm86":
+        assert "using the oldest embedded PTX, compute_86" in run.stdout + run.stderr
