@@ -293,3 +293,27 @@ def test_thrust_program(shim_lib, tmp_path):
     r = subprocess.run([str(exe)], env=_env(shim_lib), cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "sum=499500 PASS" in r.stdout
+
+
+def test_every_declared_entry_point_is_implemented_with_matching_arity():
+    """Each prototype of cudart_api.h forwards to a Runtime method taking the same number of
+    arguments (the glue passes them positionally)."""
+    import inspect
+
+    from gpgpusim.runtime.api import Runtime
+
+    with open(os.path.join(ROOT, "shim", "cudart_api.h"), encoding="utf-8") as f:
+        api = build_shim.parse_api(f.read())
+    assert len(api) > 100
+    problems = []
+    for name, (_ret, kinds) in api.items():
+        fn = getattr(Runtime, name, None)
+        if fn is None:
+            problems.append(f"{name}: no Runtime method")
+            continue
+        params = list(inspect.signature(inspect.unwrap(fn)).parameters.values())[1:]
+        if any(p.kind is p.VAR_POSITIONAL for p in params):
+            continue
+        if len(params) != len(kinds):
+            problems.append(f"{name}: C has {len(kinds)} parameters, Python {len(params)}")
+    assert problems == []
