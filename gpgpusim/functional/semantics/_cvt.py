@@ -210,6 +210,8 @@ def float_to_float(dt_: str, at: str, mode: str | None, irnd: str | None, ftz: b
         pre = fp.ftz32 if (ftz and at == "f32") else (lambda x: x)
         return quiet(lambda a: post(pre(a).astype(ddt)))
     m = mode or "rn"
+    if m == "rn" and at == "f32" and dt_ == "f16" and not (ftz or sat or relu or satfinite):
+        return quiet(lambda a: np.asarray(a).astype(F16))  # numpy's float->half rounds once, RN
     if at == "f32" and dt_ == "bf16":
         return quiet(lambda a: post(fp.f32_to_bf16(fp.ftz32(a) if ftz else a, m)))
     return quiet(lambda a: post(_round_f64_to(dt_, src(a), m)))

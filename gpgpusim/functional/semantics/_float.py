@@ -99,11 +99,11 @@ def _pre(t: str, ftz: bool) -> Callable[[np.ndarray], np.ndarray]:
 
 
 # ----------------------------------------------------------------------------- core per precision
-def _rm_zero(r: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """IEEE: an exactly-zero sum ``x + y`` is -0 when rounding toward -inf, unless both
-    addends are +0."""
+def _rm_zero(r: np.ndarray, x: np.ndarray, y: np.ndarray, exact_zero: np.ndarray) -> np.ndarray:
+    """IEEE: an *exactly* zero sum ``x + y`` is -0 when rounding toward -inf, unless both
+    addends are +0 (a result that merely underflowed to zero keeps its sign)."""
     plus = (x == 0) & (y == 0) & ~np.signbit(x) & ~np.signbit(y)
-    return np.where((r == 0) & ~plus, -np.abs(r), r)
+    return np.where(exact_zero & ~plus, -np.abs(r), r)
 
 
 def _core_binary(op: str, t: str, mode: str) -> Fn:
@@ -118,7 +118,7 @@ def _core_binary(op: str, t: str, mode: str) -> Fn:
                 b64 = b.astype(F64) if op == "add" else -b.astype(F64)
                 s, e = fp.two_sum(a64, b64)
                 r = fp.f64_round(fp.odd(s, e), F32, mode)
-                return _rm_zero(r, a64, b64) if mode == "rm" else r
+                return _rm_zero(r, a64, b64, s == 0) if mode == "rm" else r
             return addsub
         if op == "mul":
             return lambda a, b: fp.f64_round(a.astype(F64) * b.astype(F64), F32, mode)
@@ -134,7 +134,7 @@ def _core_binary(op: str, t: str, mode: str) -> Fn:
             b = b if op == "add" else -b
             s, e = fp.two_sum(a, b)
             r = fp.adjust(s, e, mode)
-            return _rm_zero(r, a, b) if mode == "rm" else r
+            return _rm_zero(r, a, b, s == 0) if mode == "rm" else r
         return addsub64
     if op == "mul":
         def mul64(a, b):
@@ -178,7 +178,7 @@ def _core_fma(t: str, mode: str) -> Fn:
             p, c64 = a.astype(F64) * b.astype(F64), c.astype(F64)
             s, e = fp.two_sum(p, c64)
             r = fp.f64_round(fp.odd(s, e), dt, mode)
-            return _rm_zero(r, p, c64) if mode == "rm" else r
+            return _rm_zero(r, p, c64, s == 0) if mode == "rm" else r
         if mode == "rn":
             return _fma_rn_fast(fma_narrow, dt, 23 if t == "f32" else 10,
                                 fp.F32_MIN_NORMAL if t == "f32" else fp.F16_MIN_NORMAL)
@@ -201,9 +201,9 @@ def _core_fma(t: str, mode: str) -> Fn:
             r = np.where(ok, r, p + c)
         if mode == "rn":
             return r
-        resid = ((th - r) + s2) + e2
-        r = fp.adjust(r, np.where(np.isfinite(resid), resid, 0.0), mode)
-        return _rm_zero(r, p, c) if mode == "rm" else r
+        resid = np.where(np.isfinite(r), ((th - r) + s2) + e2, 0.0)
+        r = fp.adjust(r, resid, mode)
+        return _rm_zero(r, p, c, (r == 0) & (resid == 0)) if mode == "rm" else r
     return fma64
 
 

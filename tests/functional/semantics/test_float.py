@@ -392,3 +392,22 @@ def test_min_max_match_ptx_rules(a, b):
         return bits32(max(fa, fb) if op == "max" else min(fa, fb))
     assert bits32(run("max.f32", [a], [b])[0]) == ref("max")
     assert bits32(run("min.f32", [a], [b])[0]) == ref("min")
+
+
+@pytest.mark.parametrize("name,args,expected_bits", [
+    ("fma.rm.f32", (2.0 ** -100, 2.0 ** -100, 0.0), 0x00000000),      # underflow keeps +
+    ("fma.rm.f32", (2.0 ** -100, -(2.0 ** -100), 0.0), 0x80000001),   # -tiny rounds down
+    ("fma.rm.f32", (1.0, 1.0, -1.0), 0x80000000),                     # exact zero -> -0
+    ("fma.rn.f32", (1.0, 1.0, -1.0), 0x00000000),
+    ("add.rm.f32", (0.0, 0.0), 0x00000000),
+    ("add.rm.f32", (-0.0, 0.0), 0x80000000),
+    ("add.rm.f32", (2.0 ** -149, -(2.0 ** -149)), 0x80000000),
+])
+def test_signed_zero_rules(name, args, expected_bits):
+    assert bits32(run(name, *[[a] for a in args])[0]) == expected_bits
+
+
+def test_signed_zero_rules_f64():
+    assert bits64(run("fma.rm.f64", [1e-200], [1e-200], [0.0])[0]) == 0
+    assert bits64(run("fma.rm.f64", [1.0], [1.0], [-1.0])[0]) == 1 << 63
+    assert bits64(run("add.rm.f64", [1.0], [-1.0])[0]) == 1 << 63
