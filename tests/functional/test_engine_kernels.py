@@ -7,7 +7,7 @@ partial masks, non-inlined and recursive calls, device printf and illegal addres
 
 import numpy as np
 import pytest
-from conftest import run_both, run_once
+from engine_helpers import run_both, run_once
 
 from gpgpusim.errors import CudaError, Err
 from gpgpusim.functional.loader import load_module

@@ -3,7 +3,7 @@ shuffles of doubles with dynamic shared memory, half precision, bit intrinsics, 
 
 import numpy as np
 import pytest
-from conftest import DATA, run_both
+from engine_helpers import DATA, run_both
 
 from gpgpusim.ptx import load_ptx_cached
 

@@ -5,7 +5,7 @@ import struct
 
 import numpy as np
 import pytest
-from conftest import ptx, run_both, run_once
+from engine_helpers import ptx, run_both, run_once
 
 from gpgpusim.errors import CudaError, Err, NotSupportedError
 from gpgpusim.functional.engine import CtaState, get_program
@@ -464,7 +464,7 @@ def test_warp_step_generic_accesses_are_resolved():
 
 
 def test_grid_constant_param_generic_address():
-    from conftest import DATA
+    from engine_helpers import DATA
 
     from gpgpusim.ptx import parse_ptx
     m = parse_ptx((DATA / "grid_constant.ptx").read_text(), "grid_constant.ptx")

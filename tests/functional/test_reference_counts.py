@@ -8,7 +8,7 @@ import struct
 
 import numpy as np
 import pytest
-from conftest import DATA
+from engine_helpers import DATA
 
 from gpgpusim.functional.engine import launch
 from gpgpusim.functional.loader import load_module
