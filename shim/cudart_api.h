@@ -237,6 +237,13 @@ cudaError_t cudaGraphDebugDotPrint(void *graph, const char *path, unsigned int f
 cudaError_t cudaGraphUpload(void *graphExec, void *stream);
 cudaError_t cudaGraphUpload_ptsz(void *graphExec, void *stream);
 
+cudaError_t cudaStreamSetAttribute(void *stream, int attr, const void *value);
+cudaError_t cudaStreamGetAttribute(void *stream, int attr, void *value);
+cudaError_t cudaStreamCopyAttributes(void *dst, void *src);
+cudaError_t cudaStreamSetAttribute_ptsz(void *stream, int attr, const void *value);
+cudaError_t cudaStreamGetAttribute_ptsz(void *stream, int attr, void *value);
+cudaError_t cudaStreamCopyAttributes_ptsz(void *dst, void *src);
+
 /* the shim's own services */
 cudaError_t gs_not_supported(const char *name);
 void gs_process_exit(void);

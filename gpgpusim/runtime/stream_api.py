@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import struct
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -48,6 +49,8 @@ from gpgpusim.runtime.stream_mempool import INT_ATTRS, MemPool, MemPools
 from gpgpusim.runtime.streams import (
     CAPTURE_MODE_GLOBAL,
     CAPTURE_MODE_RELAXED,
+    PRIORITY_GREATEST,
+    PRIORITY_LEAST,
     STREAM_LEGACY_NULL,
     STREAM_PER_THREAD,
 )
@@ -59,6 +62,13 @@ _STREAM_CB = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_void
 _INSTANTIATE_FLAGS = 1 | 2 | 8
 #: size of cudaGraphEdgeData (from_port, to_port, type, reserved[5])
 _EDGE_DATA_BYTES = 8
+#: cudaLaunchAttributeValue is a 64-byte union; the attribute ids valid for streams:
+#: AccessPolicyWindow 1, SynchronizationPolicy 3, Priority 8, MemSyncDomainMap 9, MemSyncDomain 10
+_ATTR_VALUE_BYTES = 64
+_ATTR_PRIORITY = 8
+_STREAM_ATTRS = (1, 3, _ATTR_PRIORITY, 9, 10)
+#: defaults read back before any set: cudaSyncPolicyAuto (1)
+_ATTR_DEFAULTS = {3: struct.pack("<i", 1).ljust(_ATTR_VALUE_BYTES, b"\0")}
 
 
 def _entry(fn: Callable[..., Any]) -> Callable[..., int]:
@@ -139,6 +149,43 @@ class StreamApi:
         """``cudaStreamGetId``: 0 for the legacy stream, else a unique per-stream number."""
         _need(p_id, "cudaStreamGetId: streamId")
         abi.write_u64(p_id, self.streams.get_stream(stream).uid)
+
+    # ---- stream attributes (cudaLaunchAttributeValue: a 64-byte union)
+    def _attr_stream(self, stream: int, attr: int, what: str) -> Any:
+        if attr not in _STREAM_ATTRS:
+            raise CudaError(Err.InvalidValue, f"{what}: attribute {attr} is not valid for streams")
+        return self.streams.get_stream(stream)
+
+    @_entry
+    def cudaStreamSetAttribute(self, stream: int, attr: int, p_value: int) -> None:
+        """Priority (8) changes the stream's priority (clamped to the device range); the access
+        policy window, synchronization policy and memory sync domains are stored only."""
+        what = "cudaStreamSetAttribute"
+        _need(p_value, f"{what}: value")
+        st = self._attr_stream(stream, attr, what)
+        raw = abi.read(p_value, _ATTR_VALUE_BYTES)
+        if attr == _ATTR_PRIORITY:
+            prio = struct.unpack_from("<i", raw)[0]
+            st.priority = min(PRIORITY_LEAST, max(PRIORITY_GREATEST, prio))
+        else:
+            st.attrs[attr] = raw
+
+    @_entry
+    def cudaStreamGetAttribute(self, stream: int, attr: int, p_value: int) -> None:
+        what = "cudaStreamGetAttribute"
+        _need(p_value, f"{what}: value")
+        st = self._attr_stream(stream, attr, what)
+        if attr == _ATTR_PRIORITY:
+            raw = struct.pack("<i", st.priority).ljust(_ATTR_VALUE_BYTES, b"\0")
+        else:
+            raw = st.attrs.get(attr, _ATTR_DEFAULTS.get(attr, bytes(_ATTR_VALUE_BYTES)))
+        abi.write(p_value, raw)
+
+    @_entry
+    def cudaStreamCopyAttributes(self, dst: int, src: int) -> None:
+        s_from, s_to = self.streams.get_stream(src), self.streams.get_stream(dst)
+        s_to.attrs = dict(s_from.attrs)
+        s_to.priority = s_from.priority
 
     @_entry
     def cudaStreamGetDevice(self, stream: int, p_device: int) -> None:
@@ -912,6 +959,18 @@ class StreamApi:
         return self.cudaGraphInstantiateWithParams.__wrapped__(self, p_exec, graph, p_params)  # type: ignore[attr-defined]
 
     @_entry
+    def cudaStreamSetAttribute_ptsz(self, stream: int, attr: int, p_value: int) -> int:
+        return self.cudaStreamSetAttribute.__wrapped__(self, _ptsz(stream), attr, p_value)  # type: ignore[attr-defined]
+
+    @_entry
+    def cudaStreamGetAttribute_ptsz(self, stream: int, attr: int, p_value: int) -> int:
+        return self.cudaStreamGetAttribute.__wrapped__(self, _ptsz(stream), attr, p_value)  # type: ignore[attr-defined]
+
+    @_entry
+    def cudaStreamCopyAttributes_ptsz(self, dst: int, src: int) -> int:
+        return self.cudaStreamCopyAttributes.__wrapped__(self, _ptsz(dst), _ptsz(src))  # type: ignore[attr-defined]
+
+    @_entry
     def cudaGraphUpload_ptsz(self, graph_exec: int, stream: int) -> int:
         return self.cudaGraphUpload.__wrapped__(self, graph_exec, _ptsz(stream))  # type: ignore[attr-defined]
 
@@ -1009,6 +1068,12 @@ cudaError_t cudaGraphInstantiateWithParams_ptsz(void **pGraphExec, void *graph, 
 cudaError_t cudaGraphExecGetFlags(void *graphExec, unsigned long long *flags);
 cudaError_t cudaGraphExecUpdate(void *hGraphExec, void *hGraph, void *resultInfo);
 cudaError_t cudaGraphDebugDotPrint(void *graph, const char *path, unsigned int flags);
+cudaError_t cudaStreamSetAttribute(void *stream, int attr, const void *value);
+cudaError_t cudaStreamGetAttribute(void *stream, int attr, void *value);
+cudaError_t cudaStreamCopyAttributes(void *dst, void *src);
+cudaError_t cudaStreamSetAttribute_ptsz(void *stream, int attr, const void *value);
+cudaError_t cudaStreamGetAttribute_ptsz(void *stream, int attr, void *value);
+cudaError_t cudaStreamCopyAttributes_ptsz(void *dst, void *src);
 cudaError_t cudaGraphUpload(void *graphExec, void *stream);
 cudaError_t cudaGraphUpload_ptsz(void *graphExec, void *stream);
 cudaError_t cudaGraphGetNodes(void *graph, void **nodes, size_t *numNodes);

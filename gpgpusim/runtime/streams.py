@@ -93,7 +93,7 @@ class Stream:
     """``CUstream_st``: a FIFO of operations; ``ops[0]`` is the next (or running) one."""
 
     __slots__ = ("handle", "flags", "priority", "ops", "last_op", "in_flight", "destroyed",
-                 "capture", "capture_frontier", "owner_thread", "uid")
+                 "capture", "capture_frontier", "owner_thread", "uid", "attrs")
 
     def __init__(self, handle: int, flags: int = 0, priority: int = 0,
                  owner_thread: int | None = None, uid: int = 0) -> None:
@@ -108,6 +108,7 @@ class Stream:
         self.capture_frontier: list[graphs.GraphNode] = []
         self.owner_thread = owner_thread
         self.uid = uid
+        self.attrs: dict[int, bytes] = {}   # cudaStreamSetAttribute values (64-byte unions)
 
     @property
     def blocking(self) -> bool:

@@ -655,3 +655,21 @@ def test_kernel_op_clone_is_independent():
     assert (c.uid, c.done, c.deps, c.params) == (0, False, [], b"\x01")
     assert c.launch_kwargs["printf"] is print
     assert c.launch_kwargs["line_stats"] == {} and op.launch_kwargs["line_stats"] == {3: [1, 2]}
+
+
+def test_api_stream_attributes(rt):
+    s, t = rt.streams.create_stream(), rt.streams.create_stream()
+    val = ctypes.create_string_buffer(64)
+    assert rt.cudaStreamGetAttribute(s, 3, addr(val)) == 0
+    assert struct.unpack_from("<i", val)[0] == 1                 # cudaSyncPolicyAuto
+    struct.pack_into("<i", val, 0, -2)
+    assert rt.cudaStreamSetAttribute(s, 8, addr(val)) == 0       # priority
+    assert rt.streams.get_stream(s).priority == -2
+    window = ctypes.create_string_buffer(struct.pack("<QQfii", 0x1000, 4096, 0.5, 2, 1).ljust(64, b"\0"))
+    assert rt.cudaStreamSetAttribute(s, 1, addr(window)) == 0    # access policy window: stored
+    assert rt.cudaStreamCopyAttributes(t, s) == 0
+    out = ctypes.create_string_buffer(64)
+    assert rt.cudaStreamGetAttribute(t, 1, addr(out)) == 0 and out.raw == window.raw[:64]
+    assert rt.cudaStreamGetAttribute(t, 8, addr(out)) == 0 and struct.unpack_from("<i", out)[0] == -2
+    assert rt.cudaStreamSetAttribute(s, 2, addr(val)) == Err.InvalidValue   # cooperative: launches only
+    assert rt.cudaStreamGetAttribute(0x4440, 8, addr(out)) == Err.InvalidResourceHandle
