@@ -79,14 +79,24 @@ def _require_lib() -> Path:
     if not libs:
         raise SystemExit(f"gpgpusim: {d / SONAME} is missing; build it with `pip install .` "
                          f"(or `pip install -e .`, or `python shim/build_shim.py`)")
-    # Editable installs: warn when the shim sources changed after the library was built.
+    # Source checkouts (editable installs): rebuild when the shim sources changed after the
+    # library was built (new entry points would otherwise be missing).
     shim = Path(__file__).resolve().parent.parent / "shim"
-    if shim.is_dir():
+    if shim.is_dir() and d == Path(__file__).resolve().parent / "_lib":
         newest = max((p.stat().st_mtime for p in shim.iterdir() if p.suffix in (".c", ".h", ".py", ".txt")),
                      default=0.0)
         if newest > min(p.stat().st_mtime for p in libs):
-            print(f"gpgpusim: warning: {d} is older than {shim}; rebuild with `pip install -e .` "
-                  f"or `python shim/build_shim.py`", file=sys.stderr)
+            try:
+                sys.path.insert(0, str(shim))
+                import build_shim
+
+                build_shim.build(str(d))
+                print(f"gpgpusim: rebuilt {d / SONAME} (the shim sources had changed)", file=sys.stderr)
+            except Exception as exc:  # noqa: BLE001 - keep running with the old library
+                print(f"gpgpusim: warning: {d} is older than {shim} and rebuilding failed ({exc}); "
+                      f"run `pip install -e .`", file=sys.stderr)
+            finally:
+                sys.path.remove(str(shim))
     return d
 
 

@@ -175,9 +175,11 @@ def build(outdir: str, soname: str = "libcudart.so.13", version_node: str | None
         built = ffi.compile(tmpdir=tmp, target=soname, verbose=verbose)
         os.makedirs(outdir, exist_ok=True)
         dest = os.path.join(outdir, soname)
-        if os.path.exists(dest):
-            os.remove(dest)
-        shutil.copy2(built, dest)
+        # Atomic replace: applications already running keep their mapping of the old file.
+        tmp_dest = f"{dest}.tmp{os.getpid()}"
+        shutil.copyfile(built, tmp_dest)
+        os.chmod(tmp_dest, 0o755)
+        os.replace(tmp_dest, dest)
         return dest
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
