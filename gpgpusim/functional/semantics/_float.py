@@ -138,14 +138,22 @@ def _core_binary(op: str, t: str, mode: str) -> Fn:
         return addsub64
     if op == "mul":
         def mul64(a, b):
-            p, e = fp.two_prod(a, b)
-            return fp.adjust(p, e, mode)
+            # residual on mantissas in [0.5, 1): Dekker stays exact at any magnitude, and the
+            # rounded product scaled by the same power of two keeps the residual's sign
+            r = a * b
+            ma, ea = np.frexp(a)
+            mb, eb = np.frexp(b)
+            p, e = fp.two_prod(ma, mb)
+            return fp.adjust(r, (p - np.ldexp(r, -(ea + eb))) + e, mode)
         return mul64
 
     def div64(a, b):
         q = a / b
-        p, pe = fp.two_prod(q, b)
-        return fp.adjust(q, ((a - p) - pe) * np.sign(b), mode)
+        ma, ea = np.frexp(a)
+        mb, eb = np.frexp(b)
+        qs = np.ldexp(q, -(ea - eb))
+        p, pe = fp.two_prod(qs, mb)
+        return fp.adjust(q, ((ma - p) - pe) * np.sign(b), mode)
     return div64
 
 
@@ -244,8 +252,12 @@ def _core_sqrt(t: str, mode: str) -> Fn:
 
     def sqrt64(a):
         r = np.sqrt(a)
-        p, pe = fp.two_prod(r, r)
-        return fp.adjust(r, (a - p) - pe, mode)
+        ma, ea = np.frexp(a)
+        odd_e = ea % 2
+        ma, ea = np.ldexp(ma, odd_e), ea - odd_e  # even exponent: sqrt(a) = sqrt(ma) * 2**(ea/2)
+        rs = np.ldexp(r, -(ea // 2))
+        p, pe = fp.two_prod(rs, rs)
+        return fp.adjust(r, (ma - p) - pe, mode)
     return sqrt64
 
 
