@@ -10,13 +10,16 @@ Exactness
 * ``.rn`` add/sub/mul/div/sqrt are numpy's own IEEE operations in the operand precision.
   f16 and bf16 compute in f32 and round once more; that double rounding is innocuous for
   + - * / sqrt because 24 >= 2p + 2 (p = 11 or 8).
-* ``fma``/``mad`` are single-rounding: f32/f16/bf16 via the exact f64 product, an exact TwoSum
-  and round-to-odd; f64 via Dekker's TwoProduct and Boldo-Melquiond's round-to-odd emulation.
-  (Exact except for f64 operands beyond 2**995 or products below 2**-969, where Dekker's
-  splitting loses bits.)
-* ``.rz .rm .rp`` are exact for f32 add/sub/mul/fma/div/sqrt/rcp and f64 add/sub/mul/div/
-  sqrt/rcp; f64 ``fma`` with a directed mode decides the final ulp from a double-double
-  residual and can misround only under catastrophic cancellation below 2**-106 relative.
+* ``fma``/``mad`` are single-rounding.  f32/f16: the f64 product is exact, so RN(p + c) in f64
+  is already right unless it lands exactly on a rounding midpoint of the narrow format (or in
+  the f32 subnormal range); only those lanes take the exact TwoSum + round-to-odd path.  bf16
+  uses that exact path.  f64: Dekker's TwoProduct and Boldo-Melquiond's round-to-odd emulation
+  (exact except for operands beyond 2**995 or products below 2**-969, where Dekker's
+  splitting loses bits; lanes whose intermediates overflow take the plain formula).
+* ``.rz .rm .rp`` are exact for f32 add/sub/mul/fma/div/sqrt/rcp and for f64 add/sub/mul/div/
+  sqrt/rcp over the whole range (residual signs from error-free transforms, on frexp-
+  normalised mantissas for f64 mul/div/sqrt); f64 ``fma`` with a directed mode has the same
+  range limits as its RN form.  An exactly-zero sum is -0 under ``.rm`` (IEEE 754).
 * ``.approx`` transcendentals (``sin cos lg2 ex2 tanh rsqrt``, ``rcp/div/sqrt.approx``) are
   computed exactly in f64 and rounded to nearest: GPGPU-Sim also uses the host libm; real
   hardware differs by a few ulp.
@@ -30,7 +33,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextvars import ContextVar
-
 from typing import Any
 
 import numpy as np
