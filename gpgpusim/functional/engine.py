@@ -197,8 +197,10 @@ def _issue(ex: Exec, G: np.ndarray, p: int) -> None:
         sel = _lanes_of(G, masks)
     ex.cur_masks = masks
     ex.cur_G = G
-    ex.warp_insn += G.size
-    ex.pc_warp[p] += G.size
+    counted = d.inst is not None       # exit pseudo-instructions are not PTX instructions
+    if counted:
+        ex.warp_insn += G.size
+        ex.pc_warp[p] += G.size
     # guard predicate
     esel = sel
     if d.guard >= 0:
@@ -211,8 +213,9 @@ def _issue(ex: Exec, G: np.ndarray, p: int) -> None:
     if G.size == 1:
         ex.last_exec_mask = int(np.bitwise_or.reduce(_BIT[esel & 31])) if esel is not None and n else (
             0 if esel is not None else FULL)
-    ex.thread_insn += n
-    ex.pc_thread[p] += n
+    if counted:
+        ex.thread_insn += n
+        ex.pc_thread[p] += n
     ex.cur_sel = sel
     kind = d.kind
     try:
@@ -281,13 +284,13 @@ def _issue1(ex: Exec, w: int, p: int) -> int:
     t = int(ex.depth[w]) - 1
     mask = int(ex.smask[w, t])
     if kind not in ("alu", "warp", "bra", "exit", "kend"):
-        G = np.array([w], dtype=np.int64)
-        pre = ex.thread_insn
-        _issue(ex, G, p)
-        return mask if ex.thread_insn - pre == mask.bit_count() else ex.last_exec_mask
+        _issue(ex, np.array([w], dtype=np.int64), p)
+        return ex.last_exec_mask
     sel = _mask_lanes(mask) + (w << 5)
-    ex.warp_insn += 1
-    ex.pc_warp[p] += 1
+    counted = d.inst is not None       # exit pseudo-instructions are not PTX instructions
+    if counted:
+        ex.warp_insn += 1
+        ex.pc_warp[p] += 1
     esel = sel
     emask = mask
     if d.guard >= 0:
@@ -298,8 +301,9 @@ def _issue1(ex: Exec, w: int, p: int) -> int:
             esel = sel[g]
             emask = int(np.bitwise_or.reduce(_BIT[esel & 31])) if esel.size else 0
     n = esel.size
-    ex.thread_insn += n
-    ex.pc_thread[p] += n
+    if counted:
+        ex.thread_insn += n
+        ex.pc_thread[p] += n
     ex.cur_sel = sel
     if kind == "exit" or kind == "kend":
         if kind == "kend":
@@ -682,7 +686,7 @@ def launch(lm: LoadedModule, kernel: str, grid: tuple[int, int, int], block: tup
             stats.opcode_counts[op] = stats.opcode_counts.get(op, 0) + n
     if line_stats is not None:
         for pc, d in enumerate(prog.insts):
-            if pc_warp[pc]:
+            if pc_warp[pc] and d.inst is not None:
                 e = line_stats.setdefault(d.line, [0, 0])
                 e[0] += int(pc_warp[pc])
                 e[1] += int(pc_thread[pc])

@@ -595,3 +595,45 @@ DONE:
     with pytest.raises(NotSupportedError) as e:
         run_once(m, "k", (1, 1, 1), (128, 1, 1), [("o", np.zeros(128, np.int32))])
     assert "not supported: call of cudaGetParameterBufferV2 at t.ptx:" in str(e.value)
+
+
+def test_call_counts_no_extra_instruction_for_return():
+    text = """.version 8.0
+.target sm_80
+.address_size 64
+.func (.param .b32 r) twice(.param .b32 a)
+{
+    .reg .b32 %t<3>;
+    ld.param.b32 %t1, [a];
+    add.u32 %t2, %t1, %t1;
+    st.param.b32 [r], %t2;
+    ret;
+}
+.visible .entry k(.param .u64 p0)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [p0];
+    mov.u32 %r1, %tid.x;
+    {
+    .param .b32 pa;
+    .param .b32 pr;
+    st.param.b32 [pa], %r1;
+    call.uni (pr), twice, (pa);
+    ld.param.b32 %r2, [pr];
+    }
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r2;
+    ret;
+}
+"""
+    from gpgpusim.ptx import parse_ptx
+    m = parse_ptx(text, "t.ptx")
+    ls: dict = {}
+    r = run_both(m, "k", (1, 1, 1), (64, 1, 1), [("o", np.zeros(64, np.int32))])
+    r2 = run_once(m, "k", (1, 1, 1), (64, 1, 1), [("o", np.zeros(64, np.int32))], line_stats=ls)
+    assert r.out["o"].tolist() == [2 * t for t in range(64)]
+    # kernel: ld mov st call ld mul add st ret = 9; twice: ld add st ret = 4
+    assert (r.stats.thread_insn, r.stats.warp_insn) == (13 * 64, 13 * 2)
+    assert 0 not in ls and sum(v[1] for v in ls.values()) == r2.stats.thread_insn
