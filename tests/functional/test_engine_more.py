@@ -58,3 +58,11 @@ def test_ldg_float4_partial_block(mod):
     r = run_both(mod, "ldgk", (1, 1, 1), (128, 1, 1), [("in", f4), ("out", np.zeros((100, 4), np.float32))],
                  [("i", 100)])
     np.testing.assert_array_equal(r.out["out"], np.stack([f4[:, 3], f4[:, 2], f4[:, 1], f4[:, 0] * 2], 1))
+
+
+def test_recursion_with_per_frame_local_arrays(mod):
+    def rsum(n, salt):
+        a = [n * 10 + i + salt for i in range(8)]
+        return a[salt & 7] if n == 0 else rsum(n - 1, salt + 1) + a[(salt * 3) & 7]
+    r = run_both(mod, "recursive_local", (1, 1, 1), (64, 1, 1), [("o", np.zeros(64, np.int32))])
+    assert r.out["o"].tolist() == [rsum(t % 6, t) for t in range(64)]

@@ -31,4 +31,12 @@ __global__ void ldgk(const float4 * __restrict__ in, float4 *out, int n) {
   if (i < n) { float4 v = __ldg(&in[i]); out[i] = make_float4(v.w, v.z, v.y, v.x * 2.f); }
   __syncwarp();
 }
+__device__ __noinline__ int rsum(int n, int salt) {
+  int a[8];
+  for (int i = 0; i < 8; ++i) a[i] = n * 10 + i + salt;
+  if (n == 0) return a[salt & 7];
+  int r = rsum(n - 1, salt + 1);
+  return r + a[(salt * 3) & 7];
+}
+__global__ void recursive_local(int *out) { out[threadIdx.x] = rsum(threadIdx.x % 6, threadIdx.x); }
 }
