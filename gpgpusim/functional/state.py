@@ -226,7 +226,8 @@ class Exec:
         elif name == "%gridid":
             v = np.full(N, self.gridid, dtype=np.uint64)
         elif name in ("%clock", "%clock64"):
-            v = np.full(N, self.steps, dtype=np.uint64 if name == "%clock64" else np.uint32)
+            v = np.full(N, self.steps if name == "%clock64" else self.steps & 0xFFFFFFFF,
+                        dtype=np.uint64 if name == "%clock64" else np.uint32)
         elif name.startswith("%globaltimer"):
             ns = time.perf_counter_ns() - self._t0
             if name == "%globaltimer_lo":
