@@ -132,6 +132,12 @@ cudaError_t cudaStreamAttachMemAsync(void *stream, void *devPtr, size_t length, 
 cudaError_t gs_mem_prefetch(const void *devPtr, size_t count, const gs_mem_location *location,
                             unsigned int flags, void *stream);
 cudaError_t gs_mem_advise(const void *devPtr, size_t count, int advice, const gs_mem_location *location);
+/* 3D linear memory: cudaPitchedPtr {ptr, pitch, xsize, ysize} and cudaExtent {width, height, depth}
+ * arrive by pointer from the C wrappers; cudaMemcpy3DParms is 160 bytes (arrays unsupported) */
+cudaError_t gs_malloc3d(void *pitchedDevPtr, const void *extent);
+cudaError_t gs_memset3d(const void *pitchedDevPtr, int value, const void *extent, void *stream, int async);
+cudaError_t cudaMemcpy3D(const void *p);
+cudaError_t cudaMemcpy3DAsync(const void *p, void *stream);
 
 /* streams, capture, graphs: gpgpusim.runtime.stream_api.StreamApi (the streams part), prototypes
  * from CUDA 13 cuda_runtime_api.h with handles and pointers as void*, enums as int */

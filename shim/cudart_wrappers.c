@@ -20,6 +20,9 @@
 
 struct cudaChannelFormatDesc { int x, y, z, w; int f; };
 
+/* _ptsz entry points: the NULL stream means cudaStreamPerThread (handle 2). */
+#define GS_PTSZ(s) ((s) ? (s) : (void *)2)
+
 /* ---- services for Python (declared in the plain cdef) ---- */
 static void gs_write_stdout(const char *data, size_t n)
 {
@@ -124,6 +127,43 @@ GS_EXPORT cudaError_t cudaMemAdvise(const void *devPtr, size_t count, int advice
     return gs_mem_advise(devPtr, count, advice, &location);
 }
 
+/* 3D linear memory: cudaPitchedPtr (32 bytes) and cudaExtent (24 bytes) by value. */
+typedef struct { void *ptr; size_t pitch, xsize, ysize; } gs_pitched_ptr;
+typedef struct { size_t width, height, depth; } gs_extent;
+
+GS_EXPORT cudaError_t cudaMalloc3D(gs_pitched_ptr *pitchedDevPtr, gs_extent extent)
+{
+    return gs_malloc3d(pitchedDevPtr, &extent);
+}
+
+GS_EXPORT cudaError_t cudaMemset3D(gs_pitched_ptr pitchedDevPtr, int value, gs_extent extent)
+{
+    return gs_memset3d(&pitchedDevPtr, value, &extent, (void *)0, 0);
+}
+
+GS_EXPORT cudaError_t cudaMemset3D_ptds(gs_pitched_ptr pitchedDevPtr, int value, gs_extent extent)
+{
+    return gs_memset3d(&pitchedDevPtr, value, &extent, (void *)0, 0);
+}
+
+GS_EXPORT cudaError_t cudaMemset3DAsync(gs_pitched_ptr pitchedDevPtr, int value, gs_extent extent, void *stream)
+{
+    return gs_memset3d(&pitchedDevPtr, value, &extent, stream, 1);
+}
+
+GS_EXPORT cudaError_t cudaMemset3DAsync_ptsz(gs_pitched_ptr pitchedDevPtr, int value, gs_extent extent,
+                                             void *stream)
+{
+    return gs_memset3d(&pitchedDevPtr, value, &extent, GS_PTSZ(stream), 1);
+}
+
+GS_EXPORT cudaError_t cudaMemcpy3D_ptds(const void *p) { return cudaMemcpy3D(p); }
+
+GS_EXPORT cudaError_t cudaMemcpy3DAsync_ptsz(const void *p, void *stream)
+{
+    return cudaMemcpy3DAsync(p, GS_PTSZ(stream));
+}
+
 GS_EXPORT const char *cudaGetErrorString(cudaError_t error)
 {
     return (const char *)gs_error_string(error);
@@ -151,7 +191,7 @@ GS_EXPORT struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z
 /* ---- per-thread default stream variants (nvcc --default-stream per-thread) ----
  * The _ptsz (asynchronous) forms treat the NULL stream as cudaStreamPerThread (handle 2); the
  * _ptds (synchronous) forms behave like the plain call. */
-#define GS_PTSZ(s) ((s) ? (s) : (void *)2)
+
 GS_EXPORT cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count, int kind)
 { return cudaMemcpy(dst, src, count, kind); }
 GS_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count, int kind, void *s)

@@ -68,7 +68,8 @@ _STICKY_EXEMPT = {"cudaGetLastError", "cudaPeekAtLastError", "gs_error_string", 
                   "gs_push_call_configuration", "__cudaPopCallConfiguration"}
 #: what messages call the shim's internal entry points
 _PUBLIC_NAMES = {"gs_launch_kernel": "cudaLaunchKernel", "gs_mem_prefetch": "cudaMemPrefetchAsync",
-                 "gs_mem_advise": "cudaMemAdvise", "gs_register_fatbinary": "__cudaRegisterFatBinary",
+                 "gs_mem_advise": "cudaMemAdvise", "gs_malloc3d": "cudaMalloc3D", "gs_memset3d": "cudaMemset3D",
+                 "gs_register_fatbinary": "__cudaRegisterFatBinary",
                  "gs_init_module": "__cudaInitModule", "gs_push_call_configuration": "__cudaPushCallConfiguration"}
 #: results that are not errors for the last-error state
 _NOT_ERRORS = {0, int(Err.NotReady)}
@@ -1185,6 +1186,85 @@ class Runtime(StreamApi):
         if advice in (3, 5) and loc_type == 1:
             self._check_device(loc_id, "cudaMemAdvise")
         self._managed_range(ptr, count, "cudaMemAdvise")
+
+    # ------------------------------------------------------------------ 3D linear memory
+    @api
+    def gs_malloc3d(self, pitched: int, extent: int) -> None:
+        """``cudaMalloc3D``: rows padded to the pitch alignment, ``height * depth`` rows."""
+        _check_ptr(pitched, "cudaMalloc3D: pitchedDevPtr")
+        width, height, depth = struct.unpack("<3Q", abi.read(extent, 24))
+        pitch = -(-width // PITCH_ALIGN) * PITCH_ALIGN if width else 0
+        size = pitch * height * depth
+        ptr = self._device_alloc(size, "cudaMalloc3D") if size else 0
+        abi.write(pitched, struct.pack("<4Q", ptr, pitch, width, height))
+
+    def _copy3d_ops(self, what: str, p: int) -> list[Any]:
+        from .gpu import Memcpy2DOp
+
+        _check_ptr(p, f"{what}: p")
+        raw = abi.read(p, 160)
+        q = struct.unpack_from("<19Q", raw, 0)
+        (kind,) = struct.unpack_from("<i", raw, 152)
+        src_array, (sx, sy, sz), (sptr, spitch, _sxs, sysz) = q[0], q[1:4], q[4:8]
+        dst_array, (dx, dy, dz), (dptr, dpitch, _dxs, dysz) = q[8], q[9:12], q[12:16]
+        width, height, depth = q[16:19]
+        if src_array or dst_array:
+            raise CudaError(Err.NotSupported, f"{what}: CUDA arrays are not simulated (use pitched memory)")
+        if kind not in (H2H, H2D, D2H, D2D, DEFAULT):
+            raise CudaError(Err.InvalidMemcpyDirection, f"{what}: {kind} is not a cudaMemcpyKind")
+        if not width or not height or not depth:
+            return []
+        if not sptr or not dptr:
+            raise CudaError(Err.InvalidValue, f"{what}: NULL srcPtr.ptr or dstPtr.ptr")
+        if width + sx > spitch or width + dx > dpitch:
+            raise CudaError(Err.InvalidPitchValue,
+                            f"{what}: width {width} (+x offset) exceeds a pitch ({spitch}, {dpitch})")
+        s_rows, d_rows = sysz or (sy + height), dysz or (dy + height)
+        if sy + height > s_rows or dy + height > d_rows:
+            raise CudaError(Err.InvalidValue, f"{what}: the copy's rows exceed a pitched pointer's ysize")
+        ops = []
+        for z in range(depth):
+            s0 = sptr + ((sz + z) * s_rows + sy) * spitch + sx
+            d0 = dptr + ((dz + z) * d_rows + dy) * dpitch + dx
+            self._copy_kind(d0, s0, 1, kind, what)
+            self._device_range(s0, spitch * (height - 1) + width, f"{what} source")
+            self._device_range(d0, dpitch * (height - 1) + width, f"{what} destination")
+            ops.append(Memcpy2DOp(d0, dpitch, s0, spitch, width, height, kind))
+        return ops
+
+    @api
+    def cudaMemcpy3D(self, p: int) -> None:
+        ops = self._copy3d_ops("cudaMemcpy3D", p)
+        for op in ops:
+            self.streams.enqueue(0, op)
+        if ops:
+            self.streams.synchronize_stream(0)
+
+    @api
+    def cudaMemcpy3DAsync(self, p: int, stream: int) -> None:
+        for op in self._copy3d_ops("cudaMemcpy3DAsync", p):
+            self.streams.enqueue(stream, op)
+
+    @api
+    def gs_memset3d(self, pitched: int, value: int, extent: int, stream: int, is_async: int) -> None:
+        from .gpu import MemsetOp
+
+        what = "cudaMemset3DAsync" if is_async else "cudaMemset3D"
+        ptr, pitch, _xsize, ysize = struct.unpack("<4Q", abi.read(pitched, 32))
+        width, height, depth = struct.unpack("<3Q", abi.read(extent, 24))
+        if not width or not height or not depth:
+            return
+        if width > pitch:
+            raise CudaError(Err.InvalidValue, f"{what}: width {width} exceeds pitch {pitch}")
+        rows = ysize or height
+        last = ptr + ((depth - 1) * rows + height - 1) * pitch
+        if not self._device_range(ptr, 1, what) or not self._device_range(last, width, what):
+            raise CudaError(Err.InvalidValue, f"{what}: {ptr:#x} is not device memory (or too small)")
+        for z in range(depth):
+            for y in range(height):
+                self.streams.enqueue(stream, MemsetOp(ptr + (z * rows + y) * pitch, value, width))
+        if not is_async:
+            self.streams.synchronize_stream(stream)
 
     # ================================================================== errors
     def cudaGetLastError(self) -> int:

@@ -717,3 +717,41 @@ def test_memcpy_bounds_property(rt, off, n, kind):
     else:
         assert rc == Err.InvalidValue
         assert rt.cudaGetLastError() == Err.InvalidValue
+
+
+def _parms(src_ptr, spitch, sysize, dst_ptr, dpitch, dysize, extent, kind, src_pos=(0, 0, 0), dst_pos=(0, 0, 0)):
+    """struct cudaMemcpy3DParms (160 bytes)."""
+    return ctypes.create_string_buffer(struct.pack(
+        "<Q3Q4QQ3Q4Q3Qi4x", 0, *src_pos, src_ptr, spitch, 0, sysize, 0, *dst_pos, dst_ptr, dpitch, 0, dysize,
+        *extent, kind), 160)
+
+
+def test_3d_linear_memory(rt):
+    w, h, d = 10, 3, 2
+    pp = ctypes.create_string_buffer(32)
+    ext = ctypes.create_string_buffer(struct.pack("<3Q", w, h, d), 24)
+    assert rt.gs_malloc3d(addr(pp), addr(ext)) == 0
+    ptr, pitch, xsize, ysize = struct.unpack("<4Q", pp.raw)
+    assert (pitch, xsize, ysize) == (512, w, h) and ptr % 256 == 0
+    assert rt.gs_memset3d(addr(pp), 0x11, addr(ext), 0, 0) == 0
+    host = np.arange(w * h * d, dtype=np.uint8)
+    p = _parms(host.ctypes.data, w, h, ptr, pitch, ysize, (w, h, d), 1)
+    assert rt.cudaMemcpy3D(addr(p)) == 0
+    back = np.zeros(w * h * d, dtype=np.uint8)
+    p2 = _parms(ptr, pitch, ysize, back.ctypes.data, w, h, (w, h, d), 2)
+    assert rt.cudaMemcpy3D(addr(p2)) == 0
+    assert (back == host).all()
+    # a sub-box with offsets: rows 1..2 of slice 1, bytes 2..5
+    box = np.zeros(4 * 2, dtype=np.uint8)
+    p3 = _parms(ptr, pitch, ysize, box.ctypes.data, 4, 2, (4, 2, 1), 2, src_pos=(2, 1, 1))
+    assert rt.cudaMemcpy3D(addr(p3)) == 0
+    full = host.reshape(d, h, w)
+    assert (box.reshape(2, 4) == full[1, 1:3, 2:6]).all()
+    bad = _parms(host.ctypes.data, 4, h, ptr, pitch, ysize, (w, h, d), 1)       # width > spitch
+    assert rt.cudaMemcpy3D(addr(bad)) == Err.InvalidPitchValue
+    arr = _parms(host.ctypes.data, w, h, ptr, pitch, ysize, (w, h, d), 1)
+    ctypes.memmove(addr(arr), struct.pack("<Q", 0x1234), 8)                     # srcArray set
+    assert rt.cudaMemcpy3D(addr(arr)) == Err.NotSupported
+    assert rt.cudaMemcpy3D(0) == Err.InvalidValue
+    wide = ctypes.create_string_buffer(struct.pack("<3Q", 600, h, d), 24)
+    assert rt.gs_memset3d(addr(pp), 0, addr(wide), 0, 0) == Err.InvalidValue

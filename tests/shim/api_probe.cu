@@ -78,6 +78,23 @@ int main(int argc, char **argv)
     rc = (int)cudaLaunchKernelEx(&lc, add_one, (int *)nullptr, 0);
     printf("launch_ex_cluster=%d\n", rc);
     cudaGetLastError();
+    {
+        cudaPitchedPtr pp;
+        cudaExtent ext = make_cudaExtent(10, 3, 2);
+        int r1 = (int)cudaMalloc3D(&pp, ext);
+        int r2 = (int)cudaMemset3D(pp, 7, ext);
+        unsigned char box[60];
+        memset(box, 0, sizeof box);
+        cudaMemcpy3DParms cp = {};
+        cp.srcPtr = pp;
+        cp.dstPtr = make_cudaPitchedPtr(box, 10, 10, 3);
+        cp.extent = ext;
+        cp.kind = cudaMemcpyDeviceToHost;
+        int r3 = (int)cudaMemcpy3D(&cp);
+        int sevens = 0;
+        for (int i = 0; i < 60; i++) sevens += box[i] == 7;
+        printf("malloc3d=%d pitch=%d memset3d=%d memcpy3d=%d sevens=%d\n", r1, (int)pp.pitch, r2, r3, sevens);
+    }
     int min_grid = 0, best_block = 0;
     rc = (int)cudaOccupancyMaxPotentialBlockSize(&min_grid, &best_block, add_one, 0, 0);
     printf("potential_rc=%d min_grid=%d best_block=%d\n", rc, min_grid, best_block);

@@ -118,6 +118,8 @@ def test_probe_binary_api_results(shim_lib, probe, tmp_path):
     assert kv["graph_create"] == "0"
     assert kv["bad_launch"] == "9"
     assert kv["launch_ex_cluster"] == "801"
+    # cudaPitchedPtr / cudaExtent passed by value
+    assert (kv["malloc3d"], kv["pitch"], kv["memset3d"], kv["memcpy3d"], kv["sevens"]) == ("0", "512", "0", "0", "60")
     # cudaOccupancyMaxPotentialBlockSize (header template over the occupancy/attribute calls)
     assert kv["potential_rc"] == "0" and 32 <= int(kv["best_block"]) <= 1024
     assert int(kv["min_grid"]) > 0 and int(kv["min_grid"]) % 80 == 0          # cudaLaunchKernelEx with a cluster attribute
