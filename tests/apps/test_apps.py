@@ -144,6 +144,11 @@ def test_app_passes(app, route, run_app):
         assert {rec["driver"] for rec in proc.launches} == {"warp" if route == "warp" else "batched"}
         faults = [(rec["kernel"], rec["error"]) for rec in proc.launches if "error" in rec]
         assert faults == EXPECTED_FAULTS.get(app, [])
+        # the statistics the report writes are the engine's, kernel by kernel
+        assert proc.stats is not None, "gpgpusim run -o wrote no statistics JSON"
+        reported = sorted((k["kernel_name"], k["thread_insn"], k["warp_insn"]) for k in proc.stats["kernels"])
+        engine = sorted((r["kernel"], r["thread_insn"], r["warp_insn"]) for r in proc.launches if "error" not in r)
+        assert reported == engine
 
 
 # --- device printf: exact lines and their order relative to host printf -----------------------
