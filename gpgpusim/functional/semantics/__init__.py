@@ -45,12 +45,11 @@ bfe bfi bmsk szext dp4a dp2a`` (``.hi .lo .wide .sat .relu``, ``.cc addc subc ma
 ``.u16x2/.s16x2`` and SIMD video ``vadd vsub vabsdiff vmin vmax vavrg`` (2/4, plain operands);
 logic ``and or xor not cnot lop3 shl shr shf prmt`` (all modes); float ``add sub mul fma mad div
 rcp sqrt rsqrt sin cos lg2 ex2 tanh abs neg min max copysign testp`` for f32/f64/f16/bf16 and
-x2 forms with ``.rn .rz .rm .rp .ftz .sat .relu .approx .full .NaN``; ``setp set selp slct``
+x2 forms with ``.rn .rz .rm .rp .ftz .sat .relu .approx .full .NaN .xorsign.abs``; ``setp set selp slct``
 with every comparison and BoolOp; ``cvt`` between all integer and float types (and
 ``.f16x2/.bf16x2`` packing, ``.tf32``, FP8 ``.e4m3x2/.e5m2x2`` from f32/f16x2 and back to
 f16x2); ``mov`` (copy, pack/unpack).  Not modelled (raise NotSupportedError): single-byte FP8
-and FP4/FP6 ``cvt``, ``min/max.xorsign.abs``, ``lop3`` with a predicate output, video byte
-selectors/masks.
+and FP4/FP6 ``cvt``, ``lop3`` with a predicate output, video byte selectors/masks.
 
 Exactness notes (rounding modes, approximations, division by zero) are in the submodules:
 :mod:`._int`, :mod:`._logic`, :mod:`._float`, :mod:`._cmp`, :mod:`._cvt`, :mod:`._fp8`, :mod:`._simd`,
@@ -265,9 +264,10 @@ def _b_minmax(inst: ir.Instruction) -> OpSpec:
         return spec16
     t = _one_type(inst)
     if t in _FLOATS:
-        if inst.has("xorsign"):
-            raise _Bad(".xorsign.abs")
-        return _uniform(_float.minmax(inst.opcode, t, inst.has("ftz"), inst.has("NaN")), t, 2)
+        xs = inst.has("xorsign")
+        if xs and (not inst.has("abs") or t not in ("f16", "f16x2", "bf16", "bf16x2")):
+            raise _Bad(".xorsign needs .abs and a half type")
+        return _uniform(_float.minmax(inst.opcode, t, inst.has("ftz"), inst.has("NaN"), xs), t, 2)
     if t not in _ARITH_INT:
         raise _Bad(f"type .{t}")
     return _uniform(_int.minmax(t, inst.opcode == "max", inst.has("relu")), t, 2)

@@ -369,7 +369,7 @@ def absneg(op: str, t: str, ftz: bool = False) -> Fn:
 _UINT_OF = {2: U16, 4: U32, 8: U64}
 
 
-def minmax(op: str, t: str, ftz: bool = False, nan: bool = False) -> Fn:
+def minmax(op: str, t: str, ftz: bool = False, nan: bool = False, xorsign: bool = False) -> Fn:
     """PTX min/max: one NaN operand -> the other; both (or, with ``.NaN``, either) NaN ->
     canonical NaN; -0.0 is less than +0.0 (for equal operands the sign bits are combined:
     AND for max, OR for min)."""
@@ -380,6 +380,14 @@ def minmax(op: str, t: str, ftz: bool = False, nan: bool = False) -> Fn:
     combine = np.bitwise_and if is_max else np.bitwise_or
 
     def core(a, b):
+        if xorsign:
+            # .xorsign.abs: compare magnitudes; the result's sign is sign(a) XOR sign(b)
+            neg = np.signbit(a) != np.signbit(b)
+            r = core_plain(np.abs(a), np.abs(b))
+            return np.where(np.isnan(r), r, np.where(neg, -r, r))
+        return core_plain(a, b)
+
+    def core_plain(a, b):
         r = pick(a, b)
         eq = a == b
         if eq.any():

@@ -418,3 +418,14 @@ def test_signed_zero_rules_f64():
     assert bits64(run("fma.rm.f64", [1e-200], [1e-200], [0.0])[0]) == 0
     assert bits64(run("fma.rm.f64", [1.0], [1.0], [-1.0])[0]) == 1 << 63
     assert bits64(run("add.rm.f64", [1.0], [-1.0])[0]) == 1 << 63
+
+
+def test_min_max_xorsign_abs():
+    hb = lambda x: int(np.float16(x).view(np.uint16))  # noqa: E731
+    assert as_list(run("min.xorsign.abs.f16", [-3.0, 2.0], [2.0, -5.0])) == [-2.0, -2.0]
+    assert as_list(run("max.xorsign.abs.f16", [-3.0, -2.0], [2.0, -5.0])) == [-3.0, 5.0]
+    a = hb(-1.0) | (hb(4.0) << 16)
+    b = hb(0.5) | (hb(-8.0) << 16)
+    assert as_list(run("max.xorsign.abs.f16x2", [a], [b])) == [hb(-1.0) | (hb(-8.0) << 16)]
+    bf = lambda x: int(np.float32(x).view(np.uint32)) >> 16  # noqa: E731
+    assert as_list(run("min.xorsign.abs.bf16", [bf(-3.0)], [bf(-2.0)])) == [bf(2.0)]
