@@ -49,7 +49,7 @@ x2 forms with ``.rn .rz .rm .rp .ftz .sat .relu .approx .full .NaN .xorsign.abs`
 with every comparison and BoolOp; ``cvt`` between all integer and float types (and
 ``.f16x2/.bf16x2`` packing, ``.tf32``, FP8 ``.e4m3x2/.e5m2x2`` from f32/f16x2 and back to
 f16x2); ``mov`` (copy, pack/unpack).  Not modelled (raise NotSupportedError): single-byte FP8
-and FP4/FP6 ``cvt``, ``lop3`` with a predicate output, video byte selectors/masks.
+and FP4/FP6 ``cvt``, video byte selectors/masks.
 
 Exactness notes (rounding modes, approximations, division by zero) are in the submodules:
 :mod:`._int`, :mod:`._logic`, :mod:`._float`, :mod:`._cmp`, :mod:`._cvt`, :mod:`._fp8`, :mod:`._simd`,
@@ -333,10 +333,26 @@ def _b_logic(inst: ir.Instruction) -> OpSpec:
 
 
 def _b_lop3(inst: ir.Instruction) -> OpSpec:
+    """``lop3.b32 d, a, b, c, immLut`` and (PTX 8.2) ``lop3.BoolOp.b32 d|p, a, b, c, immLut, q``
+    with ``p = (d != 0) BoolOp q``."""
     _one_type(inst, {"b32"})
-    if len(inst.operands) != 5 or _imm(inst.operands[4]) is None:
-        raise _Bad("lop3 needs d, a, b, c, immLut (predicate forms unsupported)")
-    return OpSpec(_logic.lop3(_imm(inst.operands[4]) or 0), ("b32",), ("b32",) * 4)
+    lut = _imm(inst.operands[4]) if len(inst.operands) > 4 else None
+    if lut is None:
+        raise _Bad("lop3 needs an immediate LUT as its fifth operand")
+    fn = _logic.lop3(lut)
+    boolop = next((m for m in inst.mods if m in ("and", "or")), None)
+    if boolop is None:
+        if len(inst.operands) != 5:
+            raise _Bad("lop3 without .and/.or takes d, a, b, c, immLut")
+        return OpSpec(fn, ("b32",), ("b32",) * 4)
+    if not isinstance(inst.operands[0], ir.PredPair) or len(inst.operands) != 6:
+        raise _Bad(f"lop3.{boolop} takes d|p, a, b, c, immLut, q")
+    combine = _cmp._BOOL[boolop]
+
+    def with_pred(a, b, c, _lut, q):
+        d = fn(a, b, c)
+        return d, combine(d != 0, q)
+    return OpSpec(with_pred, ("b32", "pred"), ("b32",) * 4 + ("pred",))
 
 
 def _b_shift(inst: ir.Instruction) -> OpSpec:

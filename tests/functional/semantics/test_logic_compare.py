@@ -230,3 +230,16 @@ def test_prmt_immediate_plan_matches_reference(sel, rows):
         by_reg = run(f"prmt.b32.{mode}", a, b, [sel] * len(rows))
         by_imm = run(f"prmt.b32.{mode}", a, b, [0] * len(rows), imm={2: sel})
         assert as_list(by_reg) == as_list(by_imm)
+
+
+def test_lop3_with_predicate_output():
+    from gpgpusim.functional.semantics import lookup
+    from gpgpusim.ptx import ir
+    ops = (ir.PredPair(ir.Reg("%r9"), ir.Reg("%p1")), ir.Reg("%r1"), ir.Reg("%r2"), ir.Reg("%r3"), ir.Imm(0x80),
+           ir.Reg("%p2"))
+    spec = lookup(ir.Instruction("lop3", ("and", "b32"), ops, line=3))
+    assert spec.dst_types == ("b32", "pred")
+    a = np.array([0xF0, 0xF0], np.uint32)
+    b = np.array([0x30, 0x0F], np.uint32)
+    d, p = spec.fn(a, b, np.array([0xFF, 0xFF], np.uint32), np.uint32(0x80), np.array([True, True]))
+    assert as_list(d) == [0x30, 0x00] and as_list(p) == [True, False]
