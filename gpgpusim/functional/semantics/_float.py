@@ -229,7 +229,7 @@ def _fma_rn_fast(exact: Fn, dt: type, frac_bits: int, min_normal) -> Fn:
     tie = U64(1 << (drop - 1))
 
     def fma_fast(a, b, c):
-        s = a.astype(F64) * b.astype(F64) + c.astype(F64)
+        s = np.multiply(a, b, dtype=F64) + c  # operands widen inside the ufunc loops (exact)
         r = s.astype(dt)
         bad = ((s.view(U64) & mask) == tie) | (np.abs(r) < min_normal)
         if bad.any():
