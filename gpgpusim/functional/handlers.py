@@ -310,6 +310,12 @@ def _decode(lm, prog, fi, pc, inst, d: dec.DInst) -> None:
     elif op in ("vote", "shfl", "match", "redux", "activemask"):
         d.kind = "warp"
         d.run = _warp_op(lm, prog, fi, inst)
+    elif op == "cp" and inst.has("async") and not inst.has("bulk") and not inst.has("mbarrier"):
+        if inst.has("commit_group") or inst.has("wait_group") or inst.has("wait_all"):
+            d.run = _noop        # copies complete at issue, so every group is already done
+        else:
+            d.run = _cp_async(lm, prog, fi, inst)
+            d.mem = True
     elif op in _UNSUPPORTED:
         raise NotSupportedError(f"not supported: {inst} at {_where(prog, inst)}")
     else:
@@ -567,6 +573,41 @@ def _st(lm, prog, fi, inst) -> Callable:
             ai = a if i == 0 else a + a.dtype.type(i * size)
             ex.store(space, ai, lanes, v)
     return st
+
+
+def _cp_async(lm, prog, fi, inst) -> Callable:
+    """``cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size}``: functionally a
+    synchronous copy (bytes past ``src-size`` are zero-filled), so commit/wait are no-ops."""
+    ops = inst.operands
+    if len(ops) < 3 or not isinstance(ops[2], ir.Imm) or ops[2].value not in (4, 8, 16):
+        raise PtxError(f"{_where(prog, inst)}: cp.async needs a copy size of 4, 8 or 16 bytes")
+    cp_size = int(ops[2].value)
+    dspace, dconst, dfn = _addr(lm, prog, fi, inst, ops[0], "shared")
+    sspace, sconst, sfn = _addr(lm, prog, fi, inst, ops[1], "global")
+    rsrc = None
+    if len(ops) > 3 and not (isinstance(ops[3], ir.Imm) and ops[3].value == cp_size):
+        rsrc = make_reader(lm, prog, fi, inst, ops[3], "u32")
+    u32 = np.dtype(np.uint32)
+    u8 = np.dtype(np.uint8)
+
+    def cp(ex, sel):
+        lanes = ex.all_lanes if sel is None else sel
+        n = lanes.size
+        da = _lane_addrs(dconst, dfn, ex, sel, n)
+        sa = _lane_addrs(sconst, sfn, ex, sel, n)
+        if rsrc is None:
+            for i in range(0, cp_size, 4):
+                v = ex.load(sspace, sa + sa.dtype.type(i), lanes, u32)
+                ex.store(dspace, da + da.dtype.type(i), lanes, v)
+            return
+        src_size = np.broadcast_to(np.asarray(rsrc(ex, sel)).astype(np.int64), (n,))
+        for i in range(cp_size):
+            v = np.zeros(n, dtype=u8)
+            m = src_size > i
+            if m.any():
+                v[m] = ex.load(sspace, (sa + sa.dtype.type(i))[m], lanes[m], u8)
+            ex.store(dspace, da + da.dtype.type(i), lanes, v)
+    return cp
 
 
 def _atomic_apply(ex: Exec, space: str, a: np.ndarray, lanes: np.ndarray, op: str, typ: str,

@@ -66,3 +66,32 @@ def test_recursion_with_per_frame_local_arrays(mod):
         return a[salt & 7] if n == 0 else rsum(n - 1, salt + 1) + a[(salt * 3) & 7]
     r = run_both(mod, "recursive_local", (1, 1, 1), (64, 1, 1), [("o", np.zeros(64, np.int32))])
     assert r.out["o"].tolist() == [rsum(t % 6, t) for t in range(64)]
+
+
+def test_cp_async_pipeline_copies():
+    m = load_ptx_cached((DATA / "cp_async.ptx").read_text(), "cp_async.ptx")
+    x = np.arange(512, dtype=np.float32)
+    r = run_both(m, "k", (2, 1, 1), (256, 1, 1), [("in", x), ("out", np.zeros(512, np.float32))])
+    assert r.out["out"].tolist() == (x.reshape(2, 256)[:, ::-1] * 2).ravel().tolist()
+    f4 = np.arange(256, dtype=np.float32).reshape(64, 4)
+    r = run_both(m, "k16", (1, 1, 1), (64, 1, 1), [("in", f4), ("out", np.zeros((64, 4), np.float32))])
+    assert r.out["out"].tolist() == f4[::-1].tolist()
+
+
+def test_cp_async_zero_fill():
+    from engine_helpers import ptx
+    mm = ptx("""
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<8>;
+    .shared .align 16 .b8 sm[16];
+    ld.param.u64 %rd1, [p0];
+    mov.u32 %r1, sm;
+    cp.async.ca.shared.global [%r1], [%rd1], 16, 6;
+    cp.async.wait_all;
+    ld.shared.v4.u32 {%r2, %r3, %r4, %r5}, [sm];
+    st.global.v4.u32 [%rd1+16], {%r2, %r3, %r4, %r5};
+    ret;""")
+    src = np.zeros(32, np.uint8)
+    src[:16] = np.arange(1, 17)
+    r = run_both(mm, "k", (1, 1, 1), (1, 1, 1), [("p", src)])
+    assert r.out["p"][16:].tolist() == [1, 2, 3, 4, 5, 6] + [0] * 10
