@@ -102,6 +102,11 @@ def apply_atomic(memory: np.ndarray, offsets: np.ndarray, values: np.ndarray, op
     usable = memory.shape[0] - memory.shape[0] % size
     typed = memory[:usable].view(dt)
     idx = offsets // size
+    if int(offsets.min()) < 0 or int(idx.max()) >= typed.shape[0]:
+        bad = int(offsets[np.argmax((offsets < 0) | (idx >= typed.shape[0]))])
+        raise CudaError(Err.IllegalAddress,
+                        f"atom.{op}.{ptx_type} at byte offset {bad} is outside the {memory.shape[0]}-byte buffer",
+                        sticky=True)
     vals = np.asarray(values).astype(dt, copy=False)
     vals2 = None if values2 is None else np.asarray(values2).astype(dt, copy=False)
     if vals.shape != idx.shape:

@@ -173,3 +173,11 @@ def test_apply_atomic_matches_sequential(optype, data):
     ref_old = sequential(ref, offs, b, op, t, c)
     assert old.tobytes() == ref_old.tobytes()
     assert mem.tobytes() == ref.tobytes()
+
+
+def test_out_of_bounds_atomic_is_sticky_illegal_address():
+    mem = np.zeros(16, dtype=np.uint8)
+    with pytest.raises(CudaError) as ei:
+        apply_atomic(mem, np.array([0, 16], np.int64), u32(1, 1), "add", "u32")
+    assert ei.value.code == Err.IllegalAddress and ei.value.sticky and "16" in ei.value.message
+    assert mem.tolist() == [0] * 16  # nothing applied
