@@ -204,15 +204,26 @@ class GlobalMemory:
         return hit is not None and hit[0] in self._host
 
     # ------------------------------------------------------------------ vectorised access
-    def _typed_view(self, base: int, dtype: np.dtype) -> np.ndarray:
+    def _typed_view(self, base: int, dtype: np.dtype) -> tuple[np.ndarray, int]:
+        """``(view, shift)``: the allocation as ``dtype`` elements starting ``shift`` bytes in,
+        where ``base + shift`` is aligned (host-mapped buffers need not be), so that element
+        ``(offset - shift) // itemsize`` holds the naturally aligned value at ``base + offset``."""
         key = (base, dtype.str)
         v = self._typed.get(key)
         if v is None:
-            buf = self._bufs[base]
+            shift = (-base) % dtype.itemsize
+            buf = self._bufs[base][shift:]
             n = (buf.size // dtype.itemsize) * dtype.itemsize
-            v = buf[:n].view(dtype)
-            self._typed[key] = v
+            v = self._typed[key] = (buf[:n].view(dtype), shift)
         return v
+
+    def index(self, base: int, dtype: np.dtype, offs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The typed view of allocation ``base`` and the element indices of byte ``offs``."""
+        view, shift = self._typed_view(base, dtype)
+        sh = dtype.itemsize.bit_length() - 1
+        if shift:
+            offs = offs - shift
+        return view, (offs >> sh if sh else offs)
 
     def translate(self, addrs: np.ndarray, size: int) -> list[tuple[int, np.ndarray | None, np.ndarray]]:
         """Split lanes by allocation: a list of ``(base, lane_indices or None, offsets)``.
@@ -262,13 +273,13 @@ class GlobalMemory:
         dt = np.dtype(dtype)
         self.check_aligned(addrs, dt.itemsize)
         parts = self.translate(addrs, dt.itemsize)
-        sh = dt.itemsize.bit_length() - 1
         if len(parts) == 1 and parts[0][1] is None:
-            base, _, offs = parts[0]
-            return self._typed_view(base, dt)[offs >> sh]
+            view, idx = self.index(parts[0][0], dt, parts[0][2])
+            return view[idx]
         out = np.empty(addrs.size, dtype=dt)
         for base, lanes, offs in parts:
-            out[lanes] = self._typed_view(base, dt)[offs >> sh]
+            view, idx = self.index(base, dt, offs)
+            out[lanes] = view[idx]
         return out
 
     def store(self, addrs: np.ndarray, values: np.ndarray) -> None:
@@ -276,14 +287,14 @@ class GlobalMemory:
         dt = values.dtype
         self.check_aligned(addrs, dt.itemsize)
         parts = self.translate(addrs, dt.itemsize)
-        sh = dt.itemsize.bit_length() - 1
         if len(parts) == 1 and parts[0][1] is None:
-            base, _, offs = parts[0]
-            self._typed_view(base, dt)[offs >> sh] = values
+            view, idx = self.index(parts[0][0], dt, parts[0][2])
+            view[idx] = values
             return
         for base, lanes, offs in parts:
-            self._typed_view(base, dt)[offs >> sh] = values[lanes]
+            view, idx = self.index(base, dt, offs)
+            view[idx] = values[lanes]
 
-    def typed(self, base: int, dtype: np.dtype | type) -> np.ndarray:
-        """The whole allocation at ``base`` viewed as ``dtype`` (for atomics)."""
+    def typed(self, base: int, dtype: np.dtype | type) -> tuple[np.ndarray, int]:
+        """The allocation at ``base`` as ``dtype`` elements: ``(view, shift)`` (see ``index``)."""
         return self._typed_view(base, np.dtype(dtype))

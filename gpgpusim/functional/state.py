@@ -297,7 +297,8 @@ class Exec:
             self._check_align(addrs, size)
             out = []
             for base, pos, offs in self.gmem.translate(addrs, size):
-                out.append((self.gmem.typed(base, dt), offs >> sh if sh else offs, pos))
+                view, idx = self.gmem.index(base, dt, offs)
+                out.append((view, idx, pos))
             return out
         if space == "shared":
             a = self._bounded(addrs, size, self.smem_size)

@@ -105,3 +105,18 @@ def test_allocate_rejects_bad_arguments():
         g.allocate(-1)
     with pytest.raises(CudaError):
         g.allocate(8, align=3)
+
+
+def test_host_mapped_buffer_not_aligned_to_the_element_size():
+    g = GlobalMemory()
+    raw = np.zeros(80, dtype=np.uint8)
+    buf = raw[3:67]                       # base address 3 bytes past an aligned one
+    d = g.map_host(buf)
+    first = d + (-d) % 8                  # first 8-aligned device address inside it
+    addrs = np.array([first, first + 8, first + 16], dtype=np.uint64)
+    g.store(addrs, np.array([7, 8, 9], dtype=np.uint64))
+    assert g.load(addrs, np.uint64).tolist() == [7, 8, 9]
+    off = first - d
+    assert buf[off:off + 24].view(np.uint64).tolist() == [7, 8, 9]
+    a4 = np.array([first + 4], dtype=np.uint64)
+    assert g.load(a4, np.uint32).tolist() == [0]
