@@ -160,6 +160,20 @@ def _thread_excepthook(args):
     _report(f"thread {getattr(args.thread, 'name', '?')}", args.exc_value)
 
 
+def _restore_sigint():
+    """Python installs its own SIGINT handler, which would turn the user's Ctrl-C into a
+    KeyboardInterrupt inside some CUDA call; the application must die as it normally would."""
+    import signal
+
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+try:
+    _restore_sigint()
+except (ValueError, OSError):  # not the interpreter's main thread: leave it
+    pass
+
 try:
     import threading
 

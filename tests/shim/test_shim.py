@@ -319,3 +319,50 @@ def test_every_declared_entry_point_is_implemented_with_matching_arity():
         if len(params) != len(kinds):
             problems.append(f"{name}: C has {len(kinds)} parameters, Python {len(params)}")
     assert problems == []
+
+
+LOOP_SRC = r"""
+#include <cstdio>
+__global__ void k(int *p) { if (p) p[0] = 1; }
+int main()
+{
+    cudaFree(0);
+    printf("start\n");
+    fflush(stdout);
+    for (int i = 0; i < 1000000; i++) { k<<<1, 32>>>(nullptr); cudaDeviceSynchronize(); }
+    printf("done\n");
+    return 0;
+}
+"""
+
+
+@needs_nvcc
+def test_ctrl_c_stops_the_application(shim_lib, tmp_path):
+    """The embedded interpreter must not swallow SIGINT (it would become a KeyboardInterrupt
+    inside a CUDA call and the application would keep running)."""
+    import signal
+
+    pytest.importorskip("gpgpusim.functional.engine")
+    (tmp_path / "loop.cu").write_text(LOOP_SRC)
+    exe = tmp_path / "loop"
+    subprocess.run([NVCC, "-cudart", "shared", str(tmp_path / "loop.cu"), "-o", str(exe)], check=True,
+                   capture_output=True)
+
+    def default_signals():
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    p = subprocess.Popen([str(exe)], env=_env(shim_lib), cwd=tmp_path, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, preexec_fn=default_signals)
+    try:
+        while True:
+            line = p.stdout.readline()
+            assert line, "the application ended before printing 'start'"
+            if line.strip() == "start":
+                break
+        p.send_signal(signal.SIGINT)
+        assert p.wait(30) == -signal.SIGINT
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert "KeyboardInterrupt" not in p.stderr.read()
