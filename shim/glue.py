@@ -140,11 +140,14 @@ def _make_entry(name, rkind, kinds):
             conv = [int(cast("uintptr_t", a)) if k == "p" else a for k, a in zip(kinds, args, strict=True)]
             return getattr(rt, name)(*conv)
         except BaseException as exc:  # noqa: BLE001 - last line of defence
+            if rkind == "i":
+                try:
+                    return rt.fail(name, exc)   # records the last error and prints one line
+                except BaseException:  # noqa: BLE001
+                    _report(name, exc)
+                    return _ERR_UNKNOWN
             _report(name, exc)
-            try:
-                return rt.fail(name, exc) if rkind == "i" else (None if rkind == "v" else _FALLBACK_ADDR)
-            except BaseException:  # noqa: BLE001
-                return None if rkind == "v" else (_FALLBACK_ADDR if rkind == "p" else _ERR_UNKNOWN)
+            return None if rkind == "v" else _FALLBACK_ADDR
 
     entry.__name__ = name
     if rkind == "v":
