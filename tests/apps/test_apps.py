@@ -11,6 +11,10 @@ Each app runs three ways, each in its own temporary working directory:
   ``launch_probe/sitecustomize.py`` forces it; the probe logs every launch (driver, counts),
   and both drivers must give the same per-kernel instruction counts.
 
+Once performance simulation reports cycles, every app also runs without ``--functional``
+(``timing`` route) and must match functional mode's per-kernel counts; until then those tests
+skip, saying so.
+
 A run passes when the app exits 0 and prints ``<app>: PASS`` (the apps print FAIL and exit
 non-zero on any mismatch or failing CUDA call). ``device_printf`` is also checked line by
 line, including the order of device output relative to host printf.
@@ -84,7 +88,8 @@ def _run(app: str, route: str, app_bin: Path, libdir_fn, tmp_dir: Path) -> AppRu
             extra.update(GPGPUSIM_DRIVER="warp", GPGPUSIM_TEST_FORCE_DRIVER="warp")
         env = sim_env(extra)
         env["PYTHONPATH"] = os.pathsep.join([str(PROBE_DIR), env["PYTHONPATH"]])
-        cmd = gpgpusim_cmd() + ["run", "--functional", "-o", str(stats_path), "--", exe]
+        mode = [] if route == "timing" else ["--functional"]
+        cmd = gpgpusim_cmd() + ["run", *mode, "-o", str(stats_path), "--", exe]
     try:
         proc = subprocess.run(cmd, cwd=tmp_dir, env=env, capture_output=True, text=True,
                               timeout=TIMEOUT_S)
@@ -306,3 +311,31 @@ def test_build_variant_passes(variant, run_app):
         assert [[r[k] for k in key] for r in run.launches] == [[r[k] for k in key] for r in plain.launches]
     if variant == "reduction_sm86":
         assert "using the oldest embedded PTX, compute_86" in run.stdout + run.stderr
+
+
+# --- performance (timing) mode ------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def timing_model(app_bin, tmp_path_factory) -> bool:
+    """Whether performance simulation produces cycles yet (one probe run of vector_add)."""
+    run = _run("vector_add", "timing", app_bin, lambda: None, tmp_path_factory.mktemp("timing-probe"))
+    return bool(run.stats and run.stats.get("kernels") and all("cycles" in k for k in run.stats["kernels"]))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("app", [pytest.param(a, marks=_gap_marks(a)) for a in APPS])
+def test_app_in_timing_mode(app, run_app, timing_model):
+    """Performance mode gives the same results and per-kernel instruction counts as
+    functional mode, plus cycles (DESIGN: every app runs in both modes)."""
+    if not timing_model:
+        pytest.skip("performance simulation reports no cycles yet (no timing model)")
+    timed = run_app(app, "timing")
+    assert timed.returncode == 0 and f"{app}: PASS" in timed.stdout.splitlines(), _describe(app, "timing", timed)
+    functional = run_app(app, "cli")
+    key = ("kernel_name", "ctas", "thread_insn", "warp_insn")
+    counts_t = [tuple(k[f] for f in key) for k in timed.stats["kernels"]]
+    counts_f = [tuple(k[f] for f in key) for k in functional.stats["kernels"]]
+    if app == "host_threads":
+        counts_t, counts_f = sorted(counts_t), sorted(counts_f)
+    assert counts_t == counts_f
+    assert all(k["cycles"] > 0 for k in timed.stats["kernels"])
