@@ -6,6 +6,7 @@
 //  - cudaFree of a pointer that was never allocated -> cudaErrorInvalidValue;
 //  - cudaMemcpy of more bytes than the device allocation holds -> cudaErrorInvalidValue;
 //  - cudaSetDevice(number of devices) -> cudaErrorInvalidDevice;
+//  - each failing call also sets the last error (cudaGetLastError returns then clears it);
 //  - cudaGetErrorName / cudaGetErrorString of cudaErrorIllegalAddress;
 // then a kernel still runs and its result is checked. Exit 0 = every code as expected.
 #include <cstdint>
@@ -38,17 +39,18 @@ int main() {
 
   int *never = (int *)(uintptr_t)0xdead0000;
   failures += expect("cudaFree(unallocated)", cudaFree(never), cudaErrorInvalidValue);
-  cudaGetLastError();
+  failures += expect("  last error", cudaGetLastError(), cudaErrorInvalidValue);
 
   static int host[512];
   failures += expect("cudaMemcpy past the allocation",
                      cudaMemcpy(host, d, sizeof(host), cudaMemcpyDeviceToHost), cudaErrorInvalidValue);
-  cudaGetLastError();
+  failures += expect("  last error", cudaGetLastError(), cudaErrorInvalidValue);
 
   int count = 0;
   CHECK(cudaGetDeviceCount(&count));
   failures += expect("cudaSetDevice(count)", cudaSetDevice(count), cudaErrorInvalidDevice);
-  cudaGetLastError();
+  failures += expect("  last error", cudaGetLastError(), cudaErrorInvalidDevice);
+  failures += expect("  cleared", cudaGetLastError(), cudaSuccess);
   CHECK(cudaSetDevice(0));
 
   if (strcmp(cudaGetErrorName(cudaErrorIllegalAddress), "cudaErrorIllegalAddress") != 0 ||
