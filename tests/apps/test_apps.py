@@ -196,6 +196,27 @@ def test_device_printf_expected_text_matches_c_printf(tmp_path):
     assert buf.value.decode() == PRINTF_EXPECTED[8]
 
 
+def _printf_many_expected() -> list[str]:
+    names = ["alpha", "beta", "gamma", "delta"]
+    return [f"many: t={t:03d} k={k} name={names[(t + k) % 4]:<6}| v={t * 0.125 + k:08.3f} s={k - t % 3:+d}"
+            for t in range(96) for k in range(2)]
+
+
+@pytest.mark.parametrize("route", ["cli", "ld"])
+def test_printf_many_lines(route, run_app):
+    """192 device lines from 96 threads: each exactly once, each thread's two lines in program
+    order, all between the host line before the launch and the one after the sync."""
+    proc = run_app("printf_many", route)
+    assert proc.returncode == 0, _describe("printf_many", route, proc)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(("many:", "host:"))]
+    assert lines[0] == "host: launching" and lines[-1] == "host: synchronised"
+    device = lines[1:-1]
+    expected = _printf_many_expected()
+    assert sorted(device) == sorted(expected)
+    for t in range(96):
+        assert device.index(expected[2 * t]) < device.index(expected[2 * t + 1])
+
+
 # --- statistics of the run ---------------------------------------------------------------------
 
 def _kernel_counts(run: AppRun) -> list[tuple[str, int, int, int]]:
