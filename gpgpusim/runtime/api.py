@@ -197,6 +197,11 @@ class Runtime(StreamApi):
                 fn = getattr(reporter, step, None)
                 if fn is not None:
                     fn()
+            if not int(self._cfg("gpgpu_ptx_sim_mode", 0) or 0) and self.gpu.functional:
+                # Performance simulation was asked for, but no cycle-level model exists yet:
+                # say so once instead of printing made-up cycle counts.
+                hostio.out("GPGPU-Sim: NOTE: the cycle-level timing model is not implemented yet; "
+                            "kernels run in functional simulation (-gpgpu_ptx_sim_mode 1)\n")
 
     # ------------------------------------------------------------------ plumbing
     def _cfg(self, name: str, default: Any) -> Any:

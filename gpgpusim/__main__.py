@@ -1,0 +1,7 @@
+"""``python -m gpgpusim`` is the ``gpgpusim`` command."""
+
+import sys
+
+from gpgpusim.cli import main
+
+sys.exit(main())
