@@ -138,11 +138,19 @@ def _callees(fn: ir.Function) -> list[str]:
     out = []
     for inst in fn.instructions:
         if inst.opcode == "call":
-            for op in inst.operands:
-                if isinstance(op, ir.Label):
-                    out.append(op.name)
-                    break
+            target = call_target(inst)
+            if isinstance(target, ir.Label):
+                out.append(target.name)
     return out
+
+
+def call_target(inst: ir.Instruction) -> ir.Operand | None:
+    """The callee operand of ``call``: the first operand that is not a parameter list (a Label
+    for a direct call, a register for an indirect one)."""
+    for op in inst.operands:
+        if not isinstance(op, ir.ParamList):
+            return op
+    return None
 
 
 _BUILTIN_FUNCS = ("vprintf", "malloc", "free", "__assertfail")

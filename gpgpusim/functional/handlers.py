@@ -742,6 +742,8 @@ def _isspacep(lm, prog, fi, inst) -> Callable:
 # ----------------------------------------------------------------------------- barriers
 def _bar(lm, prog, fi, inst, d: dec.DInst) -> None:
     mods = inst.mods
+    if "cluster" in mods:
+        raise NotSupportedError(f"not supported: {inst} at {_where(prog, inst)} (thread-block clusters)")
     if "arrive" in mods:
         op = "arrive"
     elif "red" in mods:
@@ -791,9 +793,10 @@ def _bar(lm, prog, fi, inst, d: dec.DInst) -> None:
 # ----------------------------------------------------------------------------- calls
 def _call(lm, prog, fi, inst, d: dec.DInst) -> None:
     ops = list(inst.operands)
-    li = next((i for i, o in enumerate(ops) if isinstance(o, ir.Label)), None)
-    if li is None:
+    target = dec.call_target(inst)
+    if not isinstance(target, ir.Label):
         raise NotSupportedError(f"not supported: indirect call {inst} at {_where(prog, inst)}")
+    li = ops.index(target)
     name = ops[li].name
     rets = list(ops[li - 1].items) if li > 0 and isinstance(ops[li - 1], ir.ParamList) else []
     args = list(ops[li + 1].items) if li + 1 < len(ops) and isinstance(ops[li + 1], ir.ParamList) else []

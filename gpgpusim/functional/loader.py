@@ -76,6 +76,22 @@ def encode_value(value: int | float, ptx_type: str) -> bytes:
     return struct.pack(_INT_FMT[size], int(value) & ((1 << (8 * size)) - 1))
 
 
+#: Functions have no device memory of their own; taking their address (function-pointer tables)
+#: yields a unique handle in this range.  Calling through one is not supported (NotSupported at
+#: the indirect ``call``), but tables of them load and can be copied and compared.
+FUNCTION_HANDLE_BASE = 0x0070_0000_0000_0000
+
+
+def _symbol_value(lm: LoadedModule, name: str, module: ir.Module, var: ir.Variable) -> int:
+    target = lm.symbols.get(name)
+    if target is not None:
+        return target.address
+    if name in module.functions:
+        return FUNCTION_HANDLE_BASE + 16 * list(module.functions).index(name)
+    raise CudaError(Err.InvalidPtx, f"{module.filename}:{var.line}: initialiser of {var.name} "
+                    f"names {name!r}, which is not a global/const variable or function")
+
+
 def load_module(module: ir.Module, gmem: GlobalMemory) -> LoadedModule:
     """Allocate and initialise every module-scope ``.global``/``.const`` variable (C229)."""
     lm = LoadedModule(module=module, gmem=gmem)
@@ -93,13 +109,20 @@ def load_module(module: ir.Module, gmem: GlobalMemory) -> LoadedModule:
         esize = ir.TYPE_SIZES[var.type]
         out = bytearray()
         for v in var.init or ():
-            if isinstance(v, ir.Sym):
-                target = lm.symbols.get(v.name)
-                if target is None:
-                    raise CudaError(Err.InvalidPtx,
-                                    f"{module.filename}:{var.line}: initialiser of {var.name} "
-                                    f"names {v.name!r}, which is not a global/const variable")
-                out += struct.pack(_INT_FMT[esize], target.address & ((1 << (8 * esize)) - 1))
+            if isinstance(v, ir.SymMask):
+                # 0xFF00(generic(sym)+off): the masked bits of the address, shifted down
+                addr = _symbol_value(lm, v.name, module, var) + v.offset
+                shift = (v.mask & -v.mask).bit_length() - 1 if v.mask else 0
+                out += struct.pack(_INT_FMT[esize], ((addr & v.mask) >> shift) & ((1 << (8 * esize)) - 1))
+            elif isinstance(v, (ir.Sym, ir.Addr)):
+                # generic(sym) / sym / generic(sym)+offset: the variable's (or function's) address
+                sym = v if isinstance(v, ir.Sym) else v.base
+                off = 0 if isinstance(v, ir.Sym) else v.offset
+                if not isinstance(sym, ir.Sym):
+                    raise CudaError(Err.InvalidPtx, f"{module.filename}:{var.line}: initialiser of "
+                                    f"{var.name} is not a symbol address: {v!r}")
+                addr = _symbol_value(lm, sym.name, module, var)
+                out += struct.pack(_INT_FMT[esize], (addr + off) & ((1 << (8 * esize)) - 1))
             else:
                 out += encode_value(v, var.type)
         if len(out) > info.size:

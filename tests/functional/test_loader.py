@@ -46,3 +46,19 @@ def test_bad_symbol_initialiser_is_an_error():
     with pytest.raises(CudaError) as e:
         load_module(m, GlobalMemory())
     assert e.value.code == Err.InvalidPtx and "t.ptx:7" in str(e.value) and "missing" in str(e.value)
+
+
+def test_symbol_plus_offset_and_function_address_initialisers():
+    from gpgpusim.functional.loader import FUNCTION_HANDLE_BASE
+    m = ir.Module("t.ptx")
+    m.variables["arr"] = ir.Variable("arr", "global", "b8", count=16)
+    m.variables["p"] = ir.Variable("p", "global", "u64", init=[ir.Addr(ir.Sym("arr"), 8)])
+    m.variables["ops"] = ir.Variable("ops", "global", "u64", count=2, init=[ir.Sym("f"), ir.Sym("g")])
+    m.functions["f"] = ir.Function("f", False)
+    m.functions["g"] = ir.Function("g", False)
+    g = GlobalMemory()
+    lm = load_module(m, g)
+    assert g.read(lm.symbols["p"].address, 8).view(np.uint64)[0] == lm.symbols["arr"].address + 8
+    f, gg = g.read(lm.symbols["ops"].address, 16).view(np.uint64).tolist()
+    assert f == FUNCTION_HANDLE_BASE and gg == FUNCTION_HANDLE_BASE + 16
+    assert g.find(f) is None          # a handle is no device memory
