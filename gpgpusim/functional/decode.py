@@ -144,6 +144,33 @@ def _callees(fn: ir.Function) -> list[str]:
     return out
 
 
+def address_taken(module: ir.Module) -> list[str]:
+    """Functions (with a body) whose address appears as a value: in an instruction operand or
+    a variable initialiser."""
+    names: list[str] = []
+
+    def see(name: str) -> None:
+        f = module.functions.get(name)
+        if f is not None and f.instructions and not f.is_entry and name not in names:
+            names.append(name)
+    for fn in module.functions.values():
+        for inst in fn.instructions:
+            for op in inst.operands:
+                if isinstance(op, ir.Sym):
+                    see(op.name)
+                elif isinstance(op, ir.Addr) and isinstance(op.base, ir.Sym):
+                    see(op.base.name)
+    for var in module.variables.values():
+        for v in var.init or ():
+            if isinstance(v, ir.Sym):
+                see(v.name)
+            elif isinstance(v, ir.Addr) and isinstance(v.base, ir.Sym):
+                see(v.base.name)
+            elif hasattr(v, "mask") and hasattr(v, "name"):
+                see(v.name)
+    return names
+
+
 def call_target(inst: ir.Instruction) -> ir.Operand | None:
     """The callee operand of ``call``: the first operand that is not a parameter list (a Label
     for a direct call, a register for an indirect one)."""
@@ -160,8 +187,13 @@ def build_program(module: ir.Module, kernel: ir.Function, make_handler: Callable
     """Lay out the kernel and its callees; ``make_handler(prog, fi, pc, inst)`` decodes one inst."""
     order = [kernel.name]
     graph: dict[str, list[str]] = {}
+    # functions whose address is taken may be called indirectly: lay them out too, and save
+    # their registers across calls (an indirect edge can close a recursion cycle)
+    taken = address_taken(module)
     i = 0
-    while i < len(order):
+    while i < len(order) or any(t not in order for t in taken):
+        if i == len(order):
+            order.append(next(t for t in taken if t not in order))
         name = order[i]
         fn = module.functions[name]
         callees = []
@@ -191,7 +223,7 @@ def build_program(module: ir.Module, kernel: ir.Function, make_handler: Callable
             fi.slots[reg] = len(slot_dtypes)
             slot_dtypes.append(raw_dtype(typ) if typ in ir.TYPE_SIZES else np.dtype(np.uint32))
             slot_names.append(f"{name}:{reg}")
-        fi.recursive = name in recursive
+        fi.recursive = name in recursive or name in taken
         off = 0
         if not fn.is_entry:
             off = 8 + 8 * len(fn.ret_params)

@@ -237,6 +237,16 @@ def _issue(ex: Exec, G: np.ndarray, p: int) -> None:
             _branch(ex, G, t, masks, esel, d.target, d.rpc, p)
         elif kind == "call":
             _call(ex, d, G, t, esel)
+        elif kind == "icall":
+            ex.spc[G, t] += 1
+            called = np.zeros(G.size, dtype=bool)
+            if esel is None or esel.size:
+                for base, lanes in d.run(ex, esel):
+                    cm = _warp_masks(ex, lanes, G)
+                    has = cm != 0
+                    called |= has
+                    _push(ex, G[has], base, -2, cm[has])
+            _reconverge(ex, G[~called])
         elif kind == "fend":
             d.run(ex, sel)
             ex.depth[G] -= 1

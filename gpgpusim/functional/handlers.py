@@ -119,7 +119,8 @@ def sym_address(lm: LoadedModule, prog: dec.Program, fi: dec.FuncInfo, inst: ir.
         s = lm.symbols[name]
         return s.space, s.address
     if name in lm.module.functions:
-        raise NotSupportedError(f"not supported: function pointer {name} at {_where(prog, inst)}")
+        from .loader import function_handle
+        return "global", function_handle(lm.module, name)
     raise PtxError(f"{_where(prog, inst)}: unknown symbol {name!r}")
 
 
@@ -794,14 +795,17 @@ def _bar(lm, prog, fi, inst, d: dec.DInst) -> None:
 def _call(lm, prog, fi, inst, d: dec.DInst) -> None:
     ops = list(inst.operands)
     target = dec.call_target(inst)
-    if not isinstance(target, ir.Label):
-        raise NotSupportedError(f"not supported: indirect call {inst} at {_where(prog, inst)}")
+    if target is None:
+        raise PtxError(f"{_where(prog, inst)}: call without a target")
     li = ops.index(target)
-    name = ops[li].name
     rets = list(ops[li - 1].items) if li > 0 and isinstance(ops[li - 1], ir.ParamList) else []
     args = list(ops[li + 1].items) if li + 1 < len(ops) and isinstance(ops[li + 1], ir.ParamList) else []
-    if len(ops) > li + 2:
-        raise NotSupportedError(f"not supported: call through a prototype {inst} at {_where(prog, inst)}")
+    if isinstance(target, ir.Reg):
+        _icall(lm, prog, fi, inst, d, target, rets, args)
+        return
+    if not isinstance(target, ir.Label):
+        raise NotSupportedError(f"not supported: call target {target!r} at {_where(prog, inst)}")
+    name = target.name
     callee = prog.funcs.get(name)
     d.kind = "call"
     if callee is None:
@@ -813,6 +817,46 @@ def _call(lm, prog, fi, inst, d: dec.DInst) -> None:
         raise PtxError(f"{_where(prog, inst)}: call of {name} with {len(args)} argument(s) and "
                        f"{len(rets)} return value(s); it takes {len(cfn.params)} and {len(cfn.ret_params)}")
     d.extra = callee
+    d.run = _call_setup(lm, prog, fi, inst, callee, rets, args)
+
+
+def _icall(lm, prog, fi, inst, d: dec.DInst, target: ir.Reg, rets, args) -> None:
+    """``call (r), %fptr, (a, b), prototype;``: lanes are grouped by the function their
+    pointer names (a handle from :func:`loader.function_handle`); each group gets its own
+    call entry on the SIMT stack.  A pointer to no function of the module is a fault."""
+    from .loader import function_handle
+    slot = _slot(prog, fi, inst, target.name)
+    setups: dict[int, tuple[dec.FuncInfo, Callable]] = {}
+    for name, cfi in prog.funcs.items():
+        cfn = cfi.fn
+        if cfn.is_entry or len(cfn.params) != len(args) or len(cfn.ret_params) != len(rets):
+            continue
+        setups[function_handle(lm.module, name)] = (cfi, _call_setup(lm, prog, fi, inst, cfi, rets, args))
+    d.kind = "icall"
+
+    def run(ex, sel):
+        lanes = ex.all_lanes if sel is None else sel
+        ptrs = ex.R[slot][lanes].astype(np.uint64)
+        out = []
+        for h in np.unique(ptrs).tolist():
+            hit = setups.get(int(h))
+            sub = lanes[ptrs == h]
+            if hit is None:
+                lane = int(sub[0])
+                raise CudaError(Err.InvalidPc, f"indirect call through {int(h):#x}, which is no function of "
+                                f"{prog.filename} with this signature, in {prog.kernel.name} at "
+                                f"{_where(prog, inst)} by {ex.describe_lane(lane)}", sticky=True)
+            cfi, setup = hit
+            setup(ex, sub)
+            out.append((cfi.base, sub))
+        return out
+    d.run = run
+
+
+def _call_setup(lm, prog, fi, inst, callee: dec.FuncInfo, rets, args) -> Callable:
+    """Frame setup of a call of ``callee`` for lanes ``sel``: new frame after the caller's,
+    saved fp and return destinations, arguments copied, registers saved if recursive."""
+    cfn = callee.fn
     F = fi.frame_bytes
     copies: list[tuple[int | None, Reader | None, int, int, str]] = []   # (src off, reader, dst off, size, type)
     for a, p in zip(args, cfn.params, strict=True):
@@ -858,8 +902,8 @@ def _call(lm, prog, fi, inst, d: dec.DInst) -> None:
             v = ex.R[s][lanes].astype(u64)
             ex.store("local", (nfp + callee.save_off + 8 * k).astype(np.uint64), lanes, v)
         ex.fp[lanes] = nfp
-    d.run = run
     _make_fend(prog, callee, save_slots)
+    return run
 
 
 def _make_fend(prog, callee: dec.FuncInfo, save_slots: list[int]) -> None:

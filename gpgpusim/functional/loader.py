@@ -76,10 +76,15 @@ def encode_value(value: int | float, ptx_type: str) -> bytes:
     return struct.pack(_INT_FMT[size], int(value) & ((1 << (8 * size)) - 1))
 
 
-#: Functions have no device memory of their own; taking their address (function-pointer tables)
-#: yields a unique handle in this range.  Calling through one is not supported (NotSupported at
-#: the indirect ``call``), but tables of them load and can be copied and compared.
+#: Functions have no device memory of their own; taking their address (function-pointer tables,
+#: ``mov.u64 %rd, f``) yields a unique handle in this range, which an indirect ``call`` resolves
+#: back to the function; loading through it is an illegal address.
 FUNCTION_HANDLE_BASE = 0x0070_0000_0000_0000
+
+
+def function_handle(module: ir.Module, name: str) -> int:
+    """The value of a pointer to function ``name`` (what ``mov.u64 %rd, f`` yields)."""
+    return FUNCTION_HANDLE_BASE + 16 * list(module.functions).index(name)
 
 
 def _symbol_value(lm: LoadedModule, name: str, module: ir.Module, var: ir.Variable) -> int:
@@ -87,7 +92,7 @@ def _symbol_value(lm: LoadedModule, name: str, module: ir.Module, var: ir.Variab
     if target is not None:
         return target.address
     if name in module.functions:
-        return FUNCTION_HANDLE_BASE + 16 * list(module.functions).index(name)
+        return function_handle(module, name)
     raise CudaError(Err.InvalidPtx, f"{module.filename}:{var.line}: initialiser of {var.name} "
                     f"names {name!r}, which is not a global/const variable or function")
 

@@ -95,3 +95,10 @@ def test_cp_async_zero_fill():
     src[:16] = np.arange(1, 17)
     r = run_both(mm, "k", (1, 1, 1), (1, 1, 1), [("p", src)])
     assert r.out["p"][16:].tolist() == [1, 2, 3, 4, 5, 6] + [0] * 10
+
+
+def test_function_pointers_indirect_calls_divergent_targets(mod):
+    ops = [lambda a, b: a + b, lambda a, b: a * b, lambda a, b: a - b]
+    r = run_both(mod, "fnptr", (1, 1, 1), (64, 1, 1), [("o", np.zeros(64, np.int32))], [("i", 1)])
+    ref = [ops[(t + 1) % 3](t, 3) + (t + 2 if t & 1 else t * 2) for t in range(64)]
+    assert r.out["o"].tolist() == ref

@@ -39,4 +39,15 @@ __device__ __noinline__ int rsum(int n, int salt) {
   return r + a[(salt * 3) & 7];
 }
 __global__ void recursive_local(int *out) { out[threadIdx.x] = rsum(threadIdx.x % 6, threadIdx.x); }
+typedef int (*binop)(int, int);
+__device__ __noinline__ int op_add(int a, int b) { return a + b; }
+__device__ __noinline__ int op_mul(int a, int b) { return a * b; }
+__device__ __noinline__ int op_sub(int a, int b) { return a - b; }
+__device__ binop op_table[3] = {op_add, op_mul, op_sub};
+__global__ void fnptr(int *out, int which) {
+  int t = threadIdx.x;
+  binop f = op_table[(t + which) % 3];       // lanes of one warp call different functions
+  binop g = (t & 1) ? op_add : op_mul;       // addresses taken in code
+  out[t] = f(t, 3) + g(t, 2);
+}
 }
