@@ -96,12 +96,23 @@ def build(program: str, nvcc: str, bin_dir: Path) -> Path:
     return exe
 
 
-def run_program(program: str, exe: Path, mode: str, timeout_s: float, json_flag: str) -> RunResult:
-    """Runs one program, timestamping each stdout line to find the first kernel launch."""
+PROBE_DIR = REPO / "tests" / "apps" / "launch_probe"
+
+
+def run_program(program: str, exe: Path, mode: str, timeout_s: float, json_flag: str,
+                driver: str = "batched") -> RunResult:
+    """Runs one program, timestamping each stdout line to find the first kernel launch.
+    ``driver="warp"`` runs the functional engine's warp-step driver (set through
+    GPGPUSIM_DRIVER and forced by the test launch probe until the runtime reads it)."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    path = [str(REPO)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     env["GPGPUSIM_PYTHONPATH"] = str(REPO)
     with tempfile.TemporaryDirectory(prefix=f"bench-{program}-") as tmp:
+        if driver != "batched":
+            path.insert(0, str(PROBE_DIR))
+            env.update(GPGPUSIM_DRIVER=driver, GPGPUSIM_TEST_FORCE_DRIVER=driver,
+                       GPGPUSIM_TEST_LAUNCH_LOG=str(Path(tmp) / "launches.jsonl"))
+        env["PYTHONPATH"] = os.pathsep.join(path)
         json_path = Path(tmp) / "stats.json"
         cmd = gpgpusim_cmd() + ["run"] + (["--functional"] if mode == "functional" else [])
         if json_flag:
@@ -245,6 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--nvcc", default=os.environ.get("NVCC", "nvcc"))
     ap.add_argument("--json-flag", default="-o",
                     help="gpgpusim run option that writes the stats JSON ('' to parse text only)")
+    ap.add_argument("--driver", choices=("batched", "warp"), default="batched",
+                    help="functional engine driver (warp = the warp-step driver the timing model uses)")
     ap.add_argument("--out", type=Path, default=RESULTS)
     args = ap.parse_args(argv)
 
@@ -266,14 +279,14 @@ def main(argv: list[str] | None = None) -> int:
         else:
             exe = build(prog, args.nvcc, args.out / "bin")
         for mode in modes:
-            r = run_program(prog, exe, mode, args.timeout, args.json_flag)
+            r = run_program(prog, exe, mode, args.timeout, args.json_flag, args.driver)
             results.append(r)
             print(f"{prog} ({mode}): {'PASS' if r.passed else 'FAIL'} in {r.wall_s:.2f} s"
                   + (f" - {r.error}" if r.error else ""), file=sys.stderr, flush=True)
     table = render(results, reference)
     args.out.mkdir(parents=True, exist_ok=True)
-    path = args.out / f"{args.suite}-{args.mode}-{time.strftime('%Y%m%d-%H%M%S')}.md"
-    path.write_text(f"# gpgpusim: {args.suite} suite ({args.mode})\n\n{table}")
+    path = args.out / f"{args.suite}-{args.mode}-{args.driver}-{time.strftime('%Y%m%d-%H%M%S')}.md"
+    path.write_text(f"# gpgpusim: {args.suite} suite ({args.mode}, {args.driver} driver)\n\n{table}")
     print(table)
     print(f"written to {path}", file=sys.stderr)
     return 0 if all(r.passed for r in results) else 1
