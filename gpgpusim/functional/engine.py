@@ -634,12 +634,16 @@ _launch_counter = [0]
 def launch(lm: LoadedModule, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int],
            dyn_smem_bytes: int, params: bytes, *, gmem: GlobalMemory, driver: str = "batched",
            printf: Callable[[str], None] | None = None, line_stats: dict | None = None,
-           options: Any = None) -> KernelStats:
+           options: Any = None, cooperative: bool = False) -> KernelStats:
     """Run ``kernel`` over the whole grid functionally; returns its :class:`KernelStats`.
 
     The grid is processed in chunks of CTAs (at most ``chunk_threads`` threads, default 65,536,
     resident together) in CTA order.  ``line_stats`` (a dict, filled in place) maps each PTX line
     to ``[warp instructions, thread instructions]``.
+
+    ``cooperative`` (``cudaLaunchCooperativeKernel``; additive to the contract): the whole grid
+    is resident at once and ``%envreg1:%envreg2`` point to a zeroed grid-barrier workspace, as
+    the CUDA driver provides for ``cooperative_groups::grid_group::sync()``.
     """
     t0 = time.perf_counter()
     if len(grid) != 3 or len(block) != 3 or min(grid) < 1 or min(block) < 1:
@@ -672,10 +676,17 @@ def launch(lm: LoadedModule, kernel: str, grid: tuple[int, int, int], block: tup
     stats = KernelStats(kernel=kernel)
     pc_thread = np.zeros(len(prog.insts), dtype=np.int64)
     pc_warp = np.zeros(len(prog.insts), dtype=np.int64)
+    workspace = None
+    if cooperative:
+        per = total
+        workspace = gmem.allocate(64)
     for c0 in range(0, total, per):
         ids = list(range(c0, min(total, c0 + per)))
         ex = Exec(prog, lm, gmem, grid, block, dyn_smem_bytes, params, ids, printf=printf,
                   options=options, gridid=_launch_counter[0])
+        if workspace is not None:
+            ex.envreg[1] = workspace >> 32
+            ex.envreg[2] = workspace & 0xFFFFFFFF
         try:
             if driver == "batched":
                 run_batched(ex)
@@ -685,6 +696,8 @@ def launch(lm: LoadedModule, kernel: str, grid: tuple[int, int, int], block: tup
                 raise CudaError(Err.InvalidValue, f"unknown functional driver {driver!r}")
         finally:
             ex.close()
+            if workspace is not None and c0 + per >= total:
+                gmem.free(workspace)
         stats.thread_insn += ex.thread_insn
         stats.warp_insn += ex.warp_insn
         pc_thread += np.asarray(ex.pc_thread, dtype=np.int64)

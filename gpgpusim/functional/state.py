@@ -82,6 +82,7 @@ class Exec:
         self.param_buf = pb
         self.param_len = len(params)
         self.param_gbase: int | None = None
+        self.envreg: dict[int, int] = {}          # %envregN values (cooperative launch workspace)
         # shared memory: one buffer for all CTAs, CTA c at c * smem_stride
         self.dyn_smem = int(dyn_smem)
         self.smem_size = prog.static_smem + (
@@ -246,7 +247,9 @@ class Exec:
             v = np.full(N, self.dyn_smem)
         elif name == "%total_smem_size":
             v = np.full(N, self.smem_size)
-        elif name.startswith("%envreg") or name.startswith("%pm"):
+        elif name.startswith("%envreg"):
+            v = np.full(N, self.envreg.get(int(name[7:] or 0), 0), dtype=np.uint32)
+        elif name.startswith("%pm"):
             v = np.zeros(N)
         else:
             raise CudaError(Err.NotSupported, f"not supported: special register {name}")

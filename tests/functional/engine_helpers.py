@@ -30,7 +30,7 @@ class Run:
 
 
 def run_once(module, kernel, grid, block, buffers, scalars=(), driver="batched", dyn_smem=0,
-             options=None, line_stats=None):
+             options=None, line_stats=None, **launch_kw):
     """``buffers``: list of (name, ndarray) copied to the device and read back after the launch;
     ``scalars``: list of (struct format, value) appended after the pointers."""
     g = GlobalMemory()
@@ -50,7 +50,7 @@ def run_once(module, kernel, grid, block, buffers, scalars=(), driver="batched",
     params = struct.pack(fmt, *vals)
     printed: list[str] = []
     st = launch(lm, kernel, grid, block, dyn_smem, params, gmem=g, driver=driver,
-                printf=printed.append, options=options, line_stats=line_stats)
+                printf=printed.append, options=options, line_stats=line_stats, **launch_kw)
     outs = {name: g.read(addrs[name], arr.nbytes).view(arr.dtype).reshape(arr.shape) for name, arr in buffers}
     return Run(outs, st, "".join(printed), g, addrs)
 

@@ -3,7 +3,7 @@ shuffles of doubles with dynamic shared memory, half precision, bit intrinsics, 
 
 import numpy as np
 import pytest
-from engine_helpers import DATA, run_both
+from engine_helpers import DATA, run_both, run_once
 
 from gpgpusim.ptx import load_ptx_cached
 
@@ -102,3 +102,18 @@ def test_function_pointers_indirect_calls_divergent_targets(mod):
     r = run_both(mod, "fnptr", (1, 1, 1), (64, 1, 1), [("o", np.zeros(64, np.int32))], [("i", 1)])
     ref = [ops[(t + 1) % 3](t, 3) + (t + 2 if t & 1 else t * 2) for t in range(64)]
     assert r.out["o"].tolist() == ref
+
+
+def test_cooperative_launch_grid_sync():
+    from gpgpusim.errors import CudaError, Err
+    m = load_ptx_cached((DATA / "grid_sync.ptx").read_text(), "grid_sync.ptx")
+    n = 8 * 64
+    bufs = [("data", np.zeros(n, np.int32)), ("out", np.zeros(n, np.int32))]
+    for driver in ("batched", "warp"):               # spin counts differ by schedule: results only
+        r = run_once(m, "k", (8, 1, 1), (64, 1, 1), bufs, driver=driver, cooperative=True,
+                     options={"functional_chunk_threads": 128})   # co-residency beats chunking
+        assert r.out["out"].tolist() == [(t + 1) % n for t in range(n)]
+        assert r.gmem.used_bytes == 2 * 4 * n        # the workspace is freed
+        with pytest.raises(CudaError) as e:          # without the workspace grid.sync() traps
+            run_once(m, "k", (8, 1, 1), (64, 1, 1), bufs, driver=driver)
+        assert e.value.code == Err.LaunchFailure
