@@ -7,9 +7,10 @@ Each app runs three ways, each in its own temporary working directory:
 * ``ld``: the GPGPU-Sim route, ``LD_LIBRARY_PATH=$(gpgpusim libdir) PTX_SIM_MODE_FUNC=1
   apps/bin/<app>`` with no config file in the directory (the embedded default config);
 * ``warp``: as ``cli``, with the functional engine's warp-step driver instead of the batched
-  one. Until the runtime reads ``GPGPUSIM_DRIVER=warp`` (also set), the test probe
-  ``launch_probe/sitecustomize.py`` forces it; the probe logs every launch (driver, counts),
-  and both drivers must give the same per-kernel instruction counts.
+  one, chosen by the product's own ``GPGPUSIM_DRIVER=warp``; the test probe
+  ``launch_probe/sitecustomize.py`` logs every launch (driver, counts) without changing it,
+  so the test sees which driver really ran, and both drivers must give the same per-kernel
+  instruction counts.
 
 Once performance simulation reports cycles, every app also runs without ``--functional``
 (``timing`` route) and must match functional mode's per-kernel counts; until then those tests
@@ -85,7 +86,7 @@ def _run(app: str, route: str, app_bin: Path, libdir_fn, tmp_dir: Path) -> AppRu
     else:
         extra = {"GPGPUSIM_TEST_LAUNCH_LOG": str(log_path)}
         if route == "warp":
-            extra.update(GPGPUSIM_DRIVER="warp", GPGPUSIM_TEST_FORCE_DRIVER="warp")
+            extra.update(GPGPUSIM_DRIVER="warp")  # the product's own switch; the probe checks it took effect
         env = sim_env(extra)
         env["PYTHONPATH"] = os.pathsep.join([str(PROBE_DIR), env["PYTHONPATH"]])
         mode = [] if route == "timing" else ["--functional"]

@@ -2,9 +2,8 @@
 PYTHONPATH (Python imports ``sitecustomize`` at start-up).
 
 When ``GPGPUSIM_TEST_LAUNCH_LOG`` names a file, ``gpgpusim.functional.engine.launch`` is
-wrapped as soon as that module is imported: it forces ``driver=`` to
-``GPGPUSIM_TEST_FORCE_DRIVER`` when set (so the warp-step driver can be run end to end
-whatever the runtime passes), and appends one JSON line per finished launch (kernel, driver,
+wrapped as soon as that module is imported: it observes (never changes) the ``driver=``
+the runtime chose from ``GPGPUSIM_DRIVER``, and appends one JSON line per finished launch (kernel, driver,
 ctas, thread_insn, warp_insn; or the error of a faulting launch) to the log. Processes that never import the engine (the
 ``gpgpusim`` CLI itself) pay nothing.
 """
@@ -22,12 +21,10 @@ def _append(log_path, rec):
         f.write(json.dumps(rec) + "\n")
 
 
-def _wrap(module, log_path, force):
+def _wrap(module, log_path):
     orig = module.launch
 
     def launch(lm, kernel, grid, block, dyn_smem_bytes, params, **kw):
-        if force:
-            kw["driver"] = force
         rec = {"kernel": kernel, "driver": kw.get("driver", "batched")}
         try:
             stats = orig(lm, kernel, grid, block, dyn_smem_bytes, params, **kw)
@@ -43,9 +40,8 @@ def _wrap(module, log_path, force):
 
 
 class _EngineHook(importlib.abc.MetaPathFinder):
-    def __init__(self, log_path, force):
+    def __init__(self, log_path):
         self.log_path = log_path
-        self.force = force
 
     def find_spec(self, name, path, target=None):
         if name != _TARGET:
@@ -58,12 +54,11 @@ class _EngineHook(importlib.abc.MetaPathFinder):
 
         def exec_and_wrap(module):
             exec_module(module)
-            _wrap(module, self.log_path, self.force)
+            _wrap(module, self.log_path)
 
         spec.loader.exec_module = exec_and_wrap
         return spec
 
 
 if os.environ.get("GPGPUSIM_TEST_LAUNCH_LOG"):
-    sys.meta_path.insert(0, _EngineHook(os.environ["GPGPUSIM_TEST_LAUNCH_LOG"],
-                                        os.environ.get("GPGPUSIM_TEST_FORCE_DRIVER") or None))
+    sys.meta_path.insert(0, _EngineHook(os.environ["GPGPUSIM_TEST_LAUNCH_LOG"]))
