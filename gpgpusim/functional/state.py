@@ -477,9 +477,13 @@ class Exec:
                         + " | ".join(parts), sticky=True)
 
     def watchdog(self) -> None:
+        live = np.flatnonzero(self.depth > 0)
+        where = sorted({int(self.spc[w, self.depth[w] - 1]) for w in live[:64]})[:6]
+        lines = ", ".join(f"line {self.prog.insts[pc].line} (pc {pc})" for pc in where)
         raise CudaError(Err.LaunchTimeout,
                         f"{self.prog.kernel.name}: functional watchdog: more than {self.step_limit} "
-                        f"issue steps (infinite loop?)", sticky=True)
+                        f"issue steps (infinite loop?); {live.size} warps still running, at {lines}",
+                        sticky=True)
 
     # ------------------------------------------------------------------ debug trace (C019 C020 C204)
     def _setup_debug(self) -> None:

@@ -248,6 +248,7 @@ LOOP:
         run_once(m, "k", (1, 1, 1), (32, 1, 1), [("o", np.zeros(32, np.int32))],
                  options={"functional_step_limit": 1000})
     assert e.value.code == Err.LaunchTimeout and "watchdog" in str(e.value)
+    assert "1 warps still running, at line " in str(e.value) and "(pc 4)" in str(e.value)
 
 
 def test_invalid_launch_configuration():
