@@ -216,10 +216,14 @@ class Config:
         return v
 
     def get(self, name: str, default: Any = None) -> Any:
-        try:
-            return self[name]
-        except KeyError:
+        """The typed value, or ``default`` for a name the registry does not declare (cheap: no
+        did-you-mean search, which only ``cfg[name]`` pays for)."""
+        name = name.lstrip("-")
+        if name in self._typed:
+            return self._typed[name]
+        if self._reg.lookup(name) is None:
             return default
+        return self[name]
 
     def __contains__(self, name: str) -> bool:
         return self._reg.lookup(name.lstrip("-")) is not None

@@ -419,7 +419,7 @@ class Runtime(StreamApi):
                                f"{what} {k.name}: {grid[0] * grid[1] * grid[2]} blocks cannot all be resident "
                                f"({per_sm} per SM x {self.device.sm_count} SMs)")
         params = marshal_params(what, fn, args)
-        self.launch(k, grid, block, shmem, params, stream)
+        self.launch(k, grid, block, shmem, params, stream, cooperative=cooperative)
 
     def _launch_ex(self, config: int, func: int, args: int, per_thread: bool) -> None:
         """``cudaLaunchKernelExC``: ``cudaLaunchConfig_t`` = {dim3 grid @0, dim3 block @12,
@@ -466,16 +466,12 @@ class Runtime(StreamApi):
         self._launch_ex(config, func, args, True)
 
     def launch(self, k: Kernel, grid: tuple[int, int, int], block: tuple[int, int, int], shmem: int,
-               params: bytes, stream: int = 0) -> None:
+               params: bytes, stream: int = 0, *, cooperative: bool = False) -> None:
         """Enqueue one kernel on ``stream`` (CUDA: asynchronous; ``CUDA_LAUNCH_BLOCKING=1`` waits)."""
         from .gpu import KernelLaunchOp
 
         res = k.resources()
-        # (no options= for the engine: it only looks up engine-private options that the config
-        # does not declare, and each miss costs a "did you mean" search -- 8 ms per launch)
-        kwargs: dict[str, Any] = {"printf": hostio.out, "driver": self.driver}
-        if self._line_stats:
-            kwargs["line_stats"] = {}
+        kwargs = self._engine_kwargs(cooperative)
         op = KernelLaunchOp(k.module.loaded, k.name, grid, block, shmem, params, launch_kwargs=kwargs,
                             host_fun=k.host_fun, regs_per_thread=res.regs,
                             static_smem_bytes=res.static_smem_bytes)

@@ -158,6 +158,7 @@ class DeviceInfo:
         p.directManagedMemAccessFromHost = 1
         p.deviceNumaId = -1
         p.hostNumaId = -1
+        p.cooperativeLaunch = 1   # the engine keeps a cooperative grid resident (grid.sync works)
 
     # ------------------------------------------------------------------ cudaDeviceGetAttribute
     def attributes(self) -> dict[int, int]:
@@ -173,7 +174,7 @@ class DeviceInfo:
             39: self.threads_per_sm, 40: 1, 41: 1, 50: 0, 51: 32,
             75: self.major, 76: self.minor, 78: 0, 79: 1, 80: 1,
             81: self.smem_per_sm_bytes, 82: self.regs_per_sm, 83: 1, 84: 0, 85: 0, 86: 0,
-            87: 2, 88: 0, 89: 0, 90: 0, 91: 0, 95: 0, 97: self.smem_per_block_bytes,
+            87: 2, 88: 0, 89: 0, 90: 0, 91: 0, 95: 1, 97: self.smem_per_block_bytes,
             98: 0, 99: 0, 100: 0, 101: 1, 106: self.ctas_per_sm, 108: 0, 109: 0, 111: 0,
             112: 0, 113: 0, 114: 0, 115: 0, 116: 0, 117: 0, 118: 0, 119: 0, 120: 0, 121: 0,
             125: 0, 126: 1, 130: 0, 131: -1, 133: 0, 134: -1,

@@ -436,17 +436,13 @@ class StreamApi:
         deps = [reg.get_node(h) for h in _read_ptr_array(p_deps, n_deps, f"{what}: pDependencies")]
         abi.write_u64(p_node, gr.add_node(kind, op, deps).handle)
 
-    def _make_kernel_op(self, what: str, func: int, grid: tuple[int, int, int],
-                        block: tuple[int, int, int], shmem: int, args: int) -> KernelLaunchOp:
-        """A kernel launch op from a host function pointer and ``void **args``, built like the
-        host part's ``Runtime.launch`` (registry, validation, marshalling, engine options); the
-        Runtime may override this."""
+    def _engine_kwargs(self, cooperative: bool = False) -> dict[str, Any]:
+        """Keyword arguments for ``engine.launch`` of every kernel this context runs: device
+        printf to the app's stdout, the functional driver (``GPGPUSIM_DRIVER``), the config
+        (engine options such as ``-gpgpu_ptx_inst_debug_to_file``), per-line statistics when
+        ``-enable_ptx_file_line_stats`` is on, and grid-wide residency for cooperative launches."""
         from gpgpusim.runtime import hostio
-        from gpgpusim.runtime.launch import marshal_params, validate_launch
 
-        k = self.registry.kernel(func, what)  # type: ignore[attr-defined]
-        validate_launch(what, k, self.device, grid, block, shmem)  # type: ignore[attr-defined]
-        params = marshal_params(what, k.function(), args)
         kwargs: dict[str, Any] = {"printf": hostio.out}
         driver = getattr(self, "driver", None)
         if driver is not None:
@@ -456,6 +452,21 @@ class StreamApi:
             kwargs["options"] = config
         if getattr(self, "_line_stats", False):
             kwargs["line_stats"] = {}
+        if cooperative:
+            kwargs["cooperative"] = True
+        return kwargs
+
+    def _make_kernel_op(self, what: str, func: int, grid: tuple[int, int, int],
+                        block: tuple[int, int, int], shmem: int, args: int) -> KernelLaunchOp:
+        """A kernel launch op from a host function pointer and ``void **args``, built like the
+        host part's ``Runtime.launch`` (registry, validation, marshalling, engine options); the
+        Runtime may override this."""
+        from gpgpusim.runtime.launch import marshal_params, validate_launch
+
+        k = self.registry.kernel(func, what)  # type: ignore[attr-defined]
+        validate_launch(what, k, self.device, grid, block, shmem)  # type: ignore[attr-defined]
+        params = marshal_params(what, k.function(), args)
+        kwargs = self._engine_kwargs()
         res = k.resources() if hasattr(k, "resources") else None
         return KernelLaunchOp(k.module.loaded, k.name, grid, block, shmem, params,
                               launch_kwargs=kwargs, host_fun=getattr(k, "host_fun", None),
