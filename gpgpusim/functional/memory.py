@@ -65,7 +65,7 @@ class GlobalMemory:
         self._free: list[tuple[int, int]] = []     # freed (start, size) ranges of the heap
         self._top = GLOBAL_HEAP_START
         self._host: set[int] = set()               # bases registered by map_host
-        self._typed: dict[tuple[int, str], np.ndarray] = {}
+        self._typed: dict[tuple[int, str], tuple[np.ndarray, int]] = {}
         self.used_bytes = 0
 
     # ------------------------------------------------------------------ allocation
