@@ -1,6 +1,6 @@
 """Functional-engine speed benchmark (not a test): vectoradd, matmul, reduce reference programs.
 
-Compiles ``/work/shared/reference/programs/{vectoradd,matmul,reduce}.cu`` to PTX with
+Compiles ``../shared/reference/programs/{vectoradd,matmul,reduce}.cu`` to PTX with
 ``nvcc -ptx -O2`` (cached under ``~/.cache/gpgpusim/bench``), then runs each kernel
 through ``parse_ptx`` + ``load_module`` + ``engine.launch`` with the programs' inputs, checks
 the results against numpy, and prints wall time, thread instructions and thread-instr/s.
@@ -26,8 +26,12 @@ from gpgpusim.functional.engine import launch  # noqa: E402
 from gpgpusim.functional.loader import load_module  # noqa: E402
 from gpgpusim.functional.memory import GlobalMemory  # noqa: E402
 from gpgpusim.ptx import parse_ptx  # noqa: E402
+from pathlib import Path
 
-PROGS = os.environ.get("GPGPUSIM_REF_PROGRAMS", "/work/shared/reference/programs")
+# ../shared beside the checkout (the reference data); GPGPUSIM_SHARED overrides.
+SHARED_DIR = os.environ.get("GPGPUSIM_SHARED") or str(Path(__file__).resolve().parents[2] / "shared")
+
+PROGS = os.environ.get("GPGPUSIM_REF_PROGRAMS", os.path.join(SHARED_DIR, "reference/programs"))
 CACHE = os.path.join(os.path.expanduser("~"), ".cache", "gpgpusim", "bench")
 
 

@@ -17,8 +17,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
-REF = os.environ.get("GPGPUSIM_REFERENCE", "/work/shared/reference")
+# ../shared beside the checkout (the reference data); GPGPUSIM_SHARED overrides.
+SHARED_DIR = os.environ.get("GPGPUSIM_SHARED") or str(Path(__file__).resolve().parents[2] / "shared")
+
+REF = os.environ.get("GPGPUSIM_REFERENCE", os.path.join(SHARED_DIR, "reference"))
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 BUILD = os.path.join(os.path.expanduser("~"), ".cache", "gpgpusim", "bench")
 

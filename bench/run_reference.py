@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Speed and accuracy benchmark against the C++ GPGPU-Sim 4.2 reference runs.
 
-Builds ``/work/shared/reference/programs/*.cu`` exactly as the reference was built
+Builds ``../shared/reference/programs/*.cu`` exactly as the reference was built
 (``nvcc -O2 -cudart shared``, default arch) into ``bench/results/bin/``, runs each program under
 ``gpgpusim run --functional`` (``--mode timing`` or ``both`` for performance simulation), and
 reports per program: PASS/FAIL, wall time, start-up time to the first kernel launch, simulated
@@ -36,8 +36,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# ../shared beside the checkout (the reference data); GPGPUSIM_SHARED overrides.
+SHARED_DIR = os.environ.get("GPGPUSIM_SHARED") or str(Path(__file__).resolve().parents[2] / "shared")
+
 REPO = Path(__file__).resolve().parents[1]
-REFERENCE = Path(os.environ.get("GPGPUSIM_REFERENCE", "/work/shared/reference"))
+REFERENCE = Path(os.environ.get("GPGPUSIM_REFERENCE", os.path.join(SHARED_DIR, "reference")))
 RESULTS = REPO / "bench" / "results"
 
 # C++ GPGPU-Sim 4.2, PTX_SIM_MODE_FUNC=1, SM7_QV100, whole-process wall time (baseline report).

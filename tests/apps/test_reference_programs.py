@@ -1,5 +1,5 @@
 """End-to-end accuracy on the C++ GPGPU-Sim reference programs
-(``/work/shared/reference/programs``): each is built as the reference was
+(``../shared/reference/programs``): each is built as the reference was
 (``nvcc -O2 -cudart shared``), run unmodified under ``gpgpusim run --functional``, must print
 PASS, and every kernel's thread and warp instruction counts must equal GPGPU-Sim 4.2's
 ``gpu_sim_insn`` / ``gpgpu_n_tot_w_icount`` in ``gpgpusim-reference.csv`` (SM7_QV100).

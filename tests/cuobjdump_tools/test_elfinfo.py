@@ -21,8 +21,12 @@ from cuobjdump_tools.elfinfo import (
     parse_nv_info,
 )
 from tests.cuobjdump_tools.fatbin_helpers import NVCC, parse_ptxas_v
+import os
 
-REFERENCE = Path("/work/shared/reference")
+# ../shared beside the checkout (the reference data); GPGPUSIM_SHARED overrides.
+SHARED_DIR = os.environ.get("GPGPUSIM_SHARED") or str(Path(__file__).resolve().parents[3] / "shared")
+
+REFERENCE = Path(SHARED_DIR, "reference")
 
 
 def _cubins(exe):

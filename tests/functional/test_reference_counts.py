@@ -1,4 +1,4 @@
-"""Instruction counts against GPGPU-Sim 4.2 (``/work/shared/reference/gpgpusim-reference.csv``).
+"""Instruction counts against GPGPU-Sim 4.2 (``../shared/reference/gpgpusim-reference.csv``).
 
 ``gpu_sim_insn`` counts lanes that are active and whose guard is true; ``gpgpu_n_tot_w_icount``
 counts issued warp instructions (see :mod:`gpgpusim.functional.engine`).

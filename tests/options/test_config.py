@@ -9,8 +9,12 @@ import pytest
 from gpgpusim.errors import Err
 from gpgpusim.options import ConfigError, load_config, registry, shipped_gpus
 from gpgpusim.options.config import parse_icnt, tokenize
+import os
 
-REF = Path("/work/shared/reference")
+# ../shared beside the checkout (the reference data); GPGPUSIM_SHARED overrides.
+SHARED_DIR = os.environ.get("GPGPUSIM_SHARED") or str(Path(__file__).resolve().parents[3] / "shared")
+
+REF = Path(SHARED_DIR, "reference")
 REF_CONFIGS = sorted((REF / "gpgpusim-configs").glob("*/gpgpusim.config"))
 needs_ref = pytest.mark.skipif(not REF.is_dir(), reason="reference data not available")
 

@@ -11,6 +11,10 @@ from hypothesis import strategies as st
 
 from gpgpusim.options import formats as F
 from gpgpusim.options.config import _pairs, tokenize
+import os
+
+# ../shared beside the checkout (the reference data); GPGPUSIM_SHARED overrides.
+SHARED_DIR = os.environ.get("GPGPUSIM_SHARED") or str(Path(__file__).resolve().parents[3] / "shared")
 
 CACHE_STRINGS = [
     "S:4:128:64,L:T:m:L:L,A:512:8,16:0,32",      # QV100 L1D (4.x, sectored, port width)
@@ -170,7 +174,7 @@ def test_scalars():
         F.parse_value("int", "1.5")
 
 
-REF = Path("/work/shared/reference/gpgpusim-configs")
+REF = Path(SHARED_DIR, "reference/gpgpusim-configs")
 
 
 @pytest.mark.skipif(not REF.is_dir(), reason="reference data not available")

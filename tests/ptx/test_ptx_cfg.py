@@ -8,9 +8,13 @@ from pathlib import Path
 import pytest
 
 from gpgpusim.ptx import cfg, parse_ptx
+import os
+
+# ../shared beside the checkout (the reference data); GPGPUSIM_SHARED overrides.
+SHARED_DIR = os.environ.get("GPGPUSIM_SHARED") or str(Path(__file__).resolve().parents[3] / "shared")
 
 DATA = Path(__file__).parent / "data"
-REF_LOGS = Path("/work/shared/reference/gpgpusim-output")
+REF_LOGS = Path(SHARED_DIR, "reference/gpgpusim-output")
 HEADER = ".version 9.0\n.target sm_75\n.address_size 64\n"
 
 

@@ -17,8 +17,12 @@ from gpgpusim.report import Reporter
 from gpgpusim.report.data import KernelStats
 
 from report_golden import counters_from_block, kernel_block, kernel_figures
+import os
 
-REF = Path("/work/shared/reference/gpgpusim-output")
+# ../shared beside the checkout (the reference data); GPGPUSIM_SHARED overrides.
+SHARED_DIR = os.environ.get("GPGPUSIM_SHARED") or str(Path(__file__).resolve().parents[3] / "shared")
+
+REF = Path(SHARED_DIR, "reference/gpgpusim-output")
 pytestmark = pytest.mark.skipif(not REF.is_dir(), reason="reference data not available")
 
 # (log, config, last kernel to compare); earlier kernels are fed first so the cumulative

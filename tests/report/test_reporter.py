@@ -10,8 +10,12 @@ import pytest
 from gpgpusim.options import load_config
 from gpgpusim.report import Reporter
 from gpgpusim.report.data import KernelInfo, KernelStats
+import os
 
-REF = Path("/work/shared/reference/gpgpusim-output")
+# ../shared beside the checkout (the reference data); GPGPUSIM_SHARED overrides.
+SHARED_DIR = os.environ.get("GPGPUSIM_SHARED") or str(Path(__file__).resolve().parents[3] / "shared")
+
+REF = Path(SHARED_DIR, "reference/gpgpusim-output")
 needs_ref = pytest.mark.skipif(not REF.is_dir(), reason="reference data not available")
 
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Regenerate the PTX fixtures with nvcc 13 (run from this directory).
 set -e
-REF=/work/shared/reference/programs
+REF=$(cd "$(dirname "$0")/../../../.." && pwd)/shared/reference/programs
 for f in atomics bank_conflict divergence dp_local fma_loop matmul reduce sfu stream strided vectoradd; do
     nvcc -ptx -O2 "$REF/$f.cu" -o "$f.ptx"
 done
