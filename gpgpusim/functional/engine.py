@@ -74,6 +74,7 @@ class KernelStats:
     kernel: str
     thread_insn: int = 0
     warp_insn: int = 0
+    active_insn: int = 0      # lanes active at issue, guard true or false (functional-mode count)
     ctas: int = 0
     opcode_counts: dict[str, int] = field(default_factory=dict)   # thread-level, by opcode
     line_stats: dict[int, list[int]] | None = None                # PTX line -> [warp, thread]
@@ -210,6 +211,8 @@ def _issue(ex: Exec, G: np.ndarray, p: int) -> None:
         if not g.all():
             esel = np.flatnonzero(g) if sel is None else sel[g]
     n = ex.N if esel is None else esel.size
+    if counted:
+        ex.active_insn += ex.N if sel is None else sel.size
     if G.size == 1:
         ex.last_exec_mask = int(np.bitwise_or.reduce(_BIT[esel & 31])) if esel is not None and n else (
             0 if esel is not None else FULL)
@@ -313,6 +316,7 @@ def _issue1(ex: Exec, w: int, p: int) -> int:
     n = esel.size
     if counted:
         ex.thread_insn += n
+        ex.active_insn += sel.size
         ex.pc_thread[p] += n
     ex.cur_sel = sel
     if kind == "exit" or kind == "kend":
@@ -700,6 +704,7 @@ def launch(lm: LoadedModule, kernel: str, grid: tuple[int, int, int], block: tup
                 gmem.free(workspace)
         stats.thread_insn += ex.thread_insn
         stats.warp_insn += ex.warp_insn
+        stats.active_insn += ex.active_insn
         pc_thread += np.asarray(ex.pc_thread, dtype=np.int64)
         pc_warp += np.asarray(ex.pc_warp, dtype=np.int64)
     stats.ctas = total

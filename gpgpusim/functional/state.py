@@ -118,6 +118,7 @@ class Exec:
         # counters
         self.thread_insn = 0
         self.warp_insn = 0
+        self.active_insn = 0
         self.pc_thread = [0] * len(prog.insts)
         self.pc_warp = [0] * len(prog.insts)
         self.steps = 0

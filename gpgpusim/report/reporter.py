@@ -65,7 +65,8 @@ class Reporter:
         self.out = out or _default_out
         self._clock = clock
         self.start = clock()
-        self.tot_insn = 0          # gpu_tot_sim_insn / g_ptx_sim_num_insn
+        self.tot_insn = 0          # gpu_tot_sim_insn
+        self.tot_func_insn = 0     # g_ptx_sim_num_insn (functional mode: predicated-off lanes too)
         self.tot_warp_insn = 0
         self.tot_cycles = 0        # gpu_tot_sim_cycle
         self.tot_ctas = 0          # gpu_tot_issued_cta
@@ -156,6 +157,7 @@ class Reporter:
 
     def _account(self, stats: KernelStats) -> None:
         self.tot_insn += stats.thread_insn
+        self.tot_func_insn += stats.functional_count
         self.tot_warp_insn += stats.warp_insn
         self.tot_ctas += stats.ctas
         if stats.cycles is not None:
@@ -174,12 +176,13 @@ class Reporter:
     def functional_done(self, stats: KernelStats) -> None:
         """What GPGPU-Sim prints after a kernel in functional mode (``-gpgpu_ptx_sim_mode 1``).
 
-        The instruction count is cumulative over the run (GPGPU-Sim's ``g_ptx_sim_num_insn``).
+        The instruction count is cumulative over the run and counted as the C++ functional
+        mode counts it (GPGPU-Sim's ``g_ptx_sim_num_insn``: predicated-off lanes included).
         """
         self._account(stats)
         self.out(f"Destroy streams for kernel {stats.uid}: size 0")
-        self.out(f"GPGPU-Sim: Done functional simulation ({self.tot_insn} instructions simulated).")
-        self._simulation_time(with_cycles=False)
+        self.out(f"GPGPU-Sim: Done functional simulation ({self.tot_func_insn} instructions simulated).")
+        self._simulation_time(with_cycles=False, insn=self.tot_func_insn)
         self.out("")
 
     def kernel_end(self, stats: KernelStats) -> None:
@@ -209,7 +212,7 @@ class Reporter:
             self.out(line)
         self._simulation_time(with_cycles=stats.cycles is not None)
 
-    def _simulation_time(self, with_cycles: bool) -> None:
+    def _simulation_time(self, with_cycles: bool, insn: int | None = None) -> None:
         """``gpgpu_simulation_time`` (whole seconds, at least 1, as GPGPU-Sim) and the rates,
         which use the real elapsed time (not whole seconds)."""
         elapsed = max(self._clock() - self.start, 1e-9)
@@ -218,7 +221,8 @@ class Reporter:
         self.out("")
         self.out("")
         self.out(f"gpgpu_simulation_time = {d} days, {h} hrs, {m} min, {s} sec ({whole} sec)")
-        self.out(f"gpgpu_simulation_rate = {int(self.tot_insn / elapsed)} (inst/sec)")
+        total = self.tot_insn if insn is None else insn
+        self.out(f"gpgpu_simulation_rate = {int(total / elapsed)} (inst/sec)")
         if with_cycles:
             cyc_rate = int(self.tot_cycles / elapsed)
             self.out(f"gpgpu_simulation_rate = {cyc_rate} (cycle/sec)")
@@ -270,7 +274,7 @@ class Reporter:
         """Per-kernel and total figures plus the config used (the ``-o stats.json`` content)."""
         elapsed = self._clock() - self.start
         totals: dict[str, Any] = {
-            "kernels": len(self.kernels), "gpu_tot_sim_insn": self.tot_insn,
+            "kernels": len(self.kernels), "gpu_tot_sim_insn": self.tot_insn, "functional_insn": self.tot_func_insn,
             "gpgpu_n_tot_w_icount": self.tot_warp_insn, "gpu_tot_issued_cta": self.tot_ctas,
             "elapsed_s": elapsed, "simulation_rate_inst_per_s": self.tot_insn / elapsed if elapsed > 0 else 0.0,
         }

@@ -508,6 +508,7 @@ class Gpu:
         return KernelStats(
             name=rec.name, uid=rec.uid, grid=rec.grid, block=rec.block,  # type: ignore[arg-type]
             stream_id=rec.stream_id, thread_insn=int(getattr(st, "thread_insn", 0)),
+            functional_insn=(int(st.active_insn) if getattr(st, "active_insn", None) is not None else None),
             warp_insn=int(getattr(st, "warp_insn", 0)), ctas=int(getattr(st, "ctas", 0)),
             opcode_counts=dict(getattr(st, "opcode_counts", {}) or {}),
             elapsed_s=float(getattr(st, "wall_s", 0.0)), cycles=None, line_counts=line_counts)

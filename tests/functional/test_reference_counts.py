@@ -1,7 +1,9 @@
 """Instruction counts against GPGPU-Sim 4.2 (``../shared/reference/gpgpusim-reference.csv``).
 
 ``gpu_sim_insn`` counts lanes that are active and whose guard is true; ``gpgpu_n_tot_w_icount``
-counts issued warp instructions (see :mod:`gpgpusim.functional.engine`).
+counts issued warp instructions (see :mod:`gpgpusim.functional.engine`).  ``active_insn`` is the
+C++ functional mode's count (predicated-off lanes too), from ``gpgpusim-baseline.md``: vectoradd
+1,441,792, reduce 11,402,752 + 22,271 = 11,425,023, matmul 65,011,712.
 """
 
 import struct
@@ -34,7 +36,7 @@ def test_vectoradd_counts(driver):
                 struct.pack("<QQQi", da, db, dc, n), gmem=g, driver=driver)
     assert g.read(dc, 4 * n).view(np.float32).tolist() == (a * 3).tolist()
     if driver == "batched":
-        assert (st.thread_insn, st.warp_insn) == (1_376_256, 45_056)
+        assert (st.thread_insn, st.warp_insn, st.active_insn) == (1_376_256, 45_056, 1_441_792)
     else:   # same per-thread rule on a smaller grid: 21 thread / 22 warp instructions each
         assert (st.thread_insn, st.warp_insn) == (21 * n, 22 * n // 32)
     assert st.opcode_counts["ld"] == 6 * n and "bra" not in st.opcode_counts
@@ -50,8 +52,9 @@ def test_reduce_counts_two_kernels():
     k = "_Z9reduceSumPKiPii"
     s1 = launch(lm, k, (blocks, 1, 1), (256, 1, 1), 0, struct.pack("<QQi", din, dpart, n), gmem=g)
     s2 = launch(lm, k, (1, 1, 1), (256, 1, 1), 0, struct.pack("<QQi", dpart, dres, blocks), gmem=g)
-    assert (s1.thread_insn, s1.warp_insn) == (10_747_392, 371_200)
+    assert (s1.thread_insn, s1.warp_insn, s1.active_insn) == (10_747_392, 371_200, 11_402_752)
     assert (s2.thread_insn, s2.warp_insn) == (20_991, 725)
+    assert s1.active_insn + s2.active_insn == 11_425_023
     assert int(g.read(dres, 4).view(np.int32)[0]) == int(x.sum())
 
 
@@ -67,6 +70,6 @@ def test_matmul_counts_and_result():
     g.write(db, b)
     st = launch(lm, "_Z11matmulTiledPKfS0_Pfi", (16, 16, 1), (16, 16, 1), 0,
                 struct.pack("<QQQi", da, db, dc, n), gmem=g)
-    assert (st.thread_insn, st.warp_insn) == (64_880_640, 2_031_616)
+    assert (st.thread_insn, st.warp_insn, st.active_insn) == (64_880_640, 2_031_616, 65_011_712)
     c = g.read(dc, 4 * n * n).view(np.float32).reshape(n, n)
     np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-4)

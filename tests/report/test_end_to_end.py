@@ -80,12 +80,14 @@ def test_functional_lines_json_and_line_stats_agree(run):
     kernels = doc["kernels"]
     assert [k["kernel_name"] for k in kernels] == ["_Z5scalePffi", "_Z6addonePii"]
     assert [k["grid"] for k in kernels] == [[4, 1, 1], [8, 1, 1]]
-    # cumulative counts, as GPGPU-Sim's g_ptx_sim_num_insn
-    assert done == [kernels[0]["thread_insn"], kernels[0]["thread_insn"] + kernels[1]["thread_insn"]]
-    assert doc["totals"]["gpu_tot_sim_insn"] == done[-1]
-    assert sum(doc["totals"]["opcode_counts"].values()) == done[-1]
+    # cumulative counts, as GPGPU-Sim's functional-mode g_ptx_sim_num_insn (predicated-off lanes too)
+    assert done == [kernels[0]["functional_insn"], kernels[0]["functional_insn"] + kernels[1]["functional_insn"]]
+    assert all(k["functional_insn"] >= k["thread_insn"] for k in kernels)
+    thread_total = kernels[0]["thread_insn"] + kernels[1]["thread_insn"]
+    assert doc["totals"]["gpu_tot_sim_insn"] == thread_total
+    assert sum(doc["totals"]["opcode_counts"].values()) == thread_total
     assert doc["mode"] == "functional" and doc["config"]["gpgpu_ptx_sim_mode"] == "1"
-    assert sum(int(ln.split(" : ")[1].split()[0]) for ln in (d / "lines.txt").read_text().splitlines()[1:]) == done[-1]
+    assert sum(int(ln.split(" : ")[1].split()[0]) for ln in (d / "lines.txt").read_text().splitlines()[1:]) == thread_total
     assert out[-1] == "GPGPU-Sim: *** exit detected ***"
 
 
