@@ -1,27 +1,20 @@
-"""The C prototypes published by stream_api match the mixin's Python entry points."""
+"""Every CUDA entry point of the StreamApi mixin is exported by the shim.
+
+``shim/cudart_api.h`` is the one list of the C prototypes; ``tests/shim/test_shim.py`` checks
+that each of them reaches a Runtime method of the same arity.
+"""
 
 from __future__ import annotations
 
-import inspect
 import re
+from pathlib import Path
 
-from gpgpusim.runtime.stream_api import C_DECLARATIONS, StreamApi
-
-
-def test_every_declaration_has_a_method_with_the_same_arity():
-    decls = re.findall(r"cudaError_t (\w+)\(([^)]*)\);", C_DECLARATIONS)
-    assert len(decls) == 92
-    for name, params in decls:
-        method = getattr(StreamApi, name)
-        n_c = 0 if params.strip() in ("", "void") else params.count(",") + 1
-        n_py = len(inspect.signature(inspect.unwrap(method)).parameters) - 1   # minus self
-        assert n_py == n_c, name
+from gpgpusim.runtime.stream_api import StreamApi
 
 
 def test_every_entry_point_is_declared_in_the_shim():
-    """The shim exports only what shim/cudart_api.h declares: keep it in step with the mixin."""
-    from pathlib import Path
     header = (Path(__file__).resolve().parents[2] / "shim" / "cudart_api.h").read_text()
     declared = set(re.findall(r"(\w+)\(", header))
-    ours = re.findall(r"cudaError_t (\w+)\(", C_DECLARATIONS)
+    ours = sorted(n for n in vars(StreamApi) if n.startswith("cuda") and callable(getattr(StreamApi, n)))
+    assert len(ours) >= 90
     assert [n for n in ours if n not in declared] == []
