@@ -182,8 +182,8 @@ cudaError_t cudaStreamIsCapturing_ptsz(void *stream, void *pCaptureStatus);
 cudaError_t cudaStreamGetCaptureInfo_ptsz(void *stream, void *captureStatus_out, void *id_out, void *graph_out, void *dependencies_out, void *edgeData_out, void *numDependencies_out);
 cudaError_t cudaGraphLaunch_ptsz(void *graphExec, void *stream);
 
-/* more of gpgpusim.runtime.stream_api.StreamApi (added by the streams part; from its
- * C_DECLARATIONS): graph edges/clones/updates, capture to graph, memory pools, _ptsz */
+/* more of gpgpusim.runtime.stream_api.StreamApi: graph edges/clones/updates, capture to
+ * graph, memory pools, _ptsz */
 cudaError_t cudaGraphAddMemcpyNode(void **pGraphNode, void *graph, void *pDependencies,
                                    size_t numDependencies, const void *pCopyParams);
 cudaError_t cudaGraphAddChildGraphNode(void **pGraphNode, void *graph, void *pDependencies,
