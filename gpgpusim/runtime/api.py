@@ -41,7 +41,7 @@ from . import abi, hostio
 from .device import DeviceInfo
 from .errors_table import MESSAGES, NAMES
 from .modules import Kernel, Registry, elf_resources, ptx_for_module
-from .stream_api import StreamApi
+from .stream_api import StreamApi, check_memcpy2d
 
 CUDART_VERSION = 13000          # CUDA 13.0 (cudaRuntimeGetVersion / cudaDriverGetVersion)
 ALLOC_ALIGN = 256               # cudaMalloc alignment
@@ -791,12 +791,7 @@ class Runtime(StreamApi):
         from .gpu import Memcpy2DOp
 
         what = "cudaMemcpy2D"
-        if kind not in (H2H, H2D, D2H, D2D, DEFAULT):
-            raise CudaError(Err.InvalidMemcpyDirection, f"{what}: {kind} is not a cudaMemcpyKind")
-        if width > dpitch or width > spitch:
-            raise CudaError(Err.InvalidPitchValue,
-                            f"{what}: width {width} exceeds dpitch {dpitch} or spitch {spitch}")
-        if not width or not height:
+        if not check_memcpy2d(what, dpitch, spitch, width, height, kind):
             return
         span_d, span_s = dpitch * (height - 1) + width, spitch * (height - 1) + width
         if not dst or not src:

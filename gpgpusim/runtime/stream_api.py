@@ -127,6 +127,17 @@ def _read_ptr_array(addr: int, n: int, what: str) -> list[int]:
     return list((ctypes.c_uint64 * n).from_address(addr))
 
 
+def check_memcpy2d(what: str, dpitch: int, spitch: int, width: int, height: int, kind: int) -> bool:
+    """The argument checks of ``cudaMemcpy2D``/``cudaMemcpy2DAsync``; False when there is nothing
+    to copy (zero width or height)."""
+    if kind not in tuple(MemcpyKind):
+        raise CudaError(Err.InvalidMemcpyDirection, f"{what}: {kind} is not a cudaMemcpyKind")
+    if width > dpitch or width > spitch:
+        raise CudaError(Err.InvalidPitchValue,
+                        f"{what}: width {width} exceeds dpitch {dpitch} or spitch {spitch}")
+    return bool(width and height)
+
+
 class StreamApi:
     """Mixin: stream, event, host-function, capture and graph entry points (see module doc)."""
 
@@ -319,12 +330,7 @@ class StreamApi:
     def cudaMemcpy2DAsync(self, dst: int, dpitch: int, src: int, spitch: int, width: int,
                           height: int, kind: int, stream: int) -> None:
         what = "cudaMemcpy2DAsync"
-        if kind not in tuple(MemcpyKind):
-            raise CudaError(Err.InvalidMemcpyDirection, f"{what}: {kind} is not a cudaMemcpyKind")
-        if width > dpitch or width > spitch:
-            raise CudaError(Err.InvalidPitchValue,
-                            f"{what}: width {width} exceeds dpitch {dpitch} or spitch {spitch}")
-        if not width or not height:
+        if not check_memcpy2d(what, dpitch, spitch, width, height, kind):
             return
         _need(dst, f"{what}: dst")
         _need(src, f"{what}: src")
