@@ -15,8 +15,9 @@ cffi here: tests drive the runtime with ctypes buffers.
 Errors: a :class:`~gpgpusim.errors.CudaError` raised inside a call becomes its return value and
 the thread's last error (``cudaGetLastError`` returns and clears it, ``cudaPeekAtLastError``
 does not), and its message goes to stderr as one line.  A sticky error (kernel fault) is
-returned by every later call.  A failure while registering a fat binary (before ``main``) is
-recorded and returned by every later call instead of killing the application.
+returned by every later call.  A fat binary that cannot be registered (no PTX, broken PTX, a
+load failure) keeps its error: launches of its kernels and accesses to its variables return
+it, every other call works (as CUDA reports a bad module only when it is used).
 
 All GPU work goes through the stream manager (:class:`gpgpusim.runtime.streams.StreamManager`):
 synchronous calls enqueue on the legacy default stream and wait.
@@ -38,9 +39,9 @@ from gpgpusim.errors import CudaError, Err
 from gpgpusim.functional.memory import GLOBAL_HEAP_START as DEVICE_WINDOW_START
 
 from . import abi, hostio
-from .device import DeviceInfo
+from .device import DEFINED_DEVICE_ATTRIBUTES, DeviceInfo
 from .errors_table import MESSAGES, NAMES
-from .modules import Kernel, Registry, elf_resources, ptx_for_module
+from .modules import Kernel, Module, Registry, elf_resources, ptx_for_module
 from .stream_api import StreamApi, check_memcpy2d
 
 CUDART_VERSION = 13000          # CUDA 13.0 (cudaRuntimeGetVersion / cudaDriverGetVersion)
@@ -51,6 +52,7 @@ PITCH_ALIGN = 512               # cudaMallocPitch row alignment (texturePitchAli
 H2H, H2D, D2H, D2D, DEFAULT = 0, 1, 2, 3, 4
 # cudaMemoryType
 MEM_UNREGISTERED, MEM_HOST, MEM_DEVICE, MEM_MANAGED = 0, 1, 2, 3
+INVALID_DEVICE_ID = -2          # cudaInvalidDeviceId
 # cudaLimit defaults (CUDA's on Volta)
 LIMIT_DEFAULTS = {0: 1024, 1: 1 << 20, 2: 8 << 20, 3: 2, 4: 2048, 5: 32, 6: 0}
 # cudaFuncAttribute
@@ -115,8 +117,14 @@ def api(fn: Callable[..., Any]) -> Callable[..., int]:
 
 
 def registration(default: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Wrap a registration call (runs before ``main``): a failure is recorded, reported once,
-    returned by every later call, and never raised into the application."""
+    """Wrap a registration call (runs before ``main`` and returns no ``cudaError_t``): a failure
+    is reported as one line on stderr and never raised into the application.
+
+    A failure that belongs to one fat binary (its PTX is missing or broken, it does not load) is
+    kept on that module (:attr:`Module.error`) by the call itself and returned only by launches
+    of its kernels and accesses to its variables, as CUDA reports a bad module when it is used;
+    every other CUDA call keeps working.  Bad arguments (an unknown handle, a NULL stub) are
+    reported and ignored (C027-C032)."""
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
         name = _entry_name(fn)
@@ -125,9 +133,7 @@ def registration(default: Any) -> Callable[[Callable[..., Any]], Callable[..., A
         def wrapper(self: Runtime, *args: Any) -> Any:
             try:
                 return fn(self, *args)
-            except CudaError as exc:
-                self._registration_failed(name, exc)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:  # noqa: BLE001 - registration runs before main: never raise
                 self._registration_failed(name, _internal(name, exc))
             return default
 
@@ -168,7 +174,6 @@ class Runtime(StreamApi):
         self._launch_fn = launch_fn
         self.registry = Registry()
         self._tls = threading.local()     # per host thread: last error, call configurations
-        self._init_error: CudaError | None = None
         self._sticky_observed = False
         self._device_allocs: dict[int, int] = {}          # cudaMalloc'd base -> size
         self._host_allocs: dict[int, Any] = {}            # pinned base -> keep-alive buffer
@@ -221,12 +226,11 @@ class Runtime(StreamApi):
         self.streams = StreamManager(self.gpu)
 
     def _blocked_by(self) -> CudaError | None:
-        """The error every call returns now: a registration failure, or a sticky kernel fault
-        once a synchronising call has reported it.  Until then a fault that happened in the
-        background stays invisible, so ``kernel<<<...>>>(); cudaGetLastError()`` reports only
-        launch errors whatever the simulation thread's speed (deterministic runs)."""
-        if self._init_error is not None:
-            return self._init_error
+        """The error every call returns now: a sticky kernel fault once a synchronising call
+        has reported it.  Until then a fault that happened in the background stays invisible,
+        so ``kernel<<<...>>>(); cudaGetLastError()`` reports only launch errors whatever the
+        simulation thread's speed (deterministic runs).  (A runtime that cannot start at all is
+        the shim's business: every call then returns ``cudaErrorInitializationError``.)"""
         if self._sticky_observed:
             return getattr(self.streams, "sticky_error", None)
         return None
@@ -250,15 +254,26 @@ class Runtime(StreamApi):
             traceback.print_exception(type(exc), exc, exc.__traceback__)
         return self._record(name, _internal(name, exc))
 
-    def _registration_failed(self, name: str, exc: CudaError) -> None:
-        if self._init_error is None:
-            self._init_error = exc
+    def _registration_failed(self, name: str, exc: CudaError, consequence: str = "") -> None:
+        """One stderr line for a failed registration call (the traceback too with
+        ``GPGPUSIM_TRACEBACK=1``); ``consequence`` tells the user what it will affect."""
         if os.environ.get("GPGPUSIM_TRACEBACK") == "1":
             import traceback
 
+            hostio.flush()
             traceback.print_exception(type(exc), exc, exc.__traceback__)
-        hostio.err(f"gpgpusim: {name}: {NAMES.get(int(exc.code), exc.code)}: {exc.message} "
-                   f"(every later CUDA call returns this error)")
+        name = _PUBLIC_NAMES.get(name, name)
+        tail = f" ({consequence})" if consequence else ""
+        hostio.err(f"gpgpusim: {name}: {NAMES.get(int(exc.code), exc.code)}: {exc.message}{tail}")
+
+    def _module_failed(self, m: Module, name: str, exc: BaseException) -> None:
+        """Fat binary ``m`` is unusable: keep the error on it (its kernels and variables return
+        it when used) and say so once."""
+        err = _internal(name, exc)
+        if m.error is None:
+            m.error = err
+            self._registration_failed(name, err, "launches of this fat binary's kernels and accesses "
+                                                 "to its variables return this error")
 
     # CUDA keeps the last error per host thread.
     @property
@@ -276,20 +291,23 @@ class Runtime(StreamApi):
     # ================================================================== registration (C027-C032)
     @registration(default=0)
     def gs_register_fatbinary(self, wrapper_addr: int) -> int:
+        """``__cudaRegisterFatBinary``: read, select (C029) and parse the module's PTX.  A module
+        whose PTX is missing or broken still gets a handle; it keeps its error (see
+        :func:`registration`)."""
         m = self.registry.new_module(wrapper_addr)
         self._modules_open += 1
-        handle = m.handle
         try:
             text, name = ptx_for_module(m, self.max_capability)
             m.ptx_name = name
             m.ir = _parse_ptx(text, name)
-        except CudaError as exc:
-            m.error = exc
-            self._registration_failed("__cudaRegisterFatBinary", exc)
-        return handle
+        except Exception as exc:  # noqa: BLE001 - kept on the module, reported once
+            self._module_failed(m, "__cudaRegisterFatBinary", exc)
+        return m.handle
 
     @registration(default=None)
     def x__cudaRegisterFatBinaryEnd(self, handle: int) -> None:
+        """Load the module onto the device: allocate and initialise its variables, read the
+        cubin's per-kernel resources, point managed variables at their device storage."""
         m = self.registry.module(handle)
         if m.error is not None or m.loaded is not None:
             return
@@ -298,18 +316,23 @@ class Runtime(StreamApi):
         try:
             m.loaded = load_module(m.ir, self.gmem)
             m.resources = elf_resources(m)
-        except CudaError as exc:
-            m.error = exc
-            raise
+        except Exception as exc:  # noqa: BLE001 - kept on the module, reported once
+            self._module_failed(m, "__cudaRegisterFatBinaryEnd", exc)
+            return
         for var in self.registry.variables.values():
-            if var.module is m and var.managed and var.managed_ptr_addr:
+            if (var.module is m and var.managed and var.managed_ptr_addr
+                    and var.name in m.loaded.symbols):
                 abi.write_u64(var.managed_ptr_addr, self.gmem.host_ptr(var.device_address()))
 
     @registration(default=None)
     def x__cudaUnregisterFatBinary(self, handle: int) -> None:
-        m = self.registry.modules.get(handle)
-        if m is None:
-            return
+        """The program ends (one call per module, from the host stubs' ``atexit``): after the
+        last one, finish queued work and write the final report."""
+        m = self.registry.module(handle)
+        if m.unregistered:
+            raise CudaError(Err.InvalidResourceHandle,
+                            f"fat binary handle {handle:#x} was already unregistered")
+        m.unregistered = True
         self._modules_open -= 1
         if self._modules_open <= 0:
             self.exit()
@@ -318,14 +341,22 @@ class Runtime(StreamApi):
     def x__cudaRegisterFunction(self, handle: int, host_fun: int, device_fun: int, device_name: int,
                                thread_limit: int, tid: int, bid: int, bdim: int, gdim: int,
                                wsize: int) -> None:
+        """Key kernel ``deviceName`` of the module by its host stub address.  A name the PTX
+        lacks is registered all the same (with a warning): launching it returns
+        ``cudaErrorInvalidDeviceFunction``, as CUDA does."""
         m = self.registry.module(handle)
         name = abi.read_cstr(device_name) or abi.read_cstr(device_fun)
-        if not host_fun or not name:
-            raise CudaError(Err.InvalidValue, "__cudaRegisterFunction: NULL host function or name")
-        if m.ir is not None and name not in m.ir.functions:
-            raise CudaError(Err.InvalidDeviceFunction,
-                            f"__cudaRegisterFunction: kernel {name} is not in the PTX {m.ptx_name}")
+        if not name:
+            raise CudaError(Err.InvalidValue, "NULL kernel name: nothing registered")
+        if not host_fun:
+            raise CudaError(Err.InvalidValue, f"NULL host stub for kernel {name}: it cannot be launched")
         self.registry.kernels[host_fun] = Kernel(m, name, host_fun)
+        if m.ir is not None:
+            fn = m.ir.functions.get(name)
+            if fn is None or not getattr(fn, "is_entry", True):
+                self._registration_failed("__cudaRegisterFunction", CudaError(
+                    Err.InvalidDeviceFunction, f"kernel {name} is not an .entry of the PTX {m.ptx_name}"),
+                    "launching it returns this error")
 
     @registration(default=None)
     def x__cudaRegisterVar(self, handle: int, host_var: int, device_address: int, device_name: int,
@@ -348,19 +379,30 @@ class Runtime(StreamApi):
 
     def _register_var(self, handle: int, host_var: int, device_address: int, device_name: int,
                       size: int, constant: int, managed: bool, ptr_addr: int) -> None:
+        """Key a ``__device__`` / ``__constant__`` / ``__managed__`` variable by its host shadow.
+        A name the PTX lacks is registered with a warning: using the symbol returns
+        ``cudaErrorInvalidSymbol``."""
         from .modules import Variable
 
+        what = "__cudaRegisterManagedVar" if managed else "__cudaRegisterVar"
         m = self.registry.module(handle)
         name = abi.read_cstr(device_name) or abi.read_cstr(device_address)
-        if m.ir is not None and name not in m.ir.variables:
-            raise CudaError(Err.InvalidSymbol, f"__cudaRegisterVar: variable {name} is not in the PTX {m.ptx_name}")
+        if not name:
+            raise CudaError(Err.InvalidValue, "NULL variable name: nothing registered")
+        if not host_var:
+            raise CudaError(Err.InvalidValue, f"NULL host shadow for variable {name}: nothing registered")
         self.registry.variables[host_var] = Variable(m, name, host_var, int(size), bool(constant),
                                                      managed, ptr_addr)
+        if m.ir is not None and name not in m.ir.variables:
+            self._registration_failed(what, CudaError(
+                Err.InvalidSymbol, f"variable {name} is not in the PTX {m.ptx_name}"),
+                "using the symbol returns this error")
 
-    @registration(default=1)
+    @registration(default=0)
     def gs_init_module(self, handle: int) -> int:
-        self.registry.module(handle)
-        return 1
+        """``__cudaInitModule``: 1 when the module is loaded and usable, else 0."""
+        m = self.registry.module(handle)
+        return int(m.error is None and m.loaded is not None)
 
     @api
     def x__cudaGetKernel(self, kernel_out: int, host_fun: int) -> None:
@@ -515,10 +557,9 @@ class Runtime(StreamApi):
     def cudaDeviceGetAttribute(self, value: int, attr: int, device: int) -> None:
         _check_ptr(value, "cudaDeviceGetAttribute: value")
         self._check_device(device, "cudaDeviceGetAttribute")
-        table = self.device.attributes()
-        if attr not in table and not (1 <= attr <= 147):
+        if attr not in DEFINED_DEVICE_ATTRIBUTES:
             raise CudaError(Err.InvalidValue, f"cudaDeviceGetAttribute: {attr} is not a cudaDeviceAttr")
-        abi.write_i32(value, table.get(attr, 0))
+        abi.write_i32(value, self.device.attributes().get(attr, 0))
 
     @api
     def cudaDeviceSynchronize(self) -> None:
@@ -690,8 +731,9 @@ class Runtime(StreamApi):
         if flags != 0:
             raise CudaError(Err.InvalidValue, "cudaHostGetDevicePointer: flags must be 0")
         found = self.gmem.find(p_host) if p_host else None
-        if found is None or found[0] not in self._host_allocs:
-            raise CudaError(Err.InvalidValue, f"cudaHostGetDevicePointer: {p_host:#x} is not pinned host memory")
+        if found is None or (found[0] not in self._host_allocs and found[0] not in self._registered):
+            raise CudaError(Err.InvalidValue, f"cudaHostGetDevicePointer: {p_host:#x} is not pinned or "
+                                              f"registered host memory")
         abi.write_u64(p_device, p_host)
 
     @api
@@ -874,21 +916,32 @@ class Runtime(StreamApi):
 
     @api
     def cudaPointerGetAttributes(self, attrs: int, ptr: int) -> None:
+        """Classify ``ptr`` by the allocation containing it (interior pointers included; the
+        aliases reported are ``ptr`` itself, every allocation being reachable at the same
+        address from host and device under unified addressing):
+
+        * ``cudaMalloc`` memory and module variables: ``cudaMemoryTypeDevice``, device 0,
+          ``devicePointer`` = ptr, ``hostPointer`` NULL;
+        * ``cudaMallocHost`` / ``cudaHostAlloc`` and ``cudaHostRegister`` memory:
+          ``cudaMemoryTypeHost``, device 0, both aliases = ptr;
+        * ``cudaMallocManaged``: ``cudaMemoryTypeManaged``, device 0, both aliases = ptr;
+        * anything else (pageable host memory, a freed or never allocated device address,
+          NULL): ``cudaMemoryTypeUnregistered``, device ``cudaInvalidDeviceId`` (-2), both
+          aliases NULL, and the call succeeds (CUDA 11 and later)."""
         _check_ptr(attrs, "cudaPointerGetAttributes: attributes")
         a = abi.CudaPointerAttributes.from_address(attrs)
         ctypes.memset(attrs, 0, ctypes.sizeof(a))
         found = self.gmem.find(ptr) if ptr else None
-        base = found[0] if found else None
-        if base is not None and base in self._managed:
-            a.type, a.devicePointer, a.hostPointer = MEM_MANAGED, ptr, ptr
-        elif base is not None and base in self._host_allocs:
-            a.type, a.devicePointer, a.hostPointer = MEM_HOST, ptr, ptr
-        elif found is not None:
-            a.type, a.devicePointer, a.hostPointer = MEM_DEVICE, ptr, None
-        else:
-            a.type, a.hostPointer = MEM_UNREGISTERED, ptr or None
-            a.device = -2
+        if found is None:
+            a.type, a.device = MEM_UNREGISTERED, INVALID_DEVICE_ID
             return
+        base = found[0]
+        if base in self._managed:
+            a.type, a.devicePointer, a.hostPointer = MEM_MANAGED, ptr, ptr
+        elif base in self._host_allocs or base in self._registered:
+            a.type, a.devicePointer, a.hostPointer = MEM_HOST, ptr, ptr
+        else:
+            a.type, a.devicePointer = MEM_DEVICE, ptr
         a.device = 0
 
     # ================================================================== kernels
@@ -1375,10 +1428,8 @@ class Runtime(StreamApi):
 
     def json_meta(self) -> dict[str, Any]:
         """The ``"run"`` section of ``-o stats.json``."""
-        import sys
-
         return {
-            "argv": list(getattr(sys, "argv", []) or []),
+            "argv": _process_argv(),
             "gpu": getattr(self.config, "gpu_name", None),
             "functional": bool(getattr(self.config, "functional_only", False)),
             "kernels": len(getattr(self.gpu, "kernels", [])),
@@ -1411,6 +1462,22 @@ class Runtime(StreamApi):
 
 for _n in [n for n in vars(Runtime) if n.startswith("x__cuda")]:
     setattr(Runtime, _n[1:], getattr(Runtime, _n))
+
+
+def _process_argv() -> list[str]:
+    """The application's command line: ``/proc/self/cmdline`` (the interpreter embedded in
+    the shim has no meaningful ``sys.argv``); ``sys.argv`` where /proc is unavailable."""
+    import sys
+
+    try:
+        with open("/proc/self/cmdline", "rb") as f:
+            raw = f.read()
+    except OSError:
+        return [a for a in getattr(sys, "argv", []) or []]
+    parts = raw.split(b"\0")
+    if parts and parts[-1] == b"":
+        parts.pop()                     # the terminating NUL; empty arguments stay
+    return [p.decode("utf-8", "replace") for p in parts]
 
 
 def _parse_ptx(text: str, name: str) -> Any:

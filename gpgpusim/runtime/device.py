@@ -31,6 +31,10 @@ from .abi import CudaDeviceProp
 
 DEVICE_MEMORY_BYTES = 16 << 30
 
+#: every ``cudaDeviceAttr`` value CUDA 13's ``driver_types.h`` defines (1..147 less the numbers
+#: it skips); ``cudaDeviceGetAttribute`` rejects the others with ``cudaErrorInvalidValue``
+DEFINED_DEVICE_ATTRIBUTES = frozenset(range(1, 148)) - {44, 102, 103, 104, 105, 107, 110, 136, 137, 146}
+
 
 def _raw(cfg: Any, name: str) -> Any:
     if cfg is None:
@@ -159,10 +163,14 @@ class DeviceInfo:
         p.deviceNumaId = -1
         p.hostNumaId = -1
         p.cooperativeLaunch = 1   # the engine keeps a cooperative grid resident (grid.sync works)
+        # cudaHostRegister works, and the device reaches registered memory at its host address
+        p.hostRegisterSupported = 1
+        p.canUseHostPointerForRegisteredMem = 1
 
     # ------------------------------------------------------------------ cudaDeviceGetAttribute
     def attributes(self) -> dict[int, int]:
-        """``cudaDeviceAttr`` number -> value for the attributes the simulator knows."""
+        """``cudaDeviceAttr`` number -> value for the attributes the simulator knows; a
+        defined attribute missing here (textures, surfaces, reserved numbers) reads 0."""
         return {
             1: self.max_threads_per_block, 2: 1024, 3: 1024, 4: 64,
             5: 2**31 - 1, 6: 65535, 7: 65535,
@@ -174,8 +182,8 @@ class DeviceInfo:
             39: self.threads_per_sm, 40: 1, 41: 1, 50: 0, 51: 32,
             75: self.major, 76: self.minor, 78: 0, 79: 1, 80: 1,
             81: self.smem_per_sm_bytes, 82: self.regs_per_sm, 83: 1, 84: 0, 85: 0, 86: 0,
-            87: 2, 88: 0, 89: 0, 90: 0, 91: 0, 95: 1, 97: self.smem_per_block_bytes,
-            98: 0, 99: 0, 100: 0, 101: 1, 106: self.ctas_per_sm, 108: 0, 109: 0, 111: 0,
+            87: 2, 88: 0, 89: 0, 90: 0, 91: 1, 95: 1, 97: self.smem_per_block_bytes,
+            98: 0, 99: 1, 100: 0, 101: 1, 106: self.ctas_per_sm, 108: 0, 109: 0, 111: 0,
             112: 0, 113: 0, 114: 0, 115: 0, 116: 0, 117: 0, 118: 0, 119: 0, 120: 0, 121: 0,
             125: 0, 126: 1, 130: 0, 131: -1, 133: 0, 134: -1,
         }

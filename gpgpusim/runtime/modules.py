@@ -54,8 +54,9 @@ class Module:
     ir: Any = None                        # gpgpusim.ptx.ir.Module
     loaded: Any = None                    # gpgpusim.functional.loader.LoadedModule
     resources: dict[str, Any] = field(default_factory=dict)   # from .nv.info
-    error: CudaError | None = None
+    error: CudaError | None = None        # why the module is unusable (returned when it is used)
     fatbin: Any = None
+    unregistered: bool = False
 
     @property
     def handle(self) -> int:
@@ -74,8 +75,10 @@ class Kernel:
     _resources: KernelResources | None = None
 
     def function(self) -> Any:
-        if self.module.error is not None:
-            raise self.module.error
+        """The PTX ``.entry``; raises the module's own error when the module is unusable."""
+        err = self.module.error
+        if err is not None:
+            raise CudaError(err.code, f"kernel {self.name}: {err.message}")
         if self.module.loaded is None:
             raise CudaError(Err.InvalidDeviceFunction,
                             f"kernel {self.name}: its module was never loaded")
@@ -104,8 +107,11 @@ class Variable:
     managed_ptr_addr: int = 0
 
     def device_address(self) -> int:
-        if self.module.error is not None:
-            raise self.module.error
+        """Where the variable lives on the device; raises the module's own error when the
+        module is unusable."""
+        err = self.module.error
+        if err is not None:
+            raise CudaError(err.code, f"symbol {self.name}: {err.message}")
         if self.module.loaded is None:
             raise CudaError(Err.InvalidSymbol, f"symbol {self.name}: its module is not loaded")
         info = self.module.loaded.symbols.get(self.name)
@@ -178,7 +184,8 @@ class Registry:
     def module(self, handle: int) -> Module:
         m = self.modules.get(handle)
         if m is None:
-            raise CudaError(Err.InvalidResourceHandle, f"fat binary handle {handle:#x} is not registered")
+            raise CudaError(Err.InvalidResourceHandle,
+                            f"fat binary handle {handle:#x} was not returned by __cudaRegisterFatBinary")
         return m
 
     def kernel(self, host_fun: int, what: str = "kernel") -> Kernel:

@@ -78,7 +78,7 @@ def rt(monkeypatch, engine):
     r.__cudaRegisterVar(handle, h.shadow(0), h.name("dev_counter"), h.name("dev_counter"), 0, 4, 0, 0)
     r.__cudaRegisterVar(handle, h.shadow(1), h.name("coeffs"), h.name("coeffs"), 0, 16, 1, 0)
     r.__cudaRegisterFatBinaryEnd(handle)
-    assert r._init_error is None, r._init_error
+    assert all(m.error is None for m in r.registry.modules.values())
     r.h = h
     r.handle = handle
     yield r

@@ -445,53 +445,6 @@ def test_device_reset_frees_and_reloads(rt):
     assert rt.cudaMemcpyFromSymbol(addr(v), rt.h.shadow(0), 4, 0, 2) == 0 and v.value == 7
 
 
-def test_registration_failure_is_recorded(monkeypatch, tmp_path, capsys):
-    from gpgpusim.options import load_config
-    from gpgpusim.runtime.api import Runtime
-
-    monkeypatch.setenv("PTX_SIM_USE_PTX_FILE", "1")
-    monkeypatch.setenv("PTX_SIM_KERNELFILE", str(tmp_path / "missing.ptx"))
-    r = Runtime(load_config(None, env=False), splash=False)
-    try:
-        handle = r.gs_register_fatbinary(0)
-        assert handle != 0
-        assert "missing.ptx" in capsys.readouterr().err
-        p = u64()
-        assert r.cudaMalloc(addr(p), 16) == Err.InvalidKernelImage
-        assert r.cudaGetLastError() == Err.InvalidKernelImage
-    finally:
-        r.streams.shutdown(2.0)
-
-
-def test_null_fatbin_wrapper(monkeypatch, capsys):
-    from gpgpusim.options import load_config
-    from gpgpusim.runtime.api import Runtime
-
-    monkeypatch.delenv("PTX_SIM_USE_PTX_FILE", raising=False)
-    r = Runtime(load_config(None, env=False), splash=False)
-    try:
-        assert r.gs_register_fatbinary(0) != 0
-        assert "NULL fatbin wrapper pointer" in capsys.readouterr().err
-        assert r.cudaDeviceSynchronize() == Err.InvalidKernelImage
-    finally:
-        r.streams.shutdown(2.0)
-
-
-def test_bad_fatbin_wrapper(monkeypatch, capsys):
-    from gpgpusim.options import load_config
-    from gpgpusim.runtime.api import Runtime
-
-    monkeypatch.delenv("PTX_SIM_USE_PTX_FILE", raising=False)
-    junk = ctypes.create_string_buffer(b"\x00" * 64)
-    r = Runtime(load_config(None, env=False), splash=False)
-    try:
-        assert r.gs_register_fatbinary(addr(junk)) != 0
-        assert "bad fatbin wrapper magic" in capsys.readouterr().err
-        assert r.cudaDeviceSynchronize() == Err.InvalidKernelImage
-    finally:
-        r.streams.shutdown(2.0)
-
-
 def test_internal_exception_becomes_error(rt, capsys, monkeypatch):
     def boom(*a):
         raise RuntimeError("boom")
