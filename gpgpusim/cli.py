@@ -5,7 +5,8 @@ C018, C003, C021, C022); here one command sets everything up:
 
 * ``gpgpusim run [--gpu NAME | --config FILE] [--functional] [--set -opt=value ...] [-o stats.json]
   -- ./app args`` runs an unmodified ``nvcc -cudart shared`` binary on the simulated GPU and exits
-  with the application's exit status;
+  with the application's exit status; the complete config is loaded first, so a bad option,
+  value or include stops the run (exit 2) before the application starts;
 * ``gpgpusim libdir`` prints the directory holding our ``libcudart.so.13``, for the GPGPU-Sim
   style ``LD_LIBRARY_PATH=$(gpgpusim libdir) ./app`` (a ``gpgpusim.config`` in the working
   directory is then used, as in GPGPU-Sim);
@@ -175,6 +176,28 @@ def check_binary(path: str) -> str | None:
     return None
 
 
+def check_config(env: dict[str, str], cwd: str | None = None) -> None:
+    """Load the complete config the application will get (``--gpu`` / ``--config`` with its
+    includes, or ``./gpgpusim.config``, then ``$GPGPUSIM_OPTIONS``, ``--set`` and
+    ``PTX_SIM_MODE_FUNC``) exactly as the library will, under the application's environment,
+    so that a mistake stops the run with one clear message (a ``ConfigError``) before the
+    application starts instead of failing its every CUDA call.  ``cwd``: the application's
+    working directory (where ``gpgpusim.config`` is looked for), default ours."""
+    from gpgpusim.runtime import load_active_config
+
+    saved, here = dict(os.environ), os.getcwd()
+    try:
+        os.environ.clear()
+        os.environ.update(env)
+        if cwd is not None:
+            os.chdir(cwd)
+        load_active_config()
+    finally:
+        os.chdir(here)
+        os.environ.clear()
+        os.environ.update(saved)
+
+
 def _exit_code(rc: int) -> int:
     return 128 - rc if rc < 0 else rc
 
@@ -185,11 +208,8 @@ def cmd_run(a: argparse.Namespace) -> int:
         argv = argv[1:]
     if not argv:
         raise SystemExit("gpgpusim run: no application given (usage: gpgpusim run [options] -- ./app args)")
-    if a.set:
-        from gpgpusim.options import load_config
-
-        load_config(None, overrides=a.set, env=False)   # fail early on an unknown option
     env = run_env(a.gpu, a.config, a.functional, a.set, a.output)
+    check_config(env)
     exe = shutil.which(argv[0]) or argv[0]
     problem = check_binary(exe)
     if problem is not None:
@@ -214,7 +234,11 @@ def cmd_demo(a: argparse.Namespace) -> int:
     nvcc = find_nvcc()
     if nvcc is None:
         raise SystemExit("gpgpusim demo: nvcc not found (put it on PATH or set CUDA_INSTALL_PATH)")
+    env = run_env(functional=a.functional)
+    for k in ("GPGPUSIM_CONFIG", "GPGPUSIM_GPU"):
+        env.pop(k, None)
     with tempfile.TemporaryDirectory(prefix="gpgpusim-demo-") as tmp:
+        check_config(env, cwd=tmp)
         src = os.path.join(tmp, "vectoradd.cu")
         exe = os.path.join(tmp, "vectoradd")
         with open(src, "w", encoding="utf-8") as f:
@@ -223,9 +247,6 @@ def cmd_demo(a: argparse.Namespace) -> int:
         comp = subprocess.run([nvcc, "-cudart", "shared", src, "-o", exe], check=False)
         if comp.returncode != 0:
             return comp.returncode
-        env = run_env(functional=a.functional)
-        for k in ("GPGPUSIM_CONFIG", "GPGPUSIM_GPU"):
-            env.pop(k, None)
         proc = subprocess.run([exe], env=env, cwd=tmp, check=False)
         return _exit_code(proc.returncode)
 
@@ -247,7 +268,26 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="compile and run a sample application")
     d.add_argument("--functional", action="store_true")
     d.set_defaults(fn=cmd_demo)
+    # configs and plot parse their own arguments (main() hands them over before parsing);
+    # they are declared here so that `gpgpusim --help` lists them
+    for name, text, fn in (("configs", "list, describe and compare the shipped GPU configs", cmd_configs),
+                           ("plot", "plot statistics from stats.json files", cmd_plot)):
+        c = sub.add_parser(name, help=text, add_help=False)
+        c.add_argument("rest", nargs=argparse.REMAINDER)
+        c.set_defaults(fn=fn)
     return p
+
+
+def cmd_configs(a: argparse.Namespace) -> int:
+    from gpgpusim.options import main_configs
+
+    return int(main_configs(list(a.rest)) or 0)
+
+
+def cmd_plot(a: argparse.Namespace) -> int:
+    from gpgpusim.report.plot import main as plot_main
+
+    return int(plot_main(list(a.rest)) or 0)
 
 
 def _join_set_values(args: list[str]) -> list[str]:
@@ -270,14 +310,10 @@ def _join_set_values(args: list[str]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] == "configs":
-        from gpgpusim.options import main_configs
-
-        return int(main_configs(args[1:]) or 0)
-    if args and args[0] == "plot":
-        from gpgpusim.report.plot import main as plot_main
-
-        return int(plot_main(args[1:]) or 0)
+    if args and args[0] in ("configs", "plot"):
+        # handed over untouched: their options would otherwise be read as gpgpusim's own
+        fn = cmd_configs if args[0] == "configs" else cmd_plot
+        return fn(argparse.Namespace(rest=args[1:]))
     ns = build_parser().parse_args(_join_set_values(args))
     from gpgpusim.errors import CudaError
 

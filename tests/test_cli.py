@@ -67,6 +67,62 @@ def test_run_errors(with_lib, capsys):
         cli.main(["run", "--", "/no/such/app"])
 
 
+def _marker_app(tmp_path):
+    """A script that records that it ran (the app must not start when the config is bad)."""
+    marker = tmp_path / "ran"
+    script = tmp_path / "app.sh"
+    script.write_text(f"#!/bin/sh\ntouch {marker}\nexit 3\n")
+    script.chmod(0o755)
+    return str(script), marker
+
+
+def test_run_validates_the_complete_config_first(with_lib, tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("GPGPUSIM_OPTIONS", raising=False)
+    monkeypatch.delenv("GPGPUSIM_CONFIG", raising=False)
+    monkeypatch.delenv("GPGPUSIM_GPU", raising=False)
+    app, marker = _marker_app(tmp_path)
+    include = tmp_path / "include.config"
+    include.write_text("-config /no/such/extra.config\n")
+    typo = tmp_path / "typo.config"
+    typo.write_text("-gpgpu_n_clusters 4\n-gpgpu_n_clustrs 5\n")
+    cases = [
+        (["--config", str(include)], "-config file '/no/such/extra.config' not found"),
+        (["--config", str(typo)], "unknown option -gpgpu_n_clustrs; did you mean -gpgpu_n_clusters?"),
+        (["--gpu", "SM75_RTX2060", "--set", "-gpgpu_n_clusters=abc"],
+         "bad value 'abc' for -gpgpu_n_clusters: 'abc' is not an integer"),
+    ]
+    for opts, message in cases:
+        assert cli.main(["run", *opts, "--", app]) == 2, opts
+        err = capsys.readouterr().err
+        assert err.startswith("gpgpusim run: ") and message in err, (opts, err)
+        assert not marker.exists()
+    # GPGPUSIM_OPTIONS from the environment, and ./gpgpusim.config of the working directory
+    monkeypatch.setenv("GPGPUSIM_OPTIONS", "-gpgpu_no_such_option 1")
+    assert cli.main(["run", "--", app]) == 2
+    assert "$GPGPUSIM_OPTIONS: unknown option -gpgpu_no_such_option" in capsys.readouterr().err
+    monkeypatch.delenv("GPGPUSIM_OPTIONS")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "gpgpusim.config").write_text("-gpgpu_shader_cta many\n")
+    assert cli.main(["run", "--", app]) == 2
+    assert "gpgpusim.config: bad value 'many' for -gpgpu_shader_cta" in capsys.readouterr().err
+    assert not marker.exists()
+    # a good config (--gpu plus --set) runs the application, and the cwd is unchanged
+    (tmp_path / "gpgpusim.config").unlink()
+    assert cli.main(["run", "--gpu", "SM75_RTX2060", "--set", "-gpgpu_n_clusters=4", "--", app]) == 3
+    assert marker.exists() and os.getcwd() == str(tmp_path)
+
+
+def test_help_lists_every_command(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    for name in ("run", "libdir", "demo", "configs", "plot"):
+        assert f"    {name} " in out, name
+    ns = cli.build_parser().parse_args(["plot"])
+    assert ns.fn is cli.cmd_plot and ns.rest == []
+
+
 def test_missing_library_is_a_clear_error(monkeypatch, tmp_path):
     monkeypatch.setattr(cli, "libdir", lambda: tmp_path)
     with pytest.raises(SystemExit, match="is missing"):
