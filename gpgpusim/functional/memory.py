@@ -17,11 +17,19 @@ Contract (docs/CONTRACTS.md):
   costs two reductions and one gather; the general path uses ``np.searchsorted`` on the sorted
   base addresses.  Faults raise :class:`MemoryFault` carrying the first bad lane, so that the
   engine can build a message naming kernel, block, thread and instruction.
+
+Threads: host threads allocate and free (``cudaMalloc``/``cudaFree`` from several application
+threads at once) while the simulation thread reads.  Writers (:meth:`allocate`,
+:meth:`map_host`, :meth:`free`) serialise on one lock; readers take no lock: every lookup reads
+one immutable snapshot (:attr:`_idx`: sorted bases, their sizes and buffers) that writers
+replace as a whole, so a lookup never sees a half-updated index and an allocation freed while a
+kernel runs is still found consistently in the snapshot that kernel read.
 """
 
 from __future__ import annotations
 
 import bisect
+import threading
 
 import numpy as np
 
@@ -52,20 +60,24 @@ class MemoryFault(Exception):
 class GlobalMemory:
     """The device's global address space (global, constant and heap all share it, C227)."""
 
-    __slots__ = ("_bufs", "_sizes", "_idx", "_free", "_top", "_host", "_typed", "used_bytes")
+    __slots__ = ("_bufs", "_sizes", "_idx", "_free", "_top", "_host", "_typed", "_lock",
+                 "used_bytes")
 
     def __init__(self) -> None:
+        self._lock = threading.Lock()              # serialises writers; readers use _idx
         self._bufs: dict[int, np.ndarray] = {}     # base -> backing uint8 buffer (padded)
         self._sizes: dict[int, int] = {}           # base -> logical size in bytes
-        # (sorted bases, bases as uint64 array, ends as uint64 array): replaced as a whole on every
-        # allocate/free, so the simulation thread always reads a consistent snapshot while the
-        # host thread allocates (cudaMalloc during an asynchronous kernel)
-        self._idx: tuple[list[int], np.ndarray, np.ndarray] = (
-            [], np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint64))
+        # (sorted bases, bases as uint64 array, ends as uint64 array, sizes, buffers), index i of
+        # each describing the same allocation: replaced as a whole on every allocate/free, so a
+        # reader (the simulation thread, or another host thread) always sees one consistent
+        # snapshot while a host thread allocates or frees
+        self._idx: tuple[list[int], np.ndarray, np.ndarray, list[int], list[np.ndarray]] = (
+            [], np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint64), [], [])
         self._free: list[tuple[int, int]] = []     # freed (start, size) ranges of the heap
         self._top = GLOBAL_HEAP_START
         self._host: set[int] = set()               # bases registered by map_host
-        self._typed: dict[tuple[int, str], tuple[np.ndarray, int]] = {}
+        # base -> (the buffer the views were made of, {dtype.str: (typed view, shift)})
+        self._typed: dict[int, tuple[np.ndarray, dict[str, tuple[np.ndarray, int]]]] = {}
         self.used_bytes = 0
 
     # ------------------------------------------------------------------ allocation
@@ -78,6 +90,14 @@ class GlobalMemory:
         align = max(align, 256)
         span = max(1, size)
         span = (span + 255) & ~255
+        buf = np.zeros(((max(size, 1) + _PAD - 1) // _PAD) * _PAD, dtype=np.uint8)
+        with self._lock:
+            addr = self._place(span, align)
+            self._insert(addr, buf, size)
+        return addr
+
+    def _place(self, span: int, align: int) -> int:
+        """First fit in the freed ranges, else bump ``_top`` (lock held)."""
         addr = None
         for i, (start, fsize) in enumerate(self._free):
             a = (start + align - 1) & ~(align - 1)
@@ -93,8 +113,6 @@ class GlobalMemory:
         if addr is None:
             addr = (self._top + align - 1) & ~(align - 1)
             self._top = addr + span
-        buf = np.zeros(((max(size, 1) + _PAD - 1) // _PAD) * _PAD, dtype=np.uint8)
-        self._insert(addr, buf, size)
         return addr
 
     def map_host(self, buf: np.ndarray) -> int:
@@ -102,23 +120,28 @@ class GlobalMemory:
         if not isinstance(buf, np.ndarray) or buf.dtype != np.uint8 or buf.ndim != 1:
             raise CudaError(Err.InvalidValue, "map_host needs a 1-D uint8 numpy array")
         addr = int(buf.ctypes.data)
-        hit = self.find(addr)
-        if hit is not None or (buf.size and self.find(addr + buf.size - 1) is not None):
-            raise CudaError(Err.InvalidValue, f"host range {addr:#x} is already registered")
-        self._insert(addr, buf, int(buf.size))
-        self._host.add(addr)
+        with self._lock:
+            hit = self.find(addr)
+            if hit is not None or (buf.size and self.find(addr + buf.size - 1) is not None):
+                raise CudaError(Err.InvalidValue, f"host range {addr:#x} is already registered")
+            self._host.add(addr)
+            self._insert(addr, buf, int(buf.size))
         return addr
 
     def free(self, addr: int) -> None:
         """Release an allocation (or unregister host memory) by its base address."""
+        with self._lock:
+            self._release(addr)
+
+    def _release(self, addr: int) -> None:
         if addr not in self._bufs:
             raise CudaError(Err.InvalidValue,
                             f"free of {addr:#x}: not the start of a live device allocation")
         size = self._sizes[addr]
-        self._publish([b for b in self._idx[0] if b != addr])
         del self._sizes[addr]
         del self._bufs[addr]
-        self._typed = {k: v for k, v in self._typed.items() if k[0] != addr}
+        self._publish([b for b in self._idx[0] if b != addr])
+        self._typed.pop(addr, None)
         if addr in self._host:
             self._host.discard(addr)
             return
@@ -139,41 +162,52 @@ class GlobalMemory:
         self._free = merged
 
     def _insert(self, addr: int, buf: np.ndarray, size: int) -> None:
+        """Record a new allocation and publish the new snapshot (lock held)."""
         self._bufs[addr] = buf
         self._sizes[addr] = size
+        self._typed.pop(addr, None)
         bases = list(self._idx[0])
         bisect.insort(bases, addr)
         self._publish(bases)
-        if buf is not None and addr not in self._host:
+        if addr not in self._host:
             self.used_bytes += size
 
     def _publish(self, bases: list[int]) -> None:
+        """Replace the lookup snapshot (lock held); one assignment, so readers see the old
+        snapshot or the new one, never a mixture."""
+        sizes = [self._sizes[b] for b in bases]
         self._idx = (bases, np.array(bases, dtype=np.uint64),
-                     np.array([b + self._sizes[b] for b in bases], dtype=np.uint64))
+                     np.array([b + n for b, n in zip(bases, sizes, strict=True)], dtype=np.uint64),
+                     sizes, [self._bufs[b] for b in bases])
 
     # ------------------------------------------------------------------ scalar access
-    def find(self, addr: int) -> tuple[int, int] | None:
-        """The ``(base, size)`` of the allocation containing ``addr``, or None."""
-        bases = self._idx[0]
+    def _lookup(self, addr: int) -> tuple[int, int, np.ndarray] | None:
+        """``(base, size, buffer)`` of the allocation containing ``addr``, from one snapshot."""
+        bases, _, _, sizes, bufs = self._idx
         i = bisect.bisect_right(bases, addr) - 1
         if i < 0:
             return None
         base = bases[i]
-        size = self._sizes[base]
+        size = sizes[i]
         if addr < base + max(size, 1):
-            return base, size
+            return base, size, bufs[i]
         return None
 
+    def find(self, addr: int) -> tuple[int, int] | None:
+        """The ``(base, size)`` of the allocation containing ``addr``, or None."""
+        hit = self._lookup(addr)
+        return None if hit is None else (hit[0], hit[1])
+
     def _locate(self, addr: int, nbytes: int, what: str) -> tuple[np.ndarray, int]:
-        hit = self.find(addr)
+        hit = self._lookup(addr)
         if hit is None:
             raise CudaError(Err.InvalidValue, f"{what}: address {addr:#x} is not device memory")
-        base, size = hit
+        base, size, buf = hit
         if nbytes < 0 or addr + nbytes > base + size:
             raise CudaError(Err.InvalidValue,
                             f"{what}: {nbytes} bytes at {addr:#x} run past the end of the "
                             f"allocation [{base:#x}, {base + size:#x})")
-        return self._bufs[base], addr - base
+        return buf, addr - base
 
     def read(self, addr: int, nbytes: int) -> np.ndarray:
         """A copy of ``nbytes`` bytes at ``addr``."""
@@ -208,13 +242,23 @@ class GlobalMemory:
         """``(view, shift)``: the allocation as ``dtype`` elements starting ``shift`` bytes in,
         where ``base + shift`` is aligned (host-mapped buffers need not be), so that element
         ``(offset - shift) // itemsize`` holds the naturally aligned value at ``base + offset``."""
-        key = (base, dtype.str)
-        v = self._typed.get(key)
-        if v is None:
-            shift = (-base) % dtype.itemsize
-            buf = self._bufs[base][shift:]
-            n = (buf.size // dtype.itemsize) * dtype.itemsize
-            v = self._typed[key] = (buf[:n].view(dtype), shift)
+        entry = self._typed.get(base)
+        if entry is not None:
+            v = entry[1].get(dtype.str)
+            if v is not None:
+                return v
+        buf = self._bufs.get(base)
+        if buf is None:
+            raise CudaError(Err.IllegalAddress,
+                            f"allocation {base:#x} was freed while a kernel was using it",
+                            sticky=True)
+        if entry is None or entry[0] is not buf:
+            entry = (buf, {})
+            self._typed[base] = entry
+        shift = (-base) % dtype.itemsize
+        part = buf[shift:]
+        n = (part.size // dtype.itemsize) * dtype.itemsize
+        v = entry[1][dtype.str] = (part[:n].view(dtype), shift)
         return v
 
     def index(self, base: int, dtype: np.dtype, offs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -237,11 +281,11 @@ class GlobalMemory:
         a = addrs.astype(np.uint64, copy=False)
         lo = int(a.min())
         hi = int(a.max())
-        bases, base_arr, end_arr = self._idx
+        bases, base_arr, end_arr, sizes, _ = self._idx
         i = bisect.bisect_right(bases, lo) - 1
         if i >= 0:
             base = bases[i]
-            if hi + size <= base + self._sizes[base]:
+            if hi + size <= base + sizes[i]:
                 return [(base, None, (a - np.uint64(base)).view(np.int64))]
         idx = np.searchsorted(base_arr, a, side="right").astype(np.int64) - 1
         ok = idx >= 0
