@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CudaError, Err
+from .booksim import check_param
+from .formats import INT_KINDS
 from .registry import Legacy, Opt, registry
 
 ENV_OPTIONS = "GPGPUSIM_OPTIONS"
@@ -254,7 +256,7 @@ class Config:
     def dump_value(self, name: str) -> str:
         """Value text as the C++ dump prints it: numbers as parsed, strings verbatim."""
         opt = self._reg.by_name[name]
-        if opt.kind in ("int", "bool"):
+        if opt.kind in INT_KINDS or opt.kind == "bool":
             v = self[name]
             return str(int(v))
         return self._raw[name]
@@ -271,18 +273,13 @@ class Config:
         return lines
 
     def dram_timing_lines(self) -> list[str]:
-        """The ``DRAM Timing Options:`` block GPGPU-Sim prints after parsing the DRAM timing."""
-        t = self["gpgpu_dram_timing_opt"]
-        rows = [("nbk", "nbk", "number of banks"), ("CCD", "CCD", "column to column delay"),
-                ("RRD", "RRD", "minimal delay between activation of rows in different banks"),
-                ("RCD", "RCD", "row to column delay"), ("RAS", "RAS", "time needed to activate row"),
-                ("RP", "RP", "time needed to precharge (deactivate) row"), ("RC", "RC", "row cycle time"),
-                ("CDLR", "CDLR", "switching from write to read (changes tWTR)"),
-                ("WR", "WR", "last data-in to row precharge"), ("CL", "CL", "CAS latency"),
-                ("WL", "WL", "Write latency"), ("nbkgrp", "nbkgrp", "number of bank groups"),
-                ("CCDL", "CCDL", "column to column delay between accesses to different bank groups"),
-                ("RTPL", "RTPL", "read to precharge delay between accesses to different bank groups")]
-        return ["DRAM Timing Options:"] + [f"{label:<20} {t[key]:>20} # {desc}" for label, key, desc in rows]
+        """The ``DRAM Timing Options:`` block GPGPU-Sim prints after the option dump when
+        ``-gpgpu_dram_timing_opt`` uses the keyed form (empty for the colon-list form, for which
+        ``memory_config::init`` prints nothing)."""
+        rows = self["gpgpu_dram_timing_opt"].print_rows()
+        if not rows:
+            return []
+        return ["DRAM Timing Options:"] + [f"{name:<20} {value:>20} # {desc}" for name, value, desc in rows]
 
     def overridden(self) -> dict[str, str]:
         """Options whose value differs from the built-in default, name -> value string."""
@@ -336,8 +333,9 @@ class Config:
 
     @property
     def functional_only(self) -> bool:
-        """True when ``-gpgpu_ptx_sim_mode 1`` (or ``PTX_SIM_MODE_FUNC=1``) selects functional simulation."""
-        return int(self["gpgpu_ptx_sim_mode"]) == 1
+        """True when ``-gpgpu_ptx_sim_mode`` (or ``PTX_SIM_MODE_FUNC``) is non-zero: GPGPU-Sim tests
+        ``g_ptx_sim_mode`` as a truth value, so any non-zero value selects functional simulation."""
+        return int(self["gpgpu_ptx_sim_mode"]) != 0
 
 
 def _resolve(value: str, base_dir: Path | None, where: str) -> Path:
@@ -357,7 +355,9 @@ def _resolve(value: str, base_dir: Path | None, where: str) -> Path:
 def parse_icnt(text: str, where: str) -> dict[str, Any]:
     """Parse a BookSim/intersim config (``key = value;``, ``//`` comments, ``{...}`` lists).
 
-    Values become int, float, or str; brace lists are kept as their text.
+    Values become int, float, or str; brace lists are kept as their text.  A parameter BookSim
+    does not know, or a value of a type it does not take for that parameter, is an error (see
+    :mod:`gpgpusim.options.booksim`), as it is for GPGPU-Sim.
     """
     body = re.sub(r"//[^\n]*", "", text)
     out: dict[str, Any] = {}
@@ -370,7 +370,11 @@ def parse_icnt(text: str, where: str) -> dict[str, Any]:
         k, v = (x.strip() for x in s.split("=", 1))
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k):
             raise ConfigError(f"{where}: bad interconnect parameter name {k!r}")
-        out[k] = _icnt_value(v)
+        val = _icnt_value(v)
+        problem = check_param(k, val)
+        if problem:
+            raise ConfigError(f"{where}: {problem}")
+        out[k] = val
     return out
 
 
@@ -394,12 +398,12 @@ def _split_statements(body: str) -> list[str]:
 
 
 def _icnt_value(v: str) -> Any:
+    """BookSim's lexer: an integer, a decimal number, or else a string (names, ``{...}`` lists)."""
     if re.fullmatch(r"-?\d+", v):
         return int(v)
-    try:
+    if re.fullmatch(r"-?(\d+\.\d*|\.\d+)([eE][-+]?\d+)?|-?\d+[eE][-+]?\d+", v):
         return float(v)
-    except ValueError:
-        return v
+    return v
 
 
 def _load_icnt(cfg: Config, base_dir: Path | None) -> None:
@@ -415,6 +419,54 @@ def _load_icnt(cfg: Config, base_dir: Path | None) -> None:
         raise ConfigError(f"-inter_config_file {name!r} not found (needed because -network_mode is 1)")
     cfg.icnt = parse_icnt(p.read_text(), str(p))
     cfg.icnt_path = str(p)
+
+
+# --------------------------------------------------------------------------------------------
+# whole-config checks
+# --------------------------------------------------------------------------------------------
+
+#: ``-gpgpu_scheduler`` keywords ``shader_core_ctx::create_schedulers`` looks for (as substrings,
+#: in this order); a value naming none of them makes GPGPU-Sim assert at start-up
+SCHEDULERS = ("lrr", "two_level_active", "gto", "rrr", "old", "warp_limiting")
+#: ``-network_mode``: 1 = intersim2 (BookSim, reads ``-inter_config_file``), 2 = local crossbar;
+#: ``icnt_wrapper_init`` asserts on anything else
+NETWORK_MODES = {1: "intersim2 (BookSim file)", 2: "local crossbar"}
+#: ``-gpgpu_dram_scheduler``: ``dram_t`` stops on other values
+DRAM_SCHEDULERS = {0: "FIFO", 1: "FR-FCFS"}
+#: ``-gpgpu_memory_partition_indexing`` (``partition_index_function``); others assert in
+#: ``addrdec_tlx``
+PARTITION_INDEXING = {0: "consecutive", 1: "bitwise permutation", 2: "IPoly", 3: "PAE", 4: "random", 5: "custom"}
+
+
+def _choice(cfg: Config, name: str, table: dict[int, str]) -> None:
+    v = int(cfg[name])
+    if v not in table:
+        valid = ", ".join(f"{k} ({d})" for k, d in table.items())
+        raise ConfigError(f"{cfg.origin.get(name, 'config')}: -{name} {v} is not supported; valid values: {valid}")
+
+
+def validate(cfg: Config) -> None:
+    """Reject values GPGPU-Sim itself rejects while it initialises (an assert or exit in the
+    C++ start-up code), so the error names the option instead of appearing mid-run."""
+    sched = cfg.raw("gpgpu_scheduler")
+    if not any(k in sched for k in SCHEDULERS):
+        raise ConfigError(f"{cfg.origin.get('gpgpu_scheduler', 'config')}: -gpgpu_scheduler {sched!r} names no "
+                          f"known scheduler; valid: lrr, gto, two_level_active:<n>:<inner>:<outer>, rrr, old, "
+                          "warp_limiting:<n>:<m>")
+    _choice(cfg, "network_mode", NETWORK_MODES)
+    _choice(cfg, "gpgpu_dram_scheduler", DRAM_SCHEDULERS)
+    _choice(cfg, "gpgpu_memory_partition_indexing", PARTITION_INDEXING)
+    for name in ("gpgpu_n_clusters", "gpgpu_n_cores_per_cluster", "gpgpu_n_mem", "gpgpu_n_sub_partition_per_mchannel"):
+        if int(cfg[name]) == 0:
+            raise ConfigError(f"{cfg.origin.get(name, 'config')}: -{name} must be at least 1")
+    nbk = cfg["gpgpu_dram_timing_opt"]["nbk"]
+    subp = int(cfg["gpgpu_n_sub_partition_per_mchannel"])
+    if nbk % subp:
+        o1 = cfg.origin.get("gpgpu_dram_timing_opt", "default")
+        o2 = cfg.origin.get("gpgpu_n_sub_partition_per_mchannel", "default")
+        raise ConfigError(f"-gpgpu_dram_timing_opt nbk={nbk} (from {o1}) is not a multiple of "
+                          f"-gpgpu_n_sub_partition_per_mchannel {subp} (from {o2}): GPGPU-Sim requires the banks "
+                          "to divide evenly among a channel's sub-partitions")
 
 
 # --------------------------------------------------------------------------------------------
@@ -454,6 +506,7 @@ def load_config(path: str | os.PathLike[str] | None = None, overrides: Iterable[
     if ov:
         cfg.sources.append("overrides")
         cfg.apply_overrides(ov)
+    validate(cfg)
     _load_icnt(cfg, base)
     if cfg["gpgpu_shader_core_pipeline"].warp_size != 32:
         # Every part of the simulator (warp masks, shuffles, votes) assumes 32-lane warps.

@@ -13,6 +13,7 @@ turns that into a :class:`~gpgpusim.options.config.ConfigError` naming the optio
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +37,10 @@ WRITE_ALLOC = {"N": "no_write_allocate", "W": "write_allocate", "F": "fetch_on_w
 SET_INDEX = {"H": "fermi_hash", "X": "bitwise_xor", "P": "ipoly_hash", "L": "linear", "C": "custom"}
 #: MSHR kinds (``mshr_config_t``): associative, sectored associative, texture FIFO (F in 3.x, T in 4.x)
 MSHR_TYPE = {"A": "assoc", "S": "sector_assoc", "T": "tex_fifo", "F": "tex_fifo"}
+
+
+#: line size of a sectored cache: GPGPU-Sim's SECTOR_SIZE (32) x SECTOR_CHUNCK_SIZE (4)
+SECTOR_LINE_BYTES = 128
 
 
 def _uint(text: str, what: str) -> int:
@@ -122,6 +127,13 @@ class CacheConfig:
         mq = _uint(q[0], "miss queue size")
         fifo = _uint(q[1], "result FIFO entries") if len(q) == 2 else None
         port = _uint(groups[4], "data port width") if len(groups) == 5 else None
+        if nsets == 0 or bsize == 0 or assoc == 0:
+            raise ValueError(f"cache config {text!r}: nsets, bsize and assoc must be at least 1")
+        if sector and bsize != SECTOR_LINE_BYTES:
+            # GPGPU-Sim's sector caches have 4 hard-coded 32-byte sectors per line and stop
+            # otherwise ("The line size must be product of both values").
+            raise ValueError(f"cache config {text!r}: a sectored (S:) cache needs {SECTOR_LINE_BYTES}-byte "
+                             f"lines (4 sectors of 32 bytes), got {bsize}")
         return cls(nsets, bsize, assoc, rep, wr, alloc, wra, mtype, ment, mmerge, mq,
                    sector, sidx, fifo, port)
 
@@ -146,15 +158,38 @@ class CacheConfig:
 #: field order of the colon-list form (GPGPU-Sim 3.x had the first 11; 4.x adds the last 3)
 DRAM_FIELDS = ("nbk", "CCD", "RRD", "RCD", "RAS", "RP", "RC", "CL", "WL", "CDLR", "WR",
                "nbkgrp", "CCDL", "RTPL")
+#: the fields the keyed form may leave out, and the values GPGPU-Sim then uses
+DRAM_OPTIONAL = {"nbkgrp": 1, "CCDL": 0, "RTPL": 0}
+#: the keyed form's registration (and ``DRAM Timing Options:`` print) order, with descriptions
+DRAM_KEYED_ROWS = (
+    ("nbk", "number of banks"), ("CCD", "column to column delay"),
+    ("RRD", "minimal delay between activation of rows in different banks"),
+    ("RCD", "row to column delay"), ("RAS", "time needed to activate row"),
+    ("RP", "time needed to precharge (deactivate) row"), ("RC", "row cycle time"),
+    ("CDLR", "switching from write to read (changes tWTR)"), ("WR", "last data-in to row precharge"),
+    ("CL", "CAS latency"), ("WL", "Write latency"), ("nbkgrp", "number of bank groups"),
+    ("CCDL", "column to column delay between accesses to different bank groups"),
+    ("RTPL", "read to precharge delay between accesses to different bank groups"))
 
 
 @dataclass(slots=True)
 class DramTiming:
-    """``-gpgpu_dram_timing_opt``: colon list ``nbk:tCCD:tRRD:...`` or ``nbk=16:CCD=1:...``.
+    """``-gpgpu_dram_timing_opt``: colon list ``nbk:tCCD:tRRD:...`` or keyed ``nbk=16:CCD=1:...``.
 
-    Values are in DRAM command-clock cycles.  ``keyed`` remembers which form was given so that
-    ``format`` writes the same form back.  Missing trailing fields default to GPGPU-Sim's
-    (nbkgrp 1, CCDL 0, RTPL 0).
+    Values are in DRAM command-clock cycles.  GPGPU-Sim (``memory_config::init``) reads the two
+    forms differently, and so do we:
+
+    * keyed (the text holds a ``=``): the text is split on ``=``, ``:``, ``;`` and whitespace
+      into ``name value`` pairs parsed by an option parser of its own; a repeated name keeps
+      the last value; an unknown name is an error; ``nbkgrp``, ``CCDL`` and ``RTPL`` default to
+      1, 0, 0, while a missing one of the other eleven makes GPGPU-Sim stop ("Missing option"),
+      so it is an error here too.  GPGPU-Sim then prints the ``DRAM Timing Options:`` block
+      (:meth:`print_rows`);
+    * colon list: ``sscanf("%d:%d:...")`` into the fields in :data:`DRAM_FIELDS` order; the
+      first 11 are required (fewer would leave GPGPU-Sim's variables unset), the last three
+      default as above.  No block is printed for this form.
+
+    ``keyed`` and ``order`` remember the form given so that ``format`` writes it back.
     """
 
     values: dict[str, int] = field(default_factory=dict)
@@ -164,35 +199,63 @@ class DramTiming:
     def __getitem__(self, key: str) -> int:
         if key in self.values:
             return self.values[key]
-        return {"nbkgrp": 1, "CCDL": 0, "RTPL": 0}[key]
+        return DRAM_OPTIONAL[key]
 
     @classmethod
     def parse(cls, text: str) -> DramTiming:
+        if not text.strip():
+            raise ValueError("DRAM timing string is empty")
+        if "=" in text:
+            return cls._parse_keyed(text)
         parts = [p.strip() for p in text.strip().split(":")]
         if parts and parts[-1] == "":
             parts.pop()
-        if not parts:
-            raise ValueError("DRAM timing string is empty")
-        if all("=" in p for p in parts):
-            vals: dict[str, int] = {}
-            for p in parts:
-                k, v = (x.strip() for x in p.split("=", 1))
-                if k not in DRAM_FIELDS:
-                    raise ValueError(f"DRAM timing: unknown parameter {k!r} (known: {', '.join(DRAM_FIELDS)})")
-                vals[k] = _uint(v, f"DRAM timing {k}")
-            return cls(vals, True, tuple(vals))
-        if any("=" in p for p in parts):
-            raise ValueError(f"DRAM timing {text!r}: mixes key=value and positional fields")
-        if len(parts) < 10 or len(parts) > len(DRAM_FIELDS):
-            raise ValueError(f"DRAM timing {text!r}: expected 10 to {len(DRAM_FIELDS)} colon-separated "
-                             f"fields ({':'.join(DRAM_FIELDS)}), got {len(parts)}")
+        if len(parts) < 11 or len(parts) > len(DRAM_FIELDS):
+            raise ValueError(f"DRAM timing {text!r}: expected 11 to {len(DRAM_FIELDS)} colon-separated "
+                             f"fields ({':'.join(DRAM_FIELDS)}) or the keyed form nbk=..:CCD=..; "
+                             f"got {len(parts)} fields")
         vals = {k: _uint(p, f"DRAM timing {k}") for k, p in zip(DRAM_FIELDS, parts, strict=False)}
         return cls(vals, False, tuple(vals))
+
+    @classmethod
+    def _parse_keyed(cls, text: str) -> DramTiming:
+        toks = re.sub(r"[=:;]", " ", text).split()
+        if len(toks) % 2:
+            raise ValueError(f"DRAM timing {text!r}: expected name=value pairs, "
+                             f"{toks[-1]!r} has no value")
+        vals: dict[str, int] = {}
+        order: list[str] = []
+        for k, v in zip(toks[0::2], toks[1::2], strict=True):
+            if re.fullmatch(r"[-+]?\d+", k):
+                raise ValueError(f"DRAM timing {text!r}: mixes key=value and positional fields")
+            if k not in DRAM_FIELDS:
+                raise ValueError(f"DRAM timing: unknown parameter {k!r} (known: {', '.join(DRAM_FIELDS)})")
+            try:
+                vals[k] = parse_cpp_int(v, "uint")
+            except ValueError as exc:
+                raise ValueError(f"DRAM timing {k}: {exc}") from None
+            if k not in order:
+                order.append(k)
+        missing = [k for k in DRAM_FIELDS if k not in vals and k not in DRAM_OPTIONAL]
+        if missing:
+            raise ValueError(f"DRAM timing {text!r}: missing {', '.join(missing)} (the keyed form needs "
+                             f"all of {', '.join(k for k in DRAM_FIELDS if k not in DRAM_OPTIONAL)}; "
+                             "nbkgrp, CCDL, RTPL default to 1, 0, 0)")
+        if vals.get("nbkgrp", 1) == 0:
+            raise ValueError("DRAM timing nbkgrp: the number of bank groups cannot be zero")
+        return cls(vals, True, tuple(order))
 
     def format(self) -> str:
         if self.keyed:
             return ":".join(f"{k}={self.values[k]}" for k in self.order)
         return ":".join(str(self.values[k]) for k in self.order)
+
+    def print_rows(self) -> list[tuple[str, int, str]]:
+        """(name, value, description) in the order GPGPU-Sim prints ``DRAM Timing Options:``;
+        empty for the colon-list form, for which GPGPU-Sim prints no such block."""
+        if not self.keyed:
+            return []
+        return [(k, self[k], d) for k, d in DRAM_KEYED_ROWS]
 
 
 # --------------------------------------------------------------------------------------------
@@ -218,8 +281,8 @@ class ClockDomains:
             vals = [float(p) for p in parts]
         except ValueError:
             raise ValueError(f"clock domains {text!r}: each field must be a number (MHz)") from None
-        if any(v <= 0 for v in vals):
-            raise ValueError(f"clock domains {text!r}: frequencies must be positive")
+        if not all(math.isfinite(v) and v > 0 for v in vals):
+            raise ValueError(f"clock domains {text!r}: frequencies must be positive finite numbers (MHz)")
         return cls(*vals)
 
     def format(self) -> str:
@@ -321,8 +384,9 @@ class CorePipeline:
         if len(parts) not in (2, 3):
             raise ValueError(f"shader core pipeline {text!r}: expected <nthreads>:<warpsize>")
         vals = [_uint(p, "shader core pipeline field") for p in parts]
-        if vals[1] == 0 or vals[0] % vals[1]:
-            raise ValueError(f"shader core pipeline {text!r}: thread count must be a multiple of the warp size")
+        if vals[1] == 0 or vals[0] == 0 or vals[0] % vals[1]:
+            raise ValueError(f"shader core pipeline {text!r}: thread count must be a positive multiple of "
+                             "the warp size")
         return cls(*vals)
 
     def format(self) -> str:
@@ -360,7 +424,11 @@ class SpecializedUnit:
 
 @dataclass(slots=True)
 class RuntimeStat:
-    """``-gpgpu_runtime_stat <freq>[:<flag>]``: sample period in core cycles and print flags."""
+    """``-gpgpu_runtime_stat <freq>[:<flag>]``: sample period in core cycles and print flags.
+
+    GPGPU-Sim reads it with ``sscanf("%d:%x")``: the flag is hexadecimal (``500:10`` is flag
+    16; a ``0x`` prefix is allowed); the period must be positive (it divides the cycle count).
+    """
 
     freq: int
     flag: int | None = None
@@ -369,13 +437,20 @@ class RuntimeStat:
     def parse(cls, text: str) -> RuntimeStat:
         parts = text.strip().split(":")
         if len(parts) not in (1, 2):
-            raise ValueError(f"runtime stat {text!r}: expected <freq>[:<flag>]")
+            raise ValueError(f"runtime stat {text!r}: expected <freq>[:<flag in hex>]")
         f = _uint(parts[0], "runtime stat frequency")
-        flag = int(parts[1], 0) if len(parts) == 2 else None
+        if f == 0:
+            raise ValueError(f"runtime stat {text!r}: the sample frequency must be at least 1 cycle")
+        flag = None
+        if len(parts) == 2:
+            m = re.fullmatch(r"(?:0[xX])?([0-9a-fA-F]+)", parts[1].strip())
+            if not m:
+                raise ValueError(f"runtime stat {text!r}: the flag must be hexadecimal (as sscanf %x reads it)")
+            flag = int(m.group(1), 16)
         return cls(f, flag)
 
     def format(self) -> str:
-        return str(self.freq) + (f":{self.flag}" if self.flag is not None else "")
+        return str(self.freq) + (f":{self.flag:x}" if self.flag is not None else "")
 
 
 @dataclass(slots=True)
@@ -434,31 +509,82 @@ VALUE_CLASSES: dict[str, Any] = {
 _NONE_OK = {"CacheConfig", "AddrMapping"}
 
 
-def parse_int(text: str) -> int:
-    """GPGPU-Sim reads integers with ``sscanf("%d")``-like rules; we accept decimal and 0x hex."""
+#: integer option kinds and their C++ types' ranges (GPGPU-Sim's OPT_INT32, OPT_UINT32, OPT_INT64)
+INT_KINDS: dict[str, tuple[int, int, str]] = {
+    "int": (-(2**31), 2**31 - 1, "int"),
+    "uint": (0, 2**32 - 1, "unsigned int"),
+    "int64": (-(2**63), 2**63 - 1, "long long"),
+}
+
+
+def parse_cpp_int(text: str, kind: str = "int") -> int:
+    """An integer option value read as GPGPU-Sim's option parser reads it.
+
+    ``OptionRegistry<T>::fromString`` switches the stream to hexadecimal after a leading ``0x``
+    and to octal after any other leading ``0`` (so ``010`` is 8 and ``08`` is an error), then
+    extracts a ``T``.  Where GPGPU-Sim would silently accept a bad value we stop with a message
+    instead: trailing text (``12abc`` would read as 12) and a negative value for an unsigned
+    option (which would wrap to about 4 billion) are errors, as is a value outside ``T``.
+    """
     t = text.strip()
-    if re.fullmatch(r"[-+]?\d+", t):
-        return int(t)
-    if re.fullmatch(r"[-+]?0[xX][0-9a-fA-F]+", t):
-        return int(t, 16)
-    raise ValueError(f"{text!r} is not an integer")
+    lo, hi, ctype = INT_KINDS[kind]
+    if len(t) > 2 and t[:2] == "0x":
+        digits, base, what = t[2:], 16, "hexadecimal"
+    elif len(t) > 1 and t[0] == "0":
+        digits, base, what = t[1:], 8, "octal (leading 0)"
+    else:
+        digits, base, what = t, 10, "decimal"
+    pat = {16: r"[0-9a-fA-F]+", 8: r"[0-7]+", 10: r"[-+]?\d+"}[base]
+    if not re.fullmatch(pat, digits):
+        if base == 10 and re.match(r"[-+]?\d", t):
+            raise ValueError(f"{text!r} is not an integer (trailing text after the number)")
+        raise ValueError(f"{text!r} is not an integer" + ("" if base == 10 else f" ({what} digits expected)"))
+    v = int(digits, base)
+    if v < lo:
+        if lo == 0:
+            raise ValueError(f"{text!r} is negative; this option is unsigned ({ctype})")
+        raise ValueError(f"{text!r} is below the range of {ctype}")
+    if v > hi:
+        raise ValueError(f"{text!r} is above the range of {ctype} (max {hi})")
+    return v
+
+
+def parse_int(text: str) -> int:
+    """A signed 32-bit integer option value (see :func:`parse_cpp_int`)."""
+    return parse_cpp_int(text, "int")
 
 
 def parse_value(kind: str, text: str) -> Any:
-    """Typed value of ``text`` for an option of ``kind`` (raises ValueError when malformed)."""
-    if kind == "int":
-        return parse_int(text)
+    """Typed value of ``text`` for an option of ``kind`` (raises ValueError when malformed).
+
+    Kinds: ``int``/``uint``/``int64`` (C++ ``int``/``unsigned``/``long long`` options),
+    ``bool`` (GPGPU-Sim reads a decimal integer and asserts it is 0 or 1), ``uint_text`` (a
+    C++ string option later read with ``sscanf("%u")``, e.g. ``-ptx_opcode_latency_sfu``; the
+    dump prints its text as given), ``float``, ``str``, or a value class name below.
+    """
+    if kind in INT_KINDS:
+        return parse_cpp_int(text, kind)
     if kind == "bool":
-        # GPGPU-Sim stores booleans through an integer scan: any non-zero value is true.
-        try:
-            return parse_int(text) != 0
-        except ValueError:
-            raise ValueError(f"{text!r} is not a boolean (0 or 1)") from None
+        t = text.strip()
+        if not re.fullmatch(r"[-+]?\d+", t) or int(t) not in (0, 1):
+            raise ValueError(f"{text!r} is not a boolean (0 or 1)")
+        return int(t) == 1
+    if kind == "uint_text":
+        t = text.strip()
+        if not re.fullmatch(r"\+?\d+", t):
+            raise ValueError(f"{text!r} is not an unsigned decimal integer")
+        v = int(t)
+        if v > 2**32 - 1:
+            raise ValueError(f"{text!r} is above the range of unsigned int")
+        return v
     if kind == "float":
         try:
-            return float(text)
+            f = float(text)
         except ValueError:
             raise ValueError(f"{text!r} is not a number") from None
+        if not math.isfinite(f):
+            raise ValueError(f"{text!r} is not a finite number")
+        return f
     if kind == "str":
         return text
     cls = VALUE_CLASSES[kind]
@@ -473,6 +599,6 @@ def format_value(kind: str, value: Any) -> str:
         return "none" if kind == "CacheConfig" else ""
     if kind == "bool":
         return "1" if value else "0"
-    if kind in ("int", "float", "str"):
+    if kind in INT_KINDS or kind in ("uint_text", "float", "str"):
         return str(value)
     return value.format()

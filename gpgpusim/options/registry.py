@@ -5,11 +5,19 @@ GPGPU-Sim counterpart: ``option_parser.{h,cc}`` (``option_parser_register``) and
 registry with name, type, description and default).
 
 An :class:`Opt` names the option as GPGPU-Sim does (without the leading dash), gives it a
-readable Python name, a type (``int``, ``bool``, ``float``, ``str`` or a microformat value class
-from :mod:`gpgpusim.options.formats`), the C++ built-in default *as a string* (GPGPU-Sim keeps
+readable Python name, a type, the C++ built-in default *as a string* (GPGPU-Sim keeps
 defaults as strings and parses them exactly as if they came from a config file) and the one-line
 description printed in the option dump.  The declarations live in ``groups/<component>.py`` in
 the order GPGPU-Sim registers (and therefore prints) them.
+
+Types follow the C++ registration (C209 lists the parser's types): ``int``, ``uint`` and
+``int64`` for ``OPT_INT32``/``OPT_UINT32``/``OPT_INT64`` (range-checked; an unsigned option
+rejects a negative value, which C++ would silently wrap), ``bool`` for ``OPT_BOOL`` (0 or 1
+only: GPGPU-Sim asserts that), ``str`` for plain ``OPT_CSTR`` text, ``uint_text`` for an
+``OPT_CSTR`` that GPGPU-Sim later reads with ``sscanf("%u")``, and a microformat value class
+from :mod:`gpgpusim.options.formats` for structured ``OPT_CSTR`` strings.  The type decides how
+the option dump prints a value: integers as the C++ variable holds them (``010`` prints 8),
+strings as given.
 """
 
 from __future__ import annotations

@@ -222,3 +222,124 @@ def test_expected_option_token(tmp_path):
 def test_overrides_as_one_string():
     cfg = load_config(overrides="-gpgpu_n_clusters 12 -gpgpu_shader_cta=4", env=False)
     assert (cfg["gpgpu_n_clusters"], cfg["gpgpu_shader_cta"]) == (12, 4)
+
+
+# ---- option types and checks as C++ GPGPU-Sim declares and applies them -----------------------
+
+def _dump_value(cfg, name):
+    line = next(ln for ln in cfg.dump_lines() if ln.startswith(f"-{name} "))
+    return line.split(" # ")[0].split()[-1]
+
+
+def test_options_have_the_cpp_types():
+    """A few declarations the C++ source types differently from what their values suggest."""
+    reg = registry()
+    kinds = {n: reg.lookup(n).kind for n in (
+        "gpgpu_n_clusters", "gpgpu_n_mem", "icnt_flit_size", "dram_dual_bus_interface", "gpgpu_tensor_core_avail",
+        "gpgpu_simple_dram_model", "gpgpu_ignore_resources_limitation", "gpgpu_adaptive_cache_config",
+        "gpgpu_ptx_instruction_classification", "gpgpu_max_cycle", "gpgpu_shmem_warp_parts", "ptx_opcode_latency_sfu")}
+    assert kinds == {
+        "gpgpu_n_clusters": "uint", "gpgpu_n_mem": "uint", "icnt_flit_size": "uint", "dram_dual_bus_interface": "uint",
+        "gpgpu_tensor_core_avail": "int", "gpgpu_simple_dram_model": "bool",
+        "gpgpu_ignore_resources_limitation": "bool", "gpgpu_adaptive_cache_config": "bool",
+        "gpgpu_ptx_instruction_classification": "int", "gpgpu_max_cycle": "int64", "gpgpu_shmem_warp_parts": "int",
+        "ptx_opcode_latency_sfu": "uint_text"}
+
+
+def test_dump_prints_values_as_the_cpp_types_hold_them():
+    cfg = load_config(overrides=["-dram_dual_bus_interface 2", "-gpgpu_tensor_core_avail 3", "-gpgpu_n_clusters 010",
+                                 "-gpgpu_max_cycle 0x10", "-ptx_opcode_latency_sfu 08"], env=False)
+    assert [_dump_value(cfg, n) for n in ("dram_dual_bus_interface", "gpgpu_tensor_core_avail", "gpgpu_n_clusters",
+                                          "gpgpu_max_cycle", "ptx_opcode_latency_sfu")] == ["2", "3", "8", "16", "08"]
+    assert cfg["ptx_opcode_latency_sfu"] == 8
+
+
+@pytest.mark.parametrize("override,msg", [
+    ("-gpgpu_n_clusters -4", "-gpgpu_n_clusters: '-4' is negative; this option is unsigned"),
+    ("-icnt_flit_size -1", "-icnt_flit_size: '-1' is negative"),
+    ("-gpgpu_simple_dram_model 2", "-gpgpu_simple_dram_model: '2' is not a boolean"),
+    ("-gpgpu_adaptive_cache_config 3", "-gpgpu_adaptive_cache_config: '3' is not a boolean"),
+    ("-gpgpu_clock_domains nan:1:1:1", "-gpgpu_clock_domains: clock domains 'nan:1:1:1'.*positive finite"),
+    ("-gpgpu_dram_timing_opt nbk=16:CL=12", "-gpgpu_dram_timing_opt: DRAM timing 'nbk=16:CL=12': missing CCD"),
+    ("-gpgpu_runtime_stat 500:zz", "-gpgpu_runtime_stat: runtime stat '500:zz': the flag must be hexadecimal"),
+    ("-gpgpu_n_clusters 0", "-gpgpu_n_clusters must be at least 1"),
+])
+def test_malformed_values_are_rejected_naming_the_option(override, msg):
+    with pytest.raises(ConfigError, match=msg):
+        load_config(overrides=[override], env=False)
+
+
+def test_runtime_stat_flag_reads_as_hex():
+    cfg = load_config(overrides=["-gpgpu_runtime_stat 500:10"], env=False)
+    assert (cfg["gpgpu_runtime_stat"].freq, cfg["gpgpu_runtime_stat"].flag) == (500, 16)
+
+
+@pytest.mark.parametrize("override,msg", [
+    ("-gpgpu_scheduler foo", r"-gpgpu_scheduler 'foo' names no known scheduler; valid: lrr, gto, two_level_active"),
+    ("-network_mode 7", r"-network_mode 7 is not supported; valid values: 1 \(intersim2 \(BookSim file\)\), "
+                        r"2 \(local crossbar\)"),
+    ("-gpgpu_dram_scheduler 2", r"-gpgpu_dram_scheduler 2 is not supported; valid values: 0 \(FIFO\), 1 \(FR-FCFS\)"),
+    ("-gpgpu_memory_partition_indexing 6", r"-gpgpu_memory_partition_indexing 6 is not supported"),
+])
+def test_values_gpgpusim_rejects_at_start_up(override, msg):
+    with pytest.raises(ConfigError, match=msg) as e:
+        load_config(overrides=[override], env=False)
+    assert str(e.value).startswith("override: ")
+
+
+def test_dram_banks_must_split_over_sub_partitions():
+    with pytest.raises(ConfigError, match=r"^-gpgpu_dram_timing_opt nbk=16 \(from .*SM7_QV100/gpgpusim.config\) is "
+                                          r"not a multiple of -gpgpu_n_sub_partition_per_mchannel 3 \(from override\)"):
+        load_config(overrides=["-gpgpu_n_sub_partition_per_mchannel 3"], env=False)
+
+
+@pytest.mark.parametrize("sched", ["lrr", "gto", "two_level_active:6:0:1", "rrr", "old", "warp_limiting:2:16"])
+def test_every_cpp_scheduler_name_is_accepted(sched):
+    assert load_config(overrides=[f"-gpgpu_scheduler {sched}"], env=False).raw("gpgpu_scheduler") == sched
+
+
+def test_nonzero_sim_mode_is_functional():
+    # GPGPU-Sim tests g_ptx_sim_mode as a truth value
+    assert load_config(overrides=["-gpgpu_ptx_sim_mode 2"], env=False).functional_only
+
+
+def test_dram_timing_block_only_for_the_keyed_form():
+    cfg = load_config(overrides=["-gpgpu_dram_timing_opt 16:2:6:12:28:12:40:12:4:5:12:4:3:2"], env=False)
+    assert cfg.dram_timing_lines() == []
+    cfg = load_config(overrides=["-gpgpu_dram_timing_opt nbk=16;CCD=2;RRD=6;RCD=12;RAS=28;RP=12;RC=40;CL=12;WL=4;"
+                                 "CDLR=5;WR=12"], env=False)
+    lines = cfg.dram_timing_lines()
+    assert lines[0] == "DRAM Timing Options:" and len(lines) == 15
+    assert lines[12:] == ["nbkgrp                                  1 # number of bank groups",
+                          "CCDL                                    0 # column to column delay between accesses to "
+                          "different bank groups",
+                          "RTPL                                    0 # read to precharge delay between accesses to "
+                          "different bank groups"]
+
+
+def test_icnt_unknown_parameter_suggests(tmp_path):
+    with pytest.raises(ConfigError, match=r"x.icnt: unknown interconnect parameter 'vc_buff_size'; "
+                                          r"did you mean 'vc_buf_size'\?"):
+        parse_icnt("topology = fly;\nvc_buff_size = 8;\n", "x.icnt")
+    with pytest.raises(ConfigError, match=r"unknown interconnect parameter 'zzz'$"):
+        parse_icnt("zzz = 1;", "x.icnt")
+
+
+def test_icnt_value_types_as_booksim_takes_them():
+    with pytest.raises(ConfigError, match=r"'internal_speedup' takes a decimal number \(e.g. 2.0\), got an integer"):
+        parse_icnt("internal_speedup = 2;", "x.icnt")
+    with pytest.raises(ConfigError, match=r"'topology' takes a name or \{list\}, got an integer"):
+        parse_icnt("topology = 3;", "x.icnt")
+    # names that take a number or a {per-class list}
+    assert parse_icnt("packet_size = 1; injection_rate = {0.1,0.2}; read_request_size = 2;", "x") == {
+        "packet_size": 1, "injection_rate": "{0.1,0.2}", "read_request_size": 2}
+
+
+@needs_ref
+@pytest.mark.parametrize("gpu", [p.parent.name for p in REF_CONFIGS])
+def test_shipped_icnt_files_parse_like_the_reference_ones(gpu):
+    ref = sorted((REF / "gpgpusim-configs" / gpu).glob("*.icnt"))
+    ours = sorted((Path(__file__).resolve().parents[2] / "gpgpusim" / "configs" / gpu).glob("*.icnt"))
+    assert [p.name for p in ours] == [p.name for p in ref] and len(ref) == 1
+    a, b = parse_icnt(ours[0].read_text(), str(ours[0])), parse_icnt(ref[0].read_text(), str(ref[0]))
+    assert a == b and len(a) >= 38

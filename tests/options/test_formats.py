@@ -72,6 +72,8 @@ def test_none_cache_is_none():
        port=st.one_of(st.none(), st.integers(0, 128)))
 def test_cache_round_trip_property(nsets, bsize, assoc, sector, rep, wr, alloc, wra, sidx, mshr, ment, merge,
                                    mq, fifo, port):
+    if sector:
+        bsize = F.SECTOR_LINE_BYTES  # sectored caches have 4 x 32-byte sectors per line
     c = F.CacheConfig(nsets, bsize, assoc, rep, wr, alloc, wra, mshr, ment, merge, mq, sector, sidx, fifo, port)
     assert F.CacheConfig.parse(c.format()) == c
 
@@ -96,11 +98,40 @@ def test_dram_forms_agree_and_whitespace():
     assert F.DramTiming.parse("16:2:6:12:28:12:40:12:4:5:12")["nbkgrp"] == 1
 
 
-@pytest.mark.parametrize("bad,msg", [("nbk=16:XYZ=3", "unknown parameter 'XYZ'"), ("nbk=16:2:3", "mixes"),
-                                     ("1:2:3", "expected 10 to 14"), ("nbk=x", "unsigned integer")])
+KEYED11 = "nbk=16:CCD=2:RRD=6:RCD=12:RAS=28:RP=12:RC=40:CL=12:WL=4:CDLR=5:WR=12"
+
+
+@pytest.mark.parametrize("bad,msg", [
+    ("nbk=16:XYZ=3", "unknown parameter 'XYZ'"), ("nbk=16:2:3", "mixes"),
+    ("1:2:3", "expected 11 to 14"), ("16:2:6:12:28:12:40:12:4:5", "expected 11 to 14"),
+    ("nbk=x:" + KEYED11[6:], "DRAM timing nbk: 'x' is not an integer"),
+    ("nbk=16:CL=12", "missing CCD, RRD, RCD, RAS, RP, RC, WL, CDLR, WR"),
+    (KEYED11.replace("RP=12:", ""), "missing RP "),
+    (KEYED11 + ":nbkgrp=0", "bank groups cannot be zero"),
+    (KEYED11 + ":CCDL", "'CCDL' has no value"),
+    (KEYED11.replace("CL=12", "CL=-1"), "negative; this option is unsigned"),
+    ("", "empty"),
+])
 def test_dram_errors(bad, msg):
     with pytest.raises(ValueError, match=msg):
         F.DramTiming.parse(bad)
+
+
+def test_dram_keyed_form_as_gpgpusim_reads_it():
+    # '=', ':' and ';' all separate (option_parser_delimited_string(..., "=:;")); whitespace too
+    a = F.DramTiming.parse("nbk=16;CCD=2;RRD=6;RCD=12;RAS=28;RP=12;RC=40;\n CL=12;WL=4;CDLR=5;WR=12")
+    assert [a[k] for k in F.DRAM_FIELDS] == [16, 2, 6, 12, 28, 12, 40, 12, 4, 5, 12, 1, 0, 0]
+    # a repeated name keeps the last value; numbers follow the option parser's rules (0x hex, 0 octal)
+    b = F.DramTiming.parse(KEYED11 + ":CL=0x10:WL=010:nbkgrp=4")
+    assert (b["CL"], b["WL"], b["nbkgrp"]) == (16, 8, 4)
+    assert b.format() == KEYED11.replace("CL=12", "CL=16").replace("WL=4", "WL=8") + ":nbkgrp=4"
+    rows = b.print_rows()
+    assert [r[0] for r in rows] == ["nbk", "CCD", "RRD", "RCD", "RAS", "RP", "RC", "CDLR", "WR", "CL", "WL",
+                                    "nbkgrp", "CCDL", "RTPL"]
+    assert rows[-3:] == [("nbkgrp", 4, "number of bank groups"),
+                         ("CCDL", 0, "column to column delay between accesses to different bank groups"),
+                         ("RTPL", 0, "read to precharge delay between accesses to different bank groups")]
+    assert F.DramTiming.parse("16:2:6:12:28:12:40:12:4:5:12").print_rows() == []
 
 
 @pytest.mark.parametrize("s", ["1132.0:1132.0:1132.0:850.0", "700.0:700.0:700.0:924.0"])
@@ -112,8 +143,9 @@ def test_clock_values_and_errors():
     assert F.ClockDomains.parse("1132:1132:1132:3500.5").as_tuple() == (1132.0, 1132.0, 1132.0, 3500.5)
     with pytest.raises(ValueError, match="expected <core>"):
         F.ClockDomains.parse("1:2:3")
-    with pytest.raises(ValueError, match="positive"):
-        F.ClockDomains.parse("0:1:1:1")
+    for bad in ("0:1:1:1", "nan:1:1:1", "1:inf:1:1", "1:1:1:-5"):
+        with pytest.raises(ValueError, match="positive finite"):
+            F.ClockDomains.parse(bad)
 
 
 def test_addr_mapping():
@@ -135,7 +167,7 @@ def test_addr_mapping():
     (F.IntList, "4,13,4,5,145,21"), (F.IntList, "7200,8000,100,12000,1600"), (F.ColonInts, "32:28:16"),
     (F.PartitionQueues, "64:64:64:64"), (F.CorePipeline, "2048:32"), (F.CorePipeline, "1024:32:32"),
     (F.SpecializedUnit, "0,4,4,4,4,BRA"), (F.SpecializedUnit, "1,4,8,4,4,TENSOR"), (F.RuntimeStat, "500"),
-    (F.RuntimeStat, "500:3"),
+    (F.RuntimeStat, "500:3"), (F.RuntimeStat, "500:1f"),
 ])
 def test_small_formats_round_trip(cls, s):
     assert cls.parse(s).format() == s
@@ -165,13 +197,46 @@ def test_int_list_property(vals):
     assert F.IntList.parse(s).format() == s
 
 
+def test_runtime_stat_flag_is_hex_as_sscanf_x():
+    assert F.RuntimeStat.parse("500:10") == F.RuntimeStat(500, 16)
+    assert F.RuntimeStat.parse("500:0x3") == F.RuntimeStat(500, 3)
+    assert F.RuntimeStat.parse("10000:0").format() == "10000:0"
+    with pytest.raises(ValueError, match="hexadecimal"):
+        F.RuntimeStat.parse("500:zz")
+    with pytest.raises(ValueError, match="at least 1 cycle"):
+        F.RuntimeStat.parse("0:1")
+
+
 def test_scalars():
     assert F.parse_value("int", "0x10") == 16
     assert F.parse_value("bool", "1") is True and F.parse_value("bool", "0") is False
     with pytest.raises(ValueError, match="not a boolean"):
         F.parse_value("bool", "yes")
+    with pytest.raises(ValueError, match="not a boolean"):
+        F.parse_value("bool", "2")  # GPGPU-Sim asserts a boolean option is 0 or 1
     with pytest.raises(ValueError, match="not an integer"):
         F.parse_value("int", "1.5")
+
+
+@pytest.mark.parametrize("kind,text,value", [
+    ("int", "-4", -4), ("int", "010", 8), ("int", "0x1f", 31), ("int", "0", 0), ("int", "00", 0),
+    ("int", "2147483647", 2**31 - 1), ("uint", "4294967295", 2**32 - 1), ("uint", "+7", 7),
+    ("int64", "9000000000", 9_000_000_000), ("uint_text", "08", 8),
+])
+def test_cpp_integer_rules(kind, text, value):
+    """GPGPU-Sim's option parser: leading 0x = hex, other leading 0 = octal, C++ type ranges."""
+    assert F.parse_value(kind, text) == value
+
+
+@pytest.mark.parametrize("kind,text,msg", [
+    ("uint", "-4", "negative; this option is unsigned"), ("int", "08", "octal"), ("int", "0x", "not an integer"),
+    ("int", "12abc", "trailing text"), ("int", "2147483648", "above the range of int"),
+    ("uint", "4294967296", "above the range of unsigned int"), ("int", "", "not an integer"),
+    ("uint_text", "-1", "unsigned decimal"),
+])
+def test_cpp_integer_errors(kind, text, msg):
+    with pytest.raises(ValueError, match=msg):
+        F.parse_value(kind, text)
 
 
 REF = Path(SHARED_DIR, "reference/gpgpusim-configs")
@@ -186,7 +251,7 @@ def test_every_microformat_value_in_reference_configs_round_trips():
     for path in REF.glob("*/gpgpusim.config"):
         for name, value in _pairs(tokenize(path.read_text(), str(path)), str(path)):
             opt = reg.lookup(name)
-            if opt is None or opt.kind in ("int", "bool", "str", "float"):
+            if opt is None or opt.kind in ("int", "uint", "int64", "uint_text", "bool", "str", "float"):
                 continue
             v = opt.parse(value)
             if v is None:
