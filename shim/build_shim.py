@@ -14,8 +14,11 @@ What the build produces (one shared object):
   ``__cuda*`` functions of NVIDIA's ``libcudart.so.13``): it returns ``cudaErrorNotSupported``
   (801), sets the last error and prints one line on stderr naming the function;
 * SONAME and version node ``libcudart.so.13`` (both parameters: ``--soname libcudart.so.12``
-  builds a library for CUDA 12 binaries), through a linker version script that also hides the
-  internal ``gs_*`` functions.
+  builds a library that CUDA 12 binaries load), through a linker version script that also hides
+  the internal ``gs_*`` functions.  Only the name changes: the ABI stays CUDA 13's (structure
+  layouts such as ``cudaDeviceProp``, the exported entry points), so calls that fill such
+  structures may give a CUDA 12 binary wrong values; a library whose SONAME major is not 13
+  prints a one-line warning saying so when it starts.
 
 Usage: ``python shim/build_shim.py --outdir gpgpusim/_lib [--soname libcudart.so.13]``; normally
 run by ``setup.py``'s ``build_shim`` command during ``pip install .`` / ``pip install -e .``.

@@ -83,7 +83,7 @@ def _setup_paths():
     for p in _BUILD_PATHS:
         if p not in sys.path:
             sys.path.append(p)
-    if not getattr(sys, "argv", None):
+    if not any(getattr(sys, "argv", None) or ()):   # the embedded interpreter has argv ['']
         try:
             with open("/proc/self/cmdline", "rb") as f:
                 sys.argv = [a.decode("utf-8", "replace") for a in f.read().split(b"\0") if a]
@@ -110,6 +110,25 @@ _init_error = None
 # simulator cannot run: a valid C string / handle, never NULL (the application may print it).
 _FALLBACK = ffi.new("char[]", b"gpgpusim: the simulator failed to start (see stderr)")
 _FALLBACK_ADDR = int(ffi.cast("uintptr_t", _FALLBACK))
+_ERROR_TEXT_CALLS = {"gs_error_string": "MESSAGES", "gs_error_name": "NAMES"}
+_error_texts = {}    # (call, code) -> persistent C string
+
+
+def _error_text(name, code):
+    """cudaGetErrorString / cudaGetErrorName when the simulator did not start: CUDA's own
+    text from gpgpusim.runtime.errors_table (pure data), so the application still prints
+    e.g. "initialization error" for the cudaErrorInitializationError it received."""
+    key = (name, code)
+    buf = _error_texts.get(key)
+    if buf is None:
+        try:
+            from gpgpusim.runtime import errors_table
+
+            text = getattr(errors_table, _ERROR_TEXT_CALLS[name]).get(code, "unrecognized error code")
+        except BaseException:  # noqa: BLE001 - not even the package imports: generic text
+            return _FALLBACK_ADDR
+        buf = _error_texts[key] = ffi.new("char[]", text.encode("utf-8", "replace"))
+    return int(ffi.cast("uintptr_t", buf))
 
 
 def _get_runtime():
@@ -135,6 +154,8 @@ def _make_entry(name, rkind, kinds):
     def entry(*args):
         rt = _runtime if _runtime is not None else _get_runtime()
         if rt is None:
+            if name in _ERROR_TEXT_CALLS:
+                return _error_text(name, *args)
             return None if rkind == "v" else (_FALLBACK_ADDR if rkind == "p" else _ERR_INIT)
         try:
             conv = [int(cast("uintptr_t", a)) if k == "p" else a for k, a in zip(kinds, args, strict=True)]
@@ -172,6 +193,16 @@ def _restore_sigint():
         signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def _warn_foreign_soname():
+    """A library built with another SONAME (``build_shim.py --soname libcudart.so.12``) still
+    has CUDA 13 structure layouts; say so once so that odd device properties are explained."""
+    major = int(lib.gs_soname_major())
+    if major != 13:
+        sys.stderr.write(f"gpgpusim: warning: this libcudart.so.{major} implements the CUDA 13 ABI "
+                         f"(structure layouts such as cudaDeviceProp); a binary built with CUDA {major} "
+                         f"may read wrong values from calls that fill such structures\n")
+
+
 try:
     _restore_sigint()
 except (ValueError, OSError):  # not the interpreter's main thread: leave it
@@ -184,6 +215,7 @@ try:
     sys.stdout = _CStdout()
     sys.stderr = _CStderr(sys.__stderr__)
     _setup_paths()
+    _warn_foreign_soname()
 except BaseException as _exc:  # noqa: BLE001
     _report("shim start-up", _exc)
 
