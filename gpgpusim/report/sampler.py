@@ -1,20 +1,34 @@
 """Periodic sampler and the AerialVision time-lapse log writer.
 
 GPGPU-Sim counterparts: the ``-gpgpu_runtime_stat`` / ``-gpu_stat_sample_freq`` sampling in
-``gpgpu_sim::cycle`` and ``visualizer_printstat`` (visualizer.cc), checklist C196, C197.
+``gpgpu_sim::cycle`` and ``gpgpu_sim::visualizer_printstat`` (gpu-sim.cc / visualizer.cc),
+checklist C196, C197.
 
 The timing model calls :meth:`Sampler.tick` every core cycle it simulates (cheap: one compare)
-or :meth:`Sampler.sample` directly; every ``freq`` cycles the sampler takes the *difference*
-of the cumulative counters since the previous sample and hands it to its sinks (the Reporter's
-JSON series and, with ``-visualizer_enabled 1``, the AerialVision log).
+or :meth:`Sampler.sample` directly, with ``cycle`` = ``gpu_sim_cycle`` (cycles since the
+current kernel started: GPGPU-Sim samples when ``gpu_sim_cycle % freq == 0``), and calls
+:meth:`Sampler.kernel_start` when a kernel starts (where GPGPU-Sim zeroes ``gpu_sim_cycle`` and
+``gpu_sim_insn``).  The counters it hands over are *running totals* named with AerialVision's
+keywords: ``globalinsncount`` is ``gpu_sim_insn`` (since the kernel started),
+``globaltotinsncount`` is ``gpu_tot_sim_insn``, per-core arrays such as ``shaderinsncount`` are
+cumulative.  Two kinds of sinks receive them:
+
+* AerialVision sinks get the totals unchanged, because that is what ``visualizer_printstat``
+  writes and what AerialVision expects (its parser differences consecutive samples itself and
+  restarts the global series at each kernel);
+* series sinks (the Reporter's JSON ``samples``) get the change since the previous sample, so a
+  plotted series reads "per interval"; the per-kernel totals restart from zero at a kernel
+  start.  Each series record also carries ``cycle`` (``gpu_sim_cycle``) and ``tot_cycle``
+  (``gpu_tot_sim_cycle`` at the kernel's start plus ``cycle``, monotonic over the run).
 
 AerialVision log: a gzip text file (``-visualizer_outputfile``, default
-``gpgpusim_visualizer__<date>.log.gz``, compression ``-visualizer_zlevel``) with one block per
-sample of ``name: value`` lines (scalars) and ``name: v0 v1 ...`` lines (per-core or
-per-partition arrays, e.g. ``shaderinsncount``, ``shaderwarpdiv``, ``dramncmd``), then, closing
-the block as GPGPU-Sim's ``visualizer_printstat`` does, ``globalcyclecount``,
-``globalinsncount`` (instructions since the kernel started) and ``globaltotinsncount``.  The
-timing model names its sampled counters with AerialVision's keywords.
+``gpgpusim_visualizer__<ctime with ' ' and ':' as '-'>.log.gz``, compression
+``-visualizer_zlevel``) with one block per sample: ``name: value`` lines (scalars), ``name: v0
+v1 ... `` lines (per-core arrays, each value followed by a space as ``gzprintf("%u ")`` writes
+them; ``shaderinsncount`` and ``shaderwarpinsncount`` have two spaces after the colon), ``name:
+<id> <value>`` lines (per-partition dicts, one line per partition), then, closing the block as
+``visualizer_printstat`` does, ``globalcyclecount``, ``globalinsncount`` and
+``globaltotinsncount``.
 """
 
 from __future__ import annotations
@@ -35,6 +49,7 @@ class AerialVisionWriter:
     Like ``visualizer_printstat``, the file is created on the first sample and each sample is
     appended as its own gzip member (re-opened in append mode), so the log stays readable even
     if the simulation is interrupted; ``-visualizer_zlevel 0`` stores the members uncompressed.
+    ``write(cycle, totals)`` takes ``cycle`` = ``gpu_sim_cycle`` and the running totals.
     """
 
     def __init__(self, path: str | Path, zlevel: int = 6) -> None:
@@ -45,72 +60,99 @@ class AerialVisionWriter:
         self._first = True
 
     _GLOBAL = ("globalinsncount", "globaltotinsncount")
+    #: per-core arrays ``shader_core_stats::visualizer_print`` writes with "name:  " (two spaces)
+    _TWO_SPACES = frozenset({"shaderinsncount", "shaderwarpinsncount"})
 
     def write(self, cycle: int, values: dict[str, Any]) -> None:
         mode = "wt" if self._first else "at"
         self._first = False
         with gzip.open(self.path, mode, compresslevel=self.zlevel) as f:
-            self._block(f, cycle, values)
+            f.write(self.block(cycle, values))
 
-    def _block(self, f: Any, cycle: int, values: dict[str, Any]) -> None:
+    def block(self, cycle: int, values: dict[str, Any]) -> str:
+        """The text of one sample block."""
+        out: list[str] = []
         for k, v in values.items():
-            if k == "cycle" or k in self._GLOBAL:
+            if k in ("cycle", "tot_cycle") or k in self._GLOBAL:
                 continue
             if isinstance(v, (list, tuple)):
-                f.write(f"{k}: " + " ".join(str(x) for x in v) + "\n")
+                sep = "  " if k in self._TWO_SPACES else " "
+                out.append(f"{k}:{sep}" + "".join(f"{x} " for x in v) + "\n")
+            elif isinstance(v, dict):
+                out.extend(f"{k}: {unit} {x}\n" for unit, x in v.items())
             else:
-                f.write(f"{k}: {v}\n")
-        f.write(f"globalcyclecount: {cycle}\n")
-        for k in self._GLOBAL:
-            if k in values:
-                f.write(f"{k}: {values[k]}\n")
+                out.append(f"{k}: {v}\n")
+        out.append(f"globalcyclecount: {cycle}\n")
+        out.extend(f"{k}: {values[k]}\n" for k in self._GLOBAL if k in values)
+        return "".join(out)
 
     def close(self) -> None:
         """Nothing stays open between samples; kept so callers can treat it like a file."""
 
 
 def visualizer_path(cfg: Any) -> str:
-    """The log path: ``-visualizer_outputfile``, or GPGPU-Sim's dated default when NULL."""
+    """The log path: ``-visualizer_outputfile``, or GPGPU-Sim's dated default when NULL (the
+    ``ctime`` text with blanks and colons turned into dashes, e.g.
+    ``gpgpusim_visualizer__Mon-Nov--3-09-05-01-2025.log.gz``)."""
     name = cfg.raw("visualizer_outputfile")
     if name and name != "NULL":
         return name
-    return "gpgpusim_visualizer__" + time.strftime("%a-%b-%d-%H-%M-%S-%Y") + ".log.gz"
+    stamp = time.asctime().replace(" ", "-").replace("\t", "-").replace(":", "-")
+    return "gpgpusim_visualizer__" + stamp + ".log.gz"
+
+
+Sink = Callable[[int, dict[str, Any]], None]
+
+#: counters that restart at each kernel (``gpu_sim_insn``, ``gpu_sim_cycle``)
+PER_KERNEL = ("globalinsncount", "globalcyclecount")
 
 
 class Sampler:
-    """Every ``freq`` cycles, emit the change of the cumulative counters to each sink."""
+    """Every ``freq`` cycles: the running totals to each raw sink (AerialVision) and their change
+    since the previous sample to each series sink (JSON)."""
 
-    __slots__ = ("freq", "next_cycle", "_prev", "sinks")
+    __slots__ = ("freq", "next_cycle", "_prev", "sinks", "raw_sinks", "_tot_base")
 
-    def __init__(self, freq: int, sinks: list[Callable[[int, dict[str, Any]], None]] | None = None) -> None:
+    def __init__(self, freq: int, sinks: list[Sink] | None = None, raw_sinks: list[Sink] | None = None) -> None:
         if freq <= 0:
             raise ValueError(f"sample frequency must be positive, got {freq}")
         self.freq = freq
         self.next_cycle = freq
         self._prev: dict[str, Any] = {}
-        self.sinks = list(sinks or [])
+        self.sinks = list(sinks or [])          # series sinks: differences since the previous sample
+        self.raw_sinks = list(raw_sinks or [])  # AerialVision sinks: running totals
+        self._tot_base = 0
 
     @classmethod
     def from_config(cls, cfg: Any, reporter: Any = None) -> Sampler:
         """A sampler at ``-gpgpu_runtime_stat``'s period feeding the Reporter's JSON series and,
         when ``-visualizer_enabled``, an :class:`AerialVisionWriter`."""
-        sinks: list[Callable[[int, dict[str, Any]], None]] = []
-        if reporter is not None:
-            sinks.append(reporter.sample)
-        s = cls(cfg["gpgpu_runtime_stat"].freq, sinks)
+        s = cls(cfg["gpgpu_runtime_stat"].freq, [reporter.sample] if reporter is not None else [])
         if cfg["visualizer_enabled"]:
             w = AerialVisionWriter(visualizer_path(cfg), int(cfg["visualizer_zlevel"]))
-            s.sinks.append(w.write)
+            s.raw_sinks.append(w.write)
         return s
 
+    def kernel_start(self, tot_sim_cycle: int = 0) -> None:
+        """A kernel starts: ``gpu_sim_cycle`` and ``gpu_sim_insn`` restart from 0 (so does the
+        sampling phase); ``tot_sim_cycle`` is ``gpu_tot_sim_cycle`` at this point."""
+        self.next_cycle = self.freq
+        self._tot_base = tot_sim_cycle
+        for k in PER_KERNEL:
+            self._prev.pop(k, None)
+
     def tick(self, cycle: int, read_counters: Callable[[], dict[str, Any]]) -> None:
-        """Call each simulated cycle; reads the counters only when a sample is due."""
+        """Call each simulated cycle (``gpu_sim_cycle``); reads the counters only when a sample
+        is due."""
         if cycle >= self.next_cycle:
             self.sample(cycle, read_counters())
             self.next_cycle = cycle - cycle % self.freq + self.freq
 
     def sample(self, cycle: int, counters: dict[str, Any]) -> None:
+        for raw in self.raw_sinks:
+            raw(cycle, counters)
         d = delta(counters, self._prev)
+        d["tot_cycle"] = self._tot_base + cycle
         self._prev = copy.deepcopy(dict(counters))
         for sink in self.sinks:
             sink(cycle, d)

@@ -66,24 +66,49 @@ def test_sampler_period_and_deltas():
         counters["core"][cycle % 2] += 1
         s.tick(cycle, lambda: {"insn": counters["insn"], "core": list(counters["core"])})
     assert [c for c, _ in got] == [500, 1000]
-    assert got[0][1] == {"insn": 1000, "core": [250, 250]}
-    assert got[1][1] == {"insn": 1000, "core": [250, 250]}
+    assert got[0][1] == {"insn": 1000, "core": [250, 250], "tot_cycle": 500}
+    assert got[1][1] == {"insn": 1000, "core": [250, 250], "tot_cycle": 1000}
 
 
 def test_sampler_from_config_feeds_reporter_and_aerialvision(tmp_path):
+    """AerialVision gets the running totals (visualizer_printstat writes gpu_sim_insn and the
+    cumulative per-shader counts; AerialVision differences them itself); the JSON series gets the
+    change per interval."""
     out = tmp_path / "av.log.gz"
     cfg = load_config(overrides=["-visualizer_enabled 1", f"-visualizer_outputfile {out}", "-gpgpu_runtime_stat 100"],
                       env=False)
     rep = Reporter(cfg, lambda s: None)
     s = Sampler.from_config(cfg, rep)
-    s.sample(100, {"globalinsncount": 40, "shaderinsncount": [10, 30]})
-    s.sample(200, {"globalinsncount": 100, "shaderinsncount": [40, 60]})
-    s.sinks[1].__self__.close()
-    assert rep.samples == [{"cycle": 100, "globalinsncount": 40, "shaderinsncount": [10, 30]},
-                           {"cycle": 200, "globalinsncount": 60, "shaderinsncount": [30, 30]}]
+    s.kernel_start(0)
+    s.sample(100, {"globalinsncount": 40, "globaltotinsncount": 40, "shaderinsncount": [10, 30]})
+    s.sample(200, {"globalinsncount": 100, "globaltotinsncount": 100, "shaderinsncount": [40, 60]})
+    s.kernel_start(250)      # second kernel: gpu_sim_cycle and gpu_sim_insn restart
+    s.sample(100, {"globalinsncount": 25, "globaltotinsncount": 125, "shaderinsncount": [50, 75]})
+    assert rep.samples == [
+        {"cycle": 100, "tot_cycle": 100, "globalinsncount": 40, "globaltotinsncount": 40, "shaderinsncount": [10, 30]},
+        {"cycle": 200, "tot_cycle": 200, "globalinsncount": 60, "globaltotinsncount": 60, "shaderinsncount": [30, 30]},
+        {"cycle": 100, "tot_cycle": 350, "globalinsncount": 25, "globaltotinsncount": 25, "shaderinsncount": [10, 15]}]
     text = gzip.open(out, "rt").read()
-    assert text == ("shaderinsncount: 10 30\nglobalcyclecount: 100\nglobalinsncount: 40\n"
-                    "shaderinsncount: 30 30\nglobalcyclecount: 200\nglobalinsncount: 60\n")
+    assert text == ("shaderinsncount:  10 30 \nglobalcyclecount: 100\nglobalinsncount: 40\nglobaltotinsncount: 40\n"
+                    "shaderinsncount:  40 60 \nglobalcyclecount: 200\nglobalinsncount: 100\nglobaltotinsncount: 100\n"
+                    "shaderinsncount:  50 75 \nglobalcyclecount: 100\nglobalinsncount: 25\nglobaltotinsncount: 125\n")
+
+
+def test_aerialvision_block_forms():
+    w = AerialVisionWriter("unused.gz")
+    assert w.block(7, {"shaderwarpdiv": [1, 2], "dramncmd": {0: 5, 1: 6}, "averagemflatency": 300,
+                       "globalinsncount": 9}) == (
+        "shaderwarpdiv: 1 2 \ndramncmd: 0 5\ndramncmd: 1 6\naveragemflatency: 300\nglobalcyclecount: 7\n"
+        "globalinsncount: 9\n")
+
+
+def test_visualizer_default_name_is_ctime_with_dashes(monkeypatch):
+    import time
+
+    from gpgpusim.report.sampler import visualizer_path
+
+    monkeypatch.setattr(time, "asctime", lambda *a: "Mon Nov  3 09:05:01 2025")
+    assert visualizer_path(load_config(env=False)) == "gpgpusim_visualizer__Mon-Nov--3-09-05-01-2025.log.gz"
 
 
 def test_aerialvision_zlevel_validation_and_members(tmp_path):
