@@ -64,10 +64,10 @@ class AerialVisionWriter:
     _TWO_SPACES = frozenset({"shaderinsncount", "shaderwarpinsncount"})
 
     def write(self, cycle: int, values: dict[str, Any]) -> None:
-        mode = "wt" if self._first else "at"
+        mode = "wb" if self._first else "ab"
         self._first = False
         with gzip.open(self.path, mode, compresslevel=self.zlevel) as f:
-            f.write(self.block(cycle, values))
+            f.write(self.block(cycle, values).encode())
 
     def block(self, cycle: int, values: dict[str, Any]) -> str:
         """The text of one sample block."""
