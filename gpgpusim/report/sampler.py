@@ -66,7 +66,7 @@ class AerialVisionWriter:
     def write(self, cycle: int, values: dict[str, Any]) -> None:
         mode = "wb" if self._first else "ab"
         self._first = False
-        with gzip.open(self.path, mode, compresslevel=self.zlevel) as f:
+        with gzip.GzipFile(self.path, mode, compresslevel=self.zlevel) as f:
             f.write(self.block(cycle, values).encode())
 
     def block(self, cycle: int, values: dict[str, Any]) -> str:
