@@ -614,8 +614,9 @@ class Runtime(StreamApi):
 
     @api
     def cudaSetDeviceFlags(self, flags: int) -> None:
+        # cudaDeviceSchedule* (one of 0, 1, 2, 4) | MapHost 0x08 | LmemResizeToMax 0x10 | SyncMemops 0x80
         sched = flags & 0x07
-        if flags & ~0x1F or sched not in (0, 1, 2, 4):
+        if flags & ~0x9F or sched not in (0, 1, 2, 4):
             raise CudaError(Err.InvalidValue, f"cudaSetDeviceFlags: invalid flags {flags:#x}")
         self._device_flags = flags
 
@@ -667,12 +668,14 @@ class Runtime(StreamApi):
     @api
     def cudaMalloc(self, dev_ptr: int, size: int) -> None:
         _check_ptr(dev_ptr, "cudaMalloc: devPtr")
+        self.streams.check_unsafe_call("cudaMalloc")
         abi.write_u64(dev_ptr, self._device_alloc(size, "cudaMalloc") if size else 0)
 
     @api
     def cudaMallocPitch(self, dev_ptr: int, pitch: int, width: int, height: int) -> None:
         _check_ptr(dev_ptr, "cudaMallocPitch: devPtr")
         _check_ptr(pitch, "cudaMallocPitch: pitch")
+        self.streams.check_unsafe_call("cudaMallocPitch")
         p = -(-width // PITCH_ALIGN) * PITCH_ALIGN if width else 0
         addr = self._device_alloc(p * height, "cudaMallocPitch") if p * height else 0
         abi.write_u64(dev_ptr, addr)
@@ -688,6 +691,7 @@ class Runtime(StreamApi):
             raise CudaError(Err.InvalidValue,
                             f"cudaFree: {dev_ptr:#x} is not the start of a live device allocation "
                             f"(double free, or a pointer cudaMalloc did not return)")
+        self.streams.check_unsafe_call("cudaFree")
         self.streams.synchronize_device()
         self.gmem.free(dev_ptr)
         self._device_allocs.pop(dev_ptr, None)
@@ -695,6 +699,7 @@ class Runtime(StreamApi):
 
     def _host_alloc(self, ptr: int, size: int, what: str) -> None:
         _check_ptr(ptr, f"{what}: ptr")
+        self.streams.check_unsafe_call(what)
         if not size:
             abi.write_u64(ptr, 0)
             return
@@ -711,7 +716,7 @@ class Runtime(StreamApi):
 
     @api
     def cudaHostAlloc(self, ptr: int, size: int, flags: int) -> None:
-        if flags & ~0x0F:
+        if flags & ~0x07:   # cudaHostAllocPortable | Mapped | WriteCombined
             raise CudaError(Err.InvalidValue, f"cudaHostAlloc: invalid flags {flags:#x}")
         self._host_alloc(ptr, size, "cudaHostAlloc")
 
@@ -721,6 +726,7 @@ class Runtime(StreamApi):
             return
         if ptr not in self._host_allocs:
             raise CudaError(Err.InvalidValue, f"cudaFreeHost: {ptr:#x} was not returned by cudaMallocHost/cudaHostAlloc")
+        self.streams.check_unsafe_call("cudaFreeHost")
         self.streams.synchronize_device()
         self.gmem.free(ptr)
         del self._host_allocs[ptr]
@@ -744,6 +750,7 @@ class Runtime(StreamApi):
                             f"cudaMallocManaged: flags {flags:#x} must be cudaMemAttachGlobal or cudaMemAttachHost")
         if not size:
             raise CudaError(Err.InvalidValue, "cudaMallocManaged: size is 0")
+        self.streams.check_unsafe_call("cudaMallocManaged")
         if size > self.device.total_mem_bytes - self.used_device_bytes():
             raise CudaError(Err.MemoryAllocation, f"cudaMallocManaged: {size} bytes do not fit")
         buf = np.zeros(size + ALLOC_ALIGN, dtype=np.uint8)
@@ -796,28 +803,10 @@ class Runtime(StreamApi):
         kind = self._copy_kind(dst, src, count, kind, what)
         if not count:
             return
-        src_ref: int | bytes = src
-        wait = sync
-        if not sync and not self._capturing(stream):
-            # CUDA: an asynchronous copy from pageable host memory is staged before the call
-            # returns (the application may reuse the buffer at once), and one into pageable
-            # host memory returns only once complete.
-            src_pageable = self.gmem.find(src) is None
-            dst_pageable = self.gmem.find(dst) is None
-            if src_pageable and kind in (H2D, H2H, DEFAULT):
-                src_ref = abi.read(src, count)
-            if dst_pageable and kind in (D2H, H2H, DEFAULT):
-                wait = True
-        self.streams.enqueue(stream, MemcpyOp(dst, src_ref, count, kind))
-        if wait:
-            self.streams.synchronize_stream(stream)
-
-    def _capturing(self, stream: int) -> bool:
-        fn = getattr(self.streams, "is_capturing", None)
-        try:
-            return bool(fn(stream)) if fn is not None else False
-        except CudaError:
-            return False
+        # The stream manager applies CUDA's blocking rules: an asynchronous copy stages a
+        # pageable source and waits only for a pageable destination; a synchronous one waits
+        # for its own copy unless it is device to device.
+        self.streams.enqueue(stream, MemcpyOp(dst, src, count, kind), sync=sync, what=what)
 
     @api
     def cudaMemcpy(self, dst: int, src: int, count: int, kind: int) -> None:
@@ -842,8 +831,8 @@ class Runtime(StreamApi):
         s_dev = self._device_range(src, span_s, f"{what} source")
         if (kind in (H2D, D2D) and not d_dev) or (kind in (D2H, D2D) and not s_dev):
             raise CudaError(Err.InvalidValue, f"{what}: pointers do not match kind {kind}")
-        self.streams.enqueue(0, Memcpy2DOp(dst, dpitch, src, spitch, width, height, kind))
-        self.streams.synchronize_stream(0)
+        self.streams.enqueue(0, Memcpy2DOp(dst, dpitch, src, spitch, width, height, kind), sync=True,
+                             what=what)
 
     def _memset(self, ptr: int, value: int, count: int, stream: int, sync: bool, what: str) -> None:
         from .gpu import MemsetOp
@@ -852,9 +841,7 @@ class Runtime(StreamApi):
             return
         if not self._device_range(ptr, count, what):
             raise CudaError(Err.InvalidValue, f"{what}: {ptr:#x} is not device memory")
-        self.streams.enqueue(stream, MemsetOp(ptr, value, count))
-        if sync:
-            self.streams.synchronize_stream(stream)
+        self.streams.enqueue(stream, MemsetOp(ptr, value, count), sync=sync, what=what)
 
     @api
     def cudaMemset(self, ptr: int, value: int, count: int) -> None:
@@ -1145,6 +1132,7 @@ class Runtime(StreamApi):
             raise CudaError(Err.NotSupported, "cudaHostRegister: cudaHostRegisterIoMemory is not simulated")
         if DEVICE_WINDOW_START <= ptr < DEVICE_WINDOW_START + self.device.total_mem_bytes:
             raise CudaError(Err.InvalidValue, f"cudaHostRegister: {ptr:#x} is a device address")
+        self.streams.check_unsafe_call("cudaHostRegister")
         if ptr in self._registered or self.gmem.find(ptr) is not None:
             raise ApiError(ERR_HOST_MEM_ALREADY_REGISTERED,
                            f"cudaHostRegister: {ptr:#x} is already registered or device memory")
@@ -1156,6 +1144,7 @@ class Runtime(StreamApi):
     def cudaHostUnregister(self, ptr: int) -> None:
         if ptr not in self._registered:
             raise ApiError(ERR_HOST_MEM_NOT_REGISTERED, f"cudaHostUnregister: {ptr:#x} was not registered")
+        self.streams.check_unsafe_call("cudaHostUnregister")
         self.streams.synchronize_device()
         self.gmem.free(ptr)
         del self._registered[ptr]
@@ -1182,9 +1171,7 @@ class Runtime(StreamApi):
             return
         if not self._device_range(ptr, pitch * (height - 1) + width, "cudaMemset2D"):
             raise CudaError(Err.InvalidValue, f"cudaMemset2D: {ptr:#x} is not device memory")
-        for row in range(height):
-            self.streams.enqueue(0, MemsetOp(ptr + row * pitch, value, width))
-        self.streams.synchronize_stream(0)
+        self.streams.enqueue(0, MemsetOp(ptr, value, width, 1, pitch, height), sync=True, what="cudaMemset2D")
 
     @api
     def cudaMemcpyPeer(self, dst: int, dst_device: int, src: int, src_device: int, count: int) -> None:
@@ -1241,6 +1228,7 @@ class Runtime(StreamApi):
     def gs_malloc3d(self, pitched: int, extent: int) -> None:
         """``cudaMalloc3D``: rows padded to the pitch alignment, ``height * depth`` rows."""
         _check_ptr(pitched, "cudaMalloc3D: pitchedDevPtr")
+        self.streams.check_unsafe_call("cudaMalloc3D")
         width, height, depth = struct.unpack("<3Q", abi.read(extent, 24))
         pitch = -(-width // PITCH_ALIGN) * PITCH_ALIGN if width else 0
         size = pitch * height * depth
@@ -1284,10 +1272,8 @@ class Runtime(StreamApi):
     @api
     def cudaMemcpy3D(self, p: int) -> None:
         ops = self._copy3d_ops("cudaMemcpy3D", p)
-        for op in ops:
-            self.streams.enqueue(0, op)
-        if ops:
-            self.streams.synchronize_stream(0)
+        for i, op in enumerate(ops):   # waiting for the last slice covers the earlier ones
+            self.streams.enqueue(0, op, sync=i == len(ops) - 1, what="cudaMemcpy3D")
 
     @api
     def cudaMemcpy3DAsync(self, p: int, stream: int) -> None:
@@ -1309,11 +1295,9 @@ class Runtime(StreamApi):
         last = ptr + ((depth - 1) * rows + height - 1) * pitch
         if not self._device_range(ptr, 1, what) or not self._device_range(last, width, what):
             raise CudaError(Err.InvalidValue, f"{what}: {ptr:#x} is not device memory (or too small)")
-        for z in range(depth):
-            for y in range(height):
-                self.streams.enqueue(stream, MemsetOp(ptr + (z * rows + y) * pitch, value, width))
-        if not is_async:
-            self.streams.synchronize_stream(stream)
+        for z in range(depth):      # one pitched memset per slice; a sync call waits on the last
+            self.streams.enqueue(stream, MemsetOp(ptr + z * rows * pitch, value, width, 1, pitch, height),
+                                 sync=not is_async and z == depth - 1, what=what)
 
     # ================================================================== errors
     def cudaGetLastError(self) -> int:
@@ -1437,14 +1421,15 @@ class Runtime(StreamApi):
         }
 
     def exit(self) -> None:
-        """Program end (last fat binary unregistered): finish queued work, final report."""
+        """Program end (last fat binary unregistered): finish queued work, final report.
+
+        The stream manager drains every stream (kernels, copies, host functions still queued
+        when ``main`` returned) and stops and joins the simulation thread, so the final
+        statistics are complete and ``*** exit detected ***`` is the simulator's last line."""
         if self._exited:
             return
         self._exited = True
-        try:
-            self.streams.synchronize_device()
-        except CudaError:
-            pass
+        self.streams.shutdown()
         rep = self.reporter
         fn = getattr(rep, "exit", None) if rep is not None else None
         if fn is not None:

@@ -47,6 +47,7 @@ def test_malloc_host_and_host_alloc(rt):
     assert rt.cudaFreeHost(p.value) == 0
     assert rt.cudaHostAlloc(0, 64, 0) == Err.InvalidValue
     assert rt.cudaHostAlloc(addr(p), 64, 0x10) == Err.InvalidValue
+    assert rt.cudaHostAlloc(addr(p), 64, 0x08) == Err.InvalidValue    # not a cudaHostAlloc flag
     assert rt.cudaHostAlloc(addr(p), 64, 0x02) == 0 and p.value != 0
     assert rt.cudaFreeHost(p.value + 8) == Err.InvalidValue          # not an allocation start
     assert rt.cudaFreeHost(p.value) == 0
@@ -233,6 +234,15 @@ def test_stream_calls_with_bad_handles(rt):
     assert rt.cudaStreamSynchronize(0) == 0                           # legacy default stream
     assert rt.cudaStreamDestroy(s.value) == 0
     assert rt.cudaStreamSynchronize(s.value) == Err.InvalidResourceHandle
+
+
+def test_device_flags_follow_cuda13(rt):
+    f = ctypes.c_uint32()
+    assert rt.cudaSetDeviceFlags(0x80 | 0x10 | 0x04) == 0             # SyncMemops | LmemResizeToMax | BlockingSync
+    assert rt.cudaGetDeviceFlags(addr(f)) == 0 and f.value == 0x80 | 0x10 | 0x08 | 0x04
+    for bad in (0x20, 0x40, 0x100, 0x03, 0x05):
+        assert rt.cudaSetDeviceFlags(bad) == Err.InvalidValue, bad
+    assert rt.cudaGetDeviceFlags(0) == Err.InvalidValue
 
 
 def test_device_reset_and_synchronize(rt):
