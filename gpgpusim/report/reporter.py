@@ -15,11 +15,18 @@ The JSON document (``gpgpusim run -o stats.json``; read by ``gpgpusim plot``):
 ``simulator`` (name, version, GPGPU-Sim version reproduced), ``mode`` (functional or
 performance), ``gpu`` (shipped config name or null), ``config_sources``, ``config`` (every
 option as the dump prints it), ``kernels`` (one record per launch: ``kernel_name``,
-``kernel_launch_uid``, ``kernel_stream_id``, ``grid``, ``block``, ``ctas``, ``thread_insn``,
-``warp_insn``, ``opcode_counts``, ``elapsed_s``, ``gpu_tot_sim_insn``, ``gpu_tot_issued_cta``, and
-with a timing model ``cycles``, ``gpu_ipc``, ``gpu_tot_sim_cycle`` and per-kernel ``counters``),
-``totals`` (run totals, the instruction mix, cumulative ``counters``), ``samples`` (the periodic
-sampler's records, each with its ``cycle``) and ``run`` (what the runtime adds, e.g. argv).
+``kernel_launch_uid``, ``kernel_stream_id``, ``host_fun`` (hex, when the launch line printed it),
+``grid``, ``block``, ``ctas``, ``thread_insn``,
+``warp_insn``, ``functional_insn``, ``opcode_counts``, ``elapsed_s`` (the engine's wall time for
+the kernel), ``gpu_tot_sim_insn``, ``gpu_tot_issued_cta``, the figures of the lines printed after
+the kernel exactly as printed (``functional_tot_insn`` in functional mode, ``simulation_time``,
+``simulation_elapsed_s``, ``simulation_insn``, ``simulation_rate_inst_per_s``, and with cycles
+``simulation_rate_cycle_per_s``, ``silicon_slowdown``), and with a timing model ``cycles``,
+``gpu_ipc``, ``gpu_tot_sim_cycle`` and per-kernel ``counters``), ``totals`` (run totals, the
+instruction mix, the last printed simulation time and rates, cumulative ``counters``),
+``samples`` (the periodic sampler's records, each with its ``cycle`` and ``tot_cycle``) and
+``run`` (what the runtime adds, e.g. argv).  Every number the text output shows for a kernel
+is in its record under one of these names, with the same value.
 """
 
 from __future__ import annotations
@@ -76,6 +83,8 @@ class Reporter:
         self._prev_counters: dict[str, Any] = {}
         self._last_counters: dict[str, Any] = {}
         self._exited = False
+        self._printed: dict[str, Any] = {}   # the latest simulation time/rate lines' figures
+        self._host_fun: dict[int, int] = {}    # kernel uid -> host stub address printed at launch
 
     # ---- start-up ---------------------------------------------------------------------------
 
@@ -147,6 +156,7 @@ class Reporter:
         kernel ...`` and, in functional mode, ``Performing Functional Simulation ...``."""
         mode = "functional simulation" if info.functional else "performance simulation"
         if info.host_fun is not None:
+            self._host_fun[info.uid] = info.host_fun
             # GPGPU-Sim prints "0x%p", hence the doubled "0x0x" prefix parsers expect.
             self.out(f"GPGPU-Sim PTX: cudaLaunch for 0x{info.host_fun:#x} (mode={mode}) on stream {info.stream_id}")
         g, b = info.grid, info.block
@@ -166,6 +176,8 @@ class Reporter:
             for key, n in stats.line_counts.items():
                 self.line_counts[key] = self.line_counts.get(key, 0) + n
         rec = stats.to_json()
+        if stats.uid in self._host_fun:
+            rec["host_fun"] = f"{self._host_fun.pop(stats.uid):#x}"
         rec["gpu_tot_sim_insn"] = self.tot_insn
         rec["gpu_tot_issued_cta"] = self.tot_ctas
         if stats.cycles is not None:
@@ -178,12 +190,14 @@ class Reporter:
 
         The instruction count is cumulative over the run and counted as the C++ functional
         mode counts it (GPGPU-Sim's ``g_ptx_sim_num_insn``: predicated-off lanes included).
+        The kernel's JSON record keeps the printed figures (``functional_tot_insn`` and the
+        simulation time and rate, see :meth:`_simulation_time`).
         """
         self._account(stats)
+        self.kernels[-1]["functional_tot_insn"] = self.tot_func_insn
         self.out(f"Destroy streams for kernel {stats.uid}: size 0")
         self.out(f"GPGPU-Sim: Done functional simulation ({self.tot_func_insn} instructions simulated).")
         self._simulation_time(with_cycles=False, insn=self.tot_func_insn)
-        self.out("")
 
     def kernel_end(self, stats: KernelStats) -> None:
         """The end-of-kernel statistics block (performance mode), then the simulation time."""
@@ -207,6 +221,7 @@ class Reporter:
         if stats.cycles is not None:
             fields["gpu_sim_cycle"] = stats.cycles
             fields["gpu_tot_sim_cycle"] = self.tot_cycles
+        self.kernels[-1]["gpu_total_sim_rate"] = int(self.tot_insn / max(elapsed, 1e-9))  # as the block prints it
         self.out("Destroy streams for kernel {}: size 0".format(stats.uid))
         for line in render(LINES, Values(fields, per_kernel, total)):
             self.out(line)
@@ -214,21 +229,36 @@ class Reporter:
 
     def _simulation_time(self, with_cycles: bool, insn: int | None = None) -> None:
         """``gpgpu_simulation_time`` (whole seconds, at least 1, as GPGPU-Sim) and the rates,
-        which use the real elapsed time (not whole seconds)."""
+        which use the real elapsed time (not whole seconds).
+
+        The printed figures are stored, exactly as printed, in the current kernel's JSON record
+        and as the run's latest (``totals``): ``simulation_time`` (days, hrs, min, sec and the
+        whole seconds), ``simulation_elapsed_s`` (the time the rates divide by),
+        ``simulation_rate_inst_per_s`` and, with cycles, ``simulation_rate_cycle_per_s`` and
+        ``silicon_slowdown``.  GPGPU-Sim prints no blank line after these lines.
+        """
         elapsed = max(self._clock() - self.start, 1e-9)
         whole = max(int(elapsed), 1)
         d, h, m, s = split_time(whole)
+        total = self.tot_insn if insn is None else insn
+        rate = int(total / elapsed)
+        printed: dict[str, Any] = {
+            "simulation_time": {"days": d, "hrs": h, "min": m, "sec": s, "total_sec": whole},
+            "simulation_elapsed_s": elapsed, "simulation_insn": total, "simulation_rate_inst_per_s": rate}
         self.out("")
         self.out("")
         self.out(f"gpgpu_simulation_time = {d} days, {h} hrs, {m} min, {s} sec ({whole} sec)")
-        total = self.tot_insn if insn is None else insn
-        self.out(f"gpgpu_simulation_rate = {int(total / elapsed)} (inst/sec)")
+        self.out(f"gpgpu_simulation_rate = {rate} (inst/sec)")
         if with_cycles:
             cyc_rate = int(self.tot_cycles / elapsed)
             self.out(f"gpgpu_simulation_rate = {cyc_rate} (cycle/sec)")
             core_hz = self.cfg.core_clock_mhz * 1e6
             slowdown = int(core_hz / cyc_rate) if cyc_rate else 0
             self.out(f"gpgpu_silicon_slowdown = {slowdown}x")
+            printed.update(simulation_rate_cycle_per_s=cyc_rate, silicon_slowdown=slowdown)
+        if self.kernels:
+            self.kernels[-1].update(printed)
+        self._printed = printed
 
     # ---- periodic samples (fed by the timing model) -----------------------------------------
 
@@ -272,12 +302,12 @@ class Reporter:
 
     def to_json(self, run: dict[str, Any] | None = None) -> dict[str, Any]:
         """Per-kernel and total figures plus the config used (the ``-o stats.json`` content)."""
-        elapsed = self._clock() - self.start
         totals: dict[str, Any] = {
             "kernels": len(self.kernels), "gpu_tot_sim_insn": self.tot_insn, "functional_insn": self.tot_func_insn,
             "gpgpu_n_tot_w_icount": self.tot_warp_insn, "gpu_tot_issued_cta": self.tot_ctas,
-            "elapsed_s": elapsed, "simulation_rate_inst_per_s": self.tot_insn / elapsed if elapsed > 0 else 0.0,
         }
+        # the simulation time and rates exactly as last printed (nothing printed, nothing stored)
+        totals.update(copy.deepcopy(self._printed))
         if any("cycles" in k for k in self.kernels):
             totals["gpu_tot_sim_cycle"] = self.tot_cycles
         mix: dict[str, int] = {}

@@ -140,7 +140,6 @@ def test_functional_mode_lines():
         "", "",
         "gpgpu_simulation_time = 0 days, 0 hrs, 0 min, 1 sec (1 sec)",
         "gpgpu_simulation_rate = 1704 (inst/sec)",  # 852 / 0.5 s: real elapsed time, not whole seconds
-        "",
         "GPGPU-Sim PTX: pushing kernel '_Z4add1lPlS_S_' to stream 0, gridDim= (2,1,1) blockDim = (2,1,1) ",
         "GPGPU-Sim: Performing Functional Simulation, executing kernel _Z4add1lPlS_S_...",
         "Destroy streams for kernel 2: size 0",
@@ -148,7 +147,6 @@ def test_functional_mode_lines():
         "", "",
         "gpgpu_simulation_time = 0 days, 0 hrs, 0 min, 2 sec (2 sec)",
         "gpgpu_simulation_rate = 681 (inst/sec)",
-        "",
         "GPGPU-Sim: *** exit detected ***",
     ]
 
@@ -192,6 +190,51 @@ def test_json_holds_the_same_numbers(tmp_path):
     assert doc["config"]["gpgpu_ptx_sim_mode"] == "1"
     assert doc["run"] == {"argv": ["./app"]}
     assert doc["kernels"][0]["grid"] == [4, 1, 1]
+
+
+def _numbers(obj) -> set[int]:
+    if isinstance(obj, bool):
+        return set()
+    if isinstance(obj, int):
+        return {obj}
+    if isinstance(obj, dict):
+        return set().union(*(_numbers(v) for v in obj.values())) if obj else set()
+    if isinstance(obj, list):
+        return set().union(*(_numbers(v) for v in obj)) if obj else set()
+    return set()
+
+
+def test_every_number_printed_in_functional_mode_is_in_the_json():
+    """Per kernel: each number of its functional-mode lines is in its JSON record, same value."""
+    import re
+
+    rep, lines, clock = make(functional=True)
+    printed = []
+    runs = [("scale", (40, 2, 1), (256, 1, 1), 6000, 6144, 1.25), ("addone", (8, 1, 1), (128, 1, 1), 1000, 1024, 3.5)]
+    for uid, (name, grid, block, thread, func, t) in enumerate(runs, 1):
+        start = len(lines)
+        rep.kernel_launch(KernelInfo(name, uid, grid, block, 3, functional=True, host_fun=0x55d0 + uid))
+        clock.t = t
+        rep.functional_done(KernelStats(name, uid, grid, block, 3, thread_insn=thread, functional_insn=func,
+                                        warp_insn=thread // 32, ctas=grid[0] * grid[1]))
+        printed.append(lines[start:])
+    doc = json.loads(json.dumps(rep.to_json()))
+    for rec, text in zip(doc["kernels"], printed, strict=True):
+        body = "\n".join(text).replace(": size 0", "")  # "Destroy streams ... size 0" is fixed text
+        hexes = re.findall(r"0x0x([0-9a-f]+)", body)
+        assert hexes == [rec["host_fun"][2:]]
+        body = re.sub(r"0x0x[0-9a-f]+", "", body)
+        nums = {int(n) for n in re.findall(r"(?<![\w.])\d+(?![\w.])", body)}
+        assert nums and nums <= _numbers(rec), nums - _numbers(rec)
+    k1, k2 = doc["kernels"]
+    assert (k1["functional_tot_insn"], k2["functional_tot_insn"]) == (6144, 7168)
+    assert (k1["simulation_rate_inst_per_s"], k2["simulation_rate_inst_per_s"]) == (4915, 2048)  # 6144/1.25, 7168/3.5
+    assert k2["simulation_time"] == {"days": 0, "hrs": 0, "min": 0, "sec": 3, "total_sec": 3}
+    assert "gpgpu_simulation_rate = 2048 (inst/sec)" in lines
+    # the totals hold the last printed figures, computed from the same count and elapsed time
+    t = doc["totals"]
+    assert (t["simulation_rate_inst_per_s"], t["simulation_elapsed_s"], t["simulation_insn"]) == (2048, 3.5, 7168)
+    assert t["functional_insn"] == 7168 and t["gpu_tot_sim_insn"] == 7000
 
 
 def test_line_stats_file_sums_to_instruction_count(tmp_path):
