@@ -281,6 +281,14 @@ class Config:
             return []
         return ["DRAM Timing Options:"] + [f"{name:<20} {value:>20} # {desc}" for name, value, desc in rows]
 
+    def address_decoder_lines(self) -> list[str]:
+        """The ``addr_dec_mask[...]`` / ``sub_partition_id_mask`` lines GPGPU-Sim prints at
+        start-up (empty for a ``-gpgpu_mem_address_mask`` preset other than 0..3)."""
+        from .formats import address_decoder_lines
+
+        return address_decoder_lines(self["gpgpu_mem_addr_mapping"], int(self["gpgpu_mem_address_mask"]),
+                                     int(self["gpgpu_n_mem"]), int(self["gpgpu_n_sub_partition_per_mchannel"])) or []
+
     def overridden(self) -> dict[str, str]:
         """Options whose value differs from the built-in default, name -> value string."""
         return {n: self._raw[n] for n, o in self._reg.by_name.items() if self._raw[n] != o.default}
@@ -459,6 +467,15 @@ def validate(cfg: Config) -> None:
     for name in ("gpgpu_n_clusters", "gpgpu_n_cores_per_cluster", "gpgpu_n_mem", "gpgpu_n_sub_partition_per_mchannel"):
         if int(cfg[name]) == 0:
             raise ConfigError(f"{cfg.origin.get(name, 'config')}: -{name} must be at least 1")
+    subp_n = int(cfg["gpgpu_n_sub_partition_per_mchannel"])
+    if subp_n & (subp_n - 1):
+        raise ConfigError(f"{cfg.origin.get('gpgpu_n_sub_partition_per_mchannel', 'config')}: "
+                          f"-gpgpu_n_sub_partition_per_mchannel {subp_n} must be a power of two")
+    amap = cfg["gpgpu_mem_addr_mapping"]
+    n_mem = int(cfg["gpgpu_n_mem"])
+    if amap is not None and amap.dramid_start is None and n_mem & (n_mem - 1):
+        raise ConfigError(f"{cfg.origin.get('gpgpu_mem_addr_mapping', 'config')}: -gpgpu_mem_addr_mapping without "
+                          f"dramid@ needs a power-of-two -gpgpu_n_mem, got {n_mem}")
     nbk = cfg["gpgpu_dram_timing_opt"]["nbk"]
     subp = int(cfg["gpgpu_n_sub_partition_per_mchannel"])
     if nbk % subp:

@@ -453,13 +453,27 @@ class RuntimeStat:
         return str(self.freq) + (f":{self.flag:x}" if self.flag is not None else "")
 
 
+#: field order of GPGPU-Sim's address decoder masks (``addrdec_mask[CHIP..BURST]``)
+ADDR_FIELDS = ("CHIP", "BK", "ROW", "COL", "BURST")
+#: the masks ``linear_to_raw_address_translation`` starts from when no mapping string is given:
+#: ``-gpgpu_mem_address_mask`` -> (chip start bit, CHIP, BK, ROW, COL); BURST stays 0xF
+PREDEFINED_ADDR_MASKS = {
+    0: (10, 0x0, 0x300, 0x7FFE000, 0x1CFF),
+    1: (13, 0x0, 0x1800, 0x7FFE000, 0x7FF),
+    2: (11, 0x0, 0x1800, 0x7FFE000, 0x7FF),
+    3: (11, 0x0, 0x1800, 0xFFFE000, 0x7FF),
+}
+
+
 @dataclass(slots=True)
 class AddrMapping:
     """``-gpgpu_mem_addr_mapping dramid@<bit>;<map>``: which physical-address bit feeds which field.
 
-    ``map`` is 64 characters (dots ignored), most significant bit first: ``D`` chip (channel),
-    ``B`` bank, ``R`` row, ``C`` column, ``S`` burst (byte in burst), ``K`` bank group, ``0`` unused.
-    ``dramid_start`` is where the (possibly hashed) channel id is taken from (``dramid@8``).
+    ``map`` lists the 64 address bits, most significant first: ``D`` chip (channel), ``B`` bank,
+    ``R`` row, ``C`` column, ``S`` burst (byte in burst; also a column bit), ``0`` unused; either
+    case; ``.``, ``|`` and blanks are separators.  ``dramid_start`` is where the channel bits are
+    inserted (``dramid@8``), in which case the map has no ``D``.  As in GPGPU-Sim's
+    ``addrdec_parseoption`` the map must give exactly 64 bits.
     """
 
     dramid_start: int | None
@@ -468,7 +482,7 @@ class AddrMapping:
     @property
     def bits(self) -> dict[str, list[int]]:
         """For each field letter, its address-bit positions from least significant up."""
-        m = self.map.replace(".", "")
+        m = re.sub(r"[.| ]", "", self.map).upper()
         out: dict[str, list[int]] = {}
         for i, ch in enumerate(reversed(m)):
             if ch != "0":
@@ -485,13 +499,80 @@ class AddrMapping:
             if not mh:
                 raise ValueError(f"address mapping {text!r}: prefix must be dramid@<start bit>")
             start = int(mh.group(1))
-        bits = t.replace(".", "")
-        if len(bits) > 64 or not re.fullmatch(r"[0DBRCSK]*", bits):
-            raise ValueError(f"address mapping {text!r}: map must be at most 64 of 0/D/B/R/C/S/K (dots allowed)")
+        bits = re.sub(r"[.| ]", "", t)
+        if not re.fullmatch(r"[0DBRCSdbrcs]*", bits):
+            raise ValueError(f"address mapping {text!r}: the map may hold only 0/D/B/R/C/S (dots allowed)")
+        if len(bits) != 64:
+            raise ValueError(f"address mapping {text!r}: the map must give exactly 64 bits, got {len(bits)}")
+        if start is not None and "D" in bits.upper():
+            raise ValueError(f"address mapping {text!r}: D bits cannot be given together with dramid@")
+        if start is not None and start > 63:
+            raise ValueError(f"address mapping {text!r}: dramid@{start} is beyond bit 63")
         return cls(start, t)
 
     def format(self) -> str:
         return (f"dramid@{self.dramid_start};" if self.dramid_start is not None else "") + self.map
+
+    def field_masks(self) -> tuple[int | None, dict[str, int]]:
+        """(chip start bit or None, {field: mask}) as ``addrdec_parseoption`` builds them."""
+        masks = dict.fromkeys(ADDR_FIELDS, 0)
+        for letter, positions in self.bits.items():
+            for i in positions:
+                if letter == "S":
+                    masks["BURST"] |= 1 << i
+                    masks["COL"] |= 1 << i
+                else:
+                    masks[{"D": "CHIP", "B": "BK", "R": "ROW", "C": "COL"}[letter]] |= 1 << i
+        return self.dramid_start, masks
+
+
+def _mask_limits(mask: int) -> tuple[int, int]:
+    """(high, low) as ``addrdec_getmasklimit``: one past the top set bit and the lowest set bit
+    (64 and 0 for an empty mask)."""
+    if mask == 0:
+        return 64, 0
+    return mask.bit_length(), (mask & -mask).bit_length() - 1
+
+
+def address_decoder_lines(mapping: AddrMapping | None, address_mask: int, n_channel: int,
+                          n_sub_partition: int) -> list[str] | None:
+    """The ``addr_dec_mask[...]`` and ``sub_partition_id_mask`` lines GPGPU-Sim prints when it
+    builds its address decoder (``linear_to_raw_address_translation::init``), or None for a
+    ``-gpgpu_mem_address_mask`` preset we do not model (only 0..3 are known here).
+
+    With a power-of-two channel count the ``log2(channels)`` chip bits are inserted at the chip
+    start bit (``dramid@``), shifting the other fields' higher bits up; otherwise the masks stay
+    as given (the chip is then computed by division).
+    """
+    if mapping is not None:
+        chip_start, masks = mapping.field_masks()
+    elif address_mask in PREDEFINED_ADDR_MASKS:
+        chip_start, chip, bk, row, col = PREDEFINED_ADDR_MASKS[address_mask]
+        masks = {"CHIP": chip, "BK": bk, "ROW": row, "COL": col, "BURST": 0xF}
+    else:
+        return None
+    nchipbits = max(n_channel, 1).bit_length() - 1
+    gap = n_channel != 1 << nchipbits
+    if chip_start is not None and not gap:
+        low = (1 << chip_start) - 1
+        for f in ("BK", "ROW", "COL"):
+            masks[f] = (((masks[f] & ~low) << nchipbits) | (masks[f] & low)) & (2**64 - 1)
+        for i in range(chip_start, chip_start + nchipbits):
+            masks["CHIP"] |= 1 << i
+    lines = []
+    for f in ADDR_FIELDS:
+        high, low_bit = _mask_limits(masks[f])
+        lines.append(f"{'addr_dec_mask[' + f + ']':<20} = {masks[f]:016x} \thigh:{high} low:{low_bit}")
+    sub_mask = 0
+    if n_sub_partition > 1:
+        want = n_sub_partition.bit_length() - 1
+        high, low_bit = _mask_limits(masks["BK"])
+        for i in range(low_bit, high):
+            if masks["BK"] >> i & 1 and want:
+                sub_mask |= 1 << i
+                want -= 1
+    lines.append(f"sub_partition_id_mask = {sub_mask:016x}")
+    return lines
 
 
 # --------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ GPGPU-Sim counterparts: ``gpgpu_sim::print_stats`` / ``gpu_print_stat``,
 the option dump of ``option_parser_print`` (checklist C193-C199, C195).  Only ``report/``
 formats text; the runtime hands in plain data (:mod:`gpgpusim.report.data`).
 
-Call order the runtime follows: ``splash()`` and ``option_dump()`` at start-up; per kernel
+Call order the runtime follows: ``splash()``, ``option_dump()`` and ``perf_init()`` at start-up; per kernel
 ``kernel_launch(info)`` then either ``functional_done(stats)`` (functional mode) or
 ``kernel_end(stats)`` (performance mode, with cycles); ``exit()`` at process exit;
 ``write_json(path)`` when ``-o stats.json`` was given.
@@ -108,12 +108,16 @@ class Reporter:
     # ---- performance-model messages (the timing model calls these) -------------------------
 
     def perf_init(self, n_mem_sub_partitions: int | None = None) -> None:
-        """Performance-model start-up: the ``DRAM Timing Options:`` block, the sub-partition
-        count, the clock domains in Hz and as periods, as GPGPU-Sim prints them."""
+        """What GPGPU-Sim prints while it builds the GPU model after the option dump (in both
+        simulation modes: ``gpgpu_sim`` is constructed either way): the ``DRAM Timing
+        Options:`` block (keyed timing form only), the sub-partition count, the address-decoder
+        masks, the clock domains in Hz and as periods, and the closing lines."""
         for line in self.cfg.dram_timing_lines():
             self.out(line)
         n = n_mem_sub_partitions if n_mem_sub_partitions is not None else self.cfg.num_mem_sub_partitions
         self.out(f"Total number of memory sub partition = {n}")
+        for line in self.cfg.address_decoder_lines():
+            self.out(line)
         hz = [f * 1e6 for f in self.cfg["gpgpu_clock_domains"].as_tuple()]
         self.out("GPGPU-Sim uArch: clock freqs: " + ":".join(f"{h:f}" for h in hz))
         self.out("GPGPU-Sim uArch: clock periods: " + ":".join(f"{1.0 / h:.20f}" for h in hz))

@@ -289,8 +289,17 @@ def test_values_gpgpusim_rejects_at_start_up(override, msg):
 
 def test_dram_banks_must_split_over_sub_partitions():
     with pytest.raises(ConfigError, match=r"^-gpgpu_dram_timing_opt nbk=16 \(from .*SM7_QV100/gpgpusim.config\) is "
-                                          r"not a multiple of -gpgpu_n_sub_partition_per_mchannel 3 \(from override\)"):
+                                          r"not a multiple of -gpgpu_n_sub_partition_per_mchannel 32 \(from override\)"):
+        load_config(overrides=["-gpgpu_n_sub_partition_per_mchannel 32"], env=False)
+    with pytest.raises(ConfigError, match=r"^override: -gpgpu_n_sub_partition_per_mchannel 3 must be a power of two"):
         load_config(overrides=["-gpgpu_n_sub_partition_per_mchannel 3"], env=False)
+
+
+def test_explicit_chip_bits_need_power_of_two_channels():
+    amap = "-gpgpu_mem_addr_mapping " + "0" * 32 + "RRRRRRRRRRRRRDDDBBBBCCCCCCCSSSSS"
+    assert load_config(overrides=[amap, "-gpgpu_n_mem 8"], env=False)["gpgpu_mem_addr_mapping"].bits["D"] == [16, 17, 18]
+    with pytest.raises(ConfigError, match="without dramid@ needs a power-of-two -gpgpu_n_mem, got 12"):
+        load_config(overrides=[amap, "-gpgpu_n_mem 12"], env=False)
 
 
 @pytest.mark.parametrize("sched", ["lrr", "gto", "two_level_active:6:0:1", "rrr", "old", "warp_limiting:2:16"])

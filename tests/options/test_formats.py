@@ -159,8 +159,40 @@ def test_addr_mapping():
     assert F.AddrMapping.parse(old).format() == old
     with pytest.raises(ValueError, match="dramid@"):
         F.AddrMapping.parse("chip@8;0000")
-    with pytest.raises(ValueError, match="0/D/B/R/C/S/K"):
+    with pytest.raises(ValueError, match="only 0/D/B/R/C/S"):
         F.AddrMapping.parse("dramid@8;0000XXXX")
+
+
+def test_addr_mapping_as_addrdec_parseoption_reads_it():
+    low = "dramid@8;00000000.00000000.00000000.00000000.0000rrrr.rrrrrrrr.rbbbcccb.cccsssss"
+    assert F.AddrMapping.parse(low).bits == F.AddrMapping.parse(low.upper().replace("DRAMID", "dramid")).bits
+    assert F.AddrMapping.parse("0" * 32 + "|RRRRRRRR RRRRRRRR|BBBBCCCC CCCSSSSS").bits["B"] == [12, 13, 14, 15]
+    for bad, msg in (("dramid@8;", "exactly 64 bits, got 0"), ("dramid@8;" + "R" * 70, "exactly 64 bits, got 70"),
+                     ("dramid@8;" + "0" * 59 + "DDSSS", "D bits cannot be given together with dramid@")):
+        with pytest.raises(ValueError, match=msg):
+            F.AddrMapping.parse(bad)
+
+
+def test_address_decoder_masks():
+    m = F.AddrMapping.parse("dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RBBBCCCB.CCCSSSSS")
+    # 32 channels: 5 chip bits inserted at bit 8 (QV100, matches vectoradd_qv100.log)
+    assert F.address_decoder_lines(m, 1, 32, 2) == [
+        "addr_dec_mask[CHIP]  = 0000000000001f00 \thigh:13 low:8",
+        "addr_dec_mask[BK]    = 00000000000e2000 \thigh:20 low:13",
+        "addr_dec_mask[ROW]   = 00000001fff00000 \thigh:33 low:20",
+        "addr_dec_mask[COL]   = 000000000001c0ff \thigh:17 low:0",
+        "addr_dec_mask[BURST] = 000000000000001f \thigh:5 low:0",
+        "sub_partition_id_mask = 0000000000002000"]
+    # 12 channels (not a power of two): masks stay as given, no chip bits; one sub-partition
+    lines = F.address_decoder_lines(m, 1, 12, 1)
+    assert lines[0] == "addr_dec_mask[CHIP]  = 0000000000000000 \thigh:64 low:0"
+    assert lines[1] == "addr_dec_mask[BK]    = 0000000000007100 \thigh:15 low:8"
+    assert lines[-1] == "sub_partition_id_mask = 0000000000000000"
+    # no mapping string: -gpgpu_mem_address_mask presets (1: chip bits at 13)
+    assert F.address_decoder_lines(None, 1, 8, 1)[:2] == [
+        "addr_dec_mask[CHIP]  = 000000000000e000 \thigh:16 low:13",
+        "addr_dec_mask[BK]    = 0000000000001800 \thigh:13 low:11"]
+    assert F.address_decoder_lines(None, 7, 8, 1) is None
 
 
 @pytest.mark.parametrize("cls,s", [
