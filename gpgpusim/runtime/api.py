@@ -198,7 +198,7 @@ class Runtime(StreamApi):
         self._line_stats = bool(self._cfg("enable_ptx_file_line_stats", False))
         self._start_streams()
         if splash and reporter is not None:
-            for step in ("splash", "option_dump"):
+            for step in ("splash", "option_dump", "perf_init"):
                 fn = getattr(reporter, step, None)
                 if fn is not None:
                     fn()
