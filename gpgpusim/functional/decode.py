@@ -124,6 +124,7 @@ class Program:
     opcode_of: list[str]
     filename: str
     decode_error: dict[int, str] = field(default_factory=dict)
+    reads_clock: bool = False                  # some instruction reads %clock / %clock64
 
     @property
     def kernel_frame(self) -> int:
@@ -286,6 +287,8 @@ def build_program(module: ir.Module, kernel: ir.Function, make_handler: Callable
     for fi in funcs.values():
         if not fi.fn.is_entry:
             prog.insts[fi.end].run = fi.fend or (lambda ex, sel: None)
+    prog.reads_clock = any(isinstance(op, ir.Special) and op.name in ("%clock", "%clock64")
+                           for d in prog.insts if d.inst is not None for op in d.inst.operands)
     return prog
 
 

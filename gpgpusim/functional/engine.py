@@ -202,6 +202,8 @@ def _issue(ex: Exec, G: np.ndarray, p: int) -> None:
     if counted:
         ex.warp_insn += G.size
         ex.pc_warp[p] += G.size
+        if ex.wclock is not None:
+            ex.wclock[G] += 1
     # guard predicate
     esel = sel
     if d.guard >= 0:
@@ -304,6 +306,8 @@ def _issue1(ex: Exec, w: int, p: int) -> int:
     if counted:
         ex.warp_insn += 1
         ex.pc_warp[p] += 1
+        if ex.wclock is not None:
+            ex.wclock[w] += 1
     esel = sel
     emask = mask
     if d.guard >= 0:

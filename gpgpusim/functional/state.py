@@ -35,6 +35,7 @@ SHARED_WINDOW = 1 << 48
 LOCAL_WINDOW = 2 << 48
 WINDOW_SIZE = 1 << 32
 _SH = {1: 0, 2: 1, 4: 2, 8: 3, 16: 4}
+_GLOBALTIMER_BASE_NS = time.time_ns() - time.perf_counter_ns()
 
 
 def _opt(options: Any, name: str, default: Any) -> Any:
@@ -122,6 +123,8 @@ class Exec:
         self.pc_thread = [0] * len(prog.insts)
         self.pc_warp = [0] * len(prog.insts)
         self.steps = 0
+        # per-warp count of issued instructions: the functional-mode %clock (see special())
+        self.wclock: np.ndarray | None = np.zeros(self.W, dtype=np.int64) if prog.reads_clock else None
         self.step_limit = int(_opt(options, "functional_step_limit", 50_000_000))
         # per-issue scratch
         self._scratch = np.zeros(N, dtype=np.bool_)
@@ -136,7 +139,6 @@ class Exec:
         self.defer_atomics = False
         self._special: dict[tuple[str, str | None], np.ndarray] = {}
         self.nsm = int(_opt(options, "gpgpu_n_clusters", 80)) * int(_opt(options, "gpgpu_n_cores_per_cluster", 1))
-        self._t0 = time.perf_counter_ns()
         self._setup_debug()
 
     # ------------------------------------------------------------------ helpers
@@ -228,10 +230,18 @@ class Exec:
         elif name == "%gridid":
             v = np.full(N, self.gridid, dtype=np.uint64)
         elif name in ("%clock", "%clock64"):
-            v = np.full(N, self.steps if name == "%clock64" else self.steps & 0xFFFFFFFF,
-                        dtype=np.uint64 if name == "%clock64" else np.uint32)
+            # Functional mode has no core clock (GPGPU-Sim reads the SIMT-core cycle, S000
+            # "%clock"): each warp instruction counts as one cycle of its own warp, so a thread
+            # sees its clock advance by the warp instructions issued in between.  That is
+            # monotonic within a thread, deterministic, and the same for both drivers (the SIMT
+            # stack alone decides a warp's instruction sequence); the timing model replaces it.
+            assert self.wclock is not None
+            c = self.wclock[self.all_lanes >> 5].astype(np.uint64)
+            v = c if name == "%clock64" else (c & np.uint64(0xFFFFFFFF)).astype(np.uint32)
         elif name.startswith("%globaltimer"):
-            ns = time.perf_counter_ns() - self._t0
+            # nanoseconds since the Unix epoch, as the hardware's timer (synchronised with the
+            # host clock) reads; derived from a monotonic clock so it never steps backwards
+            ns = _GLOBALTIMER_BASE_NS + time.perf_counter_ns()
             if name == "%globaltimer_lo":
                 ns &= 0xFFFFFFFF
             elif name == "%globaltimer_hi":
