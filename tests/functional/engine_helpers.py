@@ -1,5 +1,10 @@
 """Helpers for engine tests: run a kernel on both drivers and insist they agree.
 
+``run_both`` runs three ways: the batched driver as launched (which issues warp by warp with
+scalar bookkeeping when at most ``engine._SMALL_W`` warps are resident, as most small test
+kernels are), the batched driver with that shortcut disabled (so the vectorised multi-warp
+path runs too), and the warp-step driver.
+
 (A uniquely named module: ``from conftest import ...`` would pick up whichever tests/*/conftest.py
 was imported first in a whole-suite run.)"""
 
@@ -10,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gpgpusim.functional import engine
 from gpgpusim.functional.engine import launch
 from gpgpusim.functional.loader import load_module
 from gpgpusim.functional.memory import GlobalMemory
@@ -32,7 +38,8 @@ class Run:
 def run_once(module, kernel, grid, block, buffers, scalars=(), driver="batched", dyn_smem=0,
              options=None, line_stats=None, **launch_kw):
     """``buffers``: list of (name, ndarray) copied to the device and read back after the launch;
-    ``scalars``: list of (struct format, value) appended after the pointers."""
+    ``scalars``: list of (struct format, value) appended after the pointers.  ``driver``:
+    "batched", "warp", or "vector" (the batched driver forced onto its vectorised path)."""
     g = GlobalMemory()
     lm = load_module(module, g)
     addrs = {}
@@ -49,20 +56,30 @@ def run_once(module, kernel, grid, block, buffers, scalars=(), driver="batched",
         vals.append(v)
     params = struct.pack(fmt, *vals)
     printed: list[str] = []
-    st = launch(lm, kernel, grid, block, dyn_smem, params, gmem=g, driver=driver,
-                printf=printed.append, options=options, line_stats=line_stats, **launch_kw)
+    small_w = engine._SMALL_W
+    if driver == "vector":
+        engine._SMALL_W = 0
+    try:
+        st = launch(lm, kernel, grid, block, dyn_smem, params, gmem=g,
+                    driver="batched" if driver == "vector" else driver,
+                    printf=printed.append, options=options, line_stats=line_stats, **launch_kw)
+    finally:
+        engine._SMALL_W = small_w
     outs = {name: g.read(addrs[name], arr.nbytes).view(arr.dtype).reshape(arr.shape) for name, arr in buffers}
     return Run(outs, st, "".join(printed), g, addrs)
 
 
 def run_both(module, kernel, grid, block, buffers, scalars=(), **kw):
-    """Run on the batched and the warp driver; assert identical memory, counts and output."""
+    """Run on the batched driver (as launched, and forced onto its vectorised path) and on the
+    warp driver; assert identical memory, counts and output.  Returns the batched run."""
     a = run_once(module, kernel, grid, block, buffers, scalars, driver="batched", **kw)
-    b = run_once(module, kernel, grid, block, buffers, scalars, driver="warp", **kw)
-    for name in a.out:
-        np.testing.assert_array_equal(a.out[name], b.out[name], err_msg=f"drivers disagree on {name}")
-    assert (a.stats.thread_insn, a.stats.warp_insn) == (b.stats.thread_insn, b.stats.warp_insn)
-    assert a.printed == b.printed
+    for drv in ("vector", "warp"):
+        b = run_once(module, kernel, grid, block, buffers, scalars, driver=drv, **kw)
+        for name in a.out:
+            np.testing.assert_array_equal(a.out[name], b.out[name],
+                                          err_msg=f"batched and {drv} runs disagree on {name}")
+        assert (a.stats.thread_insn, a.stats.warp_insn) == (b.stats.thread_insn, b.stats.warp_insn), drv
+        assert a.printed == b.printed, drv
     return a
 
 
