@@ -41,7 +41,9 @@ class KernelStats:
     simulated core cycles (``gpu_sim_cycle``; None in functional mode).  ``counters`` holds the
     timing model's counters *cumulative since program start* by GPGPU-Sim stat name (the
     Reporter subtracts its previous snapshot to get per-kernel values).  ``line_counts`` maps
-    ``(ptx_file, line)`` to thread-level executions of the instruction on that line.
+    ``(ptx_file, line)`` to the executions of the instruction on that line counted as GPGPU-Sim
+    counts them for the line-stats file: per SIMT-active lane, guard predicate true or false
+    (so they sum to ``functional_insn``).
     ``functional_insn`` is what C++ GPGPU-Sim's functional mode counts (``g_ptx_sim_num_insn``):
     the active lanes of every executed instruction whether its guard predicate holds or not, so
     it exceeds ``thread_insn`` by the predicated-off lanes (vectoradd 1,441,792 vs 1,376,256);

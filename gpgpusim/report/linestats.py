@@ -2,11 +2,17 @@
 
 GPGPU-Sim counterpart: ``ptx_file_line_stats_write_file`` (checklist C199).  GPGPU-Sim writes a
 header naming nine metrics and one row per PTX source line, ``<file> <line> : <metrics...>``.
-The functional engine provides the first metric, the execution count (thread-level, so the
-counts sum to ``gpu_sim_insn``); the other eight (latency, DRAM traffic, shared-memory bank
-conflicts, ...) come from the timing model.  Columns no model has produced are left out of the
-header and the rows rather than written as zeros; with all nine the file is byte-identical in
-form to GPGPU-Sim's (``"%s %i : "`` then each value followed by a space).
+
+The first metric, the execution count, is counted by GPGPU-Sim in ``ptx_exec_inst`` next to
+``g_ptx_sim_num_insn``: once per SIMT-active lane of every executed instruction, whether its
+guard predicate holds or not, so the counts sum to the functional instruction count (vectoradd:
+1,441,792, where ``gpu_sim_insn`` is 1,376,256).  GPGPU-Sim skips this counting for functional
+simulation threads; we count in both modes, with the same definition, from the per-line counts
+the engine reports (``KernelStats.line_counts``).  The other eight metrics (latency, DRAM
+traffic, shared-memory bank conflicts, ...) come from the timing model.  Columns no model has
+produced are left out of the header and the rows rather than written as zeros; with all nine
+the file is byte-identical in form to GPGPU-Sim's (``"%s %i : "`` then each value followed by a
+space).
 """
 
 from __future__ import annotations
