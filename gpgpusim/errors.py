@@ -12,6 +12,8 @@ The full name/message table lives in :mod:`gpgpusim.runtime.errors_table`.
 from __future__ import annotations
 
 import enum
+import os
+import sys
 
 
 class Err(enum.IntEnum):
@@ -92,3 +94,30 @@ class NotSupportedError(CudaError):
 
     def __init__(self, message: str, *, sticky: bool = False) -> None:
         super().__init__(Err.NotSupported, message, sticky=sticky)
+
+
+def report_internal_error(where: str, exc: BaseException) -> str:
+    """Report a simulator bug caught by a catch-all, off the application's call path.
+
+    Used where a non-CUDA exception is turned into a ``cudaError_t`` on a background thread
+    (a kernel on the simulation thread, a stream operation, a host-function helper thread), so
+    that no Python traceback reaches the host program.  Writes one line
+    ``gpgpusim: <where>: internal simulator error: <type>: <text>`` to stderr (after flushing
+    the application's stdout, so it lands in order) and, only with ``GPGPUSIM_TRACEBACK=1``,
+    the traceback first.  Returns the line without the ``gpgpusim: `` prefix, for the
+    :class:`CudaError` that the next synchronising call reports.
+    """
+    line = f"{where}: internal simulator error: {type(exc).__name__}: {exc}"
+    try:
+        from gpgpusim.runtime import hostio
+
+        hostio.flush()
+        if os.environ.get("GPGPUSIM_TRACEBACK") == "1":
+            import traceback
+
+            traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+        sys.stderr.write(f"gpgpusim: {line}\n")
+        sys.stderr.flush()
+    except Exception:  # noqa: BLE001 - reporting must never raise on a background thread
+        pass
+    return line

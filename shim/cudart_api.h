@@ -181,6 +181,18 @@ cudaError_t cudaStreamEndCapture_ptsz(void *stream, void *pGraph);
 cudaError_t cudaStreamIsCapturing_ptsz(void *stream, void *pCaptureStatus);
 cudaError_t cudaStreamGetCaptureInfo_ptsz(void *stream, void *captureStatus_out, void *id_out, void *graph_out, void *dependencies_out, void *edgeData_out, void *numDependencies_out);
 cudaError_t cudaGraphLaunch_ptsz(void *graphExec, void *stream);
+/* synchronous calls of --default-stream per-thread binaries: the plain call on the calling
+ * thread's per-thread default stream (StreamApi.*_ptds) */
+cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count, int kind);
+cudaError_t cudaMemset_ptds(void *devPtr, int value, size_t count);
+cudaError_t cudaMemcpy2D_ptds(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                              size_t height, int kind);
+cudaError_t cudaMemset2D_ptds(void *devPtr, size_t pitch, int value, size_t width, size_t height);
+cudaError_t cudaMemcpyToSymbol_ptds(const void *symbol, const void *src, size_t count, size_t offset,
+                                    int kind);
+cudaError_t cudaMemcpyFromSymbol_ptds(void *dst, const void *symbol, size_t count, size_t offset,
+                                      int kind);
+cudaError_t cudaMemcpy3D_ptds(const void *p);
 
 /* more of gpgpusim.runtime.stream_api.StreamApi: graph edges/clones/updates, capture to
  * graph, memory pools, _ptsz */

@@ -141,9 +141,10 @@ GS_EXPORT cudaError_t cudaMemset3D(gs_pitched_ptr pitchedDevPtr, int value, gs_e
     return gs_memset3d(&pitchedDevPtr, value, &extent, (void *)0, 0);
 }
 
+/* Synchronous, on the calling thread's per-thread default stream (cudaStreamPerThread). */
 GS_EXPORT cudaError_t cudaMemset3D_ptds(gs_pitched_ptr pitchedDevPtr, int value, gs_extent extent)
 {
-    return gs_memset3d(&pitchedDevPtr, value, &extent, (void *)0, 0);
+    return gs_memset3d(&pitchedDevPtr, value, &extent, (void *)2, 0);
 }
 
 GS_EXPORT cudaError_t cudaMemset3DAsync(gs_pitched_ptr pitchedDevPtr, int value, gs_extent extent, void *stream)
@@ -156,8 +157,6 @@ GS_EXPORT cudaError_t cudaMemset3DAsync_ptsz(gs_pitched_ptr pitchedDevPtr, int v
 {
     return gs_memset3d(&pitchedDevPtr, value, &extent, GS_PTSZ(stream), 1);
 }
-
-GS_EXPORT cudaError_t cudaMemcpy3D_ptds(const void *p) { return cudaMemcpy3D(p); }
 
 GS_EXPORT cudaError_t cudaMemcpy3DAsync_ptsz(const void *p, void *stream)
 {
@@ -189,23 +188,14 @@ GS_EXPORT struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z
 }
 
 /* ---- per-thread default stream variants (nvcc --default-stream per-thread) ----
- * The _ptsz (asynchronous) forms treat the NULL stream as cudaStreamPerThread (handle 2); the
- * _ptds (synchronous) forms behave like the plain call. */
+ * The _ptsz (asynchronous) forms treat the NULL stream as cudaStreamPerThread (handle 2).  The
+ * _ptds (synchronous) forms are in cudart_api.h: they run the plain call on the calling
+ * thread's per-thread default stream and wait as it does, never on the legacy stream. */
 
-GS_EXPORT cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count, int kind)
-{ return cudaMemcpy(dst, src, count, kind); }
 GS_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count, int kind, void *s)
 { return cudaMemcpyAsync(dst, src, count, kind, GS_PTSZ(s)); }
-GS_EXPORT cudaError_t cudaMemcpy2D_ptds(void *dst, size_t dp, const void *src, size_t sp, size_t w,
-                                        size_t h, int kind)
-{ return cudaMemcpy2D(dst, dp, src, sp, w, h, kind); }
-GS_EXPORT cudaError_t cudaMemset_ptds(void *p, int v, size_t n) { return cudaMemset(p, v, n); }
 GS_EXPORT cudaError_t cudaMemsetAsync_ptsz(void *p, int v, size_t n, void *s)
 { return cudaMemsetAsync(p, v, n, GS_PTSZ(s)); }
-GS_EXPORT cudaError_t cudaMemcpyToSymbol_ptds(const void *sym, const void *src, size_t n, size_t off, int k)
-{ return cudaMemcpyToSymbol(sym, src, n, off, k); }
-GS_EXPORT cudaError_t cudaMemcpyFromSymbol_ptds(void *dst, const void *sym, size_t n, size_t off, int k)
-{ return cudaMemcpyFromSymbol(dst, sym, n, off, k); }
 GS_EXPORT cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void *sym, const void *src, size_t n, size_t off,
                                                    int k, void *s)
 { return cudaMemcpyToSymbolAsync(sym, src, n, off, k, GS_PTSZ(s)); }

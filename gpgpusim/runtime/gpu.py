@@ -17,9 +17,12 @@ Interface used by :class:`gpgpusim.runtime.streams.StreamManager`:
 - ``abort() -> list[KernelRecord]`` — drop the started kernels (after a sticky error);
 - ``memcpy(op)``, ``memcpy2d(op)``, ``memset(op)``, ``free(op)`` — the other operations, at the
   current time; ``stage_host_copy(op)`` — CUDA's pageable-memory rules at enqueue time;
+  ``sync_call_waits(op)`` — whether the synchronous API call that enqueued ``op`` returns only
+  once it completed;
 - ``now_cycles`` / ``now_ms`` / ``cycles_to_ms()`` — simulated time (core clock cycles).
 
-Everything but the first two and ``stage_host_copy`` runs on the simulation thread.
+Everything but the first two, ``stage_host_copy`` and ``sync_call_waits`` runs on the
+simulation thread.
 
 Functional mode (this class): ``advance()`` runs the oldest started kernel to completion on the
 functional engine.  The **time estimate** per kernel is documented in :func:`estimate_cycles`:
@@ -49,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from gpgpusim.errors import CudaError, Err
+from gpgpusim.errors import CudaError, Err, report_internal_error
 
 #: Defaults of the embedded SM7_QV100 config, used when no config is given (unit tests).
 DEFAULT_CORE_MHZ = 1132.0
@@ -234,17 +237,24 @@ class WaitEventOp(Op):
 
 
 class HostFuncOp(Op):
-    """``cudaLaunchHostFunc`` / ``cudaStreamAddCallback``: ``fn()`` runs on the simulation thread.
+    """``cudaLaunchHostFunc`` / ``cudaStreamAddCallback``: ``fn`` runs on a host helper thread
+    when the stream reaches it.
 
-    ``fn`` takes no arguments (the runtime binds the user's function and data).  Like CUDA, a host
-    function must not call the CUDA API (the stream manager refuses with ``cudaErrorNotPermitted``).
+    A host function (``callback=False``) is ``fn()``, and is skipped once the context has a
+    sticky error (CUDA: "the function will not be called in the event of an error").  A stream
+    callback (``callback=True``) is ``fn(status)`` and always runs exactly once, ``status`` being
+    ``cudaSuccess`` or the context's sticky error.  The runtime binds the user's function and
+    data.  Like CUDA, ``fn`` must not call the CUDA API (the stream manager refuses with
+    ``cudaErrorNotPermitted``).
     """
 
     kind = "host_func"
 
-    def __init__(self, fn: Callable[[], Any]) -> None:
+    def __init__(self, fn: Callable[..., Any], *, callback: bool = False) -> None:
         super().__init__()
         self.fn = fn
+        self.callback = callback
+        self.status = 0       # the cudaError_t handed to a callback, set when it starts
 
 
 class EmptyOp(Op):
@@ -473,8 +483,8 @@ class Gpu:
         except CudaError as exc:
             rec.error = exc
         except Exception as exc:  # noqa: BLE001 - an engine bug: the kernel's results are undefined
-            rec.error = CudaError(Err.LaunchFailure, f"kernel '{op.kernel}': internal simulator "
-                                  f"error: {type(exc).__name__}: {exc}", sticky=True)
+            rec.error = CudaError(Err.LaunchFailure,
+                                  report_internal_error(f"kernel '{op.kernel}'", exc), sticky=True)
         warp_insn = int(getattr(rec.stats, "warp_insn", 0) or 0)
         self.now_cycles += estimate_cycles(warp_insn, self.n_sm, self.issue_per_sm,
                                            self.launch_latency_cycles)
@@ -490,9 +500,8 @@ class Gpu:
             return
         try:
             fn(data)
-        except Exception as exc:  # noqa: BLE001
-            import sys
-            print(f"gpgpusim: report {what} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        except Exception as exc:  # noqa: BLE001 - the report is not worth the run
+            report_internal_error(f"report {what}", exc)
 
     @staticmethod
     def _report_stats(rec: KernelRecord) -> Any:
@@ -550,12 +559,15 @@ class Gpu:
         Host memory that the device memory map does not know (not pinned, not managed) is
         pageable.  A host-to-device copy from it is staged at call time: the source bytes are
         snapshotted now, so the application may reuse its buffer as soon as the call returns.
-        Returns True for a device-to-host copy into pageable memory, which CUDA completes before
-        the call returns (the caller must wait for the operation).
+        Returns True for a device-to-host copy into pageable memory, and for any host-to-host
+        copy ("fully synchronous with respect to the host"), which CUDA completes before the
+        call returns (the caller must wait for the operation).
         """
         if not isinstance(op, (MemcpyOp, Memcpy2DOp)):
             return False
         kind = self._resolve(op.direction, op.dst, op.src)
+        if kind == MemcpyKind.HostToHost:
+            return True
         if kind == MemcpyKind.HostToDevice and isinstance(op.src, int) and not self._is_device(op.src):
             if isinstance(op, MemcpyOp):
                 n = op.nbytes
@@ -566,6 +578,33 @@ class Gpu:
             return False
         return kind == MemcpyKind.DeviceToHost and isinstance(op.dst, int) \
             and not self._is_device(op.dst)
+
+    def _host_visible(self, ref: HostRef) -> bool:
+        """Host memory the application can read directly: pageable, pinned or managed."""
+        return not isinstance(ref, int) or self.gmem is None or self.gmem.find(ref) is None \
+            or bool(self.gmem.is_host_mapped(ref))
+
+    def sync_call_waits(self, op: Op) -> bool:
+        """Whether the *synchronous* API call that enqueued ``op`` returns only once ``op`` has
+        completed (CUDA's "API synchronization behavior").
+
+        - ``cudaMemcpy`` device to device (neither side host memory): no host-side
+          synchronisation, it returns once enqueued;
+        - every other ``cudaMemcpy`` (to or from host memory, pageable or pinned, or host to
+          host): returns once the copy is done (for a pageable source CUDA may return once the
+          bytes are staged; completing the copy is the same observable result);
+        - ``cudaMemset``: asynchronous with respect to the host unless the target is pinned host
+          or managed memory;
+        - anything else: waits.
+        """
+        if isinstance(op, (MemcpyOp, Memcpy2DOp)):
+            kind = self._resolve(op.direction, op.dst, op.src)
+            if kind != MemcpyKind.DeviceToDevice:
+                return True
+            return self._host_visible(op.dst) or self._host_visible(op.src)
+        if isinstance(op, MemsetOp):
+            return self._host_visible(op.dst)
+        return True
 
     def memcpy(self, op: MemcpyOp) -> None:
         kind = self._resolve(op.direction, op.dst, op.src)

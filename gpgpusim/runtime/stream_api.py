@@ -10,7 +10,14 @@ C047, C049); graphs, capture, host functions and stream-ordered allocation have 
 What the mixin needs from the class that inherits it:
 
 - ``self.streams``: the :class:`~gpgpusim.runtime.streams.StreamManager`;
-- ``self.gmem``: the device memory (``cudaMallocAsync`` / ``cudaFreeAsync``);
+- ``self.gmem``: the device memory;
+- for stream-ordered allocation, the device-allocation accounting of the host part:
+  ``_device_alloc(size, what) -> address`` (capacity check, records the allocation in
+  ``_device_allocs``), ``_device_allocs: dict[base, size]`` and ``_managed`` (managed bases,
+  which ``_device_allocs`` also lists but ``cudaFreeAsync`` must refuse);
+- for the ``_ptds`` entry points, the host part's synchronous calls (``cudaMemcpy``,
+  ``cudaMemset``, ``cudaMemcpy2D``, ``cudaMemset2D``, ``cudaMemcpyToSymbol``,
+  ``cudaMemcpyFromSymbol``, ``cudaMemcpy3D``), run with the per-thread default stream;
 - optional error plumbing, used when present: ``_blocked_by() -> CudaError | None`` (sticky or
   init error returned before doing anything), ``_record(name, exc) -> int`` (last error + one
   stderr line), ``fail(name, exc) -> int`` (unexpected exception);
@@ -19,7 +26,10 @@ What the mixin needs from the class that inherits it:
   ``launch.marshal_params``.
 
 ``*_ptsz`` methods are the per-thread-default-stream entry points (``nvcc
---default-stream per-thread``): the NULL stream means ``cudaStreamPerThread``.
+--default-stream per-thread``): the NULL stream means ``cudaStreamPerThread``.  The ``*_ptds``
+methods are the synchronous calls of such binaries: the plain call, run inside
+:meth:`StreamManager.per_thread_default`, so its implicit stream is the calling thread's
+per-thread default stream (not the legacy stream, which would wait for every blocking stream).
 """
 
 from __future__ import annotations
@@ -27,7 +37,6 @@ from __future__ import annotations
 import ctypes
 import functools
 import struct
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -47,8 +56,6 @@ from gpgpusim.runtime.gpu import (
 )
 from gpgpusim.runtime.stream_mempool import INT_ATTRS, MemPool, MemPools
 from gpgpusim.runtime.streams import (
-    CAPTURE_MODE_GLOBAL,
-    CAPTURE_MODE_RELAXED,
     PRIORITY_GREATEST,
     PRIORITY_LEAST,
     STREAM_LEGACY_NULL,
@@ -228,12 +235,15 @@ class StreamApi:
 
     @_entry
     def cudaStreamAddCallback(self, stream: int, callback: int, user_data: int, flags: int) -> None:
-        """``cudaStreamAddCallback``: ``callback(stream, cudaSuccess, userData)``; flags must be 0."""
+        """``cudaStreamAddCallback``: ``callback(stream, status, userData)`` runs exactly once,
+        ``status`` being ``cudaSuccess`` or the context's sticky error (unlike a host function,
+        it also runs after a device error); flags must be 0; not allowed during capture."""
         _need(callback, "cudaStreamAddCallback: callback")
         if flags:
             raise CudaError(Err.InvalidValue, f"cudaStreamAddCallback: flags must be 0, not {flags}")
         cfn = _STREAM_CB(callback)
-        self.streams.add_host_func(stream, lambda: cfn(stream or None, 0, user_data or None))
+        self.streams.add_host_func(stream, lambda status: cfn(stream or None, status, user_data or None),
+                                   callback=True)
 
     # ================================================================== stream-ordered memory
     def _pools(self) -> MemPools:
@@ -242,12 +252,11 @@ class StreamApi:
         return pools
 
     def _alloc_from(self, what: str, p_dev: int, size: int, pool: MemPool, stream: int) -> None:
+        """Allocated at once through the device's allocation accounting (capacity check,
+        ``cudaMemGetInfo``), then owned by ``pool``."""
         _need(p_dev, f"{what}: devPtr")
         self.streams.get_stream(stream)             # validates the handle
-        addr = self.gmem.allocate(max(int(size), 1))
-        allocs = getattr(self, "_device_allocs", None)
-        if isinstance(allocs, dict):
-            allocs[addr] = int(size)
+        addr = self._device_alloc(int(size), what)  # type: ignore[attr-defined]
         self._pools().allocated(pool, addr, int(size))
         abi.write_u64(p_dev, addr)
 
@@ -263,17 +272,23 @@ class StreamApi:
 
     @_entry
     def cudaFreeAsync(self, dev_ptr: int, stream: int) -> None:
-        """``cudaFreeAsync``: released when the stream reaches this point."""
+        """``cudaFreeAsync``: released when the stream reaches this point.  Only memory from
+        ``cudaMalloc``/``cudaMallocAsync``/a pool can be freed so (not pinned, registered or
+        managed memory, nor a ``__device__`` variable); it counts as free at once."""
+        what = "cudaFreeAsync"
         if not dev_ptr:
             return
-        found = self.gmem.find(dev_ptr)
-        if found is None or found[0] != dev_ptr:
-            raise CudaError(Err.InvalidValue,
-                            f"cudaFreeAsync: {dev_ptr:#x} is not the start of a device allocation")
-        allocs = getattr(self, "_device_allocs", None)
-        if isinstance(allocs, dict):
-            allocs.pop(dev_ptr, None)
-        self.streams.enqueue(stream, FreeOp(dev_ptr))
+        allocs: dict[int, int] = self._device_allocs  # type: ignore[attr-defined]
+        if dev_ptr not in allocs or dev_ptr in getattr(self, "_managed", {}):
+            found = self.gmem.find(dev_ptr)
+            why = ("it is not device memory" if found is None else
+                   "it points inside an allocation" if found[0] != dev_ptr else
+                   "it is managed, pinned or registered host memory, or a __device__ variable")
+            raise CudaError(Err.InvalidValue, f"{what}: {dev_ptr:#x} was not returned by cudaMalloc, "
+                            f"cudaMallocAsync or cudaMallocFromPoolAsync, or was already freed ({why})")
+        self.streams.get_stream(stream)             # validates the handle before anything changes
+        self.streams.enqueue(stream, FreeOp(dev_ptr), what=what)
+        allocs.pop(dev_ptr, None)
         self._pools().freed(dev_ptr)
 
     @_entry
@@ -416,14 +431,10 @@ class StreamApi:
 
     @_entry
     def cudaThreadExchangeStreamCaptureMode(self, p_mode: int) -> None:
-        """Accepted and echoed: this simulator checks capture-unsafe calls per capture mode."""
+        """Swap the calling thread's capture interaction mode, which decides which "potentially
+        unsafe" calls fail during capture (:meth:`StreamManager.check_unsafe_call`)."""
         _need(p_mode, "cudaThreadExchangeStreamCaptureMode: mode")
-        mode = ctypes.c_int.from_address(p_mode).value
-        if mode not in (CAPTURE_MODE_GLOBAL, 1, CAPTURE_MODE_RELAXED):
-            raise CudaError(Err.InvalidValue, f"cudaThreadExchangeStreamCaptureMode: mode {mode}")
-        tls = self.__dict__.setdefault("_capture_mode_tls", threading.local())
-        old = getattr(tls, "mode", CAPTURE_MODE_GLOBAL)
-        tls.mode = mode
+        old = self.streams.exchange_capture_mode(ctypes.c_int.from_address(p_mode).value)
         abi.write_i32(p_mode, old)
 
     # ================================================================== graphs
@@ -994,3 +1005,34 @@ class StreamApi:
     @_entry
     def cudaGraphLaunch_ptsz(self, graph_exec: int, stream: int) -> int:
         return self.cudaGraphLaunch.__wrapped__(self, graph_exec, _ptsz(stream))  # type: ignore[attr-defined]
+
+    # ================================================================== per-thread synchronous calls
+    # (cudaMemset3D_ptds is a C wrapper passing cudaStreamPerThread to gs_memset3d)
+    def _ptds(self, name: str, *args: int) -> int:
+        with self.streams.per_thread_default():
+            rc: int = getattr(self, name)(*args)
+        return rc
+
+    def cudaMemcpy_ptds(self, dst: int, src: int, count: int, kind: int) -> int:
+        return self._ptds("cudaMemcpy", dst, src, count, kind)
+
+    def cudaMemset_ptds(self, ptr: int, value: int, count: int) -> int:
+        return self._ptds("cudaMemset", ptr, value, count)
+
+    def cudaMemcpy2D_ptds(self, dst: int, dpitch: int, src: int, spitch: int, width: int,
+                          height: int, kind: int) -> int:
+        return self._ptds("cudaMemcpy2D", dst, dpitch, src, spitch, width, height, kind)
+
+    def cudaMemset2D_ptds(self, ptr: int, pitch: int, value: int, width: int, height: int) -> int:
+        return self._ptds("cudaMemset2D", ptr, pitch, value, width, height)
+
+    def cudaMemcpyToSymbol_ptds(self, symbol: int, src: int, count: int, offset: int,
+                                kind: int) -> int:
+        return self._ptds("cudaMemcpyToSymbol", symbol, src, count, offset, kind)
+
+    def cudaMemcpyFromSymbol_ptds(self, dst: int, symbol: int, count: int, offset: int,
+                                  kind: int) -> int:
+        return self._ptds("cudaMemcpyFromSymbol", dst, symbol, count, offset, kind)
+
+    def cudaMemcpy3D_ptds(self, p: int) -> int:
+        return self._ptds("cudaMemcpy3D", p)

@@ -15,7 +15,12 @@ Semantics (CUDA's, where GPGPU-Sim differs it is noted):
   earlier work of every *blocking* stream, and work later enqueued on a blocking stream waits
   for it.  Streams created with ``cudaStreamNonBlocking`` are exempt both ways (C049).
 - Per-thread default stream (handle 2 = ``cudaStreamPerThread``, and handle 0 when the call
-  comes from a ``_ptsz`` entry point): one ordinary blocking stream per host thread.
+  comes from a ``_ptsz``/``_ptds`` entry point, see :meth:`StreamManager.per_thread_default`):
+  one ordinary blocking stream per host thread.
+- Synchronous API calls (``cudaMemcpy``, ``cudaMemset``, ...) enqueue with ``sync=True`` and
+  block exactly as CUDA's "API synchronization behavior" says (:meth:`Gpu.sync_call_waits`):
+  until *their own* operation completed, or not at all (device-to-device copies, memsets of
+  device memory) -- never for work other threads enqueue meanwhile.
 - Events carry the simulated GPU time (core cycles) at which their stream reached them, so
   ``elapsed_ms`` is simulated milliseconds (GPGPU-Sim returns host wall-clock seconds, C041).
 - Kernels from different streams may be in the GPU's running slots at the same time, up to
@@ -26,9 +31,15 @@ Semantics (CUDA's, where GPGPU-Sim differs it is noted):
   Other failures of an asynchronous operation are reported once, by the next synchronising
   call (or query) of any stream.
 - Host functions run on their own helper thread, so a blocked host function stalls only its
-  stream; like CUDA, they may not call the stream API (``cudaErrorNotPermitted``).
+  stream; like CUDA, they may not call the stream API (``cudaErrorNotPermitted``).  After a
+  sticky error ``cudaLaunchHostFunc`` functions are skipped while ``cudaStreamAddCallback``
+  callbacks still run, once, with the error as their status.
 - Stream capture records operations into a :class:`~gpgpusim.runtime.graphs.Graph` instead of
-  running them; streams join a capture by waiting on an event recorded in it.
+  running them; streams join a capture by waiting on an event recorded in it.  "Potentially
+  unsafe" calls (allocation, device-wide or synchronous calls) are refused during capture per
+  the calling thread's capture interaction mode (:meth:`StreamManager.check_unsafe_call`).
+- Process exit (:meth:`StreamManager.shutdown`) drains every queued operation, host functions
+  included, then stops and joins the simulation thread.
 - Copies follow CUDA's pageable-memory rules: a host-to-device copy from pageable memory is
   staged when enqueued; a device-to-host copy into pageable memory returns once done.
 - Launches of one executable graph are ordered after each other, whatever their streams.
@@ -37,12 +48,13 @@ Semantics (CUDA's, where GPGPU-Sim differs it is noted):
 from __future__ import annotations
 
 import collections
+import contextlib
 import itertools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from gpgpusim.errors import CudaError, Err
+from gpgpusim.errors import CudaError, Err, report_internal_error
 from gpgpusim.runtime import graphs
 from gpgpusim.runtime.gpu import (
     EmptyOp,
@@ -184,6 +196,7 @@ class StreamManager:
         self._stop = False
         self._closed = False
         self._tls = threading.local()
+        self._captures: list[Capture] = []             # begun and not yet ended
 
     # ================================================================ helpers
     def _check_caller(self, what: str) -> None:
@@ -202,6 +215,8 @@ class StreamManager:
     def _resolve(self, handle: int | None, per_thread: bool = False) -> Stream:
         if handle is None:
             handle = STREAM_LEGACY_NULL
+        if handle == STREAM_LEGACY_NULL and not per_thread:
+            per_thread = getattr(self._tls, "per_thread_default", False)
         if handle == STREAM_PER_THREAD or (handle == STREAM_LEGACY_NULL and per_thread):
             # thread-local, not keyed by thread id: ids are reused after a thread exits
             stream = getattr(self._tls, "per_thread_stream", None)
@@ -218,6 +233,18 @@ class StreamManager:
             raise CudaError(Err.InvalidResourceHandle,
                             f"stream handle {handle:#x} is not a live stream")
         return stream
+
+    @contextlib.contextmanager
+    def per_thread_default(self) -> Iterator[None]:
+        """Within this block the calling thread's stream 0 (NULL) means its per-thread default
+        stream: the ``_ptds``/``_ptsz`` entry points of ``nvcc --default-stream per-thread``
+        binaries run the plain call inside it."""
+        old = getattr(self._tls, "per_thread_default", False)
+        self._tls.per_thread_default = True
+        try:
+            yield
+        finally:
+            self._tls.per_thread_default = old
 
     def _event(self, handle: int) -> Event:
         event = self._events.get(handle)
@@ -285,14 +312,20 @@ class StreamManager:
                 self._active.remove(stream)
 
     def enqueue(self, handle: int | None, op: Op, per_thread: bool = False, *,
-                stage: bool = True) -> Op:
+                stage: bool = True, sync: bool = False, what: str | None = None) -> Op:
         """Push ``op`` on a stream (or into its capture graph); returns ``op``.
 
-        With ``stage`` (API calls; graph replays pass False), a copy follows CUDA's
-        pageable-memory rules (:meth:`Gpu.stage_host_copy`): a pageable source is snapshotted
-        now, and a copy into pageable memory is waited for before returning.
+        With ``stage`` (API calls; graph replays pass False), an asynchronous copy follows
+        CUDA's pageable-memory rules (:meth:`Gpu.stage_host_copy`): a pageable source is
+        snapshotted now, and a copy into pageable memory is waited for before returning.
+
+        ``sync`` marks a synchronous API call (``what`` names it, e.g. ``"cudaMemcpy"``): it is
+        a potentially unsafe call during capture (:meth:`check_unsafe_call`), it cannot go to a
+        capturing stream, and it waits for ``op`` itself when :meth:`Gpu.sync_call_waits` says
+        CUDA does -- then it reports ``op``'s own failure, else a pending asynchronous one.
         """
-        self._check_caller(f"enqueue {op.describe()}")
+        name = what or op.describe()
+        self._check_caller(name)
         wait = False
         with self._lock:
             if self._closed:
@@ -301,18 +334,34 @@ class StreamManager:
             # not have happened yet); the simulation thread drops the op, the next
             # synchronising call reports the fault (deterministic output)
             stream = self._resolve(handle, per_thread)
+            if sync:
+                self.check_unsafe_call(name)
+                if stream.capture is not None:
+                    self._invalidate(stream.capture, f"{name} on a capturing stream")
+                    raise CudaError(Err.StreamCaptureUnsupported,
+                                    f"{name}: a synchronous call is not allowed on a capturing "
+                                    "stream")
             if stream.capture is not None:
                 self._capture_op(stream, op)
                 return op
             if stream is self.legacy:
-                self._check_implicit_capture("an operation on the legacy default stream")
+                self._check_implicit_capture(f"{name} on the legacy default stream" if what
+                                             else "an operation on the legacy default stream")
             if isinstance(op, KernelLaunchOp):
                 self.gpu.push_kernel(op, self._stream_id(stream))
+            elif sync:
+                wait = self.gpu.sync_call_waits(op)
             elif stage:
                 wait = self.gpu.stage_host_copy(op)
             self._push(stream, op)
             if wait:
                 self._wait(lambda: op.done or self.sticky_error is not None)
+                self._check_sticky()
+                err = op.error
+                if err is not None:
+                    if self._async_error is err:
+                        self._async_error = None
+                    raise CudaError(err.code, err.message)
                 self._report_errors()
         if isinstance(op, KernelLaunchOp):
             self.gpu.announce_kernel(op)   # outside the lock: it prints
@@ -362,6 +411,7 @@ class StreamManager:
         with self._lock:
             stream = self._resolve(handle, per_thread)
             if stream.capture is not None:
+                self._invalidate(stream.capture, "cudaStreamQuery on a capturing stream")
                 raise CudaError(Err.StreamCaptureUnsupported,
                                 "cudaStreamQuery: not allowed on a capturing stream")
             self._report_errors()
@@ -371,6 +421,7 @@ class StreamManager:
         """``cudaDeviceSynchronize``: wait for every operation of every stream."""
         self._check_caller("cudaDeviceSynchronize")
         with self._lock:
+            self.check_unsafe_call("cudaDeviceSynchronize")
             self._check_implicit_capture("cudaDeviceSynchronize")
             targets = self._tails(self._active)
             self._wait(lambda: all(op.done for op in targets) or self.sticky_error is not None)
@@ -537,10 +588,24 @@ class StreamManager:
                 op.deps.append(event.record_op)
             self._push(stream, op)
 
-    def add_host_func(self, handle: int | None, fn: Callable[[], Any],
-                      per_thread: bool = False) -> Op:
-        """``cudaLaunchHostFunc``: ``fn()`` runs when the stream reaches it (helper thread)."""
-        return self.enqueue(handle, HostFuncOp(fn), per_thread)
+    def add_host_func(self, handle: int | None, fn: Callable[..., Any],
+                      per_thread: bool = False, *, callback: bool = False) -> Op:
+        """``cudaLaunchHostFunc``: ``fn()`` runs when the stream reaches it (helper thread).
+
+        ``callback=True`` is ``cudaStreamAddCallback``: ``fn(status)`` runs even after a sticky
+        error (see :class:`HostFuncOp`); it is not supported in stream capture (CUDA: use
+        ``cudaLaunchHostFunc``), so it fails with ``cudaErrorStreamCaptureUnsupported`` and
+        invalidates the capture.
+        """
+        if callback:
+            with self._lock:
+                stream = self._resolve(handle, per_thread)
+                if stream.capture is not None:
+                    self._invalidate(stream.capture, "cudaStreamAddCallback during capture")
+                    raise CudaError(Err.StreamCaptureUnsupported,
+                                    "cudaStreamAddCallback: not supported in stream capture "
+                                    "(use cudaLaunchHostFunc)")
+        return self.enqueue(handle, HostFuncOp(fn, callback=callback), per_thread)
 
     # ================================================================ capture
     def begin_capture(self, handle: int | None, mode: int = CAPTURE_MODE_GLOBAL,
@@ -570,6 +635,7 @@ class StreamManager:
             cap.owns_graph = graph is None
             stream.capture = cap
             stream.capture_frontier = list(deps or [])
+            self._captures.append(cap)
 
     def update_capture_dependencies(self, handle: int | None, nodes: list[graphs.GraphNode],
                                     replace: bool, per_thread: bool = False) -> None:
@@ -609,6 +675,8 @@ class StreamManager:
             for s in cap.streams:
                 s.capture = None
                 s.capture_frontier = []
+            if cap in self._captures:
+                self._captures.remove(cap)
             if cap.status == CAPTURE_STATUS_INVALIDATED:
                 if cap.owns_graph:
                     self.graphs.destroy_graph(cap.graph.handle)
@@ -681,11 +749,53 @@ class StreamManager:
         cap.status = CAPTURE_STATUS_INVALIDATED
         cap.error = cap.error or CudaError(Err.StreamCaptureInvalidated, why)
 
+    # ---- capture interaction modes (cudaThreadExchangeStreamCaptureMode)
+    def exchange_capture_mode(self, mode: int) -> int:
+        """``cudaThreadExchangeStreamCaptureMode``: set the calling thread's interaction mode,
+        return the previous one (a new thread starts in ``cudaStreamCaptureModeGlobal``)."""
+        if mode not in (CAPTURE_MODE_GLOBAL, CAPTURE_MODE_THREAD_LOCAL, CAPTURE_MODE_RELAXED):
+            raise CudaError(Err.InvalidValue, f"cudaThreadExchangeStreamCaptureMode: mode {mode} "
+                            "is not a cudaStreamCaptureMode")
+        old: int = getattr(self._tls, "capture_mode", CAPTURE_MODE_GLOBAL)
+        self._tls.capture_mode = mode
+        return old
+
+    def check_unsafe_call(self, what: str) -> None:
+        """Refuse a "potentially unsafe API call" (``cudaMalloc``, ``cudaFree``,
+        ``cudaDeviceSynchronize``, synchronous copies and memsets, ...) made during capture.
+
+        CUDA's rule (``cudaThreadExchangeStreamCaptureMode``), by the calling thread's mode:
+        *global* -- prohibited while this thread has an ongoing capture not begun in relaxed
+        mode, or any other thread has one begun in global mode; *thread-local* -- only this
+        thread's own non-relaxed captures count; *relaxed* -- never prohibited.  A refused
+        call returns ``cudaErrorStreamCaptureUnsupported`` and invalidates those captures.
+        """
+        with self._lock:
+            if not self._captures:
+                return
+            mode = getattr(self._tls, "capture_mode", CAPTURE_MODE_GLOBAL)
+            if mode == CAPTURE_MODE_RELAXED:
+                return
+            me = threading.get_ident()
+            culprits = [c for c in self._captures
+                        if (c.thread == me and c.mode != CAPTURE_MODE_RELAXED)
+                        or (mode == CAPTURE_MODE_GLOBAL and c.thread != me
+                            and c.mode == CAPTURE_MODE_GLOBAL)]
+            if not culprits:
+                return
+            for cap in culprits:
+                self._invalidate(cap, f"{what} during capture")
+            whose = "this thread's" if all(c.thread == me for c in culprits) else "a global-mode"
+            raise CudaError(Err.StreamCaptureUnsupported,
+                            f"{what}: not permitted while {whose} stream capture is in progress "
+                            "(the capture is invalidated; see cudaThreadExchangeStreamCaptureMode)")
+
     def _check_implicit_capture(self, what: str) -> None:
-        """Legacy-stream work would synchronise with a capturing blocking stream: refuse."""
+        """Legacy-stream work would synchronise with a capturing blocking stream (its capture
+        active or already invalidated, until ``cudaStreamEndCapture``): refuse."""
         for s in self._active:
             cap = s.capture
-            if (cap is not None and cap.status == CAPTURE_STATUS_ACTIVE and s.blocking
+            if (cap is not None and cap.status != CAPTURE_STATUS_NONE and s.blocking
                     and cap.mode != CAPTURE_MODE_RELAXED):
                 self._invalidate(cap, f"{what} during capture")
                 raise CudaError(Err.StreamCaptureImplicit,
@@ -721,11 +831,14 @@ class StreamManager:
 
     # ================================================================ shutdown
     def shutdown(self, timeout_s: float | None = None) -> bool:
-        """Drain all outstanding work, then stop the simulation thread (process exit).
+        """Drain all outstanding work, then stop and join the simulation thread (process exit,
+        ``cudaDeviceReset``).
 
-        Returns True when everything drained; False when ``timeout_s`` ran out first (the thread
-        is a daemon, so the process can still exit).  Later enqueues fail with
-        ``cudaErrorCudartUnloading``.
+        Every queued operation still runs (kernels, copies, host functions; after a sticky
+        error they are dropped as usual), so the program's last results and the final
+        statistics are complete.  Returns True when everything drained; False when
+        ``timeout_s`` ran out first (the thread is a daemon, so the process can still exit).
+        Later enqueues fail with ``cudaErrorCudartUnloading``.
         """
         with self._lock:
             self._closed = True
@@ -734,6 +847,8 @@ class StreamManager:
             thread = self._thread
         if thread is None:
             return True
+        if thread is threading.current_thread() or getattr(self._tls, "in_host_func", False):
+            return False   # exit from inside the simulator's own threads: nothing to wait for
         thread.join(timeout_s)
         with self._lock:
             drained = not thread.is_alive()
@@ -793,9 +908,13 @@ class StreamManager:
                     if op is not None:
                         op.stream.in_flight = True
                         if self.sticky_error is not None:
-                            # the context is poisoned: drop the operation unexecuted
-                            self._complete(op, None)
-                            continue
+                            if isinstance(op, HostFuncOp) and op.callback:
+                                # a stream callback runs once, with the error as its status
+                                op.status = int(self.sticky_error.code)
+                            else:
+                                # the context is poisoned: drop the operation unexecuted
+                                self._complete(op, None)
+                                continue
                 if op is None:
                     # after a sticky fault the context is dead: kernels still in GPU slots are
                     # dropped, not simulated
@@ -806,11 +925,11 @@ class StreamManager:
                             self._complete(rec.op, rec.error)
                     continue
                 self._execute(op)
-        except BaseException as exc:  # a simulator bug: make blocked host threads fail loudly
+        except BaseException as exc:  # noqa: BLE001 - a simulator bug: blocked host threads fail loudly
+            report_internal_error("simulation thread", exc)
             with self._lock:
                 self._thread_crash = exc
                 self._cv.notify_all()
-            raise
 
     def _execute(self, op: Op) -> None:
         """Run one non-kernel operation (or place a kernel) on the GPU; lock not held."""
@@ -834,7 +953,7 @@ class StreamManager:
         except CudaError as exc:
             error = exc
         except Exception as exc:  # noqa: BLE001 - surface simulator bugs as a CUDA error
-            error = CudaError(Err.Unknown, f"{op.describe()} failed inside the simulator: {exc!r}")
+            error = CudaError(Err.Unknown, report_internal_error(op.describe(), exc))
         with self._lock:
             self._complete(op, error)
 
@@ -843,9 +962,12 @@ class StreamManager:
             self._tls.in_host_func = True
             error = None
             try:
-                op.fn()
-            except Exception as exc:  # noqa: BLE001 - the app's callback failed
-                error = CudaError(Err.Unknown, f"stream host function raised {exc!r}")
+                if op.callback:
+                    op.fn(op.status)
+                else:
+                    op.fn()
+            except Exception as exc:  # noqa: BLE001 - calling into the app failed
+                error = CudaError(Err.Unknown, report_internal_error("stream host function", exc))
             with self._lock:
                 self._host_funcs_running -= 1
                 self._complete(op, error)

@@ -205,6 +205,14 @@ class Rt(StreamApi):
         self.gpu = Gpu(None, self.gmem, launch_fn=self.launcher)
         self.streams = StreamManager(self.gpu)
         self.recorded: list[tuple[str, int]] = []
+        self._device_allocs: dict[int, int] = {}
+        self._managed: dict[int, object] = {}
+
+    def _device_alloc(self, size: int, what: str) -> int:
+        """The host part's device-allocation accounting, minus the capacity check."""
+        addr = self.gmem.allocate(size)
+        self._device_allocs[addr] = size
+        return addr
 
     def _record(self, name: str, exc: CudaError) -> int:
         self.recorded.append((name, int(exc.code)))
