@@ -4,8 +4,13 @@ Per-kernel thread-instruction counts and the instruction mix (total and per kern
 every run (functional included); per-kernel IPC, cache miss rates and DRAM traffic appear when a
 timing run recorded cycles and counters; time series (IPC, active warps, cache hit rates, DRAM
 bandwidth, ...) are drawn from the periodic ``samples`` when a timing run recorded them: one
-chart per numeric series, plus derived ones (``ipc`` from ``globalinsncount``/``cycles``,
+chart per numeric series against ``tot_cycle`` (the run's cycle), each sample being the change
+over its interval (or the level, for the sampler's gauges), plus derived ones (``ipc`` = ``globalinsncount`` / interval cycles,
 ``L1D_hit_rate``/``L2_hit_rate`` from ``*_total_cache_accesses``/``*_misses``).
+
+Readability rules: every chart names both axes; per-kernel bar charts switch to a log scale
+when kernels differ by 100x or more, and the per-kernel instruction mix shows each kernel's
+shares (percent of its own instructions), so a small kernel is as readable as a large one.
 """
 
 from __future__ import annotations
@@ -26,6 +31,30 @@ def _plt() -> Any:
     return plt
 
 
+def _log_if_wide(ax: Any, values: list[Any], axis: str = "y") -> str:
+    """Log-scale the value axis when positive values span 100x or more (so small bars stay
+    visible next to big ones); returns the label suffix saying so."""
+    pos = [v for v in values if isinstance(v, (int, float)) and v > 0]
+    if len(pos) > 1 and max(pos) >= 100 * min(pos):
+        (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
+        return " (log scale)"
+    return ""
+
+
+def _percent(n: float, total: float) -> str:
+    p = 100.0 * n / total if total else 0.0
+    return f"{p:.1f}%" if p >= 0.1 or p == 0 else f"{p:.2g}%"
+
+
+def _series_label(name: str, default: str) -> str:
+    """The y-axis label of a time series: what one sample holds."""
+    if name == "ipc":
+        return "IPC (instructions / cycle)"
+    if name.endswith("_hit_rate"):
+        return "hit rate (hits / accesses)"
+    return default
+
+
 def plot_stats(doc: dict[str, Any], outdir: Path, prefix: str = "gpgpusim") -> list[Path]:
     """Write the charts for one stats document; returns the PNG paths written."""
     plt = _plt()
@@ -40,19 +69,23 @@ def plot_stats(doc: dict[str, Any], outdir: Path, prefix: str = "gpgpusim") -> l
         plt.close(fig)
         written.append(p)
 
+    kernel_axis = "kernel (launch uid: name)"
     if kernels:
         labels = [f"{k['kernel_launch_uid']}:{k['kernel_name'][:24]}" for k in kernels]
         fig, ax = plt.subplots(figsize=(max(6, len(kernels) * 0.8), 4))
-        ax.bar(range(len(kernels)), [k.get("thread_insn", 0) for k in kernels], color="tab:blue")
+        insn = [k.get("thread_insn", 0) for k in kernels]
+        ax.bar(range(len(kernels)), insn, color="tab:blue")
         ax.set_xticks(range(len(kernels)), labels, rotation=45, ha="right", fontsize=8)
-        ax.set_ylabel("thread instructions")
+        ax.set_xlabel(kernel_axis)
+        ax.set_ylabel("thread instructions" + _log_if_wide(ax, insn))
         ax.set_title("Instructions per kernel")
         save(fig, "kernel_insn")
         if any("cycles" in k for k in kernels):
             fig, ax = plt.subplots(figsize=(max(6, len(kernels) * 0.8), 4))
             ax.bar(range(len(kernels)), [k.get("gpu_ipc", 0.0) for k in kernels], color="tab:green")
             ax.set_xticks(range(len(kernels)), labels, rotation=45, ha="right", fontsize=8)
-            ax.set_ylabel("IPC")
+            ax.set_xlabel(kernel_axis)
+            ax.set_ylabel("IPC (thread instructions / cycle)")
             ax.set_title("IPC per kernel")
             save(fig, "kernel_ipc")
         # per-kernel cache miss rates and DRAM traffic, once a timing model recorded counters
@@ -69,7 +102,8 @@ def plot_stats(doc: dict[str, Any], outdir: Path, prefix: str = "gpgpusim") -> l
             for j, (c, vals) in enumerate(rates.items()):
                 ax.bar([i + j * width for i in range(len(kernels))], vals, width=width, label=c)
             ax.set_xticks(range(len(kernels)), labels, rotation=45, ha="right", fontsize=8)
-            ax.set_ylabel("miss rate")
+            ax.set_xlabel(kernel_axis)
+            ax.set_ylabel("miss rate (misses / accesses)")
             ax.set_title("Cache miss rate per kernel")
             ax.legend()
             save(fig, "kernel_miss_rate")
@@ -79,6 +113,7 @@ def plot_stats(doc: dict[str, Any], outdir: Path, prefix: str = "gpgpusim") -> l
             ax.bar(range(len(kernels)), reads, label="reads")
             ax.bar(range(len(kernels)), [x["total_dram_writes"] for x in ctr], bottom=reads, label="writes")
             ax.set_xticks(range(len(kernels)), labels, rotation=45, ha="right", fontsize=8)
+            ax.set_xlabel(kernel_axis)
             ax.set_ylabel("DRAM accesses")
             ax.set_title("DRAM traffic per kernel")
             ax.legend()
@@ -91,47 +126,67 @@ def plot_stats(doc: dict[str, Any], outdir: Path, prefix: str = "gpgpusim") -> l
         if rest:
             top.append(("other", rest))
         fig, ax = plt.subplots(figsize=(7, 4))
-        ax.barh([k for k, _ in top][::-1], [n for _, n in top][::-1], color="tab:orange")
-        ax.set_xlabel("thread instructions")
+        counts = [n for _, n in top][::-1]
+        bars = ax.barh([k for k, _ in top][::-1], counts, color="tab:orange")
+        grand = sum(mix.values())
+        ax.bar_label(bars, [_percent(n, grand) for n in counts], padding=2, fontsize=7)
+        ax.margins(x=0.12)
+        ax.set_xlabel("thread instructions (all kernels)" + _log_if_wide(ax, counts, "x"))
+        ax.set_ylabel("PTX opcode")
         ax.set_title("Instruction mix")
         save(fig, "insn_mix")
     if len(kernels) > 1 and mix:
         top_ops = [k for k, _ in sorted(mix.items(), key=lambda kv: -kv[1])[:8]]
-        fig, ax = plt.subplots(figsize=(max(6, len(kernels) * 0.8), 4))
+        fig, ax = plt.subplots(figsize=(max(6, len(kernels) * 0.8) + 1.5, 4))
         bottom: list[float] = [0.0] * len(kernels)
+        totals = [sum(k.get("opcode_counts", {}).values()) for k in kernels]
         for op in top_ops + ["other"]:
             vals = []
-            for k in kernels:
+            for k, tot in zip(kernels, totals, strict=True):
                 oc = k.get("opcode_counts", {})
-                vals.append(oc.get(op, 0) if op != "other" else sum(n for o, n in oc.items() if o not in top_ops))
+                n = oc.get(op, 0) if op != "other" else sum(c for o, c in oc.items() if o not in top_ops)
+                vals.append(100.0 * n / tot if tot else 0.0)
             ax.bar(range(len(kernels)), vals, bottom=bottom, label=op)
             bottom = [a + b for a, b in zip(bottom, vals, strict=True)]
         ax.set_xticks(range(len(kernels)), labels, rotation=45, ha="right", fontsize=8)
-        ax.set_ylabel("thread instructions")
+        ax.set_xlabel(kernel_axis)
+        ax.set_ylabel("share of kernel's instructions (%)")
+        ax.set_ylim(0, 100)
         ax.set_title("Instruction mix per kernel")
-        ax.legend(fontsize=7, bbox_to_anchor=(1.01, 1), loc="upper left")
+        ax.legend(fontsize=7, bbox_to_anchor=(1.01, 1), loc="upper left", title="opcode", title_fontsize=7)
         save(fig, "insn_mix_per_kernel")
     samples = [dict(s) for s in doc.get("samples", [])]
+    prev_cycle: int | None = None
     for s in samples:  # derived series, when the timing model sampled their inputs
-        if "globalinsncount" in s and s.get("cycles"):
-            s["ipc"] = s["globalinsncount"] / s["cycles"]
+        cyc = s.get("cycle")
+        # the interval a sample covers: since the previous sample of the same kernel, or since
+        # the kernel started (the sampler restarts "cycle" at each kernel)
+        interval = s.get("cycles") or (cyc - prev_cycle if isinstance(cyc, int) and prev_cycle is not None
+                                       and cyc > prev_cycle else cyc)
+        prev_cycle = cyc if isinstance(cyc, int) else None
+        if "globalinsncount" in s and interval:
+            s["ipc"] = s["globalinsncount"] / interval
         for c in ("L1D", "L2"):
             sa, sm = s.get(f"{c}_total_cache_accesses"), s.get(f"{c}_total_cache_misses")
             if isinstance(sa, (int, float)) and isinstance(sm, (int, float)) and sa:
                 s[f"{c}_hit_rate"] = 1.0 - sm / sa
     if samples:
-        cycles = [s.get("cycle", i) for i, s in enumerate(samples)]
-        names = sorted({k for s in samples for k, v in s.items() if k != "cycle" and isinstance(v, (int, float, list))})
+        xs = [s.get("tot_cycle", s.get("cycle", i)) for i, s in enumerate(samples)]
+        skip = {"cycle", "tot_cycle", "cycles"}
+        names = sorted({k for s in samples for k, v in s.items() if k not in skip and isinstance(v, (int, float, list))})
         for name in names:
             fig, ax = plt.subplots(figsize=(7, 3.5))
             first = next(s[name] for s in samples if name in s)
             if isinstance(first, list):  # per core / per partition: one line per unit (first 16)
                 for u in range(min(len(first), 16)):
-                    ax.plot(cycles, [(s.get(name) or [0] * (u + 1))[u] for s in samples], lw=0.8)
+                    ax.plot(xs, [(s.get(name) or [0] * (u + 1))[u] for s in samples], lw=0.8)
+                ylabel = f"{name} per unit (first {min(len(first), 16)})"
             else:
-                ax.plot(cycles, [s.get(name, 0) for s in samples], lw=1.2)
-            ax.set_xlabel("cycle")
-            ax.set_title(name)
+                ax.plot(xs, [s.get(name, 0) for s in samples], lw=1.2)
+                ylabel = name
+            ax.set_xlabel("cycle (whole run)")
+            ax.set_ylabel(_series_label(name, ylabel))
+            ax.set_title(f"{name} over time")
             save(fig, "series_" + "".join(c if c.isalnum() else "_" for c in name))
     return written
 

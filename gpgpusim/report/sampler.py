@@ -18,7 +18,8 @@ cumulative.  Two kinds of sinks receive them:
   restarts the global series at each kernel);
 * series sinks (the Reporter's JSON ``samples``) get the change since the previous sample, so a
   plotted series reads "per interval"; the per-kernel totals restart from zero at a kernel
-  start.  Each series record also carries ``cycle`` (``gpu_sim_cycle``) and ``tot_cycle``
+  start.  Gauges (levels such as active warps, named when the sampler is made, and counters
+  named ``max*``) are passed as they are.  Each series record also carries ``cycle`` (``gpu_sim_cycle``) and ``tot_cycle``
   (``gpu_tot_sim_cycle`` at the kernel's start plus ``cycle``, monotonic over the run).
 
 AerialVision log: a gzip text file (``-visualizer_outputfile``, default
@@ -111,9 +112,10 @@ class Sampler:
     """Every ``freq`` cycles: the running totals to each raw sink (AerialVision) and their change
     since the previous sample to each series sink (JSON)."""
 
-    __slots__ = ("freq", "next_cycle", "_prev", "sinks", "raw_sinks", "_tot_base")
+    __slots__ = ("freq", "next_cycle", "_prev", "sinks", "raw_sinks", "_tot_base", "gauges")
 
-    def __init__(self, freq: int, sinks: list[Sink] | None = None, raw_sinks: list[Sink] | None = None) -> None:
+    def __init__(self, freq: int, sinks: list[Sink] | None = None, raw_sinks: list[Sink] | None = None,
+                 gauges: frozenset[str] | set[str] = frozenset()) -> None:
         if freq <= 0:
             raise ValueError(f"sample frequency must be positive, got {freq}")
         self.freq = freq
@@ -122,6 +124,7 @@ class Sampler:
         self.sinks = list(sinks or [])          # series sinks: differences since the previous sample
         self.raw_sinks = list(raw_sinks or [])  # AerialVision sinks: running totals
         self._tot_base = 0
+        self.gauges = frozenset(gauges)        # levels, not running totals: never differenced
 
     @classmethod
     def from_config(cls, cfg: Any, reporter: Any = None) -> Sampler:
@@ -151,7 +154,8 @@ class Sampler:
     def sample(self, cycle: int, counters: dict[str, Any]) -> None:
         for raw in self.raw_sinks:
             raw(cycle, counters)
-        d = delta(counters, self._prev)
+        d = delta({k: v for k, v in counters.items() if k not in self.gauges}, self._prev)
+        d.update({k: copy.deepcopy(v) for k, v in counters.items() if k in self.gauges})
         d["tot_cycle"] = self._tot_base + cycle
         self._prev = copy.deepcopy(dict(counters))
         for sink in self.sinks:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import gzip
 import json
 
+import pytest
+
 from gpgpusim.options import load_config
 from gpgpusim.report import Reporter
 from gpgpusim.report.data import KernelStats
@@ -50,6 +52,44 @@ def test_plot_series_from_samples(tmp_path):
             "s_series_L2_hit_rate.png", "s_kernel_miss_rate.png", "s_kernel_dram.png"} <= names
 
 
+def test_every_chart_names_its_axes_and_small_kernels_stay_visible(tmp_path, monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from gpgpusim.report.plot import plot_stats
+
+    plt.close("all")
+    monkeypatch.setattr(plt, "close", lambda fig=None: None)  # keep the figures to inspect them
+    doc = {"kernels": [
+        {"kernel_launch_uid": 1, "kernel_name": "big", "thread_insn": 5_000_000, "cycles": 10, "gpu_ipc": 1.0,
+         "opcode_counts": {"fma": 4_000_000, "ld": 1_000_000}},
+        {"kernel_launch_uid": 2, "kernel_name": "small", "thread_insn": 2_000, "cycles": 10, "gpu_ipc": 2.0,
+         "opcode_counts": {"add": 1500, "bra": 500}}],
+        "totals": {"opcode_counts": {"fma": 4_000_000, "ld": 1_000_000, "add": 1500, "bra": 500}},
+        "samples": [{"cycle": 100, "tot_cycle": 100, "globalinsncount": 300, "shaderinsncount": [1, 2]},
+                    {"cycle": 200, "tot_cycle": 200, "globalinsncount": 500, "shaderinsncount": [3, 4]}]}
+    written = plot_stats(doc, tmp_path, "t")
+    figs = [plt.figure(n) for n in plt.get_fignums()]
+    assert len(figs) == len(written) == 7
+    for fig in figs:
+        ax = fig.axes[0]
+        assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title(), ax.get_title()
+    by_title = {f.axes[0].get_title(): f.axes[0] for f in figs}
+    assert by_title["Instructions per kernel"].get_yscale() == "log"        # 5e6 vs 2e3
+    assert by_title["Instructions per kernel"].get_xlabel() == "kernel (launch uid: name)"
+    mix = by_title["Instruction mix per kernel"]
+    heights = [p.get_height() for p in mix.patches]
+    # each kernel's stack sums to 100%: the small kernel is as tall as the big one
+    assert sum(heights[1::2]) == pytest.approx(100.0) and sum(heights[0::2]) == pytest.approx(100.0)
+    ipc = by_title["ipc over time"]
+    assert ipc.get_ylabel() == "IPC (instructions / cycle)" and ipc.get_xlabel() == "cycle (whole run)"
+    assert list(ipc.lines[0].get_ydata()) == [3.0, 5.0]   # 300 / 100 cycles, then 500 / 100
+    monkeypatch.undo()
+    plt.close("all")
+
+
 def test_plot_bad_input(tmp_path, capsys):
     assert plot_main([str(tmp_path / "missing.json")]) == 2
     (tmp_path / "x.json").write_text("[1]")
@@ -92,6 +132,14 @@ def test_sampler_from_config_feeds_reporter_and_aerialvision(tmp_path):
     assert text == ("shaderinsncount:  10 30 \nglobalcyclecount: 100\nglobalinsncount: 40\nglobaltotinsncount: 40\n"
                     "shaderinsncount:  40 60 \nglobalcyclecount: 200\nglobalinsncount: 100\nglobaltotinsncount: 100\n"
                     "shaderinsncount:  50 75 \nglobalcyclecount: 100\nglobalinsncount: 25\nglobaltotinsncount: 125\n")
+
+
+def test_sampler_gauges_are_not_differenced():
+    got = []
+    s = Sampler(10, [lambda c, d: got.append(d)], gauges={"active_warps"})
+    s.sample(10, {"insn": 100, "active_warps": [4, 8], "maxmflatency": 300})
+    s.sample(20, {"insn": 150, "active_warps": [2, 8], "maxmflatency": 310})
+    assert got[1] == {"insn": 50, "active_warps": [2, 8], "maxmflatency": 310, "tot_cycle": 20}
 
 
 def test_aerialvision_block_forms():
