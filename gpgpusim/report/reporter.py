@@ -137,15 +137,16 @@ class Reporter:
     def kernel_finished_on_shader(self, kernel_name: str, core_id: int) -> None:
         self.out(f"GPGPU-Sim uArch: GPU detected kernel '{kernel_name}' finished on shader {core_id}.")
 
-    def progress(self, cycle: int, insn: int, elapsed_s: float) -> None:
-        """The liveness line printed at most every ``-liveness_message_freq`` seconds."""
+    def progress(self, cycle: int, insn: int, elapsed_s: float, now: float | None = None) -> None:
+        """The liveness line printed at most every ``-liveness_message_freq`` seconds; it ends
+        with the date as C's ``ctime`` writes it (day of month padded with a blank)."""
         rate = int(insn / elapsed_s) if elapsed_s > 0 else 0
         whole = int(elapsed_s)
         d, h, m, s = split_time(whole)
         ipc = insn / cycle if cycle else 0.0
         self.out(f"GPGPU-Sim uArch: cycles simulated: {cycle}  inst.: {insn} (ipc={ipc:4.1f}) "
                  f"sim_rate={rate} (inst/sec) elapsed = {d}:{h}:{m:02d}:{s:02d} / "
-                 + time.strftime("%a %b %d %H:%M:%S %Y"))
+                 + time.asctime(time.localtime(now)))
 
     def sync_wait(self) -> None:
         """What GPGPU-Sim prints when the host synchronizes on an idle simulator."""

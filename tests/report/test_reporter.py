@@ -328,10 +328,17 @@ def test_uarch_messages_match_log():
 
 
 def test_progress_line():
+    import time
+
     rep, lines, _ = make()
-    rep.progress(500, 137152, 1.0)
-    assert lines[0].startswith("GPGPU-Sim uArch: cycles simulated: 500  inst.: 137152 (ipc=274.3) "
-                               "sim_rate=137152 (inst/sec) elapsed = 0:0:00:01 / ")
+    when = time.mktime((2025, 11, 3, 9, 5, 1, 0, 0, -1))
+    rep.progress(500, 137152, 1.0, now=when)
+    rep.progress(1000, 274304, 3725.0, now=when + 86400 * 10)
+    # ctime pads the day of month with a blank ("Nov  3"), not a zero
+    assert lines == ["GPGPU-Sim uArch: cycles simulated: 500  inst.: 137152 (ipc=274.3) "
+                     "sim_rate=137152 (inst/sec) elapsed = 0:0:00:01 / Mon Nov  3 09:05:01 2025",
+                     "GPGPU-Sim uArch: cycles simulated: 1000  inst.: 274304 (ipc=274.3) "
+                     "sim_rate=73 (inst/sec) elapsed = 0:1:02:05 / Thu Nov 13 09:05:01 2025"]
 
 
 def test_line_stats_full_columns_like_gpgpusim(tmp_path):
