@@ -1,9 +1,10 @@
 /* Hand-written C layer of the gpgpusim libcudart (compiled into the cffi embedding module).
  *
  * Only ABI work happens here: struct-by-value arguments become pointers, non-cudaError_t
- * return types are produced, per-thread-default-stream variants forward to the plain entry
- * point, and C stdout services are offered to Python so that simulator text and device printf
- * interleave correctly with the application's own printf.  Behaviour lives in gpgpusim.runtime.
+ * return types are produced, asynchronous per-thread-default-stream (_ptsz) variants forward to
+ * the plain entry point with cudaStreamPerThread for the NULL stream, and C stdout services are
+ * offered to Python so that simulator text and device printf interleave correctly with the
+ * application's own printf.  Behaviour lives in gpgpusim.runtime.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
