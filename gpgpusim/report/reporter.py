@@ -123,6 +123,24 @@ class Reporter:
         self.out("GPGPU-Sim uArch: clock periods: " + ":".join(f"{1.0 / h:.20f}" for h in hz))
         self.out("*** Initializing Memory Statistics ***")
         self.out("GPGPU-Sim uArch: performance model initialization complete.")
+        for line in self.unsupported_notes():
+            self.out(line)
+
+    def unsupported_notes(self) -> list[str]:
+        """One line per option that asks for output this simulator does not produce yet, so a
+        setting is never silently ignored.
+
+        ``-gpgpu_ptx_instruction_classification``: GPGPU-Sim prints two histograms per kernel
+        (instruction class and memory space; PTX opcode number), sampled per thread including
+        predicated-off lanes.  The engine's per-opcode counts have neither the memory spaces nor
+        the predicated-off lanes, so printing them would give different numbers under the same
+        name; the JSON's ``opcode_counts`` hold each kernel's instruction mix instead.
+        """
+        notes = []
+        if int(self.cfg.get("gpgpu_ptx_instruction_classification", 0) or 0):
+            notes.append("GPGPU-Sim: NOTE: -gpgpu_ptx_instruction_classification is not supported: no "
+                         "classification histograms are printed (per-kernel opcode counts are in the -o JSON)")
+        return notes
 
     def shader_bind(self, core_id: int, kernel_uid: int, kernel_name: str) -> None:
         self.out(f"GPGPU-Sim uArch: Shader {core_id} bind to kernel {kernel_uid} '{kernel_name}'")

@@ -316,6 +316,16 @@ def test_perf_init_lines_equal_the_log_start_up(log, gpu):
     assert len(lines) == 15 + 1 + 6 + 4
 
 
+def test_instruction_classification_is_not_silently_ignored():
+    rep, lines, _ = make(overrides=["-gpgpu_ptx_instruction_classification 1"])
+    rep.perf_init()
+    assert lines[-1] == ("GPGPU-Sim: NOTE: -gpgpu_ptx_instruction_classification is not supported: no "
+                         "classification histograms are printed (per-kernel opcode counts are in the -o JSON)")
+    rep2, lines2, _ = make()
+    rep2.perf_init()
+    assert lines2[-1] == "GPGPU-Sim uArch: performance model initialization complete."
+
+
 @needs_ref
 def test_uarch_messages_match_log():
     rep, lines, _ = make()
