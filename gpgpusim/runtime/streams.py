@@ -304,8 +304,21 @@ class StreamManager:
                 raise CudaError(Err.InvalidResourceHandle,
                                 f"cudaStreamDestroy: the default stream {handle} cannot be destroyed")
             stream = self._resolve(handle)
-            if stream.capture is not None:
-                self._invalidate(stream.capture, "stream destroyed during capture")
+            cap = stream.capture
+            if cap is not None:
+                self._invalidate(cap, "stream destroyed during capture")
+                if cap.origin is stream:
+                    # nothing can end this capture any more: it ends here, as a failed one
+                    for s in cap.streams:
+                        s.capture = None
+                        s.capture_frontier = []
+                    if cap in self._captures:
+                        self._captures.remove(cap)
+                    if cap.owns_graph:
+                        self.graphs.destroy_graph(cap.graph.handle)
+                else:
+                    cap.streams.remove(stream)
+                    stream.capture = None
             del self._streams[handle]
             stream.destroyed = True
             if not stream.ops:

@@ -427,3 +427,25 @@ def test_exit_drains_and_joins_the_simulation_thread(rt, engine):
     assert ran == ["host"]
     assert sorted(c[0] for c in engine.calls) == ["a0", "a1", "a2", "b0", "b1", "b2"]
     assert rt.cudaLaunchHostFunc(0, 1, 0) == Err.CudartUnloading     # the runtime is closed
+
+
+def test_destroying_the_capturing_stream_ends_its_capture(rt):
+    """A capture whose origin stream is destroyed can never be ended: it is dropped, so it
+    does not prohibit unsafe calls for the rest of the run; a destroyed forked stream only
+    invalidates the capture it joined."""
+    env = CaptureEnv(rt)
+    env.begin()
+    assert rt.cudaStreamDestroy(env.s) == 0
+    assert env.malloc() == 0
+    env = CaptureEnv(rt)
+    fork, ev = ctypes.c_uint64(), ctypes.c_uint64()
+    assert rt.cudaStreamCreateWithFlags(addr(fork), STREAM_NON_BLOCKING) == 0
+    assert rt.cudaEventCreate(addr(ev)) == 0
+    env.begin()
+    assert rt.cudaEventRecord(ev.value, env.s) == 0
+    assert rt.cudaStreamWaitEvent(fork.value, ev.value, 0) == 0      # fork joins the capture
+    assert rt.streams.is_capturing(fork.value) == CAPTURE_STATUS_ACTIVE
+    assert rt.cudaStreamDestroy(fork.value) == 0
+    assert env.status() == CAPTURE_STATUS_INVALIDATED
+    assert env.end() == Err.StreamCaptureInvalidated
+    assert env.malloc() == 0
