@@ -72,7 +72,7 @@ def in_thread(fn, *args) -> tuple[threading.Thread, list]:
     return t, out
 
 
-def returns_within(fn, *args, seconds: float = 2.0):
+def returns_within(fn, *args, seconds: float = 5.0):
     """``fn(*args)`` on a thread; its result if it returns within ``seconds``, else fail."""
     t, out = in_thread(fn, *args)
     t.join(seconds)
