@@ -56,6 +56,18 @@ static void gs_atexit_handler(void) { gs_process_exit(); }
 
 static void gs_install_atexit(void) { atexit(gs_atexit_handler); }
 
+/* An application (or a framework) may dlopen this library with RTLD_LOCAL.  libpython, a
+ * dependency of ours, then lands in a local scope, and the extension modules the embedded
+ * interpreter imports (cffi's backend, numpy) cannot resolve the Py* symbols: cffi would print a
+ * traceback and every entry point would return 0, a silent cudaSuccess.  Promote the already
+ * loaded libpython to the global scope when this library is loaded. */
+__attribute__((constructor)) static void gs_promote_libpython(void)
+{
+    Dl_info info;
+    if (dladdr((void *)&Py_IsInitialized, &info) && info.dli_fname)
+        (void)dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
+}
+
 /* ---- registration / launch ABI with non-error or by-value types ---- */
 GS_EXPORT void **__cudaRegisterFatBinary(void *fatCubin)
 {

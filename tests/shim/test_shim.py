@@ -366,3 +366,34 @@ def test_ctrl_c_stops_the_application(shim_lib, tmp_path):
             p.kill()
             p.wait()
     assert "KeyboardInterrupt" not in p.stderr.read()
+
+
+DLOPEN_LOCAL_SRC = r"""
+#include <dlfcn.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+    void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+    if (!h) { printf("dlopen failed: %s\n", dlerror()); return 2; }
+    int (*count)(int *) = (int (*)(int *))dlsym(h, "cudaGetDeviceCount");
+    int n = -1;
+    int rc = count(&n);
+    printf("rc=%d n=%d\n", rc, n);
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
+def test_dlopen_with_rtld_local_starts_the_runtime(shim_lib, tmp_path):
+    """A framework that dlopens libcudart with RTLD_LOCAL still gets a working runtime: the
+    library promotes libpython to the global scope so that extension modules import (otherwise
+    every call would silently return 0 without filling its outputs)."""
+    (tmp_path / "dl.c").write_text(DLOPEN_LOCAL_SRC)
+    exe = tmp_path / "dl"
+    subprocess.run(["cc", str(tmp_path / "dl.c"), "-o", str(exe), "-ldl"], check=True, capture_output=True)
+    r = subprocess.run([str(exe), shim_lib], env=_env(shim_lib), cwd=tmp_path, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "rc=0 n=1" in r.stdout.splitlines()
+    assert "Traceback" not in r.stderr
