@@ -13,13 +13,16 @@ Exactness
 * ``fma``/``mad`` are single-rounding.  f32/f16: the f64 product is exact, so RN(p + c) in f64
   is already right unless it lands exactly on a rounding midpoint of the narrow format (or in
   the f32 subnormal range); only those lanes take the exact TwoSum + round-to-odd path.  bf16
-  uses that exact path.  f64: Dekker's TwoProduct and Boldo-Melquiond's round-to-odd emulation
-  (exact except for operands beyond 2**995 or products below 2**-969, where Dekker's
-  splitting loses bits; lanes whose intermediates overflow take the plain formula).
+  uses that exact path.  f64: Dekker's TwoProduct and Boldo-Melquiond's round-to-odd emulation;
+  the rare lanes outside its range (an operand beyond 2**995, a non-zero product below
+  2**-969, an intermediate overflow) are recomputed one by one with rationals, so f64 fma is
+  exact everywhere, signed zeros and infinities included.
 * ``.rz .rm .rp`` are exact for f32 add/sub/mul/fma/div/sqrt/rcp and for f64 add/sub/mul/div/
   sqrt/rcp over the whole range (residual signs from error-free transforms, on frexp-
-  normalised mantissas for f64 mul/div/sqrt); f64 ``fma`` with a directed mode has the same
-  range limits as its RN form.  An exactly-zero sum is -0 under ``.rm`` (IEEE 754).
+  normalised mantissas for f64 mul/div/sqrt; an overflowing f64 sum steps back to +-MAX
+  where the mode says so), and for f64 ``fma`` as above.  An exactly-zero sum is -0 under
+  ``.rm`` (IEEE 754).  ``tests/functional/semantics/test_float_specials.py`` checks all of
+  this against a rational reference over NaN, +-Inf, +-0, subnormals and overflow.
 * ``.approx`` transcendentals (``sin cos lg2 ex2 tanh rsqrt``, ``rcp/div/sqrt.approx``) are
   computed exactly in f64 and rounded to nearest: GPGPU-Sim also uses the host libm; real
   hardware differs by a few ulp.
@@ -135,6 +138,9 @@ def _core_binary(op: str, t: str, mode: str) -> Fn:
         def addsub64(a, b):
             b = b if op == "add" else -b
             s, e = fp.two_sum(a, b)
+            # finite operands that overflowed to +-inf: the exact sum lies inside (-inf, inf),
+            # so a directed mode may have to step back to +-MAX
+            e = np.where(np.isinf(s) & np.isfinite(a) & np.isfinite(b), -s, e)
             r = fp.adjust(s, e, mode)
             return _rm_zero(r, a, b, s == 0) if mode == "rm" else r
         return addsub64
@@ -208,13 +214,72 @@ def _core_fma(t: str, mode: str) -> Fn:
         r = th + fp.odd(s2, e2)
         ok = np.isfinite(r)
         if not ok.all():
-            r = np.where(ok, r, p + c)
-        if mode == "rn":
-            return r
-        resid = np.where(np.isfinite(r), ((th - r) + s2) + e2, 0.0)
-        r = fp.adjust(r, resid, mode)
-        return _rm_zero(r, p, c, (r == 0) & (resid == 0)) if mode == "rm" else r
+            # IEEE there: an infinite c wins over a finite product, even one whose rounding
+            # overflowed (finite overflowing lanes are redone exactly below)
+            r = np.where(ok, r, np.where(np.isinf(c) & np.isfinite(a) & np.isfinite(b), c, p + c))
+        zero = r == 0
+        if zero.any():
+            # an exactly zero result (a*b == -c, or zero product and zero c): p + c has IEEE's
+            # sign (-0 + -0 = -0, +0 otherwise), which the two-sum chain loses
+            r = np.where(zero, p + c, r)
+        if mode != "rn":
+            resid = np.where(np.isfinite(r), ((th - r) + s2) + e2, 0.0)
+            r = fp.adjust(r, resid, mode)
+            if mode == "rm":     # (a zero operand makes the product exact even where resid is NaN)
+                r = _rm_zero(r, p, c, (r == 0) & ((resid == 0) | (a == 0) | (b == 0)))
+        # lanes outside the error-free transforms' range (a huge operand, a product that
+        # underflows, an intermediate overflow) are rare: round them exactly, one by one
+        hard = _fma64_hard(a, b, c, p, r)
+        if hard is not None:
+            r = np.array(r, dtype=F64)
+            for i in hard:
+                r.flat[i] = _fma64_exact(float(np.broadcast_to(a, r.shape).flat[i]),
+                                         float(np.broadcast_to(b, r.shape).flat[i]),
+                                         float(np.broadcast_to(c, r.shape).flat[i]), mode)
+        return r
     return fma64
+
+
+_BIG = 2.0 ** 995
+_TINY = 2.0 ** -969
+
+
+def _fma64_hard(a, b, c, p, r) -> np.ndarray | None:
+    """Flat indices of the lanes where the f64 fma transforms are not exact: finite operands,
+    a non-zero product, and |a| or |b| above 2**995, |RN(a*b)| below 2**-969, or a
+    non-finite intermediate.  None when there are none (the common case, two reductions)."""
+    big = (np.abs(a) > _BIG) | (np.abs(b) > _BIG) | (np.abs(p) < _TINY) | ~np.isfinite(r)
+    if not big.any():
+        return None
+    big &= np.isfinite(a) & np.isfinite(b) & np.isfinite(c) & (a != 0) & (b != 0)
+    big = np.broadcast_to(big, np.shape(r))
+    return np.flatnonzero(big) if big.any() else None
+
+
+def _fma64_exact(a: float, b: float, c: float, mode: str) -> float:
+    """a*b + c rounded once to f64 in ``mode``, with rationals (finite operands, a*b != 0)."""
+    import math
+    from fractions import Fraction
+
+    q = Fraction(a) * Fraction(b) + Fraction(c)
+    if q == 0:                                   # exact cancellation of a non-zero product
+        return -0.0 if mode == "rm" else 0.0
+    try:
+        r = q.numerator / q.denominator          # correctly rounded to nearest (CPython)
+    except OverflowError:
+        up = mode == "rn" or (mode == "rp" and q > 0) or (mode == "rm" and q < 0)
+        return (math.inf if up else _F64_MAX) * (1.0 if q > 0 else -1.0)
+    fr = Fraction(r) if math.isfinite(r) else None
+    if mode == "rz" and (fr is None or abs(fr) > abs(q)):
+        r = math.nextafter(r, 0.0)
+    elif mode == "rm" and (fr is None or fr > q):
+        r = math.nextafter(r, -math.inf)
+    elif mode == "rp" and (fr is None or fr < q):
+        r = math.nextafter(r, math.inf)
+    return r
+
+
+_F64_MAX = float(np.finfo(np.float64).max)
 
 
 def _fma_rn_fast(exact: Fn, dt: type, frac_bits: int, min_normal) -> Fn:
