@@ -352,3 +352,14 @@ def test_shipped_icnt_files_parse_like_the_reference_ones(gpu):
     assert [p.name for p in ours] == [p.name for p in ref] and len(ref) == 1
     a, b = parse_icnt(ours[0].read_text(), str(ours[0])), parse_icnt(ref[0].read_text(), str(ref[0]))
     assert a == b and len(a) >= 38
+
+
+def test_quadrofx5800_keeps_the_manuals_gt200_figures():
+    """Seeds S000/S002: 10 clusters + 8 memory controllers = an 18-node butterfly, 325 MHz SIMT
+    clock, 800 MHz DRAM command clock, texture-only L2, ROP latency 460 L2 cycles."""
+    cfg = load_config(gpu="QuadroFX5800", env=False)
+    assert (cfg["gpgpu_n_clusters"], cfg["gpgpu_n_mem"]) == (10, 8)
+    assert cfg["gpgpu_clock_domains"].as_tuple() == (325.0, 650.0, 650.0, 800.0)
+    assert cfg["gpgpu_cache:dl2_texture_only"] is True and cfg["gpgpu_l2_rop_latency"] == 460
+    assert (cfg.icnt["topology"], cfg.icnt["k"], cfg.icnt["n"], cfg.icnt["routing_function"]) == ("fly", 18, 1, "dest_tag")
+    assert cfg["gpgpu_cache:dl1"] is None and cfg["gpgpu_coalesce_arch"] == 13
