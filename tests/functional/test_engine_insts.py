@@ -8,6 +8,7 @@ Checklist C214-C231; PTX ISA "Special Registers", "atom", "prefetch", "ldu", "me
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -279,3 +280,26 @@ DONE:
         assert e.value.code == Err.NotSupported and e.value.sticky
         assert str(e.value).startswith(f"not supported: {text.split()[0]}")
         assert f"at t.ptx:{line}" in str(e.value)
+
+
+def test_min_max_xorsign_and_three_input_forms_run_in_kernels():
+    """PTX 7.2 min.xorsign.abs.f32 and PTX 8.8 three-input max.f32 / min.abs.f32."""
+    m = ptx(TID + _addr(16) + """
+    .reg .f32 %f<8>;
+    cvt.rn.f32.u32 %f1, %r1;
+    sub.f32 %f2, 3.0, %f1;
+    neg.f32 %f3, %f1;
+    min.xorsign.abs.f32 %f4, %f2, %f3;
+    max.f32 %f5, %f2, %f3, 1.5;
+    min.abs.f32 %f6, %f2, %f3, 2.5;
+    max.NaN.f32 %f7, %f2, 0f7FC00000, %f3;
+    st.global.v4.f32 [%rd3], {%f4, %f5, %f6, %f7};
+    ret;""")
+    r = run_both(m, "k", (1, 1, 1), (8, 1, 1), [("o", np.zeros((8, 4), np.float32))])
+    for t, row in enumerate(r.out["o"].tolist()):
+        a, b = 3.0 - t, -float(t)                 # b is -0.0 for t = 0
+        negative = (math.copysign(1, a) < 0) != (math.copysign(1, b) < 0)
+        want = math.copysign(min(abs(a), abs(b)), -1.0 if negative else 1.0)
+        assert np.float32(row[0]).view(np.uint32) == np.float32(want).view(np.uint32), t
+        assert row[1] == max(a, b, 1.5) and row[2] == min(abs(a), abs(b), 2.5), t
+        assert np.isnan(row[3]), t

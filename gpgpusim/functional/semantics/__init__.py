@@ -263,10 +263,18 @@ def _b_minmax(inst: ir.Instruction) -> OpSpec:
     if spec16 is not None:
         return spec16
     t = _one_type(inst)
+    nsrc = _n_srcs(inst)
     if t in _FLOATS:
         xs = inst.has("xorsign")
-        if xs and (not inst.has("abs") or t not in ("f16", "f16x2", "bf16", "bf16x2")):
-            raise _Bad(".xorsign needs .abs and a half type")
+        if nsrc == 3:      # PTX 8.8: min/max{.ftz}{.NaN}{.abs}.f32 d, a, b, c
+            if t != "f32" or xs:
+                raise _Bad(f"three-input {inst.opcode} needs .f32 and no .xorsign")
+            return _uniform(_float.minmax(inst.opcode, t, inst.has("ftz"), inst.has("NaN"),
+                                          abs_inputs=inst.has("abs"), nargs=3), t, 3)
+        if inst.has("abs") and not xs:
+            raise _Bad(".abs with two inputs needs .xorsign")
+        if xs and (not inst.has("abs") or t not in ("f32", "f16", "f16x2", "bf16", "bf16x2")):
+            raise _Bad(".xorsign needs .abs and an f32 or half type")
         return _uniform(_float.minmax(inst.opcode, t, inst.has("ftz"), inst.has("NaN"), xs), t, 2)
     if t not in _ARITH_INT:
         raise _Bad(f"type .{t}")

@@ -434,10 +434,14 @@ def absneg(op: str, t: str, ftz: bool = False) -> Fn:
 _UINT_OF = {2: U16, 4: U32, 8: U64}
 
 
-def minmax(op: str, t: str, ftz: bool = False, nan: bool = False, xorsign: bool = False) -> Fn:
+def minmax(op: str, t: str, ftz: bool = False, nan: bool = False, xorsign: bool = False,
+           abs_inputs: bool = False, nargs: int = 2) -> Fn:
     """PTX min/max: one NaN operand -> the other; both (or, with ``.NaN``, either) NaN ->
     canonical NaN; -0.0 is less than +0.0 (for equal operands the sign bits are combined:
-    AND for max, OR for min)."""
+    AND for max, OR for min).  ``.xorsign.abs``: compare magnitudes, the result's sign is
+    sign(a) XOR sign(b) (unless NaN).  ``nargs=3`` is PTX 8.8's ``min/max{.abs}.f32 d, a, b, c``:
+    the same rules applied as op(op(a, b), c) (they are associative), on |a|, |b|, |c| with
+    ``.abs``."""
     comp = "f32" if t in ("bf16", "bf16x2") else t[:3]
     canon = CANON_NAN[comp].view({"f32": F32, "f64": F64, "f16": F16}[comp])
     is_max = op == "max"
@@ -463,6 +467,12 @@ def minmax(op: str, t: str, ftz: bool = False, nan: bool = False, xorsign: bool 
             r = np.where(bad, canon, r)
         return r
 
+    if nargs == 3:
+        def core3(a, b, c):
+            if abs_inputs:
+                a, b, c = np.abs(a), np.abs(b), np.abs(c)
+            return core_plain(core_plain(a, b), c)
+        return _adapt(t, core3, 3, _pre(comp, ftz), _post(comp, ftz, False))
     # bf16 computes in f32; f32_to_bf16 maps any NaN to the canonical bf16 NaN 0x7FFF
     return _adapt(t, core, 2, _pre(comp, ftz), _post(comp, ftz, False))
 

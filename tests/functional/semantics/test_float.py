@@ -429,3 +429,50 @@ def test_min_max_xorsign_abs():
     assert as_list(run("max.xorsign.abs.f16x2", [a], [b])) == [hb(-1.0) | (hb(-8.0) << 16)]
     bf = lambda x: int(np.float32(x).view(np.uint32)) >> 16  # noqa: E731
     assert as_list(run("min.xorsign.abs.bf16", [bf(-3.0)], [bf(-2.0)])) == [bf(2.0)]
+
+
+NAN32 = float("nan")
+NEG_NAN32 = f32(0xFFC00000)
+
+
+@pytest.mark.parametrize(("name", "a", "b", "expected_bits"), [
+    # magnitudes compared; sign = sign(a) XOR sign(b); NaN rules as plain min/max
+    ("min.xorsign.abs.f32", -3.0, 2.0, 0xC0000000),          # -2
+    ("min.xorsign.abs.f32", -3.0, -2.0, 0x40000000),         # +2
+    ("max.xorsign.abs.f32", 2.0, -5.0, 0xC0A00000),          # -5
+    ("max.xorsign.abs.f32", -0.0, 0.0, 0x80000000),          # -0
+    ("min.xorsign.abs.f32", NAN32, -1.0, 0xBF800000),        # the other operand, sign xor -> -1
+    ("min.xorsign.abs.f32", NAN32, NAN32, 0x7FFFFFFF),       # canonical NaN, no sign applied
+    ("min.NaN.xorsign.abs.f32", NAN32, -1.0, 0x7FFFFFFF),
+    ("max.ftz.xorsign.abs.f32", DENORM_MIN, -DENORM_MIN, 0x80000000),   # flushed: -0
+    ("max.xorsign.abs.f32", DENORM_MIN, -DENORM_MIN, 0x80000001),
+])
+def test_min_max_xorsign_abs_f32(name, a, b, expected_bits):
+    assert bits32(run(name, [a], [b])[0]) == expected_bits
+
+
+@pytest.mark.parametrize(("name", "args", "expected_bits"), [
+    # PTX 8.8 three-input forms: op(op(a, b), c) with the two-input NaN and signed-zero rules
+    ("min.f32", (3.0, -2.0, 5.0), 0xC0000000),
+    ("max.f32", (3.0, -2.0, 5.0), 0x40A00000),
+    ("min.f32", (NAN32, NAN32, -1.0), 0xBF800000),
+    ("min.f32", (NAN32, NAN32, NAN32), 0x7FFFFFFF),
+    ("max.f32", (NAN32, 2.0, NAN32), 0x40000000),
+    ("max.NaN.f32", (1.0, 2.0, NEG_NAN32), 0x7FFFFFFF),
+    ("min.f32", (0.0, -0.0, 0.0), 0x80000000),
+    ("max.f32", (-0.0, 0.0, -0.0), 0x00000000),
+    ("min.abs.f32", (-3.0, 2.0, -7.0), 0x40000000),          # |.| of every input
+    ("max.abs.f32", (-3.0, 2.0, -7.0), 0x40E00000),
+    ("max.abs.f32", (-0.0, -0.0, -0.0), 0x00000000),
+    ("min.ftz.f32", (DENORM_MIN, 1.0, 2.0), 0x00000000),
+    ("max.ftz.NaN.abs.f32", (-DENORM_MIN, -1.0, 0.5), 0x3F800000),
+])
+def test_three_input_min_max_f32(name, args, expected_bits):
+    assert bits32(run(name, *[[a] for a in args])[0]) == expected_bits
+
+
+def test_three_input_min_max_rejects_other_types():
+    from gpgpusim.errors import NotSupportedError
+    for name in ("min.f64", "max.xorsign.abs.f32", "min.f16"):
+        with pytest.raises(NotSupportedError):
+            run(name, [1.0], [2.0], [3.0])
