@@ -225,22 +225,7 @@ def build_program(module: ir.Module, kernel: ir.Function, make_handler: Callable
             slot_dtypes.append(raw_dtype(typ) if typ in ir.TYPE_SIZES else np.dtype(np.uint32))
             slot_names.append(f"{name}:{reg}")
         fi.recursive = name in recursive or name in taken
-        off = 0
-        if not fn.is_entry:
-            off = 8 + 8 * len(fn.ret_params)
-            for p in fn.params:
-                off = _align(off, max(p.alignment, 1))
-                fi.param_off[p.name] = off
-                off += p.size_bytes
-            for p in fn.ret_params:
-                off = _align(off, max(p.alignment, 1))
-                fi.ret_off[p.name] = off
-                off += p.size_bytes
-        for v in fn.variables:
-            if v.space in ("local", "param"):
-                off = _align(off, max(v.alignment, 1))
-                fi.local_off[v.name] = off
-                off += v.size_bytes
+        fi.param_off, fi.ret_off, fi.local_off, off = frame_layout(fn)
         if fi.recursive:
             off = _align(off, 8)
             fi.save_off = off
@@ -251,24 +236,7 @@ def build_program(module: ir.Module, kernel: ir.Function, make_handler: Callable
     slot_dtypes.append(np.dtype(np.uint32))
     slot_names.append("%cc")
 
-    # shared memory layout: module-scope then function-scope static variables, extern at the end
-    smem_off: dict[str, int] = {}
-    off = 0
-    shared_vars = [v for v in module.variables.values() if v.space == "shared"]
-    for name in order:
-        shared_vars += [v for v in module.functions[name].variables if v.space == "shared"]
-    externs = []
-    for v in shared_vars:
-        if v.extern or v.count == 0:
-            externs.append(v)
-            continue
-        off = _align(off, max(v.alignment, 1))
-        smem_off[v.name] = off
-        off += v.size_bytes
-    static_smem = off
-    dyn_base = _align(off, 16) if externs else off
-    for v in externs:
-        smem_off[v.name] = dyn_base
+    smem_off, static_smem = shared_layout(module, order)
 
     kparams = {p.name: (p.offset, p.size_bytes) for p in kernel.params}
     prog = Program(kernel=kernel, insts=[], funcs=funcs, slot_dtypes=slot_dtypes,
@@ -290,6 +258,55 @@ def build_program(module: ir.Module, kernel: ir.Function, make_handler: Callable
     prog.reads_clock = any(isinstance(op, ir.Special) and op.name in ("%clock", "%clock64")
                            for d in prog.insts if d.inst is not None for op in d.inst.operands)
     return prog
+
+
+def frame_layout(fn: ir.Function) -> tuple[dict[str, int], dict[str, int], dict[str, int], int]:
+    """Offsets in ``fn``'s local frame: ``(params, return params, .local/.param variables,
+    end)`` (see "Local frames" above; a kernel's frame has no header and no parameters)."""
+    param_off: dict[str, int] = {}
+    ret_off: dict[str, int] = {}
+    local_off: dict[str, int] = {}
+    off = 0
+    if not fn.is_entry:
+        off = 8 + 8 * len(fn.ret_params)
+        for p in fn.params:
+            off = _align(off, max(p.alignment, 1))
+            param_off[p.name] = off
+            off += p.size_bytes
+        for p in fn.ret_params:
+            off = _align(off, max(p.alignment, 1))
+            ret_off[p.name] = off
+            off += p.size_bytes
+    for v in fn.variables:
+        if v.space in ("local", "param"):
+            off = _align(off, max(v.alignment, 1))
+            local_off[v.name] = off
+            off += v.size_bytes
+    return param_off, ret_off, local_off, off
+
+
+def shared_layout(module: ir.Module, functions: list[str]) -> tuple[dict[str, int], int]:
+    """Shared-memory offsets of a kernel whose program holds ``functions`` (kernel first):
+    module-scope then function-scope static variables in that order, each aligned; every
+    ``.extern`` (dynamic) array starts at the 16-byte aligned end.  Returns the offsets and
+    the static size."""
+    smem_off: dict[str, int] = {}
+    off = 0
+    shared_vars = [v for v in module.variables.values() if v.space == "shared"]
+    for name in functions:
+        shared_vars += [v for v in module.functions[name].variables if v.space == "shared"]
+    externs = []
+    for v in shared_vars:
+        if v.extern or v.count == 0:
+            externs.append(v)
+            continue
+        off = _align(off, max(v.alignment, 1))
+        smem_off[v.name] = off
+        off += v.size_bytes
+    dyn_base = _align(off, 16) if externs else off
+    for v in externs:
+        smem_off[v.name] = dyn_base
+    return smem_off, off
 
 
 def _recursive_set(graph: dict[str, list[str]]) -> set[str]:
