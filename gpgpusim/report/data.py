@@ -28,6 +28,8 @@ class KernelInfo:
     dyn_smem_bytes: int = 0
     regs_per_thread: int | None = None
     static_smem_bytes: int | None = None
+    #: GPGPU-Sim's first-launch PTX analysis lines (printed after ``cudaLaunch for``)
+    ptx_analysis: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)

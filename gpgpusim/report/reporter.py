@@ -182,6 +182,8 @@ class Reporter:
             self._host_fun[info.uid] = info.host_fun
             # GPGPU-Sim prints "0x%p", hence the doubled "0x0x" prefix parsers expect.
             self.out(f"GPGPU-Sim PTX: cudaLaunch for 0x{info.host_fun:#x} (mode={mode}) on stream {info.stream_id}")
+        for line in info.ptx_analysis:
+            self.out(line)
         g, b = info.grid, info.block
         self.out(f"GPGPU-Sim PTX: pushing kernel '{info.name}' to stream {info.stream_id}, "
                  f"gridDim= ({g[0]},{g[1]},{g[2]}) blockDim = ({b[0]},{b[1]},{b[2]}) ")

@@ -319,6 +319,9 @@ class Runtime(StreamApi):
         except Exception as exc:  # noqa: BLE001 - kept on the module, reported once
             self._module_failed(m, "__cudaRegisterFatBinaryEnd", exc)
             return
+        from gpgpusim.functional.messages import load_report   # GPGPU-Sim's load messages (C194)
+        hostio.out("".join(f"{ln}\n" for ln in load_report(
+            m.ir, m.ptx_name, m.loaded, fatbin=m.fatbin, ptx_arch=m.ptx_arch, source_num=m.index)))
         for var in self.registry.variables.values():
             if (var.module is m and var.managed and var.managed_ptr_addr
                     and var.name in m.loaded.symbols):

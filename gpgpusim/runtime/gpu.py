@@ -430,11 +430,13 @@ class Gpu:
         the launching host thread right after the push, as GPGPU-Sim prints them."""
         if self.reporter is None:
             return
+        from gpgpusim.functional.messages import launch_report
         from gpgpusim.report.data import KernelInfo
         self._notify("kernel_launch", KernelInfo(
             name=op.kernel, uid=op.uid, grid=op.grid, block=op.block, stream_id=op.stream_id,
             functional=self.functional, host_fun=op.host_fun, dyn_smem_bytes=op.dyn_smem_bytes,
-            regs_per_thread=op.regs_per_thread, static_smem_bytes=op.static_smem_bytes))
+            regs_per_thread=op.regs_per_thread, static_smem_bytes=op.static_smem_bytes,
+            ptx_analysis=tuple(launch_report(op.module, op.kernel)) if hasattr(op.module, "cache") else ()))
 
     def start_kernel(self, op: KernelLaunchOp, stream_id: int | None = None) -> KernelRecord:
         """Place a pushed kernel in a free running slot (C056)."""
