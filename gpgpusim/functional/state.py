@@ -550,19 +550,50 @@ class Exec:
                 regs = [r for r in (op.p, op.q) if r is not None]
             elif isinstance(op, dec.ir.Vec):
                 regs = [r for r in op.elems if isinstance(r, dec.ir.Reg)]
-            for r in regs:
-                slot = d.func.slots.get(r.name)
-                if slot is None:
-                    continue
-                for ln in lanes:
-                    if ln >= 0:
-                        v = self.R[slot][ln]
-                        f.write(f"    {r.name} <- {int(v) if v.dtype != np.bool_ else bool(v)} "
-                                f"({int(v):#x})\n" if v.dtype != np.bool_ else f"    {r.name} <- {bool(v)}\n")
-        if self.debug_level >= 10 and self.debug_uid is not None:
+            regs = [r for r in regs if r.name in d.func.slots]
+            if regs and lanes and lanes[0] >= 0:
+                f.write("Output Registers:\n")
+                for r in regs:
+                    f.write(format_reg(r.name, d.func.fn.regs.get(r.name, ""),
+                                       self.R[d.func.slots[r.name]][lanes[0]]) + "\n")
+        if self.debug_level >= 10 and self.debug_uid is not None and lanes and lanes[0] >= 0:
             # level 10: the whole register file of the traced thread (its current function)
-            ln = lanes[0]
+            f.write("Register File Contents:\n")
             for name, slot in sorted(d.func.slots.items()):
-                v = self.R[slot][ln]
-                f.write(f"    {name} = {bool(v) if v.dtype == np.bool_ else hex(int(v))}\n")
+                f.write(format_reg(name, d.func.fn.regs.get(name, ""), self.R[slot][lanes[0]]) + "\n")
         f.flush()
+
+
+def format_reg(name: str, ptx_type: str, raw: Any) -> str:
+    """One register as GPGPU-Sim's single-thread trace prints it (``print_reg``): the name
+    right-aligned in 8 columns, then the declared type and value -- signed decimal, unsigned
+    decimal with the hex bits, floats with 15 decimals (f64 in exponent form) and the bits,
+    untyped ``.b`` registers in hex, predicates as 0/1."""
+    head = f"  {name:>8s}   "
+    if ptx_type == "pred":
+        return head + f".pred {int(bool(raw))}"
+    size = dec.ir.TYPE_SIZES.get(ptx_type)
+    if size is None:
+        return head + "non-scalar type"
+    u = int(raw) & ((1 << (8 * size)) - 1)
+    digits = 2 * size
+    if ptx_type[0] == "s":
+        v = u - (1 << (8 * size)) if u >> (8 * size - 1) else u
+        return head + f".{ptx_type:<3s} {v}"
+    if ptx_type[0] == "u":
+        hexed = f"0x{u:x}" if size == 8 else f"0x{u:0{digits}x}"
+        return head + f".{ptx_type:<3s} {u} [{hexed}]"
+    if ptx_type[0] == "b":
+        return head + (f".b64 0x{u:x}" if size == 8 else f".{ptx_type:<3s} 0x{u:0{digits}x}")
+    if ptx_type in ("f16", "f32", "f64"):
+        dt = {"f16": np.float16, "f32": np.float32, "f64": np.float64}[ptx_type]
+        ut = {2: np.uint16, 4: np.uint32, 8: np.uint64}[size]
+        x = float(np.asarray(u, dtype=ut).view(dt))
+        if x != x:
+            text = "-nan" if u >> (8 * size - 1) else "nan"
+        elif ptx_type == "f64":
+            text = f"{x:.15e}"
+        else:
+            text = f"{x:.15f}" if ptx_type == "f32" else f"{x:f}"
+        return head + f".{ptx_type} {text} [0x{u:0{digits}x}]"
+    return head + "non-scalar type"

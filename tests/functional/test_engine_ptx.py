@@ -223,7 +223,9 @@ def test_debug_trace_single_thread(monkeypatch, capsys):
     assert sum(line.startswith("GPGPU-Sim PTX: allocating CTA") for line in out) == 2   # level >= 1
     out = [line for line in out if not line.startswith("GPGPU-Sim PTX")]
     assert out[0].startswith("thread 37 pc 0 line ") and "ld.param.u64" in out[0]
-    assert "    %r2 <- 105 (0x69)" in out
+    i = next(k for k, line in enumerate(out) if "add.u32 %r2, %r1, 100;" in line)
+    assert out[i].startswith("thread 37 pc 4 line ")
+    assert out[i + 1:i + 3] == ["Output Registers:", "       %r2   .b32 0x00000069"]
     assert sum(line.startswith("thread 37 ") for line in out) == 7
 
 
@@ -236,7 +238,7 @@ def test_debug_trace_to_file(tmp_path):
             "gpgpu_ptx_inst_debug_thread_uid": 3}
     run_once(m, "k", (1, 1, 1), (8, 1, 1), [("o", np.zeros(8, np.int32))], options=opts)
     text = path.read_text()
-    assert text.count("thread 3 pc ") == 6 and "%r1 <- 3 (0x3)" in text
+    assert text.count("thread 3 pc ") == 6 and "Output Registers:\n       %r1   .b32 0x00000003\n" in text
 
 
 def test_watchdog_stops_infinite_loop():
@@ -556,7 +558,9 @@ def test_debug_levels_1_and_10(monkeypatch, capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[:2] == [f"GPGPU-Sim PTX: allocating CTA ({c},0,0) of k: 32 threads, 1 warps, 0 bytes shared, "
                        f"16 bytes local per thread" for c in range(2)]
-    assert "    %r2 = 0x65" in out and "    %r1 = 0x1" in out and "    %p1 = False" in out
+    i = out.index("Register File Contents:")
+    assert out[i + 1:i + 3] == ["       %p0   .pred 0", "       %p1   .pred 0"]
+    assert "       %r2   .b32 0x00000065" in out and "       %r1   .b32 0x00000001" in out
 
 
 def test_divergent_paths_run_higher_pc_first_like_gpgpusim():

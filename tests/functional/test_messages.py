@@ -128,3 +128,45 @@ def test_debug_level_100_lists_the_ptx_with_pcs():
     assert listing[11] == "    _3.ptx    12 (pc=    ):  L:"
     assert listing[12] == "    _3.ptx    13 (pc=  32):      ret;"
     assert lines[i - 1] == "" and lines[i + 1] == ""
+
+
+@pytest.mark.parametrize(("name", "typ", "bits", "text"), [
+    ("%r2", "u32", 101, "       %r2   .u32 101 [0x00000065]"),
+    ("%r3", "s32", 0xFFFFFFFF, "       %r3   .s32 -1"),
+    ("%rs1", "s16", 0x8000, "      %rs1   .s16 -32768"),
+    ("%rd1", "u64", 1 << 40, "      %rd1   .u64 1099511627776 [0x10000000000]"),
+    ("%rd2", "b64", 255, "      %rd2   .b64 0xff"),
+    ("%r4", "b32", 5, "       %r4   .b32 0x00000005"),
+    ("%p1", "pred", True, "       %p1   .pred 1"),
+    ("%f1", "f32", 0x3FC00000, "       %f1   .f32 1.500000000000000 [0x3fc00000]"),
+    ("%f2", "f32", 0xFFC00000, "       %f2   .f32 -nan [0xffc00000]"),
+    ("%f3", "f32", 0x7F800000, "       %f3   .f32 inf [0x7f800000]"),
+    ("%fd1", "f64", 0xC002000000000000, "      %fd1   .f64 -2.250000000000000e+00 [0xc002000000000000]"),
+    ("%h1", "f16", 0x3800, "       %h1   .f16 0.500000 [0x3800]"),
+])
+def test_trace_register_format_is_gpgpusims(name, typ, bits, text):
+    """PTX_SIM_DEBUG >= 6 single-thread trace: registers as GPGPU-Sim's print_reg shows them
+    (floats by value, with their bits)."""
+    from gpgpusim.functional.state import format_reg
+    assert format_reg(name, typ, bits) == text
+
+
+def test_trace_prints_float_registers_by_value(monkeypatch, capsys):
+    import numpy as np
+    from engine_helpers import ptx, run_once
+
+    m = ptx("""
+    .reg .b32 %r<4>;
+    .reg .f32 %f<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [p0];
+    mov.u32 %r1, %tid.x;
+    cvt.rn.f32.u32 %f1, %r1;
+    mul.f32 %f2, %f1, 0f3FC00000;
+    st.global.f32 [%rd1], %f2;
+    ret;""")
+    monkeypatch.setenv("PTX_SIM_DEBUG", "6")
+    monkeypatch.setenv("PTX_SIM_DEBUG_THREAD_UID", "3")
+    run_once(m, "k", (1, 1, 1), (4, 1, 1), [("o", np.zeros(4, np.float32))])
+    out = capsys.readouterr().out.splitlines()
+    assert "       %f2   .f32 4.500000000000000 [0x40900000]" in out
