@@ -19,6 +19,9 @@ lines, in the same order, from our IR and loaded module; the runtime decides whe
 * :func:`launch_report` -- before a kernel's first launch: the dominator/post-dominator
   progress lines, ``PTX_SIM_DEBUG >= 2`` the dominator sets, and the reconvergence points
   (C219); later launches: ``PDOM analysis already done``.
+* :func:`memory_note` -- ``PTX_SIM_DEBUG >= 3``: one line per device allocation, copy and
+  memset (GPGPU-Sim ``gpgpu_t::gpu_malloc``/``memcpy_to_gpu``/``memcpy_from_gpu``/
+  ``memcpy_gpu_to_gpu``/``gpu_memset``).
 """
 
 from __future__ import annotations
@@ -222,3 +225,30 @@ def dominator_dump(fn: ir.Function) -> list[str]:
         members = "".join(f" {j}" for j in range(nb + 1) if m >> j & 1)
         lines.append(f"ID: {i}\t:{members}")
     return lines
+
+
+# ----------------------------------------------------------------------------- level 3
+def memory_note(what: str, nbytes: int, dst: Any = 0, src: Any = 0, value: int = 0) -> str:
+    """The ``PTX_SIM_DEBUG >= 3`` line (newline included) for a device memory operation, or ''
+    below that level.  ``what``: "malloc" (``dst`` = the address), a ``cudaMemcpyKind`` name
+    ("HostToDevice", "DeviceToHost", "DeviceToDevice") or "memset" (``value`` = the byte).
+    Host buffers that are not addresses (a staged copy) print as 0."""
+    if dec.debug_level() < 3:
+        return ""
+
+    def a(x: Any) -> int:
+        return int(x) if isinstance(x, int) else 0
+    if what == "malloc":
+        text = f"{_P} allocating {nbytes} bytes on GPU starting at address 0x{a(dst):x}"
+    elif what == "HostToDevice":
+        text = f"{_P} copying {nbytes} bytes from CPU[0x{a(src):x}] to GPU[0x{a(dst):x}] ...  done."
+    elif what == "DeviceToHost":
+        text = f"{_P} copying {nbytes} bytes from GPU[0x{a(src):x}] to CPU[0x{a(dst):x}] ... done."
+    elif what == "DeviceToDevice":
+        text = f"{_P} copying {nbytes} bytes from GPU[0x{a(src):x}] to GPU[0x{a(dst):x}] ... done."
+    elif what == "memset":
+        text = (f"{_P} setting {nbytes} bytes of memory to 0x{value & 0xFF:x} starting at "
+                f"0x{a(dst):x}...  done.")
+    else:
+        return ""
+    return text + "\n"

@@ -170,3 +170,22 @@ def test_trace_prints_float_registers_by_value(monkeypatch, capsys):
     run_once(m, "k", (1, 1, 1), (4, 1, 1), [("o", np.zeros(4, np.float32))])
     out = capsys.readouterr().out.splitlines()
     assert "       %f2   .f32 4.500000000000000 [0x40900000]" in out
+
+
+def test_debug_level_3_memory_lines(monkeypatch):
+    """GPGPU-Sim's gpu_malloc / memcpy_* / gpu_memset lines, only at PTX_SIM_DEBUG >= 3."""
+    monkeypatch.setenv("PTX_SIM_DEBUG", "2")
+    assert messages.memory_note("malloc", 20000, 0xC0000000) == ""
+    monkeypatch.setenv("PTX_SIM_DEBUG", "3")
+    assert messages.memory_note("malloc", 20000, 0xC0004F00) == \
+        "GPGPU-Sim PTX: allocating 20000 bytes on GPU starting at address 0xc0004f00\n"
+    assert messages.memory_note("HostToDevice", 16, 0xC0000000, 0x5584C3023F10) == \
+        "GPGPU-Sim PTX: copying 16 bytes from CPU[0x5584c3023f10] to GPU[0xc0000000] ...  done.\n"
+    assert messages.memory_note("DeviceToHost", 8, 0x7FFD0000, 0xC0000100) == \
+        "GPGPU-Sim PTX: copying 8 bytes from GPU[0xc0000100] to CPU[0x7ffd0000] ... done.\n"
+    assert messages.memory_note("DeviceToDevice", 4, 0xC0000200, 0xC0000100) == \
+        "GPGPU-Sim PTX: copying 4 bytes from GPU[0xc0000100] to GPU[0xc0000200] ... done.\n"
+    assert messages.memory_note("HostToDevice", 4, 0xC0000000, b"staged") == \
+        "GPGPU-Sim PTX: copying 4 bytes from CPU[0x0] to GPU[0xc0000000] ...  done.\n"
+    assert messages.memory_note("memset", 100, 0xC0000900, value=0x107) == \
+        "GPGPU-Sim PTX: setting 100 bytes of memory to 0x7 starting at 0xc0000900...  done.\n"
