@@ -666,6 +666,9 @@ class Runtime(StreamApi):
                             f"free on the simulated device")
         addr = self.gmem.allocate(size, ALLOC_ALIGN)
         self._device_allocs[addr] = size
+        from gpgpusim.functional.messages import memory_note
+        if note := memory_note("malloc", size, addr):   # PTX_SIM_DEBUG >= 3
+            hostio.out(note)
         return addr
 
     @api

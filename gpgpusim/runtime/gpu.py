@@ -53,6 +53,7 @@ from typing import Any
 import numpy as np
 
 from gpgpusim.errors import CudaError, Err, report_internal_error
+from gpgpusim.functional.messages import memory_note   # PTX_SIM_DEBUG >= 3 lines
 
 #: Defaults of the embedded SM7_QV100 config, used when no config is given (unit tests).
 DEFAULT_CORE_MHZ = 1132.0
@@ -63,6 +64,12 @@ DEFAULT_MAX_CONCURRENT_KERNEL = 128
 KEEP_KERNEL_RECORDS = 4096
 #: Least cost of a kernel launch in functional mode (core cycles); keeps times positive.
 KERNEL_LAUNCH_CYCLES = 1
+
+
+def _debug_out(text: str) -> None:
+    if text:
+        from . import hostio
+        hostio.out(text)
 
 
 class MemcpyKind(enum.IntEnum):
@@ -610,6 +617,7 @@ class Gpu:
 
     def memcpy(self, op: MemcpyOp) -> None:
         kind = self._resolve(op.direction, op.dst, op.src)
+        _debug_out(memory_note(kind.name, op.nbytes, op.dst, op.src) if op.nbytes else "")
         src_dev = kind in (MemcpyKind.DeviceToHost, MemcpyKind.DeviceToDevice)
         dst_dev = kind in (MemcpyKind.HostToDevice, MemcpyKind.DeviceToDevice)
         if op.nbytes:
@@ -643,6 +651,7 @@ class Gpu:
     def memset(self, op: MemsetOp) -> None:
         if not op.nbytes:
             return
+        _debug_out(memory_note("memset", op.nbytes * op.height, op.dst, value=op.value))
         dtype = {1: np.uint8, 2: np.uint16, 4: np.uint32}[op.element_size]
         for row in range(op.height):
             self.gmem.view(op.dst + row * op.pitch, op.nbytes).view(dtype)[:] = op.value
