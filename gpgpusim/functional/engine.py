@@ -77,7 +77,7 @@ class KernelStats:
     active_insn: int = 0      # lanes active at issue, guard true or false (functional-mode count)
     ctas: int = 0
     opcode_counts: dict[str, int] = field(default_factory=dict)   # thread-level, by opcode
-    line_stats: dict[int, list[int]] | None = None                # PTX line -> [warp, thread]
+    line_stats: dict[int, list[int]] | None = None    # PTX line -> [warp, thread, active lanes]
     wall_s: float = 0.0
 
 
@@ -214,7 +214,9 @@ def _issue(ex: Exec, G: np.ndarray, p: int) -> None:
             esel = np.flatnonzero(g) if sel is None else sel[g]
     n = ex.N if esel is None else esel.size
     if counted:
-        ex.active_insn += ex.N if sel is None else sel.size
+        a = ex.N if sel is None else sel.size
+        ex.active_insn += a
+        ex.pc_active[p] += a
     if G.size == 1:
         ex.last_exec_mask = int(np.bitwise_or.reduce(_BIT[esel & 31])) if esel is not None and n else (
             0 if esel is not None else FULL)
@@ -321,6 +323,7 @@ def _issue1(ex: Exec, w: int, p: int) -> int:
     if counted:
         ex.thread_insn += n
         ex.active_insn += sel.size
+        ex.pc_active[p] += sel.size
         ex.pc_thread[p] += n
     ex.cur_sel = sel
     if kind == "exit" or kind == "kend":
@@ -647,7 +650,9 @@ def launch(lm: LoadedModule, kernel: str, grid: tuple[int, int, int], block: tup
 
     The grid is processed in chunks of CTAs (at most ``chunk_threads`` threads, default 65,536,
     resident together) in CTA order.  ``line_stats`` (a dict, filled in place) maps each PTX line
-    to ``[warp instructions, thread instructions]``.
+    to ``[warp instructions, thread instructions, lanes active at issue]``; the last counts
+    predicated-off lanes too, as GPGPU-Sim's per-line execution counts (and its functional-mode
+    instruction total) do (C199).
 
     ``cooperative`` (``cudaLaunchCooperativeKernel``; additive to the contract): the whole grid
     is resident at once and ``%envreg1:%envreg2`` point to a zeroed grid-barrier workspace, as
@@ -684,6 +689,7 @@ def launch(lm: LoadedModule, kernel: str, grid: tuple[int, int, int], block: tup
     stats = KernelStats(kernel=kernel)
     pc_thread = np.zeros(len(prog.insts), dtype=np.int64)
     pc_warp = np.zeros(len(prog.insts), dtype=np.int64)
+    pc_active = np.zeros(len(prog.insts), dtype=np.int64)
     workspace = None
     if cooperative:
         per = total
@@ -711,6 +717,7 @@ def launch(lm: LoadedModule, kernel: str, grid: tuple[int, int, int], block: tup
         stats.active_insn += ex.active_insn
         pc_thread += np.asarray(ex.pc_thread, dtype=np.int64)
         pc_warp += np.asarray(ex.pc_warp, dtype=np.int64)
+        pc_active += np.asarray(ex.pc_active, dtype=np.int64)
     stats.ctas = total
     for pc, n in enumerate(pc_thread.tolist()):
         if n:
@@ -719,9 +726,10 @@ def launch(lm: LoadedModule, kernel: str, grid: tuple[int, int, int], block: tup
     if line_stats is not None:
         for pc, d in enumerate(prog.insts):
             if pc_warp[pc] and d.inst is not None:
-                e = line_stats.setdefault(d.line, [0, 0])
+                e = line_stats.setdefault(d.line, [0, 0, 0])
                 e[0] += int(pc_warp[pc])
                 e[1] += int(pc_thread[pc])
+                e[2] += int(pc_active[pc])
         stats.line_stats = line_stats
     stats.wall_s = time.perf_counter() - t0
     counts_file = os.environ.get("GPGPUSIM_FUNCTIONAL_COUNTS_FILE")

@@ -522,7 +522,8 @@ class Gpu:
         if line_stats:
             module = getattr(rec.op.module, "module", None)
             fname = getattr(module, "filename", "<ptx>")
-            line_counts = {(fname, int(line)): int(v[1]) for line, v in line_stats.items()}
+            # GPGPU-Sim's per-line execution counts include predicated-off lanes (C199)
+            line_counts = {(fname, int(line)): int(v[2]) for line, v in line_stats.items()}
         return KernelStats(
             name=rec.name, uid=rec.uid, grid=rec.grid, block=rec.block,  # type: ignore[arg-type]
             stream_id=rec.stream_id, thread_insn=int(getattr(st, "thread_insn", 0)),

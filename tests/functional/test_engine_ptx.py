@@ -208,7 +208,8 @@ def test_line_stats_and_opcode_counts():
     assert st.opcode_counts == {"ld": 64, "mov": 64, "mul": 64, "add": 64, "setp": 64, "st": 8, "ret": 64}
     assert (st.thread_insn, st.warp_insn) == (6 * 64 + 8, 7 * 2)
     lines = sorted(ls)
-    assert [ls[k] for k in lines] == [[2, 64]] * 5 + [[2, 8], [2, 64]]
+    # [warp insn, thread insn (guard true), lanes active at issue (predicated-off lanes too)]
+    assert [ls[k] for k in lines] == [[2, 64, 64]] * 5 + [[2, 8, 64], [2, 64, 64]]
 
 
 def test_debug_trace_single_thread(monkeypatch, capsys):

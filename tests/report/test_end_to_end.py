@@ -90,8 +90,6 @@ def test_functional_lines_json_and_line_stats_agree(run):
     assert out[-1] == "GPGPU-Sim: *** exit detected ***"
 
 
-@pytest.mark.xfail(strict=True, reason="the engine's per-line counts leave out predicated-off lanes "
-                                       "(gpgpusim/functional/engine.py); GPGPU-Sim's include them")
 def test_line_stats_sum_to_the_functional_count(run):
     """GPGPU-Sim counts line executions next to g_ptx_sim_num_insn (predicated-off lanes too)."""
     d, _ = run
