@@ -9,11 +9,11 @@ thread instructions per second; per kernel: thread and warp instruction counts (
 timing mode) next to the C++ figures in ``gpgpusim-reference.csv`` (SM7_QV100, launch latency
 5000). The markdown table goes to stdout and ``bench/results/reference-<mode>-<time>.md``.
 
-Notes on the reference figures: the CSV comes from GPGPU-Sim *performance* runs; its
-functional mode counts a few more thread instructions (vectorAdd +1/thread, reduce kernel 1
-+5/thread, matmul +2/thread, per ``gpgpusim-baseline.md``), so the per-program "C++ func insn"
-column differs from ours where our engine follows the performance-mode counting rule; the
-per-kernel table compares with the CSV. "after start-up" divides by the wall time after the
+Notes on the reference figures: the CSV comes from GPGPU-Sim *performance* runs, whose
+``gpu_sim_insn`` leaves out predicated-off lanes ("thread insn" here, compared per kernel with
+the CSV); its functional mode counts them too (vectorAdd +1/thread, reduce kernel 1 +5/thread,
+matmul +2/thread, per ``gpgpusim-baseline.md``), which is our "func insn" (the JSON's
+``functional_insn``, the "Done functional simulation" figure), compared with "C++ func insn". "after start-up" divides by the wall time after the
 first kernel launch line. C++ functional-mode wall times
 (from the baseline report) are in ``CPP_FUNCTIONAL_WALL_S``.
 
@@ -61,6 +61,7 @@ class KernelResult:
     thread_insn: int | None = None
     warp_insn: int | None = None
     cycles: int | None = None
+    functional_insn: int | None = None   # predicated-off lanes included (GPGPU-Sim functional mode)
 
 
 @dataclass
@@ -78,6 +79,12 @@ class RunResult:
     def thread_insn(self) -> int | None:
         """Total thread instructions, None when no kernel reported a count."""
         counts = [k.thread_insn for k in self.kernels if k.thread_insn is not None]
+        return sum(counts) if counts else None
+
+    @property
+    def functional_insn(self) -> int | None:
+        """Total of the 'Done functional simulation' count (C++ functional mode's rule)."""
+        counts = [k.functional_insn for k in self.kernels if k.functional_insn is not None]
         return sum(counts) if counts else None
 
 
@@ -147,7 +154,7 @@ def run_program(program: str, exe: Path, mode: str, timeout_s: float, json_flag:
     res = RunResult(program, mode, rc, passed, wall, startup)
     for k in (stats or {}).get("kernels", []):
         res.kernels.append(KernelResult(k.get("kernel_name", "?"), k.get("thread_insn"), k.get("warp_insn"),
-                                        k.get("cycles")))
+                                        k.get("cycles"), k.get("functional_insn")))
     if not res.kernels:  # no JSON, or one without kernels: what the text output says
         res.kernels = _kernels_from_text(text)
     if rc != 0:
@@ -207,9 +214,10 @@ def _diff(ours: int | None, ref: int | None) -> str:
 
 def render(results: list[RunResult], reference: dict[str, list[dict[str, str]]]) -> str:
     out = ["## Programs", "",
-           "| program | mode | result | wall s | start-up s | thread insn | C++ func insn | diff | thread insn/s "
+           "| program | mode | result | wall s | start-up s | thread insn | func insn | C++ func insn | diff "
+           "| thread insn/s "
            "| after start-up | C++ func wall s | C++ perf wall s |",
-           "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results:
         rate = r.thread_insn / r.wall_s if r.wall_s > 0 and r.thread_insn else None
         sim_s = r.wall_s - r.startup_s if r.startup_s is not None else None
@@ -219,7 +227,8 @@ def render(results: list[RunResult], reference: dict[str, list[dict[str, str]]])
         cpp_insn = CPP_FUNCTIONAL_INSN.get(r.program) if r.mode == "functional" else None
         result = "PASS" if r.passed else f"FAIL ({r.error or 'rc=' + str(r.returncode)})"
         out.append(f"| {r.program} | {r.mode} | {result} | {r.wall_s:.2f} | {_fmt(r.startup_s, 2)} | "
-                   f"{_fmt(r.thread_insn)} | {_fmt(cpp_insn)} | {_diff(r.thread_insn, cpp_insn)} | {_fmt(rate)} | "
+                   f"{_fmt(r.thread_insn)} | {_fmt(r.functional_insn)} | {_fmt(cpp_insn)} | "
+                   f"{_diff(r.functional_insn, cpp_insn)} | {_fmt(rate)} | "
                    f"{_fmt(sim_rate)} | "
                    f"{_fmt(CPP_FUNCTIONAL_WALL_S.get(r.program), 1)} | "
                    f"{_fmt(perf_wall, 1)} |")
