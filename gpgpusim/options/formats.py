@@ -35,8 +35,9 @@ WRITE_ALLOC = {"N": "no_write_allocate", "W": "write_allocate", "F": "fetch_on_w
                "L": "lazy_fetch_on_read"}
 #: set-index functions (``set_index_function``): Fermi hash, bitwise XOR, IPoly hash, linear, custom
 SET_INDEX = {"H": "fermi_hash", "X": "bitwise_xor", "P": "ipoly_hash", "L": "linear", "C": "custom"}
-#: MSHR kinds (``mshr_config_t``): associative, sectored associative, texture FIFO (F in 3.x, T in 4.x)
-MSHR_TYPE = {"A": "assoc", "S": "sector_assoc", "T": "tex_fifo", "F": "tex_fifo"}
+#: MSHR kinds (``mshr_config_t``): associative (A), texture FIFO (F), and the variants that send
+#: their requests to a sectored next level: sector associative (S), sector texture FIFO (T)
+MSHR_TYPE = {"A": "assoc", "S": "sector_assoc", "F": "tex_fifo", "T": "sector_tex_fifo"}
 
 
 #: line size of a sectored cache: GPGPU-Sim's SECTOR_SIZE (32) x SECTOR_CHUNCK_SIZE (4)
