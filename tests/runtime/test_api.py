@@ -431,6 +431,27 @@ def test_streams_and_events(rt):
     assert rt.cudaStreamDestroy(s.value) == Err.InvalidResourceHandle
 
 
+def test_query_not_ready_is_a_status_not_an_error(rt):
+    """cudaStreamQuery/cudaEventQuery return cudaErrorNotReady (600) while work is pending, and
+    leave the last error alone (600 is a status: cudaGetLastError still returns success)."""
+    import threading
+
+    s, ev = u64(), u64()
+    assert rt.cudaStreamCreate(addr(s)) == 0 and rt.cudaEventCreate(addr(ev)) == 0
+    gate = threading.Event()
+    rt.streams.add_host_func(s.value, lambda: gate.wait(30))
+    assert rt.cudaEventRecord(ev.value, s.value) == 0
+    assert rt.cudaStreamQuery(s.value) == Err.NotReady == 600
+    assert rt.cudaEventQuery(ev.value) == Err.NotReady
+    assert rt.cudaPeekAtLastError() == 0 and rt.cudaGetLastError() == 0
+    gate.set()
+    assert rt.cudaEventSynchronize(ev.value) == 0
+    assert rt.cudaEventQuery(ev.value) == 0 and rt.cudaStreamQuery(s.value) == 0
+    assert rt.cudaGetLastError() == 0
+    assert rt.cudaStreamQuery(0xDEAD0) == Err.InvalidResourceHandle
+    assert rt.cudaEventQuery(0xDEAD0) == Err.InvalidResourceHandle
+
+
 def test_device_reset_frees_and_reloads(rt):
     free0, total = u64(), u64()
     rt.cudaMemGetInfo(addr(free0), addr(total))
