@@ -20,10 +20,11 @@ Contract (docs/CONTRACTS.md):
 
 Threads: host threads allocate and free (``cudaMalloc``/``cudaFree`` from several application
 threads at once) while the simulation thread reads.  Writers (:meth:`allocate`,
-:meth:`map_host`, :meth:`free`) serialise on one lock; readers take no lock: every lookup reads
-one immutable snapshot (:attr:`_idx`: sorted bases, their sizes and buffers) that writers
-replace as a whole, so a lookup never sees a half-updated index and an allocation freed while a
-kernel runs is still found consistently in the snapshot that kernel read.
+:meth:`map_host`, :meth:`free`) serialise on one lock; readers take no lock (except to fill
+the typed-view cache, once per allocation and dtype): every lookup reads one immutable snapshot
+(:attr:`_idx`: sorted bases, their sizes and buffers) that writers replace as a whole, so a
+lookup never sees a half-updated index and an allocation freed while a kernel runs is still
+found consistently in the snapshot that kernel read.
 """
 
 from __future__ import annotations
@@ -247,14 +248,19 @@ class GlobalMemory:
             v = entry[1].get(dtype.str)
             if v is not None:
                 return v
-        buf = self._bufs.get(base)
-        if buf is None:
-            raise CudaError(Err.IllegalAddress,
-                            f"allocation {base:#x} was freed while a kernel was using it",
-                            sticky=True)
-        if entry is None or entry[0] is not buf:
-            entry = (buf, {})
-            self._typed[base] = entry
+        with self._lock:
+            # under the writers' lock: an entry made from a buffer that a host thread frees (and
+            # perhaps reallocates at the same base) meanwhile must not be cached after
+            # _release/_insert dropped the old one, or later kernels would use the dead buffer
+            buf = self._bufs.get(base)
+            if buf is None:
+                raise CudaError(Err.IllegalAddress,
+                                f"allocation {base:#x} was freed while a kernel was using it",
+                                sticky=True)
+            entry = self._typed.get(base)
+            if entry is None or entry[0] is not buf:
+                entry = (buf, {})
+                self._typed[base] = entry
         shift = (-base) % dtype.itemsize
         part = buf[shift:]
         n = (part.size // dtype.itemsize) * dtype.itemsize
