@@ -214,9 +214,7 @@ def _issue(ex: Exec, G: np.ndarray, p: int) -> None:
             esel = np.flatnonzero(g) if sel is None else sel[g]
     n = ex.N if esel is None else esel.size
     if counted:
-        a = ex.N if sel is None else sel.size
-        ex.active_insn += a
-        ex.pc_active[p] += a
+        ex.pc_active[p] += ex.N if sel is None else sel.size
     if G.size == 1:
         ex.last_exec_mask = int(np.bitwise_or.reduce(_BIT[esel & 31])) if esel is not None and n else (
             0 if esel is not None else FULL)
@@ -322,7 +320,6 @@ def _issue1(ex: Exec, w: int, p: int) -> int:
     n = esel.size
     if counted:
         ex.thread_insn += n
-        ex.active_insn += sel.size
         ex.pc_active[p] += sel.size
         ex.pc_thread[p] += n
     ex.cur_sel = sel
@@ -714,7 +711,7 @@ def launch(lm: LoadedModule, kernel: str, grid: tuple[int, int, int], block: tup
                 gmem.free(workspace)
         stats.thread_insn += ex.thread_insn
         stats.warp_insn += ex.warp_insn
-        stats.active_insn += ex.active_insn
+        stats.active_insn += sum(ex.pc_active)
         pc_thread += np.asarray(ex.pc_thread, dtype=np.int64)
         pc_warp += np.asarray(ex.pc_warp, dtype=np.int64)
         pc_active += np.asarray(ex.pc_active, dtype=np.int64)

@@ -119,9 +119,9 @@ class Exec:
         # counters
         self.thread_insn = 0
         self.warp_insn = 0
-        self.active_insn = 0
         self.pc_thread = [0] * len(prog.insts)
-        self.pc_active = [0] * len(prog.insts)     # lanes active at issue, guard true or false
+        # lanes active at issue, guard true or false (their sum is the kernel's active_insn)
+        self.pc_active = [0] * len(prog.insts)
         self.pc_warp = [0] * len(prog.insts)
         self.steps = 0
         # per-warp count of issued instructions: the functional-mode %clock (see special())
