@@ -309,11 +309,7 @@ class StreamManager:
                 self._invalidate(cap, "stream destroyed during capture")
                 if cap.origin is stream:
                     # nothing can end this capture any more: it ends here, as a failed one
-                    for s in cap.streams:
-                        s.capture = None
-                        s.capture_frontier = []
-                    if cap in self._captures:
-                        self._captures.remove(cap)
+                    self._end_capture(cap)
                     if cap.owns_graph:
                         self.graphs.destroy_graph(cap.graph.handle)
                 else:
@@ -685,11 +681,7 @@ class StreamManager:
                                 "cudaStreamEndCapture: called from a different thread than "
                                 "cudaStreamBeginCapture")
             unjoined = self._unjoined(cap)
-            for s in cap.streams:
-                s.capture = None
-                s.capture_frontier = []
-            if cap in self._captures:
-                self._captures.remove(cap)
+            self._end_capture(cap)
             if cap.status == CAPTURE_STATUS_INVALIDATED:
                 if cap.owns_graph:
                     self.graphs.destroy_graph(cap.graph.handle)
@@ -703,6 +695,14 @@ class StreamManager:
                                 "into the origin stream")
             cap.status = CAPTURE_STATUS_NONE
             return cap.graph.handle
+
+    def _end_capture(self, cap: Capture) -> None:
+        """Detach every stream from ``cap`` and forget it as an ongoing capture (lock held)."""
+        for s in cap.streams:
+            s.capture = None
+            s.capture_frontier = []
+        if cap in self._captures:
+            self._captures.remove(cap)
 
     def capture_info(self, handle: int | None, per_thread: bool = False
                      ) -> tuple[int, int, int | None, list[graphs.GraphNode]]:
