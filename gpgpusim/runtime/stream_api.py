@@ -286,8 +286,7 @@ class StreamApi:
                    "it is managed, pinned or registered host memory, or a __device__ variable")
             raise CudaError(Err.InvalidValue, f"{what}: {dev_ptr:#x} was not returned by cudaMalloc, "
                             f"cudaMallocAsync or cudaMallocFromPoolAsync, or was already freed ({why})")
-        self.streams.get_stream(stream)             # validates the handle before anything changes
-        self.streams.enqueue(stream, FreeOp(dev_ptr), what=what)
+        self.streams.enqueue(stream, FreeOp(dev_ptr), what=what)   # a bad handle raises here
         allocs.pop(dev_ptr, None)
         self._pools().freed(dev_ptr)
 
