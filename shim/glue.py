@@ -86,7 +86,10 @@ def _setup_paths():
     if not any(getattr(sys, "argv", None) or ()):   # the embedded interpreter has argv ['']
         try:
             with open("/proc/self/cmdline", "rb") as f:
-                sys.argv = [a.decode("utf-8", "replace") for a in f.read().split(b"\0") if a]
+                parts = f.read().split(b"\0")
+            if parts and parts[-1] == b"":
+                parts.pop()                 # the terminating NUL; empty arguments stay
+            sys.argv = [a.decode("utf-8", "replace") for a in parts]
         except OSError:
             sys.argv = ["cuda-app"]
 

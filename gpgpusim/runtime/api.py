@@ -1418,8 +1418,10 @@ class Runtime(StreamApi):
 
     def json_meta(self) -> dict[str, Any]:
         """The ``"run"`` section of ``-o stats.json``."""
+        import sys
+
         return {
-            "argv": _process_argv(),
+            "argv": list(getattr(sys, "argv", []) or []),   # the shim sets it from /proc/self/cmdline
             "gpu": getattr(self.config, "gpu_name", None),
             "functional": bool(getattr(self.config, "functional_only", False)),
             "kernels": len(getattr(self.gpu, "kernels", [])),
@@ -1453,22 +1455,6 @@ class Runtime(StreamApi):
 
 for _n in [n for n in vars(Runtime) if n.startswith("x__cuda")]:
     setattr(Runtime, _n[1:], getattr(Runtime, _n))
-
-
-def _process_argv() -> list[str]:
-    """The application's command line: ``/proc/self/cmdline`` (the interpreter embedded in
-    the shim has no meaningful ``sys.argv``); ``sys.argv`` where /proc is unavailable."""
-    import sys
-
-    try:
-        with open("/proc/self/cmdline", "rb") as f:
-            raw = f.read()
-    except OSError:
-        return [a for a in getattr(sys, "argv", []) or []]
-    parts = raw.split(b"\0")
-    if parts and parts[-1] == b"":
-        parts.pop()                     # the terminating NUL; empty arguments stay
-    return [p.decode("utf-8", "replace") for p in parts]
 
 
 def _parse_ptx(text: str, name: str) -> Any:
