@@ -477,12 +477,11 @@ def validate(cfg: Config) -> None:
         raise ConfigError(f"{cfg.origin.get('gpgpu_mem_addr_mapping', 'config')}: -gpgpu_mem_addr_mapping without "
                           f"dramid@ needs a power-of-two -gpgpu_n_mem, got {n_mem}")
     nbk = cfg["gpgpu_dram_timing_opt"]["nbk"]
-    subp = int(cfg["gpgpu_n_sub_partition_per_mchannel"])
-    if nbk % subp:
+    if nbk % subp_n:
         o1 = cfg.origin.get("gpgpu_dram_timing_opt", "default")
         o2 = cfg.origin.get("gpgpu_n_sub_partition_per_mchannel", "default")
         raise ConfigError(f"-gpgpu_dram_timing_opt nbk={nbk} (from {o1}) is not a multiple of "
-                          f"-gpgpu_n_sub_partition_per_mchannel {subp} (from {o2}): GPGPU-Sim requires the banks "
+                          f"-gpgpu_n_sub_partition_per_mchannel {subp_n} (from {o2}): GPGPU-Sim requires the banks "
                           "to divide evenly among a channel's sub-partitions")
 
 
