@@ -35,8 +35,8 @@ from . import decode as dec
 
 _P = "GPGPU-Sim PTX:"
 _PRAGMA = re.compile(r'^\s*\.pragma\s+"([^"]*)"\s*;')
-#: Constant bank 0 bytes ptxas reserves before the parameters (used only without a cubin).
-PtxInfo = tuple[int, int, int, int]          # regs, lmem, smem, cmem
+#: one kernel's ``ptxas -v`` figures: regs, lmem, smem, cmem
+PtxInfo = tuple[int, int, int, int]
 
 
 def load_report(module: ir.Module, filename: str, loaded: Any = None, *, fatbin: Any = None,
