@@ -134,7 +134,7 @@ def registration(default: Any) -> Callable[[Callable[..., Any]], Callable[..., A
             try:
                 return fn(self, *args)
             except Exception as exc:  # noqa: BLE001 - registration runs before main: never raise
-                self._registration_failed(name, _internal(name, exc))
+                self._registration_failed(name, exc)
             return default
 
         return wrapper
@@ -254,26 +254,27 @@ class Runtime(StreamApi):
             traceback.print_exception(type(exc), exc, exc.__traceback__)
         return self._record(name, _internal(name, exc))
 
-    def _registration_failed(self, name: str, exc: CudaError, consequence: str = "") -> None:
-        """One stderr line for a failed registration call (the traceback too with
-        ``GPGPUSIM_TRACEBACK=1``); ``consequence`` tells the user what it will affect."""
+    def _registration_failed(self, name: str, exc: BaseException, consequence: str = "") -> CudaError:
+        """One stderr line for a failed registration call (with ``GPGPUSIM_TRACEBACK=1`` the
+        traceback of ``exc`` itself, not of the CudaError it becomes); ``consequence`` tells the
+        user what it will affect.  Returns the CudaError."""
         if os.environ.get("GPGPUSIM_TRACEBACK") == "1":
             import traceback
 
             hostio.flush()
             traceback.print_exception(type(exc), exc, exc.__traceback__)
+        err = _internal(name, exc)
         name = _PUBLIC_NAMES.get(name, name)
         tail = f" ({consequence})" if consequence else ""
-        hostio.err(f"gpgpusim: {name}: {NAMES.get(int(exc.code), exc.code)}: {exc.message}{tail}")
+        hostio.err(f"gpgpusim: {name}: {NAMES.get(int(err.code), err.code)}: {err.message}{tail}")
+        return err
 
     def _module_failed(self, m: Module, name: str, exc: BaseException) -> None:
         """Fat binary ``m`` is unusable: keep the error on it (its kernels and variables return
         it when used) and say so once."""
-        err = _internal(name, exc)
         if m.error is None:
-            m.error = err
-            self._registration_failed(name, err, "launches of this fat binary's kernels and accesses "
-                                                 "to its variables return this error")
+            m.error = self._registration_failed(name, exc, "launches of this fat binary's kernels and "
+                                                           "accesses to its variables return this error")
 
     # CUDA keeps the last error per host thread.
     @property
