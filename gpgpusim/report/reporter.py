@@ -246,9 +246,10 @@ class Reporter:
         if stats.cycles is not None:
             fields["gpu_sim_cycle"] = stats.cycles
             fields["gpu_tot_sim_cycle"] = self.tot_cycles
-        self.kernels[-1]["gpu_total_sim_rate"] = int(self.tot_insn / max(elapsed, 1e-9))  # as the block prints it
+        values = Values(fields, per_kernel, total)
+        self.kernels[-1]["gpu_total_sim_rate"] = values["gpu_total_sim_rate"]   # as the block prints it
         self.out("Destroy streams for kernel {}: size 0".format(stats.uid))
-        for line in render(LINES, Values(fields, per_kernel, total)):
+        for line in render(LINES, values):
             self.out(line)
         self._simulation_time(with_cycles=stats.cycles is not None)
 
