@@ -1279,6 +1279,7 @@ class Runtime(StreamApi):
     @api
     def cudaMemcpy3D(self, p: int) -> None:
         ops = self._copy3d_ops("cudaMemcpy3D", p)
+        self.streams.check_unsafe_call("cudaMemcpy3D")     # before any slice is queued
         for i, op in enumerate(ops):   # waiting for the last slice covers the earlier ones
             self.streams.enqueue(0, op, sync=i == len(ops) - 1, what="cudaMemcpy3D")
 
@@ -1302,6 +1303,8 @@ class Runtime(StreamApi):
         last = ptr + ((depth - 1) * rows + height - 1) * pitch
         if not self._device_range(ptr, 1, what) or not self._device_range(last, width, what):
             raise CudaError(Err.InvalidValue, f"{what}: {ptr:#x} is not device memory (or too small)")
+        if not is_async:
+            self.streams.check_unsafe_call(what)           # before any slice is queued
         for z in range(depth):      # one pitched memset per slice; a sync call waits on the last
             self.streams.enqueue(stream, MemsetOp(ptr + z * rows * pitch, value, width, 1, pitch, height),
                                  sync=not is_async and z == depth - 1, what=what)

@@ -9,6 +9,7 @@ streams blocked behind a host function ("gates"), so "not finished yet" is obser
 from __future__ import annotations
 
 import ctypes
+import struct
 import faulthandler
 import threading
 import time
@@ -449,3 +450,28 @@ def test_destroying_the_capturing_stream_ends_its_capture(rt):
     assert env.status() == CAPTURE_STATUS_INVALIDATED
     assert env.end() == Err.StreamCaptureInvalidated
     assert env.malloc() == 0
+
+
+def test_refused_3d_calls_queue_no_slice(rt):
+    """A synchronous cudaMemcpy3D / cudaMemset3D refused during capture does nothing at all:
+    the check comes before the first of its per-slice operations is queued."""
+    from tests.runtime.test_api import _parms
+
+    env = CaptureEnv(rt)
+    w, h, d = 8, 2, 3
+    pp = ctypes.create_string_buffer(32)
+    ext = ctypes.create_string_buffer(struct.pack("<3Q", w, h, d), 24)
+    assert rt.gs_malloc3d(addr(pp), addr(ext)) == 0
+    ptr, pitch, _x, ysize = struct.unpack("<4Q", pp.raw)
+    assert rt.gs_memset3d(addr(pp), 0x22, addr(ext), 0, 0) == 0
+    host = np.arange(w * h * d, dtype=np.uint8)
+    parms = _parms(host.ctypes.data, w, h, ptr, pitch, ysize, (w, h, d), H2D)
+    for call in (lambda: rt.cudaMemcpy3D(addr(parms)),
+                 lambda: rt.gs_memset3d(addr(pp), 0x33, addr(ext), 0, 0)):
+        env.begin()
+        assert call() == Err.StreamCaptureUnsupported
+        assert env.end() == Err.StreamCaptureInvalidated
+    assert rt.cudaDeviceSynchronize() == 0
+    back = np.zeros(pitch * ysize * d, dtype=np.uint8)
+    assert rt.cudaMemcpy(back.ctypes.data, ptr, back.size, D2H) == 0
+    assert (back.reshape(d, ysize, pitch)[:, :h, :w] == 0x22).all()
