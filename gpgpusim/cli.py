@@ -185,17 +185,7 @@ def check_config(env: dict[str, str], cwd: str | None = None) -> None:
     working directory (where ``gpgpusim.config`` is looked for), default ours."""
     from gpgpusim.runtime import load_active_config
 
-    saved, here = dict(os.environ), os.getcwd()
-    try:
-        os.environ.clear()
-        os.environ.update(env)
-        if cwd is not None:
-            os.chdir(cwd)
-        load_active_config()
-    finally:
-        os.chdir(here)
-        os.environ.clear()
-        os.environ.update(saved)
+    load_active_config(env, cwd)
 
 
 def _exit_code(rc: int) -> int:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -491,14 +491,16 @@ def validate(cfg: Config) -> None:
 
 
 def load_config(path: str | os.PathLike[str] | None = None, overrides: Iterable[str] = (),
-                env: bool = True, gpu: str | None = None) -> Config:
+                env: bool | Mapping[str, str] = True, gpu: str | None = None) -> Config:
     """Build the run's :class:`Config`.
 
     ``path`` None (and ``gpu`` None) = the embedded default, SM7_QV100.  ``gpu`` names a shipped
     config (``gpgpusim configs`` lists them).  Then ``$GPGPUSIM_OPTIONS`` (if ``env``), then
     ``overrides`` (``-opt=value`` or ``-opt value`` strings), later wins.  ``PTX_SIM_MODE_FUNC=1``
-    in the environment selects functional simulation as in GPGPU-Sim.
+    in the environment selects functional simulation as in GPGPU-Sim.  ``env`` may also be the
+    environment to read instead of the process's (``gpgpusim run`` checks the application's).
     """
+    environ: Mapping[str, str] = os.environ if env is True else (env or {})
     cfg = Config()
     if path is not None and gpu is not None:
         raise ConfigError("give either a config file or a GPU name, not both")
@@ -510,12 +512,12 @@ def load_config(path: str | os.PathLike[str] | None = None, overrides: Iterable[
         p = Path(path)
     cfg.apply_file(p)
     base = p.parent
-    if env:
-        extra = os.environ.get(ENV_OPTIONS, "")
+    if environ:
+        extra = environ.get(ENV_OPTIONS, "")
         if extra.strip():
             cfg.sources.append(f"${ENV_OPTIONS}")
             cfg.apply_overrides([extra], f"${ENV_OPTIONS}")
-        mode = os.environ.get("PTX_SIM_MODE_FUNC")
+        mode = environ.get("PTX_SIM_MODE_FUNC")
         if mode is not None and mode.strip():
             cfg.set("gpgpu_ptx_sim_mode", mode.strip(), "$PTX_SIM_MODE_FUNC")
     ov = [overrides] if isinstance(overrides, str) else list(overrides)

@@ -11,22 +11,30 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Mapping
 from typing import Any
 
 _lock = threading.Lock()
 _runtime: Any = None
 
 
-def load_active_config() -> Any:
+def load_active_config(environ: Mapping[str, str] | None = None, cwd: str | None = None) -> Any:
+    """The config a run gets, by the rules above; ``environ`` and ``cwd`` (default: this
+    process's) let ``gpgpusim run`` check the application's config before starting it."""
     from gpgpusim.options import load_config
 
-    path = os.environ.get("GPGPUSIM_CONFIG") or None
-    gpu = os.environ.get("GPGPUSIM_GPU") or None
-    if path is None and gpu is None and os.path.isfile("gpgpusim.config"):
+    env: Mapping[str, str] = os.environ if environ is None else environ
+
+    def at(p: str) -> str:          # a relative path is relative to the application's cwd
+        return p if cwd is None else os.path.join(cwd, p)
+
+    path = env.get("GPGPUSIM_CONFIG") or None
+    gpu = env.get("GPGPUSIM_GPU") or None
+    if path is None and gpu is None and os.path.isfile(at("gpgpusim.config")):
         path = "gpgpusim.config"
     if path is not None:
-        return load_config(path)
-    return load_config(None, gpu=gpu) if gpu else load_config(None)
+        return load_config(at(path), env=env)
+    return load_config(None, gpu=gpu, env=env) if gpu else load_config(None, env=env)
 
 
 def get_runtime() -> Any:
