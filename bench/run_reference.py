@@ -23,11 +23,9 @@ Usage: ``python bench/run_reference.py [--programs vectoradd,reduce] [--mode fun
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -36,11 +34,18 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# ../shared beside the checkout (the reference data); GPGPUSIM_SHARED overrides.
-SHARED_DIR = os.environ.get("GPGPUSIM_SHARED") or str(Path(__file__).resolve().parents[2] / "shared")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from refprogs import (  # noqa: E402 - the shared helpers live beside this script
+    REFERENCE,
+    REPO,
+    SHARED_DIR,
+    build,
+    gpgpusim_cmd,
+    load_reference,
+)
 
-REPO = Path(__file__).resolve().parents[1]
-REFERENCE = Path(os.environ.get("GPGPUSIM_REFERENCE", os.path.join(SHARED_DIR, "reference")))
+__all__ = ["REFERENCE", "REPO", "SHARED_DIR", "build", "gpgpusim_cmd", "load_reference"]
+
 RESULTS = REPO / "bench" / "results"
 
 # C++ GPGPU-Sim 4.2, PTX_SIM_MODE_FUNC=1, SM7_QV100, whole-process wall time (baseline report).
@@ -86,24 +91,6 @@ class RunResult:
         """Total of the 'Done functional simulation' count (C++ functional mode's rule)."""
         counts = [k.functional_insn for k in self.kernels if k.functional_insn is not None]
         return sum(counts) if counts else None
-
-
-def gpgpusim_cmd() -> list[str]:
-    exe = shutil.which("gpgpusim")
-    if exe:
-        return [exe]
-    return [sys.executable, "-c", "import sys; from gpgpusim.cli import main; sys.exit(main())"]
-
-
-def build(program: str, nvcc: str, bin_dir: Path) -> Path:
-    """``nvcc -O2 -cudart shared -o <bin>/<program> <program>.cu`` unless up to date."""
-    src = REFERENCE / "programs" / f"{program}.cu"
-    exe = bin_dir / program
-    if exe.exists() and exe.stat().st_mtime >= src.stat().st_mtime:
-        return exe
-    bin_dir.mkdir(parents=True, exist_ok=True)
-    subprocess.run([nvcc, "-O2", "-cudart", "shared", "-o", str(exe), str(src)], check=True)
-    return exe
 
 
 PROBE_DIR = REPO / "tests" / "apps" / "launch_probe"
@@ -184,18 +171,6 @@ def _kernels_from_text(text: list[str]) -> list[KernelResult]:
             kernels[-1].warp_insn = int(m.group(1)) - prev_w
             prev_w = int(m.group(1))
     return kernels
-
-
-def load_reference(config: str = "SM7_QV100", latency: str = "5000") -> dict[str, list[dict[str, str]]]:
-    """CSV rows per program for one config/latency, in kernel launch order."""
-    rows: dict[str, list[dict[str, str]]] = {}
-    with open(REFERENCE / "gpgpusim-reference.csv", newline="") as f:
-        for row in csv.DictReader(f):
-            if row["config"] == config and row["launch_latency"] == latency:
-                rows.setdefault(row["program"], []).append(row)
-    for lst in rows.values():
-        lst.sort(key=lambda r: int(r["kernel_seq"]))
-    return rows
 
 
 def _fmt(n: float | int | None, digits: int = 0) -> str:

@@ -12,8 +12,8 @@ C018, C003, C021, C022); here one command sets everything up:
   directory is then used, as in GPGPU-Sim);
 * ``gpgpusim demo`` compiles a bundled vector-add with nvcc in a temporary directory and runs it
   on the embedded default config;
-* ``gpgpusim configs ...`` and ``gpgpusim plot ...`` hand over to :mod:`gpgpusim.options` and
-  :mod:`gpgpusim.report.plot`.
+* ``gpgpusim configs ...``, ``gpgpusim plot ...`` and ``gpgpusim correlate ...`` hand over to
+  :mod:`gpgpusim.options`, :mod:`gpgpusim.report.plot` and :mod:`gpgpusim.report.correlate`.
 
 The run is configured through the environment the library reads: ``GPGPUSIM_CONFIG`` /
 ``GPGPUSIM_GPU`` (config), ``GPGPUSIM_OPTIONS`` (overrides), ``PTX_SIM_MODE_FUNC=1``
@@ -261,7 +261,9 @@ def build_parser() -> argparse.ArgumentParser:
     # configs and plot parse their own arguments (main() hands them over before parsing);
     # they are declared here so that `gpgpusim --help` lists them
     for name, text, fn in (("configs", "list, describe and compare the shipped GPU configs", cmd_configs),
-                           ("plot", "plot statistics from stats.json files", cmd_plot)):
+                           ("plot", "plot statistics from stats.json files", cmd_plot),
+                           ("correlate", "compare simulated kernels with real-GPU measurements (CSV)",
+                            cmd_correlate)):
         c = sub.add_parser(name, help=text, add_help=False)
         c.add_argument("rest", nargs=argparse.REMAINDER)
         c.set_defaults(fn=fn)
@@ -278,6 +280,12 @@ def cmd_plot(a: argparse.Namespace) -> int:
     from gpgpusim.report.plot import main as plot_main
 
     return int(plot_main(list(a.rest)) or 0)
+
+
+def cmd_correlate(a: argparse.Namespace) -> int:
+    from gpgpusim.report.correlate import main as correlate_main
+
+    return int(correlate_main(list(a.rest)) or 0)
 
 
 def _join_set_values(args: list[str]) -> list[str]:
@@ -300,10 +308,10 @@ def _join_set_values(args: list[str]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] in ("configs", "plot"):
+    handover = {"configs": cmd_configs, "plot": cmd_plot, "correlate": cmd_correlate}
+    if args and args[0] in handover:
         # handed over untouched: their options would otherwise be read as gpgpusim's own
-        fn = cmd_configs if args[0] == "configs" else cmd_plot
-        return fn(argparse.Namespace(rest=args[1:]))
+        return handover[args[0]](argparse.Namespace(rest=args[1:]))
     ns = build_parser().parse_args(_join_set_values(args))
     from gpgpusim.errors import CudaError
 
