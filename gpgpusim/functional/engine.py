@@ -51,7 +51,7 @@ import os
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -222,6 +222,12 @@ def _issue(ex: Exec, G: np.ndarray, p: int) -> None:
         ex.thread_insn += n
         ex.pc_thread[p] += n
     ex.cur_sel = sel
+    tr = ex.trace_rec
+    if tr is not None:      # timing-model trace feed (gpgpusim.timing.feed): O(1) appends
+        if counted:
+            tr.issue(ex, p, G, masks, sel, esel, d.mem)
+        else:
+            tr.mem_on = False
     kind = d.kind
     try:
         if kind == "alu":
@@ -323,6 +329,12 @@ def _issue1(ex: Exec, w: int, p: int) -> int:
         ex.pc_active[p] += sel.size
         ex.pc_thread[p] += n
     ex.cur_sel = sel
+    tr = ex.trace_rec
+    if tr is not None:      # timing-model trace feed (gpgpusim.timing.feed)
+        if counted:
+            tr.issue1(w, p, mask, emask, d.mem)
+        else:
+            tr.mem_on = False
     if kind == "exit" or kind == "kend":
         if kind == "kend":
             esel, emask = sel, mask
@@ -654,7 +666,50 @@ def launch(lm: LoadedModule, kernel: str, grid: tuple[int, int, int], block: tup
     ``cooperative`` (``cudaLaunchCooperativeKernel``; additive to the contract): the whole grid
     is resident at once and ``%envreg1:%envreg2`` point to a zeroed grid-barrier workspace, as
     the CUDA driver provides for ``cooperative_groups::grid_group::sync()``.
+
+    The chunk loop (:func:`run_chunks`) is shared with the timing model's trace feed
+    (:func:`gpgpusim.timing.feed.record_kernel`), which runs the same chunks with a recorder
+    attached to each chunk's :class:`Exec`.
     """
+    lc = prepare_launch(lm, kernel, grid, block, dyn_smem_bytes, params, gmem=gmem, driver=driver,
+                        printf=printf, line_stats=line_stats, options=options, cooperative=cooperative)
+    for _ in run_chunks(lc):
+        pass
+    return finish_launch(lc)
+
+
+@dataclass(slots=True)
+class LaunchChunks:
+    """A validated launch, split into chunks of CTAs (see :func:`prepare_launch`)."""
+
+    lm: LoadedModule
+    prog: dec.Program
+    kernel: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    dyn_smem_bytes: int
+    params: bytes
+    gmem: GlobalMemory
+    driver: str
+    printf: Callable[[str], None]
+    line_stats: dict | None
+    options: Any
+    cooperative: bool
+    per: int                      # CTAs per chunk
+    total: int                    # CTAs in the grid
+    gridid: int
+    stats: KernelStats
+    pc_thread: np.ndarray
+    pc_warp: np.ndarray
+    pc_active: np.ndarray
+    t0: float
+
+
+def prepare_launch(lm: LoadedModule, kernel: str, grid, block, dyn_smem_bytes: int, params: bytes, *,
+                   gmem: GlobalMemory, driver: str = "batched", printf: Callable[[str], None] | None = None,
+                   line_stats: dict | None = None, options: Any = None,
+                   cooperative: bool = False) -> LaunchChunks:
+    """Validate a launch and size its chunks (the first half of :func:`launch`)."""
     t0 = time.perf_counter()
     if len(grid) != 3 or len(block) != 3 or min(grid) < 1 or min(block) < 1:
         raise CudaError(Err.InvalidConfiguration, f"launch of {kernel}: invalid grid {grid} or block {block}")
@@ -683,44 +738,66 @@ def launch(lm: LoadedModule, kernel: str, grid: tuple[int, int, int], block: tup
     per_cta = per_thread * wpc + prog.static_smem + dyn_smem_bytes
     per = max(1, min(chunk_threads // wpc, (256 << 20) // max(per_cta, 1)))
     total = grid[0] * grid[1] * grid[2]
-    stats = KernelStats(kernel=kernel)
-    pc_thread = np.zeros(len(prog.insts), dtype=np.int64)
-    pc_warp = np.zeros(len(prog.insts), dtype=np.int64)
-    pc_active = np.zeros(len(prog.insts), dtype=np.int64)
-    workspace = None
     if cooperative:
         per = total
-        workspace = gmem.allocate(64)
+    n = len(prog.insts)
+    return LaunchChunks(lm=lm, prog=prog, kernel=kernel, grid=grid, block=block,
+                        dyn_smem_bytes=dyn_smem_bytes, params=params, gmem=gmem, driver=driver,
+                        printf=printf, line_stats=line_stats, options=options, cooperative=cooperative,
+                        per=per, total=total, gridid=_launch_counter[0], stats=KernelStats(kernel=kernel),
+                        pc_thread=np.zeros(n, dtype=np.int64), pc_warp=np.zeros(n, dtype=np.int64),
+                        pc_active=np.zeros(n, dtype=np.int64), t0=t0)
+
+
+def run_chunks(lc: LaunchChunks, recorder: Callable[[Exec], Any] | None = None) -> Iterator[Exec]:
+    """Execute the launch chunk by chunk (CTA order), yielding each chunk's finished
+    :class:`Exec` after its counts are added to ``lc``.  ``recorder(ex)``, when given, returns
+    the trace recorder attached to each chunk as ``ex.trace_rec`` before it runs."""
+    workspace = None
+    if lc.cooperative:
+        workspace = lc.gmem.allocate(64)
+    per, total = lc.per, lc.total
+    stats = lc.stats
     for c0 in range(0, total, per):
         ids = list(range(c0, min(total, c0 + per)))
-        ex = Exec(prog, lm, gmem, grid, block, dyn_smem_bytes, params, ids, printf=printf,
-                  options=options, gridid=_launch_counter[0])
+        ex = Exec(lc.prog, lc.lm, lc.gmem, lc.grid, lc.block, lc.dyn_smem_bytes, lc.params, ids,
+                  printf=lc.printf, options=lc.options, gridid=lc.gridid)
         if workspace is not None:
             ex.envreg[1] = workspace >> 32
             ex.envreg[2] = workspace & 0xFFFFFFFF
+        if recorder is not None:
+            ex.trace_rec = recorder(ex)
         try:
-            if driver == "batched":
+            if lc.driver == "batched":
                 run_batched(ex)
-            elif driver == "warp":
+            elif lc.driver == "warp":
                 run_warps(ex)
             else:
-                raise CudaError(Err.InvalidValue, f"unknown functional driver {driver!r}")
+                raise CudaError(Err.InvalidValue, f"unknown functional driver {lc.driver!r}")
         finally:
             ex.close()
             if workspace is not None and c0 + per >= total:
-                gmem.free(workspace)
+                lc.gmem.free(workspace)
         stats.thread_insn += ex.thread_insn
         stats.warp_insn += ex.warp_insn
         stats.active_insn += sum(ex.pc_active)
-        pc_thread += np.asarray(ex.pc_thread, dtype=np.int64)
-        pc_warp += np.asarray(ex.pc_warp, dtype=np.int64)
-        pc_active += np.asarray(ex.pc_active, dtype=np.int64)
-    stats.ctas = total
-    for pc, n in enumerate(pc_thread.tolist()):
+        lc.pc_thread += np.asarray(ex.pc_thread, dtype=np.int64)
+        lc.pc_warp += np.asarray(ex.pc_warp, dtype=np.int64)
+        lc.pc_active += np.asarray(ex.pc_active, dtype=np.int64)
+        yield ex
+
+
+def finish_launch(lc: LaunchChunks) -> KernelStats:
+    """Complete ``lc.stats`` once every chunk has run (the last half of :func:`launch`)."""
+    prog, stats = lc.prog, lc.stats
+    stats.ctas = lc.total
+    for pc, n in enumerate(lc.pc_thread.tolist()):
         if n:
             op = prog.opcode_of[pc]
             stats.opcode_counts[op] = stats.opcode_counts.get(op, 0) + n
+    line_stats = lc.line_stats
     if line_stats is not None:
+        pc_warp, pc_thread, pc_active = lc.pc_warp, lc.pc_thread, lc.pc_active
         for pc, d in enumerate(prog.insts):
             if pc_warp[pc] and d.inst is not None:
                 e = line_stats.setdefault(d.line, [0, 0, 0])
@@ -728,11 +805,11 @@ def launch(lm: LoadedModule, kernel: str, grid: tuple[int, int, int], block: tup
                 e[1] += int(pc_thread[pc])
                 e[2] += int(pc_active[pc])
         stats.line_stats = line_stats
-    stats.wall_s = time.perf_counter() - t0
+    stats.wall_s = time.perf_counter() - lc.t0
     counts_file = os.environ.get("GPGPUSIM_FUNCTIONAL_COUNTS_FILE")
     if counts_file:     # debugging/benchmark aid: one line per launch
         with open(counts_file, "a") as f:
-            f.write(f"{kernel} grid={grid} block={block} thread_insn={stats.thread_insn} "
+            f.write(f"{lc.kernel} grid={lc.grid} block={lc.block} thread_insn={stats.thread_insn} "
                     f"warp_insn={stats.warp_insn} wall_s={stats.wall_s:.3f}\n")
     return stats
 

@@ -659,6 +659,8 @@ def _atom(lm, prog, fi, inst) -> Callable:
         c = None if rc is None else np.broadcast_to(np.asarray(rc(ex, sel)).astype(tdt, copy=False), (n,))
         if ex.rec is not None:      # the timing model sees the addresses at issue (C162)
             ex.record(space, a, tdt.itemsize, True)
+        if ex.trace_rec is not None:    # trace feed: one atomic access
+            ex.trace_rec.access(ex, space, a, lanes, tdt.itemsize, False, True)
 
         def apply():
             old = _atomic_apply(ex, space, a, lanes, aop, typ, b, c)

@@ -136,6 +136,8 @@ class Exec:
         self.fault_lanes: np.ndarray | None = None
         self.fault_space = "global"
         self.rec: list | None = None
+        # trace recorder of the timing model's feed (gpgpusim.timing.feed.TraceRecorder)
+        self.trace_rec: Any = None
         self.deferred: list = []
         self.defer_atomics = False
         self._special: dict[tuple[str, str | None], np.ndarray] = {}
@@ -381,6 +383,8 @@ class Exec:
     def load(self, space: str, addrs: np.ndarray, lanes: np.ndarray, dt: np.dtype) -> np.ndarray:
         if self.rec is not None:
             self.record(space, addrs, dt.itemsize, False)
+        if self.trace_rec is not None:
+            self.trace_rec.access(self, space, addrs, lanes, dt.itemsize, False, False)
         ps = self.parts(space, addrs, lanes, dt)
         if len(ps) == 1 and ps[0][2] is None:
             arr, idx, _ = ps[0]
@@ -394,6 +398,8 @@ class Exec:
         dt = values.dtype
         if self.rec is not None:
             self.record(space, addrs, dt.itemsize, True)
+        if self.trace_rec is not None:
+            self.trace_rec.access(self, space, addrs, lanes, dt.itemsize, True, False)
         for arr, idx, pos in self.parts(space, addrs, lanes, dt):
             arr[idx] = values if pos is None else values[pos]
 

@@ -1,0 +1,420 @@
+"""Instruction feed of the timing model: each warp's dynamic instruction stream, recorded.
+
+The timing model decides *when* instructions run; the functional engine decides *what* they
+do.  This module records, with the fast batched functional driver, every warp's dynamic
+instruction stream (pc, SIMT active mask, executed mask, lane addresses of memory accesses)
+so that the cycle-level core can replay it (DESIGN.md §6, "trace" feed).
+
+Use::
+
+    kt = record_kernel(lm, "k", grid, block, 0, params, gmem=gmem)
+    for cta_id, warps in kt.ctas():          # lazy: runs one chunk of CTAs at a time
+        for wt in warps:                      # WarpTrace, warp order within the CTA
+            wt.pcs, wt.active, wt.executed, wt.mem
+    kt.stats                                  # KernelStats, once every CTA has been yielded
+
+How it is recorded
+------------------
+:func:`record_kernel` runs the grid through the engine's own chunk loop
+(:func:`gpgpusim.functional.engine.run_chunks`, the one :func:`~gpgpusim.functional.engine.launch`
+uses: same chunk sizes, validation, faults, counts, line stats and printf) with a
+:class:`TraceRecorder` attached to each chunk's ``Exec`` (``ex.trace_rec``; None otherwise, so
+the plain functional path pays one ``is not None`` test per issue and per memory call).
+
+* ``_issue`` (a group ``G`` of warps at pc ``p``) appends one tuple ``(seq, p, G, masks,
+  exec_masks)`` per issue -- O(1) Python work whatever the number of warps; exec masks are the
+  SIMT masks themselves unless the guard predicate is false in some lane (then one vectorised
+  ``_warp_masks``).  ``_issue1`` (single-warp path of ``_run_small``) appends one scalar tuple.
+* ``Exec.load`` / ``Exec.store`` and the atomic handler append one record per call (a copy of
+  the lane addresses, the lane array by reference).  Only instructions whose decode says
+  ``mem`` (ld, ldu, st, atom, red, cp.async) are recorded: the frame traffic of ``call`` /
+  function returns and printf's argument reads are not memory instructions (GPGPU-Sim moves
+  parameters in its param space, not through the memory pipeline).  ``ld.param`` reads are not
+  recorded (as ``Exec.record``), nor is a kernel-parameter read at a constant offset, which
+  never reaches ``Exec.load``.
+* At the end of a chunk the issue records become per-warp arrays in one vectorised pass
+  (concatenate, stable sort by warp); memory records stay as recorded (one per issue, covering
+  all the warps of the group) and each warp's ``mem`` dict is cut out of them lazily, on first
+  access of ``WarpTrace.mem`` (so the cost of building ``MemAccess`` objects is paid by the
+  consumer, per warp, and only once).
+
+``MemAccess`` conventions: one ``MemAccess`` per memory operation of a warp instruction and
+per resolved state space; **vector accesses are merged** (``ld.v4.f32`` is one access of
+``size`` 16 at the address of element 0; the engine reads the elements in separate calls and
+the recorder merges consecutive calls of one instruction with the same lanes whose addresses
+follow on); ``cp.async`` is a global read followed by a shared write (4-byte pieces of one
+copy are merged the same way).  Generic addresses are resolved (global / shared / local, the
+last two space-relative, as ``Exec.record``): a generic access touching two windows gives two
+``MemAccess`` objects.  An atomic (``atom``/``red``) is one access with ``is_store`` False and
+``is_atomic`` True.  ``lanes`` are the lane numbers 0..31 within the warp (int64, ascending);
+lanes whose guard predicate is false make no access, and a warp instruction none of whose
+lanes accessed memory has no entry in ``mem``.
+
+Limits of the trace feed
+------------------------
+The recorded stream is exact only for kernels whose values and control flow do not depend on
+timing: the functional driver picks one interleaving of the warps (lowest pc first), and the
+timing model then replays that interleaving's results under a different one.  Kernels that
+read ``%clock``/``%clock64``/``%globaltimer`` (the functional clock counts warp instructions),
+``%smid``/``%nsmid``/``%warpid`` (the functional mapping of CTAs to SMs is not the timing
+model's), use the result of an ``atom`` (the order in which warps' atomics are applied decides
+the values they get: ticket counters, queues, locks), spin on ``ld.volatile`` /
+``.relaxed`` / ``.acquire`` loads (flags written by other warps), or synchronise the grid
+(cooperative ``grid.sync()``, which is built from such atomics and loads on the
+``%envreg1:%envreg2`` workspace) may behave differently on real timing; for those the live
+feed (stepping the warp at issue) is required.  :func:`needs_live_feed` detects them
+statically.  (Plain ``red`` reductions and ``bar.sync`` are fine: their outcome does not depend
+on the interleaving, for integer reductions at least.)  Memory use: one chunk's trace is held
+at a time; it costs about 8 bytes per lane per memory access (addresses, plus the lane index
+for partial warps) and ~20 bytes per warp instruction, so a chunk of 65,536 threads making
+~600 accesses each (256×256 tiled matmul) holds ~250 MB; lower ``-functional_chunk_threads``
+to bound it.
+
+Measured overhead (``/tmp``-style bench on this machine, 2 cores shared with other jobs, so
+noisy; 256x256 tiled matmul from ``../shared/reference/programs/matmul.cu`` compiled with
+``nvcc -ptx -O2`` as ``bench/functional_bench.py`` does: one chunk of 256 CTAs, 2,031,616 warp
+instructions, 64.9 M thread instructions, 577 memory records holding 160 MB of addresses)::
+
+    engine.launch (no recording), warm runs             : 0.35 - 0.57 s
+    record_kernel + iterate ctas() (pcs/masks), warm    : 0.46 - 0.91 s   (+0.1 - 0.5 s)
+      first run in a process (page faults of the trace) : 1.3 - 1.4 s
+      of which end-of-chunk per-warp arrays (warps())   : 0.37 s (sort + gathers of 2 M entries)
+    materialise every WarpTrace.mem (1,181,696 MemAccess): +4 - 6 s (3.4 - 5 us each, lazy)
+
+So recording stays under the 1 s / 2 M warp-instruction budget; building ``MemAccess``
+objects is the consumer's cost, paid lazily per warp.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from gpgpusim.functional import decode as dec
+from gpgpusim.functional import engine
+from gpgpusim.functional.state import LOCAL_WINDOW, SHARED_WINDOW, Exec
+from gpgpusim.ptx import ir
+
+__all__ = ["MemAccess", "WarpTrace", "KernelTrace", "TraceRecorder", "record_kernel",
+           "needs_live_feed"]
+
+_AR32 = np.arange(32, dtype=np.int64)
+_MASK_EMPTY = np.zeros(0, dtype=np.int64)
+
+
+@dataclass(slots=True)
+class MemAccess:
+    """The lane addresses of one memory access made by one warp instruction."""
+
+    space: str              # 'global' | 'local' | 'shared' | 'const' | 'tex'
+    is_store: bool
+    is_atomic: bool         # atom/red: one access, is_store False
+    size: int               # bytes per lane (a whole vector: ld.v4.f32 -> 16)
+    lanes: np.ndarray       # int64 lane numbers 0..31 that accessed, ascending
+    addrs: np.ndarray       # uint64 addresses, same order; shared/local space-relative
+
+
+class _Chunk:
+    """Memory records of one chunk, shared by its warps (sliced lazily per warp)."""
+
+    __slots__ = ("recs", "by_seq", "mem_seqs")
+
+    def __init__(self, recs: list, by_seq: dict[int, list[int]]) -> None:
+        self.recs = recs
+        self.by_seq = by_seq
+        self.mem_seqs = np.fromiter(sorted(by_seq), dtype=np.int64, count=len(by_seq))
+
+    def cut(self, ri: int, w: int, out: list[MemAccess]) -> None:
+        """Append warp ``w``'s part of record ``ri`` to ``out`` (nothing if it has none)."""
+        _seq, space, addrs, lanes, size, is_store, is_atomic = self.recs[ri]
+        lo = w << 5
+        if lanes is None:                   # every lane of the chunk, in lane order
+            a = addrs[lo:lo + 32]
+            ln = _AR32
+        else:
+            i, j = np.searchsorted(lanes, (lo, lo + 32))
+            if i == j:
+                return
+            a = addrs[i:j]
+            ln = lanes[i:j] - lo
+        a = a.astype(np.uint64)
+        if space == "generic":
+            win = a >> np.uint64(48)
+            if win.any():
+                for wn, sp, base in ((0, "global", 0), (1, "shared", SHARED_WINDOW), (2, "local", LOCAL_WINDOW)):
+                    m = win == wn
+                    if m.any():
+                        out.append(MemAccess(sp, is_store, is_atomic, size, ln[m], a[m] - np.uint64(base)))
+                return
+            space = "global"
+        out.append(MemAccess(space, is_store, is_atomic, size, ln, a))
+
+
+class WarpTrace:
+    """One warp's dynamic instruction stream (counted PTX instructions, in issue order)."""
+
+    __slots__ = ("pcs", "active", "executed", "_seqs", "_chunk", "_w", "_mem")
+
+    def __init__(self, pcs: np.ndarray, active: np.ndarray, executed: np.ndarray,
+                 seqs: np.ndarray, chunk: _Chunk | None, w: int) -> None:
+        self.pcs = pcs                  # int32 global pcs (indices into prog.insts)
+        self.active = active            # uint32 SIMT active mask at issue
+        self.executed = executed        # uint32 active and guard true
+        self._seqs = seqs
+        self._chunk = chunk
+        self._w = w
+        self._mem: dict[int, list[MemAccess]] | None = None
+
+    @property
+    def mem(self) -> dict[int, list[MemAccess]]:
+        """Position in ``pcs`` -> the accesses of that instruction (only for instructions
+        that touched memory).  Built on first access."""
+        m = self._mem
+        if m is None:
+            m = {}
+            ch = self._chunk
+            if ch is not None and ch.by_seq:
+                seqs = self._seqs
+                by_seq, w = ch.by_seq, self._w
+                for pos in np.flatnonzero(np.isin(seqs, ch.mem_seqs, assume_unique=True)).tolist():
+                    out: list[MemAccess] = []
+                    for ri in by_seq[int(seqs[pos])]:
+                        ch.cut(ri, w, out)
+                    if out:
+                        m[pos] = out
+            self._mem = m
+            self._chunk = None
+        return m
+
+    def __len__(self) -> int:
+        return len(self.pcs)
+
+    def __repr__(self) -> str:
+        return f"WarpTrace({len(self.pcs)} instructions)"
+
+
+class TraceRecorder:
+    """Attached to an :class:`Exec` as ``ex.trace_rec``; the engine calls :meth:`issue`,
+    :meth:`issue1` and :meth:`access` (see the module docstring)."""
+
+    __slots__ = ("seq", "batch", "single", "recs", "mem_on")
+
+    def __init__(self) -> None:
+        self.seq = 0
+        self.batch: list[tuple] = []        # (seq, pc, G, masks, exec masks) per group issue
+        self.single: list[tuple] = []       # (seq, warp, pc, mask, exec mask) per warp issue
+        self.recs: list[list] = []          # [seq, space, addrs, lanes|None, size, store, atomic]
+        self.mem_on = False
+
+    def issue(self, ex: Exec, p: int, G: np.ndarray, masks: np.ndarray, sel, esel, mem: bool) -> None:
+        self.seq += 1
+        if esel is sel:
+            em = masks
+        else:
+            em = engine._warp_masks(ex, esel, G) & masks
+        self.batch.append((self.seq, p, G, masks, em))
+        self.mem_on = mem
+
+    def issue1(self, w: int, p: int, mask: int, emask: int, mem: bool) -> None:
+        self.seq += 1
+        self.single.append((self.seq, w, p, mask, emask))
+        self.mem_on = mem
+
+    def access(self, ex: Exec, space: str, addrs: np.ndarray, lanes: np.ndarray, size: int,
+               is_store: bool, is_atomic: bool) -> None:
+        if not self.mem_on or space == "param" or addrs.size == 0:
+            return
+        ln = None if lanes is ex.all_lanes else lanes
+        recs = self.recs
+        seq = self.seq
+        if not is_atomic:
+            # merge the elements of a vector access (and cp.async pieces): same instruction,
+            # same lanes, same kind, address right after the previous element
+            for k in (-1, -2):
+                if len(recs) < -k:
+                    break
+                r = recs[k]
+                if r[0] != seq:
+                    break
+                if r[1] == space and r[5] == is_store and not r[6] and r[3] is ln \
+                        and int(addrs[0]) == int(r[2][0]) + r[4]:
+                    r[4] += size
+                    return
+        recs.append([seq, space, np.array(addrs), ln, size, is_store, is_atomic])
+
+    # ------------------------------------------------------------------ end of chunk
+    def warps(self, ex: Exec) -> list[WarpTrace]:
+        """Per-warp traces of the chunk (chunk warp order), built vectorised."""
+        W = ex.W
+        parts_seq, parts_w, parts_p, parts_a, parts_e = [], [], [], [], []
+        if self.batch:
+            b = self.batch
+            sizes = np.fromiter((len(t[2]) for t in b), dtype=np.int64, count=len(b))
+            parts_seq.append(np.repeat(np.fromiter((t[0] for t in b), dtype=np.int64, count=len(b)), sizes))
+            parts_p.append(np.repeat(np.fromiter((t[1] for t in b), dtype=np.int64, count=len(b)), sizes))
+            parts_w.append(np.concatenate([t[2] for t in b]))
+            parts_a.append(np.concatenate([t[3] for t in b]))
+            parts_e.append(np.concatenate([t[4] for t in b]))
+        if self.single:
+            s = np.array(self.single, dtype=np.int64).reshape(-1, 5)
+            parts_seq.append(s[:, 0])
+            parts_w.append(s[:, 1])
+            parts_p.append(s[:, 2])
+            parts_a.append(s[:, 3])
+            parts_e.append(s[:, 4])
+        if parts_seq:
+            seq = np.concatenate(parts_seq)
+            wv = np.concatenate(parts_w)
+            pv = np.concatenate(parts_p)
+            av = np.concatenate(parts_a)
+            ev = np.concatenate(parts_e)
+            if len(parts_seq) > 1:          # both paths ran: put the records in issue order
+                o = np.argsort(seq, kind="stable")
+                seq, wv, pv, av, ev = seq[o], wv[o], pv[o], av[o], ev[o]
+            # stable sort by warp (radix sort for 16-bit keys), gathering narrow dtypes
+            key = wv.astype(np.int16) if W < 32768 else wv
+            o = np.argsort(key, kind="stable")
+            seq = seq[o]
+            pv = pv.astype(np.int32)[o]
+            av = av.astype(np.uint32)[o]
+            ev = ev.astype(np.uint32)[o]
+            counts = np.bincount(wv, minlength=W)
+        else:
+            seq = _MASK_EMPTY
+            pv = np.zeros(0, dtype=np.int32)
+            av = ev = np.zeros(0, dtype=np.uint32)
+            counts = np.zeros(W, dtype=np.int64)
+        bounds = np.concatenate(([0], np.cumsum(counts))).tolist()
+        chunk = None
+        if self.recs:
+            by_seq: dict[int, list[int]] = {}
+            for i, r in enumerate(self.recs):
+                by_seq.setdefault(r[0], []).append(i)
+            chunk = _Chunk(self.recs, by_seq)
+        out = []
+        for w in range(W):
+            a, b_ = bounds[w], bounds[w + 1]
+            out.append(WarpTrace(pv[a:b_], av[a:b_], ev[a:b_], seq[a:b_], chunk, w))
+        self.batch = []
+        self.single = []
+        self.recs = []
+        return out
+
+
+class KernelTrace:
+    """A kernel launch whose per-warp traces are produced chunk by chunk (see :meth:`ctas`)."""
+
+    def __init__(self, lc: engine.LaunchChunks) -> None:
+        self._lc = lc
+        self._started = False
+        self.prog: dec.Program = lc.prog
+        self.kernel: str = lc.kernel
+        self.grid: tuple[int, int, int] = lc.grid
+        self.block: tuple[int, int, int] = lc.block
+        self.ncta: int = lc.total
+        self.warps_per_cta: int = (lc.block[0] * lc.block[1] * lc.block[2] + 31) // 32
+        self.stats: engine.KernelStats = lc.stats   # complete once ctas() is exhausted
+        self.done = False
+
+    def ctas(self) -> Iterator[tuple[int, list[WarpTrace]]]:
+        """``(linear CTA id, its warps)`` in CTA id order, lazily: each chunk of CTAs is
+        executed (exactly as ``engine.launch`` would) when the previous one has been consumed.
+        Can be iterated once (executing the kernel has side effects)."""
+        if self._started:
+            raise RuntimeError(f"KernelTrace({self.kernel}).ctas() can be iterated only once")
+        self._started = True
+        return self._gen()
+
+    def _gen(self) -> Iterator[tuple[int, list[WarpTrace]]]:
+        lc = self._lc
+        Wc = self.warps_per_cta
+        for ex in engine.run_chunks(lc, lambda ex: TraceRecorder()):
+            rec: TraceRecorder = ex.trace_rec
+            ex.trace_rec = None
+            ws = rec.warps(ex)
+            ids = ex.cta_ids.tolist()
+            del ex, rec
+            for c, cid in enumerate(ids):
+                yield cid, ws[c * Wc:(c + 1) * Wc]
+            del ws
+        engine.finish_launch(lc)
+        self.done = True
+
+
+def record_kernel(lm: Any, kernel: str, grid, block, dyn_smem_bytes: int, params: bytes, *,
+                  gmem: Any, printf: Callable[[str], None] | None = None, line_stats: dict | None = None,
+                  options: Any = None, cooperative: bool = False) -> KernelTrace:
+    """Validate the launch (raising as ``engine.launch`` does) and return its lazy trace."""
+    lc = engine.prepare_launch(lm, kernel, grid, block, dyn_smem_bytes, params, gmem=gmem,
+                               driver="batched", printf=printf, line_stats=line_stats,
+                               options=options, cooperative=cooperative)
+    return KernelTrace(lc)
+
+
+# ----------------------------------------------------------------------------- static scan
+_TIMING_SPECIALS = ("%clock", "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi",
+                    "%smid", "%nsmid", "%warpid")
+_ORDERED_LOADS = ("volatile", "acquire", "relaxed")
+
+
+def _regs_read(inst: ir.Instruction, skip_dst: bool) -> list[str]:
+    out: list[str] = []
+    ops = inst.operands[1:] if skip_dst else inst.operands
+
+    def see(op) -> None:
+        if isinstance(op, ir.Reg):
+            out.append(op.name)
+        elif isinstance(op, ir.Vec):
+            for e in op.elems:
+                if e is not None:
+                    see(e)
+        elif isinstance(op, ir.Addr) and isinstance(op.base, ir.Reg):
+            out.append(op.base.name)
+        elif isinstance(op, ir.ParamList):
+            for e in op.items:
+                see(e)
+    for op in ops:
+        see(op)
+    if inst.guard is not None:
+        out.append(inst.guard[0].name)
+    return out
+
+
+def needs_live_feed(prog: dec.Program) -> str | None:
+    """Why the trace feed would not be exact for ``prog`` (None when it is): the kernel reads
+    a timing-dependent special register, uses the result of an ``atom``, makes volatile /
+    relaxed / acquire loads, or synchronises the grid (reads ``%envreg``, the cooperative
+    launch workspace)."""
+    # registers read anywhere in each function (to decide whether an atom's result is used)
+    reads: dict[str, set[str]] = {}
+    for d in prog.insts:
+        if d.inst is None:
+            continue
+        fn = d.func.fn.name
+        st = reads.setdefault(fn, set())
+        inst = d.inst
+        has_dst = inst.opcode not in ("st", "red", "bra", "bar", "barrier", "membar", "fence",
+                                      "exit", "ret", "trap", "call", "prefetch", "prefetchu")
+        st.update(_regs_read(inst, has_dst))
+    for d in prog.insts:
+        inst = d.inst
+        if inst is None:
+            continue
+        where = f"{prog.filename}:{d.line} `{d.text}`"
+        for op in inst.operands:
+            if isinstance(op, ir.Special):
+                if op.name in _TIMING_SPECIALS:
+                    return f"reads {op.name} at {where}"
+                if op.name.startswith("%envreg"):
+                    return f"grid synchronisation (reads {op.name}) at {where}"
+        opc = inst.opcode
+        if opc == "atom" and inst.operands:
+            dst = inst.operands[0]
+            if isinstance(dst, ir.Reg) and dst.name in reads.get(d.func.fn.name, ()):
+                return f"uses the result of an atomic at {where}"
+        if opc in ("ld", "ldu") and any(m in inst.mods for m in _ORDERED_LOADS):
+            m = next(m for m in inst.mods if m in _ORDERED_LOADS)
+            return f"ld.{m} (a load ordered with other threads' writes) at {where}"
+    return None

@@ -1,0 +1,393 @@
+"""The static per-PC table of a kernel: what the timing core needs to know about each pc.
+
+Built once per kernel (:func:`build_table`); the cycle loop indexes these arrays by pc and
+never looks at PTX text or IR objects (DESIGN.md §6).
+
+GPGPU-Sim counterparts: ``ptx_instruction::pre_decode`` / ``set_opcode_and_latency`` /
+``set_bar_type`` (``cuda-sim/cuda-sim.cc``) and the dispatch of ``scheduler_unit::cycle``
+(``gpgpu-sim/shader.cc``).  The facts reproduced:
+
+* op class (``op``): ``ld``/``ldu``/``atom`` (and ``tex``) -> LOAD_OP, ``st`` -> STORE_OP,
+  ``bra`` -> BRANCH_OP, ``bar``/``barrier`` -> BARRIER_OP, ``membar``/``fence`` ->
+  MEMORY_BARRIER_OP, ``call`` -> CALL_OPS (ALU_OP for printf and the other built-ins),
+  ``ret`` -> RET_OPS, ``mma``/``wmma.mma`` -> TENSOR_CORE_OP (``wmma.load``/``wmma.store`` ->
+  TENSOR_CORE_LOAD_OP / TENSOR_CORE_STORE_OP); arithmetic by type (the instruction's first
+  type): ``.f32`` -> SP_OP, ``.f64`` -> DP_OP, anything else (integer, f16, bf16) -> INTP_OP;
+  ``div``/``rem`` and ``sqrt sin cos ex2 lg2 rsqrt rcp`` -> SFU_OP; everything else
+  (mov, setp, logic, cvt, shfl, exit, ...) ALU_OP.
+* latency / initiation interval: ``add sub addc subc`` -> index 0 (ADD) of the
+  ``-ptx_opcode_latency_{fp,dp,int}`` lists by type, ``min max`` -> 1 (MAX), ``mul`` -> 2
+  (MUL), ``mad madc fma`` -> 3 (MAD), ``mul24``/``mad24`` -> int MUL/MAD + 1 (INTP_OP),
+  ``div rem`` -> 4 (DIV) of fp/dp/int by type (SFU_OP whatever the type), the SFU
+  transcendentals -> ``-ptx_opcode_latency_sfu``, ``mma`` -> ``-ptx_opcode_latency_tesnor``
+  (sic), ``shfl`` -> int index 5 (SHFL) but op class ALU_OP; all others latency 1, initiation 1
+  (memory instructions' timing comes from the memory pipeline).  Initiation intervals come from
+  ``-ptx_opcode_initiation_*`` the same way (``-ptx_opcode_initiation_tensor``).
+* unit (4.x ``scheduler_unit::cycle``): LOAD/STORE/MEMORY_BARRIER/TENSOR_CORE_LOAD/STORE ->
+  MEM (the LDST unit; ``ld.param`` included: ``gpgpu_n_param_mem_insn``); DP_OP -> DP, or SFU
+  when ``-gpgpu_num_dp_units 0``; SFU_OP -> SFU; TENSOR_CORE_OP -> TENSOR; every other class
+  (ALU, SP, INTP, BRANCH, BARRIER, CALL, RET): with ``-gpgpu_num_int_units > 0`` SP_OP -> SP and
+  the rest -> INT, otherwise all -> SP.
+
+Extensions (no GPGPU-Sim 4.2 counterpart): ``red`` is classed like ``atom`` (LOAD_OP, atomic);
+``cp.async`` is a LOAD_OP reading global (its shared write is part of the same instruction);
+``tanh``/``ex2.approx.f16`` etc. take the SFU like the other transcendentals; ``bar.warp.sync``
+is an ALU_OP (no CTA barrier).  The exit pseudo instructions at the end of each function
+(``prog.insts[pc].inst is None``) are never issued as instructions: ALU_OP, ``counted`` False.
+
+Registers (for the scoreboard): ``dst_regs[pc]`` / ``src_regs[pc]`` are tuples of decode's
+register slots (``Exec.R`` indices): vector operands expand to each register, predicates are
+registers, the guard predicate and address base registers are sources, ``setp``'s ``p|q``
+writes both, a ``.cc`` modifier writes the carry slot (``prog.cc_slot``) and ``addc``/``subc``/
+``madc`` read it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any
+
+import numpy as np
+
+from gpgpusim.functional import decode as dec
+from gpgpusim.ptx import ir
+
+__all__ = ["Unit", "OpClass", "PcTable", "build_table"]
+
+
+class Unit(IntEnum):
+    """Execution unit an instruction dispatches to (GPGPU-Sim 4.x pipelines)."""
+
+    SP = 0
+    DP = 1
+    SFU = 2
+    INT = 3
+    TENSOR = 4
+    MEM = 5
+
+
+class OpClass(IntEnum):
+    """GPGPU-Sim's op classes (``uop_type_t`` names; the numeric values are ours)."""
+
+    NO_OP = -1
+    ALU_OP = 1
+    SFU_OP = 2
+    TENSOR_CORE_OP = 3
+    DP_OP = 4
+    SP_OP = 5
+    INTP_OP = 6
+    ALU_SFU_OP = 7
+    LOAD_OP = 8
+    TENSOR_CORE_LOAD_OP = 9
+    TENSOR_CORE_STORE_OP = 10
+    STORE_OP = 11
+    BRANCH_OP = 12
+    BARRIER_OP = 13
+    MEMORY_BARRIER_OP = 14
+    CALL_OPS = 15
+    RET_OPS = 16
+    EXIT_OPS = 17
+
+
+_MEM_CLASSES = (OpClass.LOAD_OP, OpClass.STORE_OP, OpClass.MEMORY_BARRIER_OP,
+                OpClass.TENSOR_CORE_LOAD_OP, OpClass.TENSOR_CORE_STORE_OP)
+_SFU_OPS = ("sqrt", "sin", "cos", "ex2", "lg2", "rsqrt", "rcp", "tanh")
+_IDX = {"add": 0, "sub": 0, "addc": 0, "subc": 0, "min": 1, "max": 1, "mul": 2,
+        "mad": 3, "madc": 3, "fma": 3}
+_SPACES = ("global", "shared", "local", "const", "param", "tex")
+_CACHE_OPS = ("ca", "cg", "cs", "lu", "cv", "wb", "wt")
+_NO_DST = {"st", "red", "bra", "brx", "bar", "barrier", "membar", "fence", "exit", "ret", "trap",
+           "call", "prefetch", "prefetchu", "nanosleep", "cp", "pmevent", "brkpt",
+           "griddepcontrol", "discard", "applypriority"}
+
+
+@dataclass(slots=True)
+class PcTable:
+    """Per-pc static facts of one kernel (every array has ``len(prog.insts)`` entries)."""
+
+    n: int
+    op_class: np.ndarray            # int8 OpClass values
+    unit: np.ndarray                # int8 Unit values
+    latency: np.ndarray             # int32
+    initiation: np.ndarray          # int32
+    dst_regs: list[tuple[int, ...]]
+    src_regs: list[tuple[int, ...]]
+    mem_space: list[str]            # '' | 'global' | 'shared' | 'local' | 'const' | 'param' | 'tex' | 'generic'
+    is_load: np.ndarray             # ld, ldu, tex, cp.async
+    is_store: np.ndarray            # st
+    is_atomic: np.ndarray           # atom, red
+    is_param_load: np.ndarray       # ld.param (an LDST instruction in GPGPU-Sim)
+    width_bytes: np.ndarray         # int32: bytes per lane (type size x vector length); 0 if no memory
+    cache_op: list[str]             # explicit .ca/.cg/.cs/.lu/.cv/.wb/.wt, else GPGPU-Sim's default
+    is_barrier: np.ndarray          # bar.sync / bar.red / bar.arrive / barrier.* (CTA barriers)
+    bar_kind: list[str]             # 'sync' | 'red' | 'arrive' | ''
+    bar_id: np.ndarray              # int32: constant barrier id, -1 if in a register (0 if absent)
+    bar_count: np.ndarray           # int32: constant expected thread count, -1 if none/register
+    is_membar: np.ndarray
+    is_exit: np.ndarray             # exit, or ret in the kernel (retires the lanes)
+    is_branch: np.ndarray           # bra
+    is_call: np.ndarray             # call of a .func (not printf/malloc/free built-ins)
+    is_ret: np.ndarray              # ret from a .func
+    counted: np.ndarray             # a PTX instruction (False: exit pseudo instruction)
+    opcode: list[str] = field(default_factory=list)
+
+
+def _values(cfg: Any, name: str, n: int) -> list[int]:
+    """Integer list of option ``name`` (IntList, int or text), padded to ``n`` with 1."""
+    v = cfg.get(name)
+    if hasattr(v, "values"):
+        vals = [int(x) for x in v.values]
+    elif isinstance(v, (int, np.integer)):
+        vals = [int(v)]
+    elif v is None:
+        vals = []
+    else:
+        vals = [int(x) for x in str(v).split(",") if x.strip()]
+    return (vals + [1] * n)[:n]
+
+
+def _first_type(inst: ir.Instruction) -> str:
+    ts = inst.types
+    return ts[0] if ts else ""
+
+
+def _op_latency(inst: ir.Instruction, lat: dict[str, list[int]], ini: dict[str, list[int]]
+                ) -> tuple[OpClass, int, int]:
+    op = inst.opcode
+    mods = inst.mods
+    if op in ("ld", "ldu", "atom", "red", "tex", "tld4"):
+        return OpClass.LOAD_OP, 1, 1
+    if op == "cp" and "async" in mods and not any(m in mods for m in ("commit_group", "wait_group", "wait_all")):
+        return OpClass.LOAD_OP, 1, 1
+    if op == "st":
+        return OpClass.STORE_OP, 1, 1
+    if op == "wmma":
+        if "load" in mods:
+            return OpClass.TENSOR_CORE_LOAD_OP, 1, 1
+        if "store" in mods:
+            return OpClass.TENSOR_CORE_STORE_OP, 1, 1
+        return OpClass.TENSOR_CORE_OP, lat["tensor"][0], ini["tensor"][0]
+    if op == "mma":
+        return OpClass.TENSOR_CORE_OP, lat["tensor"][0], ini["tensor"][0]
+    if op in ("bra", "brx"):
+        return OpClass.BRANCH_OP, 1, 1
+    if op in ("bar", "barrier") and "warp" not in mods:
+        return OpClass.BARRIER_OP, 1, 1
+    if op in ("membar", "fence"):
+        return OpClass.MEMORY_BARRIER_OP, 1, 1
+    if op == "ret":
+        return OpClass.RET_OPS, 1, 1
+    t = _first_type(inst)
+    if op in _IDX:
+        i = _IDX[op]
+        if t == "f32":
+            return OpClass.SP_OP, lat["fp"][i], ini["fp"][i]
+        if t == "f64":
+            return OpClass.DP_OP, lat["dp"][i], ini["dp"][i]
+        return OpClass.INTP_OP, lat["int"][i], ini["int"][i]
+    if op in ("mul24", "mad24"):
+        i = 2 if op == "mul24" else 3
+        return OpClass.INTP_OP, lat["int"][i] + 1, ini["int"][i] + 1
+    if op in ("div", "rem"):
+        k = "fp" if t == "f32" else "dp" if t == "f64" else "int"
+        return OpClass.SFU_OP, lat[k][4], ini[k][4]
+    if op in _SFU_OPS:
+        return OpClass.SFU_OP, lat["sfu"][0], ini["sfu"][0]
+    if op == "shfl":
+        return OpClass.ALU_OP, lat["int"][5], ini["int"][5]
+    return OpClass.ALU_OP, 1, 1
+
+
+def _unit(c: OpClass, n_int: int, n_dp: int) -> Unit:
+    if c in _MEM_CLASSES:
+        return Unit.MEM
+    if c == OpClass.DP_OP:
+        return Unit.DP if n_dp > 0 else Unit.SFU
+    if c in (OpClass.SFU_OP, OpClass.ALU_SFU_OP):
+        return Unit.SFU
+    if c == OpClass.TENSOR_CORE_OP:
+        return Unit.TENSOR
+    if n_int > 0:
+        return Unit.SP if c == OpClass.SP_OP else Unit.INT
+    return Unit.SP
+
+
+def _space(inst: ir.Instruction) -> str:
+    if inst.opcode in ("tex", "tld4"):
+        return "tex"
+    if inst.opcode == "cp":
+        return "global"
+    for m in inst.mods:
+        if m in _SPACES:
+            return m
+        if m.startswith("shared::"):
+            return "shared"
+        if m.startswith("param::"):
+            return "param"
+    return "generic"
+
+
+def _regs(fi: dec.FuncInfo, ops) -> list[int]:
+    out: list[int] = []
+
+    def see(op) -> None:
+        if isinstance(op, ir.Reg):
+            s = fi.slots.get(op.name)
+            if s is not None:
+                out.append(s)
+        elif isinstance(op, ir.Vec):
+            for e in op.elems:
+                if e is not None:
+                    see(e)
+        elif isinstance(op, ir.PredPair):
+            see(op.p)
+            if op.q is not None:
+                see(op.q)
+        elif isinstance(op, ir.Addr):
+            if isinstance(op.base, ir.Reg):
+                see(op.base)
+    for op in ops:
+        see(op)
+    return out
+
+
+def _dedup(xs: list[int]) -> tuple[int, ...]:
+    return tuple(dict.fromkeys(xs))
+
+
+def build_table(prog: dec.Program, config: Any = None) -> PcTable:
+    """The :class:`PcTable` of ``prog`` under ``config`` (a ``gpgpusim.options`` Config; None =
+    the default SM7_QV100 configuration)."""
+    if config is None:
+        from gpgpusim.options import load_config
+        config = load_config(None, env=False)
+    lat = {"int": _values(config, "ptx_opcode_latency_int", 6),
+           "fp": _values(config, "ptx_opcode_latency_fp", 5),
+           "dp": _values(config, "ptx_opcode_latency_dp", 5),
+           "sfu": _values(config, "ptx_opcode_latency_sfu", 1),
+           "tensor": _values(config, "ptx_opcode_latency_tesnor", 1)}
+    ini = {"int": _values(config, "ptx_opcode_initiation_int", 6),
+           "fp": _values(config, "ptx_opcode_initiation_fp", 5),
+           "dp": _values(config, "ptx_opcode_initiation_dp", 5),
+           "sfu": _values(config, "ptx_opcode_initiation_sfu", 1),
+           "tensor": _values(config, "ptx_opcode_initiation_tensor", 1)}
+    n_int = _values(config, "gpgpu_num_int_units", 1)[0]
+    n_dp = _values(config, "gpgpu_num_dp_units", 1)[0]
+    n = len(prog.insts)
+    t = PcTable(
+        n=n,
+        op_class=np.full(n, int(OpClass.ALU_OP), dtype=np.int8),
+        unit=np.zeros(n, dtype=np.int8),
+        latency=np.ones(n, dtype=np.int32),
+        initiation=np.ones(n, dtype=np.int32),
+        dst_regs=[()] * n, src_regs=[()] * n, mem_space=[""] * n,
+        is_load=np.zeros(n, dtype=bool), is_store=np.zeros(n, dtype=bool),
+        is_atomic=np.zeros(n, dtype=bool), is_param_load=np.zeros(n, dtype=bool),
+        width_bytes=np.zeros(n, dtype=np.int32), cache_op=[""] * n,
+        is_barrier=np.zeros(n, dtype=bool), bar_kind=[""] * n,
+        bar_id=np.zeros(n, dtype=np.int32), bar_count=np.full(n, -1, dtype=np.int32),
+        is_membar=np.zeros(n, dtype=bool), is_exit=np.zeros(n, dtype=bool),
+        is_branch=np.zeros(n, dtype=bool), is_call=np.zeros(n, dtype=bool),
+        is_ret=np.zeros(n, dtype=bool), counted=np.zeros(n, dtype=bool),
+        opcode=list(prog.opcode_of))
+    for pc, d in enumerate(prog.insts):
+        inst = d.inst
+        if inst is None:
+            t.unit[pc] = _unit(OpClass.ALU_OP, n_int, n_dp)
+            continue
+        t.counted[pc] = True
+        op = inst.opcode
+        mods = inst.mods
+        c, la, ii = _op_latency(inst, lat, ini)
+        if op == "call" and d.kind == "call":
+            if d.extra is not None:         # a .func (printf/malloc/free run in place: ALU_OP)
+                c = OpClass.CALL_OPS
+                t.is_call[pc] = True
+        elif op == "call":                  # indirect call
+            c = OpClass.CALL_OPS
+            t.is_call[pc] = True
+        t.op_class[pc] = int(c)
+        t.latency[pc] = la
+        t.initiation[pc] = ii
+        t.unit[pc] = _unit(c, n_int, n_dp)
+        fi = d.func
+        # registers
+        ops = inst.operands
+        srcs: list[int] = []
+        dsts: list[int] = []
+        if op == "bar" or op == "barrier":
+            if "red" in mods and ops:
+                dsts = _regs(fi, ops[:1])
+                srcs = _regs(fi, ops[1:])
+            else:
+                srcs = _regs(fi, ops)
+        elif op == "call":
+            tgt = dec.call_target(inst)
+            srcs = _regs(fi, [tgt] if tgt is not None else [])
+        elif op in _NO_DST or not ops:
+            srcs = _regs(fi, ops)
+        else:
+            dsts = _regs(fi, ops[:1])
+            srcs = _regs(fi, ops[1:])
+        if inst.guard is not None:
+            s = fi.slots.get(inst.guard[0].name)
+            if s is not None:
+                srcs.append(s)
+        if "cc" in mods:
+            dsts.append(prog.cc_slot)
+        if op in ("addc", "subc", "madc"):
+            srcs.append(prog.cc_slot)
+        t.dst_regs[pc] = _dedup(dsts)
+        t.src_regs[pc] = _dedup(srcs)
+        # memory
+        if d.mem or op in ("tex", "tld4"):
+            sp = _space(inst)
+            t.mem_space[pc] = sp
+            vec = 1
+            for m in mods:
+                if m in ("v2", "v4", "v8"):
+                    vec = int(m[1])
+            tys = inst.types
+            if op == "cp":
+                w = int(ops[2].value) if len(ops) > 2 and isinstance(ops[2], ir.Imm) else 0
+            else:
+                w = ir.TYPE_SIZES.get(tys[-1], 0) * vec if tys else 0
+            t.width_bytes[pc] = w
+            if op in ("atom", "red"):
+                t.is_atomic[pc] = True
+            elif op == "st":
+                t.is_store[pc] = True
+            else:
+                t.is_load[pc] = True
+                if op == "ld" and sp == "param":
+                    t.is_param_load[pc] = True
+            explicit = next((m for m in mods if m in _CACHE_OPS), "")
+            if explicit:
+                t.cache_op[pc] = explicit
+            elif op in ("ld", "ldu"):
+                t.cache_op[pc] = "ca"
+            elif op == "st":
+                t.cache_op[pc] = "wb"
+            elif op in ("atom", "red"):
+                t.cache_op[pc] = "cg"
+        # control
+        if d.kind == "bar":
+            t.is_barrier[pc] = True
+            t.bar_kind[pc] = d.extra[0]
+            bops = list(ops[1:-1]) if d.extra[0] == "red" else list(ops)
+            if bops:
+                b = bops[0]
+                t.bar_id[pc] = int(b.value) if isinstance(b, ir.Imm) else -1
+            if len(bops) > 1:
+                b = bops[1]
+                t.bar_count[pc] = int(b.value) if isinstance(b, ir.Imm) else -1
+        if op in ("membar", "fence"):
+            t.is_membar[pc] = True
+        if d.kind == "exit":
+            t.is_exit[pc] = True
+        if op in ("bra", "brx"):
+            t.is_branch[pc] = True
+        if d.kind == "ret":
+            t.is_ret[pc] = True
+    return t
