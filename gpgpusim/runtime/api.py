@@ -202,11 +202,6 @@ class Runtime(StreamApi):
                 fn = getattr(reporter, step, None)
                 if fn is not None:
                     fn()
-            if not int(self._cfg("gpgpu_ptx_sim_mode", 0) or 0) and self.gpu.functional:
-                # Performance simulation was asked for, but no cycle-level model exists yet:
-                # say so once instead of printing made-up cycle counts.
-                hostio.out("GPGPU-Sim: NOTE: the cycle-level timing model is not implemented yet; "
-                            "kernels run in functional simulation (-gpgpu_ptx_sim_mode 1)\n")
 
     # ------------------------------------------------------------------ plumbing
     def _cfg(self, name: str, default: Any) -> Any:
@@ -219,10 +214,10 @@ class Runtime(StreamApi):
         return default if v is None else v
 
     def _start_streams(self) -> None:
-        from .gpu import Gpu
+        from .gpu import make_gpu
         from .streams import StreamManager
 
-        self.gpu = Gpu(self.config, self.gmem, _ReporterHooks(self.reporter), launch_fn=self._launch_fn)
+        self.gpu = make_gpu(self.config, self.gmem, _ReporterHooks(self.reporter), launch_fn=self._launch_fn)
         self.streams = StreamManager(self.gpu)
 
     def _blocked_by(self) -> CudaError | None:
@@ -1446,6 +1441,10 @@ class Runtime(StreamApi):
         fn = getattr(rep, "exit", None) if rep is not None else None
         if fn is not None:
             fn()
+        if int(self._cfg("gpgpusim_memcheck", 0) or 0):
+            from gpgpusim.functional import memcheck
+
+            memcheck.summary(force=True)     # ========= ERROR SUMMARY: N errors
         path = os.environ.get("GPGPUSIM_STATS_JSON")
         if path:
             try:

@@ -659,3 +659,21 @@ class Gpu:
 
     def free(self, op: FreeOp) -> None:
         self.gmem.free(op.addr)
+
+
+def make_gpu(config: Any = None, gmem: Any = None, reporter: Any = None, *,
+             launch_fn: Callable[..., Any] | None = None) -> Gpu:
+    """The one place the runtime picks its GPU: the functional :class:`Gpu` when the config asks
+    for functional simulation (``-gpgpu_ptx_sim_mode 1`` / ``PTX_SIM_MODE_FUNC=1``) or a stand-in
+    engine is given (``launch_fn``, unit tests), else the cycle-level
+    :class:`gpgpusim.timing.gpu.TimingGpu` (GPGPU-Sim's default, performance simulation)."""
+    functional = launch_fn is not None or config is None
+    if not functional:
+        try:
+            functional = bool(config.functional_only)
+        except (AttributeError, KeyError, TypeError, ValueError):
+            functional = int(_cfg(config, "gpgpu_ptx_sim_mode", 0) or 0) != 0
+    if functional:
+        return Gpu(config, gmem, reporter, launch_fn=launch_fn)
+    from gpgpusim.timing.gpu import TimingGpu
+    return TimingGpu(config, gmem, reporter)

@@ -1,0 +1,876 @@
+"""Tag array, MSHR table and the data/read-only cache models (L1D, L1I, L1C, L2).
+
+GPGPU-Sim counterparts (gpu-cache.h/.cc): ``tag_array``, ``line_cache_block``,
+``sector_cache_block``, ``mshr_table``, ``cache_stats``, ``baseline_cache``, ``read_only_cache``,
+``data_cache``, ``l1_cache``, ``l2_cache``.  One :class:`Cache` class covers them: the write
+policy ``R`` gives the read-only behaviour, the others the data-cache one.  Checklist: C111–C117,
+C120, C121, C124, C126–C128, C130, C160, C163.
+
+Behaviour reproduced from GPGPU-Sim 4.2:
+
+* tags are the full block address (so any set-index hash works); ``set_index`` is linear
+  (``L``), Fermi hash (``H``, also used when a 3.x string names none), XOR (``X``) or IPOLY
+  (``P``); the L2 hashes the partition address (chip and sub-partition bits removed);
+* ``probe``: a tag match returns the status of the *first* sector of the access mask
+  (RESERVED -> HIT_RESERVED, VALID -> HIT, MODIFIED -> HIT when readable or a write, else
+  SECTOR_MISS; INVALID sector of a valid line -> SECTOR_MISS); otherwise the victim is the
+  last invalid way, else the LRU (oldest ``last access``) or FIFO (oldest ``alloc``) way among
+  lines without a reserved sector (dirty lines only when the dirty share reaches
+  ``wr_percent``, the L1's ``-gpgpu_l1_cache_write_ratio``); none -> RESERVATION_FAIL;
+* MSHR keyed by the atom address (sector for ``S:`` caches, line otherwise): merge when the
+  entry exists and has room (MSHR_HIT counted), else a new entry when the table and the miss
+  queue have room; fills mark the entry ready and the merged requests drain one per
+  :meth:`next_access`;
+* write hit: ``B`` write-back, ``T`` write-through, ``E`` write-evict, ``L`` local write-back /
+  global write-evict; write miss: ``N`` no allocate, ``W`` naive allocate, ``F`` fetch-on-write,
+  ``L`` lazy fetch-on-read (sector caches); allocation on miss (``m``), on fill (``f``) or
+  streaming (``s``, on fill);
+* statistics as ``cache_stats``: per access type the status ``select_stats_status`` picks
+  (HIT_RESERVED and SECTOR_MISS from the probe win over the access outcome), MSHR_HIT extra, and
+  the reservation-fail reasons;
+* data / fill port bandwidth (``bandwidth_management``) with ``data_port_width``.
+
+Simplified: no texture cache (``tex_cache`` fragment FIFO / reorder buffer), no graphics
+line-utility partitioning, no cache bypass for ``-gpgpu_gmem_skip_L1D`` (the core decides).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Callable
+
+from .mem_fetch import SECTOR_BYTES, SECTORS_PER_LINE, MemFetch, sector_byte_mask
+
+INVALID, RESERVED, VALID, MODIFIED = 0, 1, 2, 3
+
+HIT = "HIT"
+HIT_RESERVED = "HIT_RESERVED"
+MISS = "MISS"
+RESERVATION_FAIL = "RESERVATION_FAIL"
+SECTOR_MISS = "SECTOR_MISS"
+MSHR_HIT = "MSHR_HIT"
+
+# cache events (``cache_event_type``)
+WRITE_BACK_REQUEST_SENT = "WRITE_BACK_REQUEST_SENT"
+READ_REQUEST_SENT = "READ_REQUEST_SENT"
+WRITE_REQUEST_SENT = "WRITE_REQUEST_SENT"
+WRITE_ALLOCATE_SENT = "WRITE_ALLOCATE_SENT"
+
+
+def ipoly_hash(higher: int, index: int, nbanks: int) -> int:
+    """``ipoly_hash_function`` (hashing.cc): IPOLY(5)/(37)/(67) for 16, 32 and 64 sets/banks."""
+    def a(i: int) -> int:
+        return higher >> i & 1
+
+    def b(i: int) -> int:
+        return index >> i & 1
+    if nbanks == 16:
+        bits = (a(11) ^ a(10) ^ a(9) ^ a(8) ^ a(6) ^ a(4) ^ a(3) ^ a(0) ^ b(0),
+                a(12) ^ a(8) ^ a(7) ^ a(6) ^ a(5) ^ a(3) ^ a(1) ^ a(0) ^ b(1),
+                a(9) ^ a(8) ^ a(7) ^ a(6) ^ a(4) ^ a(2) ^ a(1) ^ b(2),
+                a(10) ^ a(9) ^ a(8) ^ a(7) ^ a(5) ^ a(3) ^ a(2) ^ b(3))
+    elif nbanks == 32:
+        bits = (a(13) ^ a(12) ^ a(11) ^ a(10) ^ a(9) ^ a(6) ^ a(5) ^ a(3) ^ a(0) ^ b(0),
+                a(14) ^ a(13) ^ a(12) ^ a(11) ^ a(10) ^ a(7) ^ a(6) ^ a(4) ^ a(1) ^ b(1),
+                a(14) ^ a(10) ^ a(9) ^ a(8) ^ a(7) ^ a(6) ^ a(3) ^ a(2) ^ a(0) ^ b(2),
+                a(11) ^ a(10) ^ a(9) ^ a(8) ^ a(7) ^ a(4) ^ a(3) ^ a(1) ^ b(3),
+                a(12) ^ a(11) ^ a(10) ^ a(9) ^ a(8) ^ a(5) ^ a(4) ^ a(2) ^ b(4))
+    elif nbanks == 64:
+        bits = (a(18) ^ a(17) ^ a(16) ^ a(15) ^ a(12) ^ a(10) ^ a(6) ^ a(5) ^ a(0) ^ b(0),
+                a(15) ^ a(13) ^ a(12) ^ a(11) ^ a(10) ^ a(7) ^ a(5) ^ a(1) ^ a(0) ^ b(1),
+                a(16) ^ a(14) ^ a(13) ^ a(12) ^ a(11) ^ a(8) ^ a(6) ^ a(2) ^ a(1) ^ b(2),
+                a(17) ^ a(15) ^ a(14) ^ a(13) ^ a(12) ^ a(9) ^ a(7) ^ a(3) ^ a(2) ^ b(3),
+                a(18) ^ a(16) ^ a(15) ^ a(14) ^ a(13) ^ a(10) ^ a(8) ^ a(4) ^ a(3) ^ b(4),
+                a(17) ^ a(16) ^ a(15) ^ a(14) ^ a(11) ^ a(9) ^ a(5) ^ a(4) ^ b(5))
+    else:
+        raise ValueError(f"IPOLY hashing supports 16, 32 or 64 sets/banks, not {nbanks}")
+    return sum(bit << i for i, bit in enumerate(bits))
+
+
+def bitwise_xor_hash(higher: int, index: int, nbanks: int) -> int:
+    """``bitwise_hash_function``."""
+    return index ^ (higher & (nbanks - 1))
+
+
+def hash_set_index(addr: int, nset: int, line_log2: int, function: str) -> int:
+    """``cache_config::hash_function`` (checklist C128)."""
+    nset_log2 = nset.bit_length() - 1
+    if function == "L":
+        return (addr >> line_log2) & (nset - 1)
+    if function == "H":
+        if nset not in (32, 64):
+            raise ValueError("the Fermi set-index hash needs 32 or 64 sets")
+        lower = (addr >> line_log2) & 0x1F
+        upper = (addr & 0xE000) >> 13
+        upper |= (addr & 0x20000) >> 14
+        upper |= (addr & 0x80000) >> 15
+        s = lower ^ upper
+        if nset == 64:
+            s |= (addr & 0x1000) >> 7
+        return s
+    higher = addr >> (line_log2 + nset_log2)
+    index = (addr >> line_log2) & (nset - 1)
+    if function == "X":
+        return bitwise_xor_hash(higher, index, nset)
+    if function == "P":
+        return ipoly_hash(higher, index, nset)
+    return 0  # 'C' custom: not implemented in GPGPU-Sim either (set 0)
+
+
+class Line:
+    """One cache block; a line cache uses sector slot 0 only (``line_cache_block``), a sector
+    cache all four (``sector_cache_block``)."""
+
+    __slots__ = ("tag", "block_addr", "status", "readable", "modified_on_fill", "readable_on_fill",
+                 "byte_mask_on_fill", "dirty_byte_mask", "alloc_time", "last_access", "fill_time",
+                 "sector_alloc", "sector_access")
+
+    def __init__(self) -> None:
+        self.tag = -1
+        self.block_addr = 0
+        self.status = [INVALID] * SECTORS_PER_LINE
+        self.readable = [True] * SECTORS_PER_LINE
+        self.modified_on_fill = [False] * SECTORS_PER_LINE
+        self.readable_on_fill = [False] * SECTORS_PER_LINE
+        self.byte_mask_on_fill = False
+        self.dirty_byte_mask = 0
+        self.alloc_time = 0
+        self.last_access = 0
+        self.fill_time = 0
+        self.sector_alloc = [0] * SECTORS_PER_LINE
+        self.sector_access = [0] * SECTORS_PER_LINE
+
+    def is_invalid(self) -> bool:
+        return self.status.count(INVALID) == SECTORS_PER_LINE
+
+    def is_reserved(self) -> bool:
+        return RESERVED in self.status
+
+    def is_modified(self) -> bool:
+        return MODIFIED in self.status
+
+    def allocate(self, tag: int, block_addr: int, time: int, sidx: int) -> None:
+        """``allocate`` / ``allocate_line``: the whole line is reset, one sector reserved."""
+        st = self.status
+        for i in range(SECTORS_PER_LINE):
+            st[i] = INVALID
+            self.readable[i] = True
+            self.modified_on_fill[i] = False
+            self.readable_on_fill[i] = False
+        self.byte_mask_on_fill = False
+        self.dirty_byte_mask = 0
+        self.tag = tag
+        self.block_addr = block_addr
+        st[sidx] = RESERVED
+        self.sector_alloc[sidx] = time
+        self.sector_access[sidx] = time
+        self.alloc_time = time
+        self.last_access = time
+        self.fill_time = 0
+
+    def allocate_sector(self, time: int, sidx: int) -> None:
+        """``sector_cache_block::allocate_sector``."""
+        self.sector_alloc[sidx] = time
+        self.sector_access[sidx] = time
+        self.modified_on_fill[sidx] = self.status[sidx] == MODIFIED
+        self.readable_on_fill[sidx] = False
+        self.status[sidx] = RESERVED
+        self.readable[sidx] = True
+        self.last_access = time
+        self.fill_time = 0
+
+    def fill(self, time: int, sidx: int, byte_mask: int) -> None:
+        self.status[sidx] = MODIFIED if self.modified_on_fill[sidx] else VALID
+        if self.readable_on_fill[sidx]:
+            self.readable[sidx] = True
+            self.readable_on_fill[sidx] = False
+        if self.byte_mask_on_fill:
+            self.dirty_byte_mask |= byte_mask
+        self.fill_time = time
+
+    def touch(self, time: int, sidx: int) -> None:
+        self.sector_access[sidx] = time
+        self.last_access = time
+
+    def modified_size(self, sectored: bool, line_bytes: int) -> int:
+        if not sectored:
+            return line_bytes if self.status[0] == MODIFIED else 0
+        return self.status.count(MODIFIED) * SECTOR_BYTES
+
+    def dirty_sector_mask(self) -> int:
+        return sum(1 << i for i, s in enumerate(self.status) if s == MODIFIED)
+
+
+class CacheStats:
+    """``cache_stats``: counters by (access type, status) and (access type, fail reason), plus
+    port utilisation."""
+
+    __slots__ = ("counts", "fails", "port_cycles", "data_port_busy", "fill_port_busy")
+
+    def __init__(self) -> None:
+        self.counts: dict[str, dict[str, int]] = {}
+        self.fails: dict[str, dict[str, int]] = {}
+        self.port_cycles = 0
+        self.data_port_busy = 0
+        self.fill_port_busy = 0
+
+    def inc(self, access_type: str, status: str) -> None:
+        row = self.counts.get(access_type)
+        if row is None:
+            row = self.counts[access_type] = {}
+        row[status] = row.get(status, 0) + 1
+
+    def inc_fail(self, access_type: str, reason: str) -> None:
+        row = self.fails.get(access_type)
+        if row is None:
+            row = self.fails[access_type] = {}
+        row[reason] = row.get(reason, 0) + 1
+
+    def totals(self) -> tuple[int, int, int, int]:
+        """``get_sub_stats``: (accesses, misses, pending hits, reservation fails)."""
+        acc = miss = pend = fail = 0
+        for row in self.counts.values():
+            acc += row.get(HIT, 0) + row.get(MISS, 0) + row.get(SECTOR_MISS, 0) + row.get(HIT_RESERVED, 0)
+            miss += row.get(MISS, 0) + row.get(SECTOR_MISS, 0)
+            pend += row.get(HIT_RESERVED, 0)
+            fail += row.get(RESERVATION_FAIL, 0)
+        return acc, miss, pend, fail
+
+
+def select_stats_status(probe: str, access: str) -> str:
+    """``cache_stats::select_stats_status``."""
+    if probe == HIT_RESERVED and access != RESERVATION_FAIL:
+        return probe
+    if probe == SECTOR_MISS and access == MISS:
+        return probe
+    return access
+
+
+class _Extra:
+    """``extra_mf_fields``: what a missing request looked like before it was sent down."""
+
+    __slots__ = ("block_addr", "addr", "cache_index", "data_size", "pending_read")
+
+    def __init__(self, block_addr: int, addr: int, cache_index: int, data_size: int, pending_read: int) -> None:
+        self.block_addr = block_addr
+        self.addr = addr
+        self.cache_index = cache_index
+        self.data_size = data_size
+        self.pending_read = pending_read
+
+
+class Cache:
+    """A GPGPU-Sim data or read-only cache.
+
+    Contract: the owner calls :meth:`access` (status string), pops requests for the next level
+    with :meth:`pop_miss` when it can send them (``miss_queue_empty`` / ``miss_queue_top``),
+    calls :meth:`fill` when a reply for a fetch this cache sent arrives (``waiting_for_fill``),
+    drains :meth:`next_access` while :meth:`access_ready`, and calls :meth:`cycle` once per
+    clock of its domain (port bandwidth replenish; GPGPU-Sim's ``baseline_cache::cycle`` also
+    moves one miss-queue entry to the memory port: use :meth:`cycle` with ``send``).
+
+    ``wrbk_type`` / ``wr_alloc_type`` name the access types of the write-backs and write-allocate
+    reads it creates (L1: ``L1_WRBK_ACC``/``L1_WR_ALLOC_R``; L2: ``L2_...``).  ``set_index_addr``
+    maps an address before set hashing (the L2 passes the partition address).
+    ``fetch_factory(addr, access_type, sector_mask, byte_mask, size, is_write, like)`` makes
+    those new fetches (defaults to a plain :class:`MemFetch` copying ``like``'s ids and
+    decoded address).
+    """
+
+    def __init__(self, name: str, cfg: Any, stats_prefix: str = "", *, level: int = 1,
+                 wr_percent: int = 0, set_index_addr: Callable[[int], int] | None = None,
+                 fetch_factory: Callable[..., MemFetch] | None = None, now_fn: Callable[[], int] | None = None,
+                 l1_wrbk_type: str | None = None) -> None:
+        self.name = name
+        self.cfg = cfg
+        self.stats_prefix = stats_prefix
+        self.nset = cfg.nsets
+        self.assoc = cfg.assoc
+        self.line_bytes = cfg.line_bytes
+        self.line_log2 = cfg.line_bytes.bit_length() - 1
+        self.sectored = bool(cfg.sector)
+        self.atom_bytes = SECTOR_BYTES if self.sectored else cfg.line_bytes
+        self.replacement = cfg.replacement
+        self.write_policy = cfg.write_policy
+        alloc = cfg.alloc_policy
+        self.streaming = alloc == "s"
+        self.alloc_on_miss = alloc == "m"
+        self.write_alloc = cfg.write_alloc
+        self.set_function = cfg.set_index if cfg.set_index is not None else "H"
+        self.mshr_type = cfg.mshr_type
+        self.mshr_entries = cfg.mshr_entries
+        self.mshr_max_merge = cfg.mshr_max_merge
+        self.miss_queue_size = cfg.miss_queue
+        self.port_width = cfg.data_port_width or cfg.line_bytes
+        self.wr_percent = wr_percent
+        self.set_index_addr = set_index_addr
+        self.level = level
+        self.wrbk_type = l1_wrbk_type or ("L1_WRBK_ACC" if level == 1 else "L2_WRBK_ACC")
+        self.wr_alloc_type = "L1_WR_ALLOC_R" if level == 1 else "L2_WR_ALLOC_R"
+        self.fetch_factory = fetch_factory or self._default_factory
+        self.now_fn = now_fn
+        self.lines = [Line() for _ in range(self.nset * self.assoc)]
+        self.n_dirty = 0
+        self.mshr: dict[int, list[MemFetch]] = {}
+        self.mshr_atomic: set[int] = set()
+        self.ready: deque[int] = deque()
+        self.miss_queue: deque[MemFetch] = deque()
+        self.extra: dict[int, _Extra] = {}    # id(fetch) -> fields
+        self.stats = CacheStats()
+        self.data_port_occupied = 0
+        self.fill_port_occupied = 0
+        self.last_events: list[str] = []
+        self.last_writeback_size = 0
+
+    # ------------------------------------------------------------------ geometry
+    def block_addr(self, addr: int) -> int:
+        return addr & ~(self.line_bytes - 1)
+
+    def mshr_addr(self, addr: int) -> int:
+        return addr & ~(self.atom_bytes - 1)
+
+    def set_index(self, addr: int) -> int:
+        if self.set_index_addr is not None:
+            addr = self.set_index_addr(addr)
+        return hash_set_index(addr, self.nset, self.line_log2, self.set_function)
+
+    def _sidx(self, sector_mask: int) -> int:
+        """``get_sector_index``: the first sector of the mask (always 0 for a line cache)."""
+        if not self.sectored or not sector_mask:
+            return 0
+        return (sector_mask & -sector_mask).bit_length() - 1
+
+    # ------------------------------------------------------------------ tag array
+    def probe(self, addr: int, sector_mask: int, is_write: bool) -> tuple[str, int]:
+        """``tag_array::probe`` -> (status, line index)."""
+        set_idx = self.set_index(addr)
+        tag = self.block_addr(addr)
+        sidx = self._sidx(sector_mask)
+        base = set_idx * self.assoc
+        lines = self.lines
+        invalid_line = -1
+        valid_line = -1
+        valid_ts = 1 << 64
+        all_reserved = True
+        lru = self.replacement != "F"
+        for idx in range(base, base + self.assoc):
+            line = lines[idx]
+            if line.tag == tag:
+                st = line.status[sidx]
+                if st == RESERVED:
+                    return HIT_RESERVED, idx
+                if st == VALID:
+                    return HIT, idx
+                if st == MODIFIED:
+                    if is_write or line.readable[sidx]:
+                        return HIT, idx
+                    return SECTOR_MISS, idx
+                if self.sectored and not line.is_invalid():
+                    return SECTOR_MISS, idx
+            if not line.is_reserved():
+                if not line.is_modified() or (100.0 * self.n_dirty / (self.nset * self.assoc)) >= self.wr_percent:
+                    all_reserved = False
+                    if line.is_invalid():
+                        invalid_line = idx
+                    else:
+                        ts = line.last_access if lru else line.alloc_time
+                        if ts < valid_ts:
+                            valid_ts = ts
+                            valid_line = idx
+        if all_reserved:
+            return RESERVATION_FAIL, -1
+        return MISS, (invalid_line if invalid_line >= 0 else valid_line)
+
+    def _tag_access(self, addr: int, time: int, fetch: MemFetch) -> tuple[str, int, tuple[int, int, int, int] | None]:
+        """``tag_array::access`` -> (status, index, evicted (block, size, byte mask, sector mask) or None)."""
+        status, idx = self.probe(addr, fetch.sector_mask, fetch.is_write)
+        evicted = None
+        sidx = self._sidx(fetch.sector_mask)
+        if status in (HIT, HIT_RESERVED):
+            self.lines[idx].touch(time, sidx)
+        elif status == MISS:
+            if self.alloc_on_miss:
+                line = self.lines[idx]
+                if line.is_modified():
+                    evicted = (line.block_addr, line.modified_size(self.sectored, self.line_bytes),
+                               line.dirty_byte_mask, line.dirty_sector_mask())
+                    self.n_dirty -= 1
+                line.allocate(self.block_addr(addr), self.block_addr(addr), time, sidx)
+        elif status == SECTOR_MISS:
+            if self.alloc_on_miss:
+                line = self.lines[idx]
+                before = line.is_modified()
+                line.allocate_sector(time, sidx)
+                if before and not line.is_modified():
+                    self.n_dirty -= 1
+        return status, idx, evicted
+
+    def _tag_fill_addr(self, addr: int, time: int, sector_mask: int, byte_mask: int, is_write: bool) -> None:
+        """``tag_array::fill(addr, ...)``: allocate-on-fill and forced (memcpy) fills."""
+        status, idx = self.probe(addr, sector_mask, is_write)
+        if status == RESERVATION_FAIL:
+            return
+        sidx = self._sidx(sector_mask)
+        line = self.lines[idx]
+        if status == MISS:
+            before = line.is_modified()
+            line.allocate(self.block_addr(addr), self.block_addr(addr), time, sidx)
+            if before and not line.is_modified():
+                self.n_dirty -= 1
+        elif status == SECTOR_MISS:
+            line.allocate_sector(time, sidx)
+        before = line.is_modified()
+        line.fill(time, sidx, byte_mask)
+        if line.is_modified() and not before:
+            self.n_dirty += 1
+
+    def _mark_modified(self, line: Line, fetch: MemFetch) -> None:
+        if not line.is_modified():
+            self.n_dirty += 1
+        line.status[self._sidx(fetch.sector_mask)] = MODIFIED
+        line.dirty_byte_mask |= fetch.byte_mask
+
+    def _update_readable(self, line: Line, fetch: MemFetch) -> None:
+        """``data_cache::update_m_readable``."""
+        for i in range(SECTORS_PER_LINE):
+            if fetch.sector_mask >> i & 1:
+                full = ((1 << SECTOR_BYTES) - 1) << (i * SECTOR_BYTES)
+                if line.dirty_byte_mask & full == full:
+                    line.readable[self._sidx(1 << i)] = True
+
+    # ------------------------------------------------------------------ MSHR / miss queue
+    def _mshr_full(self, maddr: int) -> bool:
+        lst = self.mshr.get(maddr)
+        if lst is not None:
+            return len(lst) >= self.mshr_max_merge
+        return len(self.mshr) >= self.mshr_entries
+
+    def _miss_queue_full(self, extra: int) -> bool:
+        return len(self.miss_queue) + extra >= self.miss_queue_size
+
+    def _send_read(self, addr: int, idx: int, fetch: MemFetch, time: int, read_only: bool, wa: bool,
+                   events: list[str]) -> tuple[bool, int, tuple[int, int, int, int] | None]:
+        """``baseline_cache::send_read_request`` -> (do_miss, index, evicted)."""
+        maddr = self.mshr_addr(fetch.addr)
+        lst = self.mshr.get(maddr)
+        mshr_hit = lst is not None
+        mshr_avail = not self._mshr_full(maddr)
+        evicted = None
+        if mshr_hit and mshr_avail:
+            _, idx, evicted = self._tag_access(self.block_addr(addr), time, fetch)
+            lst.append(fetch)  # type: ignore[union-attr]
+            if fetch.is_atomic:
+                self.mshr_atomic.add(maddr)
+            self.stats.inc(fetch.access_type, MSHR_HIT)
+            return True, idx, evicted
+        if not mshr_hit and mshr_avail and len(self.miss_queue) < self.miss_queue_size:
+            _, idx, evicted = self._tag_access(self.block_addr(addr), time, fetch)
+            self.mshr[maddr] = [fetch]
+            if fetch.is_atomic:
+                self.mshr_atomic.add(maddr)
+            pending = self.line_bytes // SECTOR_BYTES if self.mshr_type == "S" else 0
+            self.extra[id(fetch)] = _Extra(maddr, fetch.addr, idx, fetch.size, pending)
+            fetch.size = self.atom_bytes
+            fetch.addr = maddr
+            self.miss_queue.append(fetch)
+            if not wa:
+                events.append(READ_REQUEST_SENT)
+            return True, idx, evicted
+        if mshr_hit:
+            self.stats.inc_fail(fetch.access_type, "MSHR_MERGE_ENRTY_FAIL")
+        else:
+            self.stats.inc_fail(fetch.access_type, "MSHR_ENRTY_FAIL")
+        return False, idx, None
+
+    def _default_factory(self, addr: int, access_type: str, sector_mask: int, byte_mask: int, size: int,
+                         is_write: bool, like: MemFetch, time: int) -> MemFetch:
+        mf = MemFetch(addr, size, is_write, access_type, sector_mask=sector_mask, byte_mask=byte_mask,
+                      core_id=like.core_id if self.level == 1 else -1,
+                      cluster_id=like.cluster_id if self.level == 1 else -1,
+                      warp_id=like.warp_id if self.level == 1 else -1, timestamp=time)
+        mf.copy_tlx(like)
+        return mf
+
+    def _send_writeback(self, evicted: tuple[int, int, int, int], fetch: MemFetch, time: int,
+                        events: list[str]) -> None:
+        """Write back a dirty victim; GPGPU-Sim sends it to the chip/sub-partition of the
+        request that evicted it."""
+        block, size, bmask, smask = evicted
+        wb = self.fetch_factory(block, self.wrbk_type, smask, bmask, size, True, fetch, self._now(time))
+        wb.chip, wb.sub_partition = fetch.chip, fetch.sub_partition
+        events.append(WRITE_BACK_REQUEST_SENT)
+        self.last_writeback_size = size
+        self.miss_queue.append(wb)
+
+    def _now(self, time: int) -> int:
+        return self.now_fn() if self.now_fn is not None else time
+
+    # ------------------------------------------------------------------ access
+    def access(self, fetch: MemFetch, now: int, events: list[str] | None = None) -> str:
+        """Access the cache with ``fetch`` at cache time ``now``; returns the access status
+        (``HIT``, ``HIT_RESERVED``, ``MISS``, ``SECTOR_MISS`` is only a *statistics* status:
+        an accepted sector miss returns ``MISS`` as in GPGPU-Sim, ``RESERVATION_FAIL``)."""
+        if events is None:
+            events = []
+        self.last_events = events
+        addr = fetch.addr
+        block = self.block_addr(addr)
+        probe, idx = self.probe(block, fetch.sector_mask, fetch.is_write)
+        if self.write_policy == "R":
+            status = self._access_read_only(fetch, addr, probe, idx, now, events)
+        else:
+            status = self._process_tag_probe(fetch, addr, probe, idx, now, events)
+            self._use_data_port(fetch, status, events)
+        self.stats.inc(fetch.access_type, select_stats_status(probe, status))
+        return status
+
+    def _access_read_only(self, fetch: MemFetch, addr: int, probe: str, idx: int, now: int,
+                          events: list[str]) -> str:
+        if probe == HIT:
+            self._tag_access(self.block_addr(addr), now, fetch)
+            return HIT
+        if probe != RESERVATION_FAIL:
+            if not self._miss_queue_full(0):
+                do_miss, _, _ = self._send_read(addr, idx, fetch, now, True, False, events)
+                return MISS if do_miss else RESERVATION_FAIL
+            self.stats.inc_fail(fetch.access_type, "MISS_QUEUE_FULL")
+            return RESERVATION_FAIL
+        self.stats.inc_fail(fetch.access_type, "LINE_ALLOC_FAIL")
+        return RESERVATION_FAIL
+
+    def _process_tag_probe(self, fetch: MemFetch, addr: int, probe: str, idx: int, now: int,
+                           events: list[str]) -> str:
+        if fetch.is_write:
+            if probe == HIT:
+                return self._wr_hit(fetch, addr, idx, now, events)
+            if probe != RESERVATION_FAIL or self.write_alloc == "N":
+                return self._wr_miss(fetch, addr, idx, now, events, probe)
+            self.stats.inc_fail(fetch.access_type, "LINE_ALLOC_FAIL")
+            return RESERVATION_FAIL
+        if probe == HIT:
+            return self._rd_hit(fetch, addr, idx, now)
+        if probe != RESERVATION_FAIL:
+            return self._rd_miss(fetch, addr, idx, now, events)
+        self.stats.inc_fail(fetch.access_type, "LINE_ALLOC_FAIL")
+        return RESERVATION_FAIL
+
+    def _rd_hit(self, fetch: MemFetch, addr: int, idx: int, now: int) -> str:
+        _, idx, _ = self._tag_access(self.block_addr(addr), now, fetch)
+        if fetch.is_atomic:
+            self._mark_modified(self.lines[idx], fetch)
+        return HIT
+
+    def _rd_miss(self, fetch: MemFetch, addr: int, idx: int, now: int, events: list[str]) -> str:
+        if self._miss_queue_full(1):
+            self.stats.inc_fail(fetch.access_type, "MISS_QUEUE_FULL")
+            return RESERVATION_FAIL
+        do_miss, _, evicted = self._send_read(addr, idx, fetch, now, False, False, events)
+        if do_miss:
+            if evicted is not None and self.write_policy != "T":
+                self._send_writeback(evicted, fetch, now, events)
+            return MISS
+        return RESERVATION_FAIL
+
+    def _wr_hit(self, fetch: MemFetch, addr: int, idx: int, now: int, events: list[str]) -> str:
+        wp = self.write_policy
+        if wp == "L":
+            wp = "E" if fetch.access_type == "GLOBAL_ACC_W" else "B"
+        if wp == "B":
+            _, idx, _ = self._tag_access(self.block_addr(addr), now, fetch)
+            line = self.lines[idx]
+            self._mark_modified(line, fetch)
+            self._update_readable(line, fetch)
+            return HIT
+        if self._miss_queue_full(0):
+            self.stats.inc_fail(fetch.access_type, "MISS_QUEUE_FULL")
+            return RESERVATION_FAIL
+        if wp == "T":
+            _, idx, _ = self._tag_access(self.block_addr(addr), now, fetch)
+            line = self.lines[idx]
+            self._mark_modified(line, fetch)
+            self._update_readable(line, fetch)
+            events.append(WRITE_REQUEST_SENT)
+            self.miss_queue.append(fetch)
+            return HIT
+        # write-evict
+        events.append(WRITE_REQUEST_SENT)
+        self.miss_queue.append(fetch)
+        self.lines[idx].status[self._sidx(fetch.sector_mask)] = INVALID
+        return HIT
+
+    def _wr_alloc_fetch(self, fetch: MemFetch, now: int, link: bool) -> MemFetch:
+        n = self.fetch_factory(fetch.addr, self.wr_alloc_type, fetch.sector_mask, fetch.byte_mask,
+                               self.atom_bytes, False, fetch, self._now(now))
+        n.ctrl_size = fetch.ctrl_size
+        if link:
+            n.original_wr = fetch
+        return n
+
+    def _mshr_fail_reason(self, fetch: MemFetch, extra_q: int) -> str | None:
+        maddr = self.mshr_addr(fetch.addr)
+        hit = maddr in self.mshr
+        avail = not self._mshr_full(maddr)
+        if self._miss_queue_full(extra_q):
+            return "MISS_QUEUE_FULL"
+        if hit and avail:
+            return None
+        if not hit and avail and len(self.miss_queue) < self.miss_queue_size:
+            return None
+        return "MSHR_MERGE_ENRTY_FAIL" if hit else "MSHR_ENRTY_FAIL"
+
+    def _wr_miss(self, fetch: MemFetch, addr: int, idx: int, now: int, events: list[str], probe: str) -> str:
+        wa = self.write_alloc
+        if wa == "N":
+            if self._miss_queue_full(0):
+                self.stats.inc_fail(fetch.access_type, "MISS_QUEUE_FULL")
+                return RESERVATION_FAIL
+            events.append(WRITE_REQUEST_SENT)
+            self.miss_queue.append(fetch)
+            return MISS
+        if wa == "W":
+            reason = self._mshr_fail_reason(fetch, 2)
+            if reason is not None:
+                self.stats.inc_fail(fetch.access_type, reason)
+                return RESERVATION_FAIL
+            events.append(WRITE_REQUEST_SENT)
+            self.miss_queue.append(fetch)
+            n = self._wr_alloc_fetch(fetch, now, False)
+            do_miss, _, evicted = self._send_read(addr, idx, n, now, False, True, events)
+            events.append(WRITE_ALLOCATE_SENT)
+            if do_miss:
+                if evicted is not None and self.write_policy != "T":
+                    self._send_writeback(evicted, fetch, now, events)
+                return MISS
+            return RESERVATION_FAIL
+        if wa == "F":
+            if fetch.byte_mask.bit_count() == self.atom_bytes:
+                if self._miss_queue_full(0):
+                    self.stats.inc_fail(fetch.access_type, "MISS_QUEUE_FULL")
+                    return RESERVATION_FAIL
+                st, idx, evicted = self._tag_access(self.block_addr(addr), now, fetch)
+                line = self.lines[idx]
+                self._mark_modified(line, fetch)
+                if st != RESERVATION_FAIL:
+                    if evicted is not None and self.write_policy != "T":
+                        self._send_writeback(evicted, fetch, now, events)
+                    return MISS
+                return RESERVATION_FAIL
+            reason = self._mshr_fail_reason(fetch, 1)
+            if reason is not None:
+                self.stats.inc_fail(fetch.access_type, reason)
+                return RESERVATION_FAIL
+            maddr = self.mshr_addr(fetch.addr)
+            if maddr in self.mshr and self._read_after_write_pending(maddr):
+                self.stats.inc_fail(fetch.access_type, "MSHR_RW_PENDING")
+                return RESERVATION_FAIL
+            n = self._wr_alloc_fetch(fetch, now, True)
+            do_miss, idx, evicted = self._send_read(addr, idx, n, now, False, True, events)
+            line = self.lines[idx]
+            line.modified_on_fill[self._sidx(fetch.sector_mask)] = True
+            line.byte_mask_on_fill = True
+            events.append(WRITE_ALLOCATE_SENT)
+            if do_miss:
+                if evicted is not None and self.write_policy != "T":
+                    self._send_writeback(evicted, fetch, now, events)
+                return MISS
+            return RESERVATION_FAIL
+        # 'L': lazy fetch-on-read
+        if self._miss_queue_full(0):
+            self.stats.inc_fail(fetch.access_type, "MISS_QUEUE_FULL")
+            return RESERVATION_FAIL
+        if self.write_policy == "T":
+            events.append(WRITE_REQUEST_SENT)
+            self.miss_queue.append(fetch)
+        st, idx, evicted = self._tag_access(self.block_addr(addr), now, fetch)
+        line = self.lines[idx]
+        sidx = self._sidx(fetch.sector_mask)
+        self._mark_modified(line, fetch)
+        if st == HIT_RESERVED:
+            line.modified_on_fill[sidx] = True
+            line.byte_mask_on_fill = True
+        if fetch.byte_mask.bit_count() == self.atom_bytes:
+            line.readable[sidx] = True
+        else:
+            line.readable[sidx] = False
+            if st == HIT_RESERVED:
+                line.readable_on_fill[sidx] = True
+        self._update_readable(line, fetch)
+        if st != RESERVATION_FAIL:
+            if evicted is not None and self.write_policy != "T":
+                self._send_writeback(evicted, fetch, now, events)
+            return MISS
+        return RESERVATION_FAIL
+
+    def _read_after_write_pending(self, maddr: int) -> bool:
+        write_found = False
+        for f in self.mshr[maddr]:
+            if f.is_write:
+                write_found = True
+            elif write_found:
+                return True
+        return False
+
+    # ------------------------------------------------------------------ ports
+    def _use_data_port(self, fetch: MemFetch, status: str, events: list[str]) -> None:
+        if status == HIT:
+            self.data_port_occupied += -(-fetch.size // self.port_width)
+        elif status in (HIT_RESERVED, MISS) and WRITE_BACK_REQUEST_SENT in events:
+            self.data_port_occupied += self.last_writeback_size // self.port_width
+
+    def data_port_free(self) -> bool:
+        return self.data_port_occupied == 0
+
+    def fill_port_free(self) -> bool:
+        return self.fill_port_occupied == 0
+
+    def cycle(self, send: Callable[[MemFetch], bool] | None = None) -> None:
+        """``baseline_cache::cycle``: offer the head of the miss queue to ``send`` (which returns
+        whether the next level took it), sample and replenish port bandwidth."""
+        if send is not None and self.miss_queue:
+            if send(self.miss_queue[0]):
+                self.miss_queue.popleft()
+        st = self.stats
+        st.port_cycles += 1
+        if self.data_port_occupied:
+            st.data_port_busy += 1
+            self.data_port_occupied -= 1
+        if self.fill_port_occupied:
+            st.fill_port_busy += 1
+            self.fill_port_occupied -= 1
+
+    # ------------------------------------------------------------------ miss queue
+    def miss_queue_empty(self) -> bool:
+        return not self.miss_queue
+
+    def miss_queue_top(self) -> MemFetch | None:
+        return self.miss_queue[0] if self.miss_queue else None
+
+    def pop_miss(self) -> MemFetch | None:
+        return self.miss_queue.popleft() if self.miss_queue else None
+
+    # ------------------------------------------------------------------ fill / responses
+    def waiting_for_fill(self, fetch: MemFetch) -> bool:
+        key = fetch.original if (self.mshr_type == "S" and fetch.original is not None) else fetch
+        return id(key) in self.extra
+
+    def fill(self, fetch: MemFetch, now: int) -> None:
+        """``baseline_cache::fill``: a reply for a fetch this cache sent down arrived."""
+        if self.mshr_type == "S" and fetch.original is not None and id(fetch.original) in self.extra:
+            fetch = fetch.original
+            e = self.extra[id(fetch)]
+            e.pending_read -= 1
+            if e.pending_read > 0:
+                return
+        e = self.extra.pop(id(fetch))
+        fetch.size = e.data_size
+        fetch.addr = e.addr
+        if self.alloc_on_miss:
+            line = self.lines[e.cache_index]
+            before = line.is_modified()
+            line.fill(now, self._sidx(fetch.sector_mask), fetch.byte_mask)
+            if line.is_modified() and not before:
+                self.n_dirty += 1
+        else:
+            self._tag_fill_addr(e.block_addr, now, fetch.sector_mask, fetch.byte_mask, fetch.is_write)
+        self.ready.append(e.block_addr)
+        if e.block_addr in self.mshr_atomic:
+            line = self.lines[e.cache_index]
+            self._mark_modified(line, fetch)
+        self.fill_port_occupied += self.atom_bytes // self.port_width
+
+    def access_ready(self) -> bool:
+        return bool(self.ready)
+
+    def next_access(self) -> MemFetch:
+        """``mshr_table::next_access``: one merged request whose data arrived."""
+        block = self.ready[0]
+        lst = self.mshr[block]
+        f = lst.pop(0)
+        if not lst:
+            del self.mshr[block]
+            self.mshr_atomic.discard(block)
+            self.ready.popleft()
+        return f
+
+    def force_tag_access(self, addr: int, time: int, sector_mask: int) -> None:
+        """``baseline_cache::force_tag_access`` (``-gpgpu_perf_sim_memcpy``): make the sector valid."""
+        self._tag_fill_addr(addr, time, sector_mask, 0, True)
+
+    # ------------------------------------------------------------------ maintenance
+    def flush(self) -> None:
+        """``tag_array::flush``: invalidate modified lines (no write-back traffic, as GPGPU-Sim)."""
+        for line in self.lines:
+            if line.is_modified():
+                for i in range(SECTORS_PER_LINE):
+                    line.status[i] = INVALID
+        self.n_dirty = 0
+
+    def invalidate(self) -> None:
+        for line in self.lines:
+            for i in range(SECTORS_PER_LINE):
+                line.status[i] = INVALID
+        self.n_dirty = 0
+
+    def busy(self) -> bool:
+        return bool(self.miss_queue or self.mshr or self.ready)
+
+    def dump_state(self) -> str:
+        out = [f"Cache {self.name}:", "MSHR contents"]
+        for block, lst in self.mshr.items():
+            out.append(f"MSHR: tag={block:#08x}, atomic={int(block in self.mshr_atomic)} {len(lst)} entries : "
+                       + (repr(lst[0]) if lst else ""))
+        out.append(f"miss queue: {len(self.miss_queue)}/{self.miss_queue_size}")
+        return "\n".join(out)
+
+
+def publish_cache_stats(registry: Any, caches: list[Cache], name: str, per_unit: str | None = None,
+                        breakdown: str | None = None, fail_breakdown: str | None = None,
+                        port: str | None = None) -> None:
+    """Write the cumulative statistics of ``caches`` into ``registry`` under GPGPU-Sim's names:
+    ``<name>_total_cache_accesses/misses/pending_hits/reservation_fails``, per-unit arrays
+    ``<per_unit>_access/miss/pending/resfail`` (``L1D_core``, ``L2_bank``), the
+    ``{access_type: {status: n}}`` breakdown, the fail-reason breakdown and the port counters
+    ``<port>_data_port_busy/fill_port_busy/port_cycles``.  Values are *set* (idempotent)."""
+    acc = miss = pend = fail = 0
+    per: list[tuple[int, int, int, int]] = []
+    bd: dict[str, dict[str, int]] = {}
+    fb: dict[str, dict[str, int]] = {}
+    dp = fp = pc = 0
+    for c in caches:
+        t = c.stats.totals()
+        per.append(t)
+        acc += t[0]
+        miss += t[1]
+        pend += t[2]
+        fail += t[3]
+        for at, row in c.stats.counts.items():
+            d = bd.setdefault(at, {})
+            for st, n in row.items():
+                d[st] = d.get(st, 0) + n
+        for at, row in c.stats.fails.items():
+            d = fb.setdefault(at, {})
+            for st, n in row.items():
+                d[st] = d.get(st, 0) + n
+        dp += c.stats.data_port_busy
+        fp += c.stats.fill_port_busy
+        pc += c.stats.port_cycles
+    registry.set(f"{name}_total_cache_accesses", acc)
+    registry.set(f"{name}_total_cache_misses", miss)
+    registry.set(f"{name}_total_cache_pending_hits", pend)
+    registry.set(f"{name}_total_cache_reservation_fails", fail)
+    if per_unit:
+        for k, i in (("access", 0), ("miss", 1), ("pending", 2), ("resfail", 3)):
+            registry.set(f"{per_unit}_{k}", [p[i] for p in per])
+    if breakdown:
+        registry.set(breakdown, bd)
+    if fail_breakdown:
+        registry.set(fail_breakdown, fb)
+    if port:
+        registry.set(f"{port}_data_port_busy", dp)
+        registry.set(f"{port}_fill_port_busy", fp)
+        registry.set(f"{port}_port_cycles", pc)
+
+
+__all__ = ["Cache", "CacheStats", "Line", "MemFetch", "publish_cache_stats", "hash_set_index", "ipoly_hash",
+           "select_stats_status", "sector_byte_mask", "HIT", "HIT_RESERVED", "MISS", "SECTOR_MISS",
+           "RESERVATION_FAIL", "MSHR_HIT"]

@@ -1,0 +1,192 @@
+"""Memory access generation for one warp instruction (GPGPU-Sim
+``warp_inst_t::generate_mem_accesses``; C104-C107).
+
+* global/local (``memory_coalescing_arch``): the warp (split into ``-gpgpu_shmem_warp_parts``
+  sub-warps, GPGPU-Sim's ``mem_warp_parts``) makes one transaction per touched segment; the
+  segment is 32 bytes from ``-gpgpu_coalesce_arch`` 40 on (Maxwell..Volta+: sectors), else
+  32/64/128 bytes by access width, reduced to the used half/quarter
+  (``memory_coalescing_arch_reduce_and_send``).  Each access carries its 4-bit sector mask
+  within the 128-byte line and its byte mask.
+* atomics (``memory_coalescing_arch_atomic``): per segment, threads whose bytes overlap go to
+  separate transactions (same-address atomics serialise into several requests).
+* local memory: per-thread addresses are mapped to the shared physical layout of
+  ``shader_core_ctx::translate_local_memaddr`` (``-gpgpu_local_mem_map 1``: 4-byte words of
+  the threads of a CTA contiguous, CTAs next to each other) and accesses over 4 bytes are split
+  into 4-byte words, as GPGPU-Sim does.
+* shared memory: the bank-conflict degree (``-gpgpu_shmem_num_banks`` banks of 4-byte words;
+  lanes reading the same word broadcast) per sub-warp, summed over sub-warps; the instruction
+  occupies the shared-memory stage that many cycles.
+
+Accesses are returned in the order GPGPU-Sim's access queue serves them (it pops from the
+back of a queue filled in address order: highest segment first).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: base of the simulated local-memory region (GPGPU-Sim's LOCAL_GENERIC_START region; only
+#: its alignment matters to the timing model: it decides partitions and banks)
+LOCAL_BASE = 0xB0000000
+
+
+class Access:
+    """One memory request of a warp instruction (GPGPU-Sim ``mem_access_t``)."""
+
+    __slots__ = ("addr", "size", "sector_mask", "byte_mask", "lanes")
+
+    def __init__(self, addr: int, size: int, sector_mask: int, byte_mask: int, lanes: int) -> None:
+        self.addr = addr
+        self.size = size
+        self.sector_mask = sector_mask
+        self.byte_mask = byte_mask
+        self.lanes = lanes
+
+    def __repr__(self) -> str:
+        return f"Access({self.addr:#x}, {self.size}, sectors={self.sector_mask:#x})"
+
+
+def segment_bytes(arch: int, size: int) -> int:
+    if arch >= 40:
+        return 32
+    if size == 1:
+        return 32
+    if size == 2:
+        return 64
+    return 128
+
+
+def _reduce(block: int, seg: int, chunks: int) -> tuple[int, int]:
+    """(address, size) of a transaction after ``memory_coalescing_arch_reduce_and_send``."""
+    if seg == 128:
+        lower = chunks & 0b0011
+        upper = chunks & 0b1100
+        if lower and not upper:
+            if (chunks & 0b11) == 0b11:
+                return block, 64
+            return block + (0 if chunks & 1 else 32), 32
+        if upper and not lower:
+            if (chunks & 0b1100) == 0b1100:
+                return block + 64, 64
+            return block + (64 if chunks & 4 else 96), 32
+        return block, 128
+    if seg == 64:
+        off = block & 127
+        first = (chunks >> (off // 32)) & 1
+        second = (chunks >> (off // 32 + 1)) & 1
+        if first and not second:
+            return block, 32
+        if second and not first:
+            return block + 32, 32
+        return block, 64
+    return block, seg
+
+
+def coalesce(lanes: np.ndarray, addrs: np.ndarray, size: int, arch: int, warp_parts: int,
+             atomic: bool = False) -> list[Access]:
+    """The accesses of one warp instruction (lane indices and per-lane byte addresses)."""
+    if lanes.size == 0:
+        return []
+    seg = segment_bytes(arch, size) if not atomic else segment_bytes(0, size)
+    parts = max(1, warp_parts)
+    sub = 32 // parts
+    out: list[Access] = []
+    ln = lanes.tolist()
+    ad = addrs.tolist()
+    if atomic:
+        groups: dict[int, list[list[int]]] = {}   # block -> [chunks, bytes, lanes] per transaction
+        for p in range(parts):
+            for lane, a in zip(ln, ad, strict=True):
+                if lane // sub != p:
+                    continue
+                block = a & ~(seg - 1)
+                idx = a & 127
+                bmask = ((1 << size) - 1) << idx
+                lst = groups.setdefault(block, [])
+                for t in lst:
+                    if not t[1] & bmask:
+                        break
+                else:
+                    t = [0, 0, 0]
+                    lst.append(t)
+                t[0] |= 1 << (idx // 32)
+                t[1] |= bmask
+                t[2] |= 1 << lane
+            for block in sorted(groups):
+                for chunks, bm, lm in groups[block]:
+                    a2, s2 = _reduce(block, seg, chunks)
+                    out.append(Access(a2, s2, _sectors(a2, s2), bm, lm))
+            groups.clear()
+        out.reverse()
+        return out
+    for p in range(parts):
+        trans: dict[int, list[int]] = {}
+        for lane, a in zip(ln, ad, strict=True):
+            if parts > 1 and lane // sub != p:
+                continue
+            for addr in (a, a + size - 1):
+                block = addr & ~(seg - 1)
+                t = trans.get(block)
+                if t is None:
+                    t = trans[block] = [0, 0, 0]
+                idx = addr & 127
+                t[0] |= 1 << (idx // 32)
+                if addr == a:
+                    t[1] |= ((1 << size) - 1) << idx
+                t[2] |= 1 << lane
+        for block in sorted(trans):
+            chunks, bm, lm = trans[block]
+            a2, s2 = _reduce(block, seg, chunks)
+            out.append(Access(a2, s2, _sectors(a2, s2), bm & ((1 << 128) - 1), lm))
+    out.reverse()
+    return out
+
+
+def _sectors(addr: int, size: int) -> int:
+    first = (addr & 127) // 32
+    n = max(1, size // 32)
+    return ((1 << n) - 1) << first
+
+
+def local_addresses(lanes: np.ndarray, addrs: np.ndarray, size: int, hw_tid_base: int,
+                    padded_cta_threads: int, sid: int, n_shader: int, max_cta_per_core: int
+                    ) -> list[tuple[np.ndarray, np.ndarray, int]]:
+    """Per-thread local addresses -> the physical layout of ``translate_local_memaddr``
+    (``-gpgpu_local_mem_map 1``); returns one (lanes, addresses, size) group per 4-byte word
+    of a wide access (GPGPU-Sim splits local accesses over 4 bytes into 4-byte accesses)."""
+    tid = hw_tid_base + lanes.astype(np.int64)
+    thread_base = 4 * (padded_cta_threads * (sid + n_shader * (tid // padded_cta_threads))
+                       + tid % padded_cta_threads)
+    max_threads = padded_cta_threads * max(1, max_cta_per_core) * n_shader
+    a = addrs.astype(np.int64)
+    if size >= 4:
+        n = size // 4
+        out = []
+        for i in range(n):
+            word = a // 4 + i
+            out.append((lanes, (word * max_threads * 4 + thread_base + LOCAL_BASE).astype(np.int64), 4))
+        return out
+    word = a // 4
+    return [(lanes, (word * max_threads * 4 + thread_base + a % 4 + LOCAL_BASE).astype(np.int64), size)]
+
+
+def shared_conflict_degree(lanes: np.ndarray, addrs: np.ndarray, n_banks: int, warp_parts: int) -> int:
+    """Cycles a shared-memory instruction occupies the bank stage: per sub-warp the largest
+    number of distinct 4-byte words mapped to one bank, summed over sub-warps."""
+    if lanes.size == 0:
+        return 0
+    words = addrs.astype(np.int64) >> 2
+    parts = max(1, warp_parts)
+    total = 0
+    sub = 32 // parts
+    for p in range(parts):
+        if parts > 1:
+            sel = (lanes // sub) == p
+            w = words[sel]
+        else:
+            w = words
+        if w.size == 0:
+            continue
+        u = np.unique(w)
+        total += int(np.bincount(u % n_banks, minlength=1).max())
+    return total

@@ -1,0 +1,567 @@
+"""The SIMT core (GPGPU-Sim ``shader_core_ctx``; checklist C070-C107, C131-C137).
+
+One core cycle runs the stages back to front, as ``shader_core_ctx::cycle`` does:
+``writeback(); execute(); read_operands(); issue(); (decode(); fetch()) x
+-gpgpu_inst_fetch_throughput``.
+
+* **Fetch/decode** (C070-C077): one fetch per call for the whole core, round robin over the
+  warps whose 2-entry I-buffer is empty; the instruction cache is the perfect one
+  (``-gpgpu_perfect_inst_const_cache 1``, as every shipped 4.x config sets; a finite L1I is
+  modelled as always hitting, a documented difference); decode places the instruction at the
+  fetch pc and the next one into the I-buffer.  The fetch loop also retires warps that are
+  done (functional done, no instruction in the pipeline, no pending register write, stores
+  acknowledged) and frees a CTA's slot when its last warp retires.
+* **Issue** (C078-C091): ``-gpgpu_num_sched_per_core`` scheduler units, warp ``w`` supervised by
+  scheduler ``w mod n``; each examines its warps in the policy's order (``scheduler.py``) and
+  issues up to ``-gpgpu_max_insn_issue_per_warp`` instructions of one warp per cycle.  A warp
+  whose I-buffer head is not the next instruction of its trace (a taken branch or a
+  reconvergence) has a control hazard: its I-buffer is flushed and fetch restarts at the right
+  pc.  Waiting warps (barrier, memory barrier, outstanding atomics) and scoreboard collisions
+  (any source or destination register with a pending write) do not issue; the instruction goes
+  to the ID_OC register of its unit when that has room (sub-core: the scheduler's own slot).
+  Units: memory ops -> LDST; SFU ops -> SFU; DP -> DP (SFU without DP units); tensor ->
+  TENSOR; other ALU ops -> INT when INT units exist and the op is not an SP op, else SP
+  (``scheduler_unit::cycle``).
+* **Operand collector** (``opcoll.py``), **execution units** (``units.py``) with the
+  result-bus reservation of ``shader_core_ctx::execute`` (``-gpgpu_pipeline_widths`` EX_WB
+  buses), **writeback** through the EX_WB register (register-bank write ports of the operand
+  collector) releasing the scoreboard.
+* **LDST unit** (``ldst.py``).
+
+The trace feed (``timing/feed.py``) gives each warp its dynamic instruction sequence (pc, active
+mask, lane addresses); the scoreboard, the I-buffer and the units decide *when* each runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import units as U
+from .ldst import LdstUnit
+from .opcoll import OperandCollector
+from .scheduler import TwoLevelActive, make_policy
+from .units import PipelinedUnit, RegisterSet, WarpInst
+
+
+class Warp:
+    """A hardware warp slot (GPGPU-Sim ``shd_warp_t``) running one warp of a CTA's trace."""
+
+    __slots__ = ("slot", "active", "pcs", "act", "exe", "mem", "pos", "n", "ibuf", "next_pc",
+                 "in_pipe", "at_bar", "membar", "stores", "n_atomic", "cta", "dyn", "done_exit",
+                 "pending", "imiss", "kernel", "sched", "issued_last")
+
+    def __init__(self, slot: int, sched: int) -> None:
+        self.slot = slot
+        self.sched = sched
+        self.active = False
+        self.done_exit = True
+        self.pending: set[int] = set()
+
+    def start(self, trace: Any, cta: int, dyn: int, kernel: Any) -> None:
+        self.active = True
+        self.done_exit = False
+        self.pcs = trace.pcs.tolist()
+        self.act = trace.active
+        self.exe = trace.executed
+        self.mem = trace.mem
+        self.pos = 0
+        self.n = len(self.pcs)
+        self.ibuf: list[int] = []
+        self.next_pc = self.pcs[0] if self.n else 0
+        self.in_pipe = 0
+        self.at_bar = -1
+        self.membar = False
+        self.stores = 0
+        self.n_atomic = 0
+        self.cta = cta
+        self.dyn = dyn
+        self.pending = set()
+        self.imiss = False
+        self.kernel = kernel
+        self.issued_last = 0
+
+    @property
+    def functional_done(self) -> bool:
+        return self.pos >= self.n
+
+    def hardware_done(self) -> bool:
+        return self.pos >= self.n and self.stores == 0 and self.in_pipe == 0
+
+
+class CtaSlot:
+    __slots__ = ("kernel", "cta_id", "live", "warps", "bar_waiting", "threads")
+
+    def __init__(self) -> None:
+        self.kernel: Any = None
+        self.cta_id = -1
+        self.live = 0
+        self.warps: list[int] = []
+        self.bar_waiting: list[int] = []
+        self.threads = 0
+
+
+class SchedulerUnit:
+    """A warp scheduler.  ``warps`` are its supervised slots; ``active`` the ones running a
+    warp, in slot order (the policies order these: inactive slots never issue, so leaving them
+    out keeps every policy's relative order)."""
+
+    __slots__ = ("sid", "warps", "policy", "two_level", "active")
+
+    def __init__(self, sid: int, policy: str) -> None:
+        self.sid = sid
+        self.warps: list[int] = []
+        self.active: list[int] = []
+        self.policy = make_policy(policy)
+        self.two_level = isinstance(self.policy, TwoLevelActive)
+
+
+class ShaderCore:
+    """One SM.  ``cycle()`` advances it one core cycle; the GPU adds CTAs with
+    :meth:`issue_cta` and delivers memory replies with :meth:`accept_response`."""
+
+    def __init__(self, sid: int, cluster: Any, cfg: Any, table_of: Any, stats: Any) -> None:
+        g = cfg.get
+        self.sid = sid
+        self.cluster = cluster
+        self.cfg = cfg
+        self.stats = stats
+        self.table_of = table_of           # kernel -> PcTable
+        self.max_warps = cfg.max_threads_per_core // cfg.warp_size
+        self.max_cta = int(g("gpgpu_shader_cta"))
+        self.n_sched = max(1, int(g("gpgpu_num_sched_per_core")))
+        self.sub_core = bool(g("gpgpu_sub_core_model"))
+        self.max_issue = max(1, int(g("gpgpu_max_insn_issue_per_warp")))
+        self.diff_units = bool(g("gpgpu_dual_issue_diff_exec_units"))
+        self.fetch_tp = max(1, int(g("gpgpu_inst_fetch_throughput")))
+        self.warps = [Warp(i, i % self.n_sched) for i in range(self.max_warps)]
+        pol = str(g("gpgpu_scheduler"))
+        self.scheds = [SchedulerUnit(i, pol) for i in range(self.n_sched)]
+        for w in range(self.max_warps):
+            self.scheds[w % self.n_sched].warps.append(w)
+        self.ctas = [CtaSlot() for _ in range(self.max_cta)]
+        self.active_slots: list[int] = []      # slots running a warp, ascending
+        self.n_live_ctas = 0
+        self.n_threads = 0
+        self.next_dyn = 0
+        self.last_fetched = self.max_warps - 1
+        self.fetch_buf: tuple[int, int] | None = None     # (warp slot, pc)
+        widths = list(g("gpgpu_pipeline_widths").values) + [1] * 13
+        # ID_OC_SP, ID_OC_DP, ID_OC_INT, ID_OC_SFU, ID_OC_MEM, OC_EX_SP, OC_EX_DP, OC_EX_INT,
+        # OC_EX_SFU, OC_EX_MEM, EX_WB, ID_OC_TENSOR_CORE, OC_EX_TENSOR_CORE
+        idx_id = {U.SP: 0, U.DP: 1, U.INT: 2, U.SFU: 3, U.MEM: 4, U.TENSOR: 11}
+        idx_ex = {U.SP: 5, U.DP: 6, U.INT: 7, U.SFU: 8, U.MEM: 9, U.TENSOR: 12}
+        self.id_oc = {k: RegisterSet(widths[i], f"ID_OC_{U.UNIT_NAMES[k]}") for k, i in idx_id.items()}
+        self.oc_ex = {k: RegisterSet(widths[i], f"OC_EX_{U.UNIT_NAMES[k]}") for k, i in idx_ex.items()}
+        self.ex_wb = RegisterSet(widths[10], "EX_WB")
+        self.n_result_bus = max(1, widths[10])
+        self.result_bus = [0] * self.n_result_bus
+        self.n_units = {U.SP: int(g("gpgpu_num_sp_units")), U.DP: int(g("gpgpu_num_dp_units")),
+                        U.SFU: int(g("gpgpu_num_sfu_units")), U.INT: int(g("gpgpu_num_int_units")),
+                        U.TENSOR: int(g("gpgpu_num_tensor_core_units"))}
+        depth = self._unit_depths()
+        self.units: list[PipelinedUnit] = []
+        for kind in (U.SP, U.DP, U.SFU, U.INT, U.TENSOR):
+            for i in range(self.n_units[kind]):
+                self.units.append(PipelinedUnit(kind, i, depth[kind], self.ex_wb))
+        self.ldst = LdstUnit(self, cfg, stats)
+        in_regs = [self.id_oc[k] for k in (U.SP, U.DP, U.INT, U.SFU, U.MEM, U.TENSOR)]
+        self.opcoll = OperandCollector(int(g("gpgpu_operand_collector_num_units_gen")),
+                                       int(g("gpgpu_num_reg_banks")), self.n_sched, self.sub_core,
+                                       bool(g("gpgpu_reg_bank_use_warp_id")), in_regs, self.oc_ex,
+                                       int(g("gpgpu_operand_collector_num_out_ports_gen")))
+        self.rf_tp = max(1, int(g("gpgpu_reg_file_port_throughput")))
+        self.uid = 0
+        # per-core counters (folded into the GPU's stats by the GPU)
+        self.n_warp_insn = 0
+        self.n_thread_insn = 0
+        self.cycles_active = 0
+        self.issue_stalls = 0
+        self.n_inflight = 0       # instructions issued and not yet completed
+        self.kernel: Any = None   # the kernel whose CTAs this core runs (set_kernel)
+        self.l1_dirty = False     # the L1D holds lines since the last invalidation
+        self.last_issue = 0       # cycle of the last issued instruction (deadlock detection)
+
+    def _unit_depths(self) -> dict[int, int]:
+        g = self.cfg.get
+
+        def mx(name: str, default: int) -> int:
+            try:
+                return max(g(name).values)
+            except (AttributeError, ValueError, KeyError):
+                return default
+        return {U.SP: max(mx("ptx_opcode_latency_fp", 4), mx("ptx_opcode_latency_int", 4)),
+                U.INT: mx("ptx_opcode_latency_int", 4), U.DP: mx("ptx_opcode_latency_dp", 8),
+                U.SFU: max(mx("ptx_opcode_latency_sfu", 8), mx("ptx_opcode_latency_dp", 8)),
+                U.TENSOR: mx("ptx_opcode_latency_tesnor", 64)}
+
+    # ------------------------------------------------------------------ CTAs (C131-C137)
+    def can_issue_cta(self, kernel: Any) -> bool:
+        if self.n_live_ctas >= kernel.max_cta_per_core:
+            return False
+        return any(c.kernel is None for c in self.ctas)
+
+    def issue_cta(self, kernel: Any, cta_id: int, warps: list[Any]) -> None:
+        """Start CTA ``cta_id`` of ``kernel`` (its warps' traces) in a free CTA slot
+        (``shader_core_ctx::issue_block2core``: warp slots ``slot * padded warps ...``)."""
+        s = next(i for i, c in enumerate(self.ctas) if c.kernel is None)   # can_issue_cta checked
+        slot = self.ctas[s]
+        wpc = kernel.warps_per_cta
+        base = s * wpc
+        slot.kernel = kernel
+        slot.cta_id = cta_id
+        slot.warps = list(range(base, base + wpc))
+        slot.live = 0
+        slot.bar_waiting = []
+        slot.threads = kernel.threads_per_cta
+        for i, tr in enumerate(warps):
+            w = self.warps[base + i]
+            w.start(tr, s, self.next_dyn, kernel)
+            self.next_dyn += 1
+            if w.n == 0:
+                w.active = False
+                w.done_exit = True
+                continue
+            slot.live += 1
+            self._activate(w)
+        self.n_live_ctas += 1
+        self.n_threads += slot.threads
+        if slot.live == 0:
+            self._cta_done(s)
+
+    def _activate(self, w: Warp) -> None:
+        import bisect
+        bisect.insort(self.active_slots, w.slot)
+        bisect.insort(self.scheds[w.sched].active, w.slot)
+
+    def _deactivate(self, w: Warp) -> None:
+        self.active_slots.remove(w.slot)
+        self.scheds[w.sched].active.remove(w.slot)
+
+    def _cta_done(self, s: int) -> None:
+        slot = self.ctas[s]
+        kernel = slot.kernel
+        slot.kernel = None
+        self.n_live_ctas -= 1
+        self.n_threads -= slot.threads
+        self.cluster.gpu.cta_finished(self, kernel, slot.cta_id)
+
+    def busy(self) -> bool:
+        return self.n_live_ctas > 0 or self.n_inflight > 0 or self.ldst.busy()
+
+    # ------------------------------------------------------------------ the cycle
+    def cycle(self, now: int) -> None:
+        self.cycles_active += 1
+        self._writeback(now)
+        self._execute(now)
+        oc = self.opcoll
+        for i in range(self.rf_tp):
+            oc.step(i == 0)
+        oc.end_cycle()
+        self._issue(now)
+        for _ in range(self.fetch_tp):
+            self._decode()
+            if not self._fetch():
+                break       # nothing to fetch: later calls this cycle would find nothing either
+
+    # -- writeback ------------------------------------------------------------------------
+    def _writeback(self, now: int) -> None:
+        wb = self.ex_wb
+        if not wb.count:
+            return
+        while True:
+            i = wb.get_ready()
+            if i < 0:
+                return
+            inst = wb.slots[i]
+            assert inst is not None
+            if not self.opcoll.writeback_banks(inst):
+                return
+            wb.take(i)
+            self.complete(inst, release=True)
+
+    def complete(self, inst: WarpInst, release: bool) -> None:
+        """The instruction left the pipeline (``warp_inst_complete`` + scoreboard release)."""
+        w = self.warps[inst.slot]
+        if release and inst.dst:
+            w.pending.difference_update(inst.dst)
+        w.in_pipe -= 1
+        self.n_inflight -= 1
+
+    def release_reg(self, slot: int, reg: int) -> None:
+        self.warps[slot].pending.discard(reg)
+
+    # -- execute --------------------------------------------------------------------------
+    def _execute(self, now: int) -> None:
+        rb = self.result_bus
+        for i in range(self.n_result_bus):
+            if rb[i]:
+                rb[i] >>= 1
+        for u in self.units:
+            if u.dispatch is not None or u.n_active:
+                u.cycle()
+        self.ldst.cycle(now)
+        sub = self.sub_core
+        for u in self.units:
+            reg = self.oc_ex[u.kind]
+            if not reg.count:
+                continue
+            i = reg.get_ready(sub, u.index)
+            if i < 0:
+                continue
+            inst = reg.slots[i]
+            assert inst is not None
+            if not u.can_issue(inst):
+                continue
+            lat = inst.lat
+            for b in range(self.n_result_bus):
+                if not (rb[b] >> lat) & 1:
+                    rb[b] |= 1 << lat
+                    break
+            else:
+                continue   # no result bus free for that latency: stall
+            reg.take(i)
+            u.issue(inst)
+        reg = self.oc_ex[U.MEM]
+        if reg.count and self.ldst.dispatch is None:
+            i = reg.get_ready(False)
+            inst = reg.take(i)
+            self.ldst.issue(inst, now)
+
+    # -- issue ----------------------------------------------------------------------------
+    def _issue(self, now: int) -> None:
+        for sch in self.scheds:
+            self._sched_cycle(sch, now)
+
+    def _sched_cycle(self, sch: SchedulerUnit, now: int) -> None:
+        warps = self.warps
+        sub = self.sub_core
+        id_oc = self.id_oc
+        n_units = self.n_units
+        if not sch.active:
+            return
+        order = sch.policy.order(sch.active, _Age(warps))
+        for ws in order:
+            w = warps[ws]
+            if not w.active or w.done_exit:
+                continue
+            checked = issued = 0
+            prev_unit = -1
+            while (w.pos < w.n and w.ibuf and checked < self.max_issue and checked <= issued
+                   and issued < self.max_issue and not self._waiting(w)):
+                pc = w.ibuf[0]
+                want = w.pcs[w.pos]
+                if pc != want:          # control hazard: flush and refetch at the right pc
+                    w.in_pipe -= len(w.ibuf)
+                    w.ibuf = []
+                    w.next_pc = want
+                    break
+                tbl = w.kernel.table
+                if w.pending and (tbl.regs_all[pc] & w.pending):
+                    if sch.two_level:
+                        sch.policy.demote(ws)   # type: ignore[attr-defined]
+                    break
+                unit = tbl.unit[pc]
+                if unit == U.MEM:
+                    if not id_oc[U.MEM].has_free(sub, sch.sid) or (self.diff_units and prev_unit == U.MEM):
+                        break
+                elif unit == U.SP or unit == U.INT:
+                    if n_units[U.INT] > 0 and unit == U.INT and id_oc[U.INT].has_free(sub, sch.sid) \
+                            and not (self.diff_units and prev_unit == U.INT):
+                        unit = U.INT
+                    elif n_units[U.SP] > 0 and (n_units[U.INT] == 0 or unit == U.SP) \
+                            and id_oc[U.SP].has_free(sub, sch.sid) and not (self.diff_units and prev_unit == U.SP):
+                        unit = U.SP
+                    else:
+                        break
+                else:
+                    if unit == U.DP and n_units[U.DP] == 0:
+                        unit = U.SFU
+                    if n_units.get(unit, 0) == 0 and unit != U.SFU:
+                        unit = U.SP
+                    if not id_oc[unit].has_free(sub, sch.sid) or (self.diff_units and prev_unit == unit):
+                        break
+                self._issue_warp(w, sch.sid, pc, unit, now)
+                prev_unit = unit
+                issued += 1
+                checked += 1
+            if issued:
+                sch.policy.issued(ws)
+                if issued == 1:
+                    self.stats.add_at("single_issue_nums", sch.sid, 1, self.n_sched)
+                else:
+                    self.stats.add_at("dual_issue_nums", sch.sid, 1, self.n_sched)
+                return
+
+    def _waiting(self, w: Warp) -> bool:
+        if w.at_bar >= 0 or w.n_atomic > 0:
+            return True
+        if w.membar:
+            if w.pending:
+                return True
+            w.membar = False
+            self.ldst.invalidate_l1()
+        return False
+
+    def _issue_warp(self, w: Warp, sched: int, pc: int, unit: int, now: int) -> None:
+        tbl = w.kernel.table
+        pos = w.pos
+        inst = WarpInst()
+        inst.warp = w
+        inst.slot = w.slot
+        inst.pc = pc
+        inst.pos = pos
+        inst.cls = tbl.op_class[pc]
+        inst.unit = unit
+        inst.lat = tbl.latency[pc]
+        inst.ii = tbl.initiation[pc]
+        inst.dst = tbl.dst_regs[pc]
+        inst.src = tbl.src_regs[pc]
+        inst.sched = sched
+        self.uid += 1
+        inst.uid = self.uid
+        inst.active = int(w.act[pos])
+        ex = int(w.exe[pos])
+        inst.executed = ex
+        inst.mem = w.mem.get(pos) if unit == U.MEM else None
+        inst.space = tbl.mem_space[pc]
+        inst.is_load = tbl.is_load[pc]
+        inst.is_store = tbl.is_store[pc]
+        inst.is_atomic = tbl.is_atomic[pc]
+        inst.cta = w.cta
+        self.id_oc[unit].move_in(inst, self.sub_core, sched)
+        w.ibuf.pop(0)
+        w.pos = pos + 1
+        w.next_pc = pc + 1
+        if inst.dst:
+            w.pending.update(inst.dst)
+        self.n_inflight += 1
+        self.last_issue = now
+        self.n_warp_insn += 1
+        self.n_thread_insn += ex.bit_count()
+        if inst.is_atomic and ex:
+            w.n_atomic += 1
+        if tbl.is_barrier[pc]:
+            self._barrier_arrive(w, tbl.barrier_id[pc])
+        elif tbl.is_membar[pc]:
+            w.membar = True
+        if w.pos >= w.n:            # the warp's last instruction: it is functionally done
+            w.in_pipe -= len(w.ibuf)
+            w.ibuf = []
+            self._warp_exits_barrier(w)
+
+    # -- barriers (C085-C087) -------------------------------------------------------------
+    def _barrier_arrive(self, w: Warp, bar_id: int) -> None:
+        slot = self.ctas[w.cta]
+        w.at_bar = bar_id
+        slot.bar_waiting.append(w.slot)
+        self._check_barrier(slot)
+
+    def _warp_exits_barrier(self, w: Warp) -> None:
+        """A warp that finished its instructions no longer counts for its CTA's barriers
+        (``barrier_set_t::warp_exit``)."""
+        self._check_barrier(self.ctas[w.cta])
+
+    def _check_barrier(self, slot: CtaSlot) -> None:
+        if not slot.bar_waiting:
+            return
+        warps = self.warps
+        running = sum(1 for ws in slot.warps if warps[ws].active and warps[ws].pos < warps[ws].n)
+        # a warp that arrived with its last instruction (bar then nothing) is done already
+        if len(slot.bar_waiting) >= running:
+            for ws in slot.bar_waiting:
+                self.warps[ws].at_bar = -1
+            slot.bar_waiting = []
+
+    # -- fetch/decode (C070-C077) ---------------------------------------------------------
+    def _decode(self) -> None:
+        fb = self.fetch_buf
+        if fb is None:
+            return
+        ws, pc = fb
+        w = self.warps[ws]
+        n_static = w.kernel.table.n
+        ib = [pc]
+        if pc + 1 < n_static:
+            ib.append(pc + 1)
+        w.ibuf = ib
+        w.in_pipe += len(ib)
+        self.fetch_buf = None
+
+    def _fetch(self) -> bool:
+        """One fetch (``shader_core_ctx::fetch``); False when no warp could be fetched for
+        (the fetch buffer was free and the scan found nothing)."""
+        if self.fetch_buf is not None:
+            return True
+        warps = self.warps
+        act = self.active_slots
+        if not act:
+            return False
+        import bisect
+        k0 = bisect.bisect_right(act, self.last_fetched)
+        n = len(act)
+        retired = False
+        for k in range(n):
+            ws = act[(k0 + k) % n]
+            w = warps[ws]
+            if w.pos >= w.n:
+                if not w.done_exit and w.stores == 0 and w.in_pipe == 0 and not w.pending:
+                    retired = True
+                    w.done_exit = True
+                    w.active = False
+                    slot = self.ctas[w.cta]
+                    slot.live -= 1
+                    if slot.live == 0:
+                        self._cta_done(w.cta)
+                continue
+            if not w.imiss and not w.ibuf:
+                self.last_fetched = ws
+                self.fetch_buf = (ws, w.next_pc)
+                if retired:
+                    self._drop_retired()
+                return True
+        if retired:
+            self._drop_retired()
+        return False
+
+    def _drop_retired(self) -> None:
+        for ws in [ws for ws in self.active_slots if not self.warps[ws].active]:
+            self._deactivate(self.warps[ws])
+
+    # -- memory replies -------------------------------------------------------------------
+    def accept_response(self, mf: Any, now: int) -> None:
+        self.ldst.accept_response(mf, now)
+
+    def response_buffer_full(self) -> bool:
+        return self.ldst.response_full()
+
+    def store_ack(self, slot: int) -> None:
+        self.warps[slot].stores -= 1
+
+    def dump_state(self) -> str:
+        lines = [f"core {self.sid}: live CTAs {self.n_live_ctas}, in flight {self.n_inflight}"]
+        for w in self.warps:
+            if w.active:
+                lines.append(f"  w{w.slot} cta{w.cta} pos {w.pos}/{w.n} next_pc {w.next_pc} ibuf {w.ibuf} "
+                             f"in_pipe {w.in_pipe} bar {w.at_bar} membar {w.membar} stores {w.stores} "
+                             f"atomics {w.n_atomic} pending {sorted(w.pending)}")
+        for r in list(self.id_oc.values()) + list(self.oc_ex.values()) + [self.ex_wb]:
+            if r.count:
+                lines.append("  " + r.dump())
+        for u in self.units:
+            if u.busy():
+                lines.append("  " + u.dump())
+        lines.append("  " + self.opcoll.dump())
+        lines.append("  " + self.ldst.dump())
+        return "\n".join(lines)
+
+
+class _Age:
+    """``age[slot]`` = the warp's dynamic id (launch order), for the oldest-first policies."""
+
+    __slots__ = ("warps",)
+
+    def __init__(self, warps: list[Warp]) -> None:
+        self.warps = warps
+
+    def __getitem__(self, slot: int) -> int:
+        return self.warps[slot].dyn

@@ -1,0 +1,33 @@
+"""The core's view of a kernel's static per-PC table (``timing/static.py``): plain Python
+lists indexed by pc, so the issue path never touches numpy scalars or IR objects."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class CoreTable:
+    __slots__ = ("n", "op_class", "unit", "latency", "initiation", "dst_regs", "src_regs",
+                 "regs_all", "mem_space", "is_load", "is_store", "is_atomic", "is_barrier",
+                 "barrier_id", "bar_waits", "is_membar", "cache_op", "pc_table")
+
+    def __init__(self, t: Any, n: int) -> None:
+        self.pc_table = t
+        self.n = n
+        self.op_class = [int(x) for x in t.op_class]
+        self.unit = [int(x) for x in t.unit]
+        self.latency = [max(1, int(x)) for x in t.latency]
+        self.initiation = [max(1, int(x)) for x in t.initiation]
+        self.dst_regs = [tuple(x) for x in t.dst_regs]
+        self.src_regs = [tuple(x) for x in t.src_regs]
+        self.regs_all = [frozenset(d) | frozenset(s) for d, s in zip(self.dst_regs, self.src_regs, strict=True)]
+        self.mem_space = list(t.mem_space)
+        self.is_load = [bool(x) for x in t.is_load]
+        self.is_store = [bool(x) for x in t.is_store]
+        self.is_atomic = [bool(x) for x in t.is_atomic]
+        kinds = list(t.bar_kind)
+        self.is_barrier = [bool(b) and k != "arrive" for b, k in zip(t.is_barrier, kinds, strict=True)]
+        self.barrier_id = [int(x) for x in t.bar_id]
+        self.bar_waits = self.is_barrier
+        self.is_membar = [bool(x) for x in t.is_membar]
+        self.cache_op = list(t.cache_op)

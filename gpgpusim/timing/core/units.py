@@ -1,0 +1,148 @@
+"""Pipeline registers, the scoreboard and the pipelined execution units of a SIMT core.
+
+GPGPU-Sim counterparts (``shader.h/.cc``): ``register_set`` (the ID_OC_* / OC_EX_* / EX_WB
+pipeline register sets, ``-gpgpu_pipeline_widths``), ``Scoreboard`` (C092), and
+``pipelined_simd_unit`` with its ``sp_unit``/``dp_unit``/``sfu``/``int_unit``/
+``tensor_core`` subclasses (C096-C102): an instruction waits in the unit's dispatch register
+for its initiation interval, then enters the pipeline at stage ``latency - initiation`` and
+moves one stage per cycle to stage 0, from where it goes to the EX_WB register; a unit takes
+a new instruction only when its dispatch register is empty and no instruction of the same
+latency would reach writeback in the same cycle (the ``occupied`` bit set).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# execution units (issue/dispatch targets)
+SP, DP, SFU, INT, TENSOR, MEM = range(6)
+UNIT_NAMES = ("SP", "DP", "SFU", "INT", "TENSOR", "MEM")
+
+
+class WarpInst:
+    """One dynamic warp instruction in flight (GPGPU-Sim ``warp_inst_t``)."""
+
+    __slots__ = ("warp", "slot", "pc", "pos", "cls", "unit", "lat", "ii", "dst", "src", "sched",
+                 "uid", "cycles", "active", "executed", "mem", "accessq", "space", "is_load",
+                 "is_store", "is_atomic", "pending", "cta")
+
+    def __init__(self) -> None:
+        self.accessq: list[Any] = []
+        self.pending = 0
+        self.cycles = 0
+
+
+class RegisterSet:
+    """A pipeline register set of ``width`` slots (``register_set``).
+
+    With the sub-core model (``-gpgpu_sub_core_model 1``) slot ``i`` belongs to scheduler ``i``;
+    otherwise any free slot is used.  ``get_ready`` returns the oldest instruction (smallest
+    uid), as GPGPU-Sim's ``get_ready`` does.
+    """
+
+    __slots__ = ("slots", "name", "count")
+
+    def __init__(self, width: int, name: str) -> None:
+        self.slots: list[WarpInst | None] = [None] * max(1, width)
+        self.name = name
+        self.count = 0
+
+    def has_free(self, sub_core: bool = False, reg_id: int = 0) -> bool:
+        if sub_core:
+            return self.slots[reg_id % len(self.slots)] is None
+        return self.count < len(self.slots)
+
+    def move_in(self, inst: WarpInst, sub_core: bool = False, reg_id: int = 0) -> None:
+        slots = self.slots
+        if sub_core:
+            i = reg_id % len(slots)
+            assert slots[i] is None, f"{self.name}: slot {i} busy"
+            slots[i] = inst
+        else:
+            i = slots.index(None)
+            slots[i] = inst
+        self.count += 1
+
+    def get_ready(self, sub_core: bool = False, reg_id: int = 0) -> int:
+        """Index of the oldest occupied slot (or of slot ``reg_id`` when partitioned); -1."""
+        slots = self.slots
+        if sub_core:
+            i = reg_id % len(slots)
+            return i if slots[i] is not None else -1
+        best = -1
+        uid = 1 << 62
+        for i, s in enumerate(slots):
+            if s is not None and s.uid < uid:
+                best, uid = i, s.uid
+        return best
+
+    def take(self, i: int) -> WarpInst:
+        inst = self.slots[i]
+        assert inst is not None
+        self.slots[i] = None
+        self.count -= 1
+        return inst
+
+    def dump(self) -> str:
+        return f"{self.name}[" + ", ".join("-" if s is None else f"w{s.slot}@{s.pc}" for s in self.slots) + "]"
+
+
+class PipelinedUnit:
+    """A pipelined SIMD execution unit (``pipelined_simd_unit``)."""
+
+    __slots__ = ("kind", "index", "depth", "stages", "dispatch", "occupied", "n_active", "result",
+                 "name", "partitioned")
+
+    def __init__(self, kind: int, index: int, depth: int, result: RegisterSet) -> None:
+        self.kind = kind
+        self.index = index            # issue register id (its scheduler, with the sub-core model)
+        self.depth = max(1, depth)
+        self.stages: list[WarpInst | None] = [None] * self.depth
+        self.dispatch: WarpInst | None = None
+        self.occupied = 0             # bit i: an instruction reaches writeback in i cycles
+        self.n_active = 0
+        self.result = result
+        self.name = f"{UNIT_NAMES[kind]}[{index}]"
+        self.partitioned = True
+
+    def can_issue(self, inst: WarpInst) -> bool:
+        return self.dispatch is None and not (self.occupied >> inst.lat) & 1
+
+    def issue(self, inst: WarpInst) -> None:
+        inst.cycles = inst.ii
+        self.dispatch = inst
+        self.occupied |= 1 << inst.lat
+
+    def busy(self) -> bool:
+        return self.dispatch is not None or self.n_active > 0
+
+    def cycle(self) -> None:
+        st = self.stages
+        if self.n_active:
+            if st[0] is not None:
+                self.result.move_in(st[0])
+                st[0] = None
+                self.n_active -= 1
+            for s in range(self.depth - 1):
+                st[s] = st[s + 1]
+            st[-1] = None
+        d = self.dispatch
+        if d is not None:
+            if d.cycles > 0:
+                d.cycles -= 1
+            if d.cycles <= 0:
+                start = d.lat - d.ii
+                if start < 0:
+                    start = 0
+                if start >= self.depth:
+                    start = self.depth - 1
+                assert st[start] is None, f"{self.name}: pipeline stage {start} busy"
+                st[start] = d
+                self.dispatch = None
+                self.n_active += 1
+        self.occupied >>= 1
+
+    def dump(self) -> str:
+        occ = [f"{i}:w{s.slot}@{s.pc}" for i, s in enumerate(self.stages) if s is not None]
+        d = self.dispatch
+        return f"{self.name} dispatch={'-' if d is None else f'w{d.slot}@{d.pc}'} stages={occ}"

@@ -1,0 +1,534 @@
+"""The clocked GPU: performance simulation (``-gpgpu_ptx_sim_mode 0``; GPGPU-Sim ``gpgpu_sim``).
+
+Checklist C058-C062 (clock domains, ``cycle()``, ``active()``), C065-C069 (clusters), C131-C137
+(CTA scheduling), C134 (concurrent kernels), C202 (deadlock detection), C011 (stop limits).
+
+* **Clock domains**: core, interconnect, L2 and DRAM at their ``-gpgpu_clock_domains`` MHz;
+  every step advances the domains whose next edge is the earliest, in GPGPU-Sim's
+  ``next_clock_domain`` order (L2, ICNT, DRAM, CORE on ties), and runs, as ``gpgpu_sim::cycle``:
+  core: clusters take replies from the interconnect; icnt: memory partitions push replies into
+  the interconnect; dram: DRAM channels; L2: partitions take requests from the interconnect and
+  run their L2 caches; icnt: the interconnect moves packets; core: every cluster's cores cycle,
+  ``gpu_sim_cycle`` increments, CTAs are issued, kernel launch latencies count down, the L1s
+  of idle clusters are invalidated (``-gpgpu_flush_l1_cache``).
+* **CTA scheduling** (``issue_block2core``): each core cycle, every cluster (round robin from
+  the one after the last that issued) issues at most one CTA to one of its cores (round robin)
+  that has room; a kernel's CTAs become issuable when its ``-gpgpu_kernel_launch_latency`` has
+  counted down.  CTAs per core: the smallest of the thread, register, shared-memory, CTA-slot
+  (``-gpgpu_shader_cta``) and barrier limits (``runtime.occupancy`` computes it exactly as the
+  C++ prints it in ``CTA/core = N, limited by: ...``).
+* **Concurrent kernels** (C134, ``-gpgpu_max_concurrent_kernel``): kernels from different
+  streams share the machine; a core runs CTAs of one kernel at a time and takes another
+  kernel's CTAs once it drained (``-gpgpu_concurrent_kernel_sm 0``).
+* **Instruction feed**: the trace feed (``timing/feed.py``): each kernel's grid runs on the
+  batched functional engine chunk by chunk as its CTAs are issued, recording every warp's
+  dynamic instructions; the timing model replays them.  Values and control flow are therefore
+  those of the functional engine; kernels whose values depend on timing (``feed.needs_live_feed``)
+  run with the same feed and say so once on stderr (the live feed is not built yet).
+* **Deadlock detection** (C202, ``-gpgpu_deadlock_detect``): no instruction issued for
+  ``DEADLOCK_CYCLES`` core cycles while work is pending ends the run's kernels with a sticky
+  ``cudaErrorLaunchFailure`` after printing every component's state.
+
+Counters: the report's GPGPU-Sim stat names (``report/stats.py``), cumulative since program
+start, handed to ``Reporter.kernel_end`` with each finished kernel.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Any
+
+from gpgpusim.errors import CudaError, Err, report_internal_error
+from gpgpusim.report.stats import StatsRegistry
+from gpgpusim.runtime.gpu import Gpu, KernelRecord
+
+from .core.shader import ShaderCore
+
+#: core cycles without an issued instruction before the deadlock detector fires (GPGPU-Sim
+#: uses 200,000 cycles without a committed instruction)
+DEADLOCK_CYCLES = 200_000
+
+CORE, L2, ICNT, DRAM = 1, 2, 4, 8
+
+
+class KernelRun:
+    """A running kernel: its trace feed, static table and CTA accounting."""
+
+    def __init__(self, rec: KernelRecord, trace: Any, table: Any, max_cta_per_core: int,
+                 latency: int) -> None:
+        self.rec = rec
+        self.trace = trace
+        self.table = table
+        self.ctas = trace.ctas()
+        self.n_ctas = trace.ncta
+        self.issued = 0
+        self.done = 0
+        self.warps_per_cta = trace.warps_per_cta
+        b = trace.block
+        self.threads_per_cta = b[0] * b[1] * b[2]
+        self.padded_threads_per_cta = self.warps_per_cta * 32
+        self.max_cta_per_core = max(1, max_cta_per_core)
+        self.latency_left = latency
+        self.start_cycle = 0
+        self.finished = False
+        self.error: CudaError | None = None
+
+    def more_ctas(self) -> bool:
+        return self.issued < self.n_ctas and self.latency_left == 0 and self.error is None
+
+
+class Cluster:
+    """A SIMT core cluster (``simt_core_cluster``): its cores share one interconnect port and
+    one response FIFO of ``-gpgpu_n_cluster_ejection_buffer_size`` entries."""
+
+    def __init__(self, cid: int, gpu: TimingGpu, n_cores: int, first_sid: int) -> None:
+        self.cid = cid
+        self.gpu = gpu
+        self.cores: list[ShaderCore] = []
+        self.cta_next_core = n_cores - 1
+        self.response: list[Any] = []
+        self.eject = max(1, int(gpu.config.get("gpgpu_n_cluster_ejection_buffer_size")))
+        for i in range(n_cores):
+            self.cores.append(ShaderCore(first_sid + i, self, gpu.config, None, gpu.stats))
+
+    def can_inject(self, mf: Any) -> bool:
+        if self.gpu.perfect_mem:
+            return True
+        return self.gpu.mem.can_inject(self.cid, mf)
+
+    def inject(self, mf: Any, now: int) -> None:
+        if self.gpu.perfect_mem:
+            # -gpgpu_perfect_mem (C012): GPGPU-Sim's perfect_memory_interface turns the request
+            # into its reply at once, in the cluster's response FIFO
+            mf.is_reply = True
+            self.response.append(mf)
+            return
+        self.gpu.mem.inject(self.cid, mf, now)
+
+    def icnt_cycle(self, now: int) -> None:
+        """``simt_core_cluster::icnt_cycle``: hand one reply to its core, take one from the
+        interconnect."""
+        if self.response:
+            mf = self.response[0]
+            core = self.cores[mf.core_id - self.cores[0].sid]
+            if not core.response_buffer_full():
+                self.response.pop(0)
+                self.gpu.read_done(mf, now)
+                core.accept_response(mf, now)
+        if len(self.response) < self.eject:
+            mf = self.gpu.mem.pop_reply(self.cid, now)
+            if mf is not None:
+                self.response.append(mf)
+
+    def busy(self) -> bool:
+        return bool(self.response) or any(c.busy() for c in self.cores)
+
+
+class TimingGpu(Gpu):
+    """Performance-mode GPU: replaces the functional ``advance()`` with cycles."""
+
+    functional = False
+
+    def __init__(self, config: Any = None, gmem: Any = None, reporter: Any = None, **kw: Any) -> None:
+        super().__init__(config, gmem, reporter, **kw)
+        from gpgpusim.options import load_config
+        if config is None:
+            config = self.config = load_config(None)
+        self.stats = StatsRegistry()
+        self._build()
+        self.gpu_tot_sim_cycle = 0
+        self.deadlock_detect = bool(config.get("gpgpu_deadlock_detect"))
+        self.max_cycle = int(config.get("gpgpu_max_cycle") or 0)
+        self.max_insn = int(config.get("gpgpu_max_insn") or 0)
+        self.progress = os.environ.get("GPGPUSIM_PROGRESS", "1") != "0"
+        self._live_note_done: set[str] = set()
+        self._last_limit_kernel = ""
+
+    # ------------------------------------------------------------------ construction
+    def _build(self) -> None:
+        cfg = self.config
+        from .memory import MemorySystem
+        self.l1d_assoc: int | None = getattr(self, "l1d_assoc", None)
+        n_clusters = int(cfg.get("gpgpu_n_clusters"))
+        per = int(cfg.get("gpgpu_n_cores_per_cluster"))
+        self.n_cores = n_clusters * per
+        self.mem = MemorySystem(cfg, self.stats, n_clusters)
+        self.clusters = [Cluster(i, self, per, i * per) for i in range(n_clusters)]
+        self.cores = [c for cl in self.clusters for c in cl.cores]
+        self.last_cluster_issue = n_clusters - 1
+        cd = cfg.get("gpgpu_clock_domains")
+        self.periods = (1.0 / (cd.core_mhz * 1e6), 1.0 / (cd.icnt_mhz * 1e6),
+                        1.0 / (cd.l2_mhz * 1e6), 1.0 / (cd.dram_mhz * 1e6))
+        self._reinit_clocks()
+        self.flush_l1 = bool(cfg.get("gpgpu_flush_l1_cache"))
+        self.perfect_mem = bool(cfg.get("gpgpu_perfect_mem"))
+        self.flush_l2 = bool(cfg.get("gpgpu_flush_l2_cache"))
+        self.runs: list[KernelRun] = []
+        self.gpu_sim_cycle = 0
+        self.live_ctas = 0
+        self.skipped_cycles = 0
+        self.skip_idle = os.environ.get("GPGPUSIM_SKIP_IDLE", "1") != "0"
+        self.last_issue_cycle = 0
+        self.fetch_uid = 0
+
+    def _reinit_clocks(self) -> None:
+        self.t_core = self.t_icnt = self.t_l2 = self.t_dram = 0.0
+
+    def make_l1d(self, sid: int) -> Any:
+        """The L1 data cache of core ``sid`` (None when ``-gpgpu_cache:dl1 none``), with the
+        associativity of the current adaptive carve-out (``occupancy.max_cta``)."""
+        import dataclasses
+
+        from .cache import Cache
+        dl1 = self.config.get("gpgpu_cache:dl1")
+        if dl1 is None or isinstance(dl1, str):
+            return None
+        if self.l1d_assoc is not None and self.l1d_assoc != dl1.assoc:
+            dl1 = dataclasses.replace(dl1, assoc=self.l1d_assoc)
+        return Cache(f"L1D_{sid}", dl1, "L1D", level=1,
+                     wr_percent=int(self.config.get("gpgpu_l1_cache_write_ratio") or 0))
+
+    def new_fetch(self, acc: Any, inst: Any, space: str, is_store: bool, core: ShaderCore,
+                  bypass: bool) -> Any:
+        from .mem_fetch import MemFetch
+        if inst.is_atomic:
+            at = "GLOBAL_ACC_R"
+        else:
+            at = ("LOCAL_ACC_W" if is_store else "LOCAL_ACC_R") if space == "local" else (
+                "GLOBAL_ACC_W" if is_store else "GLOBAL_ACC_R")
+        return MemFetch(acc.addr, acc.size, is_store and not inst.is_atomic, at,
+                        sector_mask=acc.sector_mask, byte_mask=acc.byte_mask, core_id=core.sid,
+                        cluster_id=core.cluster.cid, warp_id=inst.slot, is_atomic=inst.is_atomic,
+                        token=inst, timestamp=self.gpu_tot_sim_cycle + self.gpu_sim_cycle)
+
+    def read_done(self, mf: Any, now: int) -> None:
+        """Latency statistics of a reply delivered to a core (``memlatstat_read_done``)."""
+        if not mf.is_write:
+            self.mem.record_mf_latency(mf, now)
+
+    # ------------------------------------------------------------------ kernels
+    def start_kernel(self, op: Any, stream_id: int | None = None) -> KernelRecord:
+        rec = super().start_kernel(op, stream_id)
+        if len(self._running) == 1 and not self._machine_busy():
+            self.gpu_sim_cycle = 0
+            self._reinit_clocks()
+        try:
+            run = self._make_run(rec)
+        except CudaError as exc:
+            rec.error = exc
+            return rec
+        except Exception as exc:  # noqa: BLE001 - a model bug must not take the app down
+            rec.error = CudaError(Err.LaunchFailure, report_internal_error(f"kernel '{op.kernel}'", exc),
+                                  sticky=True)
+            return rec
+        run.start_cycle = self.gpu_tot_sim_cycle + self.gpu_sim_cycle
+        rec.start_cycles = self.now_cycles
+        self.runs.append(run)
+        return rec
+
+    def _make_run(self, rec: KernelRecord) -> KernelRun:
+        from .occupancy import max_cta
+        from .feed import needs_live_feed, record_kernel
+        from .static import build_table
+        from .core.table import CoreTable
+        op = rec.op
+        kw = dict(op.launch_kwargs)
+        kw.pop("driver", None)
+        trace = record_kernel(op.module, op.kernel, op.grid, op.block, op.dyn_smem_bytes, op.params,
+                              gmem=self.gmem, **kw)
+        prog = trace.prog
+        key = ("timing_table", op.kernel)
+        cache = getattr(op.module, "cache", None)
+        table = cache.get(key) if cache is not None else None
+        if table is None:
+            table = CoreTable(build_table(prog, self.config), len(prog.insts))
+            if cache is not None:
+                cache[key] = table
+        why = needs_live_feed(prog)
+        if why and op.kernel not in self._live_note_done:
+            self._live_note_done.add(op.kernel)
+            sys.stderr.write(f"GPGPU-Sim: NOTE: kernel {op.kernel} {why}; it is timed from its "
+                             f"functional trace (the live feed is not built yet)\n")
+        regs = op.regs_per_thread or 0
+        smem = op.static_smem_bytes or 0
+        n_blocks = op.grid[0] * op.grid[1] * op.grid[2]
+        n, why, printed, l1_kb, l1_assoc = max_cta(self.config, op.block, regs, smem, n_blocks)
+        if n < 1:
+            raise CudaError(Err.InvalidConfiguration,
+                            f"launch of {op.kernel}: a CTA needs more resources than an SM has "
+                            f"({regs} registers/thread, {smem} bytes shared memory)")
+        if prog.kernel.name != self._last_limit_kernel:     # printed once per kernel function
+            self._last_limit_kernel = prog.kernel.name
+            self._notify_args("cta_limit", printed, why)
+        if l1_assoc is not None and l1_assoc != self.l1d_assoc:
+            self.l1d_assoc = l1_assoc
+            for core in self.cores:
+                old = core.ldst.l1d
+                core.ldst.l1d = self.make_l1d(core.sid)
+                if old is not None and core.ldst.l1d is not None:
+                    core.ldst.l1d.stats = old.stats      # the statistics are cumulative
+            self._notify_args("l1_reconfigure", l1_kb)
+        return KernelRun(rec, trace, table, n, int(self.config.get("gpgpu_kernel_launch_latency") or 0))
+
+    def _notify_args(self, what: str, *args: Any) -> None:
+        fn = getattr(getattr(self.reporter, "reporter", self.reporter), what, None) if self.reporter else None
+        if fn is None:
+            return
+        try:
+            fn(*args)
+        except Exception as exc:  # noqa: BLE001 - the report is not worth the run
+            report_internal_error(f"report {what}", exc)
+
+    def _machine_busy(self) -> bool:
+        return bool(self.runs) or not self.mem.idle() or any(cl.busy() for cl in self.clusters)
+
+    def busy(self) -> bool:
+        return bool(self._running)
+
+    def advance(self) -> list[KernelRecord]:
+        """Simulate cycles until at least one running kernel finishes; return those."""
+        if not self._running:
+            return []
+        failed = [r for r in self._running if r.error is not None]
+        if failed:
+            for r in failed:
+                self._running.remove(r)
+                r.end_cycles = self.now_cycles
+            return failed
+        t0 = time.perf_counter()
+        try:
+            done = self._simulate()
+        except CudaError as exc:
+            done = self._fail_all(exc)
+        except Exception as exc:  # noqa: BLE001 - a model bug: the kernels' timing is undefined
+            done = self._fail_all(CudaError(Err.LaunchFailure,
+                                            report_internal_error("performance simulation", exc), sticky=True))
+        wall = time.perf_counter() - t0
+        for rec in done:
+            if rec.stats is not None:
+                rec.stats.wall_s += wall / max(1, len(done))
+        return done
+
+    def _fail_all(self, exc: CudaError) -> list[KernelRecord]:
+        done = []
+        for run in self.runs:
+            run.rec.error = exc
+            run.rec.end_cycles = self.now_cycles
+            done.append(run.rec)
+            if run.rec in self._running:
+                self._running.remove(run.rec)
+        self.runs = []
+        self._build()        # the machine state of a failed run is not reused
+        return done
+
+    # ------------------------------------------------------------------ the cycle loop
+    def _simulate(self) -> list[KernelRecord]:
+        finished: list[KernelRecord] = []
+        pc, pi, pl, pd = self.periods
+        clusters = self.clusters
+        mem = self.mem
+        while not finished:
+            if self.live_ctas == 0 and self.skip_idle and self.runs and not any(
+                    r.more_ctas() for r in self.runs) and not mem.busy():
+                self._fast_forward()
+            # next_clock_domain
+            smallest = min(self.t_core, self.t_icnt, self.t_dram)
+            mask = 0
+            if self.t_l2 <= smallest:
+                smallest = self.t_l2
+                mask |= L2
+                self.t_l2 += pl
+            if self.t_icnt <= smallest:
+                mask |= ICNT
+                self.t_icnt += pi
+            if self.t_dram <= smallest:
+                mask |= DRAM
+                self.t_dram += pd
+            if self.t_core <= smallest:
+                mask |= CORE
+                self.t_core += pc
+            now = self.gpu_tot_sim_cycle + self.gpu_sim_cycle
+            if mask & CORE:
+                for cl in clusters:
+                    if cl.response or mem.reply_ready(cl.cid) is not None:
+                        cl.icnt_cycle(now)
+            if mask & ~CORE:
+                mem.step(mask, now)
+            if mask & CORE:
+                more = any(r.more_ctas() for r in self.runs)
+                for cl in clusters:
+                    for core in cl.cores:
+                        if core.n_live_ctas or core.ldst.busy():
+                            core.cycle(now)
+                self.gpu_sim_cycle += 1
+                self.now_cycles += 1
+                if more:
+                    self._issue_block2core()
+                for r in self.runs:
+                    if r.latency_left > 0:
+                        r.latency_left -= 1
+                if self.flush_l1:
+                    for core in self.cores:
+                        if not core.n_live_ctas and core.ldst.l1d is not None and core.l1_dirty:
+                            core.ldst.invalidate_l1()
+                            core.l1_dirty = False
+                for r in self.runs:
+                    if r.finished:
+                        finished.append(r.rec)
+                if finished:
+                    break
+                self._check_limits()
+        for rec in finished:
+            self._finish(rec)
+        return finished
+
+    def _fast_forward(self) -> None:
+        """Nothing can happen until the next kernel's launch latency has counted down: advance
+        the clock domains exactly as the full loop would (the same float additions in the same
+        order, so the DRAM clock phase is identical) without cycling any component."""
+        pc, pi, pl, pd = self.periods
+        waits = [r.latency_left for r in self.runs if r.error is None and r.issued < r.n_ctas]
+        if not waits or min(waits) <= 0:
+            return
+        need = min(waits)
+        if self.flush_l1:
+            for core in self.cores:
+                if core.l1_dirty and core.ldst.l1d is not None:
+                    core.ldst.invalidate_l1()
+                    core.l1_dirty = False
+        ticks = 0
+        while ticks < need:
+            smallest = min(self.t_core, self.t_icnt, self.t_dram)
+            if self.t_l2 <= smallest:
+                smallest = self.t_l2
+                self.t_l2 += pl
+            if self.t_icnt <= smallest:
+                self.t_icnt += pi
+            if self.t_dram <= smallest:
+                self.t_dram += pd
+            if self.t_core <= smallest:
+                self.t_core += pc
+                ticks += 1
+        self.gpu_sim_cycle += ticks
+        self.now_cycles += ticks
+        for r in self.runs:
+            if r.latency_left > 0:
+                r.latency_left = max(0, r.latency_left - ticks)
+        self.skipped_cycles += ticks
+
+    def _check_limits(self) -> None:
+        issued = max((c.last_issue for c in self.cores), default=0)
+        if self.deadlock_detect and self.gpu_sim_cycle - max(issued, self.last_issue_cycle) > DEADLOCK_CYCLES:
+            dump = "\n".join(c.dump_state() for c in self.cores if c.busy())
+            sys.stderr.write("GPGPU-Sim uArch: ERROR ** deadlock detected: no instruction issued for "
+                             f"{DEADLOCK_CYCLES} cycles (cycle {self.gpu_sim_cycle})\n{dump}\n{self.mem.dump_state()}\n")
+            names = ", ".join(r.rec.name for r in self.runs)
+            raise CudaError(Err.LaunchFailure, f"simulator deadlock in kernel(s) {names} at cycle "
+                                               f"{self.gpu_sim_cycle}: no instruction issued for "
+                                               f"{DEADLOCK_CYCLES} cycles", sticky=True)
+
+    def _issue_block2core(self) -> None:
+        n = len(self.clusters)
+        last = self.last_cluster_issue
+        for i in range(n):
+            idx = (i + last + 1) % n
+            cl = self.clusters[idx]
+            if self._cluster_issue(cl):
+                self.last_cluster_issue = idx
+
+    def _cluster_issue(self, cl: Cluster) -> bool:
+        nc = len(cl.cores)
+        for i in range(nc):
+            ci = (i + cl.cta_next_core + 1) % nc
+            core = cl.cores[ci]
+            run = self._kernel_for(core)
+            if run is None or not core.can_issue_cta(run):
+                continue
+            cta_id, warps = next(run.ctas)
+            run.issued += 1
+            if core.kernel is not run:
+                self._notify_args("shader_bind", core.sid, run.rec.uid, run.rec.name)
+            core.kernel = run
+            self.live_ctas += 1
+            core.issue_cta(run, cta_id, warps)
+            core.l1_dirty = True
+            cl.cta_next_core = ci
+            return True
+        return False
+
+    def _kernel_for(self, core: ShaderCore) -> KernelRun | None:
+        k = getattr(core, "kernel", None)
+        if k is not None and k.more_ctas():
+            return k
+        if k is not None and core.n_live_ctas:
+            return None          # finish this kernel's CTAs first
+        for r in self.runs:
+            if r.more_ctas():
+                return r
+        return None
+
+    def cta_finished(self, core: ShaderCore, run: KernelRun, cta_id: int) -> None:
+        self.live_ctas -= 1
+        run.done += 1
+        if run.done >= run.n_ctas and run.issued >= run.n_ctas:
+            run.finished = True
+
+    def _finish(self, rec: KernelRecord) -> None:
+        run = next(r for r in self.runs if r.rec is rec)
+        self.runs.remove(run)
+        self._running.remove(rec)
+        cycles = self.gpu_tot_sim_cycle + self.gpu_sim_cycle - run.start_cycle
+        rec.end_cycles = self.now_cycles
+        rec.stats = run.trace.stats
+        # drain the generator so the engine's final counts are complete
+        for _ in run.ctas:
+            pass
+        self._fold_core_counters()
+        if not self.runs:
+            self.gpu_tot_sim_cycle += self.gpu_sim_cycle
+            self.gpu_sim_cycle = 0
+        report = self._report_stats(rec)
+        report.cycles = cycles
+        report.counters = self.stats.snapshot()
+        rec.report_stats = report
+        self._notify("kernel_end", report)
+
+    def _fold_core_counters(self) -> None:
+        from .cache import publish_cache_stats
+        st = self.stats
+        self.mem.publish_stats()
+        l1ds = [c.ldst.l1d for c in self.cores if c.ldst.l1d is not None]
+        if l1ds:
+            publish_cache_stats(st, l1ds, "L1D", per_unit="L1D_core", breakdown="core_cache_breakdown",
+                                fail_breakdown="core_cache_fail_breakdown", port="L1D")
+        st.set("gpgpu_n_tot_w_icount", sum(c.n_warp_insn for c in self.cores))
+        st.set("gpgpu_n_tot_thrd_icount", sum(c.n_thread_insn for c in self.cores))
+        st.set("gpu_reg_bank_conflict_stalls", sum(c.opcoll.stats_bank_conflicts for c in self.cores))
+
+    def abort(self) -> list[KernelRecord]:
+        dropped = super().abort()
+        self.runs = []
+        self._build()
+        return dropped
+
+    # ------------------------------------------------------------------ copies
+    def memcpy(self, op: Any) -> None:
+        """A host-to-device copy also places its data in L2 (``-gpgpu_perf_sim_memcpy``,
+        ``gpgpu_sim::perf_memcpy_to_gpu``: every 32-byte sector of the destination)."""
+        super().memcpy(op)
+        from gpgpusim.runtime.gpu import MemcpyKind
+        if op.nbytes and self._resolve(op.direction, op.dst, op.src) == MemcpyKind.HostToDevice:
+            self._perf_memcpy(int(op.dst), op.nbytes)
+
+    def memcpy2d(self, op: Any) -> None:
+        super().memcpy2d(op)
+        from gpgpusim.runtime.gpu import MemcpyKind
+        if self._resolve(op.direction, op.dst, op.src) == MemcpyKind.HostToDevice and isinstance(op.dst, int):
+            for row in range(op.height):
+                self._perf_memcpy(op.dst + row * op.dpitch, op.width)
+
+    def _perf_memcpy(self, addr: int, nbytes: int) -> None:
+        if bool(self.config.get("gpgpu_perf_sim_memcpy")):
+            self.mem.memcpy_to_l2(addr, nbytes, self.gpu_tot_sim_cycle + self.gpu_sim_cycle)

@@ -1,0 +1,115 @@
+"""One memory request / reply travelling between a core, the interconnect and a memory partition.
+
+GPGPU-Sim counterpart: ``mem_fetch`` (mem_fetch.h/.cc) together with the ``mem_access_t`` it wraps.
+A fetch is created by a core (L1 miss, write-through write, write-back) or by a cache itself
+(write-back of a dirty victim, write-allocate read), and carries its decoded DRAM address
+(``chip``, ``sub_partition``, ``bank``, ``row``, ``col``), filled in by the address decoder when it
+is created through :meth:`MemorySystem.decode` or by :class:`MemorySystem` on injection.
+
+Sizes follow GPGPU-Sim: ``size`` is the data size (``get_data_size``), ``ctrl_size`` the header
+(``READ_PACKET_SIZE`` / ``WRITE_PACKET_SIZE`` = 8 bytes); a packet carries data only for writes
+going to memory, read replies going back, and atomics (``get_num_flits``, checklist C141).
+"""
+
+from __future__ import annotations
+
+from itertools import count
+
+#: ``mem_access_type`` order (``MA_TUP`` in abstract_hardware_model.h)
+ACCESS_TYPES = ("GLOBAL_ACC_R", "LOCAL_ACC_R", "CONST_ACC_R", "TEXTURE_ACC_R", "GLOBAL_ACC_W", "LOCAL_ACC_W",
+                "L1_WRBK_ACC", "L2_WRBK_ACC", "INST_ACC_R", "L1_WR_ALLOC_R", "L2_WR_ALLOC_R")
+WRITEBACK_TYPES = frozenset(("L1_WRBK_ACC", "L2_WRBK_ACC"))
+READ_PACKET_SIZE = 8
+WRITE_PACKET_SIZE = 8
+SECTOR_BYTES = 32
+SECTORS_PER_LINE = 4
+LINE_BYTES = 128
+
+_uids = count(1)
+
+
+def sector_byte_mask(sector_mask: int) -> int:
+    """The 128-bit byte mask covering every 32-byte sector set in ``sector_mask``."""
+    m = 0
+    for i in range(SECTORS_PER_LINE):
+        if sector_mask >> i & 1:
+            m |= ((1 << SECTOR_BYTES) - 1) << (i * SECTOR_BYTES)
+    return m
+
+
+class MemFetch:
+    """A request or reply.  ``token`` is opaque to the memory side (the core's bookkeeping).
+
+    Addresses are byte addresses as GPGPU-Sim's ``mem_access_t`` holds them (sector-aligned for a
+    sector access).  ``byte_mask`` is a 128-bit mask relative to the 128-byte line; 0 means "every
+    byte of the sectors in ``sector_mask``" and is normalised on construction.
+    """
+
+    __slots__ = ("addr", "size", "sector_mask", "byte_mask", "is_write", "access_type", "core_id",
+                 "cluster_id", "warp_id", "uid", "is_atomic", "token", "ctrl_size",
+                 "chip", "sub_partition", "bank", "row", "col", "partition_addr",
+                 "original", "original_wr", "is_reply", "timestamp", "return_timestamp",
+                 "icnt_receive_cycle", "status", "status_cycle")
+
+    def __init__(self, addr: int, size: int, is_write: bool, access_type: str, *,
+                 sector_mask: int | None = None, byte_mask: int = 0, core_id: int = -1,
+                 cluster_id: int = -1, warp_id: int = -1, is_atomic: bool = False, token: object = None,
+                 ctrl_size: int | None = None, timestamp: int = 0, original: MemFetch | None = None,
+                 original_wr: MemFetch | None = None) -> None:
+        self.addr = addr
+        self.size = size
+        if sector_mask is None:
+            sector_mask = 1 << ((addr % LINE_BYTES) // SECTOR_BYTES) if size <= SECTOR_BYTES else \
+                sum(1 << ((addr % LINE_BYTES) // SECTOR_BYTES + i) for i in range(min(4, size // SECTOR_BYTES)))
+        self.sector_mask = sector_mask
+        self.byte_mask = byte_mask or sector_byte_mask(sector_mask)
+        self.is_write = is_write
+        self.access_type = access_type
+        self.core_id = core_id
+        self.cluster_id = cluster_id
+        self.warp_id = warp_id
+        self.uid = next(_uids)
+        self.is_atomic = is_atomic
+        self.token = token
+        self.ctrl_size = ctrl_size if ctrl_size is not None else (WRITE_PACKET_SIZE if is_write else READ_PACKET_SIZE)
+        self.chip = -1
+        self.sub_partition = -1
+        self.bank = 0
+        self.row = 0
+        self.col = 0
+        self.partition_addr = addr
+        self.original = original          # the request a sector sub-request was split from
+        self.original_wr = original_wr    # the write a write-allocate read was made for
+        self.is_reply = False
+        self.timestamp = timestamp        # creation cycle (core clock), mf latency base
+        self.return_timestamp = 0         # cycle the reply entered the reply network
+        self.icnt_receive_cycle = 0
+        self.status = "INITIALIZED"
+        self.status_cycle = timestamp
+
+    @property
+    def packet_bytes(self) -> int:
+        """``size()`` of GPGPU-Sim: data + control bytes."""
+        return self.size + self.ctrl_size
+
+    def num_flits(self, simt_to_mem: bool, flit_size: int) -> int:
+        """``mem_fetch::get_num_flits``."""
+        if self.is_atomic or (simt_to_mem and self.is_write) or not (simt_to_mem or self.is_write):
+            sz = self.size + self.ctrl_size
+        else:
+            sz = self.ctrl_size
+        return -(-sz // flit_size)
+
+    def set_status(self, status: str, cycle: int) -> None:
+        self.status = status
+        self.status_cycle = cycle
+
+    def copy_tlx(self, other: MemFetch) -> None:
+        self.chip, self.sub_partition = other.chip, other.sub_partition
+        self.bank, self.row, self.col = other.bank, other.row, other.col
+        self.partition_addr = other.partition_addr
+
+    def __repr__(self) -> str:
+        return (f"MemFetch(uid={self.uid}, {self.access_type}, addr={self.addr:#x}, size={self.size}, "
+                f"sectors={self.sector_mask:04b}, core={self.core_id}, warp={self.warp_id}, "
+                f"chip={self.chip}, sp={self.sub_partition}, status={self.status}@{self.status_cycle})")

@@ -1,0 +1,294 @@
+"""The memory side of the timing model: interconnect + memory partitions (L2 + DRAM).
+
+GPGPU-Sim counterpart: the memory half of ``gpgpu_sim::cycle`` (gpu-sim.cc) with
+``memory_partition_unit`` / ``memory_sub_partition`` (l2cache.cc), ``dram_t`` (dram.cc) and the
+local crossbar (local_interconnect.cc).  Checklist C138–C178 (see the modules).
+
+Clocking.  GPGPU-Sim's ``cycle()`` runs, for the domains whose edge is due, in this order::
+
+    CORE: clusters pop replies            (the core calls :meth:`pop_reply`)
+    ICNT: sub-partitions -> reply network (:meth:`icnt_push_replies`)
+    DRAM: every channel                   (:meth:`dram_cycle`)
+    L2:   request network -> sub-partitions, L2 cycle  (:meth:`l2_cycle`)
+    ICNT: crossbar transfer               (:meth:`icnt_transfer`)
+    CORE: core pipelines                  (the core calls :meth:`inject`)
+
+:meth:`step` runs the four memory phases for a domain mask; :meth:`icnt_cycle` is
+``icnt_push_replies`` + ``icnt_transfer`` for callers that do not interleave domains.  Times are
+core cycles (``gpu_sim_cycle + gpu_tot_sim_cycle``), which GPGPU-Sim also uses for the ROP and
+DRAM latency queues and the L2's LRU stamps; set :attr:`now` or pass ``now``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..cache import publish_cache_stats
+from ..mem_fetch import MemFetch
+from .addrdec import AddressDecoder
+from .dram import DramTimingParams
+from .icnt import Interconnect
+from .partition import MemoryPartition, SubPartition
+
+CORE, L2, ICNT, DRAM = 1, 2, 4, 8
+
+
+class MemorySystem:
+    """Interconnect + memory partitions.  See the module docstring for the calling order."""
+
+    def __init__(self, cfg: Any, stats: Any, n_clusters: int) -> None:
+        self.cfg = cfg
+        self.stats = stats
+        self.n_clusters = n_clusters
+        self.n_mem = int(cfg.get("gpgpu_n_mem"))
+        self.n_sub = int(cfg.get("gpgpu_n_sub_partition_per_mchannel"))
+        self.n_sp = self.n_mem * self.n_sub
+        self.addrdec = AddressDecoder.from_config(cfg)
+        self.flit_size = int(cfg.get("icnt_flit_size"))
+        self.perf_memcpy = bool(cfg.get("gpgpu_perf_sim_memcpy"))
+        l2cfg = cfg.get("gpgpu_cache:dl2")
+        self.icnt = Interconnect(cfg, n_clusters, self.n_sp)
+        params = DramTimingParams(cfg)
+        self.dram_params = params
+        part_addr = self.addrdec.partition_address
+        self.subs = [SubPartition(i, cfg, l2cfg, part_addr, stats) for i in range(self.n_sp)]
+        self.partitions = [MemoryPartition(p, cfg, self.subs[p * self.n_sub:(p + 1) * self.n_sub], params)
+                           for p in range(self.n_mem)]
+        self.now = 0
+        self.n_l2_cycles = 0
+        # sub-partitions that may have work (requests inside or arriving)
+        self._active: set[int] = set()
+
+    # ------------------------------------------------------------------ addresses
+    def decode(self, fetch: MemFetch) -> MemFetch:
+        """Fill ``fetch``'s chip / sub-partition / bank / row / column from its address."""
+        self.addrdec.apply(fetch)
+        return fetch
+
+    # ------------------------------------------------------------------ core side
+    def can_inject(self, cluster_id: int, fetch: MemFetch | None = None) -> bool:
+        """``icnt_has_buffer`` for the cluster's request input (one packet)."""
+        return self.icnt.has_buffer(cluster_id)
+
+    def inject(self, cluster_id: int, fetch: MemFetch, now: int | None = None) -> None:
+        """``simt_core_cluster::icnt_inject_request_packet``."""
+        if fetch.chip < 0:
+            self.addrdec.apply(fetch)
+        t = self.now if now is None else now
+        fetch.set_status("IN_ICNT_TO_MEM", t)
+        self.stats.add("icnt_total_pkts_simt_to_mem", fetch.num_flits(True, self.flit_size))
+        self.icnt.push(cluster_id, self.n_clusters + fetch.sub_partition, fetch)
+
+    def reply_ready(self, cluster_id: int) -> MemFetch | None:
+        return self.icnt.peek(cluster_id)
+
+    def pop_reply(self, cluster_id: int, now: int | None = None) -> MemFetch | None:
+        """Eject one reply for the cluster (``icnt_pop``), recording icnt->shader latency."""
+        mf = self.icnt.pop(cluster_id)
+        if mf is not None:
+            t = self.now if now is None else now
+            st = self.stats
+            st.add("icnt_total_pkts_mem_to_simt", mf.num_flits(False, self.flit_size))
+            lat = t - mf.return_timestamp
+            st.add("icnt2sh_latency_sum", lat)
+            st.add("icnt2sh_latency_count", 1)
+            if lat > st.values.get("max_icnt2sh_latency", 0):
+                st.set("max_icnt2sh_latency", lat)
+            mf.set_status("IN_CLUSTER_TO_SHADER_QUEUE", t)
+        return mf
+
+    def record_mf_latency(self, fetch: MemFetch, now: int | None = None) -> None:
+        """``memlatstat_read_done``: the core calls it when a read's data is back."""
+        t = self.now if now is None else now
+        lat = t - fetch.timestamp
+        st = self.stats
+        st.add("mf_latency_sum", lat)
+        st.add("mf_latency_count", 1)
+        if lat > st.values.get("maxmflatency", 0):
+            st.set("maxmflatency", lat)
+
+    # ------------------------------------------------------------------ clock phases
+    def icnt_push_replies(self, now: int | None = None) -> None:
+        """ICNT phase 1: each sub-partition offers its L2->icnt head to the reply network."""
+        t = self.now if now is None else now
+        icnt = self.icnt
+        n = 0
+        for i in sorted(self._active):
+            sub = self.subs[i]
+            if not sub.l2_icnt:
+                continue
+            mf = sub.top()
+            if mf is None:
+                continue
+            node = self.n_clusters + i
+            if icnt.has_buffer(node):
+                mf.return_timestamp = t
+                mf.set_status("IN_ICNT_TO_SHADER", t)
+                icnt.push(node, mf.cluster_id, mf)
+                sub.pop()
+                n += 1
+            else:
+                self.stats.add("gpu_stall_icnt2sh")
+        if n:
+            self.stats.add("icnt_mem_reply_sum", n)
+            self.stats.add("l2_bytes", 32 * n)
+
+    def dram_cycle(self, now: int | None = None) -> None:
+        t = self.now if now is None else now
+        for p in self.partitions:
+            p.dram_cycle(t)
+
+    def l2_cycle(self, now: int | None = None) -> None:
+        """L2 phase: move one request per sub-partition out of the request network (unless its
+        icnt->L2 queue could not take a whole 4-sector split: ``gpu_stall_dramfull``), then the
+        sub-partition's ``cache_cycle``."""
+        t = self.now if now is None else now
+        self.n_l2_cycles += 1
+        icnt = self.icnt
+        n = 0
+        active = self._active
+        if not active:
+            return
+        done = []
+        for i in sorted(active):
+            sub = self.subs[i]
+            node = self.n_clusters + i
+            if sub.full_for(4):
+                self.stats.add("gpu_stall_dramfull")
+            else:
+                mf = icnt.pop(node)
+                if mf is not None:
+                    lat = t - mf.timestamp
+                    st = self.stats
+                    st.add("icnt2mem_latency_sum", lat)
+                    st.add("icnt2mem_latency_count", 1)
+                    if lat > st.values.get("max_icnt2mem_latency", 0):
+                        st.set("max_icnt2mem_latency", lat)
+                    sub.push(mf, t)
+                    n += 1
+            sub.cache_cycle(t)
+            if sub.idle() and icnt.peek(node) is None and sub.l2 is not None and sub.l2.data_port_free() \
+                    and sub.l2.fill_port_free() and not self._partition_of(i).latency_q:
+                done.append(i)
+        for i in done:
+            active.discard(i)
+        if n:
+            self.stats.add("icnt_l2_req_sum", n)
+            self.stats.add("icnt_l2_busy_cycles", 1)
+
+    def _partition_of(self, sp: int) -> MemoryPartition:
+        return self.partitions[sp // self.n_sub]
+
+    def icnt_transfer(self) -> None:
+        self.icnt.advance()
+        req = self.icnt.req
+        if req.delivered:
+            base = self.n_clusters
+            for node in req.delivered:
+                if node >= base:
+                    self._active.add(node - base)
+            req.delivered.clear()
+        if self.icnt.reply is not req:
+            self.icnt.reply.delivered.clear()
+
+    def icnt_cycle(self, now: int | None = None) -> None:
+        """Both ICNT phases back to back (for callers that do not interleave clock domains)."""
+        self.icnt_push_replies(now)
+        self.icnt_transfer()
+
+    def step(self, mask: int, now: int | None = None) -> None:
+        """The memory phases of ``gpgpu_sim::cycle`` for clock-domain ``mask`` (bits CORE=1,
+        L2=2, ICNT=4, DRAM=8 as ``next_clock_domain`` returns them), in GPGPU-Sim's order."""
+        if now is not None:
+            self.now = now
+        if mask & ICNT:
+            self.icnt_push_replies()
+        if mask & DRAM:
+            self.dram_cycle()
+        if mask & L2:
+            self.l2_cycle()
+        if mask & ICNT:
+            self.icnt_transfer()
+
+    # ------------------------------------------------------------------ state
+    def busy(self) -> bool:
+        """GPGPU-Sim's notion (``memory_partition_unit::busy`` or ``icnt_busy``): a request from
+        a core is still inside the memory system.  L2-made write-backs do not count."""
+        return self.icnt.busy() or any(self.subs[i].busy() for i in self._active)
+
+    def idle(self) -> bool:
+        """Nothing at all in flight (write-backs included): a memory cycle would change nothing
+        but idle counters."""
+        return not self.icnt.busy() and not self._active and all(p.idle() for p in self.partitions)
+
+    def next_event(self, now: int) -> int | None:
+        """Earliest core cycle at which the memory side may do something: ``None`` when
+        :meth:`idle`, the head of the ROP/DRAM latency queues when only delays are pending,
+        else ``now`` (conservative)."""
+        if self.idle():
+            return None
+        if self.icnt.busy():
+            return now
+        t: int | None = None
+        for p in self.partitions:
+            if not p.dram.quiet() or p.dram.returnq.n_items:
+                return now
+            if p.latency_q:
+                t = p.latency_q[0][0] if t is None else min(t, p.latency_q[0][0])
+            for s in p.subs:
+                if s.icnt_l2 or s.l2_dram or s.dram_l2 or s.l2_icnt or (s.l2 is not None and s.l2.busy()):
+                    return now
+                if s.rop:
+                    t = s.rop[0][0] if t is None else min(t, s.rop[0][0])
+        return max(now, t) if t is not None else now
+
+    # ------------------------------------------------------------------ host copies / flush
+    def memcpy_to_l2(self, addr: int, nbytes: int, now: int | None = None) -> None:
+        """``gpgpu_sim::perf_memcpy_to_gpu`` (``-gpgpu_perf_sim_memcpy``): each 32-byte chunk of
+        the copy is made valid in its L2 bank (GPGPU-Sim truncates the address to 32 bits)."""
+        if not self.perf_memcpy:
+            return
+        t = self.now if now is None else now
+        for off in range(0, nbytes, 32):
+            a = (addr + off) & 0xFFFFFFFF
+            _chip, sp, _bk, _row, _col = self.addrdec.decode(a)
+            self.subs[sp].force_l2_tag_update(a, t, 1 << (a % 128 // 32))
+
+    def flush_l2(self) -> None:
+        for s in self.subs:
+            if s.l2 is not None:
+                s.l2.flush()
+
+    def invalidate_l2(self) -> None:
+        for s in self.subs:
+            if s.l2 is not None:
+                s.l2.invalidate()
+
+    # ------------------------------------------------------------------ statistics
+    def publish_stats(self) -> None:
+        """Write the cumulative L2 / DRAM / icnt statistics into the registry (idempotent)."""
+        st = self.stats
+        l2s = [s.l2 for s in self.subs if s.l2 is not None]
+        publish_cache_stats(st, l2s, "L2", per_unit="L2_bank", breakdown="l2_cache_breakdown",
+                            fail_breakdown="l2_cache_fail_breakdown", port="L2")
+        st.set("L2_port_cycles", self.n_l2_cycles * len(l2s))
+        reads = [list(p.dram.reads_per_bank) for p in self.partitions]
+        writes = [list(p.dram.writes_per_bank) for p in self.partitions]
+        st.set("dram_reads_per_bank", reads)
+        st.set("dram_writes_per_bank", writes)
+        st.set("dram_accesses_per_bank", [[r + w for r, w in zip(rr, ww, strict=True)]
+                                          for rr, ww in zip(reads, writes, strict=True)])
+        st.set("total_dram_reads", sum(map(sum, reads)))
+        st.set("total_dram_writes", sum(map(sum, writes)))
+        st.set("dram_channels", [p.dram.channel_stats() for p in self.partitions])
+        net = {"Req": self.icnt.req.details(), "Reply": self.icnt.reply.details()}
+        st.set("icnt_details", net)
+
+    def dump_state(self) -> str:
+        out = [f"memory system @ {self.now}: icnt busy={self.icnt.busy()} active sub-partitions="
+               f"{sorted(self._active)}"]
+        out += [p.dump_state() for p in self.partitions if not p.idle()]
+        return "\n".join(out)
+
+
+__all__ = ["MemorySystem", "MemFetch", "CORE", "L2", "ICNT", "DRAM"]

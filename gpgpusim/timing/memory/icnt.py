@@ -1,0 +1,226 @@
+"""Interconnect: GPGPU-Sim 4.x's built-in local crossbar (``-network_mode 2``).
+
+GPGPU-Sim counterparts: ``xbar_router`` and ``LocalInterconnect`` (local_interconnect.cc),
+reached through ``icnt_wrapper``.  Checklist C138–C142, C148.
+
+Nodes ``0 .. n_shader-1`` are the SIMT core clusters, ``n_shader + i`` is memory sub-partition
+``i``.  Two networks: requests (clusters -> memory) and replies (memory -> clusters) when
+``-icnt_subnets 2`` (one shared network with 1).  Every packet is one unit (the local crossbar
+has no flits): an input buffer takes a packet while it holds fewer than
+``-icnt_in_buffer_limit``; each :meth:`advance` (one icnt cycle) moves at most one packet into
+each output buffer (``-icnt_out_buffer_limit``), picked by iSLIP (``-icnt_arbiter_algo 1``,
+per-output round-robin pointers, each input granted once) or naive round-robin (0).  The
+ejecting side pops its output buffer.
+
+Not modelled: the booksim network (``-network_mode 1``, fly/mesh topologies, flit-level virtual
+channels, per-hop latency, the 16-flit ejection boundary buffer); with that mode selected this
+crossbar is used instead.  ``-icnt_grant_cycles`` > 1 is honoured as GPGPU-Sim does.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import deque
+from typing import Any
+
+
+class XbarRouter:
+    """``xbar_router``: input/output packet buffers and the crossbar arbiter."""
+
+    def __init__(self, n_shader: int, n_mem: int, in_limit: int, out_limit: int, algo: int, grant_cycles: int,
+                 n_active_in: int, n_active_out: int) -> None:
+        self.n_nodes = n_shader + n_mem
+        self.in_buf: list[deque[tuple[Any, int]]] = [deque() for _ in range(self.n_nodes)]
+        self.out_buf: list[deque[Any]] = [deque() for _ in range(self.n_nodes)]
+        self.next_node = [0] * self.n_nodes
+        self.next_node_id = 0
+        self.in_limit = in_limit
+        self.out_limit = out_limit
+        self.algo = algo
+        self.grant_cycles = grant_cycles
+        self.grant_count = grant_cycles
+        self.n_active_in = n_active_in
+        self.n_active_out = n_active_out
+        self.n_in_flight = 0
+        self.n_out = 0
+        self.delivered: list[int] = []   # output nodes that received a packet (drained by the owner)
+        # statistics (LocalInterconnect::DisplayStats)
+        self.packets = 0
+        self.cycles = 0
+        self.conflicts = 0
+        self.conflicts_util = 0
+        self.cycles_util = 0
+        self.reqs_util = 0
+        self.in_buffer_full = 0
+        self.out_buffer_full = 0
+        self.in_buffer_util = 0
+        self.out_buffer_util = 0
+
+    def has_buffer_in(self, node: int, count_full: bool = True) -> bool:
+        ok = len(self.in_buf[node]) + 1 <= self.in_limit
+        if count_full and not ok:
+            self.in_buffer_full += 1
+        return ok
+
+    def push(self, src: int, dst: int, data: Any) -> None:
+        self.in_buf[src].append((data, dst))
+        self.packets += 1
+        self.n_in_flight += 1
+
+    def pop(self, node: int) -> Any:
+        q = self.out_buf[node]
+        if q:
+            self.n_out -= 1
+            return q.popleft()
+        return None
+
+    def peek(self, node: int) -> Any:
+        q = self.out_buf[node]
+        return q[0] if q else None
+
+    def busy(self) -> bool:
+        return self.n_in_flight > 0 or self.n_out > 0
+
+    def advance(self) -> None:
+        if self.n_in_flight == 0:
+            # nothing to move: only the per-cycle counters change
+            self.cycles += 1
+            self.out_buffer_util += self.n_out
+            if self.algo != 1:
+                self.next_node_id = (self.next_node_id + 1) % self.n_nodes
+            return
+        if self.algo == 1:
+            self._islip()
+        else:
+            self._rr()
+
+    def _islip(self) -> None:
+        inputs: list[int] = []
+        dests: set[int] = set()
+        conflicts = 0
+        for i, q in enumerate(self.in_buf):
+            if q:
+                inputs.append(i)
+                d = q[0][1]
+                if d in dests:
+                    conflicts += 1
+                dests.add(d)
+        self.conflicts += conflicts
+        self.conflicts_util += conflicts
+        self.cycles_util += 1
+        reqs = 0
+        for dest in sorted(dests):
+            if len(self.out_buf[dest]) + 1 <= self.out_limit:
+                n = len(inputs)
+                pos = bisect_right(inputs, self.next_node[dest])
+                for _ in range(n):
+                    if pos >= len(inputs):
+                        pos = 0
+                    node = inputs[pos]
+                    data, d = self.in_buf[node][0]
+                    if d == dest:
+                        self.out_buf[dest].append(data)
+                        self.delivered.append(dest)
+                        self.in_buf[node].popleft()
+                        self.n_in_flight -= 1
+                        self.n_out += 1
+                        inputs.pop(pos)
+                        if self.grant_count == 1:
+                            self.next_node[dest] = (node + 1) % self.n_nodes
+                        reqs += 1
+                        break
+                    pos += 1
+            else:
+                self.out_buffer_full += 1
+        self.reqs_util += reqs
+        if self.grant_count == 1:
+            self.grant_count = self.grant_cycles
+        else:
+            self.grant_count -= 1
+        self._sample()
+
+    def _rr(self) -> None:
+        issued: set[int] = set()
+        conflicts = reqs = 0
+        for i in range(self.n_nodes):
+            node = (i + self.next_node_id) % self.n_nodes
+            q = self.in_buf[node]
+            if q:
+                data, d = q[0]
+                if len(self.out_buf[d]) + 1 <= self.out_limit:
+                    if d not in issued:
+                        self.out_buf[d].append(data)
+                        self.delivered.append(d)
+                        q.popleft()
+                        self.n_in_flight -= 1
+                        self.n_out += 1
+                        issued.add(d)
+                        reqs += 1
+                    else:
+                        conflicts += 1
+                else:
+                    self.out_buffer_full += 1
+                    if d in issued:
+                        conflicts += 1
+        self.next_node_id = (self.next_node_id + 1) % self.n_nodes
+        self.conflicts += conflicts
+        self.conflicts_util += conflicts
+        self.cycles_util += 1
+        self.reqs_util += reqs
+        self._sample()
+
+    def _sample(self) -> None:
+        self.in_buffer_util += self.n_in_flight
+        self.out_buffer_util += self.n_out
+        self.cycles += 1
+
+    def details(self) -> dict[str, float]:
+        c = self.cycles or 1
+        cu = self.cycles_util or 1
+        return {"injected_packets_num": self.packets, "cycles": self.cycles,
+                "injected_packets_per_cycle": self.packets / c, "conflicts_per_cycle": self.conflicts / c,
+                "conflicts_per_cycle_util": self.conflicts_util / cu, "Bank_Level_Parallism": self.reqs_util / cu,
+                "in_buffer_full_per_cycle": self.in_buffer_full / c,
+                "in_buffer_avg_util": self.in_buffer_util / c / max(self.n_active_in, 1),
+                "out_buffer_full_per_cycle": self.out_buffer_full / c,
+                "out_buffer_avg_util": self.out_buffer_util / c / max(self.n_active_out, 1)}
+
+
+class Interconnect:
+    """``LocalInterconnect``: request and reply crossbars."""
+
+    def __init__(self, cfg: Any, n_shader: int, n_mem: int) -> None:
+        in_lim = int(cfg.get("icnt_in_buffer_limit"))
+        out_lim = int(cfg.get("icnt_out_buffer_limit"))
+        algo = int(cfg.get("icnt_arbiter_algo"))
+        grant = int(cfg.get("icnt_grant_cycles"))
+        self.n_shader = n_shader
+        self.n_mem = n_mem
+        self.n_subnets = int(cfg.get("icnt_subnets"))
+        self.req = XbarRouter(n_shader, n_mem, in_lim, out_lim, algo, grant, n_shader, n_mem)
+        self.reply = (XbarRouter(n_shader, n_mem, in_lim, out_lim, algo, grant, n_mem, n_shader)
+                      if self.n_subnets > 1 else self.req)
+
+    def has_buffer(self, node: int) -> bool:
+        net = self.reply if (self.n_subnets > 1 and node >= self.n_shader) else self.req
+        return net.has_buffer_in(node)
+
+    def push(self, src: int, dst: int, data: Any) -> None:
+        net = self.req if (self.n_subnets == 1 or src < self.n_shader) else self.reply
+        net.push(src, dst, data)
+
+    def pop(self, node: int) -> Any:
+        net = self.reply if node < self.n_shader else self.req
+        return net.pop(node)
+
+    def peek(self, node: int) -> Any:
+        net = self.reply if node < self.n_shader else self.req
+        return net.peek(node)
+
+    def advance(self) -> None:
+        self.req.advance()
+        if self.reply is not self.req:
+            self.reply.advance()
+
+    def busy(self) -> bool:
+        return self.req.busy() or self.reply.busy()

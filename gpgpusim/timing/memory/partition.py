@@ -1,0 +1,355 @@
+"""Memory partition: L2 sub-partitions (ROP delay, queues, L2 bank) around one DRAM channel.
+
+GPGPU-Sim counterparts: ``memory_sub_partition`` and ``memory_partition_unit`` (l2cache.cc).
+Checklist C149–C158, C160, C161, C164.
+
+Request path (times in core cycles, as GPGPU-Sim stamps them with ``gpu_sim_cycle``)::
+
+    icnt -> push (sector split for a sectored L2) -> ROP delay (-gpgpu_l2_rop_latency;
+    texture skips it) -> icnt->L2 queue -> L2 (one access per L2 cycle, data port permitting)
+    -> miss queue -> L2->DRAM queue -> credit arbitration between sub-partitions ->
+    DRAM latency queue (-dram_latency) -> DRAM -> DRAM->L2 queue -> L2 fill -> MSHR drain
+    -> L2->icnt queue -> reply network
+
+Queue sizes are ``-gpgpu_dram_partition_queues i2$:$2d:d2$:$2i``; a ``fifo_pipeline`` is full
+at ``max_len`` entries.  Atomics are timed only (the functional model already executed them).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from ..cache import HIT, RESERVATION_FAIL, WRITE_ALLOCATE_SENT, WRITE_REQUEST_SENT, Cache
+from ..mem_fetch import SECTOR_BYTES, SECTORS_PER_LINE, WRITEBACK_TYPES, MemFetch, sector_byte_mask
+from .dram import Dram, DramTimingParams
+
+
+class BoundedFifo:
+    """``fifo_pipeline`` without bubbles: bounded FIFO (0 = unbounded)."""
+
+    __slots__ = ("q", "max_len")
+
+    def __init__(self, max_len: int) -> None:
+        self.q: deque[MemFetch] = deque()
+        self.max_len = max_len
+
+    def full(self) -> bool:
+        return bool(self.max_len) and len(self.q) >= self.max_len
+
+    def full_for(self, n: int) -> bool:
+        """``is_avilable_size(n)``: True when ``n`` more entries would not fit."""
+        return bool(self.max_len) and len(self.q) + n - 1 >= self.max_len
+
+    def push(self, mf: MemFetch) -> None:
+        assert not self.full(), "push into a full queue"
+        self.q.append(mf)
+
+    def pop(self) -> MemFetch | None:
+        return self.q.popleft() if self.q else None
+
+    def top(self) -> MemFetch | None:
+        return self.q[0] if self.q else None
+
+    def __len__(self) -> int:
+        return len(self.q)
+
+    def __bool__(self) -> bool:
+        return bool(self.q)
+
+
+class SubPartition:
+    """``memory_sub_partition``: one L2 bank with its queues."""
+
+    def __init__(self, sp_id: int, cfg: Any, l2cfg: Any, set_index_addr: Any, stats: Any) -> None:
+        self.id = sp_id
+        q = cfg.get("gpgpu_dram_partition_queues")
+        self.icnt_l2 = BoundedFifo(q.icnt_to_l2)
+        self.l2_dram = BoundedFifo(q.l2_to_dram)
+        self.dram_l2 = BoundedFifo(q.dram_to_l2)
+        self.l2_icnt = BoundedFifo(q.l2_to_icnt)
+        self.rop: deque[tuple[int, MemFetch]] = deque()
+        self.rop_latency = int(cfg.get("gpgpu_l2_rop_latency"))
+        self.texture_only = bool(cfg.get("gpgpu_cache:dl2_texture_only"))
+        self.now = 0
+        self.l2: Cache | None = None
+        if l2cfg is not None:
+            self.l2 = Cache(f"L2_bank_{sp_id:03d}", l2cfg, "L2", level=2, set_index_addr=set_index_addr,
+                            fetch_factory=self._make_fetch, now_fn=lambda: self.now)
+        self.tracker: set[MemFetch] = set()
+        self.memcpy_offset = 0
+        self.stats = stats
+
+    def _make_fetch(self, addr: int, access_type: str, sector_mask: int, byte_mask: int, size: int,
+                    is_write: bool, like: MemFetch, time: int) -> MemFetch:
+        mf = MemFetch(addr, size, is_write, access_type, sector_mask=sector_mask, byte_mask=byte_mask,
+                      timestamp=time)
+        mf.copy_tlx(like)
+        return mf
+
+    # ------------------------------------------------------------------ icnt side
+    def full_for(self, n: int) -> bool:
+        return self.icnt_l2.full_for(n)
+
+    def push(self, mf: MemFetch, now: int) -> None:
+        """``memory_sub_partition::push``: split into sectors for a sectored L2, start the ROP delay."""
+        reqs = self._breakdown(mf, now) if (self.l2 is not None and self.l2.sectored) else [mf]
+        for r in reqs:
+            self.tracker.add(r)
+            if r.access_type == "TEXTURE_ACC_R":
+                self.icnt_l2.push(r)
+                r.set_status("IN_PARTITION_ICNT_TO_L2_QUEUE", now)
+            else:
+                self.rop.append((now + self.rop_latency, r))
+                r.set_status("IN_PARTITION_ROP_DELAY", now)
+
+    def _breakdown(self, mf: MemFetch, now: int) -> list[MemFetch]:
+        """``breakdown_request_to_sector_requests``."""
+        smask = mf.sector_mask
+        if mf.size == SECTOR_BYTES and smask.bit_count() == 1:
+            return [mf]
+        out = []
+        if mf.size == 128:
+            idxs = list(range(SECTORS_PER_LINE))
+            base = mf.addr
+            addrs = [base + SECTOR_BYTES * i for i in idxs]
+        elif mf.size == 64 and (smask == 0xF or smask == 0):
+            start = 0 if mf.addr % 128 == 0 else 2
+            idxs = [start, start + 1]
+            addrs = [mf.addr, mf.addr]
+        else:
+            idxs = [i for i in range(SECTORS_PER_LINE) if smask >> i & 1]
+            addrs = [mf.addr + SECTOR_BYTES * i for i in idxs]
+        for i, a in zip(idxs, addrs, strict=True):
+            n = MemFetch(a, SECTOR_BYTES, mf.is_write, mf.access_type, sector_mask=1 << i,
+                         byte_mask=(mf.byte_mask & sector_byte_mask(1 << i)) or sector_byte_mask(1 << i),
+                         core_id=mf.core_id, cluster_id=mf.cluster_id, warp_id=mf.warp_id,
+                         is_atomic=mf.is_atomic, token=mf.token, ctrl_size=mf.ctrl_size, timestamp=now,
+                         original=mf)
+            n.copy_tlx(mf)
+            out.append(n)
+        return out
+
+    def top(self) -> MemFetch | None:
+        """``memory_sub_partition::top``: write-backs at the head are consumed silently."""
+        mf = self.l2_icnt.top()
+        if mf is not None and mf.access_type in WRITEBACK_TYPES:
+            self.l2_icnt.pop()
+            self.tracker.discard(mf)
+            return None
+        return mf
+
+    def pop(self) -> MemFetch | None:
+        mf = self.l2_icnt.pop()
+        if mf is None:
+            return None
+        self.tracker.discard(mf)
+        if mf.access_type in WRITEBACK_TYPES:
+            return None
+        return mf
+
+    def set_done(self, mf: MemFetch) -> None:
+        self.tracker.discard(mf)
+
+    # ------------------------------------------------------------------ L2 cycle
+    def cache_cycle(self, now: int) -> bool:
+        """``memory_sub_partition::cache_cycle``; returns whether anything could have moved."""
+        self.now = now
+        l2 = self.l2
+        t = now + self.memcpy_offset
+        # 1. L2 MSHR responses
+        if l2 is not None and l2.ready and not self.l2_icnt.full():
+            mf = l2.next_access()
+            if mf.access_type != "L2_WR_ALLOC_R":
+                mf.is_reply = True
+                mf.set_status("IN_PARTITION_L2_TO_ICNT_QUEUE", now)
+                self.l2_icnt.push(mf)
+            else:
+                if l2.write_alloc == "F" and mf.original_wr is not None:
+                    o = mf.original_wr
+                    o.is_reply = True
+                    o.set_status("IN_PARTITION_L2_TO_ICNT_QUEUE", now)
+                    self.l2_icnt.push(o)
+                self.tracker.discard(mf)
+        # 2. DRAM -> L2 (fill) or -> icnt
+        if self.dram_l2:
+            mf = self.dram_l2.top()
+            assert mf is not None
+            if l2 is not None and l2.waiting_for_fill(mf):
+                if l2.fill_port_free():
+                    mf.set_status("IN_PARTITION_L2_FILL_QUEUE", now)
+                    l2.fill(mf, t)
+                    self.dram_l2.pop()
+            elif not self.l2_icnt.full():
+                self.l2_icnt.push(mf)
+                self.dram_l2.pop()
+        # 3. L2 misses to the L2->DRAM queue
+        if l2 is not None:
+            l2.cycle(self._send_to_dram)
+        # 4. a new access
+        if not self.l2_dram.full():
+            mf = self.icnt_l2.top()
+            if mf is not None:
+                if l2 is not None and (not self.texture_only or mf.access_type == "TEXTURE_ACC_R"):
+                    if not self.l2_icnt.full() and l2.data_port_free():
+                        events: list[str] = []
+                        status = l2.access(mf, t, events)
+                        write_sent = WRITE_REQUEST_SENT in events
+                        accepted = False
+                        if status == HIT:
+                            if not write_sent:
+                                if mf.access_type == "L1_WRBK_ACC":
+                                    self.tracker.discard(mf)
+                                else:
+                                    mf.is_reply = True
+                                    mf.set_status("IN_PARTITION_L2_TO_ICNT_QUEUE", now)
+                                    self.l2_icnt.push(mf)
+                            accepted = True
+                        elif status != RESERVATION_FAIL:
+                            if (mf.is_write and l2.write_alloc in ("F", "L")
+                                    and WRITE_ALLOCATE_SENT not in events):
+                                if mf.access_type == "L1_WRBK_ACC":
+                                    self.tracker.discard(mf)
+                                elif l2.write_policy == "B":
+                                    mf.is_reply = True
+                                    mf.set_status("IN_PARTITION_L2_TO_ICNT_QUEUE", now)
+                                    self.l2_icnt.push(mf)
+                            accepted = True
+                        if accepted:
+                            self.icnt_l2.pop()
+                else:
+                    mf.set_status("IN_PARTITION_L2_TO_DRAM_QUEUE", now)
+                    self.l2_dram.push(mf)
+                    self.icnt_l2.pop()
+        else:
+            self.stats.add("L2_dram_queue_full")
+        # 5. ROP delay -> icnt->L2
+        if self.rop and now >= self.rop[0][0] and not self.icnt_l2.full():
+            mf = self.rop.popleft()[1]
+            self.icnt_l2.push(mf)
+            mf.set_status("IN_PARTITION_ICNT_TO_L2_QUEUE", now)
+        return True
+
+    def _send_to_dram(self, mf: MemFetch) -> bool:
+        """``L2interface::full/push``."""
+        if self.l2_dram.full():
+            return False
+        mf.set_status("IN_PARTITION_L2_TO_DRAM_QUEUE", self.now)
+        self.l2_dram.push(mf)
+        return True
+
+    def busy(self) -> bool:
+        """``memory_sub_partition::busy``: the request tracker (requests that came from the
+        interconnect and have not left) is not empty."""
+        return bool(self.tracker)
+
+    def idle(self) -> bool:
+        """Nothing at all inside (stricter than :meth:`busy`: also L2-made write-backs)."""
+        l2 = self.l2
+        return not (self.tracker or self.rop or self.icnt_l2 or self.l2_dram or self.dram_l2 or self.l2_icnt
+                    or (l2 is not None and l2.busy()))
+
+    def force_l2_tag_update(self, addr: int, now: int, sector_mask: int) -> None:
+        if self.l2 is not None:
+            self.l2.force_tag_access(addr, now + self.memcpy_offset, sector_mask)
+        self.memcpy_offset += 1
+
+    def dump_state(self) -> str:
+        out = [f"Memory Sub Partition {self.id}: tracker={len(self.tracker)} rop={len(self.rop)} "
+               f"icnt_L2={len(self.icnt_l2)} L2_dram={len(self.l2_dram)} dram_L2={len(self.dram_l2)} "
+               f"L2_icnt={len(self.l2_icnt)}"]
+        if self.l2 is not None:
+            out.append(self.l2.dump_state())
+        return "\n".join(out)
+
+
+class MemoryPartition:
+    """``memory_partition_unit``: sub-partitions sharing one DRAM channel, with the DRAM latency
+    queue and credit-based arbitration (``arbitration_metadata``)."""
+
+    def __init__(self, pid: int, cfg: Any, subs: list[SubPartition], params: DramTimingParams) -> None:
+        self.id = pid
+        self.subs = subs
+        self.n_sub = len(subs)
+        self.dram = Dram(pid, params, on_write_done=self._write_done)
+        self.dram_latency = int(cfg.get("dram_latency"))
+        self.latency_q: deque[tuple[int, MemFetch]] = deque()
+        sq = params.sched_queue
+        rq = params.return_queue
+        self.private_limit = 1
+        self.shared_limit = 0 if (sq == 0 or rq == 0) else sq + rq - (self.n_sub - 1)
+        self.private = [0] * self.n_sub
+        self.shared = 0
+        self.last_borrower = self.n_sub - 1
+        self.base_sp = pid * self.n_sub
+
+    def _has_credit(self, s: int) -> bool:
+        return self.private[s] < self.private_limit or self.shared_limit == 0 or self.shared < self.shared_limit
+
+    def _borrow(self, s: int) -> None:
+        if self.private[s] < self.private_limit:
+            self.private[s] += 1
+        else:
+            self.shared += 1
+        self.last_borrower = s
+
+    def _return(self, s: int) -> None:
+        if self.private[s] > 0:
+            self.private[s] -= 1
+        else:
+            self.shared -= 1
+
+    def _write_done(self, mf: MemFetch) -> None:
+        """``memory_partition_unit::set_done`` for a completed write-back."""
+        s = mf.sub_partition - self.base_sp
+        self._return(s)
+        self.subs[s].set_done(mf)
+
+    def dram_cycle(self, now: int) -> None:
+        """``memory_partition_unit::dram_cycle``."""
+        dram = self.dram
+        if not self.latency_q and not dram.returnq.n_items and dram.quiet() and not any(s.l2_dram for s in self.subs):
+            dram.idle_cycles(1)
+            return
+        mf = dram.return_top()
+        if mf is not None:
+            s = mf.sub_partition - self.base_sp
+            sub = self.subs[s]
+            if not sub.dram_l2.full():
+                if mf.access_type == "L1_WRBK_ACC":
+                    sub.set_done(mf)
+                else:
+                    sub.dram_l2.push(mf)
+                    mf.set_status("IN_PARTITION_DRAM_TO_L2_QUEUE", now)
+                    self._return(s)
+                dram.return_pop()
+        dram.cycle(now)
+        last = self.last_borrower
+        for p in range(self.n_sub):
+            s = (p + last + 1) % self.n_sub
+            sub = self.subs[s]
+            if sub.l2_dram and not sub.dram_l2.full() and self._has_credit(s):
+                top = sub.l2_dram.top()
+                assert top is not None
+                if dram.full(top.is_write):
+                    break
+                sub.l2_dram.pop()
+                self.latency_q.append((now + self.dram_latency, top))
+                top.set_status("IN_PARTITION_DRAM_LATENCY_QUEUE", now)
+                self._borrow(s)
+                break
+        if self.latency_q and now >= self.latency_q[0][0] and not dram.full(self.latency_q[0][1].is_write):
+            dram.push(self.latency_q.popleft()[1], now)
+
+    def busy(self) -> bool:
+        return any(s.busy() for s in self.subs)
+
+    def idle(self) -> bool:
+        return not self.latency_q and not self.dram.busy() and all(s.idle() for s in self.subs)
+
+    def dump_state(self) -> str:
+        out = [f"Memory Partition {self.id}:"] + [s.dump_state() for s in self.subs]
+        out.append(f"In Dram Latency Queue (total = {len(self.latency_q)})")
+        out += [f"Ready @ {r} - {mf!r}" for r, mf in self.latency_q]
+        out.append(self.dram.dump_state())
+        return "\n".join(out)

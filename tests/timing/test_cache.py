@@ -1,0 +1,173 @@
+"""Cache model (gpgpusim.timing.cache): statuses, MSHR merging, write policies, set hashing."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from gpgpusim.options import load_config
+from gpgpusim.options.formats import CacheConfig
+from gpgpusim.report.stats import StatsRegistry
+from gpgpusim.timing.cache import (HIT, MISS, RESERVATION_FAIL, Cache, hash_set_index, ipoly_hash,
+                                   publish_cache_stats)
+from gpgpusim.timing.mem_fetch import MemFetch
+
+
+@pytest.fixture(scope="module")
+def cfg():
+    return load_config(None)
+
+
+def rd(addr, at="GLOBAL_ACC_R", size=32):
+    return MemFetch(addr, size, False, at)
+
+
+def wr(addr, at="GLOBAL_ACC_W", byte_mask=0):
+    return MemFetch(addr, 32, True, at, byte_mask=byte_mask)
+
+
+def l1d(cfg, **kw):
+    c = cfg.get("gpgpu_cache:dl1")
+    return Cache("L1D", dataclasses.replace(c, **kw) if kw else c, "L1D", level=1)
+
+
+def test_l1_hit_after_fill(cfg):
+    c = l1d(cfg)
+    f = rd(0x1000)
+    assert c.access(f, 10) == MISS
+    assert c.pop_miss() is f and f.size == 32
+    c.fill(f, 20)
+    assert c.access_ready() and c.next_access() is f and not c.access_ready()
+    assert c.access(rd(0x1000), 30) == HIT
+    assert c.stats.counts["GLOBAL_ACC_R"] == {"MISS": 1, "HIT": 1}
+
+
+def test_mshr_merge_counts_hit_reserved_and_mshr_hit(cfg):
+    c = l1d(cfg)
+    a, b = rd(0x2000), rd(0x2000)
+    assert c.access(a, 1) == MISS
+    assert c.access(b, 2) == MISS            # merged: the access outcome is a miss ...
+    row = c.stats.counts["GLOBAL_ACC_R"]
+    assert row == {"MISS": 1, "HIT_RESERVED": 1, "MSHR_HIT": 1}   # ... counted as a pending hit
+    assert len(c.miss_queue) == 1            # only one request goes down
+    c.fill(c.pop_miss(), 50)
+    assert [c.next_access(), c.next_access()] == [a, b]
+    assert not c.mshr
+
+
+def test_full_mshr_gives_reservation_fail(cfg):
+    c = l1d(cfg, mshr_entries=2, mshr_max_merge=2)
+    assert c.access(rd(0x0), 1) == MISS
+    assert c.access(rd(0x80), 1) == MISS
+    assert c.access(rd(0x100), 1) == RESERVATION_FAIL          # no free entry
+    assert c.access(rd(0x0), 1) == MISS                        # merge 2/2
+    assert c.access(rd(0x0), 1) == RESERVATION_FAIL            # merge limit
+    assert c.stats.fails["GLOBAL_ACC_R"] == {"MSHR_ENRTY_FAIL": 1, "MSHR_MERGE_ENRTY_FAIL": 1}
+    assert c.stats.totals() == (3, 2, 1, 2)
+
+
+def test_miss_queue_full(cfg):
+    c = l1d(cfg, miss_queue=2)
+    assert c.access(rd(0x0), 1) == MISS
+    # rd_miss_base needs room for two requests (miss + possible write-back)
+    assert c.access(rd(0x80), 1) == RESERVATION_FAIL
+    assert c.stats.fails["GLOBAL_ACC_R"] == {"MISS_QUEUE_FULL": 1}
+
+
+def test_sector_miss_vs_line_miss(cfg):
+    c = l1d(cfg)
+    f = rd(0x4000)
+    c.access(f, 1)
+    c.fill(c.pop_miss(), 5)
+    c.next_access()
+    g = rd(0x4020)                      # next sector of the same line
+    assert c.access(g, 6) == MISS
+    assert c.stats.counts["GLOBAL_ACC_R"]["SECTOR_MISS"] == 1
+    # a line (non-sectored) cache fetches whole lines: the second sector then hits
+    lc = Cache("L1I", cfg.get("gpgpu_cache:il1"), "L1I")
+    h = rd(0x4000, "INST_ACC_R", 128)
+    assert lc.access(h, 1) == MISS and h.size == 128
+    lc.fill(lc.pop_miss(), 5)
+    lc.next_access()
+    assert lc.access(rd(0x4020, "INST_ACC_R"), 6) == HIT
+
+
+def test_write_through_lazy_fetch(cfg):
+    """QV100 L1D: write-through, lazy fetch on read: a full-sector write allocates a readable
+    modified sector and goes down; a read then hits."""
+    c = l1d(cfg)
+    w = wr(0x8000)
+    assert c.access(w, 1) == MISS
+    assert c.pop_miss() is w
+    assert c.access(rd(0x8000), 2) == HIT
+    # a partial write leaves the sector unreadable: the read is a sector miss
+    p = wr(0x9000, byte_mask=0xF)
+    assert c.access(p, 3) == MISS
+    assert c.access(rd(0x9000), 4) == MISS
+    assert c.stats.counts["GLOBAL_ACC_R"]["SECTOR_MISS"] == 1
+
+
+def test_write_back_evicts_dirty_victim(cfg):
+    """A 1-set, 1-way write-back cache: the dirty line is written back on the next miss."""
+    cc = CacheConfig.parse("S:1:128:1,L:B:m:L:L,A:4:4,8:0,32")
+    c = Cache("L2", cc, "L2", level=2)
+    assert c.access(wr(0x0), 1) == MISS
+    assert not c.miss_queue                         # write-back + lazy fetch: nothing sent
+    f = rd(0x80)
+    assert c.access(f, 2) == MISS
+    assert [m.access_type for m in c.miss_queue] == ["GLOBAL_ACC_R", "L2_WRBK_ACC"]
+    wb = c.miss_queue[1]
+    assert wb.addr == 0 and wb.is_write and wb.size == 32
+
+
+def test_write_evict_and_no_allocate(cfg):
+    cc = CacheConfig.parse("N:4:128:2,L:E:m:N:L,A:4:4,8")
+    c = Cache("c", cc, "c")
+    f = rd(0x0)
+    c.access(f, 1)
+    c.fill(c.pop_miss(), 2)
+    c.next_access()
+    w = wr(0x0)
+    assert c.access(w, 3) == HIT and c.pop_miss() is w          # write-evict: sent down ...
+    assert c.access(rd(0x0), 4) == MISS                         # ... and the line is gone
+    c2 = Cache("c2", cc, "c2")
+    w2 = wr(0x100)
+    assert c2.access(w2, 1) == MISS and c2.pop_miss() is w2     # no write-allocate
+    assert c2.access(rd(0x100), 2) == MISS
+
+
+def test_lru_victim(cfg):
+    cc = CacheConfig.parse("N:1:128:2,L:R:m:N:L,A:4:4,8")
+    c = Cache("c", cc, "c")
+    for t, a in enumerate((0x0, 0x80)):
+        f = rd(a)
+        c.access(f, t)
+        c.fill(c.pop_miss(), t)
+        c.next_access()
+    c.access(rd(0x0), 10)           # 0x0 most recent
+    f = rd(0x100)
+    c.access(f, 11)
+    c.fill(c.pop_miss(), 12)
+    c.next_access()
+    assert c.access(rd(0x0), 13) == HIT
+    assert c.access(rd(0x80), 14) == MISS
+
+
+def test_set_index_functions():
+    assert hash_set_index(0x1234 << 7, 64, 7, "L") == 0x1234 & 63
+    # IPOLY keeps distinct indices for a power-of-two stride sweep
+    assert len({hash_set_index(i << 12, 32, 7, "P") for i in range(32)}) == 32
+    assert ipoly_hash(0, 5, 32) == 5
+    assert hash_set_index(0x2000 | (3 << 7), 32, 7, "H") == 3 ^ 1
+
+
+def test_publish_stats(cfg):
+    c = l1d(cfg)
+    c.access(rd(0x0), 1)
+    reg = StatsRegistry()
+    publish_cache_stats(reg, [c, l1d(cfg)], "L1D", per_unit="L1D_core", breakdown="core_cache_breakdown")
+    v = reg.values
+    assert v["L1D_total_cache_accesses"] == 1 and v["L1D_total_cache_misses"] == 1
+    assert v["L1D_core_access"] == [1, 0]
+    assert v["core_cache_breakdown"] == {"GLOBAL_ACC_R": {"MISS": 1}}
