@@ -243,7 +243,7 @@ class TimingGpu(Gpu):
         cache = getattr(op.module, "cache", None)
         table = cache.get(key) if cache is not None else None
         if table is None:
-            table = CoreTable(build_table(prog, self.config), len(prog.insts))
+            table = CoreTable(build_table(prog, self.config), len(prog.insts), prog)
             if cache is not None:
                 cache[key] = table
         why = needs_live_feed(prog)
@@ -358,10 +358,9 @@ class TimingGpu(Gpu):
                 mem.step(mask, now)
             if mask & CORE:
                 more = any(r.more_ctas() for r in self.runs)
-                for cl in clusters:
-                    for core in cl.cores:
-                        if core.n_live_ctas or core.ldst.busy():
-                            core.cycle(now)
+                for core in self.cores:
+                    if not core.asleep:
+                        core.cycle(now)
                 self.gpu_sim_cycle += 1
                 self.now_cycles += 1
                 if more:

@@ -70,6 +70,14 @@ class LdstUnit:
                 or self.next_global is not None or self.next_wb is not None or bool(self.pending)
                 or (self.l1d is not None and self.l1d.busy()))
 
+    def idle(self) -> bool:
+        """Nothing this unit would do in a cycle (outstanding loads/stores may still be out in
+        the memory system: their replies wake the core)."""
+        l1d = self.l1d
+        return (self.dispatch is None and not self.n_smem and not self.n_latq and not self.response
+                and self.next_global is None and self.next_wb is None
+                and (l1d is None or (not l1d.miss_queue and not l1d.access_ready())))
+
     def response_full(self) -> bool:
         return len(self.response) >= self.response_size
 

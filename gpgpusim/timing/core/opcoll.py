@@ -73,15 +73,23 @@ class OperandCollector:
         return b % self.n_banks
 
     def writeback_banks(self, inst: WarpInst) -> bool:
-        """Reserve the banks of ``inst``'s destination registers for a write this cycle
-        (``opndcoll_rfu_t::writeback``); False when a bank is already taken."""
-        mask = 0
-        for r in inst.dst:
-            mask |= 1 << self.bank_of(r, inst.slot, inst.sched)
-        if mask & self.write_banks:
-            return False
-        self.write_banks |= mask
-        return True
+        """Write ``inst``'s destination registers (``opndcoll_rfu_t::writeback``): each register
+        whose bank is free this cycle takes it and is done; False while some register still
+        waits for its bank (it is retried next cycle)."""
+        left = inst.wb_left
+        if not left:
+            return True
+        keep = []
+        wb = self.write_banks
+        for r in left:
+            b = 1 << self.bank_of(r, inst.slot, inst.sched)
+            if wb & b:
+                keep.append(r)
+            else:
+                wb |= b
+        self.write_banks = wb
+        inst.wb_left = tuple(keep)
+        return not keep
 
     def busy(self) -> bool:
         return self.n_busy > 0 or any(r.count for r in self.in_regs)
@@ -159,7 +167,7 @@ class OperandCollector:
                         cu.free = False
                         cu.inst = inst
                         cu.out = self.out_of[inst.unit]
-                        srcs = inst.src
+                        srcs = inst.oc_src
                         cu.need = len(srcs)
                         for r in srcs:
                             self.queues[self.bank_of(r, inst.slot, inst.sched)].append((c, inst.uid))

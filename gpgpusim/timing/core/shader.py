@@ -180,6 +180,8 @@ class ShaderCore:
         self.kernel: Any = None   # the kernel whose CTAs this core runs (set_kernel)
         self.l1_dirty = False     # the L1D holds lines since the last invalidation
         self.last_issue = 0       # cycle of the last issued instruction (deadlock detection)
+        self.asleep = False       # quiescent until a memory reply or a CTA arrives
+        self.busy_cycle = False   # something issued, fetched, retired or flushed this cycle
 
     def _unit_depths(self) -> dict[int, int]:
         g = self.cfg.get
@@ -224,6 +226,7 @@ class ShaderCore:
             slot.live += 1
             self._activate(w)
         self.n_live_ctas += 1
+        self.asleep = False
         self.n_threads += slot.threads
         if slot.live == 0:
             self._cta_done(s)
@@ -251,6 +254,7 @@ class ShaderCore:
     # ------------------------------------------------------------------ the cycle
     def cycle(self, now: int) -> None:
         self.cycles_active += 1
+        self.busy_cycle = False
         self._writeback(now)
         self._execute(now)
         oc = self.opcoll
@@ -262,6 +266,28 @@ class ShaderCore:
             self._decode()
             if not self._fetch():
                 break       # nothing to fetch: later calls this cycle would find nothing either
+        if not self.busy_cycle and self._quiescent():
+            self.asleep = True
+
+    def _quiescent(self) -> bool:
+        """Nothing in the pipeline and nothing that can issue or fetch: the next cycles are
+        identical to this one until a memory reply (or a new CTA) arrives, so the GPU stops
+        cycling this core until then (exact: such cycles change no state)."""
+        if self.fetch_buf is not None or self.opcoll.n_busy or self.ex_wb.count:
+            return False
+        for r in self.id_oc.values():
+            if r.count:
+                return False
+        for r in self.oc_ex.values():
+            if r.count:
+                return False
+        for u in self.units:
+            if u.dispatch is not None or u.n_active:
+                return False
+        return self.ldst.idle()
+
+    def wake(self) -> None:
+        self.asleep = False
 
     # -- writeback ------------------------------------------------------------------------
     def _writeback(self, now: int) -> None:
@@ -351,6 +377,7 @@ class ShaderCore:
                 pc = w.ibuf[0]
                 want = w.pcs[w.pos]
                 if pc != want:          # control hazard: flush and refetch at the right pc
+                    self.busy_cycle = True
                     w.in_pipe -= len(w.ibuf)
                     w.ibuf = []
                     w.next_pc = want
@@ -416,6 +443,8 @@ class ShaderCore:
         inst.ii = tbl.initiation[pc]
         inst.dst = tbl.dst_regs[pc]
         inst.src = tbl.src_regs[pc]
+        inst.oc_src = tbl.oc_src[pc]
+        inst.wb_left = tbl.wb_dst[pc]
         inst.sched = sched
         self.uid += 1
         inst.uid = self.uid
@@ -435,6 +464,7 @@ class ShaderCore:
         if inst.dst:
             w.pending.update(inst.dst)
         self.n_inflight += 1
+        self.busy_cycle = True
         self.last_issue = now
         self.n_warp_insn += 1
         self.n_thread_insn += ex.bit_count()
@@ -520,6 +550,7 @@ class ShaderCore:
                     self._drop_retired()
                 return True
         if retired:
+            self.busy_cycle = True
             self._drop_retired()
         return False
 
@@ -529,6 +560,7 @@ class ShaderCore:
 
     # -- memory replies -------------------------------------------------------------------
     def accept_response(self, mf: Any, now: int) -> None:
+        self.asleep = False
         self.ldst.accept_response(mf, now)
 
     def response_buffer_full(self) -> bool:

@@ -3,15 +3,16 @@ lists indexed by pc, so the issue path never touches numpy scalars or IR objects
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 
 class CoreTable:
-    __slots__ = ("n", "op_class", "unit", "latency", "initiation", "dst_regs", "src_regs",
+    __slots__ = ("oc_src", "wb_dst", "n", "op_class", "unit", "latency", "initiation", "dst_regs", "src_regs",
                  "regs_all", "mem_space", "is_load", "is_store", "is_atomic", "is_barrier",
                  "barrier_id", "bar_waits", "is_membar", "cache_op", "pc_table")
 
-    def __init__(self, t: Any, n: int) -> None:
+    def __init__(self, t: Any, n: int, prog: Any = None) -> None:
         self.pc_table = t
         self.n = n
         self.op_class = [int(x) for x in t.op_class]
@@ -31,3 +32,32 @@ class CoreTable:
         self.bar_waits = self.is_barrier
         self.is_membar = [bool(x) for x in t.is_membar]
         self.cache_op = list(t.cache_op)
+        # register-file banks use GPGPU-Sim's "architectural" register number: the first
+        # number in the register's name (%r12 -> 12, %fd3 -> 3; none -> no bank access), as its
+        # PTX parser assigns it; the guard predicate is not an operand read
+        arch = [arch_number(nm) for nm in (prog.slot_names if prog is not None else [])]
+        guards = [d.guard for d in prog.insts] if prog is not None else [-1] * n
+
+        def nums(regs: tuple[int, ...], skip: int = -1) -> tuple[int, ...]:
+            out = []
+            skipped = False
+            for r in regs:
+                if r == skip and not skipped:
+                    skipped = True
+                    continue
+                a = arch[r] if 0 <= r < len(arch) else -1
+                if a >= 0:
+                    out.append(a)
+            return tuple(out)
+        self.oc_src = [nums(s, guards[pc]) for pc, s in enumerate(self.src_regs)]
+        self.wb_dst = [nums(d) for d in self.dst_regs]
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def arch_number(slot_name: str) -> int:
+    """The number GPGPU-Sim's parser takes as a register's architectural number."""
+    reg = slot_name.rsplit(":", 1)[-1]
+    m = _DIGITS.search(reg)
+    return int(m.group()) if m else -1

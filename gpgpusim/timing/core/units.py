@@ -22,7 +22,7 @@ UNIT_NAMES = ("SP", "DP", "SFU", "INT", "TENSOR", "MEM")
 class WarpInst:
     """One dynamic warp instruction in flight (GPGPU-Sim ``warp_inst_t``)."""
 
-    __slots__ = ("warp", "slot", "pc", "pos", "cls", "unit", "lat", "ii", "dst", "src", "sched",
+    __slots__ = ("oc_src", "wb_left", "warp", "slot", "pc", "pos", "cls", "unit", "lat", "ii", "dst", "src", "sched",
                  "uid", "cycles", "active", "executed", "mem", "accessq", "space", "is_load",
                  "is_store", "is_atomic", "pending", "cta")
 
@@ -119,13 +119,21 @@ class PipelinedUnit:
     def cycle(self) -> None:
         st = self.stages
         if self.n_active:
+            shift = True
             if st[0] is not None:
-                self.result.move_in(st[0])
-                st[0] = None
-                self.n_active -= 1
-            for s in range(self.depth - 1):
-                st[s] = st[s + 1]
-            st[-1] = None
+                res = self.result
+                if res.count < len(res.slots):
+                    res.move_in(st[0])
+                    st[0] = None
+                    self.n_active -= 1
+                else:
+                    # EX_WB full (writeback blocked on register-bank writes): the pipeline
+                    # holds (GPGPU-Sim asserts here; we stall instead)
+                    shift = False
+            if shift:
+                for s in range(self.depth - 1):
+                    st[s] = st[s + 1]
+                st[-1] = None
         d = self.dispatch
         if d is not None:
             if d.cycles > 0:
@@ -136,10 +144,10 @@ class PipelinedUnit:
                     start = 0
                 if start >= self.depth:
                     start = self.depth - 1
-                assert st[start] is None, f"{self.name}: pipeline stage {start} busy"
-                st[start] = d
-                self.dispatch = None
-                self.n_active += 1
+                if st[start] is None:
+                    st[start] = d
+                    self.dispatch = None
+                    self.n_active += 1
         self.occupied >>= 1
 
     def dump(self) -> str:
