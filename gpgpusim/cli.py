@@ -198,7 +198,10 @@ def cmd_run(a: argparse.Namespace) -> int:
         argv = argv[1:]
     if not argv:
         raise SystemExit("gpgpusim run: no application given (usage: gpgpusim run [options] -- ./app args)")
-    env = run_env(a.gpu, a.config, a.functional, a.set, a.output)
+    sets = list(a.set)
+    if getattr(a, "memcheck", None):
+        sets.append(f"-gpgpusim_memcheck={2 if a.memcheck == 'stop' else 1}")
+    env = run_env(a.gpu, a.config, a.functional, sets, a.output)
     check_config(env)
     exe = shutil.which(argv[0]) or argv[0]
     problem = check_binary(exe)
@@ -207,12 +210,39 @@ def cmd_run(a: argparse.Namespace) -> int:
         return 2
     sys.stdout.flush()
     try:
-        proc = subprocess.run(argv, env=env, check=False)
+        return _exit_code(_run_app(argv, env))
     except FileNotFoundError:
         raise SystemExit(f"gpgpusim run: {argv[0]}: no such file") from None
     except PermissionError:
         raise SystemExit(f"gpgpusim run: {argv[0]}: not executable") from None
-    return _exit_code(proc.returncode)
+
+
+def _run_app(argv: list[str], env: dict[str, str]) -> int:
+    """Run the application and wait for it, as ``system()`` does with signals: Ctrl-C (which
+    the terminal sends to the application as well) does not stop us before it, so that it can
+    print its statistics (gpgpusim.runtime.interrupt); a SIGTERM sent to us is passed on."""
+    def ignore(signum: int, frame: object) -> None:
+        pass
+
+    old_int = signal.signal(signal.SIGINT, ignore)   # a handler, not SIG_IGN: exec resets it
+    try:
+        proc = subprocess.Popen(argv, env=env)
+    except BaseException:
+        signal.signal(signal.SIGINT, old_int)
+        raise
+
+    def forward(signum: int, frame: object) -> None:
+        try:
+            proc.send_signal(signum)
+        except OSError:
+            pass
+
+    old_term = signal.signal(signal.SIGTERM, forward)
+    try:
+        return proc.wait()
+    finally:
+        signal.signal(signal.SIGINT, old_int)
+        signal.signal(signal.SIGTERM, old_term)
 
 
 def cmd_libdir(a: argparse.Namespace) -> int:
@@ -252,6 +282,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--set", action="append", default=[], metavar="-opt=value",
                    help="override a GPGPU-Sim option (repeatable)")
     r.add_argument("-o", "--output", metavar="stats.json", help="write the statistics as JSON")
+    r.add_argument("--memcheck", nargs="?", const="continue", choices=("continue", "stop"),
+                   help="report every device access outside an allocation, as compute-sanitizer "
+                        "does, and continue (default) or stop (-gpgpusim_memcheck 1|2)")
     r.add_argument("app", nargs=argparse.REMAINDER, help="-- ./app args")
     r.set_defaults(fn=cmd_run)
     sub.add_parser("libdir", help="print the directory of libcudart.so.13").set_defaults(fn=cmd_libdir)

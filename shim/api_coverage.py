@@ -30,9 +30,13 @@ GROUPS: list[tuple[str, str]] = [
     ("cudaDevice", "Device"), ("cudaGetDevice", "Device"), ("cudaSetDevice", "Device"),
     ("cudaSetValidDevices", "Device"), ("cudaChooseDevice", "Device"), ("cudaDriverGetVersion", "Device"),
     ("cudaRuntimeGetVersion", "Device"), ("cudaInitDevice", "Device"),
+    ("cudaCreateTextureObject", "Textures and surfaces"), ("cudaDestroyTextureObject", "Textures and surfaces"),
+    ("cudaGetTextureObject", "Textures and surfaces"), ("cudaCreateSurfaceObject", "Textures and surfaces"),
+    ("cudaDestroySurfaceObject", "Textures and surfaces"), ("cudaGetSurfaceObject", "Textures and surfaces"),
+    ("cudaCreateChannelDesc", "Textures and surfaces"), ("cudaGetChannelDesc", "Textures and surfaces"),
 ]
 ORDER = ["Registration and launch ABI", "Device", "Memory", "Kernels", "Errors", "Streams", "Events",
-         "Graphs", "Memory pools", "Other"]
+         "Graphs", "Memory pools", "Textures and surfaces", "Other"]
 
 
 def group_of(name: str) -> str:

@@ -262,6 +262,33 @@ cudaError_t cudaStreamSetAttribute_ptsz(void *stream, int attr, const void *valu
 cudaError_t cudaStreamGetAttribute_ptsz(void *stream, int attr, void *value);
 cudaError_t cudaStreamCopyAttributes_ptsz(void *dst, void *src);
 
+/* CUDA arrays, texture and surface objects: gpgpusim.runtime.textures.TextureApi (structures
+ * by pointer; cudaArray_t as void*, cudaTextureObject_t/cudaSurfaceObject_t as unsigned long long) */
+cudaError_t cudaMallocArray(void **array, const void *desc, size_t width, size_t height, unsigned int flags);
+cudaError_t gs_malloc3d_array(void **array, const void *desc, const void *extent, unsigned int flags);
+cudaError_t cudaFreeArray(void *array);
+cudaError_t cudaGetChannelDesc(void *desc, const void *array);
+cudaError_t cudaArrayGetInfo(void *desc, void *extent, unsigned int *flags, void *array);
+cudaError_t cudaMemcpy2DToArray(void *dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch,
+                                size_t width, size_t height, int kind);
+cudaError_t cudaMemcpy2DToArrayAsync(void *dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch,
+                                     size_t width, size_t height, int kind, void *stream);
+cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, const void *src, size_t wOffset, size_t hOffset,
+                                  size_t width, size_t height, int kind);
+cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, const void *src, size_t wOffset,
+                                       size_t hOffset, size_t width, size_t height, int kind, void *stream);
+cudaError_t cudaMemcpyToArray(void *dst, size_t wOffset, size_t hOffset, const void *src, size_t count, int kind);
+cudaError_t cudaMemcpyFromArray(void *dst, const void *src, size_t wOffset, size_t hOffset, size_t count,
+                                int kind);
+cudaError_t cudaCreateTextureObject(unsigned long long *pTexObject, const void *pResDesc, const void *pTexDesc,
+                                    const void *pResViewDesc);
+cudaError_t cudaDestroyTextureObject(unsigned long long texObject);
+cudaError_t cudaGetTextureObjectResourceDesc(void *pResDesc, unsigned long long texObject);
+cudaError_t cudaGetTextureObjectTextureDesc(void *pTexDesc, unsigned long long texObject);
+cudaError_t cudaCreateSurfaceObject(unsigned long long *pSurfObject, const void *pResDesc);
+cudaError_t cudaDestroySurfaceObject(unsigned long long surfObject);
+cudaError_t cudaGetSurfaceObjectResourceDesc(void *pResDesc, unsigned long long surfObject);
+
 /* the shim's own services */
 cudaError_t gs_not_supported(const char *name);
 void gs_process_exit(void);

@@ -176,6 +176,26 @@ GS_EXPORT cudaError_t cudaMemcpy3DAsync_ptsz(const void *p, void *stream)
     return cudaMemcpy3DAsync(p, GS_PTSZ(stream));
 }
 
+/* cudaMalloc3DArray takes its cudaExtent by value. */
+GS_EXPORT cudaError_t cudaMalloc3DArray(void **array, const void *desc, gs_extent extent, unsigned int flags)
+{
+    return gs_malloc3d_array(array, desc, &extent, flags);
+}
+
+GS_EXPORT cudaError_t cudaMemcpy2DToArrayAsync_ptsz(void *dst, size_t wOffset, size_t hOffset, const void *src,
+                                                    size_t spitch, size_t width, size_t height, int kind,
+                                                    void *stream)
+{
+    return cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, GS_PTSZ(stream));
+}
+
+GS_EXPORT cudaError_t cudaMemcpy2DFromArrayAsync_ptsz(void *dst, size_t dpitch, const void *src, size_t wOffset,
+                                                      size_t hOffset, size_t width, size_t height, int kind,
+                                                      void *stream)
+{
+    return cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, GS_PTSZ(stream));
+}
+
 GS_EXPORT const char *cudaGetErrorString(cudaError_t error)
 {
     return (const char *)gs_error_string(error);

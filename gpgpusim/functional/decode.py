@@ -125,6 +125,7 @@ class Program:
     filename: str
     decode_error: dict[int, str] = field(default_factory=dict)
     reads_clock: bool = False                  # some instruction reads %clock / %clock64
+    thread_bytes: int = 0                      # registers + every function's frame, per thread
 
     @property
     def kernel_frame(self) -> int:
@@ -255,6 +256,7 @@ def build_program(module: ir.Module, kernel: ir.Function, make_handler: Callable
     for fi in funcs.values():
         if not fi.fn.is_entry:
             prog.insts[fi.end].run = fi.fend or (lambda ex, sel: None)
+    prog.thread_bytes = sum(dt.itemsize for dt in slot_dtypes) + sum(fi.frame_bytes for fi in funcs.values())
     prog.reads_clock = any(isinstance(op, ir.Special) and op.name in ("%clock", "%clock64")
                            for d in prog.insts if d.inst is not None for op in d.inst.operands)
     return prog

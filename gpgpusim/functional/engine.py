@@ -201,7 +201,11 @@ def _issue(ex: Exec, G: np.ndarray, p: int) -> None:
     counted = d.inst is not None       # exit pseudo-instructions are not PTX instructions
     if counted:
         ex.warp_insn += G.size
-        ex.pc_warp[p] += G.size
+        pw = ex.pc_warp
+        c = pw[p]
+        if not c:
+            ex.pc_issued.append(p)
+        pw[p] = c + G.size
         if ex.wclock is not None:
             ex.wclock[G] += 1
     # guard predicate
@@ -283,6 +287,8 @@ def _issue(ex: Exec, G: np.ndarray, p: int) -> None:
 
 
 _BIT = np.left_shift(np.int64(1), np.arange(32, dtype=np.int64))
+_SEL_CACHE: dict[int, np.ndarray] = {}     # (warp << 32 | mask) -> the warp's lanes (read-only)
+_ISSUE1_KINDS = frozenset(("alu", "warp", "bra", "ret", "exit", "kend", "call", "fend"))
 _LANE_CACHE: dict[int, np.ndarray] = {}
 
 
@@ -298,20 +304,32 @@ def _mask_lanes(mask: int) -> np.ndarray:
 def _issue1(ex: Exec, w: int, p: int) -> int:
     """Single-warp issue (warp-step driver): scalar SIMT-stack updates for the common kinds.
 
-    Same semantics as :func:`_issue` (which it falls back to for calls, barriers and exits);
-    returns the mask of lanes that executed (active and guard true)."""
+    Same semantics as :func:`_issue` (which it falls back to for indirect calls, barriers,
+    traps and unsupported instructions); returns the mask of lanes that executed (active and
+    guard true).  Direct calls, returns and function ends are handled here too, so few-thread
+    code with calls costs about what straight code does."""
     d = ex.prog.insts[p]
     kind = d.kind
     t = int(ex.depth[w]) - 1
     mask = int(ex.smask[w, t])
-    if kind not in ("alu", "warp", "bra", "exit", "kend"):
+    if kind not in _ISSUE1_KINDS:
         _issue(ex, np.array([w], dtype=np.int64), p)
         return ex.last_exec_mask
-    sel = _mask_lanes(mask) + (w << 5)
+    key = (w << 32) | mask
+    sel = _SEL_CACHE.get(key)
+    if sel is None:
+        sel = _mask_lanes(mask) + (w << 5)
+        sel.flags.writeable = False       # shared between issues: handlers only read lane sets
+        if len(_SEL_CACHE) < 65536:
+            _SEL_CACHE[key] = sel
     counted = d.inst is not None       # exit pseudo-instructions are not PTX instructions
     if counted:
         ex.warp_insn += 1
-        ex.pc_warp[p] += 1
+        pw = ex.pc_warp
+        c = pw[p]
+        if not c:
+            ex.pc_issued.append(p)
+        pw[p] = c + 1
         if ex.wclock is not None:
             ex.wclock[w] += 1
     esel = sel
@@ -355,11 +373,26 @@ def _issue1(ex: Exec, w: int, p: int) -> int:
             ex.trace(d, esel)
         return emask
     try:
-        if kind != "bra":
+        if kind == "alu" or kind == "warp":
             if n:
                 d.run(ex, esel)
             ex.spc[w, t] = p + 1
-        else:
+        elif kind == "call":       # as _call: the caller's entry moves on; a callee entry is pushed
+            ex.spc[w, t] = p + 1
+            if n:
+                d.run(ex, esel)        # copies arguments, sets up the callee frame (or a builtin)
+            callee = d.extra
+            if callee is not None and emask:
+                if t + 1 >= ex.spc.shape[1]:
+                    ex.grow_stack()
+                t += 1
+                ex.spc[w, t] = callee.base
+                ex.srpc[w, t] = -2
+                ex.smask[w, t] = emask
+        elif kind == "fend":       # the callee's end: return values, frame pop, then the caller
+            d.run(ex, sel)
+            t -= 1
+        else:                      # bra, ret (a branch to the function's end)
             if emask == mask:
                 ex.spc[w, t] = d.target
             elif emask == 0:
@@ -699,9 +732,10 @@ class LaunchChunks:
     total: int                    # CTAs in the grid
     gridid: int
     stats: KernelStats
-    pc_thread: np.ndarray
-    pc_warp: np.ndarray
-    pc_active: np.ndarray
+    pc_thread: list[int] | None   # per-pc counts over the chunks (the first chunk's lists)
+    pc_warp: list[int] | None
+    pc_active: list[int] | None
+    pc_issued: set[int]           # the pcs with counts
     t0: float
 
 
@@ -734,19 +768,17 @@ def prepare_launch(lm: LoadedModule, kernel: str, grid, block, dyn_smem_bytes: i
         chunk_threads = int(_opt(options, "functional_chunk_threads", chunk_threads))
     wpc = (nthreads + 31) // 32 * 32
     # bound the resident state: registers + local frames + shared memory per chunk (~256 MiB)
-    per_thread = sum(dt.itemsize for dt in prog.slot_dtypes) + sum(fi.frame_bytes for fi in prog.funcs.values())
+    per_thread = prog.thread_bytes
     per_cta = per_thread * wpc + prog.static_smem + dyn_smem_bytes
     per = max(1, min(chunk_threads // wpc, (256 << 20) // max(per_cta, 1)))
     total = grid[0] * grid[1] * grid[2]
     if cooperative:
         per = total
-    n = len(prog.insts)
     return LaunchChunks(lm=lm, prog=prog, kernel=kernel, grid=grid, block=block,
                         dyn_smem_bytes=dyn_smem_bytes, params=params, gmem=gmem, driver=driver,
                         printf=printf, line_stats=line_stats, options=options, cooperative=cooperative,
                         per=per, total=total, gridid=_launch_counter[0], stats=KernelStats(kernel=kernel),
-                        pc_thread=np.zeros(n, dtype=np.int64), pc_warp=np.zeros(n, dtype=np.int64),
-                        pc_active=np.zeros(n, dtype=np.int64), t0=t0)
+                        pc_thread=None, pc_warp=None, pc_active=None, pc_issued=set(), t0=t0)
 
 
 def run_chunks(lc: LaunchChunks, recorder: Callable[[Exec], Any] | None = None) -> Iterator[Exec]:
@@ -780,10 +812,21 @@ def run_chunks(lc: LaunchChunks, recorder: Callable[[Exec], Any] | None = None) 
                 lc.gmem.free(workspace)
         stats.thread_insn += ex.thread_insn
         stats.warp_insn += ex.warp_insn
-        stats.active_insn += sum(ex.pc_active)
-        lc.pc_thread += np.asarray(ex.pc_thread, dtype=np.int64)
-        lc.pc_warp += np.asarray(ex.pc_warp, dtype=np.int64)
-        lc.pc_active += np.asarray(ex.pc_active, dtype=np.int64)
+        # only issued pcs have counts (``ex.pc_issued``, every count goes with a warp count):
+        # a chunk costs nothing per pc of a huge program that it did not execute
+        issued = set(ex.pc_issued)
+        ca = ex.pc_active
+        stats.active_insn += sum([ca[pc] for pc in issued])
+        if lc.pc_warp is None:
+            lc.pc_thread, lc.pc_warp, lc.pc_active = ex.pc_thread, ex.pc_warp, ex.pc_active
+        else:
+            tw, tt, ta = lc.pc_warp, lc.pc_thread, lc.pc_active
+            cw, ct = ex.pc_warp, ex.pc_thread
+            for pc in issued:
+                tw[pc] += cw[pc]
+                tt[pc] += ct[pc]
+                ta[pc] += ca[pc]
+        lc.pc_issued.update(issued)
         yield ex
 
 
@@ -791,15 +834,20 @@ def finish_launch(lc: LaunchChunks) -> KernelStats:
     """Complete ``lc.stats`` once every chunk has run (the last half of :func:`launch`)."""
     prog, stats = lc.prog, lc.stats
     stats.ctas = lc.total
-    for pc, n in enumerate(lc.pc_thread.tolist()):
+    issued = sorted(lc.pc_issued)          # in pc order, as the counts are reported
+    pc_warp, pc_thread, pc_active = lc.pc_warp, lc.pc_thread, lc.pc_active
+    opcode_of = prog.opcode_of
+    for pc in issued:
+        n = pc_thread[pc]       # type: ignore[index]
         if n:
-            op = prog.opcode_of[pc]
+            op = opcode_of[pc]
             stats.opcode_counts[op] = stats.opcode_counts.get(op, 0) + n
     line_stats = lc.line_stats
     if line_stats is not None:
-        pc_warp, pc_thread, pc_active = lc.pc_warp, lc.pc_thread, lc.pc_active
-        for pc, d in enumerate(prog.insts):
-            if pc_warp[pc] and d.inst is not None:
+        insts = prog.insts
+        for pc in issued:
+            d = insts[pc]
+            if d.inst is not None:
                 e = line_stats.setdefault(d.line, [0, 0, 0])
                 e[0] += int(pc_warp[pc])
                 e[1] += int(pc_thread[pc])

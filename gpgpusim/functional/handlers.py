@@ -317,6 +317,9 @@ def _decode(lm, prog, fi, pc, inst, d: dec.DInst) -> None:
         else:
             d.run = _cp_async(lm, prog, fi, inst)
             d.mem = True
+    elif op in ("tex", "tld4", "txq", "suld", "sust", "suq"):
+        from .tex_insts import decode as _decode_tex     # texture/surface objects
+        _decode_tex(lm, prog, fi, inst, d)
     elif op in _UNSUPPORTED:
         raise NotSupportedError(f"not supported: {inst} at {_where(prog, inst)}")
     else:
@@ -541,7 +544,24 @@ def _ld(lm, prog, fi, inst) -> Callable:
                 ex.R[rb[0]] = v.view(rb[1])      # a gathered array is fresh: it becomes the register
             else:
                 w(ex, sel, v)
-    return ld
+    fo = _frame_offset(lm, prog, fi, inst, inst.operands[1], space, size * vec)
+    if fo is None:
+        return ld
+    sh = size.bit_length() - 1
+
+    def ld_frame(ex, sel):
+        # a variable of the thread's own frame (.local, .func .param): in bounds and aligned by
+        # construction, so index local memory directly unless accesses are being recorded
+        if ex.rec is not None or ex.trace_rec is not None:
+            return ld(ex, sel)
+        if sel is None:
+            idx = (ex.all_lanes * ex.L + ex.fp + fo) >> sh
+        else:
+            idx = (sel * ex.L + ex.fp[sel] + fo) >> sh
+        view = ex.loc.view(tdt)
+        for i, w in enumerate(writers):
+            w(ex, sel, view[idx + i if i else idx])
+    return ld_frame
 
 
 def _st(lm, prog, fi, inst) -> Callable:
@@ -573,7 +593,47 @@ def _st(lm, prog, fi, inst) -> Callable:
                 v = np.full(n, v, dtype=tdt)
             ai = a if i == 0 else a + a.dtype.type(i * size)
             ex.store(space, ai, lanes, v)
-    return st
+    fo = _frame_offset(lm, prog, fi, inst, inst.operands[0], space, size * vec)
+    if fo is None:
+        return st
+    sh = size.bit_length() - 1
+
+    def st_frame(ex, sel):
+        # see ld_frame: a variable of the thread's own frame, written directly
+        if ex.rec is not None or ex.trace_rec is not None:
+            return st(ex, sel)
+        if sel is None:
+            idx = (ex.all_lanes * ex.L + ex.fp + fo) >> sh
+        else:
+            idx = (sel * ex.L + ex.fp[sel] + fo) >> sh
+        view = ex.loc.view(tdt)
+        for i, r in enumerate(readers):
+            if r is None:
+                continue
+            v = np.asarray(r(ex, sel))
+            if v.dtype != tdt:
+                v = v.astype(tdt)
+            view[idx + i if i else idx] = v
+    return st_frame
+
+
+def _frame_offset(lm, prog, fi, inst, aop, space: str, nbytes: int) -> int | None:
+    """Frame offset of an ``ld``/``st`` of a variable of the function's own local frame
+    (``[sym+off]`` with ``sym`` a ``.local`` variable, a ``.func`` parameter or a call-site
+    ``.param``) when the access is aligned and inside the frame, else None.  Frames start at
+    16-byte aligned ``fp`` in rows of ``L`` (a multiple of 16) bytes, and ``grow_local`` keeps
+    every active frame inside ``L``, so such an access can neither fault nor be misaligned."""
+    if space not in ("local", "param") or not isinstance(aop, ir.Addr) or not isinstance(aop.base, ir.Sym):
+        return None
+    try:
+        sspace, a = sym_address(lm, prog, fi, inst, aop.base.name)
+    except PtxError:
+        return None
+    size = nbytes if nbytes in (1, 2, 4, 8, 16) else 16
+    o = a + aop.offset
+    if sspace != "local" or o < 0 or o + nbytes > fi.frame_bytes or o % min(size, 16):
+        return None
+    return o
 
 
 def _cp_async(lm, prog, fi, inst) -> Callable:
@@ -875,6 +935,7 @@ def _call_setup(lm, prog, fi, inst, callee: dec.FuncInfo, rets, args) -> Callabl
         _, off = sym_address(lm, prog, fi, inst, r.name)
         ret_dst.append(off)
     save_slots = sorted(callee.slots.values()) if callee.recursive else []
+    copy_dts = [dec.dtype_of(c[4]) if c[0] is None else None for c in copies]
 
     def run(ex, sel):
         lanes = ex.all_lanes if sel is None else sel
@@ -887,6 +948,31 @@ def _call_setup(lm, prog, fi, inst, callee: dec.FuncInfo, rets, args) -> Callabl
         base = lanes * L
         loc = ex.loc
         u64 = np.dtype(np.uint64)
+        if ex.rec is None and ex.trace_rec is None:
+            # nothing records accesses: write the new frame directly (its slots are in bounds
+            # and 8-byte aligned by construction: fp and L are multiples of 16)
+            q = loc.view(np.uint64)
+            row = base + nfp
+            i8 = row >> 3
+            q[i8] = fp
+            for i, off in enumerate(ret_dst):
+                q[i8 + (1 + i)] = fp + off
+            for (src, rd, dst, size, _typ), tdt in zip(copies, copy_dts, strict=True):
+                if src is not None:
+                    rng = np.arange(size, dtype=np.int64)
+                    loc[(row + dst)[:, None] + rng] = loc[(base + fp + src)[:, None] + rng]
+                    continue
+                v = np.asarray(rd(ex, sel)).astype(tdt)
+                if dst % tdt.itemsize:
+                    if v.ndim == 0:
+                        v = np.full(lanes.size, v, dtype=tdt)
+                    ex.store("local", (nfp + dst).astype(np.uint64), lanes, v)
+                else:
+                    loc.view(tdt)[(row + dst) // tdt.itemsize] = v
+            for k, s in enumerate(save_slots):
+                q[i8 + (callee.save_off // 8 + k)] = ex.R[s][lanes].astype(u64)
+            ex.fp[lanes] = nfp
+            return
         ex.store("local", nfp.astype(np.uint64), lanes, fp.astype(np.uint64))
         for i, off in enumerate(ret_dst):
             ex.store("local", (nfp + 8 + 8 * i).astype(np.uint64), lanes, (fp + off).astype(np.uint64))
@@ -922,6 +1008,19 @@ def _make_fend(prog, callee: dec.FuncInfo, save_slots: list[int]) -> None:
         L = ex.L
         base = lanes * L
         u64 = np.dtype(np.uint64)
+        if ex.rec is None and ex.trace_rec is None:
+            # nothing records accesses: read the frame header directly (see _call_setup)
+            q = ex.loc.view(np.uint64)
+            i8 = (base + fp) >> 3
+            for i, (off, size) in enumerate(rets):
+                dst = q[i8 + (1 + i)].astype(np.int64)
+                rng = np.arange(size, dtype=np.int64)
+                ex.loc[(base + dst)[:, None] + rng] = ex.loc[(base + fp + off)[:, None] + rng]
+            for k, s in enumerate(save_slots):
+                v = q[i8 + (callee.save_off // 8 + k)]
+                ex.R[s][lanes] = v.astype(ex.R[s].dtype) if ex.R[s].dtype != np.bool_ else v != 0
+            ex.fp[lanes] = q[i8].astype(np.int64)
+            return
         for i, (off, size) in enumerate(rets):
             dst = ex.load("local", (fp + 8 + 8 * i).astype(np.uint64), lanes, u64).astype(np.int64)
             rng = np.arange(size, dtype=np.int64)

@@ -25,12 +25,32 @@ the typed-view cache, once per allocation and dtype): every lookup reads one imm
 (:attr:`_idx`: sorted bases, their sizes and buffers) that writers replace as a whole, so a
 lookup never sees a half-updated index and an allocation freed while a kernel runs is still
 found consistently in the snapshot that kernel read.
+
+Mapped pages (what the hardware does with an access a little outside an allocation):
+``cudaMalloc`` memory lives in pages the driver maps at a granularity of :data:`PAGE_SIZE` =
+2 MiB, the large-page size NVIDIA's driver uses for device allocations since Pascal (its
+allocator sub-allocates small ``cudaMalloc`` blocks from 2 MiB chunks, which is why two small
+allocations are 512 bytes apart on a real GPU, and why a read just outside a block returns data
+instead of faulting).  So a device access (:meth:`translate`) that is in no allocation but in a
+mapped page succeeds: its bytes live in a lazily created, zero-filled per-page buffer ("gap"
+memory), so never-written bytes read 0 and writes land there; only an access to an unmapped
+page raises :class:`MemoryFault`.  A page is mapped while a live heap allocation overlaps it;
+the page just below :data:`GLOBAL_HEAP_START` is always mapped: it stands for the context's
+own data that the driver places before the first user allocation (on a real GPU the first
+``cudaMalloc`` block is never at the start of the driver's first chunk), so that reading the
+row before the first allocation, as stencil codes do, works as on the hardware.  Host memory
+registered with :meth:`map_host` gets no pages (accesses outside it fault).  The copy/memset
+entry points (:meth:`read`, :meth:`write`, :meth:`view`) stay bounded by the allocation, as
+CUDA's API checks are.  Memcheck (``translate(..., report=)``) is told about every lane not
+wholly inside a live allocation; :meth:`describe` says where such an address lies.
 """
 
 from __future__ import annotations
 
 import bisect
+import collections
 import threading
+from typing import Callable
 
 import numpy as np
 
@@ -40,6 +60,14 @@ from gpgpusim.errors import CudaError, Err
 GLOBAL_HEAP_START = 0xC0000000
 #: Backing buffers are padded to a multiple of this, so typed views of any width fit.
 _PAD = 16
+#: Granularity of the driver's device-memory mappings (2 MiB large pages, see the docstring).
+PAGE_SHIFT = 21
+PAGE_SIZE = 1 << PAGE_SHIFT
+#: The always-mapped page below the heap (the context's own data precedes user allocations).
+_DRIVER_PAGE = (GLOBAL_HEAP_START >> PAGE_SHIFT) - 1
+_PINNED = 1 << 62
+#: How many freed allocations memcheck remembers (to say "inside a freed allocation").
+_FREED_KEEP = 4096
 
 
 class MemoryFault(Exception):
@@ -62,7 +90,7 @@ class GlobalMemory:
     """The device's global address space (global, constant and heap all share it, C227)."""
 
     __slots__ = ("_bufs", "_sizes", "_idx", "_free", "_top", "_host", "_typed", "_lock",
-                 "used_bytes")
+                 "used_bytes", "_pages", "_gap", "_freed")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()              # serialises writers; readers use _idx
@@ -80,6 +108,12 @@ class GlobalMemory:
         # base -> (the buffer the views were made of, {dtype.str: (typed view, shift)})
         self._typed: dict[int, tuple[np.ndarray, dict[str, tuple[np.ndarray, int]]]] = {}
         self.used_bytes = 0
+        # page number -> number of live heap allocations overlapping it (mapped pages)
+        self._pages: dict[int, int] = {_DRIVER_PAGE: _PINNED}
+        # page number -> zero-filled PAGE_SIZE buffer holding the page's bytes outside every
+        # allocation (created on first access)
+        self._gap: dict[int, np.ndarray] = {}
+        self._freed: collections.deque[tuple[int, int]] = collections.deque(maxlen=_FREED_KEEP)
 
     # ------------------------------------------------------------------ allocation
     def allocate(self, size: int, align: int = 256) -> int:
@@ -148,6 +182,15 @@ class GlobalMemory:
             return
         self.used_bytes -= size
         span = (max(1, size) + 255) & ~255
+        self._freed.append((addr, size))
+        for pg in range(addr >> PAGE_SHIFT, ((addr + span - 1) >> PAGE_SHIFT) + 1):
+            n = self._pages.get(pg, 0) - 1
+            if n > 0:
+                self._pages[pg] = n
+            else:              # the last allocation in the page is gone: the page is unmapped
+                self._pages.pop(pg, None)
+                self._gap.pop(pg, None)
+                self._typed.pop(-1 - pg, None)
         self._free.append((addr, span))
         self._free.sort()
         # merge adjacent free ranges; give the tail back to the bump pointer
@@ -172,6 +215,9 @@ class GlobalMemory:
         self._publish(bases)
         if addr not in self._host:
             self.used_bytes += size
+            span = (max(1, size) + 255) & ~255
+            for pg in range(addr >> PAGE_SHIFT, ((addr + span - 1) >> PAGE_SHIFT) + 1):
+                self._pages[pg] = self._pages.get(pg, 0) + 1
 
     def _publish(self, bases: list[int]) -> None:
         """Replace the lookup snapshot (lock held); one assignment, so readers see the old
@@ -248,6 +294,8 @@ class GlobalMemory:
             v = entry[1].get(dtype.str)
             if v is not None:
                 return v
+        if base < 0:
+            return self._gap_view(base, dtype)
         with self._lock:
             # under the writers' lock: an entry made from a buffer that a host thread frees (and
             # perhaps reallocates at the same base) meanwhile must not be cached after
@@ -267,6 +315,54 @@ class GlobalMemory:
         v = entry[1][dtype.str] = (part[:n].view(dtype), shift)
         return v
 
+    def _gap_view(self, key: int, dtype: np.dtype) -> tuple[np.ndarray, int]:
+        """Typed view of the gap buffer of page ``-1 - key`` (created zero-filled on first use)."""
+        pg = -1 - key
+        with self._lock:
+            if pg not in self._pages:
+                raise CudaError(Err.IllegalAddress,
+                                f"page {pg << PAGE_SHIFT:#x} was unmapped while a kernel was using it",
+                                sticky=True)
+            buf = self._gap.get(pg)
+            if buf is None:
+                buf = self._gap[pg] = np.zeros(PAGE_SIZE, dtype=np.uint8)
+            entry = self._typed.get(key)
+            if entry is None or entry[0] is not buf:
+                entry = (buf, {})
+                self._typed[key] = entry
+            v = entry[1][dtype.str] = (buf.view(dtype), 0)
+        return v
+
+    def is_mapped(self, addr: int) -> bool:
+        """Whether device address ``addr`` is in a mapped page or a live allocation."""
+        return (addr >> PAGE_SHIFT) in self._pages or self._lookup(addr) is not None
+
+    def describe(self, addr: int, size: int) -> str:
+        """Where ``addr`` lies relative to the allocations, in compute-sanitizer's words:
+        ``"is 512 bytes before the nearest allocation at 0x... of size N bytes"``."""
+        bases, _, _, sizes, _ = self._idx
+        i = bisect.bisect_right(bases, addr) - 1
+        if i >= 0 and addr < bases[i] + max(sizes[i], 1):
+            base, n = bases[i], sizes[i]
+            return (f"is {addr - base} bytes inside the allocation at {base:#x} of size {n} bytes "
+                    f"and the access runs {addr + size - base - n} bytes past its end")
+        for fb, fn in reversed(self._freed):
+            if fb <= addr < fb + max(fn, 1) and self._lookup(fb) is None:
+                return f"is {addr - fb} bytes inside a freed allocation at {fb:#x} of size {fn} bytes"
+        best: tuple[int, str, int, int] | None = None
+        if i >= 0:
+            base, n = bases[i], sizes[i]
+            best = (addr - (base + n), "after", base, n)
+        if i + 1 < len(bases):
+            base, n = bases[i + 1], sizes[i + 1]
+            d = base - addr
+            if best is None or d < best[0]:
+                best = (d, "before", base, n)
+        if best is None:
+            return "is not near any allocation (no device memory is allocated)"
+        d, where, base, n = best
+        return f"is {d} bytes {where} the nearest allocation at {base:#x} of size {n} bytes"
+
     def index(self, base: int, dtype: np.dtype, offs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The typed view of allocation ``base`` and the element indices of byte ``offs``."""
         view, shift = self._typed_view(base, dtype)
@@ -275,11 +371,17 @@ class GlobalMemory:
             offs = offs - shift
         return view, (offs >> sh if sh else offs)
 
-    def translate(self, addrs: np.ndarray, size: int) -> list[tuple[int, np.ndarray | None, np.ndarray]]:
+    def translate(self, addrs: np.ndarray, size: int,
+                  report: Callable[[np.ndarray, np.ndarray, int], None] | None = None,
+                  ) -> list[tuple[int, np.ndarray | None, np.ndarray]]:
         """Split lanes by allocation: a list of ``(base, lane_indices or None, offsets)``.
 
         ``lane_indices`` is None when every lane hits that one allocation (the fast path).
-        Raises :class:`MemoryFault` for the first lane outside every allocation.
+        A lane in no allocation but in a mapped page is served from the page's gap buffer
+        (``base`` is then the negative key ``-1 - page``, for :meth:`index`).  Raises
+        :class:`MemoryFault` for the first lane in an unmapped page.  ``report(positions,
+        addrs, size)`` (memcheck) is called first with the lanes not wholly inside a live
+        allocation; it may raise to stop the access.
         """
         n = addrs.size
         if n == 0:
@@ -297,16 +399,56 @@ class GlobalMemory:
         ok = idx >= 0
         safe = np.where(ok, idx, 0)
         if end_arr.size:
-            ok &= (a + np.uint64(size)) <= end_arr[safe]
+            end = end_arr[safe]
+            inside = ok
+            ok = ok & ((a + np.uint64(size)) <= end)    # wholly inside
         else:
-            ok[:] = False
+            end = inside = ok = np.zeros(n, dtype=np.bool_)
         if not ok.all():
-            lane = int(np.flatnonzero(~ok)[0])
-            raise MemoryFault("illegal", lane, int(a[lane]), size)
+            if report is not None:
+                report(np.flatnonzero(~ok), a, size)
+            if end_arr.size:
+                inside = inside & (a < end)             # starts inside an allocation
+            return self._translate_slow(a, size, ok, inside, safe, bases)
         out: list[tuple[int, np.ndarray | None, np.ndarray]] = []
         for k in np.unique(safe):
             lanes = np.flatnonzero(safe == k)
             base = bases[int(k)]
+            out.append((base, lanes, (a[lanes] - np.uint64(base)).astype(np.int64)))
+        return out
+
+    def _translate_slow(self, a: np.ndarray, size: int, ok: np.ndarray, inside: np.ndarray,
+                        safe: np.ndarray, bases: list[int]) -> list[tuple[int, np.ndarray | None, np.ndarray]]:
+        """:meth:`translate` when some lanes are not wholly inside an allocation: those that
+        start inside one read its padding (heap buffers are padded to 16 bytes, so an aligned
+        access that starts inside fits); the others go to their page's gap buffer, or fault
+        if the page is unmapped."""
+        bufs = self._idx[4]
+        pages = self._pages
+        out: list[tuple[int, np.ndarray | None, np.ndarray]] = []
+        gap = ~inside
+        bad_lanes: list[int] = []
+        if gap.any():
+            gl = np.flatnonzero(gap)
+            pg = (a[gl] >> np.uint64(PAGE_SHIFT)).astype(np.int64)
+            for p in np.unique(pg).tolist():
+                lanes = gl[pg == p]
+                if p not in pages:
+                    bad_lanes.append(int(lanes[0]))
+                    continue
+                out.append((-1 - p, lanes, (a[lanes] - np.uint64(p << PAGE_SHIFT)).astype(np.int64)))
+        part = inside & ~ok
+        if part.any():
+            for lane in np.flatnonzero(part).tolist():
+                k = int(safe[lane])
+                if int(a[lane]) - bases[k] + size > bufs[k].size:     # host memory: no padding
+                    bad_lanes.append(lane)
+        if bad_lanes:
+            lane = min(bad_lanes)
+            raise MemoryFault("illegal", lane, int(a[lane]), size)
+        for k in np.unique(safe[inside]).tolist():
+            lanes = np.flatnonzero(inside & (safe == k))
+            base = bases[k]
             out.append((base, lanes, (a[lanes] - np.uint64(base)).astype(np.int64)))
         return out
 

@@ -38,6 +38,14 @@ _SH = {1: 0, 2: 1, 4: 2, 8: 3, 16: 4}
 _GLOBALTIMER_BASE_NS = time.time_ns() - time.perf_counter_ns()
 
 
+def _memcheck_mode(options: Any) -> int:
+    from .memcheck import enable, mode_of
+
+    mode = mode_of(options)
+    enable(mode)
+    return mode
+
+
 def _opt(options: Any, name: str, default: Any) -> Any:
     if options is None:
         return default
@@ -46,6 +54,22 @@ def _opt(options: Any, name: str, default: Any) -> Any:
     except (AttributeError, KeyError):
         return default
     return default if v is None else v
+
+
+class _RegFile(dict):
+    """``Exec.R``: slot -> numpy array of one element per lane, created zeroed on first access
+    (so a launch costs nothing per register it never touches)."""
+
+    __slots__ = ("dtypes", "n")
+
+    def __init__(self, dtypes: list[np.dtype], n: int) -> None:
+        super().__init__()
+        self.dtypes = dtypes
+        self.n = n
+
+    def __missing__(self, slot: int) -> np.ndarray:
+        v = self[slot] = np.zeros(self.n, dtype=self.dtypes[slot])
+        return v
 
 
 class Exec:
@@ -76,7 +100,9 @@ class Exec:
         self.lane_t = self.all_lanes % (self.Wc * 32)
         self.warp_ids = np.arange(self.W, dtype=np.int64)
         self.warp_cta = self.warp_ids // self.Wc
-        self.R = [np.zeros(N, dtype=dt) for dt in prog.slot_dtypes]
+        # registers, allocated on first use (a kernel that reaches a huge module touches few
+        # of its thousands of registers per launch); a register never written reads zero
+        self.R = _RegFile(prog.slot_dtypes, N)
         # params (kernel param space), padded so typed views of any width fit
         pb = np.zeros(((len(params) + 15) // 16) * 16 + 16, dtype=np.uint8)
         pb[:len(params)] = np.frombuffer(bytes(params), dtype=np.uint8)
@@ -123,10 +149,16 @@ class Exec:
         # lanes active at issue, guard true or false (their sum is the kernel's active_insn)
         self.pc_active = [0] * len(prog.insts)
         self.pc_warp = [0] * len(prog.insts)
+        self.pc_issued: list[int] = []      # pcs whose pc_warp count became nonzero, first issue order
         self.steps = 0
         # per-warp count of issued instructions: the functional-mode %clock (see special())
         self.wclock: np.ndarray | None = np.zeros(self.W, dtype=np.int64) if prog.reads_clock else None
         self.step_limit = int(_opt(options, "functional_step_limit", 50_000_000))
+        # memcheck (gpgpusim.functional.memcheck): the hook GlobalMemory.translate calls for
+        # lanes outside every allocation; None when off, so the access path pays nothing
+        self.memcheck = _memcheck_mode(options)
+        self.mc_hook: Callable[[np.ndarray, np.ndarray, int], None] | None = \
+            self._memcheck_report if self.memcheck else None
         # per-issue scratch
         self._scratch = np.zeros(N, dtype=np.bool_)
         self.cur_masks: np.ndarray | None = None
@@ -281,6 +313,16 @@ class Exec:
             lane = int(np.flatnonzero(bad)[0])
             raise MemoryFault("misaligned", lane, int(addrs[lane]), size)
 
+    def _memcheck_report(self, pos: np.ndarray, addrs: np.ndarray, size: int) -> None:
+        """Memcheck hook of :meth:`parts` (global space): report lanes ``pos`` of the access;
+        in stop mode (2) fault at the first of them."""
+        from . import memcheck
+
+        lanes = self.fault_lanes
+        memcheck.report(self, pos if lanes is None else lanes[pos], addrs[pos], size)
+        if self.memcheck >= 2:
+            raise MemoryFault("illegal", int(pos[0]), int(addrs[pos[0]]), size)
+
     def _bounded(self, addrs: np.ndarray, size: int, limit: int) -> np.ndarray:
         """Addresses as int64 (int32 for 32-bit addresses), checked against ``[0, limit)`` and
         for alignment."""
@@ -313,7 +355,7 @@ class Exec:
         if space in ("global", "const"):
             self._check_align(addrs, size)
             out = []
-            for base, pos, offs in self.gmem.translate(addrs, size):
+            for base, pos, offs in self.gmem.translate(addrs, size, self.mc_hook):
                 view, idx = self.gmem.index(base, dt, offs)
                 out.append((view, idx, pos))
             return out

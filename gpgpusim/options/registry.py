@@ -118,7 +118,9 @@ class Registry:
                 declared.append(e)
                 self.dump_order.append(e.name)
             self.groups[group] = declared
-        for lg in LEGACY:
+        from .groups.functional import EXTENSIONS
+
+        for lg in LEGACY + EXTENSIONS:
             self._add(lg)
 
     def _add(self, e: Opt | Legacy) -> None:

@@ -10,6 +10,7 @@ use (GPGPU-Sim's lazy ``GPGPUSim_Init``, checklist C014-C016).  The config comes
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Mapping
 from typing import Any
@@ -50,4 +51,8 @@ def get_runtime() -> Any:
             cfg = load_active_config()
             reporter = Reporter(cfg, lambda line: hostio.out(line + "\n"))
             _runtime = Runtime(cfg, reporter=reporter)
+            if "_gpgpusim_cudart" in sys.modules:      # inside an application (the shim)
+                from . import interrupt
+
+                interrupt.install(_runtime)   # Ctrl-C / SIGTERM keep the statistics
         return _runtime

@@ -43,6 +43,7 @@ from .device import DEFINED_DEVICE_ATTRIBUTES, DeviceInfo
 from .errors_table import MESSAGES, NAMES
 from .modules import Kernel, Module, Registry, elf_resources, ptx_for_module
 from .stream_api import StreamApi, check_memcpy2d
+from .textures import TextureApi
 
 CUDART_VERSION = 13000          # CUDA 13.0 (cudaRuntimeGetVersion / cudaDriverGetVersion)
 ALLOC_ALIGN = 256               # cudaMalloc alignment
@@ -70,7 +71,8 @@ _STICKY_EXEMPT = {"cudaGetLastError", "cudaPeekAtLastError", "gs_error_string", 
                   "gs_push_call_configuration", "__cudaPopCallConfiguration"}
 #: what messages call the shim's internal entry points
 _PUBLIC_NAMES = {"gs_launch_kernel": "cudaLaunchKernel", "gs_mem_prefetch": "cudaMemPrefetchAsync",
-                 "gs_mem_advise": "cudaMemAdvise", "gs_malloc3d": "cudaMalloc3D", "gs_memset3d": "cudaMemset3D",
+                 "gs_mem_advise": "cudaMemAdvise", "gs_malloc3d": "cudaMalloc3D", "gs_malloc3d_array": "cudaMalloc3DArray",
+                 "gs_memset3d": "cudaMemset3D",
                  "gs_register_fatbinary": "__cudaRegisterFatBinary",
                  "gs_init_module": "__cudaInitModule", "gs_push_call_configuration": "__cudaPushCallConfiguration"}
 #: results that are not errors for the last-error state
@@ -157,7 +159,7 @@ def _check_ptr(addr: int, what: str) -> None:
         raise CudaError(Err.InvalidValue, f"{what} is NULL")
 
 
-class Runtime(StreamApi):
+class Runtime(StreamApi, TextureApi):
     """The CUDA runtime of one process (one simulated device, C026).
 
     Stream, capture and graph entry points beyond the basic ones come from the streams part's

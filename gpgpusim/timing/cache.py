@@ -37,11 +37,14 @@ line-utility partitioning, no cache bypass for ``-gpgpu_gmem_skip_L1D`` (the cor
 from __future__ import annotations
 
 from collections import deque
+from heapq import heappop, heappush, heapreplace
 from typing import Any, Callable
 
 from .mem_fetch import SECTOR_BYTES, SECTORS_PER_LINE, MemFetch, sector_byte_mask
 
 INVALID, RESERVED, VALID, MODIFIED = 0, 1, 2, 3
+# tag-array line classes (victim bookkeeping): invalid, some sector reserved, clean, modified
+_C_INV, _C_RESV, _C_CLEAN, _C_DIRTY = 0, 1, 2, 3
 
 HIT = "HIT"
 HIT_RESERVED = "HIT_RESERVED"
@@ -58,12 +61,31 @@ WRITE_ALLOCATE_SENT = "WRITE_ALLOCATE_SENT"
 
 
 def ipoly_hash(higher: int, index: int, nbanks: int) -> int:
-    """``ipoly_hash_function`` (hashing.cc): IPOLY(5)/(37)/(67) for 16, 32 and 64 sets/banks."""
+    """``ipoly_hash_function`` (hashing.cc): IPOLY(5)/(37)/(67) for 16, 32 and 64 sets/banks.
+
+    The hash is linear over GF(2) and reads bits 0..18 of ``higher``: it is evaluated as two
+    table look-ups (bits 0..9, 10..19) XOR the low bits of ``index``."""
+    t = _IPOLY_TABLES.get(nbanks)
+    if t is None:
+        if nbanks not in (16, 32, 64):
+            raise ValueError(f"IPOLY hashing supports 16, 32 or 64 sets/banks, not {nbanks}")
+        t = _IPOLY_TABLES[nbanks] = (
+            [_ipoly_hash_bits(h, 0, nbanks) for h in range(1024)],
+            [_ipoly_hash_bits(h << 10, 0, nbanks) for h in range(1024)])
+    return t[0][higher & 1023] ^ t[1][(higher >> 10) & 1023] ^ (index & (nbanks - 1))
+
+
+_IPOLY_TABLES: dict[int, tuple[list[int], list[int]]] = {}
+
+
+def _ipoly_hash_bits(higher: int, index: int, nbanks: int) -> int:
+    """The bit-by-bit definition of :func:`ipoly_hash` (builds its tables)."""
     def a(i: int) -> int:
         return higher >> i & 1
 
     def b(i: int) -> int:
         return index >> i & 1
+    bits: tuple[int, ...]
     if nbanks == 16:
         bits = (a(11) ^ a(10) ^ a(9) ^ a(8) ^ a(6) ^ a(4) ^ a(3) ^ a(0) ^ b(0),
                 a(12) ^ a(8) ^ a(7) ^ a(6) ^ a(5) ^ a(3) ^ a(1) ^ a(0) ^ b(1),
@@ -309,8 +331,10 @@ class Cache:
         self.wr_alloc_type = "L1_WR_ALLOC_R" if level == 1 else "L2_WR_ALLOC_R"
         self.fetch_factory = fetch_factory or self._default_factory
         self.now_fn = now_fn
-        self.lines = [Line() for _ in range(self.nset * self.assoc)]
         self.n_dirty = 0
+        self._lru = self.replacement != "F"
+        self._reset_tag_array()
+        self._set_memo: dict[int, int] = {}
         self.mshr: dict[int, list[MemFetch]] = {}
         self.mshr_atomic: set[int] = set()
         self.ready: deque[int] = deque()
@@ -330,9 +354,18 @@ class Cache:
         return addr & ~(self.atom_bytes - 1)
 
     def set_index(self, addr: int) -> int:
-        if self.set_index_addr is not None:
-            addr = self.set_index_addr(addr)
-        return hash_set_index(addr, self.nset, self.line_log2, self.set_function)
+        if self.set_function == "L" and self.set_index_addr is None:
+            return (addr >> self.line_log2) & (self.nset - 1)
+        # hashing (and the L2's partition-address mapping) is pure: memoise it (bounded)
+        memo = self._set_memo
+        s = memo.get(addr)
+        if s is None:
+            a = addr if self.set_index_addr is None else self.set_index_addr(addr)
+            s = hash_set_index(a, self.nset, self.line_log2, self.set_function)
+            if len(memo) >= 1 << 16:
+                memo.clear()
+            memo[addr] = s
+        return s
 
     def _sidx(self, sector_mask: int) -> int:
         """``get_sector_index``: the first sector of the mask (always 0 for a line cache)."""
@@ -341,20 +374,183 @@ class Cache:
         return (sector_mask & -sector_mask).bit_length() - 1
 
     # ------------------------------------------------------------------ tag array
+    # The tag array answers exactly what GPGPU-Sim's linear way scan answers, with per-set
+    # indices instead of the scan:
+    #
+    # * ``_tags[set]``: block address -> lowest way holding it in a line that is not fully
+    #   invalid (the scan returns at the first such tag match; invalid tag matches fall through
+    #   and are ordinary invalid victims).  Two such lines with one tag can only arise from
+    #   fills into invalidated lines; ``_dup`` then makes removals rescan the set.
+    # * lines are created on first use: ways ``[0, _pristine[set])`` of a set were never
+    #   handed out (``lines[i] is None``, invalid).  The scan's victim is the *last* invalid
+    #   way, so pristine ways are used top down and stay a prefix.
+    # * ``_inv[set]``: max-heap (negated index) of created ways that became invalid;
+    #   ``_clean[set]`` / ``_dirty[set]``: min-heaps of (LRU/FIFO stamp, index) of lines with no
+    #   reserved sector, without / with a modified sector.  Entries are validated lazily
+    #   against ``_cls`` (the class as last synchronised) and the line's stamp: an entry's
+    #   stamp is a lower bound (LRU stamps only grow on a hit; a smaller one is pushed), so an
+    #   outdated top is re-keyed, and the valid top is the first oldest way, as in the scan.
+    # Every change of a line's sector status or tag goes through :meth:`_sync`.
+
+    def _reset_tag_array(self) -> None:
+        n = self.nset * self.assoc
+        self.lines: list[Any] = [None] * n
+        self._cls = bytearray(n)          # _C_INV for pristine / invalid
+        self._regtag: list[int | None] = [None] * n
+        self._tags: list[dict[int, int]] = [{} for _ in range(self.nset)]
+        self._pristine = [self.assoc] * self.nset
+        self._inv: list[list[int]] = [[] for _ in range(self.nset)]
+        self._clean: list[list[tuple[int, int]]] = [[] for _ in range(self.nset)]
+        self._dirty: list[list[tuple[int, int]]] = [[] for _ in range(self.nset)]
+        self._dup = False
+        # GPGPU-Sim indexes line -1 (the last line) after a failed allocation: keep it real
+        self.lines[n - 1] = Line()
+        self._pristine[self.nset - 1] -= 1
+        self._inv[self.nset - 1].append(-(n - 1))
+
+    def _line(self, idx: int) -> Line:
+        line = self.lines[idx]
+        if line is None:
+            line = self.lines[idx] = Line()
+        return line
+
+    def _stamp(self, line: Line) -> int:
+        return line.last_access if self._lru else line.alloc_time
+
+    def _sync(self, idx: int) -> None:
+        """Bring the per-set indices up to date with line ``idx``'s status and tag."""
+        line = self.lines[idx]
+        st = line.status
+        if RESERVED in st:
+            c = _C_RESV
+        elif MODIFIED in st:
+            c = _C_DIRTY
+        elif VALID in st:
+            c = _C_CLEAN
+        else:
+            c = _C_INV
+        s = idx // self.assoc
+        want = None if c == _C_INV else line.tag
+        reg = self._regtag[idx]
+        if reg != want:
+            if reg is not None:
+                self._unregister(s, reg, idx)
+            if want is not None:
+                d = self._tags[s]
+                cur = d.get(want)
+                if cur is None:
+                    d[want] = idx
+                else:
+                    self._dup = True
+                    if idx < cur:
+                        d[want] = idx
+            self._regtag[idx] = want
+        if c != self._cls[idx]:
+            self._cls[idx] = c
+            if c == _C_CLEAN:
+                self._push(self._clean[s], (self._stamp(line), idx))
+            elif c == _C_DIRTY:
+                self._push(self._dirty[s], (self._stamp(line), idx))
+            elif c == _C_INV:
+                heappush(self._inv[s], -idx)
+
+    def _push(self, heap: list[tuple[int, int]], entry: tuple[int, int]) -> None:
+        heappush(heap, entry)
+        if len(heap) > 2 * self.assoc + 16:   # drop stale / duplicate entries
+            c = _C_CLEAN if heap in self._clean else _C_DIRTY
+            s = entry[1] // self.assoc
+            base = s * self.assoc
+            lines, cls = self.lines, self._cls
+            heap[:] = sorted((self._stamp(lines[i]), i) for i in range(base, base + self.assoc) if cls[i] == c)
+
+    def _unregister(self, s: int, tag: int, idx: int) -> None:
+        d = self._tags[s]
+        if d.get(tag) != idx:
+            return
+        del d[tag]
+        if self._dup:
+            base = s * self.assoc
+            regtag = self._regtag
+            for i in range(base, base + self.assoc):
+                if i != idx and regtag[i] == tag:
+                    d[tag] = i
+                    break
+
+    def _top(self, heap: list[tuple[int, int]], c: int) -> tuple[int, int] | None:
+        """The valid (stamp, index) minimum of a victim heap, or None."""
+        cls, lines, lru = self._cls, self.lines, self._lru
+        while heap:
+            k, idx = heap[0]
+            if cls[idx] != c:
+                heappop(heap)
+                continue
+            line = lines[idx]
+            ts = line.last_access if lru else line.alloc_time
+            if k == ts:
+                return heap[0]
+            if k < ts:
+                heapreplace(heap, (ts, idx))
+            else:               # a later, smaller entry of the same line exists
+                heappop(heap)
+        return None
+
     def probe(self, addr: int, sector_mask: int, is_write: bool) -> tuple[str, int]:
         """``tag_array::probe`` -> (status, line index)."""
+        set_idx = self.set_index(addr)
+        tag = addr & ~(self.line_bytes - 1)
+        idx = self._tags[set_idx].get(tag)
+        if idx is not None:
+            sidx = (sector_mask & -sector_mask).bit_length() - 1 if (self.sectored and sector_mask) else 0
+            line = self.lines[idx]
+            st = line.status[sidx]
+            if st == RESERVED:
+                return HIT_RESERVED, idx
+            if st == VALID:
+                return HIT, idx
+            if st == MODIFIED:
+                if is_write or line.readable[sidx]:
+                    return HIT, idx
+                return SECTOR_MISS, idx
+            if self.sectored:
+                return SECTOR_MISS, idx
+            return self._probe_scan(addr, sector_mask, is_write)   # not reachable in practice
+        # miss: the last invalid way, else the oldest way without a reserved sector
+        base = set_idx * self.assoc
+        inv = self._inv[set_idx]
+        cls = self._cls
+        while inv and cls[-inv[0]] != _C_INV:
+            heappop(inv)
+        victim = -inv[0] if inv else -1
+        p = self._pristine[set_idx]
+        if p and base + p - 1 > victim:
+            victim = base + p - 1
+            self._pristine[set_idx] = p - 1
+            self.lines[victim] = Line()
+            heappush(inv, -victim)
+        if victim >= 0:
+            return MISS, victim
+        best = self._top(self._clean[set_idx], _C_CLEAN)
+        if (100.0 * self.n_dirty / (self.nset * self.assoc)) >= self.wr_percent:
+            d = self._top(self._dirty[set_idx], _C_DIRTY)
+            if d is not None and (best is None or d < best):
+                best = d
+        if best is None:
+            return RESERVATION_FAIL, -1
+        return MISS, best[1]
+
+    def _probe_scan(self, addr: int, sector_mask: int, is_write: bool) -> tuple[str, int]:
+        """GPGPU-Sim's linear scan (reference; used only for a line cache whose matching line
+        has an invalid sector 0 but is not invalid)."""
         set_idx = self.set_index(addr)
         tag = self.block_addr(addr)
         sidx = self._sidx(sector_mask)
         base = set_idx * self.assoc
-        lines = self.lines
         invalid_line = -1
         valid_line = -1
         valid_ts = 1 << 64
         all_reserved = True
-        lru = self.replacement != "F"
         for idx in range(base, base + self.assoc):
-            line = lines[idx]
+            line = self._line(idx)
             if line.tag == tag:
                 st = line.status[sidx]
                 if st == RESERVED:
@@ -373,21 +569,49 @@ class Cache:
                     if line.is_invalid():
                         invalid_line = idx
                     else:
-                        ts = line.last_access if lru else line.alloc_time
+                        ts = line.last_access if self._lru else line.alloc_time
                         if ts < valid_ts:
                             valid_ts = ts
                             valid_line = idx
+        self._rebuild()
         if all_reserved:
             return RESERVATION_FAIL, -1
         return MISS, (invalid_line if invalid_line >= 0 else valid_line)
+
+    def _rebuild(self) -> None:
+        """Recompute every per-set index from the lines (after bulk status changes)."""
+        lines = self.lines
+        for s in range(self.nset):
+            self._tags[s].clear()
+            self._inv[s].clear()
+            self._clean[s].clear()
+            self._dirty[s].clear()
+        self._dup = False
+        for i, line in enumerate(lines):
+            self._regtag[i] = None
+            self._cls[i] = _C_INV
+            if line is not None:
+                s = i // self.assoc
+                if i >= s * self.assoc + self._pristine[s]:
+                    heappush(self._inv[s], -i)      # _sync pops it lazily if not invalid
+                self._sync(i)
 
     def _tag_access(self, addr: int, time: int, fetch: MemFetch) -> tuple[str, int, tuple[int, int, int, int] | None]:
         """``tag_array::access`` -> (status, index, evicted (block, size, byte mask, sector mask) or None)."""
         status, idx = self.probe(addr, fetch.sector_mask, fetch.is_write)
         evicted = None
         sidx = self._sidx(fetch.sector_mask)
-        if status in (HIT, HIT_RESERVED):
-            self.lines[idx].touch(time, sidx)
+        if status is HIT or status is HIT_RESERVED:
+            line = self.lines[idx]
+            if self._lru:
+                old = line.last_access
+                line.sector_access[sidx] = time
+                line.last_access = time
+                if time < old and self._cls[idx] >= _C_CLEAN:
+                    s = idx // self.assoc
+                    self._push(self._clean[s] if self._cls[idx] == _C_CLEAN else self._dirty[s], (time, idx))
+            else:
+                line.touch(time, sidx)
         elif status == MISS:
             if self.alloc_on_miss:
                 line = self.lines[idx]
@@ -396,6 +620,7 @@ class Cache:
                                line.dirty_byte_mask, line.dirty_sector_mask())
                     self.n_dirty -= 1
                 line.allocate(self.block_addr(addr), self.block_addr(addr), time, sidx)
+                self._sync(idx)
         elif status == SECTOR_MISS:
             if self.alloc_on_miss:
                 line = self.lines[idx]
@@ -403,6 +628,7 @@ class Cache:
                 line.allocate_sector(time, sidx)
                 if before and not line.is_modified():
                     self.n_dirty -= 1
+                self._sync(idx)
         return status, idx, evicted
 
     def _tag_fill_addr(self, addr: int, time: int, sector_mask: int, byte_mask: int, is_write: bool) -> None:
@@ -423,12 +649,15 @@ class Cache:
         line.fill(time, sidx, byte_mask)
         if line.is_modified() and not before:
             self.n_dirty += 1
+        self._sync(idx)
 
-    def _mark_modified(self, line: Line, fetch: MemFetch) -> None:
+    def _mark_modified(self, idx: int, fetch: MemFetch) -> None:
+        line = self.lines[idx]
         if not line.is_modified():
             self.n_dirty += 1
         line.status[self._sidx(fetch.sector_mask)] = MODIFIED
         line.dirty_byte_mask |= fetch.byte_mask
+        self._sync(idx)
 
     def _update_readable(self, line: Line, fetch: MemFetch) -> None:
         """``data_cache::update_m_readable``."""
@@ -557,7 +786,7 @@ class Cache:
     def _rd_hit(self, fetch: MemFetch, addr: int, idx: int, now: int) -> str:
         _, idx, _ = self._tag_access(self.block_addr(addr), now, fetch)
         if fetch.is_atomic:
-            self._mark_modified(self.lines[idx], fetch)
+            self._mark_modified(idx, fetch)
         return HIT
 
     def _rd_miss(self, fetch: MemFetch, addr: int, idx: int, now: int, events: list[str]) -> str:
@@ -578,7 +807,7 @@ class Cache:
         if wp == "B":
             _, idx, _ = self._tag_access(self.block_addr(addr), now, fetch)
             line = self.lines[idx]
-            self._mark_modified(line, fetch)
+            self._mark_modified(idx, fetch)
             self._update_readable(line, fetch)
             return HIT
         if self._miss_queue_full(0):
@@ -587,7 +816,7 @@ class Cache:
         if wp == "T":
             _, idx, _ = self._tag_access(self.block_addr(addr), now, fetch)
             line = self.lines[idx]
-            self._mark_modified(line, fetch)
+            self._mark_modified(idx, fetch)
             self._update_readable(line, fetch)
             events.append(WRITE_REQUEST_SENT)
             self.miss_queue.append(fetch)
@@ -596,6 +825,7 @@ class Cache:
         events.append(WRITE_REQUEST_SENT)
         self.miss_queue.append(fetch)
         self.lines[idx].status[self._sidx(fetch.sector_mask)] = INVALID
+        self._sync(idx)
         return HIT
 
     def _wr_alloc_fetch(self, fetch: MemFetch, now: int, link: bool) -> MemFetch:
@@ -649,7 +879,7 @@ class Cache:
                     return RESERVATION_FAIL
                 st, idx, evicted = self._tag_access(self.block_addr(addr), now, fetch)
                 line = self.lines[idx]
-                self._mark_modified(line, fetch)
+                self._mark_modified(idx, fetch)
                 if st != RESERVATION_FAIL:
                     if evicted is not None and self.write_policy != "T":
                         self._send_writeback(evicted, fetch, now, events)
@@ -684,7 +914,7 @@ class Cache:
         st, idx, evicted = self._tag_access(self.block_addr(addr), now, fetch)
         line = self.lines[idx]
         sidx = self._sidx(fetch.sector_mask)
-        self._mark_modified(line, fetch)
+        self._mark_modified(idx, fetch)
         if st == HIT_RESERVED:
             line.modified_on_fill[sidx] = True
             line.byte_mask_on_fill = True
@@ -738,6 +968,17 @@ class Cache:
             st.fill_port_busy += 1
             self.fill_port_occupied -= 1
 
+    def idle_cycles(self, n: int) -> None:
+        """``n`` :meth:`cycle` calls with nothing to send (port counters in bulk)."""
+        st = self.stats
+        st.port_cycles += n
+        d = min(n, self.data_port_occupied)
+        st.data_port_busy += d
+        self.data_port_occupied -= d
+        f = min(n, self.fill_port_occupied)
+        st.fill_port_busy += f
+        self.fill_port_occupied -= f
+
     # ------------------------------------------------------------------ miss queue
     def miss_queue_empty(self) -> bool:
         return not self.miss_queue
@@ -770,12 +1011,12 @@ class Cache:
             line.fill(now, self._sidx(fetch.sector_mask), fetch.byte_mask)
             if line.is_modified() and not before:
                 self.n_dirty += 1
+            self._sync(e.cache_index)
         else:
             self._tag_fill_addr(e.block_addr, now, fetch.sector_mask, fetch.byte_mask, fetch.is_write)
         self.ready.append(e.block_addr)
         if e.block_addr in self.mshr_atomic:
-            line = self.lines[e.cache_index]
-            self._mark_modified(line, fetch)
+            self._mark_modified(e.cache_index, fetch)
         self.fill_port_occupied += self.atom_bytes // self.port_width
 
     def access_ready(self) -> bool:
@@ -799,17 +1040,33 @@ class Cache:
     # ------------------------------------------------------------------ maintenance
     def flush(self) -> None:
         """``tag_array::flush``: invalidate modified lines (no write-back traffic, as GPGPU-Sim)."""
-        for line in self.lines:
-            if line.is_modified():
+        for idx, line in enumerate(self.lines):
+            if line is not None and line.is_modified():
                 for i in range(SECTORS_PER_LINE):
                     line.status[i] = INVALID
+                self._sync(idx)
         self.n_dirty = 0
 
     def invalidate(self) -> None:
         for line in self.lines:
-            for i in range(SECTORS_PER_LINE):
-                line.status[i] = INVALID
+            if line is not None:
+                st = line.status
+                for i in range(SECTORS_PER_LINE):
+                    st[i] = INVALID
         self.n_dirty = 0
+        n = self.nset * self.assoc
+        self._cls = bytearray(n)
+        self._regtag = [None] * n
+        self._dup = False
+        lines = self.lines
+        for s in range(self.nset):
+            self._tags[s].clear()
+            self._clean[s].clear()
+            self._dirty[s].clear()
+            base = s * self.assoc
+            inv = [-i for i in range(base + self._pristine[s], base + self.assoc) if lines[i] is not None]
+            inv.sort()
+            self._inv[s] = inv
 
     def busy(self) -> bool:
         return bool(self.miss_queue or self.mshr or self.ready)

@@ -358,9 +358,14 @@ class TimingGpu(Gpu):
                 mem.step(mask, now)
             if mask & CORE:
                 more = any(r.more_ctas() for r in self.runs)
-                for core in self.cores:
-                    if not core.asleep:
-                        core.cycle(now)
+                if self.skip_idle:
+                    for core in self.cores:
+                        if not core.asleep:
+                            core.cycle(now)
+                else:   # the reference loop: every core that has work or threads, every cycle
+                    for core in self.cores:
+                        if core.n_live_ctas or not core.asleep:
+                            core.cycle(now)
                 self.gpu_sim_cycle += 1
                 self.now_cycles += 1
                 if more:
@@ -397,19 +402,23 @@ class TimingGpu(Gpu):
                 if core.l1_dirty and core.ldst.l1d is not None:
                     core.ldst.invalidate_l1()
                     core.l1_dirty = False
-        ticks = 0
+        ticks = n_icnt = n_l2 = n_dram = 0
         while ticks < need:
             smallest = min(self.t_core, self.t_icnt, self.t_dram)
             if self.t_l2 <= smallest:
                 smallest = self.t_l2
                 self.t_l2 += pl
+                n_l2 += 1
             if self.t_icnt <= smallest:
                 self.t_icnt += pi
+                n_icnt += 1
             if self.t_dram <= smallest:
                 self.t_dram += pd
+                n_dram += 1
             if self.t_core <= smallest:
                 self.t_core += pc
                 ticks += 1
+        self.mem.idle_ticks(n_icnt, n_l2, n_dram)
         self.gpu_sim_cycle += ticks
         self.now_cycles += ticks
         for r in self.runs:
@@ -497,6 +506,9 @@ class TimingGpu(Gpu):
     def _fold_core_counters(self) -> None:
         from .cache import publish_cache_stats
         st = self.stats
+        now = self.gpu_tot_sim_cycle + self.gpu_sim_cycle
+        for c in self.cores:
+            c.settle_sleep(now)
         self.mem.publish_stats()
         l1ds = [c.ldst.l1d for c in self.cores if c.ldst.l1d is not None]
         if l1ds:

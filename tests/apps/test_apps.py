@@ -62,9 +62,10 @@ EXPECTED_FAULTS = {
 # Apps that exercise a simulator gap already reported to the lead; their tests are xfail
 # (not strict, so a fix shows up as XPASS) until the gap is closed.
 #: apps whose kernels spin-wait on other CTAs, so instruction counts depend on scheduling order
-SPIN_WAITING = {"grid_sync"}
+SPIN_WAITING = {"grid_sync", "spin_forever"}
 
-KNOWN_GAPS: dict[str, str] = {}  # app -> reason, for simulator gaps still open (xfail, non-strict)
+KNOWN_GAPS: dict[str, str] = {  # app -> reason, for simulator gaps still open (xfail, non-strict)
+}
 
 _results: dict[tuple[str, str], AppRun] = {}
 
@@ -441,3 +442,25 @@ def test_app_in_timing_mode(app, run_app, timing_model):
         counts_t, counts_f = sorted(counts_t), sorted(counts_f)
     assert counts_t == counts_f
     assert all(k["cycles"] > 0 for k in timed.stats["kernels"])
+
+
+def test_stencil_oob_memcheck_reports_each_access(app_bin, tmp_path):
+    """stencil_oob reads the row before its first cudaMalloc block: it passes by default (the
+    page is mapped, as on hardware); ``--memcheck`` reports every such read once, compute-
+    sanitizer style, and the program still passes; ``--memcheck=stop`` stops the kernel."""
+    cmd = gpgpusim_cmd() + ["run", "--functional", "--memcheck", "--set",
+                            "-gpgpusim_memcheck_print_limit=0", "--", str(app_bin / "stencil_oob")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=sim_env(), cwd=tmp_path, timeout=TIMEOUT_S)
+    assert proc.returncode == 0 and "stencil_oob: PASS" in proc.stdout, proc.stdout + proc.stderr
+    err = proc.stderr
+    assert err.count("========= Invalid __global__ read of size 4 bytes") == 128     # x = 0..127, row 0
+    assert "=========     by thread (0,0,0) in block (0,0,0)" in err
+    assert ("=========     Address 0xbffffe00 is 512 bytes before the nearest allocation at 0xc0000000 "
+            "of size 32768 bytes") in err
+    assert "ld.global.u32" in err and err.rstrip().endswith("========= ERROR SUMMARY: 128 errors")
+    stop = subprocess.run(gpgpusim_cmd() + ["run", "--functional", "--memcheck=stop", "--",
+                                            str(app_bin / "stencil_oob")],
+                          capture_output=True, text=True, env=sim_env(), cwd=tmp_path, timeout=TIMEOUT_S)
+    assert stop.returncode != 0 and "cudaErrorIllegalAddress" in stop.stdout + stop.stderr
+    # stop mode reports the faulting instruction's out-of-bounds threads, then stops the kernel
+    assert "Address 0xbffffe00 is 512 bytes before" in stop.stderr and "ERROR SUMMARY: " in stop.stderr

@@ -89,8 +89,8 @@ def test_vector_faults_name_first_bad_lane():
     g = GlobalMemory()
     a = g.allocate(64)
     with pytest.raises(MemoryFault) as e:
-        g.load(np.array([a, a + 64, a + 128], dtype=np.uint64), np.uint32)
-    assert (e.value.kind, e.value.lane, e.value.address) == ("illegal", 1, a + 64)
+        g.load(np.array([a, a + (8 << 20), a + (16 << 20)], dtype=np.uint64), np.uint32)
+    assert (e.value.kind, e.value.lane, e.value.address) == ("illegal", 1, a + (8 << 20))
     with pytest.raises(MemoryFault) as e:
         g.load(np.array([a, a + 62], dtype=np.uint64), np.uint32)
     assert (e.value.kind, e.value.lane) == ("misaligned", 1)

@@ -7,7 +7,7 @@ Checklist: C195, C209.
 
 from __future__ import annotations
 
-from ..registry import Opt
+from ..registry import Legacy, Opt
 
 OPTIONS = [
     Opt("gpgpu_ptx_use_cuobjdump", "ptx_use_cuobjdump", "bool", "1",
@@ -40,4 +40,17 @@ OPTIONS = [
         "Executed instructions' debug output file"),
     Opt("gpgpu_ptx_inst_debug_thread_uid", "ptx_inst_debug_thread_uid", "int", "1",
         "Thread UID for executed instructions' debug output"),
+]
+
+# Options of this simulator that GPGPU-Sim does not have: accepted wherever GPGPU-Sim options are
+# (config files, --set, $GPGPUSIM_OPTIONS), kept out of the option dump so that it still matches
+# GPGPU-Sim's line for line (registered like the legacy options, see registry.EXTENSIONS).
+EXTENSIONS = [
+    Legacy("gpgpusim_memcheck", "memcheck", "0",
+           "report every device access outside a live allocation as compute-sanitizer's memcheck "
+           "does (0 = off, 1 = report and continue, 2 = report and stop with cudaErrorIllegalAddress)",
+           "int"),
+    Legacy("gpgpusim_memcheck_print_limit", "memcheck_print_limit", "100",
+           "memcheck prints at most this many reports (0 = no limit); the error summary counts all",
+           "int"),
 ]

@@ -181,6 +181,8 @@ class ShaderCore:
         self.l1_dirty = False     # the L1D holds lines since the last invalidation
         self.last_issue = 0       # cycle of the last issued instruction (deadlock detection)
         self.asleep = False       # quiescent until a memory reply or a CTA arrives
+        self.slept_at: int | None = None   # first cycle slept through (with threads resident)
+        self.trace: list[tuple[int, int, int]] | None = None   # (cycle, warp slot, pc) per issue
         self.busy_cycle = False   # something issued, fetched, retired or flushed this cycle
 
     def _unit_depths(self) -> dict[int, int]:
@@ -253,6 +255,9 @@ class ShaderCore:
 
     # ------------------------------------------------------------------ the cycle
     def cycle(self, now: int) -> None:
+        if self.slept_at is not None:
+            self.settle_sleep(now)
+        self.asleep = False
         self.cycles_active += 1
         self.busy_cycle = False
         self._writeback(now)
@@ -268,6 +273,8 @@ class ShaderCore:
                 break       # nothing to fetch: later calls this cycle would find nothing either
         if not self.busy_cycle and self._quiescent():
             self.asleep = True
+            if self.n_live_ctas:       # GPGPU-Sim keeps cycling a core that has threads
+                self.slept_at = now + 1
 
     def _quiescent(self) -> bool:
         """Nothing in the pipeline and nothing that can issue or fetch: the next cycles are
@@ -286,8 +293,18 @@ class ShaderCore:
                 return False
         return self.ldst.idle()
 
-    def wake(self) -> None:
-        self.asleep = False
+    def settle_sleep(self, now: int) -> None:
+        """Account the cycles this core slept through (from ``slept_at`` up to ``now``) as the
+        idle cycles they were: only the L1D's per-cycle port counters change."""
+        if self.slept_at is None:
+            return
+        missed = now - self.slept_at
+        l1d = self.ldst.l1d
+        if missed > 0:
+            self.cycles_active += missed
+            if l1d is not None:
+                l1d.idle_cycles(missed)
+        self.slept_at = now if self.asleep else None
 
     # -- writeback ------------------------------------------------------------------------
     def _writeback(self, now: int) -> None:
@@ -466,6 +483,8 @@ class ShaderCore:
         self.n_inflight += 1
         self.busy_cycle = True
         self.last_issue = now
+        if self.trace is not None:
+            self.trace.append((now, w.slot, pc))
         self.n_warp_insn += 1
         self.n_thread_insn += ex.bit_count()
         if inst.is_atomic and ex:
@@ -516,6 +535,7 @@ class ShaderCore:
         w.ibuf = ib
         w.in_pipe += len(ib)
         self.fetch_buf = None
+        self.busy_cycle = True
 
     def _fetch(self) -> bool:
         """One fetch (``shader_core_ctx::fetch``); False when no warp could be fetched for

@@ -210,6 +210,19 @@ class MemorySystem:
         if mask & ICNT:
             self.icnt_transfer()
 
+    def idle_ticks(self, n_icnt: int, n_l2: int, n_dram: int) -> None:
+        """Account clock ticks of an :meth:`idle` memory system in bulk (each such tick only
+        bumps per-cycle counters): ``n_icnt`` interconnect, ``n_l2`` L2 and ``n_dram`` DRAM
+        ticks, exactly as that many :meth:`step` calls would."""
+        assert self.idle(), "idle_ticks on a busy memory system"
+        self.n_l2_cycles += n_l2
+        self.icnt.req.idle_advance(n_icnt)
+        if self.icnt.reply is not self.icnt.req:
+            self.icnt.reply.idle_advance(n_icnt)
+        if n_dram:
+            for p in self.partitions:
+                p.dram.idle_cycles(n_dram)
+
     # ------------------------------------------------------------------ state
     def busy(self) -> bool:
         """GPGPU-Sim's notion (``memory_partition_unit::busy`` or ``icnt_busy``): a request from

@@ -11,7 +11,7 @@ then re-hashed by ``-gpgpu_memory_partition_indexing`` (0 none, 1 XOR, 2 IPOLY; 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ..cache import bitwise_xor_hash, ipoly_hash
 
@@ -40,6 +40,34 @@ def _pack(positions: list[int], value: int) -> int:
         if value >> i & 1:
             r |= 1 << k
     return r
+
+
+def _packer(positions: list[int]) -> Callable[[int], int]:
+    """A table-driven :func:`_pack` for fixed ``positions``: one 256-entry table per address
+    byte that has a selected bit."""
+    tables = []
+    for byte in range(8):
+        sel = [(k, i - 8 * byte) for k, i in enumerate(positions) if 8 * byte <= i < 8 * byte + 8]
+        if sel:
+            tables.append((8 * byte, [sum(1 << k for k, b in sel if v >> b & 1) for v in range(256)]))
+    if not tables:
+        return lambda value: 0
+    if len(tables) == 1:
+        (sh, t), = tables
+        return lambda value: t[value >> sh & 255]
+    if len(tables) == 2:
+        (s0, t0), (s1, t1) = tables
+        return lambda value: t0[value >> s0 & 255] | t1[value >> s1 & 255]
+    if len(tables) == 3:
+        (s0, t0), (s1, t1), (s2, t2) = tables
+        return lambda value: t0[value >> s0 & 255] | t1[value >> s1 & 255] | t2[value >> s2 & 255]
+
+    def pack(value: int) -> int:
+        r = 0
+        for sh, t in tables:
+            r |= t[value >> sh & 255]
+        return r
+    return pack
 
 
 class AddressDecoder:
@@ -80,33 +108,47 @@ class AddressDecoder:
                     want -= 1
         self.sub_partition_id_mask = sub_mask
         self._part_keep = _positions(~(chip | sub_mask) & _M64)
+        self._pk = {k: _packer(v) for k, v in self._pos.items()}
+        self._pk_part = _packer(self._part_keep)
+        self._pk_gap_part = _packer(_positions(~sub_mask & _M64))
+        self._memo: dict[int, tuple[int, int, int, int, int]] = {}
 
     def partition_address(self, addr: int) -> int:
         """``partition_address``: the address with chip and sub-partition bits removed (the L2
         hashes its sets with it)."""
         if not self.gap:
-            return _pack(self._part_keep, addr)
+            return self._pk_part(addr)
         s = self.chip_start
         pa = ((addr >> s) // self.n_channel) << s | (addr & ((1 << s) - 1))
-        return _pack(_positions(~self.sub_partition_id_mask & _M64), pa)
+        return self._pk_gap_part(pa)
 
     def decode(self, addr: int) -> tuple[int, int, int, int, int]:
         """``addrdec_tlx`` -> (chip, sub_partition (global id), bank, row, column)."""
-        p = self._pos
+        memo = self._memo
+        r = memo.get(addr)
+        if r is None:
+            r = self._decode(addr)
+            if len(memo) >= 1 << 16:
+                memo.clear()
+            memo[addr] = r
+        return r
+
+    def _decode(self, addr: int) -> tuple[int, int, int, int, int]:
+        p = self._pk
         if not self.gap:
-            chip = _pack(p["CHIP"], addr)
-            bk = _pack(p["BK"], addr)
-            row = _pack(p["ROW"], addr)
-            col = _pack(p["COL"], addr)
+            chip = p["CHIP"](addr)
+            bk = p["BK"](addr)
+            row = p["ROW"](addr)
+            col = p["COL"](addr)
             high = addr >> (self.chip_start + self.log2channel + self.log2sub) if self.chip_start >= 0 else 0
         else:
             s = self.chip_start
             chip = (addr >> s) % self.n_channel
             rest = ((addr >> s) // self.n_channel) << s | (addr & ((1 << s) - 1))
             high = (addr >> s) // self.n_channel
-            bk = _pack(p["BK"], rest)
-            row = _pack(p["ROW"], rest)
-            col = _pack(p["COL"], rest)
+            bk = p["BK"](rest)
+            row = p["ROW"](rest)
+            col = p["COL"](rest)
         n_sub = self.n_sub
         if self.indexing == 1:
             chip = bitwise_xor_hash(high, chip, self.n_channel)

@@ -81,6 +81,13 @@ class XbarRouter:
     def busy(self) -> bool:
         return self.n_in_flight > 0 or self.n_out > 0
 
+    def idle_advance(self, n: int) -> None:
+        """``n`` :meth:`advance` calls with nothing in flight (the idle branch, in bulk)."""
+        self.cycles += n
+        self.out_buffer_util += self.n_out * n
+        if self.algo != 1:
+            self.next_node_id = (self.next_node_id + n) % self.n_nodes
+
     def advance(self) -> None:
         if self.n_in_flight == 0:
             # nothing to move: only the per-cycle counters change

@@ -1,0 +1,145 @@
+"""Ctrl-C / SIGTERM during a never-ending kernel keep the statistics (gpgpusim.runtime.interrupt):
+``apps/spin_forever forever`` runs under ``gpgpusim run -o out.json``; once its kernel spins, a
+signal stops it; the exit code, the interrupted line, the end-of-run output and the JSON are
+checked."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from gpgpusim.runtime import interrupt
+
+REPO = Path(__file__).resolve().parents[2]
+APPS = REPO / "apps"
+
+
+def _nvcc() -> str | None:
+    env = os.environ.get("NVCC")
+    if env:
+        return env if shutil.which(env) else None
+    for cand in ("nvcc", "/usr/local/bin/nvcc", "/usr/local/cuda/bin/nvcc"):
+        if shutil.which(cand):
+            return shutil.which(cand)
+    return None
+
+
+@pytest.fixture(scope="module")
+def spin_app() -> Path:
+    nvcc = _nvcc()
+    if nvcc is None or shutil.which("make") is None:
+        pytest.skip("nvcc or make not found: apps/spin_forever cannot be built")
+    proc = subprocess.run(["make", "-s", "-C", str(APPS), "bin/spin_forever", f"NVCC={nvcc}"],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return APPS / "bin" / "spin_forever"
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env["GPGPUSIM_PYTHONPATH"] = str(REPO)
+    for var in ("PTX_SIM_MODE_FUNC", "GPGPUSIM_DRIVER", "GPGPUSIM_CONFIG", "GPGPUSIM_OPTIONS",
+                "GPGPUSIM_STATS_JSON"):
+        env.pop(var, None)
+    return env
+
+
+def _start(app: Path, tmp_path: Path, *extra: str) -> tuple[subprocess.Popen, list[str], threading.Event]:
+    """``gpgpusim run`` in its own session (like a terminal's foreground job); returns the
+    process, its stdout lines (filled by a reader thread) and an event set once the kernel spins."""
+    cmd = [sys.executable, "-c", "import sys; from gpgpusim.cli import main; sys.exit(main())",
+           "run", "--functional", "-o", str(tmp_path / "out.json"), *extra, "--", str(app), "forever"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=tmp_path, env=_env(), start_new_session=True)
+    lines: list[str] = []
+    spinning = threading.Event()
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line)
+            if "spin_forever: kernel spinning" in line:
+                spinning.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    return proc, lines, spinning
+
+
+def _finish(proc: subprocess.Popen, spinning: threading.Event, sig: int, group: bool) -> tuple[int, float, str]:
+    try:
+        assert spinning.wait(120), "the kernel never started"
+        time.sleep(0.5)                      # well inside the kernel's spin loop
+        t0 = time.monotonic()
+        if group:
+            os.killpg(proc.pid, sig)         # what the terminal does on Ctrl-C
+        else:
+            proc.send_signal(sig)            # `kill PID` of gpgpusim run: forwarded to the app
+        rc = proc.wait(30)
+        took = time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.stderr is not None
+    return rc, took, proc.stderr.read()
+
+
+def test_sigint_keeps_statistics_and_json(spin_app, tmp_path):
+    proc, lines, spinning = _start(spin_app, tmp_path)
+    rc, took, err = _finish(proc, spinning, signal.SIGINT, group=True)
+    time.sleep(0.2)
+    out = "".join(lines)
+    assert rc == 130, out + err
+    assert took < 5, took
+    assert "GPGPU-Sim: ** interrupted by SIGINT at kernel _Z4spinPViiPi **" in out
+    assert "GPGPU-Sim: interrupted kernel '_Z4spinPViiPi' had executed" in out
+    assert out.rstrip().endswith("GPGPU-Sim: *** exit detected ***")
+    assert "spin_forever: PASS" not in out and "FAIL" not in out
+    doc = json.loads((tmp_path / "out.json").read_text())
+    inter = doc["run"]["interrupted"]
+    assert inter["signal"] == "SIGINT" and inter["kernel"] == "_Z4spinPViiPi"
+    assert inter["thread_insn"] > 0 and inter["warp_insn"] > 0
+    assert doc["mode"] == "functional"
+
+
+def test_sigterm_to_gpgpusim_run_is_forwarded(spin_app, tmp_path):
+    proc, lines, spinning = _start(spin_app, tmp_path)
+    rc, _, err = _finish(proc, spinning, signal.SIGTERM, group=False)
+    time.sleep(0.2)
+    out = "".join(lines)
+    assert rc == 143, out + err
+    assert "GPGPU-Sim: ** interrupted by SIGTERM at kernel _Z4spinPViiPi **" in out
+    assert json.loads((tmp_path / "out.json").read_text())["run"]["interrupted"]["signal"] == "SIGTERM"
+
+
+def test_spin_forever_passes_when_released(spin_app, tmp_path):
+    proc = subprocess.run([sys.executable, "-c", "import sys; from gpgpusim.cli import main; sys.exit(main())",
+                           "run", "--functional", "--", str(spin_app)],
+                          capture_output=True, text=True, cwd=tmp_path, env=_env(), timeout=300)
+    assert proc.returncode == 0 and "spin_forever: PASS" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_check_raises_once_requested(monkeypatch):
+    interrupt.check()                                    # nothing requested: no-op
+    monkeypatch.setattr(interrupt, "requested", int(signal.SIGTERM))
+    with pytest.raises(interrupt.SimulationInterrupted, match="SIGTERM"):
+        interrupt.check()
+    assert not issubclass(interrupt.SimulationInterrupted, Exception)
+
+
+def test_install_refuses_off_the_main_thread():
+    got: list[bool] = []
+    t = threading.Thread(target=lambda: got.append(interrupt.install(object())))
+    t.start()
+    t.join()
+    assert got == [False]

@@ -1,0 +1,187 @@
+"""The SIMT core of the timing model: exact issue cycles on a one-SM SM7_QV100.
+
+Timeline of one instruction (derived from the model's stages, which follow GPGPU-Sim's
+``shader_core_ctx::cycle`` order writeback, execute, read_operands x2, issue, fetch/decode):
+issued at t; a collector unit is allocated at t+1 (first operand-collector step), its register
+reads are granted one per step (two steps per cycle: ``-gpgpu_reg_file_port_throughput 2``);
+the unit takes it from OC_EX the cycle after, waits its initiation interval in the dispatch
+register, enters the pipeline at stage ``latency - initiation``, reaches EX_WB and is written
+back one cycle later, when the scoreboard releases its destination and a dependent
+instruction can issue in that same cycle.  For ``add.f32`` (latency 4, initiation 2, two reads
+of one register) that is a 9-cycle interval between dependent instructions.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from timing_helpers import ptx, run_timing  # noqa: E402
+
+CHAIN = """
+.reg .f32 %f<12>; .reg .u64 %rd<4>;
+ld.param.u64 %rd1, [p0];
+mov.f32 %f1, 0f3F800000;
+add.f32 %f2, %f1, %f1;
+add.f32 %f3, %f2, %f2;
+add.f32 %f4, %f3, %f3;
+add.f32 %f5, %f4, %f4;
+add.f32 %f6, %f5, %f5;
+st.global.f32 [%rd1], %f6;
+ret;
+"""
+
+
+def test_dependent_alu_chain_issues_every_latency():
+    r = run_timing(ptx(CHAIN), "k", (1, 1, 1), (32, 1, 1), [("o", np.zeros(1, np.float32))])
+    assert r.out["o"][0] == 32.0
+    cyc = [c for c, _w, _pc in r.issues()]
+    # ld.param, mov, then five dependent adds 9 cycles apart, the store right after the last
+    assert cyc == [2, 3, 8, 17, 26, 35, 44, 53, 54]
+    assert r.gpu.stats.values["gpgpu_n_tot_w_icount"] == 9
+
+
+INDEP = """
+.reg .f32 %f<20>;
+mov.f32 %f1, 0f3F800000;
+add.f32 %f2, %f1, %f1;
+add.f32 %f3, %f1, %f1;
+add.f32 %f4, %f1, %f1;
+add.f32 %f5, %f1, %f1;
+add.f32 %f6, %f1, %f1;
+add.f32 %f7, %f1, %f1;
+ret;
+"""
+
+
+def _order(policy: str) -> list[tuple[int, int, int]]:
+    r = run_timing(ptx(INDEP, params=""), "k", (1, 1, 1), (64, 1, 1),
+                   overrides=["-gpgpu_num_sched_per_core 1", f"-gpgpu_scheduler {policy}"])
+    return r.issues()[:16]
+
+
+def test_lrr_alternates_and_gto_stays_greedy():
+    lrr = _order("lrr")
+    gto = _order("gto")
+    # both warps issue their mov; the adds wait for it (5 cycles), then:
+    assert [w for _c, w, _p in lrr] == [0, 1] * 8                  # loose round robin
+    assert [w for _c, w, _p in gto] == [0, 1] + [0] * 7 + [1] * 7   # greedy: warp 0 until done
+    assert [c for c, _w, _p in gto] == [2, 3] + list(range(7, 21))
+
+
+BARRIER = """
+.reg .f32 %f<20>; .reg .u32 %r<4>; .reg .pred %p<2>;
+mov.u32 %r1, %tid.x;
+setp.lt.u32 %p1, %r1, 32;
+@%p1 bra SKIP;
+sin.approx.f32 %f2, %f1;
+add.f32 %f3, %f2, %f2;
+SKIP:
+bar.sync 0;
+add.f32 %f4, %f1, %f1;
+ret;
+"""
+
+
+def test_barrier_releases_when_the_last_warp_arrives():
+    r = run_timing(ptx(BARRIER, params=""), "k", (1, 1, 1), (64, 1, 1))
+    iss = r.issues()
+    bar_w0 = next(c for c, w, p in iss if w == 0 and p == 5)
+    bar_w1 = next(c for c, w, p in iss if w == 1 and p == 5)
+    after_w0 = next(c for c, w, p in iss if w == 0 and p == 6)
+    # warp 1 computes sin (SFU, 100 cycles) before it reaches the barrier
+    assert (bar_w0, bar_w1) == (15, 121)
+    # warp 0 (scheduler 0, examined before scheduler 1 in that cycle) goes on the next cycle
+    assert after_w0 == bar_w1 + 1
+
+
+SFU = """
+.reg .f32 %f<20>;
+mov.f32 %f1, 0f3F800000;
+sin.approx.f32 %f2, %f1;
+add.f32 %f3, %f1, %f1;
+add.f32 %f4, %f2, %f2;
+ret;
+"""
+
+
+def test_scoreboard_blocks_only_the_dependent_instruction():
+    r = run_timing(ptx(SFU, params=""), "k", (1, 1, 1), (32, 1, 1))
+    cyc = [c for c, _w, _p in r.issues()]
+    # sin issues at 7 (after mov), the independent add right after it, the add that reads
+    # sin's result when sin (latency 100, initiation 8) is written back
+    assert cyc == [2, 7, 8, 112, 113]
+
+
+SMEM = """
+.reg .u32 %r<8>; .reg .u64 %rd<4>; .shared .align 4 .b8 buf[4096];
+ld.param.u64 %rd1, [p0];
+mov.u32 %r1, %tid.x;
+mul.lo.u32 %r2, %r1, STRIDE;
+shl.b32 %r3, %r2, 2;
+mov.u32 %r4, buf;
+add.u32 %r5, %r4, %r3;
+ld.shared.u32 %r6, [%r5];
+ld.shared.u32 %r7, [%r5];
+st.global.u32 [%rd1], %r6;
+ret;
+"""
+
+
+def _smem(stride: int):
+    return run_timing(ptx(SMEM.replace("STRIDE", str(stride))), "k", (1, 1, 1), (32, 1, 1),
+                      [("o", np.zeros(1, np.uint32))], smem=4096)
+
+
+def test_shared_memory_bank_conflicts_cost_cycles():
+    base, two, full = _smem(1), _smem(2), _smem(32)
+    conf = [x.gpu.stats.values.get("gpgpu_n_shmem_bkconflict", 0) for x in (base, two, full)]
+    # two loads per warp: (degree - 1) extra accesses each
+    assert conf == [0, 2, 62]
+    # the store that uses the first load's value issues 25 cycles after it without conflicts
+    # (-gpgpu_smem_latency 20 plus the pipeline), 1 cycle later with 2-way and 31 cycles later
+    # with 32-way conflicts (the load holds the shared-memory stage once per conflicting access)
+    store = [x.issues()[8][0] for x in (base, two, full)]
+    assert store == [58, 59, 89]
+    assert [x.cycles for x in (base, two, full)] == [250, 251, 289]
+
+
+VECADD = """
+.reg .u32 %r<8>; .reg .u64 %rd<12>; .reg .f32 %f<4>;
+ld.param.u64 %rd1, [a]; ld.param.u64 %rd2, [b]; ld.param.u64 %rd3, [c];
+mov.u32 %r1, %ctaid.x; mov.u32 %r2, %ntid.x; mov.u32 %r3, %tid.x;
+mad.lo.u32 %r4, %r1, %r2, %r3;
+mul.wide.u32 %rd4, %r4, 4;
+add.u64 %rd5, %rd1, %rd4; add.u64 %rd6, %rd2, %rd4; add.u64 %rd7, %rd3, %rd4;
+ld.global.f32 %f1, [%rd5]; ld.global.f32 %f2, [%rd6];
+add.f32 %f3, %f1, %f2;
+st.global.f32 [%rd7], %f3;
+ret;
+"""
+
+
+def _vecadd(skip: bool):
+    n = 64 * 256
+    a = np.arange(n, dtype=np.float32)
+    b = np.ones(n, dtype=np.float32)
+    mod = ptx(VECADD, params=".param .u64 a, .param .u64 b, .param .u64 c")
+    return run_timing(mod, "k", (64, 1, 1), (256, 1, 1),
+                      [("a", a), ("b", b), ("c", np.zeros(n, np.float32))],
+                      overrides=["-gpgpu_n_clusters 4", "-gpgpu_kernel_launch_latency 300"],
+                      trace=False, env_skip=skip)
+
+
+def test_same_run_twice_and_idle_skipping_give_identical_statistics():
+    first, again, noskip = _vecadd(True), _vecadd(True), _vecadd(False)
+    np.testing.assert_array_equal(first.out["c"], np.arange(64 * 256, dtype=np.float32) + 1)
+    assert first.cycles == again.cycles == noskip.cycles
+    assert first.counters == again.counters == noskip.counters
+    assert first.gpu.skipped_cycles == 300 and noskip.gpu.skipped_cycles == 0
+    c = first.counters
+    # 512 warps x 3 fully coalesced 128-byte accesses = 4 sectors each
+    assert c["L1D_total_cache_accesses"] == 512 * 3 * 4
+    assert c["gpgpu_n_tot_w_icount"] == 512 * 16
