@@ -821,6 +821,7 @@ def run_chunks(lc: LaunchChunks, recorder: Callable[[Exec], Any] | None = None) 
             lc.pc_thread, lc.pc_warp, lc.pc_active = ex.pc_thread, ex.pc_warp, ex.pc_active
         else:
             tw, tt, ta = lc.pc_warp, lc.pc_thread, lc.pc_active
+            assert tt is not None and ta is not None    # the three are set together
             cw, ct = ex.pc_warp, ex.pc_thread
             for pc in issued:
                 tw[pc] += cw[pc]
@@ -835,10 +836,13 @@ def finish_launch(lc: LaunchChunks) -> KernelStats:
     prog, stats = lc.prog, lc.stats
     stats.ctas = lc.total
     issued = sorted(lc.pc_issued)          # in pc order, as the counts are reported
-    pc_warp, pc_thread, pc_active = lc.pc_warp, lc.pc_thread, lc.pc_active
+    # the per-pc lists stay None only when no chunk ran, and then ``issued`` is empty
+    pc_warp: list[int] = [] if lc.pc_warp is None else lc.pc_warp
+    pc_thread: list[int] = [] if lc.pc_thread is None else lc.pc_thread
+    pc_active: list[int] = [] if lc.pc_active is None else lc.pc_active
     opcode_of = prog.opcode_of
     for pc in issued:
-        n = pc_thread[pc]       # type: ignore[index]
+        n = pc_thread[pc]
         if n:
             op = opcode_of[pc]
             stats.opcode_counts[op] = stats.opcode_counts.get(op, 0) + n

@@ -267,7 +267,7 @@ class TraceRecorder:
         if parts_seq:
             seq = np.concatenate(parts_seq)
             wv = np.concatenate(parts_w)
-            pv = np.concatenate(parts_p)
+            pv: np.ndarray = np.concatenate(parts_p)   # int64 here, gathered as int32 below
             av = np.concatenate(parts_a)
             ev = np.concatenate(parts_e)
             if len(parts_seq) > 1:          # both paths ran: put the records in issue order
@@ -390,11 +390,11 @@ def needs_live_feed(prog: dec.Program) -> str | None:
     # registers read anywhere in each function (to decide whether an atom's result is used)
     reads: dict[str, set[str]] = {}
     for d in prog.insts:
-        if d.inst is None:
+        inst = d.inst
+        if inst is None:
             continue
         fn = d.func.fn.name
         st = reads.setdefault(fn, set())
-        inst = d.inst
         has_dst = inst.opcode not in ("st", "red", "bra", "bar", "barrier", "membar", "fence",
                                       "exit", "ret", "trap", "call", "prefetch", "prefetchu")
         st.update(_regs_read(inst, has_dst))

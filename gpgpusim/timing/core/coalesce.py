@@ -126,9 +126,7 @@ def coalesce(lanes: np.ndarray, addrs: np.ndarray, size: int, arch: int, warp_pa
                 continue
             for addr in (a, a + size - 1):
                 block = addr & ~(seg - 1)
-                t = trans.get(block)
-                if t is None:
-                    t = trans[block] = [0, 0, 0]
+                t = trans.setdefault(block, [0, 0, 0])
                 idx = addr & 127
                 t[0] |= 1 << (idx // 32)
                 if addr == a:

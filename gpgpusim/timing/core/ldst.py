@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from . import coalesce as C
+from .pipe import CompressingPipe
 from .units import WarpInst
 
 _SPACE_ACC = {("global", False): "GLOBAL_ACC_R", ("global", True): "GLOBAL_ACC_W",
@@ -42,8 +43,7 @@ class LdstUnit:
         self.stats = stats
         self.dispatch: WarpInst | None = None
         self.smem_latency = max(1, int(g("gpgpu_smem_latency")))
-        self.smem_pipe: list[WarpInst | None] = [None] * self.smem_latency
-        self.n_smem = 0
+        self.smem_pipe = CompressingPipe(self.smem_latency)
         self.shmem_banks = int(g("gpgpu_shmem_num_banks"))
         self.warp_parts = max(1, int(g("gpgpu_shmem_warp_parts")))
         self.arch = int(g("gpgpu_coalesce_arch"))
@@ -52,8 +52,9 @@ class LdstUnit:
         self.l1_banks = max(1, int(g("gpgpu_l1_banks")))
         inter = max(1, int(g("gpgpu_l1_banks_byte_interleaving")))
         self.bank_shift = inter.bit_length() - 1
-        self.lat_q: list[list[Any]] = [[None] * self.l1_latency for _ in range(self.l1_banks)]
+        self.lat_q = [CompressingPipe(self.l1_latency) for _ in range(self.l1_banks)]
         self.n_latq = 0
+        self.now = 0
         self.response: list[Any] = []
         self.response_size = max(1, int(g("gpgpu_n_ldst_response_buffer_size")))
         self.next_global: Any = None
@@ -66,7 +67,7 @@ class LdstUnit:
 
     # ------------------------------------------------------------------ interface
     def busy(self) -> bool:
-        return (self.dispatch is not None or self.n_smem > 0 or self.n_latq > 0 or bool(self.response)
+        return (self.dispatch is not None or len(self.smem_pipe) > 0 or self.n_latq > 0 or bool(self.response)
                 or self.next_global is not None or self.next_wb is not None or bool(self.pending)
                 or (self.l1d is not None and self.l1d.busy()))
 
@@ -74,7 +75,7 @@ class LdstUnit:
         """Nothing this unit would do in a cycle (outstanding loads/stores may still be out in
         the memory system: their replies wake the core)."""
         l1d = self.l1d
-        return (self.dispatch is None and not self.n_smem and not self.n_latq and not self.response
+        return (self.dispatch is None and not len(self.smem_pipe) and not self.n_latq and not self.response
                 and self.next_global is None and self.next_wb is None
                 and (l1d is None or (not l1d.miss_queue and not l1d.access_ready())))
 
@@ -145,13 +146,8 @@ class LdstUnit:
     # ------------------------------------------------------------------ cycle
     def cycle(self, now: int) -> None:
         core = self.core
+        self.now = now
         self._writeback()
-        if self.n_smem:
-            p = self.smem_pipe
-            for s in range(self.smem_latency - 1):
-                if p[s] is None and p[s + 1] is not None:
-                    p[s] = p[s + 1]
-                    p[s + 1] = None
         if self.response:
             mf = self.response[0]
             if mf.is_write and not mf.is_atomic:
@@ -190,11 +186,9 @@ class LdstUnit:
                 return
         # the instruction leaves the dispatch register
         if sp == "shared" and (d.is_load or d.is_atomic) and d.executed:
-            top = self.smem_latency - 1
-            if self.smem_pipe[top] is not None:
+            if not self.smem_pipe.can_enter(now):
                 return
-            self.smem_pipe[top] = d
-            self.n_smem += 1
+            self.smem_pipe.enter(now, d)
             self.dispatch = None
             return
         self.dispatch = None
@@ -232,10 +226,10 @@ class LdstUnit:
             acc, space, is_store = q[-1]
             bank = (acc.addr >> self.bank_shift) % self.l1_banks
             lq = self.lat_q[bank]
-            if lq[-1] is not None:
+            if not lq.can_enter(now):
                 return "data_port_stall"
             mf = core.cluster.gpu.new_fetch(acc, d, space, is_store, core, bypass=False)
-            lq[-1] = mf
+            lq.enter(now, mf)
             self.n_latq += 1
             q.pop()
             if is_store:
@@ -255,24 +249,21 @@ class LdstUnit:
         core = self.core
         l1d = self.l1d
         for lq in self.lat_q:
-            mf = lq[0]
-            if mf is not None:
-                status = l1d.access(mf, now)
-                if status == "RESERVATION_FAIL":
-                    continue
-                lq[0] = None
-                self.n_latq -= 1
-                if mf.is_write:
-                    if self._ack_locally(mf, status):
-                        core.store_ack(mf.warp_id)
-                elif status == "HIT":
-                    self._read_done(mf.token)
-                # a read miss comes back through the L1D's access_ready(); a write that went
-                # down to L2 is acknowledged by L2
-            for s in range(self.l1_latency - 1):
-                if lq[s] is None and lq[s + 1] is not None:
-                    lq[s] = lq[s + 1]
-                    lq[s + 1] = None
+            mf = lq.head(now)
+            if mf is None:
+                continue
+            status = l1d.access(mf, now)
+            if status == "RESERVATION_FAIL":
+                continue
+            lq.pop(now)
+            self.n_latq -= 1
+            if mf.is_write:
+                if self._ack_locally(mf, status):
+                    core.store_ack(mf.warp_id)
+            elif status == "HIT":
+                self._read_done(mf.token)
+            # a read miss comes back through the L1D's access_ready(); a write that went
+            # down to L2 is acknowledged by L2
 
     def _ack_locally(self, mf: Any, status: str) -> bool:
         """Is a store acknowledged by the L1D itself (``l1_latency_queue_cycle``)?  Write-back
@@ -316,10 +307,9 @@ class LdstUnit:
         for c in range(3):
             client = (c + self.wb_arb) % 3
             if client == 0:
-                d = self.smem_pipe[0]
+                d = self.smem_pipe.head(self.now)
                 if d is not None:
-                    self.smem_pipe[0] = None
-                    self.n_smem -= 1
+                    self.smem_pipe.pop(self.now)
                     if d.is_atomic:
                         d.warp.n_atomic -= 1
                     self.next_wb = d
@@ -342,5 +332,5 @@ class LdstUnit:
 
     def dump(self) -> str:
         d = self.dispatch
-        return (f"ldst dispatch={'-' if d is None else f'w{d.slot}@{d.pc} q={len(d.accessq)}'} smem={self.n_smem} "
+        return (f"ldst dispatch={'-' if d is None else f'w{d.slot}@{d.pc} q={len(d.accessq)}'} smem={len(self.smem_pipe)} "
                 f"latq={self.n_latq} resp={len(self.response)} pending={len(self.pending)}")

@@ -32,6 +32,7 @@ class Policy:
         self.last = -1
 
     def order(self, warps: list[int], age: Any) -> list[int]:
+        """``age`` is the core's warp table: ``age[slot].dyn`` is a warp's dynamic id."""
         raise NotImplementedError
 
     def issued(self, slot: int) -> None:
@@ -58,7 +59,7 @@ class Gto(Policy):
     __slots__ = ()
 
     def order(self, warps: list[int], age: Any) -> list[int]:
-        rest = sorted(warps, key=age.__getitem__)
+        rest = sorted(warps, key=lambda s: age[s].dyn)
         if self.last >= 0 and self.last in warps:
             rest.remove(self.last)
             rest.insert(0, self.last)
@@ -69,7 +70,7 @@ class Oldest(Policy):
     __slots__ = ()
 
     def order(self, warps: list[int], age: Any) -> list[int]:
-        return sorted(warps, key=age.__getitem__)
+        return sorted(warps, key=lambda s: age[s].dyn)
 
 
 class Rrr(Policy):
@@ -103,7 +104,7 @@ class TwoLevelActive(Policy):
 
     def order(self, warps: list[int], age: Any) -> list[int]:
         known = set(self.active) | set(self.pending)
-        for w in sorted((w for w in warps if w not in known), key=age.__getitem__):
+        for w in sorted((w for w in warps if w not in known), key=lambda s: age[s].dyn):
             self.pending.append(w)
         present = set(warps)
         self.active = [w for w in self.active if w in present]

@@ -163,6 +163,9 @@ class ShaderCore:
         for kind in (U.SP, U.DP, U.SFU, U.INT, U.TENSOR):
             for i in range(self.n_units[kind]):
                 self.units.append(PipelinedUnit(kind, i, depth[kind], self.ex_wb))
+        # (OC_EX register, its units) in the units' order (SP, DP, SFU, INT, TENSOR)
+        self.ex_groups = [(self.oc_ex[k], [u for u in self.units if u.kind == k])
+                          for k in (U.SP, U.DP, U.SFU, U.INT, U.TENSOR)]
         self.ldst = LdstUnit(self, cfg, stats)
         in_regs = [self.id_oc[k] for k in (U.SP, U.DP, U.INT, U.SFU, U.MEM, U.TENSOR)]
         self.opcoll = OperandCollector(int(g("gpgpu_operand_collector_num_units_gen")),
@@ -341,29 +344,29 @@ class ShaderCore:
                 rb[i] >>= 1
         for u in self.units:
             if u.dispatch is not None or u.n_active:
-                u.cycle()
+                u.cycle(now)
         self.ldst.cycle(now)
         sub = self.sub_core
-        for u in self.units:
-            reg = self.oc_ex[u.kind]
+        for reg, kind_units in self.ex_groups:
             if not reg.count:
                 continue
-            i = reg.get_ready(sub, u.index)
-            if i < 0:
-                continue
-            inst = reg.slots[i]
-            assert inst is not None
-            if not u.can_issue(inst):
-                continue
-            lat = inst.lat
-            for b in range(self.n_result_bus):
-                if not (rb[b] >> lat) & 1:
-                    rb[b] |= 1 << lat
-                    break
-            else:
-                continue   # no result bus free for that latency: stall
-            reg.take(i)
-            u.issue(inst)
+            for u in kind_units:
+                i = reg.get_ready(sub, u.index)
+                if i < 0:
+                    continue
+                inst = reg.slots[i]
+                assert inst is not None
+                if not u.can_issue(inst):
+                    continue
+                lat = inst.lat
+                for b in range(self.n_result_bus):
+                    if not (rb[b] >> lat) & 1:
+                        rb[b] |= 1 << lat
+                        break
+                else:
+                    continue   # no result bus free for that latency: stall
+                reg.take(i)
+                u.issue(inst)
         reg = self.oc_ex[U.MEM]
         if reg.count and self.ldst.dispatch is None:
             i = reg.get_ready(False)
@@ -376,64 +379,106 @@ class ShaderCore:
             self._sched_cycle(sch, now)
 
     def _sched_cycle(self, sch: SchedulerUnit, now: int) -> None:
-        warps = self.warps
-        sub = self.sub_core
-        id_oc = self.id_oc
-        n_units = self.n_units
-        if not sch.active:
+        """``scheduler_unit::cycle``: examine the warps in policy order and issue from the first
+        that can (up to ``-gpgpu_max_insn_issue_per_warp`` of its instructions)."""
+        act = sch.active
+        if not act:
             return
-        order = sch.policy.order(sch.active, _Age(warps))
-        for ws in order:
+        warps = self.warps
+        if self.max_issue > 1:
+            self._sched_cycle_multi(sch, now)
+            return
+        sid = sch.sid
+        for ws in sch.policy.order(act, warps):
             w = warps[ws]
-            if not w.active or w.done_exit:
+            ib = w.ibuf
+            if not ib or w.pos >= w.n:
                 continue
+            if w.at_bar >= 0 or w.n_atomic or (w.membar and self._waiting(w)):
+                continue
+            pc = ib[0]
+            want = w.pcs[w.pos]
+            if pc != want:          # control hazard: flush and refetch at the right pc
+                self.busy_cycle = True
+                w.in_pipe -= len(ib)
+                w.ibuf = []
+                w.next_pc = want
+                continue
+            tbl = w.kernel.table
+            pend = w.pending
+            if pend and not pend.isdisjoint(tbl.regs_all[pc]):
+                if sch.two_level:
+                    sch.policy.demote(ws)   # type: ignore[attr-defined]
+                continue
+            unit = self._route(tbl.unit[pc], sid, -1)
+            if unit < 0:
+                continue
+            self._issue_warp(w, sid, pc, unit, now)
+            sch.policy.issued(ws)
+            self.stats.add_at("single_issue_nums", sid, 1, self.n_sched)
+            return
+
+    def _route(self, unit: int, sid: int, prev_unit: int) -> int:
+        """The unit an instruction of class ``unit`` issues to now, or -1 when its ID_OC
+        register is full (the execution-unit routing of ``scheduler_unit::cycle``)."""
+        id_oc = self.id_oc
+        sub = self.sub_core
+        diff = self.diff_units
+        if unit == U.MEM:
+            if not id_oc[U.MEM].has_free(sub, sid) or (diff and prev_unit == U.MEM):
+                return -1
+            return unit
+        n_units = self.n_units
+        if unit == U.SP or unit == U.INT:
+            if n_units[U.INT] > 0 and unit == U.INT and id_oc[U.INT].has_free(sub, sid) \
+                    and not (diff and prev_unit == U.INT):
+                return U.INT
+            if n_units[U.SP] > 0 and (n_units[U.INT] == 0 or unit == U.SP) \
+                    and id_oc[U.SP].has_free(sub, sid) and not (diff and prev_unit == U.SP):
+                return U.SP
+            return -1
+        if unit == U.DP and n_units[U.DP] == 0:
+            unit = U.SFU
+        if n_units.get(unit, 0) == 0 and unit != U.SFU:
+            unit = U.SP
+        if not id_oc[unit].has_free(sub, sid) or (diff and prev_unit == unit):
+            return -1
+        return unit
+
+    def _sched_cycle_multi(self, sch: SchedulerUnit, now: int) -> None:
+        """The same with several instructions per warp per cycle (dual issue)."""
+        warps = self.warps
+        sid = sch.sid
+        for ws in sch.policy.order(sch.active, warps):
+            w = warps[ws]
             checked = issued = 0
             prev_unit = -1
             while (w.pos < w.n and w.ibuf and checked < self.max_issue and checked <= issued
                    and issued < self.max_issue and not self._waiting(w)):
                 pc = w.ibuf[0]
                 want = w.pcs[w.pos]
-                if pc != want:          # control hazard: flush and refetch at the right pc
+                if pc != want:
                     self.busy_cycle = True
                     w.in_pipe -= len(w.ibuf)
                     w.ibuf = []
                     w.next_pc = want
                     break
                 tbl = w.kernel.table
-                if w.pending and (tbl.regs_all[pc] & w.pending):
+                if w.pending and not w.pending.isdisjoint(tbl.regs_all[pc]):
                     if sch.two_level:
                         sch.policy.demote(ws)   # type: ignore[attr-defined]
                     break
-                unit = tbl.unit[pc]
-                if unit == U.MEM:
-                    if not id_oc[U.MEM].has_free(sub, sch.sid) or (self.diff_units and prev_unit == U.MEM):
-                        break
-                elif unit == U.SP or unit == U.INT:
-                    if n_units[U.INT] > 0 and unit == U.INT and id_oc[U.INT].has_free(sub, sch.sid) \
-                            and not (self.diff_units and prev_unit == U.INT):
-                        unit = U.INT
-                    elif n_units[U.SP] > 0 and (n_units[U.INT] == 0 or unit == U.SP) \
-                            and id_oc[U.SP].has_free(sub, sch.sid) and not (self.diff_units and prev_unit == U.SP):
-                        unit = U.SP
-                    else:
-                        break
-                else:
-                    if unit == U.DP and n_units[U.DP] == 0:
-                        unit = U.SFU
-                    if n_units.get(unit, 0) == 0 and unit != U.SFU:
-                        unit = U.SP
-                    if not id_oc[unit].has_free(sub, sch.sid) or (self.diff_units and prev_unit == unit):
-                        break
-                self._issue_warp(w, sch.sid, pc, unit, now)
+                unit = self._route(tbl.unit[pc], sid, prev_unit)
+                if unit < 0:
+                    break
+                self._issue_warp(w, sid, pc, unit, now)
                 prev_unit = unit
                 issued += 1
                 checked += 1
             if issued:
                 sch.policy.issued(ws)
-                if issued == 1:
-                    self.stats.add_at("single_issue_nums", sch.sid, 1, self.n_sched)
-                else:
-                    self.stats.add_at("dual_issue_nums", sch.sid, 1, self.n_sched)
+                name = "single_issue_nums" if issued == 1 else "dual_issue_nums"
+                self.stats.add_at(name, sid, 1, self.n_sched)
                 return
 
     def _waiting(self, w: Warp) -> bool:
@@ -607,13 +652,3 @@ class ShaderCore:
         return "\n".join(lines)
 
 
-class _Age:
-    """``age[slot]`` = the warp's dynamic id (launch order), for the oldest-first policies."""
-
-    __slots__ = ("warps",)
-
-    def __init__(self, warps: list[Warp]) -> None:
-        self.warps = warps
-
-    def __getitem__(self, slot: int) -> int:
-        return self.warps[slot].dyn

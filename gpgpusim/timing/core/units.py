@@ -12,6 +12,7 @@ latency would reach writeback in the same cycle (the ``occupied`` bit set).
 
 from __future__ import annotations
 
+import heapq
 from typing import Any
 
 # execution units (issue/dispatch targets)
@@ -25,6 +26,29 @@ class WarpInst:
     __slots__ = ("oc_src", "wb_left", "warp", "slot", "pc", "pos", "cls", "unit", "lat", "ii", "dst", "src", "sched",
                  "uid", "cycles", "active", "executed", "mem", "accessq", "space", "is_load",
                  "is_store", "is_atomic", "pending", "cta")
+
+    oc_src: tuple[int, ...]       # architectural numbers of the registers the collector reads
+    wb_left: tuple[int, ...]      # ... of the destinations still to be written back
+    warp: Any                     # the core's Warp
+    slot: int                     # hardware warp slot
+    pc: int
+    pos: int                      # position in the warp's trace
+    cls: int                      # op class (static.OpClass)
+    unit: int
+    lat: int
+    ii: int
+    dst: tuple[int, ...]          # scoreboard registers (functional register slots)
+    src: tuple[int, ...]
+    sched: int
+    uid: int
+    active: int                   # SIMT active mask
+    executed: int                 # active and guard true
+    mem: Any                      # the feed's MemAccess list (memory instructions)
+    space: str
+    is_load: bool
+    is_store: bool
+    is_atomic: bool
+    cta: int                      # CTA slot on the core
 
     def __init__(self) -> None:
         self.accessq: list[Any] = []
@@ -88,16 +112,26 @@ class RegisterSet:
 
 
 class PipelinedUnit:
-    """A pipelined SIMD execution unit (``pipelined_simd_unit``)."""
+    """A pipelined SIMD execution unit (``pipelined_simd_unit``).
 
-    __slots__ = ("kind", "index", "depth", "stages", "dispatch", "occupied", "n_active", "result",
-                 "name", "partitioned")
+    GPGPU-Sim shifts a ``depth``-slot array every cycle; here each instruction in the pipeline
+    is stored under the cycle it leaves stage 0 (an instruction placed at stage ``s`` in cycle
+    ``t`` moves to the EX_WB register in cycle ``t + s + 1``), which costs nothing per cycle.
+    Two instructions never leave in the same cycle (that is the same stage at the same time).
+    When EX_WB is full the whole pipeline holds for a cycle (``offset`` counts those cycles:
+    GPGPU-Sim asserts in that case, we stall).
+    """
+
+    __slots__ = ("kind", "index", "depth", "inflight", "heap", "offset", "dispatch", "occupied",
+                 "n_active", "result", "name", "partitioned")
 
     def __init__(self, kind: int, index: int, depth: int, result: RegisterSet) -> None:
         self.kind = kind
         self.index = index            # issue register id (its scheduler, with the sub-core model)
         self.depth = max(1, depth)
-        self.stages: list[WarpInst | None] = [None] * self.depth
+        self.inflight: dict[int, WarpInst] = {}     # exit cycle - offset -> instruction
+        self.heap: list[int] = []
+        self.offset = 0
         self.dispatch: WarpInst | None = None
         self.occupied = 0             # bit i: an instruction reaches writeback in i cycles
         self.n_active = 0
@@ -116,24 +150,18 @@ class PipelinedUnit:
     def busy(self) -> bool:
         return self.dispatch is not None or self.n_active > 0
 
-    def cycle(self) -> None:
-        st = self.stages
+    def cycle(self, now: int) -> None:
         if self.n_active:
-            shift = True
-            if st[0] is not None:
+            heap = self.heap
+            v = heap[0]
+            if v + self.offset <= now:
                 res = self.result
                 if res.count < len(res.slots):
-                    res.move_in(st[0])
-                    st[0] = None
+                    heapq.heappop(heap)
+                    res.move_in(self.inflight.pop(v))
                     self.n_active -= 1
                 else:
-                    # EX_WB full (writeback blocked on register-bank writes): the pipeline
-                    # holds (GPGPU-Sim asserts here; we stall instead)
-                    shift = False
-            if shift:
-                for s in range(self.depth - 1):
-                    st[s] = st[s + 1]
-                st[-1] = None
+                    self.offset += 1        # EX_WB full: everything holds a cycle
         d = self.dispatch
         if d is not None:
             if d.cycles > 0:
@@ -144,13 +172,15 @@ class PipelinedUnit:
                     start = 0
                 if start >= self.depth:
                     start = self.depth - 1
-                if st[start] is None:
-                    st[start] = d
+                v = now + start + 1 - self.offset
+                if v not in self.inflight:
+                    self.inflight[v] = d
+                    heapq.heappush(self.heap, v)
                     self.dispatch = None
                     self.n_active += 1
         self.occupied >>= 1
 
     def dump(self) -> str:
-        occ = [f"{i}:w{s.slot}@{s.pc}" for i, s in enumerate(self.stages) if s is not None]
+        occ = [f"exit@{v + self.offset}:w{i.slot}@{i.pc}" for v, i in sorted(self.inflight.items())]
         d = self.dispatch
-        return f"{self.name} dispatch={'-' if d is None else f'w{d.slot}@{d.pc}'} stages={occ}"
+        return f"{self.name} dispatch={'-' if d is None else f'w{d.slot}@{d.pc}'} pipeline={occ}"

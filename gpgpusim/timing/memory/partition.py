@@ -157,6 +157,7 @@ class SubPartition:
         self.now = now
         l2 = self.l2
         t = now + self.memcpy_offset
+        mf: MemFetch | None
         # 1. L2 MSHR responses
         if l2 is not None and l2.ready and not self.l2_icnt.full():
             mf = l2.next_access()

@@ -1,0 +1,60 @@
+"""A fixed-depth compressing pipeline without per-cycle work.
+
+GPGPU-Sim models the L1D latency queues (``l1_latency_queue``) and the shared-memory pipeline
+(``m_pipeline_reg`` of the LD/ST unit) as arrays of ``depth`` slots: an item enters the last
+slot (only when it is free), moves one slot towards slot 0 per cycle when the slot ahead is free
+(so items pile up behind a head that cannot leave), and is taken from slot 0.  Shifting such an
+array every cycle costs ``depth`` steps in Python; this class gives the same observable
+behaviour in O(1) per cycle by storing each item's entry cycle:
+
+* an item that entered at cycle ``t`` is at slot 0 from cycle ``t + depth`` on (it entered
+  after that cycle's shift, and moves once in each of the next ``depth - 1`` shifts), and no
+  earlier than the cycle after its predecessor left slot 0 (the predecessor left at ``T``, the
+  shift of ``T`` moves it from slot 1 to slot 0);
+* an item can enter at cycle ``now`` (after the shift) iff the last slot is free: the last item
+  did not enter this cycle and fewer than ``depth`` items are queued (a full, piled-up queue
+  occupies every slot).
+
+``tests/timing/test_pipe.py`` checks it against the slot-array model on random traffic.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+
+class CompressingPipe:
+    __slots__ = ("depth", "q", "last_left")
+
+    def __init__(self, depth: int) -> None:
+        self.depth = max(1, depth)
+        self.q: deque[list[Any]] = deque()       # [entry cycle, item]
+        self.last_left = -1                      # cycle the previous head left slot 0
+
+    def __len__(self) -> int:
+        return len(self.q)
+
+    def can_enter(self, now: int) -> bool:
+        q = self.q
+        return not q or (q[-1][0] < now and len(q) < self.depth)
+
+    def enter(self, now: int, item: Any) -> None:
+        self.q.append([now, item])
+
+    def head(self, now: int) -> Any:
+        """The item at slot 0 in cycle ``now`` (before that cycle's shift), or None."""
+        q = self.q
+        if not q:
+            return None
+        t, item = q[0]
+        if now >= t + self.depth and now > self.last_left:
+            return item
+        return None
+
+    def pop(self, now: int) -> Any:
+        self.last_left = now
+        return self.q.popleft()[1]
+
+    def items(self) -> list[Any]:
+        return [x[1] for x in self.q]
