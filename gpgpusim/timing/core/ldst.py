@@ -95,6 +95,10 @@ class LdstUnit:
         st = self.stats
         active = inst.executed.bit_count()
         sp = inst.space
+        if sp not in ("shared", "global", "local", "const", "param", "tex"):
+            # generic (or a space the static table could not tell): the accesses say where
+            mem = inst.mem
+            sp = inst.space = mem[0].space if mem else "global"
         inst.accessq = []
         if sp == "shared":
             st.add("gpgpu_n_shmem_insn", active)
@@ -112,6 +116,8 @@ class LdstUnit:
             else:
                 st.add("gpgpu_n_load_insn", active)
             self._generate(inst)
+            if inst.is_atomic and inst.executed and len(inst.accessq) > 1:
+                inst.warp.n_atomic += len(inst.accessq) - 1   # one reply per access
             if inst.is_load or inst.is_atomic:
                 n = len(inst.accessq)
                 for r in inst.dst:
@@ -311,7 +317,7 @@ class LdstUnit:
                 if d is not None:
                     self.smem_pipe.pop(self.now)
                     if d.is_atomic:
-                        d.warp.n_atomic -= 1
+                        core.atomic_done(d.warp)
                     self.next_wb = d
             elif client == 1:
                 mf = self.next_global
@@ -319,7 +325,7 @@ class LdstUnit:
                     self.next_global = None
                     inst = mf.token
                     if mf.is_atomic:
-                        inst.warp.n_atomic -= 1 if inst.warp.n_atomic > 0 else 0
+                        core.atomic_done(inst.warp)
                     self.next_wb = inst
             else:
                 l1d = self.l1d

@@ -61,8 +61,8 @@ class Warp:
         self.active = True
         self.done_exit = False
         self.pcs = trace.pcs.tolist()
-        self.act = trace.active
-        self.exe = trace.executed
+        self.act = trace.active.tolist()
+        self.exe = trace.executed.tolist()
         self.mem = trace.mem
         self.pos = 0
         self.n = len(self.pcs)
@@ -105,12 +105,15 @@ class SchedulerUnit:
     warp, in slot order (the policies order these: inactive slots never issue, so leaving them
     out keeps every policy's relative order)."""
 
-    __slots__ = ("sid", "warps", "policy", "two_level", "active")
+    __slots__ = ("sid", "warps", "policy", "two_level", "active", "cand")
 
     def __init__(self, sid: int, policy: str) -> None:
         self.sid = sid
         self.warps: list[int] = []
         self.active: list[int] = []
+        #: warps that may be able to issue: a warp leaves when it waits for an event (I-buffer
+        #: fill, register release, barrier, atomics) and comes back when that event happens
+        self.cand: set[int] = set()
         self.policy = make_policy(policy)
         self.two_level = isinstance(self.policy, TwoLevelActive)
 
@@ -239,11 +242,25 @@ class ShaderCore:
     def _activate(self, w: Warp) -> None:
         import bisect
         bisect.insort(self.active_slots, w.slot)
-        bisect.insort(self.scheds[w.sched].active, w.slot)
+        sch = self.scheds[w.sched]
+        bisect.insort(sch.active, w.slot)
+        sch.cand.add(w.slot)
 
     def _deactivate(self, w: Warp) -> None:
         self.active_slots.remove(w.slot)
-        self.scheds[w.sched].active.remove(w.slot)
+        sch = self.scheds[w.sched]
+        sch.active.remove(w.slot)
+        sch.cand.discard(w.slot)
+
+    def _wake_warp(self, w: Warp) -> None:
+        self.scheds[w.sched].cand.add(w.slot)
+
+    def atomic_done(self, w: Warp, n: int = 1) -> None:
+        """``n`` of the warp's outstanding atomic accesses completed."""
+        w.n_atomic -= n
+        if w.n_atomic <= 0:
+            w.n_atomic = 0
+            self.scheds[w.sched].cand.add(w.slot)
 
     def _cta_done(self, s: int) -> None:
         slot = self.ctas[s]
@@ -330,11 +347,14 @@ class ShaderCore:
         w = self.warps[inst.slot]
         if release and inst.dst:
             w.pending.difference_update(inst.dst)
+            self.scheds[w.sched].cand.add(w.slot)
         w.in_pipe -= 1
         self.n_inflight -= 1
 
     def release_reg(self, slot: int, reg: int) -> None:
-        self.warps[slot].pending.discard(reg)
+        w = self.warps[slot]
+        w.pending.discard(reg)
+        self.scheds[w.sched].cand.add(slot)
 
     # -- execute --------------------------------------------------------------------------
     def _execute(self, now: int) -> None:
@@ -389,12 +409,20 @@ class ShaderCore:
             self._sched_cycle_multi(sch, now)
             return
         sid = sch.sid
+        cand = sch.cand
+        if not cand:
+            return
+        keep_blocked = sch.two_level      # its demotion must see every scoreboard stall
         for ws in sch.policy.order(act, warps):
+            if ws not in cand:
+                continue
             w = warps[ws]
             ib = w.ibuf
-            if not ib or w.pos >= w.n:
+            if not ib or w.pos >= w.n or w.at_bar >= 0 or w.n_atomic:
+                cand.discard(ws)
                 continue
-            if w.at_bar >= 0 or w.n_atomic or (w.membar and self._waiting(w)):
+            if w.membar and self._waiting(w):
+                cand.discard(ws)
                 continue
             pc = ib[0]
             want = w.pcs[w.pos]
@@ -403,12 +431,15 @@ class ShaderCore:
                 w.in_pipe -= len(ib)
                 w.ibuf = []
                 w.next_pc = want
+                cand.discard(ws)
                 continue
             tbl = w.kernel.table
             pend = w.pending
             if pend and not pend.isdisjoint(tbl.regs_all[pc]):
-                if sch.two_level:
+                if keep_blocked:
                     sch.policy.demote(ws)   # type: ignore[attr-defined]
+                else:
+                    cand.discard(ws)
                 continue
             unit = self._route(tbl.unit[pc], sid, -1)
             if unit < 0:
@@ -510,8 +541,8 @@ class ShaderCore:
         inst.sched = sched
         self.uid += 1
         inst.uid = self.uid
-        inst.active = int(w.act[pos])
-        ex = int(w.exe[pos])
+        inst.active = w.act[pos]
+        ex = w.exe[pos]
         inst.executed = ex
         inst.mem = w.mem.get(pos) if unit == U.MEM else None
         inst.space = tbl.mem_space[pc]
@@ -563,7 +594,9 @@ class ShaderCore:
         # a warp that arrived with its last instruction (bar then nothing) is done already
         if len(slot.bar_waiting) >= running:
             for ws in slot.bar_waiting:
-                self.warps[ws].at_bar = -1
+                w = self.warps[ws]
+                w.at_bar = -1
+                self.scheds[w.sched].cand.add(ws)
             slot.bar_waiting = []
 
     # -- fetch/decode (C070-C077) ---------------------------------------------------------
@@ -581,6 +614,7 @@ class ShaderCore:
         w.in_pipe += len(ib)
         self.fetch_buf = None
         self.busy_cycle = True
+        self.scheds[w.sched].cand.add(ws)
 
     def _fetch(self) -> bool:
         """One fetch (``shader_core_ctx::fetch``); False when no warp could be fetched for
