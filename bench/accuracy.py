@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import math
 import os
 import shutil
@@ -99,6 +100,10 @@ _RATE_FROM = {"l1d_miss_rate": ("l1d_misses_kernel", "l1d_accesses_kernel"),
 # --------------------------------------------------------------------------------------------
 # comparison (pure functions of row dicts)
 # --------------------------------------------------------------------------------------------
+
+_WORD_PASS = re.compile(r"\bPASS\b")
+_WORD_FAIL = re.compile(r"\bFAIL\b")
+
 
 def _cell(row: Mapping[str, Any], col: str) -> float | None:
     v = row.get(col)
@@ -420,7 +425,8 @@ def read_outcome(program: str, run_dir: Path, rc: int | None = None, wall: float
     except (OSError, json.JSONDecodeError) as exc:
         error = f"no stats.json ({exc.__class__.__name__})"
     lines = text.splitlines()
-    passed = rc == 0 and any("PASS" in ln for ln in lines) and not any("FAIL" in ln for ln in lines)
+    # word match: the statistics print counters such as RESERVATION_FAIL
+    passed = rc == 0 and any(_WORD_PASS.search(ln) for ln in lines) and not any(_WORD_FAIL.search(ln) for ln in lines)
     if timed_out:
         error = f"killed after {wall or timeout_s:.0f} s (timeout)"
     elif rc is None and not error:

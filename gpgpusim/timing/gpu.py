@@ -143,8 +143,23 @@ class TimingGpu(Gpu):
         self.max_cycle = int(config.get("gpgpu_max_cycle") or 0)
         self.max_insn = int(config.get("gpgpu_max_insn") or 0)
         self.progress = os.environ.get("GPGPUSIM_PROGRESS", "1") != "0"
+        self.liveness_s = float(config.get("liveness_message_freq") or 0)
+        self._t_start = self._last_liveness = time.time()
         self._live_note_done: set[str] = set()
         self._last_limit_kernel = ""
+        from gpgpusim.runtime import interrupt
+        interrupt.on_interrupt(self._on_interrupt)
+
+    def _on_interrupt(self, signum: int) -> None:
+        """SIGINT/SIGTERM during a performance run: say how far the running kernels got (the
+        shutdown then prints the statistics of the finished kernels and writes the JSON)."""
+        from gpgpusim.runtime import hostio
+        insn = sum(c.n_thread_insn for c in self.cores)
+        for run in list(self.runs):
+            hostio.out(f"GPGPU-Sim: interrupted kernel '{run.rec.name}' (uid {run.rec.uid}) at "
+                       f"gpu_sim_cycle = {self.gpu_sim_cycle} (gpu_tot_sim_cycle = "
+                       f"{self.gpu_tot_sim_cycle + self.gpu_sim_cycle}); {run.done} of {run.n_ctas} CTAs "
+                       f"done; {insn} thread instructions issued since the start of the run\n")
 
     # ------------------------------------------------------------------ construction
     def _build(self) -> None:
@@ -224,6 +239,7 @@ class TimingGpu(Gpu):
                                   sticky=True)
             return rec
         run.start_cycle = self.gpu_tot_sim_cycle + self.gpu_sim_cycle
+        self.last_issue_cycle = run.start_cycle + run.latency_left
         rec.start_cycles = self.now_cycles
         self.runs.append(run)
         return rec
@@ -383,7 +399,9 @@ class TimingGpu(Gpu):
                         finished.append(r.rec)
                 if finished:
                     break
-                self._check_limits()
+                if not self.gpu_sim_cycle & 1023:
+                    self._check_limits()
+                    self._liveness()
         for rec in finished:
             self._finish(rec)
         return finished
@@ -426,9 +444,28 @@ class TimingGpu(Gpu):
                 r.latency_left = max(0, r.latency_left - ticks)
         self.skipped_cycles += ticks
 
+    def _liveness(self) -> None:
+        """GPGPU-Sim's periodic liveness line (``-liveness_message_freq`` seconds apart; off
+        with ``GPGPUSIM_PROGRESS=0``), and a pending Ctrl-C/SIGTERM stops the loop."""
+        from gpgpusim.runtime import interrupt
+        while interrupt.requested:
+            # Ctrl-C/SIGTERM: the shutdown thread reports and ends the process; stop here so
+            # the counters it prints do not move under it
+            time.sleep(0.05)
+        if not self.progress:
+            return
+        now = time.time()
+        if now - self._last_liveness < self.liveness_s:
+            return
+        self._last_liveness = now
+        insn = sum(c.n_thread_insn for c in self.cores)
+        self._notify_args("progress", self.gpu_tot_sim_cycle + self.gpu_sim_cycle, insn,
+                          now - self._t_start, now)
+
     def _check_limits(self) -> None:
         issued = max((c.last_issue for c in self.cores), default=0)
-        if self.deadlock_detect and self.gpu_sim_cycle - max(issued, self.last_issue_cycle) > DEADLOCK_CYCLES:
+        cur = self.gpu_tot_sim_cycle + self.gpu_sim_cycle
+        if self.deadlock_detect and cur - max(issued, self.last_issue_cycle) > DEADLOCK_CYCLES:
             dump = "\n".join(c.dump_state() for c in self.cores if c.busy())
             sys.stderr.write("GPGPU-Sim uArch: ERROR ** deadlock detected: no instruction issued for "
                              f"{DEADLOCK_CYCLES} cycles (cycle {self.gpu_sim_cycle})\n{dump}\n{self.mem.dump_state()}\n")
@@ -514,6 +551,11 @@ class TimingGpu(Gpu):
         if l1ds:
             publish_cache_stats(st, l1ds, "L1D", per_unit="L1D_core", breakdown="core_cache_breakdown",
                                 fail_breakdown="core_cache_fail_breakdown", port="L1D")
+        for c in ("L1I", "L1C", "L1T"):
+            # perfect instruction/constant caches (every shipped 4.x config), no texture cache
+            # model yet: GPGPU-Sim prints these totals as 0 in that case
+            for what in ("accesses", "misses", "pending_hits", "reservation_fails"):
+                st.values.setdefault(f"{c}_total_cache_{what}", 0)
         st.set("gpgpu_n_tot_w_icount", sum(c.n_warp_insn for c in self.cores))
         st.set("gpgpu_n_tot_thrd_icount", sum(c.n_thread_insn for c in self.cores))
         st.set("gpu_reg_bank_conflict_stalls", sum(c.opcoll.stats_bank_conflicts for c in self.cores))
