@@ -94,7 +94,7 @@ def test_barrier_releases_when_the_last_warp_arrives():
     bar_w1 = next(c for c, w, p in iss if w == 1 and p == 5)
     after_w0 = next(c for c, w, p in iss if w == 0 and p == 6)
     # warp 1 computes sin (SFU, 100 cycles) before it reaches the barrier
-    assert (bar_w0, bar_w1) == (15, 121)
+    assert (bar_w0, bar_w1) == (15, 120)
     # warp 0 (scheduler 0, examined before scheduler 1 in that cycle) goes on the next cycle
     assert after_w0 == bar_w1 + 1
 

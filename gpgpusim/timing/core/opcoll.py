@@ -41,7 +41,7 @@ class CollectorUnit:
 
 
 class OperandCollector:
-    __slots__ = ("cus", "n_banks", "banks_per_sched", "sub_core", "use_wid", "queues", "in_regs",
+    __slots__ = ("n_ready", "n_queued", "cus", "n_banks", "banks_per_sched", "sub_core", "use_wid", "queues", "in_regs",
                  "out_of", "last_cu", "write_banks", "n_busy", "stats_bank_conflicts", "n_sched",
                  "cus_per_sched", "n_dispatch")
 
@@ -63,6 +63,8 @@ class OperandCollector:
         self.last_cu = n_cu - 1
         self.write_banks = 0             # bitmask of banks taken by writeback this cycle
         self.n_busy = 0
+        self.n_ready = 0       # CUs with every operand read, waiting to dispatch
+        self.n_queued = 0      # register reads waiting in the bank queues
         self.stats_bank_conflicts = 0
         self.n_dispatch = max(1, n_dispatch)
 
@@ -96,8 +98,10 @@ class OperandCollector:
 
     def step(self, first: bool) -> None:
         if self.n_busy:
-            self._dispatch_ready()
-            self._allocate_reads(first)
+            if self.n_ready:
+                self._dispatch_ready()
+            if self.n_queued:
+                self._allocate_reads(first)
         self._allocate_cus()
 
     def end_cycle(self) -> None:
@@ -105,32 +109,38 @@ class OperandCollector:
 
     # -- stages -----------------------------------------------------------------------------
     def _dispatch_ready(self) -> None:
+        """Each dispatch unit takes the next ready CU in round-robin order
+        (``dispatch_unit_t::find_ready``: with the sub-core model the search starts at the
+        next scheduler's CUs)."""
         cus = self.cus
         n = len(cus)
-        dispatched = 0
-        for k in range(n):
-            if dispatched >= self.n_dispatch:
+        sub = self.sub_core
+        per = self.cus_per_sched
+        for _ in range(self.n_dispatch):
+            if not self.n_ready:
+                return
+            last = self.last_cu
+            start = last + (per - last % per if sub else 1)
+            for k in range(n):
+                c = (start + k) % n
+                cu = cus[c]
+                if cu.free or cu.need:
+                    continue
+                out = cu.out
+                inst = cu.inst
+                assert out is not None and inst is not None
+                if not out.has_free(sub, cu.sched):
+                    continue
+                out.move_in(inst, sub, cu.sched)
+                cu.inst = None
+                cu.out = None
+                cu.free = True
+                self.n_busy -= 1
+                self.n_ready -= 1
+                self.last_cu = c
                 break
-            if self.sub_core:
-                inc = self.cus_per_sched - (self.last_cu % self.cus_per_sched)
-                c = (self.last_cu + inc + k) % n if k else (self.last_cu + inc) % n
             else:
-                c = (self.last_cu + 1 + k) % n
-            cu = cus[c]
-            if cu.free or cu.need:
-                continue
-            out = cu.out
-            inst = cu.inst
-            assert out is not None and inst is not None
-            if not out.has_free(self.sub_core, cu.sched):
-                continue
-            out.move_in(inst, self.sub_core, cu.sched)
-            cu.inst = None
-            cu.out = None
-            cu.free = True
-            self.n_busy -= 1
-            self.last_cu = c
-            dispatched += 1
+                return
 
     def _allocate_reads(self, first: bool) -> None:
         served_cu = 0
@@ -145,7 +155,11 @@ class OperandCollector:
                 if not (served_cu >> c) & 1:
                     served_cu |= 1 << c
                     del q[i]
-                    cus[c].need -= 1
+                    self.n_queued -= 1
+                    cu = cus[c]
+                    cu.need -= 1
+                    if not cu.need:
+                        self.n_ready += 1
                     break
 
     def _allocate_cus(self) -> None:
@@ -171,6 +185,9 @@ class OperandCollector:
                         cu.need = len(srcs)
                         for r in srcs:
                             self.queues[self.bank_of(r, inst.slot, inst.sched)].append((c, inst.uid))
+                        self.n_queued += len(srcs)
+                        if not srcs:
+                            self.n_ready += 1
                         self.n_busy += 1
                         break
 

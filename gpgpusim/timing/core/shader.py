@@ -36,11 +36,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from bisect import insort
+
 from . import units as U
 from .ldst import LdstUnit
 from .opcoll import OperandCollector
 from .scheduler import TwoLevelActive, make_policy
 from .units import PipelinedUnit, RegisterSet, WarpInst
+
+
+def _unit_order(u: PipelinedUnit) -> int:
+    return u.order
 
 
 class Warp:
@@ -167,6 +173,9 @@ class ShaderCore:
             for i in range(self.n_units[kind]):
                 self.units.append(PipelinedUnit(kind, i, depth[kind], self.ex_wb))
         # (OC_EX register, its units) in the units' order (SP, DP, SFU, INT, TENSOR)
+        for i, u in enumerate(self.units):
+            u.order = i
+        self.busy_units: list[PipelinedUnit] = []    # units with work, in self.units order
         self.ex_groups = [(self.oc_ex[k], [u for u in self.units if u.kind == k])
                           for k in (U.SP, U.DP, U.SFU, U.INT, U.TENSOR)]
         self.ldst = LdstUnit(self, cfg, stats)
@@ -308,9 +317,8 @@ class ShaderCore:
         for r in self.oc_ex.values():
             if r.count:
                 return False
-        for u in self.units:
-            if u.dispatch is not None or u.n_active:
-                return False
+        if self.busy_units:
+            return False
         return self.ldst.idle()
 
     def settle_sleep(self, now: int) -> None:
@@ -362,9 +370,12 @@ class ShaderCore:
         for i in range(self.n_result_bus):
             if rb[i]:
                 rb[i] >>= 1
-        for u in self.units:
-            if u.dispatch is not None or u.n_active:
+        bu = self.busy_units
+        if bu:
+            for u in list(bu):
                 u.cycle(now)
+                if u.dispatch is None and not u.n_active and not u.occupied:
+                    bu.remove(u)     # (GPGPU-Sim cycles idle units too: only `occupied` moves)
         self.ldst.cycle(now)
         sub = self.sub_core
         for reg, kind_units in self.ex_groups:
@@ -386,6 +397,8 @@ class ShaderCore:
                 else:
                     continue   # no result bus free for that latency: stall
                 reg.take(i)
+                if u not in bu:
+                    insort(bu, u, key=_unit_order)
                 u.issue(inst)
         reg = self.oc_ex[U.MEM]
         if reg.count and self.ldst.dispatch is None:

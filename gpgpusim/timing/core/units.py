@@ -123,7 +123,7 @@ class PipelinedUnit:
     """
 
     __slots__ = ("kind", "index", "depth", "inflight", "heap", "offset", "dispatch", "occupied",
-                 "n_active", "result", "name", "partitioned")
+                 "n_active", "result", "name", "partitioned", "order")
 
     def __init__(self, kind: int, index: int, depth: int, result: RegisterSet) -> None:
         self.kind = kind
@@ -138,6 +138,7 @@ class PipelinedUnit:
         self.result = result
         self.name = f"{UNIT_NAMES[kind]}[{index}]"
         self.partitioned = True
+        self.order = 0                # position among the core's units (cycling order)
 
     def can_issue(self, inst: WarpInst) -> bool:
         return self.dispatch is None and not (self.occupied >> inst.lat) & 1
