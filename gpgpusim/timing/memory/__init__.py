@@ -54,6 +54,9 @@ class MemorySystem:
         self.subs = [SubPartition(i, cfg, l2cfg, part_addr, stats) for i in range(self.n_sp)]
         self.partitions = [MemoryPartition(p, cfg, self.subs[p * self.n_sub:(p + 1) * self.n_sub], params)
                            for p in range(self.n_mem)]
+        self._dram_ticks = [0]
+        for part in self.partitions:
+            part.ticks = self._dram_ticks
         self.now = 0
         self.n_l2_cycles = 0
         # sub-partitions that may have work (requests inside or arriving)
@@ -135,8 +138,11 @@ class MemorySystem:
 
     def dram_cycle(self, now: int | None = None) -> None:
         t = self.now if now is None else now
+        ticks = self._dram_ticks
+        ticks[0] += 1
         for p in self.partitions:
-            p.dram_cycle(t)
+            if not p.asleep:
+                p.dram_cycle(t)
 
     def l2_cycle(self, now: int | None = None) -> None:
         """L2 phase: move one request per sub-partition out of the request network (unless its
@@ -280,6 +286,8 @@ class MemorySystem:
     # ------------------------------------------------------------------ statistics
     def publish_stats(self) -> None:
         """Write the cumulative L2 / DRAM / icnt statistics into the registry (idempotent)."""
+        for p in self.partitions:
+            p.settle()
         st = self.stats
         l2s = [s.l2 for s in self.subs if s.l2 is not None]
         publish_cache_stats(st, l2s, "L2", per_unit="L2_bank", breakdown="l2_cache_breakdown",

@@ -61,6 +61,8 @@ class BoundedFifo:
 class SubPartition:
     """``memory_sub_partition``: one L2 bank with its queues."""
 
+    wake_dram: Any = None     # set by the owning MemoryPartition
+
     def __init__(self, sp_id: int, cfg: Any, l2cfg: Any, set_index_addr: Any, stats: Any) -> None:
         self.id = sp_id
         q = cfg.get("gpgpu_dram_partition_queues")
@@ -222,6 +224,8 @@ class SubPartition:
                     mf.set_status("IN_PARTITION_L2_TO_DRAM_QUEUE", now)
                     self.l2_dram.push(mf)
                     self.icnt_l2.pop()
+                    if self.wake_dram is not None:
+                        self.wake_dram()
         else:
             self.stats.add("L2_dram_queue_full")
         # 5. ROP delay -> icnt->L2
@@ -237,6 +241,8 @@ class SubPartition:
             return False
         mf.set_status("IN_PARTITION_L2_TO_DRAM_QUEUE", self.now)
         self.l2_dram.push(mf)
+        if self.wake_dram is not None:
+            self.wake_dram()
         return True
 
     def busy(self) -> bool:
@@ -283,6 +289,27 @@ class MemoryPartition:
         self.shared = 0
         self.last_borrower = self.n_sub - 1
         self.base_sp = pid * self.n_sub
+        # a DRAM channel with nothing to do is not cycled: it sleeps from DRAM tick
+        # ``sleep_from`` on and its idle cycles are added in bulk when work arrives (exact:
+        # an idle cycle only bumps counters, see Dram.idle_cycles)
+        self.asleep = False
+        self.sleep_from = 0
+        self.ticks: list[int] = [0]        # the memory system's DRAM tick counter (shared)
+        for sp in subs:
+            sp.wake_dram = self.wake
+
+    def wake(self) -> None:
+        if self.asleep:
+            self.settle()
+            self.asleep = False
+
+    def settle(self) -> None:
+        """Add the idle cycles slept through so far."""
+        if self.asleep:
+            missed = self.ticks[0] - self.sleep_from + 1
+            if missed > 0:
+                self.dram.idle_cycles(missed)
+            self.sleep_from = self.ticks[0] + 1
 
     def _has_credit(self, s: int) -> bool:
         return self.private[s] < self.private_limit or self.shared_limit == 0 or self.shared < self.shared_limit
@@ -311,6 +338,8 @@ class MemoryPartition:
         dram = self.dram
         if not self.latency_q and not dram.returnq.n_items and dram.quiet() and not any(s.l2_dram for s in self.subs):
             dram.idle_cycles(1)
+            self.asleep = True
+            self.sleep_from = self.ticks[0] + 1
             return
         mf = dram.return_top()
         if mf is not None:
