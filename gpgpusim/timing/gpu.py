@@ -52,6 +52,19 @@ DEADLOCK_CYCLES = 200_000
 
 CORE, L2, ICNT, DRAM = 1, 2, 4, 8
 
+#: counters GPGPU-Sim prints whether or not they ever counted
+ZERO_COUNTERS = (
+    "gpu_stall_dramfull", "gpu_stall_icnt2sh", "gpgpu_n_shmem_bkconflict", "gpgpu_n_stall_shd_mem",
+    "gpgpu_n_mem_read_local", "gpgpu_n_mem_write_local", "gpgpu_n_mem_read_global",
+    "gpgpu_n_mem_write_global", "gpgpu_n_mem_texture", "gpgpu_n_mem_const", "gpgpu_n_load_insn",
+    "gpgpu_n_store_insn", "gpgpu_n_shmem_insn", "gpgpu_n_sstarr_insn", "gpgpu_n_tex_insn",
+    "gpgpu_n_const_mem_insn", "gpgpu_n_param_mem_insn", "gpgpu_n_l1cache_bkconflict",
+    "gpgpu_n_intrawarp_mshr_merge", "gpgpu_n_cmem_portconflict",
+    "gpgpu_stall_shd_mem[c_mem][resource_stall]", "gpgpu_stall_shd_mem[s_mem][bk_conf]",
+    "gpgpu_stall_shd_mem[gl_mem][resource_stall]", "gpgpu_stall_shd_mem[gl_mem][coal_stall]",
+    "gpgpu_stall_shd_mem[gl_mem][data_port_stall]", "gpu_reg_bank_conflict_stalls",
+    "max_total_param_size", "total_dram_reads", "total_dram_writes")
+
 
 class KernelRun:
     """A running kernel: its trace feed, static table and CTA accounting."""
@@ -137,6 +150,8 @@ class TimingGpu(Gpu):
         if config is None:
             config = self.config = load_config(None)
         self.stats = StatsRegistry()
+        for name in ZERO_COUNTERS:       # GPGPU-Sim prints these even when nothing happened
+            self.stats.set(name, 0)
         self._build()
         self.gpu_tot_sim_cycle = 0
         self.deadlock_detect = bool(config.get("gpgpu_deadlock_detect"))

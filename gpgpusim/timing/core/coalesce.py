@@ -115,7 +115,7 @@ def coalesce(lanes: np.ndarray, addrs: np.ndarray, size: int, arch: int, warp_pa
             for block in sorted(groups):
                 for chunks, bm, lm in groups[block]:
                     a2, s2 = _reduce(block, seg, chunks)
-                    out.append(Access(a2, s2, _sectors(a2, s2), bm, lm))
+                    out.append(Access(a2, s2, chunks, bm, lm))
             groups.clear()
         out.reverse()
         return out
@@ -135,15 +135,11 @@ def coalesce(lanes: np.ndarray, addrs: np.ndarray, size: int, arch: int, warp_pa
         for block in sorted(trans):
             chunks, bm, lm = trans[block]
             a2, s2 = _reduce(block, seg, chunks)
-            out.append(Access(a2, s2, _sectors(a2, s2), bm & ((1 << 128) - 1), lm))
+            # the sector mask is the set of 32-byte chunks the threads touched (mem_access_t's
+            # sector mask), not every sector the transaction's size spans
+            out.append(Access(a2, s2, chunks, bm & ((1 << 128) - 1), lm))
     out.reverse()
     return out
-
-
-def _sectors(addr: int, size: int) -> int:
-    first = (addr & 127) // 32
-    n = max(1, size // 32)
-    return ((1 << n) - 1) << first
 
 
 def local_addresses(lanes: np.ndarray, addrs: np.ndarray, size: int, hw_tid_base: int,
