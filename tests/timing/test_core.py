@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -185,3 +186,27 @@ def test_same_run_twice_and_idle_skipping_give_identical_statistics():
     # 512 warps x 3 fully coalesced 128-byte accesses = 4 sectors each
     assert c["L1D_total_cache_accesses"] == 512 * 3 * 4
     assert c["gpgpu_n_tot_w_icount"] == 512 * 16
+
+
+CONFIG_CYCLES = {  # 64 CTAs of vecadd on 4 SMs of every shipped config (regression figures)
+    "QuadroFX5800": (3368, None, 0),       # no L1D; the L2 caches textures only
+    "SM2_GTX480": (4566, 1536, 6144),       # 128-byte L1D transactions (coalescing arch 20)
+    "SM6_TITANX": (2297, 0, 6144),          # global accesses skip the L1D
+    "SM75_RTX2060": (4141, 6144, 6144),
+    "SM7_QV100": (2619, 6144, 6144),
+    "SM86_RTX3070": (3830, 6144, 6144),
+    "TeslaC2050": (4576, 1536, 6144),
+}
+
+
+@pytest.mark.parametrize("gpu", sorted(CONFIG_CYCLES))
+def test_every_shipped_config_times_a_kernel(gpu):
+    n = 64 * 256
+    a = np.arange(n, dtype=np.float32)
+    mod = ptx(VECADD, params=".param .u64 a, .param .u64 b, .param .u64 c")
+    r = run_timing(mod, "k", (64, 1, 1), (256, 1, 1),
+                   [("a", a), ("b", np.ones(n, np.float32)), ("c", np.zeros(n, np.float32))],
+                   overrides=["-gpgpu_n_clusters 4"], trace=False, gpu=gpu)
+    np.testing.assert_array_equal(r.out["c"], a + 1)
+    c = r.counters
+    assert (r.cycles, c.get("L1D_total_cache_accesses"), c.get("L2_total_cache_accesses")) == CONFIG_CYCLES[gpu]

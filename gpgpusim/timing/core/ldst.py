@@ -62,6 +62,7 @@ class LdstUnit:
         self.next_wb_regs: tuple[int, ...] = ()
         self.wb_arb = 0
         self.pending: dict[tuple[int, int], int] = {}      # (warp slot, reg) -> accesses left
+        self.part_acks: dict[int, int] = {}       # split write -> sector acknowledgements left
         self.l1d = core.cluster.gpu.make_l1d(core.sid)
         self.stall_cycles = 0
 
@@ -158,7 +159,7 @@ class LdstUnit:
             mf = self.response[0]
             if mf.is_write and not mf.is_atomic:
                 self.response.pop(0)
-                core.store_ack(mf.warp_id)
+                self._write_ack(mf)
             elif self.l1d is None or not self.l1d.waiting_for_fill(mf):
                 if self.next_global is None:
                     self.next_global = self.response.pop(0)
@@ -271,6 +272,25 @@ class LdstUnit:
             # a read miss comes back through the L1D's access_ready(); a write that went
             # down to L2 is acknowledged by L2
 
+    def _write_ack(self, mf: Any) -> None:
+        """A write acknowledgement from L2.  A sectored L2 splits a write into sector requests
+        (``breakdown_request_to_sector_requests``) and acknowledges each one; the store is
+        acknowledged when every part was."""
+        orig = mf.original
+        if orig is None:
+            self.core.store_ack(mf.warp_id)
+            return
+        key = id(orig)
+        left = self.part_acks.get(key)
+        if left is None:
+            left = sector_parts(orig.size, orig.sector_mask)
+        left -= 1
+        if left <= 0:
+            self.part_acks.pop(key, None)
+            self.core.store_ack(orig.warp_id)
+        else:
+            self.part_acks[key] = left
+
     def _ack_locally(self, mf: Any, status: str) -> bool:
         """Is a store acknowledged by the L1D itself (``l1_latency_queue_cycle``)?  Write-back
         lines take a write hit, and a write miss that allocates locally (fetch-on-write or
@@ -340,3 +360,15 @@ class LdstUnit:
         d = self.dispatch
         return (f"ldst dispatch={'-' if d is None else f'w{d.slot}@{d.pc} q={len(d.accessq)}'} smem={len(self.smem_pipe)} "
                 f"latq={self.n_latq} resp={len(self.response)} pending={len(self.pending)}")
+
+
+def sector_parts(size: int, sector_mask: int) -> int:
+    """How many sector requests a sectored L2 makes of one request (the rule of GPGPU-Sim's
+    ``breakdown_request_to_sector_requests``, as ``memory.partition`` applies it)."""
+    if size == 32 and sector_mask.bit_count() == 1:
+        return 1
+    if size == 128:
+        return 4
+    if size == 64 and sector_mask in (0xF, 0):
+        return 2
+    return max(1, sector_mask.bit_count())
