@@ -152,6 +152,14 @@ class LdstUnit:
 
     # ------------------------------------------------------------------ cycle
     def cycle(self, now: int) -> None:
+        l1d = self.l1d
+        if (self.dispatch is None and not self.response and not self.n_latq and self.next_wb is None
+                and self.next_global is None and not self.smem_pipe.q
+                and (l1d is None or (not l1d.miss_queue and not l1d.ready))):
+            # nothing to do: only the L1D's port counters move (baseline_cache::cycle)
+            if l1d is not None:
+                l1d.idle_cycles(1)
+            return
         core = self.core
         self.now = now
         self._writeback()

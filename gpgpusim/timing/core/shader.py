@@ -154,6 +154,7 @@ class ShaderCore:
         self.next_dyn = 0
         self.last_fetched = self.max_warps - 1
         self.fetch_buf: tuple[int, int] | None = None     # (warp slot, pc)
+        self.fetch_dirty = True
         widths = list(g("gpgpu_pipeline_widths").values) + [1] * 13
         # ID_OC_SP, ID_OC_DP, ID_OC_INT, ID_OC_SFU, ID_OC_MEM, OC_EX_SP, OC_EX_DP, OC_EX_INT,
         # OC_EX_SFU, OC_EX_MEM, EX_WB, ID_OC_TENSOR_CORE, OC_EX_TENSOR_CORE
@@ -164,6 +165,7 @@ class ShaderCore:
         self.ex_wb = RegisterSet(widths[10], "EX_WB")
         self.n_result_bus = max(1, widths[10])
         self.result_bus = [0] * self.n_result_bus
+        self.rb_busy = False       # some result bus has a reservation
         self.n_units = {U.SP: int(g("gpgpu_num_sp_units")), U.DP: int(g("gpgpu_num_dp_units")),
                         U.SFU: int(g("gpgpu_num_sfu_units")), U.INT: int(g("gpgpu_num_int_units")),
                         U.TENSOR: int(g("gpgpu_num_tensor_core_units"))}
@@ -244,6 +246,7 @@ class ShaderCore:
             self._activate(w)
         self.n_live_ctas += 1
         self.asleep = False
+        self.fetch_dirty = True
         self.n_threads += slot.threads
         if slot.live == 0:
             self._cta_done(s)
@@ -352,6 +355,7 @@ class ShaderCore:
 
     def complete(self, inst: WarpInst, release: bool) -> None:
         """The instruction left the pipeline (``warp_inst_complete`` + scoreboard release)."""
+        self.fetch_dirty = True
         w = self.warps[inst.slot]
         if release and inst.dst:
             w.pending.difference_update(inst.dst)
@@ -360,6 +364,7 @@ class ShaderCore:
         self.n_inflight -= 1
 
     def release_reg(self, slot: int, reg: int) -> None:
+        self.fetch_dirty = True
         w = self.warps[slot]
         w.pending.discard(reg)
         self.scheds[w.sched].cand.add(slot)
@@ -367,9 +372,13 @@ class ShaderCore:
     # -- execute --------------------------------------------------------------------------
     def _execute(self, now: int) -> None:
         rb = self.result_bus
-        for i in range(self.n_result_bus):
-            if rb[i]:
-                rb[i] >>= 1
+        if self.rb_busy:
+            any_set = False
+            for i in range(self.n_result_bus):
+                if rb[i]:
+                    rb[i] >>= 1
+                    any_set = True
+            self.rb_busy = any_set
         bu = self.busy_units
         if bu:
             for u in list(bu):
@@ -393,6 +402,7 @@ class ShaderCore:
                 for b in range(self.n_result_bus):
                     if not (rb[b] >> lat) & 1:
                         rb[b] |= 1 << lat
+                        self.rb_busy = True
                         break
                 else:
                     continue   # no result bus free for that latency: stall
@@ -409,7 +419,8 @@ class ShaderCore:
     # -- issue ----------------------------------------------------------------------------
     def _issue(self, now: int) -> None:
         for sch in self.scheds:
-            self._sched_cycle(sch, now)
+            if sch.cand:
+                self._sched_cycle(sch, now)
 
     def _sched_cycle(self, sch: SchedulerUnit, now: int) -> None:
         """``scheduler_unit::cycle``: examine the warps in policy order and issue from the first
@@ -441,6 +452,7 @@ class ShaderCore:
             want = w.pcs[w.pos]
             if pc != want:          # control hazard: flush and refetch at the right pc
                 self.busy_cycle = True
+                self.fetch_dirty = True
                 w.in_pipe -= len(ib)
                 w.ibuf = []
                 w.next_pc = want
@@ -503,6 +515,7 @@ class ShaderCore:
                 want = w.pcs[w.pos]
                 if pc != want:
                     self.busy_cycle = True
+                    self.fetch_dirty = True
                     w.in_pipe -= len(w.ibuf)
                     w.ibuf = []
                     w.next_pc = want
@@ -565,6 +578,7 @@ class ShaderCore:
         inst.cta = w.cta
         self.id_oc[unit].move_in(inst, self.sub_core, sched)
         w.ibuf.pop(0)
+        self.fetch_dirty = True
         w.pos = pos + 1
         w.next_pc = pc + 1
         if inst.dst:
@@ -631,9 +645,13 @@ class ShaderCore:
 
     def _fetch(self) -> bool:
         """One fetch (``shader_core_ctx::fetch``); False when no warp could be fetched for
-        (the fetch buffer was free and the scan found nothing)."""
+        (the fetch buffer was free and the scan found nothing).  The scan is skipped while
+        nothing happened since the last empty one that could make a warp fetchable or
+        retirable (``fetch_dirty``)."""
         if self.fetch_buf is not None:
             return True
+        if not self.fetch_dirty:
+            return False
         warps = self.warps
         act = self.active_slots
         if not act:
@@ -664,6 +682,8 @@ class ShaderCore:
         if retired:
             self.busy_cycle = True
             self._drop_retired()
+        else:
+            self.fetch_dirty = False
         return False
 
     def _drop_retired(self) -> None:
@@ -679,6 +699,7 @@ class ShaderCore:
         return self.ldst.response_full()
 
     def store_ack(self, slot: int) -> None:
+        self.fetch_dirty = True
         self.warps[slot].stores -= 1
 
     def dump_state(self) -> str:
