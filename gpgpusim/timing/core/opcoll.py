@@ -41,7 +41,7 @@ class CollectorUnit:
 
 
 class OperandCollector:
-    __slots__ = ("n_ready", "n_queued", "cus", "n_banks", "banks_per_sched", "sub_core", "use_wid", "queues", "in_regs",
+    __slots__ = ("n_in", "n_ready", "n_queued", "cus", "n_banks", "banks_per_sched", "sub_core", "use_wid", "queues", "in_regs",
                  "out_of", "last_cu", "write_banks", "n_busy", "stats_bank_conflicts", "n_sched",
                  "cus_per_sched", "n_dispatch")
 
@@ -64,6 +64,7 @@ class OperandCollector:
         self.write_banks = 0             # bitmask of banks taken by writeback this cycle
         self.n_busy = 0
         self.n_ready = 0       # CUs with every operand read, waiting to dispatch
+        self.n_in = 0          # instructions waiting in the ID_OC registers (the core counts)
         self.n_queued = 0      # register reads waiting in the bank queues
         self.stats_bank_conflicts = 0
         self.n_dispatch = max(1, n_dispatch)
@@ -94,7 +95,7 @@ class OperandCollector:
         return not keep
 
     def busy(self) -> bool:
-        return self.n_busy > 0 or any(r.count for r in self.in_regs)
+        return self.n_busy > 0 or self.n_in > 0
 
     def step(self, first: bool) -> None:
         if self.n_busy:
@@ -102,7 +103,8 @@ class OperandCollector:
                 self._dispatch_ready()
             if self.n_queued:
                 self._allocate_reads(first)
-        self._allocate_cus()
+        if self.n_in:
+            self._allocate_cus()
 
     def end_cycle(self) -> None:
         self.write_banks = 0
@@ -178,6 +180,7 @@ class OperandCollector:
                     cu = self.cus[c]
                     if cu.free:
                         reg.take(si)
+                        self.n_in -= 1
                         cu.free = False
                         cu.inst = inst
                         cu.out = self.out_of[inst.unit]

@@ -390,13 +390,21 @@ class ShaderCore:
         for reg, kind_units in self.ex_groups:
             if not reg.count:
                 continue
+            slots = reg.slots
+            nslots = len(slots)
             for u in kind_units:
-                i = reg.get_ready(sub, u.index)
-                if i < 0:
-                    continue
-                inst = reg.slots[i]
-                assert inst is not None
-                if not u.can_issue(inst):
+                if sub:
+                    i = u.index % nslots
+                    inst = slots[i]
+                    if inst is None:
+                        continue
+                else:
+                    i = reg.get_ready(False)
+                    if i < 0:
+                        continue
+                    inst = slots[i]
+                    assert inst is not None
+                if u.dispatch is not None or (u.occupied >> inst.lat) & 1:
                     continue
                 lat = inst.lat
                 for b in range(self.n_result_bus):
@@ -577,6 +585,7 @@ class ShaderCore:
         inst.is_atomic = tbl.is_atomic[pc]
         inst.cta = w.cta
         self.id_oc[unit].move_in(inst, self.sub_core, sched)
+        self.opcoll.n_in += 1
         w.ibuf.pop(0)
         self.fetch_dirty = True
         w.pos = pos + 1
