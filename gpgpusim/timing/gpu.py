@@ -360,6 +360,7 @@ class TimingGpu(Gpu):
         pc, pi, pl, pd = self.periods
         clusters = self.clusters
         mem = self.mem
+        reply_net = mem.icnt.reply       # where replies wait for their cluster (icnt_pop)
         while not finished:
             if self.live_ctas == 0 and self.skip_idle and self.runs and not any(
                     r.more_ctas() for r in self.runs) and not mem.busy():
@@ -382,8 +383,9 @@ class TimingGpu(Gpu):
                 self.t_core += pc
             now = self.gpu_tot_sim_cycle + self.gpu_sim_cycle
             if mask & CORE:
+                out_buf = reply_net.out_buf if reply_net.n_out else None
                 for cl in clusters:
-                    if cl.response or mem.reply_ready(cl.cid) is not None:
+                    if cl.response or (out_buf is not None and out_buf[cl.cid]):
                         cl.icnt_cycle(now)
             if mask & ~CORE:
                 mem.step(mask, now)
