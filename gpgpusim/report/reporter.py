@@ -40,7 +40,7 @@ from typing import Any
 
 from .. import __version__ as _pkg_version
 from .data import KernelInfo, KernelStats
-from .stats import LINES, Values, delta, render
+from .stats import tree_copy, LINES, Values, delta, render
 
 #: the version GPGPU-Sim's banner names; we reproduce 4.2.0's behaviour and statistics
 GPGPUSIM_VERSION = "4.2.0"
@@ -229,7 +229,7 @@ class Reporter:
         self._account(stats)
         now = stats.counters
         per_kernel = delta(now, self._prev_counters)
-        self._prev_counters = copy.deepcopy(dict(now))
+        self._prev_counters = tree_copy(dict(now))
         if now:  # the timing model's counters, per kernel and cumulative, for the JSON too
             self.kernels[-1]["counters"] = per_kernel
             self._last_counters = self._prev_counters

@@ -66,6 +66,40 @@ ZERO_COUNTERS = (
     "max_total_param_size", "total_dram_reads", "total_dram_writes")
 
 
+def advance_clocks(times: tuple[float, float, float, float], periods: tuple[float, float, float, float],
+                   core_ticks: int) -> tuple[tuple[float, float, float, float], tuple[int, int, int, int]]:
+    """Advance the four clock domains (core, icnt, L2, DRAM) by ``core_ticks`` core edges as
+    ``next_clock_domain`` steps would, without stepping: returns the new next-edge times and how
+    many edges each domain had.
+
+    Each step fires every domain whose next edge equals the earliest one, so the steps up to
+    the ``core_ticks``-th core edge (at time T) contain exactly the edges at times <= T of every
+    domain.  Edge times are the running sums ``t, t+p, (t+p)+p, ...`` in the same floating-point
+    order as the stepping loop's ``t += p`` (``np.add.accumulate`` adds sequentially), so the
+    result is bit-identical, DRAM clock phase included (``tests/timing/test_clocks.py``).
+    """
+    import numpy as np
+    tc, ti, tl, td = times
+    pc, pi, pl, pd = periods
+    core = np.add.accumulate(np.concatenate(([tc], np.full(core_ticks, pc))))
+    last = core[core_ticks - 1]
+    out_t = [float(core[core_ticks])]
+    counts = [core_ticks]
+    for t, p in ((ti, pi), (tl, pl), (td, pd)):
+        m = max(0, int((last - t) / p)) + 3
+        seq = np.add.accumulate(np.concatenate(([t], np.full(m, p))))
+        while seq[-1] <= last:           # (never for sane periods; keeps it exact regardless)
+            seq = np.add.accumulate(np.concatenate((seq, np.full(m, p))))
+        n = int(np.searchsorted(seq, last, side="right"))
+        counts.append(n)
+        out_t.append(float(seq[n]))
+    return (out_t[0], out_t[1], out_t[2], out_t[3]), (counts[0], counts[1], counts[2], counts[3])
+
+
+def _core_order(core: ShaderCore) -> int:
+    return core.sid
+
+
 class KernelRun:
     """A running kernel: its trace feed, static table and CTA accounting."""
 
@@ -187,6 +221,8 @@ class TimingGpu(Gpu):
         self.mem = MemorySystem(cfg, self.stats, n_clusters)
         self.clusters = [Cluster(i, self, per, i * per) for i in range(n_clusters)]
         self.cores = [c for cl in self.clusters for c in cl.cores]
+        self.awake: list[ShaderCore] = list(self.cores)   # cores to cycle (the rest sleep)
+        self._woken: set[ShaderCore] = set()
         self.last_cluster_issue = n_clusters - 1
         cd = cfg.get("gpgpu_clock_domains")
         self.periods = (1.0 / (cd.core_mhz * 1e6), 1.0 / (cd.icnt_mhz * 1e6),
@@ -392,9 +428,13 @@ class TimingGpu(Gpu):
             if mask & CORE:
                 more = any(r.more_ctas() for r in self.runs)
                 if self.skip_idle:
-                    for core in self.cores:
-                        if not core.asleep:
-                            core.cycle(now)
+                    aw = self.awake
+                    if self._woken:
+                        aw = sorted(set(aw) | self._woken, key=_core_order)
+                        self._woken.clear()
+                    for core in aw:
+                        core.cycle(now)
+                    self.awake = [c for c in aw if not c.asleep]
                 else:   # the reference loop: every core that has work or threads, every cycle
                     for core in self.cores:
                         if core.n_live_ctas or not core.asleep:
@@ -437,22 +477,8 @@ class TimingGpu(Gpu):
                 if core.l1_dirty and core.ldst.l1d is not None:
                     core.ldst.invalidate_l1()
                     core.l1_dirty = False
-        ticks = n_icnt = n_l2 = n_dram = 0
-        while ticks < need:
-            smallest = min(self.t_core, self.t_icnt, self.t_dram)
-            if self.t_l2 <= smallest:
-                smallest = self.t_l2
-                self.t_l2 += pl
-                n_l2 += 1
-            if self.t_icnt <= smallest:
-                self.t_icnt += pi
-                n_icnt += 1
-            if self.t_dram <= smallest:
-                self.t_dram += pd
-                n_dram += 1
-            if self.t_core <= smallest:
-                self.t_core += pc
-                ticks += 1
+        (self.t_core, self.t_icnt, self.t_l2, self.t_dram), (ticks, n_icnt, n_l2, n_dram) = advance_clocks(
+            (self.t_core, self.t_icnt, self.t_l2, self.t_dram), (pc, pi, pl, pd), need)
         self.mem.idle_ticks(n_icnt, n_l2, n_dram)
         self.gpu_sim_cycle += ticks
         self.now_cycles += ticks
@@ -460,6 +486,10 @@ class TimingGpu(Gpu):
             if r.latency_left > 0:
                 r.latency_left = max(0, r.latency_left - ticks)
         self.skipped_cycles += ticks
+
+    def core_woken(self, core: ShaderCore) -> None:
+        """A sleeping core got a reply or a CTA: cycle it again from the next core loop on."""
+        self._woken.add(core)
 
     def _liveness(self) -> None:
         """GPGPU-Sim's periodic liveness line (``-liveness_message_freq`` seconds apart; off

@@ -339,7 +339,8 @@ int main()
 @needs_nvcc
 def test_ctrl_c_stops_the_application(shim_lib, tmp_path):
     """The embedded interpreter must not swallow SIGINT (it would become a KeyboardInterrupt
-    inside a CUDA call and the application would keep running)."""
+    inside a CUDA call and the application would keep running): Ctrl-C stops the application
+    at once, after the simulator printed what it had (exit status 128 + SIGINT, issue 12)."""
     import signal
 
     pytest.importorskip("gpgpusim.functional.engine")
@@ -360,12 +361,13 @@ def test_ctrl_c_stops_the_application(shim_lib, tmp_path):
             if line.strip() == "start":
                 break
         p.send_signal(signal.SIGINT)
-        assert p.wait(30) == -signal.SIGINT
+        assert p.wait(30) == 128 + signal.SIGINT
     finally:
         if p.poll() is None:
             p.kill()
             p.wait()
     assert "KeyboardInterrupt" not in p.stderr.read()
+    assert "GPGPU-Sim: ** interrupted by SIGINT" in p.stdout.read()
 
 
 DLOPEN_LOCAL_SRC = r"""

@@ -245,7 +245,9 @@ class ShaderCore:
             slot.live += 1
             self._activate(w)
         self.n_live_ctas += 1
-        self.asleep = False
+        if self.asleep:
+            self.asleep = False
+            self.cluster.gpu.core_woken(self)
         self.fetch_dirty = True
         self.n_threads += slot.threads
         if slot.live == 0:
@@ -701,7 +703,9 @@ class ShaderCore:
 
     # -- memory replies -------------------------------------------------------------------
     def accept_response(self, mf: Any, now: int) -> None:
-        self.asleep = False
+        if self.asleep:
+            self.asleep = False
+            self.cluster.gpu.core_woken(self)
         self.ldst.accept_response(mf, now)
 
     def response_buffer_full(self) -> bool:
