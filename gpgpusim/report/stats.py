@@ -63,14 +63,17 @@ class StatsRegistry:
         return tree_copy(self.values)
 
 
+_NUMBER = (int, float)
+
+
 def tree_copy(v: Any) -> Any:
     """A deep copy of a counter tree (dicts, lists and tuples of numbers and strings), several
     times faster than ``copy.deepcopy``; anything else is deep-copied."""
     if isinstance(v, dict):
         return {k: tree_copy(x) for k, x in v.items()}
     if isinstance(v, list):
-        if v and not isinstance(v[0], (dict, list, tuple)):
-            if all(type(x) in (int, float) for x in v):
+        if not v or type(v[0]) in _NUMBER:
+            if all(type(x) in _NUMBER for x in v):
                 return v[:]
         return [tree_copy(x) for x in v]
     if isinstance(v, (int, float, str, bool)) or v is None:
@@ -92,6 +95,10 @@ def _sub(v: Any, b: Any) -> Any:
     if isinstance(v, dict):
         return {k: _sub(x, b.get(k) if isinstance(b, dict) else None) for k, x in v.items()}
     if isinstance(v, list):
+        if isinstance(b, list) and v and type(v[0]) in _NUMBER and all(type(x) in _NUMBER for x in v) \
+                and all(type(x) in _NUMBER for x in b):
+            n = min(len(v), len(b))
+            return [x - y for x, y in zip(v[:n], b[:n], strict=True)] + v[n:]
         return [_sub(x, b[i] if isinstance(b, list) and i < len(b) else None) for i, x in enumerate(v)]
     if isinstance(v, (int, float)) and not isinstance(v, bool) and isinstance(b, (int, float)):
         return v - b
