@@ -399,7 +399,7 @@ class TimingGpu(Gpu):
         reply_net = mem.icnt.reply       # where replies wait for their cluster (icnt_pop)
         while not finished:
             if self.live_ctas == 0 and self.skip_idle and self.runs and not any(
-                    r.more_ctas() for r in self.runs) and not mem.busy():
+                    r.more_ctas() for r in self.runs) and mem.idle():
                 self._fast_forward()
             # next_clock_domain
             smallest = min(self.t_core, self.t_icnt, self.t_dram)

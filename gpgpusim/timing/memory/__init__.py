@@ -220,7 +220,11 @@ class MemorySystem:
         """Account clock ticks of an :meth:`idle` memory system in bulk (each such tick only
         bumps per-cycle counters): ``n_icnt`` interconnect, ``n_l2`` L2 and ``n_dram`` DRAM
         ticks, exactly as that many :meth:`step` calls would."""
-        assert self.idle(), "idle_ticks on a busy memory system"
+        if not self.idle():
+            raise AssertionError("idle_ticks on a busy memory system: icnt busy=%s active=%s parts=%s" % (
+                self.icnt.busy(), sorted(self._active),
+                [(p.id, bool(p.latency_q), p.dram.busy(), [s.id for s in p.subs if not s.idle()])
+                 for p in self.partitions if not p.idle()]))
         self.n_l2_cycles += n_l2
         self.icnt.req.idle_advance(n_icnt)
         if self.icnt.reply is not self.icnt.req:
