@@ -376,7 +376,7 @@ def sector_parts(size: int, sector_mask: int) -> int:
     if size == 32 and sector_mask.bit_count() == 1:
         return 1
     if size == 128:
-        return 4
+        return sector_mask.bit_count() or 4
     if size == 64 and sector_mask in (0xF, 0):
         return 2
     return max(1, sector_mask.bit_count())
