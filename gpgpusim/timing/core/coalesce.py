@@ -166,21 +166,27 @@ def local_addresses(lanes: np.ndarray, addrs: np.ndarray, size: int, hw_tid_base
 
 def shared_conflict_degree(lanes: np.ndarray, addrs: np.ndarray, n_banks: int, warp_parts: int) -> int:
     """Cycles a shared-memory instruction occupies the bank stage: per sub-warp the largest
-    number of distinct 4-byte words mapped to one bank, summed over sub-warps."""
+    number of distinct 4-byte words mapped to one bank, summed over sub-warps.  (Plain Python
+    on the <= 32 lanes: cheaper than numpy at this size.)"""
     if lanes.size == 0:
         return 0
-    words = addrs.astype(np.int64) >> 2
+    words = (addrs.astype(np.int64) >> 2).tolist()
     parts = max(1, warp_parts)
+    if parts == 1:
+        groups = [set(words)]
+    else:
+        sub = 32 // parts
+        gl: list[set[int]] = [set() for _ in range(parts)]
+        for lane, w in zip(lanes.tolist(), words, strict=True):
+            gl[min(lane // sub, parts - 1)].add(w)
+        groups = gl
     total = 0
-    sub = 32 // parts
-    for p in range(parts):
-        if parts > 1:
-            sel = (lanes // sub) == p
-            w = words[sel]
-        else:
-            w = words
-        if w.size == 0:
+    for u in groups:
+        if not u:
             continue
-        u = np.unique(w)
-        total += int(np.bincount(u % n_banks, minlength=1).max())
+        counts: dict[int, int] = {}
+        for w in u:
+            b = w % n_banks
+            counts[b] = counts.get(b, 0) + 1
+        total += max(counts.values())
     return total

@@ -155,6 +155,8 @@ class ShaderCore:
         self.last_fetched = self.max_warps - 1
         self.fetch_buf: tuple[int, int] | None = None     # (warp slot, pc)
         self.fetch_dirty = True
+        self.fetchable: set[int] = set()    # running warps with an empty I-buffer
+        self.retire_wait: set[int] = set()  # warps past their last instruction, not retired
         widths = list(g("gpgpu_pipeline_widths").values) + [1] * 13
         # ID_OC_SP, ID_OC_DP, ID_OC_INT, ID_OC_SFU, ID_OC_MEM, OC_EX_SP, OC_EX_DP, OC_EX_INT,
         # OC_EX_SFU, OC_EX_MEM, EX_WB, ID_OC_TENSOR_CORE, OC_EX_TENSOR_CORE
@@ -259,12 +261,15 @@ class ShaderCore:
         sch = self.scheds[w.sched]
         bisect.insort(sch.active, w.slot)
         sch.cand.add(w.slot)
+        self.fetchable.add(w.slot)
 
     def _deactivate(self, w: Warp) -> None:
         self.active_slots.remove(w.slot)
         sch = self.scheds[w.sched]
         sch.active.remove(w.slot)
         sch.cand.discard(w.slot)
+        self.fetchable.discard(w.slot)
+        self.retire_wait.discard(w.slot)
 
     def _wake_warp(self, w: Warp) -> None:
         self.scheds[w.sched].cand.add(w.slot)
@@ -465,6 +470,7 @@ class ShaderCore:
                 self.fetch_dirty = True
                 w.in_pipe -= len(ib)
                 w.ibuf = []
+                self.fetchable.add(ws)
                 w.next_pc = want
                 cand.discard(ws)
                 continue
@@ -528,6 +534,7 @@ class ShaderCore:
                     self.fetch_dirty = True
                     w.in_pipe -= len(w.ibuf)
                     w.ibuf = []
+                    self.fetchable.add(ws)
                     w.next_pc = want
                     break
                 tbl = w.kernel.table
@@ -591,6 +598,8 @@ class ShaderCore:
         w.ibuf.pop(0)
         self.fetch_dirty = True
         w.pos = pos + 1
+        if not w.ibuf:
+            self.fetchable.add(w.slot)
         w.next_pc = pc + 1
         if inst.dst:
             w.pending.update(inst.dst)
@@ -610,6 +619,8 @@ class ShaderCore:
         if w.pos >= w.n:            # the warp's last instruction: it is functionally done
             w.in_pipe -= len(w.ibuf)
             w.ibuf = []
+            self.fetchable.discard(w.slot)
+            self.retire_wait.add(w.slot)
             self._warp_exits_barrier(w)
 
     # -- barriers (C085-C087) -------------------------------------------------------------
@@ -650,6 +661,7 @@ class ShaderCore:
             ib.append(pc + 1)
         w.ibuf = ib
         w.in_pipe += len(ib)
+        self.fetchable.discard(ws)
         self.fetch_buf = None
         self.busy_cycle = True
         self.scheds[w.sched].cand.add(ws)
@@ -664,19 +676,26 @@ class ShaderCore:
         if not self.fetch_dirty:
             return False
         warps = self.warps
-        act = self.active_slots
-        if not act:
+        if self.retire_wait:
+            cands = sorted(self.fetchable | self.retire_wait)
+        elif self.fetchable:
+            cands = sorted(self.fetchable)
+        else:
+            self.fetch_dirty = False
             return False
+        # round robin from the warp after the last one fetched (only candidates can be
+        # fetched or retired; the scan of every warp would skip the others)
         import bisect
-        k0 = bisect.bisect_right(act, self.last_fetched)
-        n = len(act)
+        k0 = bisect.bisect_right(cands, self.last_fetched)
+        n = len(cands)
         retired = False
         for k in range(n):
-            ws = act[(k0 + k) % n]
+            ws = cands[(k0 + k) % n]
             w = warps[ws]
             if w.pos >= w.n:
                 if not w.done_exit and w.stores == 0 and w.in_pipe == 0 and not w.pending:
                     retired = True
+                    self.retire_wait.discard(ws)
                     w.done_exit = True
                     w.active = False
                     slot = self.ctas[w.cta]
