@@ -598,11 +598,11 @@ class TimingGpu(Gpu):
         if l1ds:
             publish_cache_stats(st, l1ds, "L1D", per_unit="L1D_core", breakdown="core_cache_breakdown",
                                 fail_breakdown="core_cache_fail_breakdown", port="L1D")
-        for c in ("L1I", "L1C", "L1T"):
+        for cache in ("L1I", "L1C", "L1T"):
             # perfect instruction/constant caches (every shipped 4.x config), no texture cache
             # model yet: GPGPU-Sim prints these totals as 0 in that case
             for what in ("accesses", "misses", "pending_hits", "reservation_fails"):
-                st.values.setdefault(f"{c}_total_cache_{what}", 0)
+                st.values.setdefault(f"{cache}_total_cache_{what}", 0)
         st.set("gpgpu_n_tot_w_icount", sum(c.n_warp_insn for c in self.cores))
         st.set("gpgpu_n_tot_thrd_icount", sum(c.n_thread_insn for c in self.cores))
         st.set("gpu_reg_bank_conflict_stalls", sum(c.opcoll.stats_bank_conflicts for c in self.cores))
