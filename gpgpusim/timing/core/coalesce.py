@@ -170,7 +170,7 @@ def shared_conflict_degree(lanes: np.ndarray, addrs: np.ndarray, n_banks: int, w
     on the <= 32 lanes: cheaper than numpy at this size.)"""
     if lanes.size == 0:
         return 0
-    words = (addrs.astype(np.int64) >> 2).tolist()
+    words = [a >> 2 for a in addrs.tolist()]
     parts = max(1, warp_parts)
     if parts == 1:
         groups = [set(words)]

@@ -36,12 +36,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from bisect import insort
+from bisect import bisect_left, bisect_right, insort
 
 from . import units as U
 from .ldst import LdstUnit
 from .opcoll import OperandCollector
-from .scheduler import TwoLevelActive, make_policy
+from .scheduler import Lrr, TwoLevelActive, make_policy
 from .units import PipelinedUnit, RegisterSet, WarpInst
 
 
@@ -111,7 +111,7 @@ class SchedulerUnit:
     warp, in slot order (the policies order these: inactive slots never issue, so leaving them
     out keeps every policy's relative order)."""
 
-    __slots__ = ("sid", "warps", "policy", "two_level", "active", "cand")
+    __slots__ = ("sid", "warps", "policy", "two_level", "active", "cand", "lrr")
 
     def __init__(self, sid: int, policy: str) -> None:
         self.sid = sid
@@ -122,6 +122,7 @@ class SchedulerUnit:
         self.cand: set[int] = set()
         self.policy = make_policy(policy)
         self.two_level = isinstance(self.policy, TwoLevelActive)
+        self.lrr = type(self.policy) is Lrr
 
 
 class ShaderCore:
@@ -452,9 +453,20 @@ class ShaderCore:
         if not cand:
             return
         keep_blocked = sch.two_level      # its demotion must see every scoreboard stall
-        for ws in sch.policy.order(act, warps):
-            if ws not in cand:
-                continue
+        pol = sch.policy
+        if sch.lrr:
+            # loose round robin over the candidates: the order the policy gives the running
+            # warps, restricted to the candidates (the others would be skipped)
+            order = sorted(cand)
+            last = pol.last
+            if last >= 0 and len(order) > 1:
+                i = bisect_left(act, last)
+                if i < len(act) and act[i] == last:
+                    k = bisect_right(order, last)
+                    order = order[k:] + order[:k]
+        else:
+            order = [ws for ws in pol.order(act, warps) if ws in cand]
+        for ws in order:
             w = warps[ws]
             ib = w.ibuf
             if not ib or w.pos >= w.n or w.at_bar >= 0 or w.n_atomic:
