@@ -1,7 +1,8 @@
 """The clocked GPU: performance simulation (``-gpgpu_ptx_sim_mode 0``; GPGPU-Sim ``gpgpu_sim``).
 
 Checklist C058-C062 (clock domains, ``cycle()``, ``active()``), C065-C069 (clusters), C131-C137
-(CTA scheduling), C134 (concurrent kernels), C202 (deadlock detection), C011 (stop limits).
+(CTA scheduling), C134 (concurrent kernels), C202 (deadlock detection), C012 (perfect memory).  The stop
+limits of C011 (``-gpgpu_max_cycle/_insn/_cta``) are parsed but not enforced yet.
 
 * **Clock domains**: core, interconnect, L2 and DRAM at their ``-gpgpu_clock_domains`` MHz;
   every step advances the domains whose next edge is the earliest, in GPGPU-Sim's
