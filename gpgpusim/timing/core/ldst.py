@@ -92,7 +92,6 @@ class LdstUnit:
 
     def issue(self, inst: WarpInst, now: int) -> None:
         """The instruction enters the dispatch register (``ldst_unit::issue``)."""
-        core = self.core
         st = self.stats
         active = inst.executed.bit_count()
         sp = inst.space
@@ -127,7 +126,6 @@ class LdstUnit:
         elif sp == "tex":
             st.add("gpgpu_n_tex_insn", active)
         self.dispatch = inst
-        del core  # (keeps the signature symmetric with the pipelined units)
 
     def _generate(self, inst: WarpInst) -> None:
         core = self.core
@@ -135,10 +133,7 @@ class LdstUnit:
         kernel = inst.warp.kernel
         for acc in inst.mem or ():
             if acc.space == "local":
-                slot = core.ctas[inst.cta]
-                base = slot.warps[0] if slot.warps else 0
-                hw_tid0 = inst.slot * 32
-                del base
+                hw_tid0 = inst.slot * 32       # hardware thread id of the warp's lane 0
                 groups = C.local_addresses(acc.lanes.astype(np.int64), acc.addrs, acc.size, hw_tid0,
                                            kernel.padded_threads_per_cta, core.sid, core.cluster.gpu.n_cores,
                                            kernel.max_cta_per_core)
