@@ -114,8 +114,6 @@ class KernelRun:
         self.issued = 0
         self.done = 0
         self.warps_per_cta = trace.warps_per_cta
-        b = trace.block
-        self.threads_per_cta = b[0] * b[1] * b[2]
         self.padded_threads_per_cta = self.warps_per_cta * 32
         self.max_cta_per_core = max(1, max_cta_per_core)
         self.latency_left = latency
@@ -139,7 +137,7 @@ class Cluster:
         self.response: list[Any] = []
         self.eject = max(1, int(gpu.config.get("gpgpu_n_cluster_ejection_buffer_size")))
         for i in range(n_cores):
-            self.cores.append(ShaderCore(first_sid + i, self, gpu.config, None, gpu.stats))
+            self.cores.append(ShaderCore(first_sid + i, self, gpu.config, gpu.stats))
 
     def can_inject(self, mf: Any) -> bool:
         if self.gpu.perfect_mem:
@@ -238,7 +236,6 @@ class TimingGpu(Gpu):
         self.skipped_cycles = 0
         self.skip_idle = os.environ.get("GPGPUSIM_SKIP_IDLE", "1") != "0"
         self.last_issue_cycle = 0
-        self.fetch_uid = 0
 
     def _reinit_clocks(self) -> None:
         self.t_core = self.t_icnt = self.t_l2 = self.t_dram = 0.0
@@ -329,7 +326,7 @@ class TimingGpu(Gpu):
                             f"({regs} registers/thread, {smem} bytes shared memory)")
         if prog.kernel.name != self._last_limit_kernel:     # printed once per kernel function
             self._last_limit_kernel = prog.kernel.name
-            self._notify_args("cta_limit", printed, why)
+            self._notify("cta_limit", printed, why)
         if l1_assoc is not None and l1_assoc != self.l1d_assoc:
             self.l1d_assoc = l1_assoc
             for core in self.cores:
@@ -337,23 +334,11 @@ class TimingGpu(Gpu):
                 core.ldst.l1d = self.make_l1d(core.sid)
                 if old is not None and core.ldst.l1d is not None:
                     core.ldst.l1d.stats = old.stats      # the statistics are cumulative
-            self._notify_args("l1_reconfigure", l1_kb)
+            self._notify("l1_reconfigure", l1_kb)
         return KernelRun(rec, trace, table, n, int(self.config.get("gpgpu_kernel_launch_latency") or 0))
-
-    def _notify_args(self, what: str, *args: Any) -> None:
-        fn = getattr(getattr(self.reporter, "reporter", self.reporter), what, None) if self.reporter else None
-        if fn is None:
-            return
-        try:
-            fn(*args)
-        except Exception as exc:  # noqa: BLE001 - the report is not worth the run
-            report_internal_error(f"report {what}", exc)
 
     def _machine_busy(self) -> bool:
         return bool(self.runs) or not self.mem.idle() or any(cl.busy() for cl in self.clusters)
-
-    def busy(self) -> bool:
-        return bool(self._running)
 
     def advance(self) -> list[KernelRecord]:
         """Simulate cycles until at least one running kernel finishes; return those."""
@@ -507,7 +492,7 @@ class TimingGpu(Gpu):
             return
         self._last_liveness = now
         insn = sum(c.n_thread_insn for c in self.cores)
-        self._notify_args("progress", self.gpu_tot_sim_cycle + self.gpu_sim_cycle, insn,
+        self._notify("progress", self.gpu_tot_sim_cycle + self.gpu_sim_cycle, insn,
                           now - self._t_start, now)
 
     def _check_limits(self) -> None:
@@ -542,7 +527,7 @@ class TimingGpu(Gpu):
             cta_id, warps = next(run.ctas)
             run.issued += 1
             if core.kernel is not run:
-                self._notify_args("shader_bind", core.sid, run.rec.uid, run.rec.name)
+                self._notify("shader_bind", core.sid, run.rec.uid, run.rec.name)
             core.kernel = run
             self.live_ctas += 1
             core.issue_cta(run, cta_id, warps)

@@ -52,9 +52,9 @@ def _unit_order(u: PipelinedUnit) -> int:
 class Warp:
     """A hardware warp slot (GPGPU-Sim ``shd_warp_t``) running one warp of a CTA's trace."""
 
-    __slots__ = ("slot", "active", "pcs", "act", "exe", "mem", "pos", "n", "ibuf", "next_pc",
+    __slots__ = ("slot", "active", "pcs", "exe", "mem", "pos", "n", "ibuf", "next_pc",
                  "in_pipe", "at_bar", "membar", "stores", "n_atomic", "cta", "dyn", "done_exit",
-                 "pending", "imiss", "kernel", "sched", "issued_last")
+                 "pending", "kernel", "sched")
 
     def __init__(self, slot: int, sched: int) -> None:
         self.slot = slot
@@ -67,7 +67,6 @@ class Warp:
         self.active = True
         self.done_exit = False
         self.pcs = trace.pcs.tolist()
-        self.act = trace.active.tolist()
         self.exe = trace.executed.tolist()
         self.mem = trace.mem
         self.pos = 0
@@ -82,20 +81,11 @@ class Warp:
         self.cta = cta
         self.dyn = dyn
         self.pending = set()
-        self.imiss = False
         self.kernel = kernel
-        self.issued_last = 0
-
-    @property
-    def functional_done(self) -> bool:
-        return self.pos >= self.n
-
-    def hardware_done(self) -> bool:
-        return self.pos >= self.n and self.stores == 0 and self.in_pipe == 0
 
 
 class CtaSlot:
-    __slots__ = ("kernel", "cta_id", "live", "warps", "bar_waiting", "threads")
+    __slots__ = ("kernel", "cta_id", "live", "warps", "bar_waiting")
 
     def __init__(self) -> None:
         self.kernel: Any = None
@@ -103,7 +93,6 @@ class CtaSlot:
         self.live = 0
         self.warps: list[int] = []
         self.bar_waiting: list[int] = []
-        self.threads = 0
 
 
 class SchedulerUnit:
@@ -129,13 +118,12 @@ class ShaderCore:
     """One SM.  ``cycle()`` advances it one core cycle; the GPU adds CTAs with
     :meth:`issue_cta` and delivers memory replies with :meth:`accept_response`."""
 
-    def __init__(self, sid: int, cluster: Any, cfg: Any, table_of: Any, stats: Any) -> None:
+    def __init__(self, sid: int, cluster: Any, cfg: Any, stats: Any) -> None:
         g = cfg.get
         self.sid = sid
         self.cluster = cluster
         self.cfg = cfg
         self.stats = stats
-        self.table_of = table_of           # kernel -> PcTable
         self.max_warps = cfg.max_threads_per_core // cfg.warp_size
         self.max_cta = int(g("gpgpu_shader_cta"))
         self.n_sched = max(1, int(g("gpgpu_num_sched_per_core")))
@@ -151,7 +139,6 @@ class ShaderCore:
         self.ctas = [CtaSlot() for _ in range(self.max_cta)]
         self.active_slots: list[int] = []      # slots running a warp, ascending
         self.n_live_ctas = 0
-        self.n_threads = 0
         self.next_dyn = 0
         self.last_fetched = self.max_warps - 1
         self.fetch_buf: tuple[int, int] | None = None     # (warp slot, pc)
@@ -194,8 +181,6 @@ class ShaderCore:
         # per-core counters (folded into the GPU's stats by the GPU)
         self.n_warp_insn = 0
         self.n_thread_insn = 0
-        self.cycles_active = 0
-        self.issue_stalls = 0
         self.n_inflight = 0       # instructions issued and not yet completed
         self.kernel: Any = None   # the kernel whose CTAs this core runs (set_kernel)
         self.l1_dirty = False     # the L1D holds lines since the last invalidation
@@ -236,7 +221,6 @@ class ShaderCore:
         slot.warps = list(range(base, base + wpc))
         slot.live = 0
         slot.bar_waiting = []
-        slot.threads = kernel.threads_per_cta
         for i, tr in enumerate(warps):
             w = self.warps[base + i]
             w.start(tr, s, self.next_dyn, kernel)
@@ -252,7 +236,6 @@ class ShaderCore:
             self.asleep = False
             self.cluster.gpu.core_woken(self)
         self.fetch_dirty = True
-        self.n_threads += slot.threads
         if slot.live == 0:
             self._cta_done(s)
 
@@ -287,7 +270,6 @@ class ShaderCore:
         kernel = slot.kernel
         slot.kernel = None
         self.n_live_ctas -= 1
-        self.n_threads -= slot.threads
         self.cluster.gpu.cta_finished(self, kernel, slot.cta_id)
 
     def busy(self) -> bool:
@@ -298,7 +280,6 @@ class ShaderCore:
         if self.slept_at is not None:
             self.settle_sleep(now)
         self.asleep = False
-        self.cycles_active += 1
         self.busy_cycle = False
         self._writeback(now)
         self._execute(now)
@@ -339,10 +320,8 @@ class ShaderCore:
             return
         missed = now - self.slept_at
         l1d = self.ldst.l1d
-        if missed > 0:
-            self.cycles_active += missed
-            if l1d is not None:
-                l1d.idle_cycles(missed)
+        if missed > 0 and l1d is not None:
+            l1d.idle_cycles(missed)
         self.slept_at = now if self.asleep else None
 
     # -- writeback ------------------------------------------------------------------------
@@ -477,13 +456,8 @@ class ShaderCore:
                 continue
             pc = ib[0]
             want = w.pcs[w.pos]
-            if pc != want:          # control hazard: flush and refetch at the right pc
-                self.busy_cycle = True
-                self.fetch_dirty = True
-                w.in_pipe -= len(ib)
-                w.ibuf = []
-                self.fetchable.add(ws)
-                w.next_pc = want
+            if pc != want:
+                self._flush(w, want)
                 cand.discard(ws)
                 continue
             tbl = w.kernel.table
@@ -501,6 +475,16 @@ class ShaderCore:
             sch.policy.issued(ws)
             self.stats.add_at("single_issue_nums", sid, 1, self.n_sched)
             return
+
+    def _flush(self, w: Warp, want: int) -> None:
+        """Control hazard: the I-buffer does not hold the warp's next instruction (a taken
+        branch or a reconvergence): empty it and fetch again at ``want``."""
+        self.busy_cycle = True
+        self.fetch_dirty = True
+        w.in_pipe -= len(w.ibuf)
+        w.ibuf = []
+        self.fetchable.add(w.slot)
+        w.next_pc = want
 
     def _route(self, unit: int, sid: int, prev_unit: int) -> int:
         """The unit an instruction of class ``unit`` issues to now, or -1 when its ID_OC
@@ -542,12 +526,7 @@ class ShaderCore:
                 pc = w.ibuf[0]
                 want = w.pcs[w.pos]
                 if pc != want:
-                    self.busy_cycle = True
-                    self.fetch_dirty = True
-                    w.in_pipe -= len(w.ibuf)
-                    w.ibuf = []
-                    self.fetchable.add(ws)
-                    w.next_pc = want
+                    self._flush(w, want)
                     break
                 tbl = w.kernel.table
                 if w.pending and not w.pending.isdisjoint(tbl.regs_all[pc]):
@@ -584,19 +563,15 @@ class ShaderCore:
         inst.warp = w
         inst.slot = w.slot
         inst.pc = pc
-        inst.pos = pos
-        inst.cls = tbl.op_class[pc]
         inst.unit = unit
         inst.lat = tbl.latency[pc]
         inst.ii = tbl.initiation[pc]
         inst.dst = tbl.dst_regs[pc]
-        inst.src = tbl.src_regs[pc]
         inst.oc_src = tbl.oc_src[pc]
         inst.wb_left = tbl.wb_dst[pc]
         inst.sched = sched
         self.uid += 1
         inst.uid = self.uid
-        inst.active = w.act[pos]
         ex = w.exe[pos]
         inst.executed = ex
         inst.mem = w.mem.get(pos) if unit == U.MEM else None
@@ -715,7 +690,7 @@ class ShaderCore:
                     if slot.live == 0:
                         self._cta_done(w.cta)
                 continue
-            if not w.imiss and not w.ibuf:
+            if not w.ibuf:
                 self.last_fetched = ws
                 self.fetch_buf = (ws, w.next_pc)
                 if retired:

@@ -23,25 +23,21 @@ UNIT_NAMES = ("SP", "DP", "SFU", "INT", "TENSOR", "MEM")
 class WarpInst:
     """One dynamic warp instruction in flight (GPGPU-Sim ``warp_inst_t``)."""
 
-    __slots__ = ("oc_src", "wb_left", "warp", "slot", "pc", "pos", "cls", "unit", "lat", "ii", "dst", "src", "sched",
-                 "uid", "cycles", "active", "executed", "mem", "accessq", "space", "is_load",
-                 "is_store", "is_atomic", "pending", "cta")
+    __slots__ = ("oc_src", "wb_left", "warp", "slot", "pc", "unit", "lat", "ii", "dst", "sched",
+                 "uid", "cycles", "executed", "mem", "accessq", "space", "is_load",
+                 "is_store", "is_atomic", "cta")
 
     oc_src: tuple[int, ...]       # architectural numbers of the registers the collector reads
     wb_left: tuple[int, ...]      # ... of the destinations still to be written back
     warp: Any                     # the core's Warp
     slot: int                     # hardware warp slot
     pc: int
-    pos: int                      # position in the warp's trace
-    cls: int                      # op class (static.OpClass)
     unit: int
     lat: int
     ii: int
     dst: tuple[int, ...]          # scoreboard registers (functional register slots)
-    src: tuple[int, ...]
     sched: int
     uid: int
-    active: int                   # SIMT active mask
     executed: int                 # active and guard true
     mem: Any                      # the feed's MemAccess list (memory instructions)
     space: str
@@ -52,7 +48,6 @@ class WarpInst:
 
     def __init__(self) -> None:
         self.accessq: list[Any] = []
-        self.pending = 0
         self.cycles = 0
 
 
@@ -123,7 +118,7 @@ class PipelinedUnit:
     """
 
     __slots__ = ("kind", "index", "depth", "inflight", "heap", "offset", "dispatch", "occupied",
-                 "n_active", "result", "name", "partitioned", "order")
+                 "n_active", "result", "name", "order")
 
     def __init__(self, kind: int, index: int, depth: int, result: RegisterSet) -> None:
         self.kind = kind
@@ -137,7 +132,6 @@ class PipelinedUnit:
         self.n_active = 0
         self.result = result
         self.name = f"{UNIT_NAMES[kind]}[{index}]"
-        self.partitioned = True
         self.order = 0                # position among the core's units (cycling order)
 
     def can_issue(self, inst: WarpInst) -> bool:
