@@ -1494,3 +1494,10 @@ class _ReporterHooks:
         fn = getattr(self.reporter, "functional_done", None)
         if fn is not None:
             fn(stats)
+
+    def __getattr__(self, name: str) -> Any:
+        """Every other Reporter method the GPU calls (the timing model's ``cta_limit``,
+        ``l1_reconfigure``, ``shader_bind``, ``progress``); None when the reporter has none."""
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.reporter, name, None)

@@ -502,13 +502,13 @@ class Gpu:
             rec.report_stats = self._report_stats(rec)
             self._notify("functional_done", rec.report_stats)
 
-    def _notify(self, what: str, data: Any) -> None:
+    def _notify(self, what: str, *args: Any) -> None:
         """Call the reporter's ``what`` if it has one; a reporter fault must not stop the GPU."""
         fn = getattr(self.reporter, what, None) if self.reporter is not None else None
         if fn is None:
             return
         try:
-            fn(data)
+            fn(*args)
         except Exception as exc:  # noqa: BLE001 - the report is not worth the run
             report_internal_error(f"report {what}", exc)
 
