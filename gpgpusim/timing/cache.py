@@ -281,6 +281,19 @@ class _Extra:
         self.pending_read = pending_read
 
 
+def _match_status(line: Line, sidx: int, is_write: bool) -> str | None:
+    """``tag_array::probe`` for the line whose tag matched, by the state of sector ``sidx``;
+    None when that sector is invalid (the caller decides between a sector and a line miss)."""
+    st = line.status[sidx]
+    if st == RESERVED:
+        return HIT_RESERVED
+    if st == VALID:
+        return HIT
+    if st == MODIFIED:
+        return HIT if is_write or line.readable[sidx] else SECTOR_MISS
+    return None
+
+
 class Cache:
     """A GPGPU-Sim data or read-only cache.
 
@@ -501,16 +514,9 @@ class Cache:
         idx = self._tags[set_idx].get(tag)
         if idx is not None:
             sidx = (sector_mask & -sector_mask).bit_length() - 1 if (self.sectored and sector_mask) else 0
-            line = self.lines[idx]
-            st = line.status[sidx]
-            if st == RESERVED:
-                return HIT_RESERVED, idx
-            if st == VALID:
-                return HIT, idx
-            if st == MODIFIED:
-                if is_write or line.readable[sidx]:
-                    return HIT, idx
-                return SECTOR_MISS, idx
+            status = _match_status(self.lines[idx], sidx, is_write)
+            if status is not None:
+                return status, idx
             if self.sectored:
                 return SECTOR_MISS, idx
             return self._probe_scan(addr, sector_mask, is_write)   # not reachable in practice
@@ -552,15 +558,9 @@ class Cache:
         for idx in range(base, base + self.assoc):
             line = self._line(idx)
             if line.tag == tag:
-                st = line.status[sidx]
-                if st == RESERVED:
-                    return HIT_RESERVED, idx
-                if st == VALID:
-                    return HIT, idx
-                if st == MODIFIED:
-                    if is_write or line.readable[sidx]:
-                        return HIT, idx
-                    return SECTOR_MISS, idx
+                status = _match_status(line, sidx, is_write)
+                if status is not None:
+                    return status, idx
                 if self.sectored and not line.is_invalid():
                     return SECTOR_MISS, idx
             if not line.is_reserved():

@@ -90,25 +90,23 @@ class MemorySystem:
         mf = self.icnt.pop(cluster_id)
         if mf is not None:
             t = self.now if now is None else now
-            st = self.stats
-            st.add("icnt_total_pkts_mem_to_simt", mf.num_flits(False, self.flit_size))
-            lat = t - mf.return_timestamp
-            st.add("icnt2sh_latency_sum", lat)
-            st.add("icnt2sh_latency_count", 1)
-            if lat > st.values.get("max_icnt2sh_latency", 0):
-                st.set("max_icnt2sh_latency", lat)
+            self.stats.add("icnt_total_pkts_mem_to_simt", mf.num_flits(False, self.flit_size))
+            self._latency("icnt2sh_latency", "max_icnt2sh_latency", t - mf.return_timestamp)
             mf.set_status("IN_CLUSTER_TO_SHADER_QUEUE", t)
         return mf
 
     def record_mf_latency(self, fetch: MemFetch, now: int | None = None) -> None:
         """``memlatstat_read_done``: the core calls it when a read's data is back."""
         t = self.now if now is None else now
-        lat = t - fetch.timestamp
+        self._latency("mf_latency", "maxmflatency", t - fetch.timestamp)
+
+    def _latency(self, name: str, max_name: str, lat: int) -> None:
+        """One latency sample: ``<name>_sum``, ``<name>_count`` and the high-water mark."""
         st = self.stats
-        st.add("mf_latency_sum", lat)
-        st.add("mf_latency_count", 1)
-        if lat > st.values.get("maxmflatency", 0):
-            st.set("maxmflatency", lat)
+        st.add(f"{name}_sum", lat)
+        st.add(f"{name}_count", 1)
+        if lat > st.values.get(max_name, 0):
+            st.set(max_name, lat)
 
     # ------------------------------------------------------------------ clock phases
     def icnt_push_replies(self, now: int | None = None) -> None:
@@ -164,12 +162,7 @@ class MemorySystem:
             else:
                 mf = icnt.pop(node)
                 if mf is not None:
-                    lat = t - mf.timestamp
-                    st = self.stats
-                    st.add("icnt2mem_latency_sum", lat)
-                    st.add("icnt2mem_latency_count", 1)
-                    if lat > st.values.get("max_icnt2mem_latency", 0):
-                        st.set("max_icnt2mem_latency", lat)
+                    self._latency("icnt2mem_latency", "max_icnt2mem_latency", t - mf.timestamp)
                     sub.push(mf, t)
                     n += 1
             sub.cache_cycle(t)
