@@ -26,7 +26,8 @@ from gpgpusim.options import load_config  # noqa: E402
 from gpgpusim.report.stats import StatsRegistry  # noqa: E402
 from gpgpusim.timing.cache import Cache  # noqa: E402
 from gpgpusim.timing.mem_fetch import MemFetch  # noqa: E402
-from gpgpusim.timing.memory import CORE, DRAM, ICNT, L2, MemorySystem  # noqa: E402
+from gpgpusim.timing.clock import CORE, ClockDomains  # noqa: E402
+from gpgpusim.timing.memory import MemorySystem  # noqa: E402
 from gpgpusim.timing.memory.addrdec import AddressDecoder  # noqa: E402
 
 CFG = load_config(None)
@@ -102,29 +103,12 @@ def run_memory_system(n: int) -> tuple[float, int, int]:
     ms.memcpy_to_l2(0xC1000000, 32 * n // 3)
     reqs = [MemFetch(a, 32, w, "GLOBAL_ACC_W" if w else "GLOBAL_ACC_R", cluster_id=i % 80, core_id=i % 80)
             for i, (a, w) in enumerate(stream)]
-    clk = CFG.get("gpgpu_clock_domains")
-    periods = [1.0 / (clk.core_mhz * 1e6), 1.0 / (clk.icnt_mhz * 1e6), 1.0 / (clk.l2_mhz * 1e6),
-               1.0 / (clk.dram_mhz * 1e6)]
-    core_t = icnt_t = l2_t = dram_t = 0.0
+    clock = ClockDomains.from_config(CFG)
     cyc = got = 0
     pending = deque(reqs)
     t0 = time.perf_counter()
     while got < len(reqs):
-        smallest = min(core_t, icnt_t, dram_t)
-        mask = 0
-        if l2_t <= smallest:
-            smallest = l2_t
-            mask |= L2
-            l2_t += periods[2]
-        if icnt_t <= smallest:
-            mask |= ICNT
-            icnt_t += periods[1]
-        if dram_t <= smallest:
-            mask |= DRAM
-            dram_t += periods[3]
-        if core_t <= smallest:
-            mask |= CORE
-            core_t += periods[0]
+        mask = clock.step()
         if mask & CORE:
             for cl in range(80):
                 if ms.pop_reply(cl, cyc) is not None:

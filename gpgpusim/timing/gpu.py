@@ -45,13 +45,13 @@ from gpgpusim.errors import CudaError, Err, report_internal_error
 from gpgpusim.report.stats import StatsRegistry
 from gpgpusim.runtime.gpu import Gpu, KernelRecord
 
+from .clock import CORE, ClockDomains
 from .core.shader import ShaderCore
 
 #: core cycles without an issued instruction before the deadlock detector fires (GPGPU-Sim
 #: uses 200,000 cycles without a committed instruction)
 DEADLOCK_CYCLES = 200_000
 
-CORE, L2, ICNT, DRAM = 1, 2, 4, 8
 
 #: counters GPGPU-Sim prints whether or not they ever counted
 ZERO_COUNTERS = (
@@ -65,36 +65,6 @@ ZERO_COUNTERS = (
     "gpgpu_stall_shd_mem[gl_mem][resource_stall]", "gpgpu_stall_shd_mem[gl_mem][coal_stall]",
     "gpgpu_stall_shd_mem[gl_mem][data_port_stall]", "gpu_reg_bank_conflict_stalls",
     "max_total_param_size", "total_dram_reads", "total_dram_writes")
-
-
-def advance_clocks(times: tuple[float, float, float, float], periods: tuple[float, float, float, float],
-                   core_ticks: int) -> tuple[tuple[float, float, float, float], tuple[int, int, int, int]]:
-    """Advance the four clock domains (core, icnt, L2, DRAM) by ``core_ticks`` core edges as
-    ``next_clock_domain`` steps would, without stepping: returns the new next-edge times and how
-    many edges each domain had.
-
-    Each step fires every domain whose next edge equals the earliest one, so the steps up to
-    the ``core_ticks``-th core edge (at time T) contain exactly the edges at times <= T of every
-    domain.  Edge times are the running sums ``t, t+p, (t+p)+p, ...`` in the same floating-point
-    order as the stepping loop's ``t += p`` (``np.add.accumulate`` adds sequentially), so the
-    result is bit-identical, DRAM clock phase included (``tests/timing/test_clocks.py``).
-    """
-    import numpy as np
-    tc, ti, tl, td = times
-    pc, pi, pl, pd = periods
-    core = np.add.accumulate(np.concatenate(([tc], np.full(core_ticks, pc))))
-    last = core[core_ticks - 1]
-    out_t = [float(core[core_ticks])]
-    counts = [core_ticks]
-    for t, p in ((ti, pi), (tl, pl), (td, pd)):
-        m = max(0, int((last - t) / p)) + 3
-        seq = np.add.accumulate(np.concatenate(([t], np.full(m, p))))
-        while seq[-1] <= last:           # (never for sane periods; keeps it exact regardless)
-            seq = np.add.accumulate(np.concatenate((seq, np.full(m, p))))
-        n = int(np.searchsorted(seq, last, side="right"))
-        counts.append(n)
-        out_t.append(float(seq[n]))
-    return (out_t[0], out_t[1], out_t[2], out_t[3]), (counts[0], counts[1], counts[2], counts[3])
 
 
 def _core_order(core: ShaderCore) -> int:
@@ -223,10 +193,7 @@ class TimingGpu(Gpu):
         self.awake: list[ShaderCore] = list(self.cores)   # cores to cycle (the rest sleep)
         self._woken: set[ShaderCore] = set()
         self.last_cluster_issue = n_clusters - 1
-        cd = cfg.get("gpgpu_clock_domains")
-        self.periods = (1.0 / (cd.core_mhz * 1e6), 1.0 / (cd.icnt_mhz * 1e6),
-                        1.0 / (cd.l2_mhz * 1e6), 1.0 / (cd.dram_mhz * 1e6))
-        self._reinit_clocks()
+        self.clock = ClockDomains.from_config(cfg)
         self.flush_l1 = bool(cfg.get("gpgpu_flush_l1_cache"))
         self.perfect_mem = bool(cfg.get("gpgpu_perfect_mem"))
         self.flush_l2 = bool(cfg.get("gpgpu_flush_l2_cache"))
@@ -236,9 +203,6 @@ class TimingGpu(Gpu):
         self.skipped_cycles = 0
         self.skip_idle = os.environ.get("GPGPUSIM_SKIP_IDLE", "1") != "0"
         self.last_issue_cycle = 0
-
-    def _reinit_clocks(self) -> None:
-        self.t_core = self.t_icnt = self.t_l2 = self.t_dram = 0.0
 
     def make_l1d(self, sid: int) -> Any:
         """The L1 data cache of core ``sid`` (None when ``-gpgpu_cache:dl1 none``), with the
@@ -277,7 +241,7 @@ class TimingGpu(Gpu):
         rec = super().start_kernel(op, stream_id)
         if len(self._running) == 1 and not self._machine_busy():
             self.gpu_sim_cycle = 0
-            self._reinit_clocks()
+            self.clock.reset()
         try:
             run = self._make_run(rec)
         except CudaError as exc:
@@ -379,7 +343,7 @@ class TimingGpu(Gpu):
     # ------------------------------------------------------------------ the cycle loop
     def _simulate(self) -> list[KernelRecord]:
         finished: list[KernelRecord] = []
-        pc, pi, pl, pd = self.periods
+        step = self.clock.step
         clusters = self.clusters
         mem = self.mem
         reply_net = mem.icnt.reply       # where replies wait for their cluster (icnt_pop)
@@ -387,22 +351,7 @@ class TimingGpu(Gpu):
             if self.live_ctas == 0 and self.skip_idle and self.runs and not any(
                     r.more_ctas() for r in self.runs) and mem.idle():
                 self._fast_forward()
-            # next_clock_domain
-            smallest = min(self.t_core, self.t_icnt, self.t_dram)
-            mask = 0
-            if self.t_l2 <= smallest:
-                smallest = self.t_l2
-                mask |= L2
-                self.t_l2 += pl
-            if self.t_icnt <= smallest:
-                mask |= ICNT
-                self.t_icnt += pi
-            if self.t_dram <= smallest:
-                mask |= DRAM
-                self.t_dram += pd
-            if self.t_core <= smallest:
-                mask |= CORE
-                self.t_core += pc
+            mask = step()
             now = self.gpu_tot_sim_cycle + self.gpu_sim_cycle
             if mask & CORE:
                 out_buf = reply_net.out_buf if reply_net.n_out else None
@@ -453,7 +402,6 @@ class TimingGpu(Gpu):
         """Nothing can happen until the next kernel's launch latency has counted down: advance
         the clock domains exactly as the full loop would (the same float additions in the same
         order, so the DRAM clock phase is identical) without cycling any component."""
-        pc, pi, pl, pd = self.periods
         waits = [r.latency_left for r in self.runs if r.error is None and r.issued < r.n_ctas]
         if not waits or min(waits) <= 0:
             return
@@ -463,8 +411,7 @@ class TimingGpu(Gpu):
                 if core.l1_dirty and core.ldst.l1d is not None:
                     core.ldst.invalidate_l1()
                     core.l1_dirty = False
-        (self.t_core, self.t_icnt, self.t_l2, self.t_dram), (ticks, n_icnt, n_l2, n_dram) = advance_clocks(
-            (self.t_core, self.t_icnt, self.t_l2, self.t_dram), (pc, pi, pl, pd), need)
+        ticks, n_icnt, n_l2, n_dram = self.clock.skip(need)
         self.mem.idle_ticks(n_icnt, n_l2, n_dram)
         self.gpu_sim_cycle += ticks
         self.now_cycles += ticks

@@ -21,7 +21,8 @@ from gpgpusim.options.formats import CacheConfig
 from gpgpusim.report.stats import StatsRegistry
 from gpgpusim.timing.cache import Cache, hash_set_index, ipoly_hash
 from gpgpusim.timing.mem_fetch import MemFetch
-from gpgpusim.timing.memory import DRAM, ICNT, L2, MemorySystem
+from gpgpusim.timing.clock import ClockDomains
+from gpgpusim.timing.memory import MemorySystem
 from gpgpusim.timing.memory.addrdec import AddressDecoder
 
 # (name, config string or "dl1"/"dl1x256"/"dl2", level, wr_percent)
@@ -160,31 +161,14 @@ def run_memory_scenario(seed: int, n: int = 1500, small_l2: bool = False) -> dic
     idx = {id(f): i for i, f in enumerate(reqs)}
     for f in reqs:
         ms.decode(f)
-    clk = cfg.get("gpgpu_clock_domains")
-    periods = [1.0 / (clk.core_mhz * 1e6), 1.0 / (clk.icnt_mhz * 1e6), 1.0 / (clk.l2_mhz * 1e6),
-               1.0 / (clk.dram_mhz * 1e6)]
-    core_t = icnt_t = l2_t = dram_t = 0.0
+    clock = ClockDomains.from_config(cfg)
     cyc = 0
     replies: list[Any] = []
     pending = list(reversed(reqs))
     for _ in range(400000):          # watchdog
         if not pending and not ms.busy() and ms.idle():
             break
-        smallest = min(core_t, icnt_t, dram_t)
-        mask = 0
-        if l2_t <= smallest:
-            smallest = l2_t
-            mask |= L2
-            l2_t += periods[2]
-        if icnt_t <= smallest:
-            mask |= ICNT
-            icnt_t += periods[1]
-        if dram_t <= smallest:
-            mask |= DRAM
-            dram_t += periods[3]
-        if core_t <= smallest:
-            mask |= 1
-            core_t += periods[0]
+        mask = clock.step()
         if mask & 1:
             for cl in range(0, 80, 1):
                 r = ms.pop_reply(cl, cyc)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from gpgpusim.timing.gpu import advance_clocks
+from gpgpusim.timing.clock import ClockDomains, advance_clocks
 
 
 def _step(times, periods, core_ticks):
@@ -42,3 +42,16 @@ def test_matches_stepping_bit_for_bit():
         # also from a mid-run phase
         times, _ = _step(times, periods, rng.randrange(0, 300))
         assert advance_clocks(times, periods, n) == _step(times, periods, n), (mhz, n)
+
+
+def test_step_is_the_reference_loop():
+    clk = ClockDomains(1132.0, 1132.0, 1132.0, 850.0)
+    periods = (clk.p_core, clk.p_icnt, clk.p_l2, clk.p_dram)
+    counts = [0, 0, 0, 0]
+    while counts[0] < 1000:
+        m = clk.step()
+        for i, bit in enumerate((1, 4, 2, 8)):     # CORE, ICNT, L2, DRAM
+            counts[i] += bool(m & bit)
+    want_t, want_n = _step((0.0, 0.0, 0.0, 0.0), periods, 1000)
+    assert (clk.t_core, clk.t_icnt, clk.t_l2, clk.t_dram) == want_t
+    assert tuple(counts) == want_n

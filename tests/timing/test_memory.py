@@ -8,7 +8,8 @@ from gpgpusim.options import load_config
 from gpgpusim.options.formats import address_decoder_lines
 from gpgpusim.report.stats import StatsRegistry
 from gpgpusim.timing.mem_fetch import MemFetch
-from gpgpusim.timing.memory import CORE, DRAM, ICNT, L2, MemorySystem
+from gpgpusim.timing.clock import CORE, DRAM, ICNT, L2, ClockDomains
+from gpgpusim.timing.memory import MemorySystem
 from gpgpusim.timing.memory.addrdec import AddressDecoder
 from gpgpusim.timing.memory.dram import Dram, DramTimingParams
 
@@ -125,27 +126,10 @@ def _round_trip(cfg, addr, *, memcpy, write=False):
         ms.memcpy_to_l2(addr, 128)
     mf = MemFetch(addr, 32, write, "GLOBAL_ACC_W" if write else "GLOBAL_ACC_R", cluster_id=3, core_id=3)
     ms.decode(mf)
-    clk = cfg.get("gpgpu_clock_domains")
-    periods = [1.0 / (clk.core_mhz * 1e6), 1.0 / (clk.icnt_mhz * 1e6), 1.0 / (clk.l2_mhz * 1e6),
-               1.0 / (clk.dram_mhz * 1e6)]
-    core_t = icnt_t = l2_t = dram_t = 0.0
+    clock = ClockDomains.from_config(cfg)
     cyc = 0
     for _ in range(10000):          # watchdog
-        smallest = min(core_t, icnt_t, dram_t)
-        mask = 0
-        if l2_t <= smallest:
-            smallest = l2_t
-            mask |= L2
-            l2_t += periods[2]
-        if icnt_t <= smallest:
-            mask |= ICNT
-            icnt_t += periods[1]
-        if dram_t <= smallest:
-            mask |= DRAM
-            dram_t += periods[3]
-        if core_t <= smallest:
-            mask |= CORE
-            core_t += periods[0]
+        mask = clock.step()
         if mask & CORE:
             r = ms.pop_reply(3, cyc)
             if r is not None:

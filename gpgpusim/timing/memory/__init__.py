@@ -30,7 +30,7 @@ from .dram import DramTimingParams
 from .icnt import Interconnect
 from .partition import MemoryPartition, SubPartition
 
-CORE, L2, ICNT, DRAM = 1, 2, 4, 8
+from ..clock import CORE, DRAM, ICNT, L2
 
 
 class MemorySystem:
