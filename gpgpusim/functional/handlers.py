@@ -554,10 +554,7 @@ def _ld(lm, prog, fi, inst) -> Callable:
         # construction, so index local memory directly unless accesses are being recorded
         if ex.rec is not None or ex.trace_rec is not None:
             return ld(ex, sel)
-        if sel is None:
-            idx = (ex.all_lanes * ex.L + ex.fp + fo) >> sh
-        else:
-            idx = (sel * ex.L + ex.fp[sel] + fo) >> sh
+        idx = _frame_index(ex, sel, fo, sh)
         view = ex.loc.view(tdt)
         for i, w in enumerate(writers):
             w(ex, sel, view[idx + i if i else idx])
@@ -602,10 +599,7 @@ def _st(lm, prog, fi, inst) -> Callable:
         # see ld_frame: a variable of the thread's own frame, written directly
         if ex.rec is not None or ex.trace_rec is not None:
             return st(ex, sel)
-        if sel is None:
-            idx = (ex.all_lanes * ex.L + ex.fp + fo) >> sh
-        else:
-            idx = (sel * ex.L + ex.fp[sel] + fo) >> sh
+        idx = _frame_index(ex, sel, fo, sh)
         view = ex.loc.view(tdt)
         for i, r in enumerate(readers):
             if r is None:
@@ -615,6 +609,14 @@ def _st(lm, prog, fi, inst) -> Callable:
                 v = v.astype(tdt)
             view[idx + i if i else idx] = v
     return st_frame
+
+
+def _frame_index(ex, sel, fo: int, sh: int):
+    """Element index (in units of ``1 << sh`` bytes) of frame offset ``fo`` in each selected
+    thread's local memory (all threads when ``sel`` is None)."""
+    if sel is None:
+        return (ex.all_lanes * ex.L + ex.fp + fo) >> sh
+    return (sel * ex.L + ex.fp[sel] + fo) >> sh
 
 
 def _frame_offset(lm, prog, fi, inst, aop, space: str, nbytes: int) -> int | None:
