@@ -131,7 +131,8 @@ class Cluster:
             core = self.cores[mf.core_id - self.cores[0].sid]
             if not core.response_buffer_full():
                 self.response.pop(0)
-                self.gpu.read_done(mf, now)
+                if not mf.is_write:             # memlatstat_read_done
+                    self.gpu.mem.record_mf_latency(mf, now)
                 core.accept_response(mf, now)
         if len(self.response) < self.eject:
             mf = self.gpu.mem.pop_reply(self.cid, now)
@@ -230,11 +231,6 @@ class TimingGpu(Gpu):
                         sector_mask=acc.sector_mask, byte_mask=acc.byte_mask, core_id=core.sid,
                         cluster_id=core.cluster.cid, warp_id=inst.slot, is_atomic=inst.is_atomic,
                         token=inst, timestamp=self.gpu_tot_sim_cycle + self.gpu_sim_cycle)
-
-    def read_done(self, mf: Any, now: int) -> None:
-        """Latency statistics of a reply delivered to a core (``memlatstat_read_done``)."""
-        if not mf.is_write:
-            self.mem.record_mf_latency(mf, now)
 
     # ------------------------------------------------------------------ kernels
     def start_kernel(self, op: Any, stream_id: int | None = None) -> KernelRecord:

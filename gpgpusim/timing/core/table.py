@@ -8,14 +8,12 @@ from typing import Any
 
 
 class CoreTable:
-    __slots__ = ("oc_src", "wb_dst", "n", "op_class", "unit", "latency", "initiation", "dst_regs", "src_regs",
+    __slots__ = ("oc_src", "wb_dst", "n", "unit", "latency", "initiation", "dst_regs", "src_regs",
                  "regs_all", "mem_space", "is_load", "is_store", "is_atomic", "is_barrier",
-                 "barrier_id", "bar_waits", "is_membar", "cache_op", "pc_table")
+                 "barrier_id", "is_membar")
 
     def __init__(self, t: Any, n: int, prog: Any = None) -> None:
-        self.pc_table = t
         self.n = n
-        self.op_class = [int(x) for x in t.op_class]
         self.unit = [int(x) for x in t.unit]
         self.latency = [max(1, int(x)) for x in t.latency]
         self.initiation = [max(1, int(x)) for x in t.initiation]
@@ -29,9 +27,7 @@ class CoreTable:
         kinds = list(t.bar_kind)
         self.is_barrier = [bool(b) and k != "arrive" for b, k in zip(t.is_barrier, kinds, strict=True)]
         self.barrier_id = [int(x) for x in t.bar_id]
-        self.bar_waits = self.is_barrier
         self.is_membar = [bool(x) for x in t.is_membar]
-        self.cache_op = list(t.cache_op)
         # register-file banks use GPGPU-Sim's "architectural" register number: the first
         # number in the register's name (%r12 -> 12, %fd3 -> 3; none -> no bank access), as its
         # PTX parser assigns it; the guard predicate is not an operand read
