@@ -164,12 +164,27 @@ def local_addresses(lanes: np.ndarray, addrs: np.ndarray, size: int, hw_tid_base
     return [(lanes, (word * max_threads * 4 + thread_base + a % 4 + LOCAL_BASE).astype(np.int64), size)]
 
 
+_DEGREE_MEMO: dict[tuple[bytes, bytes, int, int], int] = {}
+
+
 def shared_conflict_degree(lanes: np.ndarray, addrs: np.ndarray, n_banks: int, warp_parts: int) -> int:
     """Cycles a shared-memory instruction occupies the bank stage: per sub-warp the largest
     number of distinct 4-byte words mapped to one bank, summed over sub-warps.  (Plain Python
-    on the <= 32 lanes: cheaper than numpy at this size.)"""
+    on the <= 32 lanes: cheaper than numpy at this size.)  Kernels repeat a few access
+    patterns (a tile row, a broadcast), so the degree is memoised on the raw lane/address
+    bytes (a bounded table, cleared when full)."""
     if lanes.size == 0:
         return 0
+    key = (addrs.tobytes(), lanes.tobytes() if warp_parts > 1 else b"", n_banks, warp_parts)
+    d = _DEGREE_MEMO.get(key)
+    if d is None:
+        if len(_DEGREE_MEMO) >= 8192:
+            _DEGREE_MEMO.clear()
+        d = _DEGREE_MEMO[key] = _conflict_degree(lanes, addrs, n_banks, warp_parts)
+    return d
+
+
+def _conflict_degree(lanes: np.ndarray, addrs: np.ndarray, n_banks: int, warp_parts: int) -> int:
     words = [a >> 2 for a in addrs.tolist()]
     parts = max(1, warp_parts)
     if parts == 1:

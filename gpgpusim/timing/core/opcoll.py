@@ -43,7 +43,7 @@ class CollectorUnit:
 class OperandCollector:
     __slots__ = ("n_in", "n_ready", "n_queued", "cus", "n_banks", "banks_per_sched", "sub_core", "use_wid", "queues", "in_regs",
                  "out_of", "last_cu", "write_banks", "n_busy", "stats_bank_conflicts", "n_sched",
-                 "cus_per_sched", "n_dispatch")
+                 "cus_per_sched", "n_dispatch", "cu_groups", "bank_memo", "nonempty")
 
     def __init__(self, n_cu: int, n_banks: int, n_sched: int, sub_core: bool, use_wid: bool,
                  in_regs: list[RegisterSet], out_of: dict[int, RegisterSet], n_dispatch: int) -> None:
@@ -68,6 +68,19 @@ class OperandCollector:
         self.n_queued = 0      # register reads waiting in the bank queues
         self.stats_bank_conflicts = 0
         self.n_dispatch = max(1, n_dispatch)
+        #: the CUs an instruction of scheduler ``s`` may take (all of them without sub-cores)
+        self.cu_groups = [[cu for cu in self.cus if cu.sched == s] if sub_core else self.cus
+                          for s in range(max(1, n_sched))]
+        self.bank_memo: dict[tuple[tuple[int, ...], int, int], tuple[int, ...]] = {}
+        self.nonempty = 0                # bit b: bank b's read queue is not empty
+
+    def banks_of(self, regs: tuple[int, ...], wid: int, sched: int) -> tuple[int, ...]:
+        """:meth:`bank_of` of each of ``regs`` (memoised: instructions repeat)."""
+        key = (regs, wid if self.use_wid else 0, sched)
+        b = self.bank_memo.get(key)
+        if b is None:
+            b = self.bank_memo[key] = tuple(self.bank_of(r, wid, sched) for r in regs)
+        return b
 
     def bank_of(self, reg: int, wid: int, sched: int) -> int:
         b = reg + wid if self.use_wid else reg
@@ -84,15 +97,18 @@ class OperandCollector:
             return True
         keep = []
         wb = self.write_banks
-        for r in left:
-            b = 1 << self.bank_of(r, inst.slot, inst.sched)
+        for r, bank in zip(left, self.banks_of(left, inst.slot, inst.sched), strict=True):
+            b = 1 << bank
             if wb & b:
                 keep.append(r)
             else:
                 wb |= b
         self.write_banks = wb
-        inst.wb_left = tuple(keep)
-        return not keep
+        if keep:
+            inst.wb_left = tuple(keep)
+            return False
+        inst.wb_left = ()
+        return True
 
     def busy(self) -> bool:
         return self.n_busy > 0 or self.n_in > 0
@@ -113,33 +129,42 @@ class OperandCollector:
     def _dispatch_ready(self) -> None:
         """Each dispatch unit takes the next ready CU in round-robin order
         (``dispatch_unit_t::find_ready``: with the sub-core model the search starts at the
-        next scheduler's CUs)."""
+        next scheduler's CUs).  Only the ready CUs are looked at; a pass that moves nothing
+        ends the search (later dispatch units would see the same state)."""
         cus = self.cus
         n = len(cus)
         sub = self.sub_core
         per = self.cus_per_sched
+        ready = [cu for cu in cus if not cu.free and not cu.need]
         for _ in range(self.n_dispatch):
-            if not self.n_ready:
+            if not ready:
                 return
             last = self.last_cu
-            start = last + (per - last % per if sub else 1)
-            for k in range(n):
-                c = (start + k) % n
-                cu = cus[c]
-                if cu.free or cu.need:
-                    continue
+            s0 = (last + (per - last % per if sub else 1)) % n
+            k0 = 0
+            while k0 < len(ready) and ready[k0].index < s0:
+                k0 += 1
+            for cu in ready[k0:] + ready[:k0]:
                 out = cu.out
-                inst = cu.inst
-                assert out is not None and inst is not None
-                if not out.has_free(sub, cu.sched):
-                    continue
-                out.move_in(inst, sub, cu.sched)
+                assert out is not None
+                slots = out.slots
+                if sub:
+                    i = cu.sched % len(slots)
+                    if slots[i] is not None:
+                        continue
+                else:
+                    if out.count >= len(slots):
+                        continue
+                    i = slots.index(None)
+                slots[i] = cu.inst
+                out.count += 1
                 cu.inst = None
                 cu.out = None
                 cu.free = True
                 self.n_busy -= 1
                 self.n_ready -= 1
-                self.last_cu = c
+                self.last_cu = cu.index
+                ready.remove(cu)
                 break
             else:
                 return
@@ -148,15 +173,20 @@ class OperandCollector:
         served_cu = 0
         blocked = self.write_banks if first else 0
         cus = self.cus
-        for b, q in enumerate(self.queues):
-            if not q or (blocked >> b) & 1:
-                continue
+        queues = self.queues
+        m = self.nonempty & ~blocked          # the banks with requests, in bank order
+        while m:
+            low = m & -m
+            m ^= low
+            q = queues[low.bit_length() - 1]
             if len(q) > 1:
                 self.stats_bank_conflicts += 1
             for i, (c, _seq) in enumerate(q):
                 if not (served_cu >> c) & 1:
                     served_cu |= 1 << c
                     del q[i]
+                    if not q:
+                        self.nonempty ^= low
                     self.n_queued -= 1
                     cu = cus[c]
                     cu.need -= 1
@@ -165,31 +195,36 @@ class OperandCollector:
                     break
 
     def _allocate_cus(self) -> None:
+        groups = self.cu_groups
+        sub = self.sub_core
         for reg in self.in_regs:
             if not reg.count:
                 continue
-            for si, inst in enumerate(reg.slots):
+            slots = reg.slots
+            for si, inst in enumerate(slots):
                 if inst is None:
                     continue
-                if self.sub_core:
-                    lo = inst.sched * self.cus_per_sched
-                    rng = range(lo, lo + self.cus_per_sched)
-                else:
-                    rng = range(len(self.cus))
-                for c in rng:
-                    cu = self.cus[c]
+                for cu in groups[inst.sched if sub else 0]:
                     if cu.free:
-                        reg.take(si)
+                        slots[si] = None
+                        reg.count -= 1
                         self.n_in -= 1
                         cu.free = False
                         cu.inst = inst
                         cu.out = self.out_of[inst.unit]
                         srcs = inst.oc_src
                         cu.need = len(srcs)
-                        for r in srcs:
-                            self.queues[self.bank_of(r, inst.slot, inst.sched)].append((c, inst.uid))
-                        self.n_queued += len(srcs)
-                        if not srcs:
+                        if srcs:
+                            c = cu.index
+                            uid = inst.uid
+                            queues = self.queues
+                            ne = self.nonempty
+                            for b in self.banks_of(srcs, inst.slot, inst.sched):
+                                queues[b].append((c, uid))
+                                ne |= 1 << b
+                            self.nonempty = ne
+                            self.n_queued += len(srcs)
+                        else:
                             self.n_ready += 1
                         self.n_busy += 1
                         break

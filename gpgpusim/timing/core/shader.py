@@ -54,7 +54,7 @@ class Warp:
 
     __slots__ = ("slot", "active", "pcs", "exe", "mem", "pos", "n", "ibuf", "next_pc",
                  "in_pipe", "at_bar", "membar", "stores", "n_atomic", "cta", "dyn", "done_exit",
-                 "pending", "kernel", "sched")
+                 "pending", "kernel", "sched", "sb_wait")
 
     def __init__(self, slot: int, sched: int) -> None:
         self.slot = slot
@@ -62,6 +62,9 @@ class Warp:
         self.active = False
         self.done_exit = True
         self.pending: set[int] = set()
+        #: the registers of the instruction the scoreboard last blocked (only their release
+        #: can unblock it); None: any release may matter
+        self.sb_wait: frozenset[int] | None = None
 
     def start(self, trace: Any, cta: int, dyn: int, kernel: Any) -> None:
         self.active = True
@@ -81,6 +84,7 @@ class Warp:
         self.cta = cta
         self.dyn = dyn
         self.pending = set()
+        self.sb_wait = None
         self.kernel = kernel
 
 
@@ -100,7 +104,7 @@ class SchedulerUnit:
     warp, in slot order (the policies order these: inactive slots never issue, so leaving them
     out keeps every policy's relative order)."""
 
-    __slots__ = ("sid", "warps", "policy", "two_level", "active", "cand", "lrr")
+    __slots__ = ("sid", "warps", "policy", "two_level", "active", "cand", "lrr", "route")
 
     def __init__(self, sid: int, policy: str) -> None:
         self.sid = sid
@@ -112,6 +116,9 @@ class SchedulerUnit:
         self.policy = make_policy(policy)
         self.two_level = isinstance(self.policy, TwoLevelActive)
         self.lrr = type(self.policy) is Lrr
+        #: per op class: (unit it issues to, that unit's ID_OC register, this scheduler's slot
+        #: in it with the sub-core model or -1) -- filled in by the core
+        self.route: list[tuple[int, RegisterSet, int]] = []
 
 
 class ShaderCore:
@@ -154,11 +161,16 @@ class ShaderCore:
         self.oc_ex = {k: RegisterSet(widths[i], f"OC_EX_{U.UNIT_NAMES[k]}") for k, i in idx_ex.items()}
         self.ex_wb = RegisterSet(widths[10], "EX_WB")
         self.n_result_bus = max(1, widths[10])
-        self.result_bus = [0] * self.n_result_bus
-        self.rb_busy = False       # some result bus has a reservation
+        #: result-bus reservations: cycle -> buses reserved for a writeback in that cycle
+        #: (GPGPU-Sim keeps one shifted bit vector per bus; any free bus will do, so a count
+        #: per absolute cycle is the same test without shifting every cycle)
+        self.rb_res: dict[int, int] = {}
         self.n_units = {U.SP: int(g("gpgpu_num_sp_units")), U.DP: int(g("gpgpu_num_dp_units")),
                         U.SFU: int(g("gpgpu_num_sfu_units")), U.INT: int(g("gpgpu_num_int_units")),
                         U.TENSOR: int(g("gpgpu_num_tensor_core_units"))}
+        self.id_oc_list = [self.id_oc.get(k) for k in range(6)]   # indexed by unit kind
+        for sch in self.scheds:
+            sch.route = [self._route_entry(k, sch.sid) for k in range(6)]
         depth = self._unit_depths()
         self.units: list[PipelinedUnit] = []
         for kind in (U.SP, U.DP, U.SFU, U.INT, U.TENSOR):
@@ -189,6 +201,23 @@ class ShaderCore:
         self.slept_at: int | None = None   # first cycle slept through (with threads resident)
         self.trace: list[tuple[int, int, int]] | None = None   # (cycle, warp slot, pc) per issue
         self.busy_cycle = False   # something issued, fetched, retired or flushed this cycle
+
+    def _route_entry(self, cls: int, sid: int) -> tuple[int, RegisterSet, int]:
+        """Where an instruction of op class ``cls`` issued by scheduler ``sid`` goes: the
+        routing of ``scheduler_unit::cycle`` depends only on the class and the config (each
+        class has a single target unit), so it is resolved once; only the room in the
+        target's ID_OC register is checked at issue."""
+        n_units = self.n_units
+        unit = cls
+        if unit in (U.SP, U.INT):
+            unit = U.INT if n_units[U.INT] > 0 and cls == U.INT else U.SP
+        elif unit != U.MEM:
+            if unit == U.DP and n_units[U.DP] == 0:
+                unit = U.SFU
+            if n_units.get(unit, 0) == 0 and unit != U.SFU:
+                unit = U.SP
+        reg = self.id_oc[unit]
+        return unit, reg, (sid % len(reg.slots)) if self.sub_core else -1
 
     def _unit_depths(self) -> dict[int, int]:
         g = self.cfg.get
@@ -346,7 +375,9 @@ class ShaderCore:
         w = self.warps[inst.slot]
         if release and inst.dst:
             w.pending.difference_update(inst.dst)
-            self.scheds[w.sched].cand.add(w.slot)
+            sw = w.sb_wait
+            if sw is None or not sw.isdisjoint(inst.dst):
+                self.scheds[w.sched].cand.add(w.slot)
         w.in_pipe -= 1
         self.n_inflight -= 1
 
@@ -354,18 +385,14 @@ class ShaderCore:
         self.fetch_dirty = True
         w = self.warps[slot]
         w.pending.discard(reg)
-        self.scheds[w.sched].cand.add(slot)
+        sw = w.sb_wait
+        if sw is None or reg in sw:
+            self.scheds[w.sched].cand.add(slot)
 
     # -- execute --------------------------------------------------------------------------
     def _execute(self, now: int) -> None:
-        rb = self.result_bus
-        if self.rb_busy:
-            any_set = False
-            for i in range(self.n_result_bus):
-                if rb[i]:
-                    rb[i] >>= 1
-                    any_set = True
-            self.rb_busy = any_set
+        rb = self.rb_res
+        n_bus = self.n_result_bus
         bu = self.busy_units
         if bu:
             for u in list(bu):
@@ -391,16 +418,17 @@ class ShaderCore:
                         continue
                     inst = slots[i]
                     assert inst is not None
-                if u.dispatch is not None or (u.occupied >> inst.lat) & 1:
-                    continue
                 lat = inst.lat
-                for b in range(self.n_result_bus):
-                    if not (rb[b] >> lat) & 1:
-                        rb[b] |= 1 << lat
-                        self.rb_busy = True
-                        break
-                else:
+                if u.dispatch is not None or (u.occupied >> lat) & 1:
+                    continue
+                t = now + lat
+                nb = rb.get(t, 0)
+                if nb >= n_bus:
                     continue   # no result bus free for that latency: stall
+                rb[t] = nb + 1
+                if len(rb) > 64:
+                    for k in [k for k in rb if k < now]:
+                        del rb[k]
                 reg.take(i)
                 if u not in bu:
                     insort(bu, u, key=_unit_order)
@@ -436,15 +464,20 @@ class ShaderCore:
         if sch.lrr:
             # loose round robin over the candidates: the order the policy gives the running
             # warps, restricted to the candidates (the others would be skipped)
-            order = sorted(cand)
-            last = pol.last
-            if last >= 0 and len(order) > 1:
-                i = bisect_left(act, last)
-                if i < len(act) and act[i] == last:
-                    k = bisect_right(order, last)
-                    order = order[k:] + order[:k]
+            if len(cand) == 1:
+                order = list(cand)
+            else:
+                order = sorted(cand)
+                last = pol.last
+                if last >= 0:
+                    i = bisect_left(act, last)
+                    if i < len(act) and act[i] == last:
+                        k = bisect_right(order, last)
+                        if k:
+                            order = order[k:] + order[:k]
         else:
             order = [ws for ws in pol.order(act, warps) if ws in cand]
+        route = sch.route
         for ws in order:
             w = warps[ws]
             ib = w.ibuf
@@ -452,6 +485,7 @@ class ShaderCore:
                 cand.discard(ws)
                 continue
             if w.membar and self._waiting(w):
+                w.sb_wait = None        # woken by any register release
                 cand.discard(ws)
                 continue
             pc = ib[0]
@@ -462,17 +496,23 @@ class ShaderCore:
                 continue
             tbl = w.kernel.table
             pend = w.pending
-            if pend and not pend.isdisjoint(tbl.regs_all[pc]):
-                if keep_blocked:
-                    sch.policy.demote(ws)   # type: ignore[attr-defined]
-                else:
-                    cand.discard(ws)
+            if pend:
+                need = tbl.regs_all[pc]
+                if not pend.isdisjoint(need):
+                    if keep_blocked:
+                        sch.policy.demote(ws)   # type: ignore[attr-defined]
+                    else:
+                        w.sb_wait = need    # woken when one of these is released
+                        cand.discard(ws)
+                    continue
+            unit, reg, idx = route[tbl.unit[pc]]
+            if idx >= 0:
+                if reg.slots[idx] is not None:
+                    continue        # its ID_OC slot is taken: stall
+            elif reg.count >= len(reg.slots):
                 continue
-            unit = self._route(tbl.unit[pc], sid, -1)
-            if unit < 0:
-                continue
-            self._issue_warp(w, sid, pc, unit, now)
-            sch.policy.issued(ws)
+            self._issue_warp(w, sid, pc, unit, reg, idx, now)
+            pol.issued(ws)
             self.stats.add_at("single_issue_nums", sid, 1, self.n_sched)
             return
 
@@ -536,7 +576,8 @@ class ShaderCore:
                 unit = self._route(tbl.unit[pc], sid, prev_unit)
                 if unit < 0:
                     break
-                self._issue_warp(w, sid, pc, unit, now)
+                reg = self.id_oc[unit]
+                self._issue_warp(w, sid, pc, unit, reg, sid % len(reg.slots) if self.sub_core else -1, now)
                 prev_unit = unit
                 issued += 1
                 checked += 1
@@ -556,7 +597,8 @@ class ShaderCore:
             self.ldst.invalidate_l1()
         return False
 
-    def _issue_warp(self, w: Warp, sched: int, pc: int, unit: int, now: int) -> None:
+    def _issue_warp(self, w: Warp, sched: int, pc: int, unit: int, reg: RegisterSet, idx: int,
+                    now: int) -> None:
         tbl = w.kernel.table
         pos = w.pos
         inst = WarpInst()
@@ -580,12 +622,17 @@ class ShaderCore:
         inst.is_store = tbl.is_store[pc]
         inst.is_atomic = tbl.is_atomic[pc]
         inst.cta = w.cta
-        self.id_oc[unit].move_in(inst, self.sub_core, sched)
+        slots = reg.slots
+        if idx < 0:
+            idx = slots.index(None)
+        slots[idx] = inst
+        reg.count += 1
         self.opcoll.n_in += 1
-        w.ibuf.pop(0)
+        ib = w.ibuf
+        del ib[0]
         self.fetch_dirty = True
         w.pos = pos + 1
-        if not w.ibuf:
+        if not ib:
             self.fetchable.add(w.slot)
         w.next_pc = pc + 1
         if inst.dst:
