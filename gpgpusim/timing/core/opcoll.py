@@ -208,6 +208,11 @@ class OperandCollector:
                     if cu.free:
                         slots[si] = None
                         reg.count -= 1
+                        wl = reg.waiters[si if sub else 0]
+                        if wl:
+                            for cand, ws in wl:
+                                cand.add(ws)
+                            wl.clear()
                         self.n_in -= 1
                         cu.free = False
                         cu.inst = inst

@@ -506,10 +506,10 @@ class ShaderCore:
                         cand.discard(ws)
                     continue
             unit, reg, idx = route[tbl.unit[pc]]
-            if idx >= 0:
-                if reg.slots[idx] is not None:
-                    continue        # its ID_OC slot is taken: stall
-            elif reg.count >= len(reg.slots):
+            if reg.slots[idx] is not None if idx >= 0 else reg.count >= len(reg.slots):
+                # its ID_OC slot is taken: stall until the collector frees one
+                cand.discard(ws)
+                reg.waiters[idx if idx >= 0 else 0].append((cand, ws))
                 continue
             self._issue_warp(w, sid, pc, unit, reg, idx, now)
             pol.issued(ws)

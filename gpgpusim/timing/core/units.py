@@ -59,12 +59,16 @@ class RegisterSet:
     uid), as GPGPU-Sim's ``get_ready`` does.
     """
 
-    __slots__ = ("slots", "name", "count")
+    __slots__ = ("slots", "name", "count", "waiters")
 
     def __init__(self, width: int, name: str) -> None:
         self.slots: list[WarpInst | None] = [None] * max(1, width)
         self.name = name
         self.count = 0
+        #: per slot (sub-core model; else all in list 0): (candidate set, warp slot) of warps
+        #: that found no room here (ID_OC registers); they become candidates again when the
+        #: slot is freed
+        self.waiters: list[list[tuple[set[int], int]]] = [[] for _ in self.slots]
 
     def has_free(self, sub_core: bool = False, reg_id: int = 0) -> bool:
         if sub_core:
