@@ -518,6 +518,7 @@ class TimingGpu(Gpu):
 
     def _fold_core_counters(self) -> None:
         from .cache import publish_cache_stats
+        from .core.stats import publish_issue_stats
         st = self.stats
         now = self.gpu_tot_sim_cycle + self.gpu_sim_cycle
         for c in self.cores:
@@ -535,6 +536,7 @@ class TimingGpu(Gpu):
         st.set("gpgpu_n_tot_w_icount", sum(c.n_warp_insn for c in self.cores))
         st.set("gpgpu_n_tot_thrd_icount", sum(c.n_thread_insn for c in self.cores))
         st.set("gpu_reg_bank_conflict_stalls", sum(c.opcoll.stats_bank_conflicts for c in self.cores))
+        publish_issue_stats(st, self.cores, now)
 
     def abort(self) -> list[KernelRecord]:
         dropped = super().abort()

@@ -38,10 +38,13 @@ from typing import Any
 
 from bisect import bisect_left, bisect_right, insort
 
+import numpy as np
+
 from . import units as U
 from .ldst import LdstUnit
 from .opcoll import OperandCollector
 from .scheduler import Lrr, TwoLevelActive, make_policy
+from .stats import IssueStats
 from .units import PipelinedUnit, RegisterSet, WarpInst
 
 
@@ -54,7 +57,7 @@ class Warp:
 
     __slots__ = ("slot", "active", "pcs", "exe", "mem", "pos", "n", "ibuf", "next_pc",
                  "in_pipe", "at_bar", "membar", "stores", "n_atomic", "cta", "dyn", "done_exit",
-                 "pending", "kernel", "sched")
+                 "pending", "kernel", "sched", "sb", "nact")
 
     def __init__(self, slot: int, sched: int) -> None:
         self.slot = slot
@@ -62,12 +65,14 @@ class Warp:
         self.active = False
         self.done_exit = True
         self.pending: set[int] = set()
+        self.sb = False           # collided on the scoreboard; no register released since
 
     def start(self, trace: Any, cta: int, dyn: int, kernel: Any) -> None:
         self.active = True
         self.done_exit = False
         self.pcs = trace.pcs.tolist()
         self.exe = trace.executed.tolist()
+        self.nact = np.bitwise_count(trace.active).tolist()   # SIMT active threads per inst
         self.mem = trace.mem
         self.pos = 0
         self.n = len(self.pcs)
@@ -81,6 +86,7 @@ class Warp:
         self.cta = cta
         self.dyn = dyn
         self.pending = set()
+        self.sb = False
         self.kernel = kernel
 
 
@@ -100,7 +106,7 @@ class SchedulerUnit:
     warp, in slot order (the policies order these: inactive slots never issue, so leaving them
     out keeps every policy's relative order)."""
 
-    __slots__ = ("sid", "warps", "policy", "two_level", "active", "cand", "lrr")
+    __slots__ = ("sid", "warps", "policy", "two_level", "active", "cand", "lrr", "n_sb")
 
     def __init__(self, sid: int, policy: str) -> None:
         self.sid = sid
@@ -109,6 +115,7 @@ class SchedulerUnit:
         #: warps that may be able to issue: a warp leaves when it waits for an event (I-buffer
         #: fill, register release, barrier, atomics) and comes back when that event happens
         self.cand: set[int] = set()
+        self.n_sb = 0       # its warps with the scoreboard flag (Warp.sb): see core/stats.py
         self.policy = make_policy(policy)
         self.two_level = isinstance(self.policy, TwoLevelActive)
         self.lrr = type(self.policy) is Lrr
@@ -177,6 +184,7 @@ class ShaderCore:
                                        bool(g("gpgpu_reg_bank_use_warp_id")), in_regs, self.oc_ex,
                                        int(g("gpgpu_operand_collector_num_out_ports_gen")))
         self.rf_tp = max(1, int(g("gpgpu_reg_file_port_throughput")))
+        self.istats = IssueStats(self.n_sched, self.max_warps, cfg.warp_size)
         self.uid = 0
         # per-core counters (folded into the GPU's stats by the GPU)
         self.n_warp_insn = 0
@@ -221,6 +229,9 @@ class ShaderCore:
         slot.warps = list(range(base, base + wpc))
         slot.live = 0
         slot.bar_waiting = []
+        cur = self._gnow()
+        if not self.n_live_ctas:
+            self.istats.live_start(cur)
         for i, tr in enumerate(warps):
             w = self.warps[base + i]
             w.start(tr, s, self.next_dyn, kernel)
@@ -232,12 +243,18 @@ class ShaderCore:
             slot.live += 1
             self._activate(w)
         self.n_live_ctas += 1
+        self.istats.occupancy_change(cur, len(self.active_slots))
         if self.asleep:
             self.asleep = False
             self.cluster.gpu.core_woken(self)
         self.fetch_dirty = True
         if slot.live == 0:
-            self._cta_done(s)
+            self._cta_done(s, in_cycle=False)
+
+    def _gnow(self) -> int:
+        """The GPU's core cycle count now (during this core's cycle: the cycle being run)."""
+        g = self.cluster.gpu
+        return g.gpu_tot_sim_cycle + g.gpu_sim_cycle
 
     def _activate(self, w: Warp) -> None:
         import bisect
@@ -265,11 +282,14 @@ class ShaderCore:
             w.n_atomic = 0
             self.scheds[w.sched].cand.add(w.slot)
 
-    def _cta_done(self, s: int) -> None:
+    def _cta_done(self, s: int, in_cycle: bool = True) -> None:
         slot = self.ctas[s]
         kernel = slot.kernel
         slot.kernel = None
         self.n_live_ctas -= 1
+        self.istats.ctas_completed += 1
+        if not self.n_live_ctas:
+            self.istats.live_end(self._gnow() + in_cycle)
         self.cluster.gpu.cta_finished(self, kernel, slot.cta_id)
 
     def busy(self) -> bool:
@@ -296,6 +316,7 @@ class ShaderCore:
             self.asleep = True
             if self.n_live_ctas:       # GPGPU-Sim keeps cycling a core that has threads
                 self.slept_at = now + 1
+                self.istats.sleep_sb = sum(1 for sch in self.scheds if sch.n_sb)
 
     def _quiescent(self) -> bool:
         """Nothing in the pipeline and nothing that can issue or fetch: the next cycles are
@@ -322,6 +343,8 @@ class ShaderCore:
         l1d = self.ldst.l1d
         if missed > 0 and l1d is not None:
             l1d.idle_cycles(missed)
+        if missed > 0:
+            self.istats.sb += missed * self.istats.sleep_sb
         self.slept_at = now if self.asleep else None
 
     # -- writeback ------------------------------------------------------------------------
@@ -347,6 +370,9 @@ class ShaderCore:
         if release and inst.dst:
             w.pending.difference_update(inst.dst)
             self.scheds[w.sched].cand.add(w.slot)
+            if w.sb:
+                w.sb = False
+                self.scheds[w.sched].n_sb -= 1
         w.in_pipe -= 1
         self.n_inflight -= 1
 
@@ -355,6 +381,9 @@ class ShaderCore:
         w = self.warps[slot]
         w.pending.discard(reg)
         self.scheds[w.sched].cand.add(slot)
+        if w.sb:
+            w.sb = False
+            self.scheds[w.sched].n_sb -= 1
 
     # -- execute --------------------------------------------------------------------------
     def _execute(self, now: int) -> None:
@@ -416,6 +445,8 @@ class ShaderCore:
         for sch in self.scheds:
             if sch.cand:
                 self._sched_cycle(sch, now)
+            elif sch.n_sb:
+                self.istats.sb += 1
 
     def _sched_cycle(self, sch: SchedulerUnit, now: int) -> None:
         """``scheduler_unit::cycle``: examine the warps in policy order and issue from the first
@@ -445,6 +476,7 @@ class ShaderCore:
                     order = order[k:] + order[:k]
         else:
             order = [ws for ws in pol.order(act, warps) if ws in cand]
+        stalled = False
         for ws in order:
             w = warps[ws]
             ib = w.ibuf
@@ -467,14 +499,25 @@ class ShaderCore:
                     sch.policy.demote(ws)   # type: ignore[attr-defined]
                 else:
                     cand.discard(ws)
+                if not w.sb:
+                    w.sb = True
+                    sch.n_sb += 1
                 continue
             unit = self._route(tbl.unit[pc], sid, -1)
             if unit < 0:
+                stalled = True
                 continue
             self._issue_warp(w, sid, pc, unit, now)
             sch.policy.issued(ws)
-            self.stats.add_at("single_issue_nums", sid, 1, self.n_sched)
+            ist = self.istats
+            ist.single[sid] += 1
+            ist.slot_issues[ws] += 1
             return
+        # nothing issued (scheduler_unit::cycle's stall statistics; W0_Idle is the rest)
+        if stalled:
+            self.istats.stall += 1
+        elif sch.n_sb:
+            self.istats.sb += 1
 
     def _flush(self, w: Warp, want: int) -> None:
         """Control hazard: the I-buffer does not hold the warp's next instruction (a taken
@@ -517,6 +560,8 @@ class ShaderCore:
         """The same with several instructions per warp per cycle (dual issue)."""
         warps = self.warps
         sid = sch.sid
+        ist = self.istats
+        stalled = False
         for ws in sch.policy.order(sch.active, warps):
             w = warps[ws]
             checked = issued = 0
@@ -532,19 +577,30 @@ class ShaderCore:
                 if w.pending and not w.pending.isdisjoint(tbl.regs_all[pc]):
                     if sch.two_level:
                         sch.policy.demote(ws)   # type: ignore[attr-defined]
+                    if not w.sb:
+                        w.sb = True
+                        sch.n_sb += 1
                     break
                 unit = self._route(tbl.unit[pc], sid, prev_unit)
                 if unit < 0:
+                    stalled = True
                     break
                 self._issue_warp(w, sid, pc, unit, now)
                 prev_unit = unit
                 issued += 1
                 checked += 1
+                ist.slot_issues[ws] += issued     # event_warp_issued's running count
             if issued:
                 sch.policy.issued(ws)
-                name = "single_issue_nums" if issued == 1 else "dual_issue_nums"
-                self.stats.add_at(name, sid, 1, self.n_sched)
+                if issued == 1:
+                    ist.single[sid] += 1
+                else:
+                    ist.dual[sid] += 1
                 return
+        if stalled:
+            ist.stall += 1
+        elif sch.n_sb:
+            ist.sb += 1
 
     def _waiting(self, w: Warp) -> bool:
         if w.at_bar >= 0 or w.n_atomic > 0:
@@ -597,6 +653,7 @@ class ShaderCore:
             self.trace.append((now, w.slot, pc))
         self.n_warp_insn += 1
         self.n_thread_insn += ex.bit_count()
+        self.istats.w_hist[w.nact[pos]] += 1
         if inst.is_atomic and ex:
             w.n_atomic += 1
         if tbl.is_barrier[pc]:
@@ -706,6 +763,7 @@ class ShaderCore:
     def _drop_retired(self) -> None:
         for ws in [ws for ws in self.active_slots if not self.warps[ws].active]:
             self._deactivate(self.warps[ws])
+        self.istats.occupancy_change(self._gnow(), len(self.active_slots))
 
     # -- memory replies -------------------------------------------------------------------
     def accept_response(self, mf: Any, now: int) -> None:
