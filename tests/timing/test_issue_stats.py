@@ -131,3 +131,14 @@ def test_buckets_cover_every_scheduler_cycle_of_a_multi_sm_run():
     live = sum(core.istats.live_cycles for core in r.gpu.cores)
     assert d[0] + d[1] + d[2] + sum(c["single_issue_nums"]) == 4 * live
     assert d[2] > 0 and 0 < c["active_warps_sum"] < c["max_warps_sum"]
+
+
+def test_busy_l1d_banks_are_bank_conflict_resource_stalls():
+    # GPGPU-Sim 4.2: a busy latency-queue bank is BK_CONF, printed as [gl_mem][resource_stall]
+    # and counted again in gpgpu_n_l1cache_bkconflict (equal in every reference log)
+    from test_core import _vecadd
+    c = _vecadd(True).counters
+    n = c["gpgpu_n_l1cache_bkconflict"]
+    assert n > 0
+    assert c["gpgpu_stall_shd_mem[gl_mem][resource_stall]"] == n == c["gpgpu_n_stall_shd_mem"]
+    assert c["gpgpu_stall_shd_mem[gl_mem][data_port_stall]"] == 0
