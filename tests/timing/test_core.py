@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -165,15 +166,15 @@ ret;
 """
 
 
-def _vecadd(skip: bool):
+def _vecadd(skip: bool, overrides: tuple[str, ...] = (), reporter: Any = None):
     n = 64 * 256
     a = np.arange(n, dtype=np.float32)
     b = np.ones(n, dtype=np.float32)
     mod = ptx(VECADD, params=".param .u64 a, .param .u64 b, .param .u64 c")
     return run_timing(mod, "k", (64, 1, 1), (256, 1, 1),
                       [("a", a), ("b", b), ("c", np.zeros(n, np.float32))],
-                      overrides=["-gpgpu_n_clusters 4", "-gpgpu_kernel_launch_latency 300"],
-                      trace=False, env_skip=skip)
+                      overrides=["-gpgpu_n_clusters 4", "-gpgpu_kernel_launch_latency 300", *overrides],
+                      trace=False, env_skip=skip, reporter=reporter)
 
 
 def test_same_run_twice_and_idle_skipping_give_identical_statistics():

@@ -142,3 +142,39 @@ def test_busy_l1d_banks_are_bank_conflict_resource_stalls():
     assert n > 0
     assert c["gpgpu_stall_shd_mem[gl_mem][resource_stall]"] == n == c["gpgpu_n_stall_shd_mem"]
     assert c["gpgpu_stall_shd_mem[gl_mem][data_port_stall]"] == 0
+
+
+class _Samples:
+    def __init__(self) -> None:
+        self.samples: list[tuple[int, dict]] = []
+
+    def sample(self, cycle: int, values: dict) -> None:
+        self.samples.append((cycle, values))
+
+
+def test_samples_are_identical_with_idle_skipping_on_and_off(tmp_path):
+    from test_core import _vecadd
+    runs = []
+    for skip in (True, False):
+        rep = _Samples()
+        log = tmp_path / f"av{int(skip)}.log.gz"
+        r = _vecadd(skip, ("-gpgpu_runtime_stat 200", "-visualizer_enabled 1",
+                           f"-visualizer_outputfile {log}"), reporter=rep)
+        runs.append((r, rep.samples, log))
+    (r, samples, log), (_r2, samples2, log2) = runs
+    assert samples == samples2
+    assert r.gpu.skipped_cycles > 0                     # the launch latency was skipped ...
+    assert [c for c, _v in samples] == list(range(200, r.cycles, 200))   # ... up to each sample
+    first = samples[0][1]
+    assert first["globalinsncount"] == 0 and first["active_warps"] == 0    # still in the latency
+    # per-interval changes add up to the kernel's totals
+    c = r.counters
+    assert sum(v["globalinsncount"] for _c, v in samples) <= r.rec.report_stats.thread_insn
+    assert max(v["active_warps"] for _c, v in samples) > 0
+    assert sum(v["issue_scoreboard"] for _c, v in samples) <= c["warp_occupancy"][2]
+    assert all("shaderinsncount" not in v for _c, v in samples)    # per-core arrays: log only
+    import gzip
+    text = gzip.open(log).read().decode()
+    assert text == gzip.open(log2).read().decode()
+    assert text.count("globalcyclecount:") == len(samples)
+    assert "WarpDivergenceBreakdown: " in text and "shaderinsncount:  " in text

@@ -91,14 +91,12 @@ class IssueStats:
         return live, warps, slots
 
 
-def publish_issue_stats(st: Any, cores: list[Any], cur: int) -> None:
-    """Set the cumulative issue/occupancy counters of every core in the registry ``st``
-    (``cur``: the first core cycle not simulated yet; sleeping cores are settled already)."""
-    if not cores:
-        return
+def issue_totals(cores: list[Any], cur: int) -> dict[str, Any]:
+    """The cumulative issue/occupancy counters of ``cores`` up to ``cur`` (the first core cycle
+    not simulated yet), as the report names them; sleeping cores' cycles are included without
+    settling them (so sampling changes nothing)."""
     n_sched = cores[0].n_sched
-    ws = len(cores[0].istats.w_hist) - 1
-    hist = [0] * (ws + 1)
+    hist = [0] * len(cores[0].istats.w_hist)
     single = [0] * n_sched
     dual = [0] * n_sched
     stall = sb = idle = 0
@@ -116,17 +114,23 @@ def publish_issue_stats(st: Any, cores: list[Any], cur: int) -> None:
             single[i] += s.single[i]
             dual[i] += s.dual[i]
             issued += s.single[i] + s.dual[i]
+        c_sb = s.sb
+        if c.slept_at is not None and cur > c.slept_at:
+            c_sb += (cur - c.slept_at) * s.sleep_sb
         stall += s.stall
-        sb += s.sb
-        idle += n_sched * live - issued - s.stall - s.sb
-    # [Stall, W0_Idle, W0_Scoreboard, W1..W32] (an instruction with no active thread cannot
-    # issue here; GPGPU-Sim would count it under Stall)
-    st.set("warp_occupancy", [stall + hist[0], idle, sb] + hist[1:])
-    st.set("single_issue_nums", single)
-    st.set("dual_issue_nums", dual)
-    st.set("active_warps_sum", occ_w)
-    st.set("max_warps_sum", occ_s)
-    st.set("ctas_completed", ctas)
+        sb += c_sb
+        idle += n_sched * live - issued - s.stall - c_sb
     d0 = cores[0].istats.slot_issues
     last = max((i for i, n in enumerate(d0) if n), default=-1)
-    st.set("shader0_warp_issue_distro", d0[:last + 1])
+    # [Stall, W0_Idle, W0_Scoreboard, W1..W32] (an instruction with no active thread cannot
+    # issue here; GPGPU-Sim would count it under Stall)
+    return {"warp_occupancy": [stall + hist[0], idle, sb] + hist[1:], "single_issue_nums": single,
+            "dual_issue_nums": dual, "active_warps_sum": occ_w, "max_warps_sum": occ_s,
+            "ctas_completed": ctas, "shader0_warp_issue_distro": d0[:last + 1]}
+
+
+def publish_issue_stats(st: Any, cores: list[Any], cur: int) -> None:
+    """Set the cumulative issue/occupancy counters of every core in the registry ``st``."""
+    if cores:
+        for k, v in issue_totals(cores, cur).items():
+            st.set(k, v)
