@@ -178,3 +178,32 @@ def test_samples_are_identical_with_idle_skipping_on_and_off(tmp_path):
     assert text == gzip.open(log2).read().decode()
     assert text.count("globalcyclecount:") == len(samples)
     assert "WarpDivergenceBreakdown: " in text and "shaderinsncount:  " in text
+
+
+RELOAD = """
+.reg .u32 %r<4>; .reg .u64 %rd<8>; .reg .f32 %f<4>;
+ld.param.u64 %rd1, [p0];
+mov.u32 %r1, %tid.x;
+mul.wide.u32 %rd2, %r1, 4;
+add.u64 %rd3, %rd1, %rd2;
+ld.global.f32 %f1, [%rd3];
+add.f32 %f2, %f1, %f1;
+ld.global.f32 %f3, [%rd3];
+add.f32 %f2, %f2, %f3;
+st.global.f32 [%rd3], %f2;
+ret;
+"""
+
+
+def test_memory_request_counters_count_packets_that_leave_the_core():
+    # one warp: 128 contiguous bytes = 4 sectors loaded twice (the second load hits the L1D),
+    # then stored: GPGPU-Sim counts gpgpu_n_mem_* and the traffic breakdown at
+    # icnt_inject_request_packet (read requests carry an 8-byte header, writes 32 + 8 bytes)
+    # and at the cluster's icnt pop (read replies 32 + 8, write acks 8)
+    r = run_timing(ptx(RELOAD), "k", (1, 1, 1), (32, 1, 1), [("o", np.arange(32, dtype=np.float32))])
+    c = r.counters
+    np.testing.assert_array_equal(r.out["o"], 3 * np.arange(32, dtype=np.float32))
+    assert (c["L1D_total_cache_accesses"], c["L1D_total_cache_misses"]) == (12, 4)
+    assert (c["gpgpu_n_mem_read_global"], c["gpgpu_n_mem_write_global"]) == (4, 4)
+    assert c["traffic_coretomem"] == {"GLOBAL_ACC_R": {8: 4}, "GLOBAL_ACC_W": {40: 4}}
+    assert c["traffic_memtocore"] == {"GLOBAL_ACC_R": {40: 4}, "GLOBAL_ACC_W": {8: 4}}

@@ -235,7 +235,6 @@ class LdstUnit:
             q.pop()
             if is_store and not d.is_atomic:
                 d.warp.stores += 1
-            self._count_access(space, is_store)
             return "coal_stall"
         for _ in range(self.l1_banks):
             if not q:
@@ -251,14 +250,7 @@ class LdstUnit:
             q.pop()
             if is_store:
                 d.warp.stores += 1
-            self._count_access(space, is_store)
         return "coal_stall"
-
-    def _count_access(self, space: str, is_store: bool) -> None:
-        if space == "global":
-            self.stats.add("gpgpu_n_mem_write_global" if is_store else "gpgpu_n_mem_read_global")
-        else:
-            self.stats.add("gpgpu_n_mem_write_local" if is_store else "gpgpu_n_mem_read_local")
 
     def _latency_queue_cycle(self, now: int) -> None:
         """``ldst_unit::L1_latency_queue_cycle``: the head of each bank queue accesses the L1D;
