@@ -1,7 +1,7 @@
 """Issue, stall and occupancy accounting of the SIMT cores (GPGPU-Sim ``shader_core_stats``).
 
-Checklist C088 (issue statistics) and C196 (per-kernel statistics).  What GPGPU-Sim 4.2 counts
-and when, and how each is counted here without per-cycle work:
+Checklist C184 (Warp Occupancy Distribution), C179 (per-kernel general statistics).  What
+GPGPU-Sim 4.2 counts and when, and how each is counted here without per-cycle work:
 
 * ``shader_cycle_distro`` (printed as ``Warp Occupancy Distribution:``): each cycle a core
   cycles (it has a live CTA), each scheduler adds to one bucket when it issued nothing
@@ -28,6 +28,10 @@ and when, and how each is counted here without per-cycle work:
   core's active-warp count (CTA issue, warp exit).  GPGPU-Sim 4.2 in PTX mode never adds these
   samples and prints ``-nan%``; we print the value the formula defines (the later GPGPU-Sim
   releases and ``nvprof``'s achieved occupancy), a documented difference.
+
+Also knowingly different: ``gpu_reg_bank_conflict_stalls`` (set by the GPU from the operand
+collector) counts bank-queue cycles with more than one pending read; GPGPU-Sim 4.2 declares and
+prints the counter but never adds to it (0 in every reference log).
 """
 
 from __future__ import annotations
