@@ -12,10 +12,12 @@ hands :class:`~gpgpusim.report.sampler.Sampler` running totals read from the mod
 * ``L1D_total_cache_accesses``/``_misses``, ``L2_total_cache_accesses``/``_misses``,
   ``total_dram_reads``/``_writes``: memory traffic;
 * for the AerialVision log only (per core or per interval, so the JSON stays small):
-  ``shaderinsncount``, ``shaderwarpinsncount`` (per core, cumulative) and
+  ``shaderinsncount``, ``shaderwarpinsncount`` (per core, cumulative),
   ``WarpDivergenceBreakdown`` (the interval's idle and stall scheduler-cycles, then issued
   instructions by active lanes in 8 groups of 4, each divided by the number of cores, as
-  ``shader_core_stats::visualizer_print`` writes it with ``-gpgpu_warpdistro_shader -1``).
+  ``shader_core_stats::visualizer_print`` writes it with ``-gpgpu_warpdistro_shader -1``) and
+  ``WarpIssueSlotBreakdown`` (the interval's issues per warp slot of core 0, the
+  ``-gpgpu_warp_issue_shader`` default).
 
 The Reporter's JSON ``samples`` gets each scalar's change over the interval (gauges as they
 are): at most ``cycles / freq`` records of a dozen numbers.  Reading the counters changes
@@ -40,7 +42,7 @@ GAUGES = frozenset({"active_warps"})
 class GpuSampler:
     """Takes a sample when ``gpu.gpu_sim_cycle`` reaches :attr:`next` (the GPU compares)."""
 
-    __slots__ = ("gpu", "sampler", "freq", "next", "insn_base", "_last_distro")
+    __slots__ = ("gpu", "sampler", "freq", "next", "insn_base", "_last_distro", "_last_slots")
 
     def __init__(self, gpu: Any) -> None:
         cfg = gpu.config
@@ -55,6 +57,7 @@ class GpuSampler:
         self.next = self.freq if self.freq else 1 << 62
         self.insn_base = 0
         self._last_distro: list[int] | None = None
+        self._last_slots: list[int] = []
 
     def kernel_start(self) -> None:
         """A kernel starts on an idle GPU: ``gpu_sim_cycle`` and ``gpu_sim_insn`` restart."""
@@ -103,6 +106,7 @@ class GpuSampler:
             v["shaderinsncount"] = insn
             v["shaderwarpinsncount"] = [c.n_warp_insn for c in cores]
             v["WarpDivergenceBreakdown"] = self._divergence(occ, len(cores))
+            v["WarpIssueSlotBreakdown"] = self._slots(cores[0].istats.slot_issues)
         return v
 
     def _divergence(self, occ: list[int], n_cores: int) -> list[int]:
@@ -113,6 +117,13 @@ class GpuSampler:
         per = max(1, len(lanes) // 8)
         groups = [sum(lanes[i:i + per]) for i in range(0, len(lanes), per)]
         return [x // n_cores for x in [d[1], d[0]] + groups]
+
+    def _slots(self, slots: list[int]) -> list[int]:
+        last = max((i for i, n in enumerate(slots) if n), default=-1)
+        now = slots[:last + 1]
+        prev = self._last_slots
+        self._last_slots = now
+        return [n - (prev[i] if i < len(prev) else 0) for i, n in enumerate(now)] or [0]
 
     def _series(self, cycle: int, values: dict[str, Any]) -> None:
         g = self.gpu

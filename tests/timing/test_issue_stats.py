@@ -178,6 +178,14 @@ def test_samples_are_identical_with_idle_skipping_on_and_off(tmp_path):
     assert text == gzip.open(log2).read().decode()
     assert text.count("globalcyclecount:") == len(samples)
     assert "WarpDivergenceBreakdown: " in text and "shaderinsncount:  " in text
+    # core 0's warp slots: the interval issues add up to its issue distribution
+    slot_rows = [[int(x) for x in ln.split(":")[1].split()] for ln in text.splitlines()
+                 if ln.startswith("WarpIssueSlotBreakdown:")]
+    width = max(len(row) for row in slot_rows)
+    total = [sum(col) for col in zip(*[row + [0] * (width - len(row)) for row in slot_rows], strict=True)]
+    distro = c["shader0_warp_issue_distro"]
+    assert len(total) <= len(distro) and sum(total) > 0
+    assert all(t <= d for t, d in zip(total, distro, strict=False))
 
 
 RELOAD = """
