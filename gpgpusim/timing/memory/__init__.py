@@ -33,10 +33,10 @@ from .partition import MemoryPartition, SubPartition
 from ..clock import CORE, DRAM, ICNT, L2
 
 #: the counter ``simt_core_cluster::icnt_inject_request_packet`` adds to per access type (C183):
-#: the ``gpgpu_n_mem_*`` figures count requests that leave the core (L1 misses, bypasses, writes)
+#: the ``gpgpu_n_mem_*`` figures count requests that leave the core (L1 misses, bypasses, writes).
+#: (``gpgpu_n_mem_const``/``_texture`` are counted where the L1C/L1T hand their requests over.)
 _INJECT_COUNTER = {"GLOBAL_ACC_R": "gpgpu_n_mem_read_global", "GLOBAL_ACC_W": "gpgpu_n_mem_write_global",
                    "LOCAL_ACC_R": "gpgpu_n_mem_read_local", "LOCAL_ACC_W": "gpgpu_n_mem_write_local",
-                   "CONST_ACC_R": "gpgpu_n_mem_const", "TEXTURE_ACC_R": "gpgpu_n_mem_texture",
                    "L1_WRBK_ACC": "gpgpu_n_mem_write_global"}
 
 
