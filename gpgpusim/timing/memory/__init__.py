@@ -309,6 +309,8 @@ class MemorySystem:
         for p in self.partitions:
             p.settle()
         st = self.stats
+        st.set("traffic_coretomem", {k: dict(v) for k, v in self.traffic_out.items()})
+        st.set("traffic_memtocore", {k: dict(v) for k, v in self.traffic_in.items()})
         l2s = [s.l2 for s in self.subs if s.l2 is not None]
         publish_cache_stats(st, l2s, "L2", per_unit="L2_bank", breakdown="l2_cache_breakdown",
                             fail_breakdown="l2_cache_fail_breakdown", port="L2")
@@ -324,8 +326,6 @@ class MemorySystem:
         st.set("dram_channels", [p.dram.channel_stats() for p in self.partitions])
         net = {"Req": self.icnt.req.details(), "Reply": self.icnt.reply.details()}
         st.set("icnt_details", net)
-        st.set("traffic_coretomem", {k: dict(v) for k, v in self.traffic_out.items()})
-        st.set("traffic_memtocore", {k: dict(v) for k, v in self.traffic_in.items()})
 
     def dump_state(self) -> str:
         out = [f"memory system @ {self.now}: icnt busy={self.icnt.busy()} active sub-partitions="
