@@ -182,6 +182,11 @@ def test_same_run_twice_and_idle_skipping_give_identical_statistics():
     np.testing.assert_array_equal(first.out["c"], np.arange(64 * 256, dtype=np.float32) + 1)
     assert first.cycles == again.cycles == noskip.cycles
     assert first.counters == again.counters == noskip.counters
+    # ... including the issue/stall buckets (sleeping cores add theirs in bulk), occupancy
+    # sums and the request/traffic counters
+    assert {"warp_occupancy", "single_issue_nums", "shader0_warp_issue_distro", "active_warps_sum",
+            "max_warps_sum", "traffic_coretomem", "gpgpu_n_mem_read_global"} <= first.counters.keys()
+    assert first.counters["warp_occupancy"][2] > 0      # scoreboard cycles waiting on loads
     assert first.gpu.skipped_cycles == 300 and noskip.gpu.skipped_cycles == 0
     c = first.counters
     # 512 warps x 3 fully coalesced 128-byte accesses = 4 sectors each
