@@ -204,6 +204,8 @@ class TimingGpu(Gpu):
         self.skipped_cycles = 0
         self.skip_idle = os.environ.get("GPGPUSIM_SKIP_IDLE", "1") != "0"
         self.last_issue_cycle = 0
+        from .sampling import GpuSampler
+        self.sampling = GpuSampler(self)
 
     def make_l1d(self, sid: int) -> Any:
         """The L1 data cache of core ``sid`` (None when ``-gpgpu_cache:dl1 none``), with the
@@ -238,6 +240,7 @@ class TimingGpu(Gpu):
         if len(self._running) == 1 and not self._machine_busy():
             self.gpu_sim_cycle = 0
             self.clock.reset()
+            self.sampling.kernel_start()
         try:
             run = self._make_run(rec)
         except CudaError as exc:
@@ -382,6 +385,8 @@ class TimingGpu(Gpu):
                         if not core.n_live_ctas and core.ldst.l1d is not None and core.l1_dirty:
                             core.ldst.invalidate_l1()
                             core.l1_dirty = False
+                if self.gpu_sim_cycle >= self.sampling.next:
+                    self.sampling.take()
                 for r in self.runs:
                     if r.finished:
                         finished.append(r.rec)
@@ -401,7 +406,10 @@ class TimingGpu(Gpu):
         waits = [r.latency_left for r in self.runs if r.error is None and r.issued < r.n_ctas]
         if not waits or min(waits) <= 0:
             return
-        need = min(waits)
+        # stop short of the next sample point: the cycle after the skip takes it
+        need = min(min(waits), self.sampling.next - self.gpu_sim_cycle - 1)
+        if need <= 0:
+            return
         if self.flush_l1:
             for core in self.cores:
                 if core.l1_dirty and core.ldst.l1d is not None:
@@ -518,6 +526,7 @@ class TimingGpu(Gpu):
 
     def _fold_core_counters(self) -> None:
         from .cache import publish_cache_stats
+        from .core.stats import publish_issue_stats
         st = self.stats
         now = self.gpu_tot_sim_cycle + self.gpu_sim_cycle
         for c in self.cores:
@@ -535,6 +544,7 @@ class TimingGpu(Gpu):
         st.set("gpgpu_n_tot_w_icount", sum(c.n_warp_insn for c in self.cores))
         st.set("gpgpu_n_tot_thrd_icount", sum(c.n_thread_insn for c in self.cores))
         st.set("gpu_reg_bank_conflict_stalls", sum(c.opcoll.stats_bank_conflicts for c in self.cores))
+        publish_issue_stats(st, self.cores, now)
 
     def abort(self) -> list[KernelRecord]:
         dropped = super().abort()

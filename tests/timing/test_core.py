@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -165,15 +166,15 @@ ret;
 """
 
 
-def _vecadd(skip: bool):
+def _vecadd(skip: bool, overrides: tuple[str, ...] = (), reporter: Any = None):
     n = 64 * 256
     a = np.arange(n, dtype=np.float32)
     b = np.ones(n, dtype=np.float32)
     mod = ptx(VECADD, params=".param .u64 a, .param .u64 b, .param .u64 c")
     return run_timing(mod, "k", (64, 1, 1), (256, 1, 1),
                       [("a", a), ("b", b), ("c", np.zeros(n, np.float32))],
-                      overrides=["-gpgpu_n_clusters 4", "-gpgpu_kernel_launch_latency 300"],
-                      trace=False, env_skip=skip)
+                      overrides=["-gpgpu_n_clusters 4", "-gpgpu_kernel_launch_latency 300", *overrides],
+                      trace=False, env_skip=skip, reporter=reporter)
 
 
 def test_same_run_twice_and_idle_skipping_give_identical_statistics():
@@ -181,6 +182,11 @@ def test_same_run_twice_and_idle_skipping_give_identical_statistics():
     np.testing.assert_array_equal(first.out["c"], np.arange(64 * 256, dtype=np.float32) + 1)
     assert first.cycles == again.cycles == noskip.cycles
     assert first.counters == again.counters == noskip.counters
+    # ... including the issue/stall buckets (sleeping cores add theirs in bulk), occupancy
+    # sums and the request/traffic counters
+    assert {"warp_occupancy", "single_issue_nums", "shader0_warp_issue_distro", "active_warps_sum",
+            "max_warps_sum", "traffic_coretomem", "gpgpu_n_mem_read_global"} <= first.counters.keys()
+    assert first.counters["warp_occupancy"][2] > 0      # scoreboard cycles waiting on loads
     assert first.gpu.skipped_cycles == 300 and noskip.gpu.skipped_cycles == 0
     c = first.counters
     # 512 warps x 3 fully coalesced 128-byte accesses = 4 sectors each

@@ -52,10 +52,10 @@ def ptx(body: str, params: str = ".param .u64 p0", name: str = "k") -> Any:
 def run_timing(module: Any, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int],
                buffers: list[tuple[str, np.ndarray]] = (), overrides: list[str] = (),
                trace: bool = True, env_skip: bool = True, regs: int = 16, smem: int = 0,
-               gpu: str | None = None) -> TimingRun:
+               gpu: str | None = None, reporter: Any = None) -> TimingRun:
     cfg = load_config(None, overrides=list(SMALL) + list(overrides), env=False, gpu=gpu)
     g = GlobalMemory()
-    gpu = TimingGpu(cfg, g, None)
+    gpu = TimingGpu(cfg, g, reporter)
     gpu.skip_idle = env_skip
     lm = load_module(module, g)
     addrs = {}

@@ -193,6 +193,8 @@ class LdstUnit:
             if d.accessq:
                 self.stats.add("gpgpu_n_stall_shd_mem")
                 self.stats.add(f"gpgpu_stall_shd_mem[gl_mem][{stall}]")
+                if stall == "resource_stall":       # BK_CONF: a latency-queue bank was busy
+                    self.stats.add("gpgpu_n_l1cache_bkconflict")
                 return
         # the instruction leaves the dispatch register
         if sp == "shared" and (d.is_load or d.is_atomic) and d.executed:
@@ -215,7 +217,12 @@ class LdstUnit:
         core.complete(d, release=True)
 
     def _memory_cycle(self, d: WarpInst, now: int) -> str:
-        """Send the instruction's accesses; returns the stall reason if some remain."""
+        """Send the instruction's accesses; returns the stall reason if some remain, named as
+        GPGPU-Sim 4.2 prints ``gpu_stall_shd_mem_breakdown``: a busy L1D bank is ``BK_CONF``
+        (printed as ``[gl_mem][resource_stall]``, also ``gpgpu_n_l1cache_bkconflict``), accesses
+        left after a cycle's sends ``coal_stall``; a full interconnect on the L1-bypass path is
+        ``ICNT_RC_FAIL``, which 4.2 counts in ``gpgpu_n_stall_shd_mem`` but prints in no line
+        (kept here as ``[gl_mem][icnt_rc_fail]``)."""
         core = self.core
         q = d.accessq
         bypass = self.l1d is None or d.is_atomic or (self.skip_l1d and q and q[-1][1] == "global")
@@ -223,12 +230,11 @@ class LdstUnit:
             acc, space, is_store = q[-1]
             mf = core.cluster.gpu.new_fetch(acc, d, space, is_store, core, bypass=True)
             if not core.cluster.can_inject(mf):
-                return "resource_stall"
+                return "icnt_rc_fail"
             core.cluster.inject(mf, now)
             q.pop()
             if is_store and not d.is_atomic:
                 d.warp.stores += 1
-            self._count_access(space, is_store)
             return "coal_stall"
         for _ in range(self.l1_banks):
             if not q:
@@ -237,21 +243,14 @@ class LdstUnit:
             bank = (acc.addr >> self.bank_shift) % self.l1_banks
             lq = self.lat_q[bank]
             if not lq.can_enter(now):
-                return "data_port_stall"
+                return "resource_stall"
             mf = core.cluster.gpu.new_fetch(acc, d, space, is_store, core, bypass=False)
             lq.enter(now, mf)
             self.n_latq += 1
             q.pop()
             if is_store:
                 d.warp.stores += 1
-            self._count_access(space, is_store)
         return "coal_stall"
-
-    def _count_access(self, space: str, is_store: bool) -> None:
-        if space == "global":
-            self.stats.add("gpgpu_n_mem_write_global" if is_store else "gpgpu_n_mem_read_global")
-        else:
-            self.stats.add("gpgpu_n_mem_write_local" if is_store else "gpgpu_n_mem_read_local")
 
     def _latency_queue_cycle(self, now: int) -> None:
         """``ldst_unit::L1_latency_queue_cycle``: the head of each bank queue accesses the L1D;

@@ -210,8 +210,9 @@ class OperandCollector:
                         reg.count -= 1
                         wl = reg.waiters[si if sub else 0]
                         if wl:
-                            for cand, ws in wl:
-                                cand.add(ws)
+                            for sch, ws in wl:
+                                sch.cand.add(ws)
+                                sch.n_route -= 1
                             wl.clear()
                         self.n_in -= 1
                         cu.free = False

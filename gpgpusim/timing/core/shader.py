@@ -38,10 +38,13 @@ from typing import Any
 
 from bisect import bisect_left, bisect_right, insort
 
+import numpy as np
+
 from . import units as U
 from .ldst import LdstUnit
 from .opcoll import OperandCollector
 from .scheduler import Lrr, TwoLevelActive, make_policy
+from .stats import IssueStats
 from .units import PipelinedUnit, RegisterSet, WarpInst
 
 
@@ -54,7 +57,7 @@ class Warp:
 
     __slots__ = ("slot", "active", "pcs", "exe", "mem", "pos", "n", "ibuf", "next_pc",
                  "in_pipe", "at_bar", "membar", "stores", "n_atomic", "cta", "dyn", "done_exit",
-                 "pending", "kernel", "sched", "sb_wait")
+                 "pending", "kernel", "sched", "sb_wait", "sb", "nact")
 
     def __init__(self, slot: int, sched: int) -> None:
         self.slot = slot
@@ -65,12 +68,14 @@ class Warp:
         #: the registers of the instruction the scoreboard last blocked (only their release
         #: can unblock it); None: any release may matter
         self.sb_wait: frozenset[int] | None = None
+        self.sb = False           # collides on the scoreboard (statistics: core/stats.py)
 
     def start(self, trace: Any, cta: int, dyn: int, kernel: Any) -> None:
         self.active = True
         self.done_exit = False
         self.pcs = trace.pcs.tolist()
         self.exe = trace.executed.tolist()
+        self.nact = np.bitwise_count(trace.active).tolist()   # SIMT active threads per inst
         self.mem = trace.mem
         self.pos = 0
         self.n = len(self.pcs)
@@ -85,6 +90,7 @@ class Warp:
         self.dyn = dyn
         self.pending = set()
         self.sb_wait = None
+        self.sb = False
         self.kernel = kernel
 
 
@@ -104,7 +110,8 @@ class SchedulerUnit:
     warp, in slot order (the policies order these: inactive slots never issue, so leaving them
     out keeps every policy's relative order)."""
 
-    __slots__ = ("sid", "warps", "policy", "two_level", "active", "cand", "lrr", "route")
+    __slots__ = ("sid", "warps", "policy", "two_level", "active", "cand", "lrr", "route", "n_sb",
+                 "n_route")
 
     def __init__(self, sid: int, policy: str) -> None:
         self.sid = sid
@@ -113,6 +120,8 @@ class SchedulerUnit:
         #: warps that may be able to issue: a warp leaves when it waits for an event (I-buffer
         #: fill, register release, barrier, atomics) and comes back when that event happens
         self.cand: set[int] = set()
+        self.n_sb = 0       # its warps with the scoreboard flag (Warp.sb): see core/stats.py
+        self.n_route = 0    # its warps waiting for a slot in an ID_OC register (stalled)
         self.policy = make_policy(policy)
         self.two_level = isinstance(self.policy, TwoLevelActive)
         self.lrr = type(self.policy) is Lrr
@@ -189,6 +198,7 @@ class ShaderCore:
                                        bool(g("gpgpu_reg_bank_use_warp_id")), in_regs, self.oc_ex,
                                        int(g("gpgpu_operand_collector_num_out_ports_gen")))
         self.rf_tp = max(1, int(g("gpgpu_reg_file_port_throughput")))
+        self.istats = IssueStats(self.n_sched, self.max_warps, cfg.warp_size)
         self.uid = 0
         # per-core counters (folded into the GPU's stats by the GPU)
         self.n_warp_insn = 0
@@ -250,6 +260,9 @@ class ShaderCore:
         slot.warps = list(range(base, base + wpc))
         slot.live = 0
         slot.bar_waiting = []
+        cur = self._gnow()
+        if not self.n_live_ctas:
+            self.istats.live_start(cur)
         for i, tr in enumerate(warps):
             w = self.warps[base + i]
             w.start(tr, s, self.next_dyn, kernel)
@@ -261,12 +274,18 @@ class ShaderCore:
             slot.live += 1
             self._activate(w)
         self.n_live_ctas += 1
+        self.istats.occupancy_change(cur, len(self.active_slots))
         if self.asleep:
             self.asleep = False
             self.cluster.gpu.core_woken(self)
         self.fetch_dirty = True
         if slot.live == 0:
-            self._cta_done(s)
+            self._cta_done(s, in_cycle=False)
+
+    def _gnow(self) -> int:
+        """The GPU's core cycle count now (during this core's cycle: the cycle being run)."""
+        g = self.cluster.gpu
+        return g.gpu_tot_sim_cycle + g.gpu_sim_cycle
 
     def _activate(self, w: Warp) -> None:
         import bisect
@@ -294,11 +313,14 @@ class ShaderCore:
             w.n_atomic = 0
             self.scheds[w.sched].cand.add(w.slot)
 
-    def _cta_done(self, s: int) -> None:
+    def _cta_done(self, s: int, in_cycle: bool = True) -> None:
         slot = self.ctas[s]
         kernel = slot.kernel
         slot.kernel = None
         self.n_live_ctas -= 1
+        self.istats.ctas_completed += 1
+        if not self.n_live_ctas:
+            self.istats.live_end(self._gnow() + in_cycle)
         self.cluster.gpu.cta_finished(self, kernel, slot.cta_id)
 
     def busy(self) -> bool:
@@ -325,6 +347,7 @@ class ShaderCore:
             self.asleep = True
             if self.n_live_ctas:       # GPGPU-Sim keeps cycling a core that has threads
                 self.slept_at = now + 1
+                self.istats.sleep_sb = sum(1 for sch in self.scheds if sch.n_sb)
 
     def _quiescent(self) -> bool:
         """Nothing in the pipeline and nothing that can issue or fetch: the next cycles are
@@ -351,6 +374,8 @@ class ShaderCore:
         l1d = self.ldst.l1d
         if missed > 0 and l1d is not None:
             l1d.idle_cycles(missed)
+        if missed > 0:
+            self.istats.sb += missed * self.istats.sleep_sb
         self.slept_at = now if self.asleep else None
 
     # -- writeback ------------------------------------------------------------------------
@@ -377,7 +402,11 @@ class ShaderCore:
             w.pending.difference_update(inst.dst)
             sw = w.sb_wait
             if sw is None or not sw.isdisjoint(inst.dst):
-                self.scheds[w.sched].cand.add(w.slot)
+                sch = self.scheds[w.sched]
+                sch.cand.add(w.slot)
+                if w.sb:
+                    w.sb = False
+                    sch.n_sb -= 1
         w.in_pipe -= 1
         self.n_inflight -= 1
 
@@ -387,7 +416,11 @@ class ShaderCore:
         w.pending.discard(reg)
         sw = w.sb_wait
         if sw is None or reg in sw:
-            self.scheds[w.sched].cand.add(slot)
+            sch = self.scheds[w.sched]
+            sch.cand.add(slot)
+            if w.sb:
+                w.sb = False
+                sch.n_sb -= 1
 
     # -- execute --------------------------------------------------------------------------
     def _execute(self, now: int) -> None:
@@ -444,6 +477,10 @@ class ShaderCore:
         for sch in self.scheds:
             if sch.cand:
                 self._sched_cycle(sch, now)
+            elif sch.n_route:
+                self.istats.stall += 1
+            elif sch.n_sb:
+                self.istats.sb += 1
 
     def _sched_cycle(self, sch: SchedulerUnit, now: int) -> None:
         """``scheduler_unit::cycle``: examine the warps in policy order and issue from the first
@@ -478,6 +515,7 @@ class ShaderCore:
         else:
             order = [ws for ws in pol.order(act, warps) if ws in cand]
         route = sch.route
+        stalled = False
         for ws in order:
             w = warps[ws]
             ib = w.ibuf
@@ -504,17 +542,30 @@ class ShaderCore:
                     else:
                         w.sb_wait = need    # woken when one of these is released
                         cand.discard(ws)
+                    if not w.sb:
+                        w.sb = True
+                        sch.n_sb += 1
                     continue
             unit, reg, idx = route[tbl.unit[pc]]
             if reg.slots[idx] is not None if idx >= 0 else reg.count >= len(reg.slots):
                 # its ID_OC slot is taken: stall until the collector frees one
+                stalled = True
                 cand.discard(ws)
-                reg.waiters[idx if idx >= 0 else 0].append((cand, ws))
+                sch.n_route += 1
+                reg.waiters[idx if idx >= 0 else 0].append((sch, ws))
                 continue
             self._issue_warp(w, sid, pc, unit, reg, idx, now)
             pol.issued(ws)
-            self.stats.add_at("single_issue_nums", sid, 1, self.n_sched)
+            ist = self.istats
+            ist.single[sid] += 1
+            ist.slot_issues[ws] += 1
             return
+        # nothing issued (scheduler_unit::cycle's stall statistics; W0_Idle is the rest; the
+        # warps waiting for an ID_OC slot are stalled ones that were not looked at again)
+        if stalled or sch.n_route:
+            self.istats.stall += 1
+        elif sch.n_sb:
+            self.istats.sb += 1
 
     def _flush(self, w: Warp, want: int) -> None:
         """Control hazard: the I-buffer does not hold the warp's next instruction (a taken
@@ -557,6 +608,8 @@ class ShaderCore:
         """The same with several instructions per warp per cycle (dual issue)."""
         warps = self.warps
         sid = sch.sid
+        ist = self.istats
+        stalled = False
         for ws in sch.policy.order(sch.active, warps):
             w = warps[ws]
             checked = issued = 0
@@ -572,20 +625,31 @@ class ShaderCore:
                 if w.pending and not w.pending.isdisjoint(tbl.regs_all[pc]):
                     if sch.two_level:
                         sch.policy.demote(ws)   # type: ignore[attr-defined]
+                    if not w.sb:
+                        w.sb = True
+                        sch.n_sb += 1
                     break
                 unit = self._route(tbl.unit[pc], sid, prev_unit)
                 if unit < 0:
+                    stalled = True
                     break
                 reg = self.id_oc[unit]
                 self._issue_warp(w, sid, pc, unit, reg, sid % len(reg.slots) if self.sub_core else -1, now)
                 prev_unit = unit
                 issued += 1
                 checked += 1
+                ist.slot_issues[ws] += issued     # event_warp_issued's running count
             if issued:
                 sch.policy.issued(ws)
-                name = "single_issue_nums" if issued == 1 else "dual_issue_nums"
-                self.stats.add_at(name, sid, 1, self.n_sched)
+                if issued == 1:
+                    ist.single[sid] += 1
+                else:
+                    ist.dual[sid] += 1
                 return
+        if stalled:
+            ist.stall += 1
+        elif sch.n_sb:
+            ist.sb += 1
 
     def _waiting(self, w: Warp) -> bool:
         if w.at_bar >= 0 or w.n_atomic > 0:
@@ -644,6 +708,7 @@ class ShaderCore:
             self.trace.append((now, w.slot, pc))
         self.n_warp_insn += 1
         self.n_thread_insn += ex.bit_count()
+        self.istats.w_hist[w.nact[pos]] += 1
         if inst.is_atomic and ex:
             w.n_atomic += 1
         if tbl.is_barrier[pc]:
@@ -753,6 +818,7 @@ class ShaderCore:
     def _drop_retired(self) -> None:
         for ws in [ws for ws in self.active_slots if not self.warps[ws].active]:
             self._deactivate(self.warps[ws])
+        self.istats.occupancy_change(self._gnow(), len(self.active_slots))
 
     # -- memory replies -------------------------------------------------------------------
     def accept_response(self, mf: Any, now: int) -> None:

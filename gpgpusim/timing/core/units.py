@@ -65,10 +65,10 @@ class RegisterSet:
         self.slots: list[WarpInst | None] = [None] * max(1, width)
         self.name = name
         self.count = 0
-        #: per slot (sub-core model; else all in list 0): (candidate set, warp slot) of warps
+        #: per slot (sub-core model; else all in list 0): (scheduler unit, warp slot) of warps
         #: that found no room here (ID_OC registers); they become candidates again when the
         #: slot is freed
-        self.waiters: list[list[tuple[set[int], int]]] = [[] for _ in self.slots]
+        self.waiters: list[list[tuple[Any, int]]] = [[] for _ in self.slots]
 
     def has_free(self, sub_core: bool = False, reg_id: int = 0) -> bool:
         if sub_core:

@@ -32,6 +32,19 @@ from .partition import MemoryPartition, SubPartition
 
 from ..clock import CORE, DRAM, ICNT, L2
 
+#: the counter ``simt_core_cluster::icnt_inject_request_packet`` adds to per access type (C183):
+#: the ``gpgpu_n_mem_*`` figures count requests that leave the core (L1 misses, bypasses, writes).
+#: (``gpgpu_n_mem_const``/``_texture`` are counted where the L1C/L1T hand their requests over.)
+_INJECT_COUNTER = {"GLOBAL_ACC_R": "gpgpu_n_mem_read_global", "GLOBAL_ACC_W": "gpgpu_n_mem_write_global",
+                   "LOCAL_ACC_R": "gpgpu_n_mem_read_local", "LOCAL_ACC_W": "gpgpu_n_mem_write_local",
+                   "L1_WRBK_ACC": "gpgpu_n_mem_write_global"}
+
+
+def _record_traffic(table: dict[str, dict[int, int]], fetch: MemFetch, packet_bytes: int) -> None:
+    """``traffic_breakdown``'s ``record_traffic``: packets per access type and packet size."""
+    row = table.setdefault(fetch.access_type, {})
+    row[packet_bytes] = row.get(packet_bytes, 0) + 1
+
 
 class MemorySystem:
     """Interconnect + memory partitions.  See the module docstring for the calling order."""
@@ -45,6 +58,8 @@ class MemorySystem:
         self.n_sp = self.n_mem * self.n_sub
         self.addrdec = AddressDecoder.from_config(cfg)
         self.flit_size = int(cfg.get("icnt_flit_size"))
+        self.traffic_out: dict[str, dict[int, int]] = {}   # core -> memory packets (bytes: n)
+        self.traffic_in: dict[str, dict[int, int]] = {}    # memory -> core
         self.perf_memcpy = bool(cfg.get("gpgpu_perf_sim_memcpy"))
         l2cfg = cfg.get("gpgpu_cache:dl2")
         self.icnt = Interconnect(cfg, n_clusters, self.n_sp)
@@ -80,6 +95,12 @@ class MemorySystem:
         t = self.now if now is None else now
         fetch.set_status("IN_ICNT_TO_MEM", t)
         self.stats.add("icnt_total_pkts_simt_to_mem", fetch.num_flits(True, self.flit_size))
+        name = _INJECT_COUNTER.get(fetch.access_type)
+        if name is not None:
+            self.stats.add(name)
+        # a read carries only its header; a write or an atomic its data too
+        _record_traffic(self.traffic_out, fetch, fetch.packet_bytes if fetch.is_write or fetch.is_atomic
+                        else fetch.ctrl_size)
         self.icnt.push(cluster_id, self.n_clusters + fetch.sub_partition, fetch)
 
     def reply_ready(self, cluster_id: int) -> MemFetch | None:
@@ -91,6 +112,8 @@ class MemorySystem:
         if mf is not None:
             t = self.now if now is None else now
             self.stats.add("icnt_total_pkts_mem_to_simt", mf.num_flits(False, self.flit_size))
+            # a write ack carries only its header; a read or atomic reply its data
+            _record_traffic(self.traffic_in, mf, mf.ctrl_size if mf.is_write else mf.packet_bytes)
             self._latency("icnt2sh_latency", "max_icnt2sh_latency", t - mf.return_timestamp)
             mf.set_status("IN_CLUSTER_TO_SHADER_QUEUE", t)
         return mf
@@ -286,6 +309,8 @@ class MemorySystem:
         for p in self.partitions:
             p.settle()
         st = self.stats
+        st.set("traffic_coretomem", {k: dict(v) for k, v in self.traffic_out.items()})
+        st.set("traffic_memtocore", {k: dict(v) for k, v in self.traffic_in.items()})
         l2s = [s.l2 for s in self.subs if s.l2 is not None]
         publish_cache_stats(st, l2s, "L2", per_unit="L2_bank", breakdown="l2_cache_breakdown",
                             fail_breakdown="l2_cache_fail_breakdown", port="L2")
