@@ -349,6 +349,9 @@ class ShaderCore:
             self.scheds[w.sched].cand.add(w.slot)
         w.in_pipe -= 1
         self.n_inflight -= 1
+        k = w.kernel          # gpu_sim_insn counts at completion (C011's -gpgpu_max_insn)
+        k.thread_done += inst.executed.bit_count()
+        k.warp_done += 1
 
     def release_reg(self, slot: int, reg: int) -> None:
         self.fetch_dirty = True
