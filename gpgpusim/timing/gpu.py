@@ -122,6 +122,8 @@ class KernelRun:
         #: thread and warp instructions completed (written back) so far (``warp_inst_complete``)
         self.thread_done = 0
         self.warp_done = 0
+        #: byte pc of each program pc, for instruction fetches through a finite L1I (icache.py)
+        self.inst_addr: list[int] = []
 
     def more_ctas(self) -> bool:
         return self.issued < self.n_ctas and self.latency_left == 0 and self.error is None
@@ -161,7 +163,11 @@ class Cluster:
         if self.response:
             mf = self.response[0]
             core = self.cores[mf.core_id - self.cores[0].sid]
-            if not core.response_buffer_full():
+            if mf.access_type == "INST_ACC_R":
+                # instruction fetch: the fetch unit always takes it, no read-latency statistics
+                self.response.pop(0)
+                core.accept_fetch_response(mf, now)
+            elif not core.response_buffer_full():
                 self.response.pop(0)
                 if not mf.is_write:             # memlatstat_read_done
                     self.gpu.mem.record_mf_latency(mf, now)
@@ -205,6 +211,10 @@ class TimingGpu(Gpu):
         self.liveness_s = float(config.get("liveness_message_freq") or 0)
         self._t_start = self._last_liveness = time.time()
         self._live_note_done: set[str] = set()
+        #: instruction address space (C073): byte base of each module's code, in the order the
+        #: model first runs a kernel of it
+        self._code_base: dict[int, int] = {}
+        self._code_next = 0
         self._last_limit_kernel = ""
         from gpgpusim.runtime import interrupt
         interrupt.on_interrupt(self._on_interrupt)
@@ -336,7 +346,16 @@ class TimingGpu(Gpu):
                 if old is not None and core.ldst.l1d is not None:
                     core.ldst.l1d.stats = old.stats      # the statistics are cumulative
             self._notify("l1_reconfigure", l1_kb)
-        return KernelRun(rec, trace, table, n, int(self.config.get("gpgpu_kernel_launch_latency") or 0))
+        run = KernelRun(rec, trace, table, n, int(self.config.get("gpgpu_kernel_launch_latency") or 0))
+        if self.cores and self.cores[0].icache is not None:
+            from .core.icache import instruction_addresses
+            mod = op.module.module
+            base = self._code_base.get(id(mod))
+            run.inst_addr, size = instruction_addresses(mod, prog, self._code_next if base is None else base)
+            if base is None:
+                self._code_base[id(mod)] = self._code_next
+                self._code_next += size
+        return run
 
     def _machine_busy(self) -> bool:
         return bool(self.runs) or not self.mem.idle() or any(cl.busy() for cl in self.clusters)
@@ -639,6 +658,10 @@ class TimingGpu(Gpu):
         if l1ds:
             publish_cache_stats(st, l1ds, "L1D", per_unit="L1D_core", breakdown="core_cache_breakdown",
                                 fail_breakdown="core_cache_fail_breakdown", port="L1D")
+        l1is = [c.icache.cache for c in self.cores if c.icache is not None]
+        if l1is:
+            from .core.icache import publish_l1i_stats
+            publish_l1i_stats(st, l1is, add_to_l1d=bool(l1ds))
         for cache in ("L1I", "L1C", "L1T"):
             # perfect instruction/constant caches (every shipped 4.x config), no texture cache
             # model yet: GPGPU-Sim prints these totals as 0 in that case
