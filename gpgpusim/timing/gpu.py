@@ -119,7 +119,8 @@ class KernelRun:
         self.start_cycle = 0
         self.finished = False
         self.error: CudaError | None = None
-        #: thread and warp instructions completed (written back) so far (``warp_inst_complete``)
+        #: thread and warp instructions completed (written back) so far (``warp_inst_complete``;
+        #: counted only when a stop limit is set, the only user)
         self.thread_done = 0
         self.warp_done = 0
         #: byte pc of each program pc, for instruction fetches through a finite L1I (icache.py)

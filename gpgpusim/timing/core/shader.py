@@ -187,6 +187,9 @@ class ShaderCore:
         self.n_warp_insn = 0
         self.n_thread_insn = 0
         self.n_inflight = 0       # instructions issued and not yet completed
+        #: count completed instructions per kernel (only a stop limit needs them)
+        self.count_done = any(int(g(o) or 0) for o in ("gpgpu_max_cycle", "gpgpu_max_insn", "gpgpu_max_cta",
+                                                       "gpgpu_max_completed_cta"))
         self.kernel: Any = None   # the kernel whose CTAs this core runs (set_kernel)
         self.l1_dirty = False     # the L1D holds lines since the last invalidation
         self.last_issue = 0       # cycle of the last issued instruction (deadlock detection)
@@ -370,9 +373,10 @@ class ShaderCore:
             self.scheds[w.sched].cand.add(w.slot)
         w.in_pipe -= 1
         self.n_inflight -= 1
-        k = w.kernel          # gpu_sim_insn counts at completion (C011's -gpgpu_max_insn)
-        k.thread_done += inst.executed.bit_count()
-        k.warp_done += 1
+        if self.count_done:   # gpu_sim_insn counts at completion (the stop limits, C011)
+            k = w.kernel
+            k.thread_done += inst.executed.bit_count()
+            k.warp_done += 1
 
     def release_reg(self, slot: int, reg: int) -> None:
         self.fetch_dirty = True
