@@ -350,7 +350,7 @@ class TimingGpu(Gpu):
         run = KernelRun(rec, trace, table, n, int(self.config.get("gpgpu_kernel_launch_latency") or 0))
         if self.cores and self.cores[0].icache is not None:
             from .core.icache import instruction_addresses
-            mod = op.module.module
+            mod = getattr(op.module, "module", None)
             base = self._code_base.get(id(mod))
             run.inst_addr, size = instruction_addresses(mod, prog, self._code_next if base is None else base)
             if base is None:

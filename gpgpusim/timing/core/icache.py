@@ -53,7 +53,9 @@ def instruction_addresses(module_ir: Any, prog: Any, module_base: int) -> tuple[
     order in the PTX; ``prog`` lays out the kernel and its callees as ``FuncInfo`` ranges."""
     start: dict[str, int] = {}
     pc = module_base
-    for name, fn in module_ir.functions.items():
+    # without the module (direct use of a program), its own functions in program order
+    functions = module_ir.functions if module_ir is not None else {n: fi.fn for n, fi in prog.funcs.items()}
+    for name, fn in functions.items():
         start[name] = pc
         pc += INST_BYTES * len(fn.instructions)
     n = len(prog.insts) + 1
@@ -127,6 +129,9 @@ class InstCache:
 
     def busy(self) -> bool:
         return bool(self.imiss) or self.cache.busy()
+
+    def dump(self) -> str:
+        return f"L1I: I-miss pending for warps {sorted(self.imiss)}; " + self.cache.dump_state().replace("\n", "; ")
 
 
 def publish_l1i_stats(registry: Any, caches: list[Cache], add_to_l1d: bool) -> None:

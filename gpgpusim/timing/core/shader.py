@@ -783,6 +783,8 @@ class ShaderCore:
                 lines.append("  " + u.dump())
         lines.append("  " + self.opcoll.dump())
         lines.append("  " + self.ldst.dump())
+        if self.icache is not None:
+            lines.append("  " + self.icache.dump())
         return "\n".join(lines)
 
 
