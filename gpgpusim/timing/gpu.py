@@ -214,7 +214,7 @@ class TimingGpu(Gpu):
         self._live_note_done: set[str] = set()
         #: instruction address space (C073): byte base of each module's code, in the order the
         #: model first runs a kernel of it
-        self._code_base: dict[int, int] = {}
+        self._code_base: dict[int, tuple[Any, int]] = {}     # id(module) -> (module, base)
         self._code_next = 0
         self._last_limit_kernel = ""
         from gpgpusim.runtime import interrupt
@@ -351,10 +351,11 @@ class TimingGpu(Gpu):
         if self.cores and self.cores[0].icache is not None:
             from .core.icache import instruction_addresses
             mod = getattr(op.module, "module", None)
-            base = self._code_base.get(id(mod))
-            run.inst_addr, size = instruction_addresses(mod, prog, self._code_next if base is None else base)
-            if base is None:
-                self._code_base[id(mod)] = self._code_next
+            known = self._code_base.get(id(mod))
+            base = known[1] if known is not None else self._code_next
+            run.inst_addr, size = instruction_addresses(mod, prog, base)
+            if known is None:
+                self._code_base[id(mod)] = (mod, base)    # the module kept alive: ids stay unique
                 self._code_next += size
         return run
 
@@ -375,8 +376,6 @@ class TimingGpu(Gpu):
         self.limit_stop = None
         try:
             done = self._simulate()
-            if self.limit_stop is not None:
-                self._announce_limit_stop()
         except CudaError as exc:
             done = self._fail_all(exc)
         except Exception as exc:  # noqa: BLE001 - a model bug: the kernels' timing is undefined
@@ -386,6 +385,11 @@ class TimingGpu(Gpu):
         for rec in done:
             if rec.stats is not None:
                 rec.stats.wall_s += wall / max(1, len(done))
+        if self.limit_stop is not None:
+            try:
+                self._announce_limit_stop()
+            except Exception as exc:  # noqa: BLE001 - the stopped kernels must still complete
+                report_internal_error("stop limit", exc)
         return done
 
     def _fail_all(self, exc: CudaError) -> list[KernelRecord]:
