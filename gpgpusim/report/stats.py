@@ -144,6 +144,18 @@ for _c in ("L1I", "L1D", "L1C", "L1T", "L2"):
     DERIVED[f"{_c}_total_cache_miss_rate"] = _ratio(f"t:{_c}_total_cache_misses", f"t:{_c}_total_cache_accesses")
 
 
+def _l1i_miss_rate_printed(v: Values) -> float:
+    """GPGPU-Sim prints ``L1I_total_cache_miss_rate`` only once the L1I was accessed (a finite
+    L1I, ``-gpgpu_perfect_inst_const_cache 0``): no accesses -> KeyError -> no line."""
+    acc = v["t:L1I_total_cache_accesses"]
+    if not acc:
+        raise KeyError("L1I_total_cache_accesses")
+    return v["t:L1I_total_cache_misses"] / acc
+
+
+DERIVED["L1I_total_cache_miss_rate_printed"] = _l1i_miss_rate_printed
+
+
 class Values:
     """Name lookup for templates: explicit values, then ``k:``/``t:`` counters, then formulas.
 
@@ -256,6 +268,8 @@ def _cache_block(c: str, indent: str, per_unit: PerUnit | None, extra: tuple[str
              Line(f"{indent}{c}_total_cache_misses = {{t:{c}_total_cache_misses}}")]
     if c in ("L1D", "L2"):
         rows.append(Line(f"{indent}{c}_total_cache_miss_rate = {{{c}_total_cache_miss_rate|.4f}}"))
+    elif c == "L1I":
+        rows.append(Line(f"{indent}{c}_total_cache_miss_rate = {{{c}_total_cache_miss_rate_printed|.4f}}"))
     rows += [Line(f"{indent}{c}_total_cache_pending_hits = {{t:{c}_total_cache_pending_hits}}"),
              Line(f"{indent}{c}_total_cache_reservation_fails = {{t:{c}_total_cache_reservation_fails}}")]
     rows += [Line(indent + e) for e in extra]

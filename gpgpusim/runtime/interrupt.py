@@ -182,6 +182,33 @@ def finish(runtime: Any, signum: int) -> None:
                      f"thread instructions ({counts['warp_insn']} warp instructions) so far")
     for line in lines:
         hostio.out(line + "\n")
+    _final_report(runtime, {"interrupted": {"signal": sig, "kernel": name, **counts}})
+
+
+def stop_program(code: int, key: str, info: dict[str, Any]) -> None:
+    """End the application's process now with exit status ``code``, after the end-of-run
+    output and the ``-o`` JSON (``info`` under ``key`` in its ``"run"`` section).
+
+    The timing model calls this when a stop limit (``-gpgpu_max_cycle`` etc., C011) ended the
+    simulation, as GPGPU-Sim's simulation thread calls ``exit(1)`` then.  Only inside an
+    application (the runtime was installed by :func:`install`); in library use (tests, direct
+    use of a GPU object) it does nothing and the caller carries on.
+    """
+    runtime = _state["runtime"]
+    if not _state["installed"] or runtime is None:
+        return
+    try:
+        runtime._exited = True          # the program's own exit path must not report again
+        _final_report(runtime, {key: info})
+    finally:
+        os._exit(code)
+
+
+def _final_report(runtime: Any, meta_extra: dict[str, Any]) -> None:
+    """The Reporter's end-of-run output, the memcheck summary and the JSON (with
+    ``meta_extra`` in its ``"run"`` section), then flush the application's output."""
+    from gpgpusim.runtime import hostio
+
     rep = runtime.reporter
     exit_fn = getattr(rep, "exit", None) if rep is not None else None
     if exit_fn is not None:
@@ -200,7 +227,7 @@ def finish(runtime: Any, signum: int) -> None:
     if path and rep is not None:
         try:
             meta = runtime.json_meta()
-            meta["interrupted"] = {"signal": sig, "kernel": name, **counts}
+            meta.update(meta_extra)
             rep.write_json(path, meta)
         except Exception as exc:  # noqa: BLE001
             hostio.err(f"gpgpusim: cannot write the statistics to {path}: {exc}")

@@ -1,8 +1,8 @@
 """The clocked GPU: performance simulation (``-gpgpu_ptx_sim_mode 0``; GPGPU-Sim ``gpgpu_sim``).
 
 Checklist C058-C062 (clock domains, ``cycle()``, ``active()``), C065-C069 (clusters), C131-C137
-(CTA scheduling), C134 (concurrent kernels), C202 (deadlock detection), C012 (perfect memory).  The stop
-limits of C011 (``-gpgpu_max_cycle/_insn/_cta``) are parsed but not enforced yet.
+(CTA scheduling), C134 (concurrent kernels), C202 (deadlock detection), C012 (perfect memory), C011
+and C062 (the stop limits ``-gpgpu_max_cycle/_insn/_cta/_completed_cta``).
 
 * **Clock domains**: core, interconnect, L2 and DRAM at their ``-gpgpu_clock_domains`` MHz;
   every step advances the domains whose next edge is the earliest, in GPGPU-Sim's
@@ -29,6 +29,35 @@ limits of C011 (``-gpgpu_max_cycle/_insn/_cta``) are parsed but not enforced yet
 * **Deadlock detection** (C202, ``-gpgpu_deadlock_detect``): no instruction issued for
   ``DEADLOCK_CYCLES`` core cycles while work is pending ends the run's kernels with a sticky
   ``cudaErrorLaunchFailure`` after printing every component's state.
+
+* **Stop limits** (C011, C062; GPGPU-Sim ``gpgpu_sim::active``, ``cycle_insn_cta_max_hit``,
+  ``hit_max_cta_count`` and the ``break_limit`` exit of ``gpgpu_sim_thread_concurrent``).  After
+  every core cycle (and when a kernel starts simulating) the model compares, as GPGPU-Sim:
+  ``-gpgpu_max_cycle``: ``gpu_tot_sim_cycle + gpu_sim_cycle`` (core cycles since the program
+  started) ``>=`` the limit; ``-gpgpu_max_insn``: thread instructions *completed* since the
+  program started (``gpu_tot_sim_insn + gpu_sim_insn``, counted at writeback as
+  ``warp_inst_complete`` counts them) ``>=`` the limit; ``-gpgpu_max_completed_cta``: CTAs
+  completed since the GPU last went idle (``gpu_completed_cta``, reset with ``gpu_sim_cycle``)
+  ``>=`` the limit.  ``-gpgpu_max_cta``: no CTA is issued once the CTAs issued since the program
+  started reach the limit (``hit_max_cta_count``: exactly that many are issued); the issued ones
+  run to completion and the run stops when the machine has drained.  A kernel that finishes in
+  the cycle that reaches a limit finishes normally; the stop then happens when the next kernel
+  starts simulating, as in GPGPU-Sim.  What the stop does: the running kernels end (their
+  statistics block is printed with the partial figures: ``gpu_sim_cycle`` up to the stop,
+  ``gpu_sim_insn`` the completed thread instructions, the counters so far; the functional
+  engine has run only the CTAs issued so far), then ``GPGPU-Sim: *** simulation thread exiting
+  ***`` and ``GPGPU-Sim: ** break due to reaching the maximum cycles (or instructions) **`` and,
+  inside an application, the process ends with exit status 1 after the end-of-run report and the
+  ``-o`` JSON (``"limit"`` in its ``"run"`` section) -- GPGPU-Sim's ``exit(1)``: the application
+  never returns from the CUDA call it was blocked in, so none of its later CUDA calls run.  Used
+  as a library (no application process to end, e.g. the tests) the stopped kernels complete with
+  a sticky ``cudaErrorLaunchFailure``, so every later CUDA call reports it.  Known differences:
+  GPGPU-Sim prints nothing different for the four limits (one message for all); with
+  ``-gpgpu_max_cta`` reached inside a kernel GPGPU-Sim 4.2 never stops (its
+  ``cycle_insn_cta_max_hit`` reads ``gpu_tot_issued_cta``, which only ``update_stats`` advances,
+  so its thread loop spins with the machine idle) -- we stop once the machine drained, which is
+  what the option is documented to do.  Functional mode (``-gpgpu_ptx_sim_mode 1``) ignores the
+  limits, as GPGPU-Sim does (only the performance loop consults ``active()``).
 
 Counters: the report's GPGPU-Sim stat names (``report/stats.py``), cumulative since program
 start, handed to ``Reporter.kernel_end`` with each finished kernel.
@@ -90,6 +119,12 @@ class KernelRun:
         self.start_cycle = 0
         self.finished = False
         self.error: CudaError | None = None
+        #: thread and warp instructions completed (written back) so far (``warp_inst_complete``;
+        #: counted only when a stop limit is set, the only user)
+        self.thread_done = 0
+        self.warp_done = 0
+        #: byte pc of each program pc, for instruction fetches through a finite L1I (icache.py)
+        self.inst_addr: list[int] = []
 
     def more_ctas(self) -> bool:
         return self.issued < self.n_ctas and self.latency_left == 0 and self.error is None
@@ -129,7 +164,11 @@ class Cluster:
         if self.response:
             mf = self.response[0]
             core = self.cores[mf.core_id - self.cores[0].sid]
-            if not core.response_buffer_full():
+            if mf.access_type == "INST_ACC_R":
+                # instruction fetch: the fetch unit always takes it, no read-latency statistics
+                self.response.pop(0)
+                core.accept_fetch_response(mf, now)
+            elif not core.response_buffer_full():
                 self.response.pop(0)
                 if not mf.is_write:             # memlatstat_read_done
                     self.gpu.mem.record_mf_latency(mf, now)
@@ -161,10 +200,22 @@ class TimingGpu(Gpu):
         self.deadlock_detect = bool(config.get("gpgpu_deadlock_detect"))
         self.max_cycle = int(config.get("gpgpu_max_cycle") or 0)
         self.max_insn = int(config.get("gpgpu_max_insn") or 0)
+        self.max_cta = int(config.get("gpgpu_max_cta") or 0)
+        self.max_completed_cta = int(config.get("gpgpu_max_completed_cta") or 0)
+        self.limits_on = bool(self.max_cycle or self.max_insn or self.max_cta or self.max_completed_cta)
+        self.tot_issued_cta = 0      # gpu_tot_issued_cta + m_total_cta_launched
+        self.completed_cta = 0       # gpu_completed_cta (since the GPU last went idle)
+        self.insn_done_before = 0    # completed thread instructions of the kernels already ended
+        #: which limit stopped the run ("cycle", "insn", "cta", "completed_cta"), None while none
+        self.limit_stop: str | None = None
         self.progress = os.environ.get("GPGPUSIM_PROGRESS", "1") != "0"
         self.liveness_s = float(config.get("liveness_message_freq") or 0)
         self._t_start = self._last_liveness = time.time()
         self._live_note_done: set[str] = set()
+        #: instruction address space (C073): byte base of each module's code, in the order the
+        #: model first runs a kernel of it
+        self._code_base: dict[int, tuple[Any, int]] = {}     # id(module) -> (module, base)
+        self._code_next = 0
         self._last_limit_kernel = ""
         from gpgpusim.runtime import interrupt
         interrupt.on_interrupt(self._on_interrupt)
@@ -239,6 +290,7 @@ class TimingGpu(Gpu):
         rec = super().start_kernel(op, stream_id)
         if len(self._running) == 1 and not self._machine_busy():
             self.gpu_sim_cycle = 0
+            self.completed_cta = 0
             self.clock.reset()
             self.sampling.kernel_start()
         try:
@@ -298,7 +350,17 @@ class TimingGpu(Gpu):
                 if old is not None and core.ldst.l1d is not None:
                     core.ldst.l1d.stats = old.stats      # the statistics are cumulative
             self._notify("l1_reconfigure", l1_kb)
-        return KernelRun(rec, trace, table, n, int(self.config.get("gpgpu_kernel_launch_latency") or 0))
+        run = KernelRun(rec, trace, table, n, int(self.config.get("gpgpu_kernel_launch_latency") or 0))
+        if self.cores and self.cores[0].icache is not None:
+            from .core.icache import instruction_addresses
+            mod = getattr(op.module, "module", None)
+            known = self._code_base.get(id(mod))
+            base = known[1] if known is not None else self._code_next
+            run.inst_addr, size = instruction_addresses(mod, prog, base)
+            if known is None:
+                self._code_base[id(mod)] = (mod, base)    # the module kept alive: ids stay unique
+                self._code_next += size
+        return run
 
     def _machine_busy(self) -> bool:
         return bool(self.runs) or not self.mem.idle() or any(cl.busy() for cl in self.clusters)
@@ -314,6 +376,7 @@ class TimingGpu(Gpu):
                 r.end_cycles = self.now_cycles
             return failed
         t0 = time.perf_counter()
+        self.limit_stop = None
         try:
             done = self._simulate()
         except CudaError as exc:
@@ -325,6 +388,11 @@ class TimingGpu(Gpu):
         for rec in done:
             if rec.stats is not None:
                 rec.stats.wall_s += wall / max(1, len(done))
+        if self.limit_stop is not None:
+            try:
+                self._announce_limit_stop()
+            except Exception as exc:  # noqa: BLE001 - the stopped kernels must still complete
+                report_internal_error("stop limit", exc)
         return done
 
     def _fail_all(self, exc: CudaError) -> list[KernelRecord]:
@@ -346,6 +414,10 @@ class TimingGpu(Gpu):
         clusters = self.clusters
         mem = self.mem
         reply_net = mem.icnt.reply       # where replies wait for their cluster (icnt_pop)
+        if self.limits_on:
+            why = self._limit_reached()
+            if why is not None:
+                return self._stop_at_limit(why)
         while not finished:
             if self.live_ctas == 0 and self.skip_idle and self.runs and not any(
                     r.more_ctas() for r in self.runs) and mem.idle():
@@ -392,6 +464,10 @@ class TimingGpu(Gpu):
                         finished.append(r.rec)
                 if finished:
                     break
+                if self.limits_on:
+                    why = self._limit_reached()
+                    if why is not None:
+                        return self._stop_at_limit(why)
                 if not self.gpu_sim_cycle & 1023:
                     self._check_limits()
                     self._liveness()
@@ -408,6 +484,9 @@ class TimingGpu(Gpu):
             return
         # stop short of the next sample point: the cycle after the skip takes it
         need = min(min(waits), self.sampling.next - self.gpu_sim_cycle - 1)
+        if self.max_cycle:
+            # stop short of the cycle limit: the loop's next core cycle may be the one reaching it
+            need = min(need, self.max_cycle - (self.gpu_tot_sim_cycle + self.gpu_sim_cycle) - 1)
         if need <= 0:
             return
         if self.flush_l1:
@@ -475,6 +554,9 @@ class TimingGpu(Gpu):
             run = self._kernel_for(core)
             if run is None or not core.can_issue_cta(run):
                 continue
+            if self.max_cta and self.tot_issued_cta >= self.max_cta:
+                return False          # hit_max_cta_count: no more CTAs, of any kernel
+            self.tot_issued_cta += 1
             cta_id, warps = next(run.ctas)
             run.issued += 1
             if core.kernel is not run:
@@ -500,29 +582,81 @@ class TimingGpu(Gpu):
 
     def cta_finished(self, core: ShaderCore, run: KernelRun, cta_id: int) -> None:
         self.live_ctas -= 1
+        self.completed_cta += 1
         run.done += 1
         if run.done >= run.n_ctas and run.issued >= run.n_ctas:
             run.finished = True
 
-    def _finish(self, rec: KernelRecord) -> None:
+    def _finish(self, rec: KernelRecord, stopped: str | None = None) -> None:
+        """End kernel ``rec``: it finished, or a stop limit (``stopped``) ended it early."""
+        import dataclasses
         run = next(r for r in self.runs if r.rec is rec)
         self.runs.remove(run)
         self._running.remove(rec)
         cycles = self.gpu_tot_sim_cycle + self.gpu_sim_cycle - run.start_cycle
         rec.end_cycles = self.now_cycles
-        rec.stats = run.trace.stats
-        # drain the generator so the engine's final counts are complete
-        for _ in run.ctas:
-            pass
+        self.insn_done_before += run.thread_done
+        if stopped is None:
+            rec.stats = run.trace.stats
+            # drain the generator so the engine's final counts are complete
+            for _ in run.ctas:
+                pass
+        else:
+            # the CTAs never issued are not run (the point of the limit)
+            rec.error = CudaError(Err.LaunchFailure, f"kernel '{rec.name}' stopped by "
+                                  f"-gpgpu_max_{stopped} (the simulation reached its limit)", sticky=True)
         self._fold_core_counters()
         if not self.runs:
             self.gpu_tot_sim_cycle += self.gpu_sim_cycle
             self.gpu_sim_cycle = 0
+            self.completed_cta = 0
         report = self._report_stats(rec)
+        if stopped is not None:
+            report = dataclasses.replace(report, thread_insn=run.thread_done, warp_insn=run.warp_done,
+                                         ctas=run.issued, functional_insn=None, opcode_counts={},
+                                         line_counts=None)
         report.cycles = cycles
         report.counters = self.stats.snapshot()
         rec.report_stats = report
         self._notify("kernel_end", report)
+
+    # ------------------------------------------------------------------ stop limits (C011)
+    def insn_done(self) -> int:
+        """Thread instructions completed since the program started (``gpu_tot_sim_insn +
+        gpu_sim_insn``)."""
+        return self.insn_done_before + sum(r.thread_done for r in self.runs)
+
+    def _limit_reached(self) -> str | None:
+        """The stop limit reached now, if any (``gpgpu_sim::active``'s limit tests)."""
+        if self.max_cycle and self.gpu_tot_sim_cycle + self.gpu_sim_cycle >= self.max_cycle:
+            return "cycle"
+        if self.max_insn and self.insn_done() >= self.max_insn:
+            return "insn"
+        if self.max_cta and self.tot_issued_cta >= self.max_cta and self.live_ctas == 0 \
+                and self.mem.idle() and not any(cl.busy() for cl in self.clusters):
+            return "cta"
+        if self.max_completed_cta and self.completed_cta >= self.max_completed_cta:
+            return "completed_cta"
+        return None
+
+    def _stop_at_limit(self, why: str) -> list[KernelRecord]:
+        """``stop_all_running_kernels``: every running kernel ends now, with its statistics."""
+        self.limit_stop = why
+        stopped = [r.rec for r in self.runs]
+        for rec in stopped:
+            self._finish(rec, stopped=why)
+        return stopped
+
+    def _announce_limit_stop(self) -> None:
+        """GPGPU-Sim's last two lines after a limit stop; inside an application the process
+        then ends with status 1 (``exit(1)``), after the end-of-run report and the JSON."""
+        from gpgpusim.runtime import hostio, interrupt
+        hostio.out("GPGPU-Sim: *** simulation thread exiting ***\n")
+        hostio.out("GPGPU-Sim: ** break due to reaching the maximum cycles (or instructions) **\n")
+        interrupt.stop_program(1, "limit", {
+            "option": f"-gpgpu_max_{self.limit_stop}",
+            "gpu_tot_sim_cycle": self.gpu_tot_sim_cycle + self.gpu_sim_cycle,
+            "gpu_tot_sim_insn": self.insn_done(), "gpu_tot_issued_cta": self.tot_issued_cta})
 
     def _fold_core_counters(self) -> None:
         from .cache import publish_cache_stats
@@ -536,6 +670,10 @@ class TimingGpu(Gpu):
         if l1ds:
             publish_cache_stats(st, l1ds, "L1D", per_unit="L1D_core", breakdown="core_cache_breakdown",
                                 fail_breakdown="core_cache_fail_breakdown", port="L1D")
+        l1is = [c.icache.cache for c in self.cores if c.icache is not None]
+        if l1is:
+            from .core.icache import publish_l1i_stats
+            publish_l1i_stats(st, l1is, add_to_l1d=bool(l1ds))
         for cache in ("L1I", "L1C", "L1T"):
             # perfect instruction/constant caches (every shipped 4.x config), no texture cache
             # model yet: GPGPU-Sim prints these totals as 0 in that case

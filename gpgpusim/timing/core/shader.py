@@ -5,12 +5,14 @@ One core cycle runs the stages back to front, as ``shader_core_ctx::cycle`` does
 -gpgpu_inst_fetch_throughput``.
 
 * **Fetch/decode** (C070-C077): one fetch per call for the whole core, round robin over the
-  warps whose 2-entry I-buffer is empty; the instruction cache is the perfect one
-  (``-gpgpu_perfect_inst_const_cache 1``, as every shipped 4.x config sets; a finite L1I is
-  modelled as always hitting, a documented difference); decode places the instruction at the
-  fetch pc and the next one into the I-buffer.  The fetch loop also retires warps that are
-  done (functional done, no instruction in the pipeline, no pending register write, stores
-  acknowledged) and frees a CTA's slot when its last warp retires.
+  warps whose 2-entry I-buffer is empty (and, with a finite L1I, no instruction miss pending);
+  with ``-gpgpu_perfect_inst_const_cache 1`` (every shipped 4.x config) every fetch hits, with
+  0 each fetch accesses the core's L1I (``-gpgpu_cache:il1``, ``icache.py``): a miss waits for
+  the fill from the memory system, and the L1I's cycle runs at the end of every fetch call;
+  decode places the instruction at the fetch pc and the next one into the I-buffer.  The
+  fetch loop also retires warps that are done (functional done, no instruction in the
+  pipeline, no pending register write, stores acknowledged) and frees a CTA's slot when its
+  last warp retires.
 * **Issue** (C078-C091): ``-gpgpu_num_sched_per_core`` scheduler units, warp ``w`` supervised by
   scheduler ``w mod n``; each examines its warps in the policy's order (``scheduler.py``) and
   issues up to ``-gpgpu_max_insn_issue_per_warp`` instructions of one warp per cycle.  A warp
@@ -41,6 +43,7 @@ from bisect import bisect_left, bisect_right, insort
 import numpy as np
 
 from . import units as U
+from .icache import InstCache
 from .ldst import LdstUnit
 from .opcoll import OperandCollector
 from .scheduler import Lrr, TwoLevelActive, make_policy
@@ -192,6 +195,8 @@ class ShaderCore:
         self.ex_groups = [(self.oc_ex[k], [u for u in self.units if u.kind == k])
                           for k in (U.SP, U.DP, U.SFU, U.INT, U.TENSOR)]
         self.ldst = LdstUnit(self, cfg, stats)
+        #: the L1 instruction cache; None: perfect (every fetch hits, no cache model)
+        self.icache = None if bool(g("gpgpu_perfect_inst_const_cache")) else InstCache(self, cfg)
         in_regs = [self.id_oc[k] for k in (U.SP, U.DP, U.INT, U.SFU, U.MEM, U.TENSOR)]
         self.opcoll = OperandCollector(int(g("gpgpu_operand_collector_num_units_gen")),
                                        int(g("gpgpu_num_reg_banks")), self.n_sched, self.sub_core,
@@ -204,6 +209,9 @@ class ShaderCore:
         self.n_warp_insn = 0
         self.n_thread_insn = 0
         self.n_inflight = 0       # instructions issued and not yet completed
+        #: count completed instructions per kernel (only a stop limit needs them)
+        self.count_done = any(int(g(o) or 0) for o in ("gpgpu_max_cycle", "gpgpu_max_insn", "gpgpu_max_cta",
+                                                       "gpgpu_max_completed_cta"))
         self.kernel: Any = None   # the kernel whose CTAs this core runs (set_kernel)
         self.l1_dirty = False     # the L1D holds lines since the last invalidation
         self.last_issue = 0       # cycle of the last issued instruction (deadlock detection)
@@ -324,7 +332,8 @@ class ShaderCore:
         self.cluster.gpu.cta_finished(self, kernel, slot.cta_id)
 
     def busy(self) -> bool:
-        return self.n_live_ctas > 0 or self.n_inflight > 0 or self.ldst.busy()
+        return (self.n_live_ctas > 0 or self.n_inflight > 0 or self.ldst.busy()
+                or (self.icache is not None and self.icache.busy()))
 
     # ------------------------------------------------------------------ the cycle
     def cycle(self, now: int) -> None:
@@ -339,10 +348,23 @@ class ShaderCore:
             oc.step(i == 0)
         oc.end_cycle()
         self._issue(now)
-        for _ in range(self.fetch_tp):
-            self._decode()
-            if not self._fetch():
-                break       # nothing to fetch: later calls this cycle would find nothing either
+        ic = self.icache
+        if ic is None:
+            for _ in range(self.fetch_tp):
+                self._decode()
+                if not self._fetch(now):
+                    break   # nothing to fetch: later calls this cycle would find nothing either
+        else:
+            for _ in range(self.fetch_tp):
+                self._decode()
+                if self.fetch_buf is None:
+                    ws = ic.ready_warp()          # an I-miss filled: that warp's fetch is done
+                    if ws >= 0:
+                        self.fetch_buf = (ws, self.warps[ws].next_pc)
+                        self.busy_cycle = True
+                    else:
+                        self._fetch(now)
+                ic.cycle(now)
         if not self.busy_cycle and self._quiescent():
             self.asleep = True
             if self.n_live_ctas:       # GPGPU-Sim keeps cycling a core that has threads
@@ -354,6 +376,8 @@ class ShaderCore:
         identical to this one until a memory reply (or a new CTA) arrives, so the GPU stops
         cycling this core until then (exact: such cycles change no state)."""
         if self.fetch_buf is not None or self.opcoll.n_busy or self.ex_wb.count:
+            return False
+        if self.icache is not None and self.icache.has_work():
             return False
         for r in self.id_oc.values():
             if r.count:
@@ -409,6 +433,10 @@ class ShaderCore:
                     sch.n_sb -= 1
         w.in_pipe -= 1
         self.n_inflight -= 1
+        if self.count_done:   # gpu_sim_insn counts at completion (the stop limits, C011)
+            k = w.kernel
+            k.thread_done += inst.executed.bit_count()
+            k.warp_done += 1
 
     def release_reg(self, slot: int, reg: int) -> None:
         self.fetch_dirty = True
@@ -765,11 +793,12 @@ class ShaderCore:
         self.busy_cycle = True
         self.scheds[w.sched].cand.add(ws)
 
-    def _fetch(self) -> bool:
+    def _fetch(self, now: int) -> bool:
         """One fetch (``shader_core_ctx::fetch``); False when no warp could be fetched for
         (the fetch buffer was free and the scan found nothing).  The scan is skipped while
         nothing happened since the last empty one that could make a warp fetchable or
-        retirable (``fetch_dirty``)."""
+        retirable (``fetch_dirty``).  With a finite L1I the chosen warp's access may miss
+        (its I-miss is then pending and the scan skips it) or fail (retried later)."""
         if self.fetch_buf is not None:
             return True
         if not self.fetch_dirty:
@@ -803,6 +832,16 @@ class ShaderCore:
                         self._cta_done(w.cta)
                 continue
             if not w.ibuf:
+                ic = self.icache
+                if ic is not None:
+                    if ws in ic.imiss:
+                        continue
+                    self.last_fetched = ws
+                    if ic.access(ws, w.kernel.inst_addr[w.next_pc], now) != "HIT":
+                        self.busy_cycle = True      # a miss was sent, or the access retries
+                        if retired:
+                            self._drop_retired()
+                        return True
                 self.last_fetched = ws
                 self.fetch_buf = (ws, w.next_pc)
                 if retired:
@@ -827,6 +866,14 @@ class ShaderCore:
             self.cluster.gpu.core_woken(self)
         self.ldst.accept_response(mf, now)
 
+    def accept_fetch_response(self, mf: Any, now: int) -> None:
+        """An instruction-fetch reply for the L1I (``accept_fetch_response``)."""
+        if self.asleep:
+            self.asleep = False
+            self.cluster.gpu.core_woken(self)
+        assert self.icache is not None
+        self.icache.fill(mf, now)
+
     def response_buffer_full(self) -> bool:
         return self.ldst.response_full()
 
@@ -849,6 +896,8 @@ class ShaderCore:
                 lines.append("  " + u.dump())
         lines.append("  " + self.opcoll.dump())
         lines.append("  " + self.ldst.dump())
+        if self.icache is not None:
+            lines.append("  " + self.icache.dump())
         return "\n".join(lines)
 
 
