@@ -224,7 +224,9 @@ class MemorySystem:
             self.icnt.reply.idle_advance(n_icnt)
         if n_dram:
             for p in self.partitions:
-                p.dram.idle_cycles(n_dram)
+                # an idle channel may still have constraint timers counting down (they also
+                # decide n_activity): cycle those out exactly, then add the rest in bulk
+                p.dram.drain(n_dram, self.now)
 
     # ------------------------------------------------------------------ state
     def busy(self) -> bool:
@@ -298,9 +300,21 @@ class MemorySystem:
                                           for rr, ww in zip(reads, writes, strict=True)])
         st.set("total_dram_reads", sum(map(sum, reads)))
         st.set("total_dram_writes", sum(map(sum, writes)))
-        st.set("dram_channels", [p.dram.channel_stats() for p in self.partitions])
+        st.set("dram_channels", [self._channel_stats(p) for p in self.partitions])
         net = {"Req": self.icnt.req.details(), "Reply": self.icnt.reply.details()}
         st.set("icnt_details", net)
+
+    @staticmethod
+    def _channel_stats(p: MemoryPartition) -> dict[str, Any]:
+        """``memory_partition_unit::print``: the partition's L2 banks and DRAM latency queue,
+        then the channel's ``dram_t::print`` counters."""
+        ch = {"l2_banks": [s.id for s in p.subs],
+              "dram_latency_queue": [{"ready": ready, "uid": mf.uid, "sid": mf.core_id, "wid": mf.warp_id,
+                                      "addr": mf.addr, "is_store": mf.is_write, "size": mf.size,
+                                      "type": mf.access_type, "status": mf.status,
+                                      "status_cycle": mf.status_cycle} for ready, mf in p.latency_q]}
+        ch.update(p.dram.channel_stats())
+        return ch
 
     def dump_state(self) -> str:
         out = [f"memory system @ {self.now}: icnt busy={self.icnt.busy()} active sub-partitions="

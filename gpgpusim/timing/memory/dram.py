@@ -15,15 +15,35 @@ One :meth:`Dram.cycle` is one DRAM command-clock cycle, in GPGPU-Sim's order:
 4. every constraint counter counts down to zero (``DEC2ZERO``).
 
 A request occupies ``ceil(size / atom)`` column commands, ``atom = BL * busW * chips`` bytes.
-Not modelled: refresh (as GPGPU-Sim), the separate write queue (``-dram_seperate_write_queue_enable``),
-bank-index XOR hashing other than ``-dram_bnk_indexing_policy 1``, power/row-locality statistics
-other than the counters listed in :meth:`Dram.channel_stats`.
+
+Peak bandwidth (C175, C253).  A column command moves one atom and holds the data bus for
+``BL / dram_data_command_freq_ratio`` command cycles, so one channel moves at most
+``busW * n_mem_per_ctrlr * dram_data_command_freq_ratio`` bytes per DRAM command cycle and the GPU
+
+    peak = gpgpu_n_mem * gpgpu_n_mem_per_ctrlr * gpgpu_dram_buswidth
+           * dram_data_command_freq_ratio * f_DRAM        (bytes/s)
+
+(QV100: 32 * 1 * 16 B * 2 * 850 MHz = 870.4 GB/s).  ``bw_util = bwutil / n_cmd`` is the fraction
+of that peak a channel used: ``bwutil`` adds the burst's bus cycles per column command.
+
+Separate write queue (C177, ``-dram_seperate_write_queue_enable``, ``-dram_write_queue_size
+size:high:low``): the FR-FCFS scheduler keeps writes in their own per-bank queues; it serves
+reads until ``high`` writes are pending, then only writes until fewer than ``low`` are, checked
+each time it looks for work for an idle bank (``frfcfs_scheduler::schedule``).
+
+Statistics (``dram_t::print``): the per-cycle row-buffer / bank-parallelism / bus-waste counters
+GPGPU-Sim collects in ``dram_t::cycle`` are kept from bank bit masks updated only when a bank's
+request or open row changes, so a busy cycle pays a few integer operations and an idle (sleeping)
+cycle nothing but the bulk additions of :meth:`Dram.idle_cycles`.  Not modelled: refresh (as
+GPGPU-Sim: ``n_ref_event`` stays 0), bank-index hashing other than ``-dram_bnk_indexing_policy 1``.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from typing import Any
+
+import numpy as np
 
 from ..mem_fetch import MemFetch, WRITEBACK_TYPES
 
@@ -51,6 +71,10 @@ class DramTimingParams:
         self.scheduler = int(cfg.get("gpgpu_dram_scheduler"))
         self.sched_queue = int(cfg.get("gpgpu_frfcfs_dram_sched_queue_size"))
         self.return_queue = int(cfg.get("gpgpu_dram_return_queue_size"))
+        self.separate_write_queue = bool(cfg.get("dram_seperate_write_queue_enable"))
+        # ``sscanf("%d:%d:%d")`` in memory_config::init; a missing field reads as 0 here
+        wq = tuple(cfg.get("dram_write_queue_size").values) + (0, 0, 0)
+        self.write_queue_size, self.write_high_watermark, self.write_low_watermark = wq[:3]
         burst_cycles = self.BL // self.ratio
         self.burst_cycles = burst_cycles
         if cfg.get("dram_elimnate_rw_turnaround"):
@@ -137,51 +161,129 @@ class Bank:
 class FrfcfsScheduler:
     """``frfcfs_scheduler``: per bank, requests binned by row; a bank keeps serving the row it
     chose until that row's bin is empty; a new row is the open row when it has requests, else
-    the row of the oldest request (checklist C165)."""
+    the row of the oldest request (checklist C165).
 
-    def __init__(self, nbk: int) -> None:
+    With ``write_queue`` = ``(size, high, low)`` (``-dram_seperate_write_queue_enable``, C177)
+    writes go to a second set of per-bank queues and bins, counted by ``num_write_pending``
+    (``num_pending`` then counts reads only, as GPGPU-Sim's).  Each :meth:`schedule` call first
+    switches to write mode when ``num_write_pending >= high`` and back to read mode when it is
+    ``< low``, then serves only the current mode's queues: a bank with only reads waiting gets
+    nothing in write mode and vice versa.
+
+    Row-buffer statistics (``dram_t::access_num``/``hits_num``... for ``Row_Buffer_Locality``):
+    every scheduled request counts an access; it is a hit unless it opened a new row choice
+    (no request for the bank's open row while the bank had no current row).
+    """
+
+    def __init__(self, nbk: int, write_queue: tuple[int, int, int] | None = None) -> None:
         self.queue: list[deque[DramReq]] = [deque() for _ in range(nbk)]   # oldest first
         self.bins: list[dict[int, deque[DramReq]]] = [{} for _ in range(nbk)]
         self.last_row: list[int | None] = [None] * nbk
         self.num_pending = 0
-        self.row_hits = 0
+        self.separate = write_queue is not None
+        self.write_size, self.write_high, self.write_low = write_queue or (0, 0, 0)
+        self.wqueue: list[deque[DramReq]] = [deque() for _ in range(nbk)] if self.separate else []
+        self.wbins: list[dict[int, deque[DramReq]]] = [{} for _ in range(nbk)] if self.separate else []
+        self.last_wrow: list[int | None] = [None] * nbk if self.separate else []
+        self.num_write_pending = 0
+        self.write_mode = False
+        self.n_mode_switches = 0
+        # rowblp counters (dram_t::access_num, hits_num, read_num, write_num, hits_*_num)
+        self.access_num = self.hits_num = 0
+        self.read_num = self.write_num = self.hits_read_num = self.hits_write_num = 0
+        # memory_stats_t::row_access / num_activates per bank (row accesses per activate)
+        self.row_access = [0] * nbk
+        self.num_activates = [0] * nbk
+
+    @property
+    def row_hits(self) -> int:
+        return self.hits_num
 
     def add(self, req: DramReq) -> None:
-        self.num_pending += 1
-        self.queue[req.bank].append(req)
-        b = self.bins[req.bank].get(req.row)
+        if self.separate and req.is_write:
+            self.num_write_pending += 1
+            queue, bins = self.wqueue, self.wbins
+        else:
+            self.num_pending += 1
+            queue, bins = self.queue, self.bins
+        queue[req.bank].append(req)
+        b = bins[req.bank].get(req.row)
         if b is None:
-            b = self.bins[req.bank][req.row] = deque()
+            b = bins[req.bank][req.row] = deque()
         b.append(req)
 
+    def parked(self) -> bool:
+        """Only writes wait, in read mode, below the high watermark: :meth:`schedule` returns
+        None for every bank and changes nothing until a new request arrives."""
+        return (self.separate and not self.write_mode and not self.num_pending
+                and self.num_write_pending < self.write_high)
+
     def schedule(self, bank: int, curr_row: int) -> DramReq | None:
-        row = self.last_row[bank]
-        bins = self.bins[bank]
+        if self.separate:
+            if not self.write_mode and self.num_write_pending >= self.write_high:
+                self.write_mode = True
+                self.n_mode_switches += 1
+            elif self.write_mode and self.num_write_pending < self.write_low:
+                self.write_mode = False
+                self.n_mode_switches += 1
+        if self.write_mode:
+            queue, bins, last_row = self.wqueue[bank], self.wbins[bank], self.last_wrow
+        else:
+            queue, bins, last_row = self.queue[bank], self.bins[bank], self.last_row
+        row = last_row[bank]
+        hit = True
         if row is None:
-            if not self.queue[bank]:
+            if not queue:
                 return None
             if curr_row in bins:
                 row = curr_row
-                self.row_hits += 1
             else:
-                row = self.queue[bank][0].row
-            self.last_row[bank] = row
-        else:
-            self.row_hits += 1
+                row = queue[0].row
+                hit = False
+                self.num_activates[bank] += 1      # frfcfs_scheduler::data_collection
+            last_row[bank] = row
         b = bins[row]
         req = b.popleft()
-        self.queue[bank].remove(req)
+        queue.remove(req)
         if not b:
             del bins[row]
-            self.last_row[bank] = None
-        self.num_pending -= 1
+            last_row[bank] = None
+        self.access_num += 1
+        self.row_access[bank] += 1
+        if req.is_write:
+            self.write_num += 1
+            self.hits_write_num += hit
+        else:
+            self.read_num += 1
+            self.hits_read_num += hit
+        self.hits_num += hit
+        if self.separate and req.is_write:
+            self.num_write_pending -= 1
+        else:
+            self.num_pending -= 1
         return req
+
+
+#: one NaN object for every undefined ratio, so that equal statistics compare equal
+#: (containers compare items by identity before ``==``)
+NAN = float("nan")
+
+
+def _f32_div(a: float, b: float) -> float:
+    """``(float)a / b`` as ``dram_t::print`` computes it (NaN for 0/0, as printf's ``-nan``)."""
+    return float(np.float32(a) / np.float32(b)) if b else NAN
 
 
 class Dram:
     """One DRAM channel (``dram_t``).  ``push`` requests (after the partition's latency queue),
     ``cycle`` once per DRAM clock, take replies from ``return_top``/``return_pop``; completed
-    write-backs are handed to ``on_write_done``."""
+    write-backs are handed to ``on_write_done``.
+
+    Bank bit masks kept for the statistics (bit ``j`` = bank ``j``): ``pend_mask`` banks
+    holding a request (``bk[j]->mrq``); ``rd_open`` / ``wr_open`` those whose request is a
+    read / write to the bank's open row (GPGPU-Sim's "rw" banks: a column command may follow).
+    They change only when a bank takes or finishes a request or activates a row (:meth:`_track`).
+    """
 
     def __init__(self, channel: int, p: DramTimingParams, on_write_done: Any = None) -> None:
         self.id = channel
@@ -195,8 +297,13 @@ class Dram:
         self.rwq = FifoPipeline(p.CL, p.CL + 1)
         self.mrqq = FifoPipeline(0, 2)
         self.returnq = FifoPipeline(0, p.return_queue or 1024)
-        self.sched = FrfcfsScheduler(p.nbk) if p.scheduler == 1 else None
+        wq = ((p.write_queue_size, p.write_high_watermark, p.write_low_watermark)
+              if p.separate_write_queue else None)
+        self.sched = FrfcfsScheduler(p.nbk, wq) if p.scheduler == 1 else None
         self.on_write_done = on_write_done
+        self.grp_of = [self._bankgrp(j) for j in range(p.nbk)]
+        self.grp_masks = [sum(1 << j for j in range(p.nbk) if self.grp_of[j] == g) for g in range(p.nbkgrp)]
+        self.pend_mask = self.rd_open = self.wr_open = 0
         # counters (dram_t::print)
         self.n_cmd = self.n_nop = self.n_act = self.n_pre = self.n_req = 0
         self.n_rd = self.n_rd_L2_A = self.n_wr = self.n_wr_WB = 0
@@ -205,13 +312,32 @@ class Dram:
         self.reads_per_bank = [0] * p.nbk
         self.writes_per_bank = [0] * p.nbk
         self.n_in_flight = 0
+        # bank-level parallelism (before the commands of a cycle)
+        self.banks_1time = self.banks_access_total = 0
+        self.banks_time_rw = self.banks_access_rw_total = self.bkgrp_parallsim_rw = 0
+        self.w2r_ratio_sum = 0.0
+        self.banks_time_ready = self.banks_access_ready_total = 0
+        # where the data bus went (after the commands of a cycle): util + wasted_col + wasted_row + idle = n_cmd
+        self.util_bw = self.wasted_bw_col = self.wasted_bw_row = self.idle_bw = 0
+        self.RCDc_limit = self.RCDWRc_limit = self.WTRc_limit = self.RTWc_limit = self.CCDLc_limit = 0
+        self.CCDc_limit = self.rwq_limit = 0
+        self.CCDLc_limit_alone = self.WTRc_limit_alone = self.RTWc_limit_alone = 0
+        # dual bus interface use
+        self.issued_total = self.issued_two = self.issued_total_row = self.issued_total_col = 0
+        # scheduler queue occupancy (``mrqq: max= avg=``, ``queue_avg``)
+        self.max_mrqs = self.ave_mrqs = 0
 
     # ------------------------------------------------------------------ interface
     def full(self, is_write: bool) -> bool:
+        """``dram_t::full``: the FR-FCFS queue (or, for a write with the separate write queue,
+        the write queue) holds its configured number of requests; size 0 = unlimited."""
         if self.sched is not None:
-            if self.p.sched_queue == 0:
+            p = self.p
+            if p.sched_queue == 0:
                 return False
-            return self.sched.num_pending >= self.p.sched_queue
+            if is_write and self.sched.separate:
+                return self.sched.num_write_pending >= p.write_queue_size
+            return self.sched.num_pending >= p.sched_queue
         return self.mrqq.full()
 
     def push(self, fetch: MemFetch, now: int) -> None:
@@ -236,7 +362,25 @@ class Dram:
         return self.returnq.pop()
 
     def busy(self) -> bool:
-        return self.n_in_flight > 0 or not self.returnq.empty()
+        """A request is inside the channel (queued, at a bank, in the data pipeline or the
+        return queue), other than writes :meth:`quiet` counts as parked.  Constraint timers
+        may still be counting down when it is False (see :meth:`drain`)."""
+        if self.returnq.n_items:
+            return True
+        n = self.n_in_flight
+        if not n:
+            return False
+        s = self.sched
+        return s is None or n != s.num_write_pending or not s.parked()
+
+    def drain(self, n: int, now: int = 0) -> None:
+        """Account ``n`` cycles of a channel that is not :meth:`busy`: cycle it while its
+        timers run down (at most ``tRC``-ish cycles), then the rest as :meth:`idle_cycles`."""
+        while n and not self.quiet():
+            self.cycle(now)
+            n -= 1
+        if n:
+            self.idle_cycles(n)
 
     # ------------------------------------------------------------------ cycle
     def _bankgrp(self, j: int) -> int:
@@ -245,9 +389,15 @@ class Dram:
         return j & (self.p.nbkgrp - 1)
 
     def quiet(self) -> bool:
-        """Nothing queued, in flight or counting down: a cycle only bumps the idle counters."""
-        if self.n_in_flight or self.returnq.n_items or self.RRDc or self.CCDc or self.RTWc or self.WTRc:
+        """Nothing queued, in flight or counting down: a cycle only bumps the idle counters.
+        Writes parked in the separate write queue (read mode, below the high watermark, no
+        read waiting) count as quiet: each cycle's scheduler pass returns nothing for them."""
+        if self.returnq.n_items or self.RRDc or self.CCDc or self.RTWc or self.WTRc:
             return False
+        if self.n_in_flight:
+            s = self.sched
+            if s is None or self.n_in_flight != s.num_write_pending or not s.parked():
+                return False
         for bk in self.banks:
             if bk.RCDc or bk.RASc or bk.RCc or bk.RPc or bk.RCDWRc or bk.WTPc or bk.RTPc:
                 return False
@@ -257,12 +407,31 @@ class Dram:
         """Account ``n`` cycles of a :meth:`quiet` channel exactly as :meth:`cycle` would."""
         self.n_cmd += n
         self.n_nop += n
+        self.idle_bw += n
         for bk in self.banks:
             bk.n_idle += n
         q = self.rwq.q
         drop = min(n, max(0, len(q) - self.rwq.min_len))
         for _ in range(drop):
             q.popleft()
+
+    def _track(self, j: int) -> None:
+        """Update bank ``j``'s bits in the statistics masks after its request or row changed."""
+        bit = 1 << j
+        keep = ~bit
+        bk = self.banks[j]
+        req = bk.mrq
+        self.rd_open &= keep
+        self.wr_open &= keep
+        if req is None:
+            self.pend_mask &= keep
+            return
+        self.pend_mask |= bit
+        if bk.state == BANK_ACTIVE and bk.curr_row == req.row:
+            if req.is_write:
+                self.wr_open |= bit
+            else:
+                self.rd_open |= bit
 
     def cycle(self, now: int = 0) -> None:
         p = self.p
@@ -279,22 +448,35 @@ class Dram:
                         self.returnq.push(mf)
                     elif self.on_write_done is not None:
                         self.on_write_done(mf)
-        if self.sched is not None:
+        sched = self.sched
+        if sched is not None:
             while not self.mrqq.empty():
-                self.sched.add(self.mrqq.pop())
+                sched.add(self.mrqq.pop())
             for i in range(p.nbk):
                 b = (i + self.prio) % p.nbk
                 bank = self.banks[b]
                 if bank.mrq is None:
-                    req = self.sched.schedule(b, bank.curr_row)
+                    req = sched.schedule(b, bank.curr_row)
                     if req is not None:
                         self.prio = (self.prio + 1) % p.nbk
                         bank.mrq = req
+                        self._track(b)
                         break
-        elif not self.mrqq.empty():
-            head = self.mrqq.top()
-            if self.banks[head.bank].mrq is None:
-                self.banks[head.bank].mrq = self.mrqq.pop()
+            nreqs = sched.num_pending
+        else:
+            if not self.mrqq.empty():
+                head = self.mrqq.top()
+                if self.banks[head.bank].mrq is None:
+                    self.banks[head.bank].mrq = self.mrqq.pop()
+                    self._track(head.bank)
+            nreqs = len(self.mrqq)
+        if nreqs > self.max_mrqs:
+            self.max_mrqs = nreqs
+        self.ave_mrqs += nreqs
+
+        pend = self.pend_mask
+        if pend:
+            self._count_parallelism(pend)
 
         k = p.nbk
         col = row = False
@@ -326,11 +508,28 @@ class Dram:
                     if self._bank_quiet(bk):
                         k -= 1
                     bk.n_idle += 1
-        if not (col or row):
+        if col or row:
+            self.issued_total += 1
+            if col:
+                self.issued_total_col += 1
+                if row:
+                    self.issued_two += 1
+            if row:
+                self.issued_total_row += 1
+        else:
             self.n_nop += 1
         if k:
             self.n_activity += 1
         self.n_cmd += 1
+        # where the data bus went this cycle
+        if col or self.CCDc:
+            self.util_bw += 1
+        elif self.rd_open or self.wr_open:
+            self._count_wasted_col()
+        elif self.pend_mask:
+            self.wasted_bw_row += 1
+        else:
+            self.idle_bw += 1
         # DEC2ZERO
         if self.RRDc:
             self.RRDc -= 1
@@ -361,6 +560,80 @@ class Dram:
             if self.grp_RTPLc[g]:
                 self.grp_RTPLc[g] -= 1
 
+    def _count_parallelism(self, pend: int) -> None:
+        """The bank-level-parallelism samples ``dram_t::cycle`` takes before issuing commands."""
+        self.banks_1time += pend.bit_count()
+        self.banks_access_total += 1
+        rd, wr = self.rd_open, self.wr_open
+        rw = rd | wr
+        if not rw:
+            return
+        n_rw = rw.bit_count()
+        self.banks_time_rw += n_rw
+        self.banks_access_rw_total += 1
+        self.w2r_ratio_sum += wr.bit_count() / n_rw
+        self.bkgrp_parallsim_rw += sum(1 for m in self.grp_masks if rw & m)
+        # banks whose column command every constraint would allow now
+        if self.CCDc or self.rwq.full():
+            return
+        ready = 0
+        banks, ccdl, grp_of = self.banks, self.grp_CCDLc, self.grp_of
+        m = rw
+        while m:
+            low = m & -m
+            m ^= low
+            j = low.bit_length() - 1
+            if ccdl[grp_of[j]]:
+                continue
+            bk = banks[j]
+            if low & rd:
+                if not bk.RCDc and not self.WTRc:
+                    ready += 1
+            elif not bk.RCDWRc and not self.RTWc:
+                ready += 1
+        if ready:
+            self.banks_time_ready += ready
+            self.banks_access_ready_total += 1
+
+    def _count_wasted_col(self) -> None:
+        """A cycle without a column command while a bank had a request to its open row: count
+        the constraints that held each such bank back (``BW Util Bottlenecks``)."""
+        self.wasted_bw_col += 1
+        rd = self.rd_open
+        m = rd | self.wr_open
+        banks, ccdl, grp_of = self.banks, self.grp_CCDLc, self.grp_of
+        full = self.rwq.full()
+        while m:
+            low = m & -m
+            m ^= low
+            j = low.bit_length() - 1
+            bk = banks[j]
+            c = ccdl[grp_of[j]]
+            if c:
+                self.CCDLc_limit += 1
+            if self.CCDc:
+                self.CCDc_limit += 1
+            if full:
+                self.rwq_limit += 1
+            if low & rd:
+                if bk.RCDc:
+                    self.RCDc_limit += 1
+                if self.WTRc:
+                    self.WTRc_limit += 1
+                    if not c:
+                        self.WTRc_limit_alone += 1
+                elif c:
+                    self.CCDLc_limit_alone += 1
+            else:
+                if bk.RCDWRc:
+                    self.RCDWRc_limit += 1
+                if self.RTWc:
+                    self.RTWc_limit += 1
+                    if not c:
+                        self.RTWc_limit_alone += 1
+                elif c:
+                    self.CCDLc_limit_alone += 1
+
     def _bank_quiet(self, bk: Bank) -> bool:
         return not (self.CCDc or self.RRDc or self.RTWc or self.WTRc or bk.RCDc or bk.RASc or bk.RCc
                     or bk.RPc or bk.RCDWRc)
@@ -371,7 +644,7 @@ class Dram:
         if req is None:
             return False
         p = self.p
-        grp = self._bankgrp(j)
+        grp = self.grp_of[j]
         if (not self.CCDc and not self.grp_CCDLc[grp] and bk.curr_row == req.row and bk.state == BANK_ACTIVE
                 and not self.rwq.full()):
             if not req.is_write and not bk.RCDc and self.WTRc == 0:
@@ -393,6 +666,7 @@ class Dram:
                 bk.n_access += 1
                 if req.txbytes >= req.nbytes:
                     bk.mrq = None
+                    self._track(j)
                 return True
             if req.is_write and not bk.RCDWRc and self.RTWc == 0:
                 if not self.rw_is_write:
@@ -412,6 +686,7 @@ class Dram:
                 bk.n_access += 1
                 if req.txbytes >= req.nbytes:
                     bk.mrq = None
+                    self._track(j)
                 return True
         return False
 
@@ -431,8 +706,9 @@ class Dram:
             bk.RCc = p.tRC
             self.prio = (j + 1) % p.nbk
             self.n_act += 1
+            self._track(j)
             return True
-        grp = self._bankgrp(j)
+        grp = self.grp_of[j]
         if (bk.curr_row != req.row and bk.state == BANK_ACTIVE and not bk.RASc and not bk.WTPc and not bk.RTPc
                 and not self.grp_RTPLc[grp]):
             bk.state = BANK_IDLE
@@ -443,14 +719,44 @@ class Dram:
         return False
 
     def channel_stats(self) -> dict[str, Any]:
-        """The counters ``report.sections.dram_partitions`` prints for this channel."""
+        """The counters ``report.sections.dram_partitions`` prints for this channel
+        (``dram_t::print``).  Ratios are divided in single precision as GPGPU-Sim does;
+        ``write_to_read_ratio_blp_rw_average`` in double.  ``dram_util_bins``/``dram_eff_bins``
+        are never filled by GPGPU-Sim 4.2 (only initialised and printed), so they are zeros
+        there and here."""
+        s = self.sched
+        acc = (s.access_num, s.hits_num, s.read_num, s.hits_read_num, s.write_num, s.hits_write_num) \
+            if s is not None else (0,) * 6
+        rw_total = self.banks_access_rw_total
         return {"n_cmd": self.n_cmd, "n_nop": self.n_nop, "n_act": self.n_act, "n_pre": self.n_pre,
+                "n_ref_event": 0,
                 "n_req": self.n_req, "n_rd": self.n_rd, "n_rd_L2_A": self.n_rd_L2_A, "n_write": self.n_wr,
                 "n_wr_bk": self.n_wr_WB, "bwutil": self.bwutil, "n_activity": self.n_activity,
-                "bk_access": [b.n_access for b in self.banks], "bk_idle": [b.n_idle for b in self.banks]}
+                "bk_access": [b.n_access for b in self.banks], "bk_idle": [b.n_idle for b in self.banks],
+                "row_buffer_locality": _f32_div(acc[1], acc[0]),
+                "row_buffer_locality_read": _f32_div(acc[3], acc[2]),
+                "row_buffer_locality_write": _f32_div(acc[5], acc[4]),
+                "blp": _f32_div(self.banks_1time, self.banks_access_total),
+                "blp_col": _f32_div(self.banks_time_rw, rw_total),
+                "blp_ready": _f32_div(self.banks_time_ready, self.banks_access_ready_total),
+                "w2r_ratio_blp_rw_average": self.w2r_ratio_sum / rw_total if rw_total else NAN,
+                "grp_level_para": _f32_div(self.bkgrp_parallsim_rw, rw_total),
+                "util_bw": self.util_bw, "wasted_col": self.wasted_bw_col, "wasted_row": self.wasted_bw_row,
+                "idle_bw": self.idle_bw,
+                "RCDc_limit": self.RCDc_limit, "RCDWRc_limit": self.RCDWRc_limit, "WTRc_limit": self.WTRc_limit,
+                "RTWc_limit": self.RTWc_limit, "CCDLc_limit": self.CCDLc_limit, "rwq": self.rwq_limit,
+                "CCDLc_limit_alone": self.CCDLc_limit_alone, "WTRc_limit_alone": self.WTRc_limit_alone,
+                "RTWc_limit_alone": self.RTWc_limit_alone,
+                "issued_total_row": self.issued_total_row, "issued_total_col": self.issued_total_col,
+                "issued_two": self.issued_two, "issued_total": self.issued_total,
+                "queue_avg": _f32_div(self.ave_mrqs, self.n_cmd),
+                "util_bins": [0] * 10, "eff_bins": [0] * 10,
+                "mrqq_max": self.max_mrqs, "mrqq_avg": _f32_div(self.ave_mrqs, self.n_cmd)}
 
     def dump_state(self) -> str:
-        pend = self.sched.num_pending if self.sched is not None else len(self.mrqq)
+        s = self.sched
+        pend = s.num_pending + s.num_write_pending if s is not None else len(self.mrqq)
+        mode = " write_mode" if s is not None and s.write_mode else ""
         busy = [j for j, b in enumerate(self.banks) if b.mrq is not None]
-        return (f"DRAM[{self.id}]: pending={pend} banks_busy={busy} rwq={self.rwq.n_items} "
+        return (f"DRAM[{self.id}]: pending={pend}{mode} banks_busy={busy} rwq={self.rwq.n_items} "
                 f"returnq={self.returnq.n_items}")
