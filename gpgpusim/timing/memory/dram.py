@@ -85,6 +85,8 @@ class DramTimingParams:
         self.tWTP = self.WL + burst_cycles + self.tWR
         self.tRCDWR = self.tRCD - (self.WL + 1)
         self.atom_bytes = self.BL * self.busW * self.n_chips
+        #: the most one channel moves per DRAM command cycle (C175): one atom per burst
+        self.peak_bytes_per_cycle = self.atom_bytes // max(1, burst_cycles)
         self.bk_tag_length = (self.nbk // self.nbkgrp).bit_length() - 1
 
 
