@@ -147,7 +147,12 @@ def test_exact_command_sequence_and_statistics(cfg):
     assert (ch["n_cmd"], ch["n_nop"], ch["n_act"], ch["n_pre"], ch["n_rd"], ch["bwutil"]) == (60, 54, 2, 1, 3, 3)
     # B and C wait in the scheduler for 13 cycles, C alone for 2 more: 28 / 60
     assert ch["mrqq_max"] == 2 and ch["queue_avg"] == float(np.float32(28) / np.float32(60))
-    assert d.sched.num_activates[0] == 2 and d.sched.row_access[0] == 3
+    # memlatstat: C's miss closes the run A, B (2 accesses to row 1); the FR-FCFS queueing
+    # latency is 0 (A), 13 (B) and 15 (C) cycles, log2 bins 0, 3, 3
+    s = d.sched
+    assert (s.num_activates[0], s.row_access[0], s.max_conc_access[0], s.concurrent_row_access[0]) == (2, 3, 2, 1)
+    assert (d.mrq_lat_sum, d.mrq_lat_num, d.mrq_lat_max) == (28, 3, 15)
+    assert d.mrq_lat_table[:5] == [1, 0, 0, 2, 0] and sum(d.mrq_lat_table) == 3
 
 
 def test_write_to_read_ratio_and_group_parallelism(cfg):
@@ -334,6 +339,12 @@ def test_streaming_reads_reach_dram_peak(cfg):
     assert [c["n_rd"] for c in chans] == [1024] * 32 and [c["bwutil"] for c in chans] == [1024] * 32
     assert all(c["n_act"] == 16 and c["row_buffer_locality"] == 63 / 64 and c["wasted_row"] == 0 for c in chans)
     assert {c["n_cmd"] for c in chans} == {1298}
+    # memlatstat per bank (-gpgpu_memlatency_stat 14): one activate and 64 accesses per bank;
+    # no second row miss closes a run, so GPGPU-Sim's "maximum concurrent accesses" stays 0
+    assert v["dram_activates_per_bank"] == [[1] * 16] * 32 and v["dram_row_accesses_per_bank"] == [[64] * 16] * 32
+    assert v["dram_max_conc_access_per_bank"] == [[0] * 16] * 32
+    assert v["dram_accesses_per_bank"] == [[0] * 16] * 32 and v["dq_lat_table"] == [0] * 32
+    assert v["mrq_latency_count"] == 4 * n_req and sum(v["mrq_lat_table"]) == 4 * n_req
     # bandwidth: bytes moved / (time * peak) equals the DRAM-side bw_util = bwutil / n_cmd
     t_s = cyc / (cfg.get("gpgpu_clock_domains").core_mhz * 1e6)
     frac = v["total_dram_reads"] * 32 / (t_s * peak_bytes_per_s(cfg))

@@ -193,9 +193,12 @@ class FrfcfsScheduler:
         # rowblp counters (dram_t::access_num, hits_num, read_num, write_num, hits_*_num)
         self.access_num = self.hits_num = 0
         self.read_num = self.write_num = self.hits_read_num = self.hits_write_num = 0
-        # memory_stats_t::row_access / num_activates per bank (row accesses per activate)
+        # memory_stats_t per bank: row_access, num_activates (row accesses per activate) and
+        # the longest run of accesses to one row (closed by the next row miss)
         self.row_access = [0] * nbk
         self.num_activates = [0] * nbk
+        self.concurrent_row_access = [0] * nbk
+        self.max_conc_access = [0] * nbk
 
     @property
     def row_hits(self) -> int:
@@ -242,7 +245,11 @@ class FrfcfsScheduler:
             else:
                 row = queue[0].row
                 hit = False
-                self.num_activates[bank] += 1      # frfcfs_scheduler::data_collection
+                # frfcfs_scheduler::data_collection
+                if self.concurrent_row_access[bank] > self.max_conc_access[bank]:
+                    self.max_conc_access[bank] = self.concurrent_row_access[bank]
+                self.concurrent_row_access[bank] = 0
+                self.num_activates[bank] += 1
             last_row[bank] = row
         b = bins[row]
         req = b.popleft()
@@ -252,6 +259,7 @@ class FrfcfsScheduler:
             last_row[bank] = None
         self.access_num += 1
         self.row_access[bank] += 1
+        self.concurrent_row_access[bank] += 1
         if req.is_write:
             self.write_num += 1
             self.hits_write_num += hit
@@ -264,6 +272,11 @@ class FrfcfsScheduler:
         else:
             self.num_pending -= 1
         return req
+
+
+def logb2(v: int) -> int:
+    """GPGPU-Sim's ``LOGB2``: floor(log2(v)), 0 for 0 (the latency histograms' bin)."""
+    return v.bit_length() - 1 if v > 0 else 0
 
 
 #: one NaN object for every undefined ratio, so that equal statistics compare equal
@@ -328,6 +341,10 @@ class Dram:
         self.issued_total = self.issued_two = self.issued_total_row = self.issued_total_col = 0
         # scheduler queue occupancy (``mrqq: max= avg=``, ``queue_avg``)
         self.max_mrqs = self.ave_mrqs = 0
+        # FR-FCFS queueing latency, push to bank (core cycles; ``maxmrqlatency``,
+        # ``avg_mrq_latency``, ``mrq_lat_table`` with log2 bins)
+        self.mrq_lat_sum = self.mrq_lat_num = self.mrq_lat_max = 0
+        self.mrq_lat_table = [0] * 32
 
     # ------------------------------------------------------------------ interface
     def full(self, is_write: bool) -> bool:
@@ -351,11 +368,14 @@ class Dram:
         self.mrqq.push(req)
         self.n_req += 1
         self.n_in_flight += 1
-        atoms = max(1, fetch.size // self.p.atom_bytes)
+        # memlatstat_dram_access: ceil(size / atom) with an integer division, by the bank
+        # field of the decoded address (before bank-index hashing)
+        atoms = fetch.size // self.p.atom_bytes
+        tlx_bank = fetch.bank % self.p.nbk
         if fetch.is_write:
-            self.writes_per_bank[bank] += atoms
+            self.writes_per_bank[tlx_bank] += atoms
         else:
-            self.reads_per_bank[bank] += atoms
+            self.reads_per_bank[tlx_bank] += atoms
 
     def return_top(self) -> MemFetch | None:
         return self.returnq.top()
@@ -463,6 +483,13 @@ class Dram:
                         self.prio = (self.prio + 1) % p.nbk
                         bank.mrq = req
                         self._track(b)
+                        lat = now - req.timestamp
+                        self.mrq_lat_sum += lat
+                        self.mrq_lat_num += 1
+                        if lat > self.mrq_lat_max:
+                            self.mrq_lat_max = lat
+                        self.mrq_lat_table[logb2(lat)] += 1
+                        req.timestamp = now
                         break
             nreqs = sched.num_pending
         else:
