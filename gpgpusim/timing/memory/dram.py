@@ -148,8 +148,12 @@ class DramReq:
 
 
 class Bank:
+    """``bank_t``.  ``n_idle`` counts cycles ending without a request at the bank; with the dual
+    bus interface it is kept as ``n_busy`` (cycles with one, closed when the request leaves)
+    plus ``busy_from`` (the channel cycle the current request arrived) instead."""
+
     __slots__ = ("state", "curr_row", "mrq", "RCDc", "RCDWRc", "RASc", "RPc", "RCc", "WTPc", "RTPc",
-                 "n_access", "n_idle")
+                 "n_access", "n_idle", "n_busy", "busy_from")
 
     def __init__(self) -> None:
         self.state = BANK_IDLE
@@ -158,6 +162,8 @@ class Bank:
         self.RCDc = self.RCDWRc = self.RASc = self.RPc = self.RCc = self.WTPc = self.RTPc = 0
         self.n_access = 0
         self.n_idle = 0
+        self.n_busy = 0
+        self.busy_from = 0
 
 
 class FrfcfsScheduler:
@@ -182,6 +188,7 @@ class FrfcfsScheduler:
         self.bins: list[dict[int, deque[DramReq]]] = [{} for _ in range(nbk)]
         self.last_row: list[int | None] = [None] * nbk
         self.num_pending = 0
+        self.nonempty = 0             # bit b: queue[b] (reads, or all with one queue) is not empty
         self.separate = write_queue is not None
         self.write_size, self.write_high, self.write_low = write_queue or (0, 0, 0)
         self.wqueue: list[deque[DramReq]] = [deque() for _ in range(nbk)] if self.separate else []
@@ -211,6 +218,7 @@ class FrfcfsScheduler:
         else:
             self.num_pending += 1
             queue, bins = self.queue, self.bins
+            self.nonempty |= 1 << req.bank
         queue[req.bank].append(req)
         b = bins[req.bank].get(req.row)
         if b is None:
@@ -254,6 +262,8 @@ class FrfcfsScheduler:
         b = bins[row]
         req = b.popleft()
         queue.remove(req)
+        if not queue and not self.write_mode:
+            self.nonempty &= ~(1 << bank)
         if not b:
             del bins[row]
             last_row[bank] = None
@@ -272,6 +282,13 @@ class FrfcfsScheduler:
         else:
             self.num_pending -= 1
         return req
+
+
+def _first_bit_from(mask: int, start: int) -> int:
+    """The lowest set bit of ``mask`` at or above ``start``, else the lowest set bit."""
+    hi = mask >> start << start
+    m = hi or mask
+    return (m & -m).bit_length() - 1
 
 
 def logb2(v: int) -> int:
@@ -319,6 +336,11 @@ class Dram:
         self.grp_of = [self._bankgrp(j) for j in range(p.nbk)]
         self.grp_masks = [sum(1 << j for j in range(p.nbk) if self.grp_of[j] == g) for g in range(p.nbkgrp)]
         self.pend_mask = self.rd_open = self.wr_open = 0
+        self.full_mask = (1 << p.nbk) - 1
+        # banks whose own constraint counters may be non-zero (set when a command sets one,
+        # cleared when all have counted down): DEC2ZERO and quiet() look only at these
+        self.timer_mask = 0
+        self._grp_count: dict[int, int] = {}
         # counters (dram_t::print)
         self.n_cmd = self.n_nop = self.n_act = self.n_pre = self.n_req = 0
         self.n_rd = self.n_rd_L2_A = self.n_wr = self.n_wr_WB = 0
@@ -420,9 +442,8 @@ class Dram:
             s = self.sched
             if s is None or self.n_in_flight != s.num_write_pending or not s.parked():
                 return False
-        for bk in self.banks:
-            if bk.RCDc or bk.RASc or bk.RCc or bk.RPc or bk.RCDWRc or bk.WTPc or bk.RTPc:
-                return False
+        if self.timer_mask:
+            return False
         return not (any(self.grp_CCDLc) or any(self.grp_RTPLc))
 
     def idle_cycles(self, n: int) -> None:
@@ -430,8 +451,9 @@ class Dram:
         self.n_cmd += n
         self.n_nop += n
         self.idle_bw += n
-        for bk in self.banks:
-            bk.n_idle += n
+        if not self.p.dual_bus:
+            for bk in self.banks:
+                bk.n_idle += n
         q = self.rwq.q
         drop = min(n, max(0, len(q) - self.rwq.min_len))
         for _ in range(drop):
@@ -474,29 +496,32 @@ class Dram:
         if sched is not None:
             while not self.mrqq.empty():
                 sched.add(self.mrqq.pop())
-            for i in range(p.nbk):
-                b = (i + self.prio) % p.nbk
-                bank = self.banks[b]
-                if bank.mrq is None:
-                    req = sched.schedule(b, bank.curr_row)
-                    if req is not None:
-                        self.prio = (self.prio + 1) % p.nbk
-                        bank.mrq = req
-                        self._track(b)
-                        lat = now - req.timestamp
-                        self.mrq_lat_sum += lat
-                        self.mrq_lat_num += 1
-                        if lat > self.mrq_lat_max:
-                            self.mrq_lat_max = lat
-                        self.mrq_lat_table[logb2(lat)] += 1
-                        req.timestamp = now
-                        break
+            if not sched.separate:
+                # the first bank from ``prio`` with no request and a non-empty queue: the
+                # banks before it would each return nothing from schedule()
+                cand = sched.nonempty & ~self.pend_mask
+                if cand:
+                    b = _first_bit_from(cand, self.prio)
+                    req = sched.schedule(b, self.banks[b].curr_row)
+                    assert req is not None
+                    self._grant(b, req, now)
+            else:
+                # the write-mode check runs once per schedule() call: keep every call
+                for i in range(p.nbk):
+                    b = (i + self.prio) % p.nbk
+                    bank = self.banks[b]
+                    if bank.mrq is None:
+                        req = sched.schedule(b, bank.curr_row)
+                        if req is not None:
+                            self._grant(b, req, now)
+                            break
             nreqs = sched.num_pending
         else:
             if not self.mrqq.empty():
                 head = self.mrqq.top()
                 if self.banks[head.bank].mrq is None:
                     self.banks[head.bank].mrq = self.mrqq.pop()
+                    self.banks[head.bank].busy_from = self.n_cmd
                     self._track(head.bank)
             nreqs = len(self.mrqq)
         if nreqs > self.max_mrqs:
@@ -511,20 +536,19 @@ class Dram:
         col = row = False
         banks = self.banks
         if p.dual_bus:
-            for i in range(p.nbk):
-                if self._issue_col((i + self.prio) % p.nbk):
-                    col = True
-                    break
-            for i in range(p.nbk):
-                if self._issue_row((i + self.prio) % p.nbk):
-                    row = True
-                    break
-            for i in range(p.nbk):
-                bk = banks[(i + self.prio) % p.nbk]
-                if bk.mrq is None:
-                    if self._bank_quiet(bk):
+            # a column command needs a bank whose request is to its open row, a row command a
+            # bank with a request to another row or a closed bank: scan only those, from prio
+            open_ = self.rd_open | self.wr_open
+            if open_:
+                col = self._scan(self._issue_col, open_)
+            closed = self.pend_mask & ~(self.rd_open | self.wr_open)
+            if closed:
+                row = self._scan(self._issue_row, closed)
+            # k > 0 (an active cycle) unless every bank is without a request and quiet
+            if not (self.pend_mask or self.CCDc or self.RRDc or self.RTWc or self.WTRc):
+                for bk in banks:
+                    if not (bk.RCDc or bk.RASc or bk.RCc or bk.RPc or bk.RCDWRc):
                         k -= 1
-                    bk.n_idle += 1
         else:
             for i in range(p.nbk):
                 j = (i + self.prio) % p.nbk
@@ -568,7 +592,11 @@ class Dram:
             self.RTWc -= 1
         if self.WTRc:
             self.WTRc -= 1
-        for bk in banks:
+        m = self.timer_mask         # only banks with a counter that may be running
+        while m:
+            low = m & -m
+            m ^= low
+            bk = banks[low.bit_length() - 1]
             if bk.RCDc:
                 bk.RCDc -= 1
             if bk.RASc:
@@ -583,11 +611,49 @@ class Dram:
                 bk.WTPc -= 1
             if bk.RTPc:
                 bk.RTPc -= 1
+            if not (bk.RCDc or bk.RASc or bk.RCc or bk.RPc or bk.RCDWRc or bk.WTPc or bk.RTPc):
+                self.timer_mask ^= low
         for g in range(p.nbkgrp):
             if self.grp_CCDLc[g]:
                 self.grp_CCDLc[g] -= 1
             if self.grp_RTPLc[g]:
                 self.grp_RTPLc[g] -= 1
+
+    def _grant(self, b: int, req: DramReq, now: int) -> None:
+        """The scheduler hands ``req`` to idle bank ``b`` (``scheduler_frfcfs``)."""
+        self.prio = (self.prio + 1) % self.p.nbk
+        bank = self.banks[b]
+        bank.mrq = req
+        bank.busy_from = self.n_cmd
+        self._track(b)
+        lat = now - req.timestamp
+        self.mrq_lat_sum += lat
+        self.mrq_lat_num += 1
+        if lat > self.mrq_lat_max:
+            self.mrq_lat_max = lat
+        self.mrq_lat_table[logb2(lat)] += 1
+        req.timestamp = now
+
+    def _scan(self, issue: Any, mask: int) -> bool:
+        """Try ``issue`` on the banks of ``mask`` in round-robin order from ``prio`` (the order
+        of GPGPU-Sim's ``(i + prio) % nbk`` loop); stop at the first that issues."""
+        prio = self.prio
+        hi = mask >> prio << prio
+        for part in (hi, mask ^ hi):
+            while part:
+                low = part & -part
+                part ^= low
+                if issue(low.bit_length() - 1):
+                    return True
+        return False
+
+    def bank_idle_cycles(self, j: int) -> int:
+        """``bk[j]->n_idle``: cycles that ended without a request at bank ``j``."""
+        bk = self.banks[j]
+        if not self.p.dual_bus:
+            return bk.n_idle
+        busy = bk.n_busy + (self.n_cmd - bk.busy_from if bk.mrq is not None else 0)
+        return self.n_cmd - busy
 
     def _count_parallelism(self, pend: int) -> None:
         """The bank-level-parallelism samples ``dram_t::cycle`` takes before issuing commands."""
@@ -601,7 +667,10 @@ class Dram:
         self.banks_time_rw += n_rw
         self.banks_access_rw_total += 1
         self.w2r_ratio_sum += wr.bit_count() / n_rw
-        self.bkgrp_parallsim_rw += sum(1 for m in self.grp_masks if rw & m)
+        g = self._grp_count.get(rw)
+        if g is None:
+            g = self._grp_count[rw] = sum(1 for m in self.grp_masks if rw & m)
+        self.bkgrp_parallsim_rw += g
         # banks whose column command every constraint would allow now
         if self.CCDc or self.rwq.full():
             return
@@ -687,6 +756,7 @@ class Dram:
                 self.RTWc = p.tRTW
                 bk.RTPc = p.burst_cycles
                 self.grp_RTPLc[grp] = p.tRTPL
+                self.timer_mask |= 1 << j
                 if req.fetch.access_type == "L2_WR_ALLOC_R":
                     self.n_rd_L2_A += 1
                 else:
@@ -695,6 +765,7 @@ class Dram:
                 bk.n_access += 1
                 if req.txbytes >= req.nbytes:
                     bk.mrq = None
+                    bk.n_busy += self.n_cmd - bk.busy_from
                     self._track(j)
                 return True
             if req.is_write and not bk.RCDWRc and self.RTWc == 0:
@@ -707,6 +778,7 @@ class Dram:
                 self.grp_CCDLc[grp] = p.tCCDL
                 self.WTRc = p.tWTR
                 bk.WTPc = p.tWTP
+                self.timer_mask |= 1 << j
                 if req.fetch.access_type == "L2_WRBK_ACC":
                     self.n_wr_WB += 1
                 else:
@@ -715,6 +787,7 @@ class Dram:
                 bk.n_access += 1
                 if req.txbytes >= req.nbytes:
                     bk.mrq = None
+                    bk.n_busy += self.n_cmd - bk.busy_from
                     self._track(j)
                 return True
         return False
@@ -733,6 +806,7 @@ class Dram:
             bk.RCDWRc = p.tRCDWR
             bk.RASc = p.tRAS
             bk.RCc = p.tRC
+            self.timer_mask |= 1 << j
             self.prio = (j + 1) % p.nbk
             self.n_act += 1
             self._track(j)
@@ -742,6 +816,7 @@ class Dram:
                 and not self.grp_RTPLc[grp]):
             bk.state = BANK_IDLE
             bk.RPc = p.tRP
+            self.timer_mask |= 1 << j
             self.prio = (j + 1) % p.nbk
             self.n_pre += 1
             return True
@@ -761,7 +836,7 @@ class Dram:
                 "n_ref_event": 0,
                 "n_req": self.n_req, "n_rd": self.n_rd, "n_rd_L2_A": self.n_rd_L2_A, "n_write": self.n_wr,
                 "n_wr_bk": self.n_wr_WB, "bwutil": self.bwutil, "n_activity": self.n_activity,
-                "bk_access": [b.n_access for b in self.banks], "bk_idle": [b.n_idle for b in self.banks],
+                "bk_access": [b.n_access for b in self.banks], "bk_idle": [self.bank_idle_cycles(j) for j in range(self.p.nbk)],
                 "row_buffer_locality": _f32_div(acc[1], acc[0]),
                 "row_buffer_locality_read": _f32_div(acc[3], acc[2]),
                 "row_buffer_locality_write": _f32_div(acc[5], acc[4]),
