@@ -394,3 +394,27 @@ def test_stream_kernel_dram_bandwidth():
     frac = c["total_dram_reads"] * 32 / (t_s * peak_bytes_per_s(cfg))
     eff = sum(ch["bwutil"] for ch in chans) / sum(ch["n_activity"] for ch in chans)
     assert 0.5 < frac <= 1.0 and 0.85 < eff <= 1.0, (r.cycles, frac, eff)
+
+
+def test_write_queue_in_the_memory_system():
+    """The small-L2 scenario (dirty lines evicted to DRAM: 47 write-backs, 62 atoms) with the
+    separate write queue on (size 4, high 2, low 1): every reply still arrives; a channel
+    serves its reads first and drains its writes once 2 wait, so at the end at most one write
+    per channel stays parked, which leaves the memory system idle (a cycle would change only
+    idle counters)."""
+    from . import memory_scenarios as msc
+
+    keep: list = []
+    base = msc.run_memory_scenario(12, small_l2=True)
+    got = msc.run_memory_scenario(12, small_l2=True, keep=keep,
+                                  overrides=("-dram_seperate_write_queue_enable 1", "-dram_write_queue_size 4:2:1"))
+    ms = keep[0]
+    assert got["n_replies"] == base["n_replies"] == 1798
+    assert got["total_dram_writes"] == base["total_dram_writes"] == 62
+    scheds = [p.dram.sched for p in ms.partitions]
+    parked_atoms = sum(r.nbytes // 32 for s in scheds for q in s.wqueue for r in q)
+    issued_atoms = sum(p.dram.n_wr_WB for p in ms.partitions)
+    assert issued_atoms + parked_atoms == 62 and issued_atoms > 0
+    assert all(s.num_write_pending <= 1 and not s.write_mode for s in scheds)
+    assert sum(s.n_mode_switches for s in scheds) > 0
+    assert ms.idle() and not ms.busy()
