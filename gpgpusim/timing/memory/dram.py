@@ -296,14 +296,10 @@ def logb2(v: int) -> int:
     return v.bit_length() - 1 if v > 0 else 0
 
 
-#: one NaN object for every undefined ratio, so that equal statistics compare equal
-#: (containers compare items by identity before ``==``)
-NAN = float("nan")
-
-
-def _f32_div(a: float, b: float) -> float:
-    """``(float)a / b`` as ``dram_t::print`` computes it (NaN for 0/0, as printf's ``-nan``)."""
-    return float(np.float32(a) / np.float32(b)) if b else NAN
+def _f32_div(a: float, b: float) -> float | None:
+    """``(float)a / b`` as ``dram_t::print`` computes it; None for 0/0 (printed ``-nan``, and
+    kept out of the JSON statistics, which have no NaN)."""
+    return float(np.float32(a) / np.float32(b)) if b else None
 
 
 class Dram:
@@ -825,7 +821,7 @@ class Dram:
     def channel_stats(self) -> dict[str, Any]:
         """The counters ``report.sections.dram_partitions`` prints for this channel
         (``dram_t::print``).  Ratios are divided in single precision as GPGPU-Sim does;
-        ``write_to_read_ratio_blp_rw_average`` in double.  ``dram_util_bins``/``dram_eff_bins``
+        ``write_to_read_ratio_blp_rw_average`` in double; None where GPGPU-Sim divides 0 by 0.  ``dram_util_bins``/``dram_eff_bins``
         are never filled by GPGPU-Sim 4.2 (only initialised and printed), so they are zeros
         there and here."""
         s = self.sched
@@ -843,7 +839,7 @@ class Dram:
                 "blp": _f32_div(self.banks_1time, self.banks_access_total),
                 "blp_col": _f32_div(self.banks_time_rw, rw_total),
                 "blp_ready": _f32_div(self.banks_time_ready, self.banks_access_ready_total),
-                "w2r_ratio_blp_rw_average": self.w2r_ratio_sum / rw_total if rw_total else NAN,
+                "w2r_ratio_blp_rw_average": self.w2r_ratio_sum / rw_total if rw_total else None,
                 "grp_level_para": _f32_div(self.bkgrp_parallsim_rw, rw_total),
                 "util_bw": self.util_bw, "wasted_col": self.wasted_bw_col, "wasted_row": self.wasted_bw_row,
                 "idle_bw": self.idle_bw,
