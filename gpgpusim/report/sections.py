@@ -229,8 +229,9 @@ def dram_partitions(v: Any) -> list[str]:
     return out
 
 
-def _f(x: float) -> str:
-    return "-nan" if x != x else f"{x:f}"
+def _f(x: float | None) -> str:
+    """``%f``; an undefined ratio (None, or NaN read back from a log) prints as ``-nan``."""
+    return "-nan" if x is None or x != x else f"{x:f}"
 
 
 def _dram_detail(ch: dict[str, Any]) -> list[str]:
@@ -269,7 +270,7 @@ def _dram_detail(ch: dict[str, Any]) -> list[str]:
             f"queue_avg = {_f(ch['queue_avg'])} ", "", "",
             "dram_util_bins: " + " ".join(str(x) for x in ch["util_bins"]),
             "dram_eff_bins: " + " ".join(str(x) for x in ch["eff_bins"]),
-            f"mrqq: max={ch['mrqq_max']} avg={ch['mrqq_avg']:g}"]
+            f"mrqq: max={ch['mrqq_max']} avg=" + ("-nan" if ch["mrqq_avg"] is None else f"{ch['mrqq_avg']:g}")]
     return out
 
 

@@ -129,11 +129,13 @@ class _Override:
         return self.over[name] if name in self.over else self.cfg.get(name)
 
 
-def run_memory_scenario(seed: int, n: int = 1500, small_l2: bool = False) -> dict[str, Any]:
+def run_memory_scenario(seed: int, n: int = 1500, small_l2: bool = False,
+                        overrides: tuple[str, ...] = (), keep: list[Any] | None = None) -> dict[str, Any]:
     """vectoradd-shaped loads/stores plus random traffic through the clocked memory system
     (core/icnt/L2 1132 MHz, DRAM 850 MHz as QV100); ``small_l2`` shrinks the L2 banks so that
-    dirty lines are evicted to DRAM."""
-    cfg: Any = load_config(None)
+    dirty lines are evicted to DRAM; ``overrides`` are further ``-option value`` strings; the
+    memory system is appended to ``keep`` when given."""
+    cfg: Any = load_config(None, overrides=list(overrides)) if overrides else load_config(None)
     if small_l2:
         cfg = _Override(cfg, **{"gpgpu_cache:dl2": CacheConfig.parse("S:16:128:2,L:B:m:L:P,A:32:4,8:0,32")})
     ms = MemorySystem(cfg, StatsRegistry(), 80)
@@ -185,6 +187,8 @@ def run_memory_scenario(seed: int, n: int = 1500, small_l2: bool = False) -> dic
     else:
         raise AssertionError("memory scenario did not drain")
     ms.publish_stats()
+    if keep is not None:
+        keep.append(ms)
     vals = json.loads(json.dumps(ms.stats.values, sort_keys=True, default=repr))
     # counters added after the fixture was captured (request counts and traffic by access
     # type, recorded at the same inject/eject events): not part of the guarded behaviour

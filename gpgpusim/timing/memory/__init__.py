@@ -74,6 +74,12 @@ class MemorySystem:
             part.ticks = self._dram_ticks
         self.now = 0
         self.n_l2_cycles = 0
+        # memlatstat per DRAM bank: summed and largest latency of the reads recorded by
+        # record_mf_latency, by the request's decoded chip and bank (mf_total_lat_table,
+        # mf_max_lat_table)
+        self.memlat = bool(cfg.get("gpgpu_memlatency_stat"))
+        self.mf_lat_bank_sum = [[0] * params.nbk for _ in range(self.n_mem)]
+        self.mf_lat_bank_max = [[0] * params.nbk for _ in range(self.n_mem)]
         # sub-partitions that may have work (requests inside or arriving)
         self._active: set[int] = set()
 
@@ -121,7 +127,13 @@ class MemorySystem:
     def record_mf_latency(self, fetch: MemFetch, now: int | None = None) -> None:
         """``memlatstat_read_done``: the core calls it when a read's data is back."""
         t = self.now if now is None else now
-        self._latency("mf_latency", "maxmflatency", t - fetch.timestamp)
+        lat = t - fetch.timestamp
+        self._latency("mf_latency", "maxmflatency", lat)
+        if 0 <= fetch.chip < self.n_mem:
+            bk = fetch.bank % self.dram_params.nbk
+            self.mf_lat_bank_sum[fetch.chip][bk] += lat
+            if lat > self.mf_lat_bank_max[fetch.chip][bk]:
+                self.mf_lat_bank_max[fetch.chip][bk] = lat
 
     def _latency(self, name: str, max_name: str, lat: int) -> None:
         """One latency sample: ``<name>_sum``, ``<name>_count`` and the high-water mark."""
@@ -247,7 +259,9 @@ class MemorySystem:
             self.icnt.reply.idle_advance(n_icnt)
         if n_dram:
             for p in self.partitions:
-                p.dram.idle_cycles(n_dram)
+                # an idle channel may still have constraint timers counting down (they also
+                # decide n_activity): cycle those out exactly, then add the rest in bulk
+                p.dram.drain(n_dram, self.now)
 
     # ------------------------------------------------------------------ state
     def busy(self) -> bool:
@@ -319,13 +333,54 @@ class MemorySystem:
         writes = [list(p.dram.writes_per_bank) for p in self.partitions]
         st.set("dram_reads_per_bank", reads)
         st.set("dram_writes_per_bank", writes)
-        st.set("dram_accesses_per_bank", [[r + w for r, w in zip(rr, ww, strict=True)]
-                                          for rr, ww in zip(reads, writes, strict=True)])
         st.set("total_dram_reads", sum(map(sum, reads)))
         st.set("total_dram_writes", sum(map(sum, writes)))
-        st.set("dram_channels", [p.dram.channel_stats() for p in self.partitions])
+        if self.memlat:
+            self._publish_memlat(reads, writes)
+        st.set("dram_channels", [self._channel_stats(p) for p in self.partitions])
         net = {"Req": self.icnt.req.details(), "Reply": self.icnt.reply.details()}
         st.set("icnt_details", net)
+
+    def _publish_memlat(self, reads: list[list[int]], writes: list[list[int]]) -> None:
+        """The DRAM lines of ``memory_stats_t::memlatstat_print`` (``-gpgpu_memlatency_stat``).
+
+        ``number of total memory accesses made`` prints ``totalbankaccesses``, which GPGPU-Sim
+        4.2 allocates but never increments, and ``dq_lat_table`` is never filled by its
+        ``dram_t`` either: both are zeros there, so they are zeros here (the real per-bank
+        counts are the read and write tables).  ``average mf latency per bank`` divides the
+        latencies of reads (L2 hits included) by that bank's DRAM reads + writes, as GPGPU-Sim
+        does; "none" where the bank had no DRAM access.  Not produced: ``maximum service time to
+        same row`` (it is measured in ``gpu_sim_cycle``, the per-kernel cycle the memory side
+        does not see)."""
+        st = self.stats
+        drams = [p.dram for p in self.partitions]
+        st.set("mrq_latency_sum", sum(d.mrq_lat_sum for d in drams))
+        st.set("mrq_latency_count", sum(d.mrq_lat_num for d in drams))
+        st.set("maxmrqlatency", max((d.mrq_lat_max for d in drams), default=0))
+        st.set("mrq_lat_table", [sum(col) for col in zip(*(d.mrq_lat_table for d in drams), strict=True)])
+        st.set("dq_lat_table", [0] * 32)
+        scheds = [d.sched for d in drams]
+        if all(s is not None for s in scheds):
+            st.set("dram_max_conc_access_per_bank", [list(s.max_conc_access) for s in scheds if s is not None])
+            st.set("dram_row_accesses_per_bank", [list(s.row_access) for s in scheds if s is not None])
+            st.set("dram_activates_per_bank", [list(s.num_activates) for s in scheds if s is not None])
+        st.set("dram_accesses_per_bank", [[0] * len(r) for r in reads])
+        st.set("dram_avg_mf_latency_per_bank",
+               [[tot // (r + w) if r + w else None for tot, r, w in zip(lat, rr, ww, strict=True)]
+                for lat, rr, ww in zip(self.mf_lat_bank_sum, reads, writes, strict=True)])
+        st.set("dram_max_mf_latency_per_bank", [list(m) for m in self.mf_lat_bank_max])
+
+    @staticmethod
+    def _channel_stats(p: MemoryPartition) -> dict[str, Any]:
+        """``memory_partition_unit::print``: the partition's L2 banks and DRAM latency queue,
+        then the channel's ``dram_t::print`` counters."""
+        ch = {"l2_banks": [s.id for s in p.subs],
+              "dram_latency_queue": [{"ready": ready, "uid": mf.uid, "sid": mf.core_id, "wid": mf.warp_id,
+                                      "addr": mf.addr, "is_store": mf.is_write, "size": mf.size,
+                                      "type": mf.access_type, "status": mf.status,
+                                      "status_cycle": mf.status_cycle} for ready, mf in p.latency_q]}
+        ch.update(p.dram.channel_stats())
+        return ch
 
     def dump_state(self) -> str:
         out = [f"memory system @ {self.now}: icnt busy={self.icnt.busy()} active sub-partitions="

@@ -15,15 +15,35 @@ One :meth:`Dram.cycle` is one DRAM command-clock cycle, in GPGPU-Sim's order:
 4. every constraint counter counts down to zero (``DEC2ZERO``).
 
 A request occupies ``ceil(size / atom)`` column commands, ``atom = BL * busW * chips`` bytes.
-Not modelled: refresh (as GPGPU-Sim), the separate write queue (``-dram_seperate_write_queue_enable``),
-bank-index XOR hashing other than ``-dram_bnk_indexing_policy 1``, power/row-locality statistics
-other than the counters listed in :meth:`Dram.channel_stats`.
+
+Peak bandwidth (C175, C253).  A column command moves one atom and holds the data bus for
+``BL / dram_data_command_freq_ratio`` command cycles, so one channel moves at most
+``busW * n_mem_per_ctrlr * dram_data_command_freq_ratio`` bytes per DRAM command cycle and the GPU
+
+    peak = gpgpu_n_mem * gpgpu_n_mem_per_ctrlr * gpgpu_dram_buswidth
+           * dram_data_command_freq_ratio * f_DRAM        (bytes/s)
+
+(QV100: 32 * 1 * 16 B * 2 * 850 MHz = 870.4 GB/s).  ``bw_util = bwutil / n_cmd`` is the fraction
+of that peak a channel used: ``bwutil`` adds the burst's bus cycles per column command.
+
+Separate write queue (C177, ``-dram_seperate_write_queue_enable``, ``-dram_write_queue_size
+size:high:low``): the FR-FCFS scheduler keeps writes in their own per-bank queues; it serves
+reads until ``high`` writes are pending, then only writes until fewer than ``low`` are, checked
+each time it looks for work for an idle bank (``frfcfs_scheduler::schedule``).
+
+Statistics (``dram_t::print``): the per-cycle row-buffer / bank-parallelism / bus-waste counters
+GPGPU-Sim collects in ``dram_t::cycle`` are kept from bank bit masks updated only when a bank's
+request or open row changes, so a busy cycle pays a few integer operations and an idle (sleeping)
+cycle nothing but the bulk additions of :meth:`Dram.idle_cycles`.  Not modelled: refresh (as
+GPGPU-Sim: ``n_ref_event`` stays 0), bank-index hashing other than ``-dram_bnk_indexing_policy 1``.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from typing import Any
+
+import numpy as np
 
 from ..mem_fetch import MemFetch, WRITEBACK_TYPES
 
@@ -51,6 +71,10 @@ class DramTimingParams:
         self.scheduler = int(cfg.get("gpgpu_dram_scheduler"))
         self.sched_queue = int(cfg.get("gpgpu_frfcfs_dram_sched_queue_size"))
         self.return_queue = int(cfg.get("gpgpu_dram_return_queue_size"))
+        self.separate_write_queue = bool(cfg.get("dram_seperate_write_queue_enable"))
+        # ``sscanf("%d:%d:%d")`` in memory_config::init; a missing field reads as 0 here
+        wq = tuple(cfg.get("dram_write_queue_size").values) + (0, 0, 0)
+        self.write_queue_size, self.write_high_watermark, self.write_low_watermark = wq[:3]
         burst_cycles = self.BL // self.ratio
         self.burst_cycles = burst_cycles
         if cfg.get("dram_elimnate_rw_turnaround"):
@@ -61,6 +85,8 @@ class DramTimingParams:
         self.tWTP = self.WL + burst_cycles + self.tWR
         self.tRCDWR = self.tRCD - (self.WL + 1)
         self.atom_bytes = self.BL * self.busW * self.n_chips
+        #: the most one channel moves per DRAM command cycle (C175): one atom per burst
+        self.peak_bytes_per_cycle = self.atom_bytes // max(1, burst_cycles)
         self.bk_tag_length = (self.nbk // self.nbkgrp).bit_length() - 1
 
 
@@ -122,8 +148,12 @@ class DramReq:
 
 
 class Bank:
+    """``bank_t``.  ``n_idle`` counts cycles ending without a request at the bank; with the dual
+    bus interface it is kept as ``n_busy`` (cycles with one, closed when the request leaves)
+    plus ``busy_from`` (the channel cycle the current request arrived) instead."""
+
     __slots__ = ("state", "curr_row", "mrq", "RCDc", "RCDWRc", "RASc", "RPc", "RCc", "WTPc", "RTPc",
-                 "n_access", "n_idle")
+                 "n_access", "n_idle", "n_busy", "busy_from")
 
     def __init__(self) -> None:
         self.state = BANK_IDLE
@@ -132,56 +162,156 @@ class Bank:
         self.RCDc = self.RCDWRc = self.RASc = self.RPc = self.RCc = self.WTPc = self.RTPc = 0
         self.n_access = 0
         self.n_idle = 0
+        self.n_busy = 0
+        self.busy_from = 0
 
 
 class FrfcfsScheduler:
     """``frfcfs_scheduler``: per bank, requests binned by row; a bank keeps serving the row it
     chose until that row's bin is empty; a new row is the open row when it has requests, else
-    the row of the oldest request (checklist C165)."""
+    the row of the oldest request (checklist C165).
 
-    def __init__(self, nbk: int) -> None:
+    With ``write_queue`` = ``(size, high, low)`` (``-dram_seperate_write_queue_enable``, C177)
+    writes go to a second set of per-bank queues and bins, counted by ``num_write_pending``
+    (``num_pending`` then counts reads only, as GPGPU-Sim's).  Each :meth:`schedule` call first
+    switches to write mode when ``num_write_pending >= high`` and back to read mode when it is
+    ``< low``, then serves only the current mode's queues: a bank with only reads waiting gets
+    nothing in write mode and vice versa.
+
+    Row-buffer statistics (``dram_t::access_num``/``hits_num``... for ``Row_Buffer_Locality``):
+    every scheduled request counts an access; it is a hit unless it opened a new row choice
+    (no request for the bank's open row while the bank had no current row).
+    """
+
+    def __init__(self, nbk: int, write_queue: tuple[int, int, int] | None = None) -> None:
         self.queue: list[deque[DramReq]] = [deque() for _ in range(nbk)]   # oldest first
         self.bins: list[dict[int, deque[DramReq]]] = [{} for _ in range(nbk)]
         self.last_row: list[int | None] = [None] * nbk
         self.num_pending = 0
-        self.row_hits = 0
+        self.nonempty = 0             # bit b: queue[b] (reads, or all with one queue) is not empty
+        self.separate = write_queue is not None
+        self.write_size, self.write_high, self.write_low = write_queue or (0, 0, 0)
+        self.wqueue: list[deque[DramReq]] = [deque() for _ in range(nbk)] if self.separate else []
+        self.wbins: list[dict[int, deque[DramReq]]] = [{} for _ in range(nbk)] if self.separate else []
+        self.last_wrow: list[int | None] = [None] * nbk if self.separate else []
+        self.num_write_pending = 0
+        self.write_mode = False
+        self.n_mode_switches = 0
+        # rowblp counters (dram_t::access_num, hits_num, read_num, write_num, hits_*_num)
+        self.access_num = self.hits_num = 0
+        self.read_num = self.write_num = self.hits_read_num = self.hits_write_num = 0
+        # memory_stats_t per bank: row_access, num_activates (row accesses per activate) and
+        # the longest run of accesses to one row (closed by the next row miss)
+        self.row_access = [0] * nbk
+        self.num_activates = [0] * nbk
+        self.concurrent_row_access = [0] * nbk
+        self.max_conc_access = [0] * nbk
+
+    @property
+    def row_hits(self) -> int:
+        return self.hits_num
 
     def add(self, req: DramReq) -> None:
-        self.num_pending += 1
-        self.queue[req.bank].append(req)
-        b = self.bins[req.bank].get(req.row)
+        if self.separate and req.is_write:
+            self.num_write_pending += 1
+            queue, bins = self.wqueue, self.wbins
+        else:
+            self.num_pending += 1
+            queue, bins = self.queue, self.bins
+            self.nonempty |= 1 << req.bank
+        queue[req.bank].append(req)
+        b = bins[req.bank].get(req.row)
         if b is None:
-            b = self.bins[req.bank][req.row] = deque()
+            b = bins[req.bank][req.row] = deque()
         b.append(req)
 
+    def parked(self) -> bool:
+        """Only writes wait, in read mode, below the high watermark: :meth:`schedule` returns
+        None for every bank and changes nothing until a new request arrives."""
+        return (self.separate and not self.write_mode and not self.num_pending
+                and self.num_write_pending < self.write_high)
+
     def schedule(self, bank: int, curr_row: int) -> DramReq | None:
-        row = self.last_row[bank]
-        bins = self.bins[bank]
+        if self.separate:
+            if not self.write_mode and self.num_write_pending >= self.write_high:
+                self.write_mode = True
+                self.n_mode_switches += 1
+            elif self.write_mode and self.num_write_pending < self.write_low:
+                self.write_mode = False
+                self.n_mode_switches += 1
+        if self.write_mode:
+            queue, bins, last_row = self.wqueue[bank], self.wbins[bank], self.last_wrow
+        else:
+            queue, bins, last_row = self.queue[bank], self.bins[bank], self.last_row
+        row = last_row[bank]
+        hit = True
         if row is None:
-            if not self.queue[bank]:
+            if not queue:
                 return None
             if curr_row in bins:
                 row = curr_row
-                self.row_hits += 1
             else:
-                row = self.queue[bank][0].row
-            self.last_row[bank] = row
-        else:
-            self.row_hits += 1
+                row = queue[0].row
+                hit = False
+                # frfcfs_scheduler::data_collection
+                if self.concurrent_row_access[bank] > self.max_conc_access[bank]:
+                    self.max_conc_access[bank] = self.concurrent_row_access[bank]
+                self.concurrent_row_access[bank] = 0
+                self.num_activates[bank] += 1
+            last_row[bank] = row
         b = bins[row]
         req = b.popleft()
-        self.queue[bank].remove(req)
+        queue.remove(req)
+        if not queue and not self.write_mode:
+            self.nonempty &= ~(1 << bank)
         if not b:
             del bins[row]
-            self.last_row[bank] = None
-        self.num_pending -= 1
+            last_row[bank] = None
+        self.access_num += 1
+        self.row_access[bank] += 1
+        self.concurrent_row_access[bank] += 1
+        if req.is_write:
+            self.write_num += 1
+            self.hits_write_num += hit
+        else:
+            self.read_num += 1
+            self.hits_read_num += hit
+        self.hits_num += hit
+        if self.separate and req.is_write:
+            self.num_write_pending -= 1
+        else:
+            self.num_pending -= 1
         return req
+
+
+def _first_bit_from(mask: int, start: int) -> int:
+    """The lowest set bit of ``mask`` at or above ``start``, else the lowest set bit."""
+    hi = mask >> start << start
+    m = hi or mask
+    return (m & -m).bit_length() - 1
+
+
+def logb2(v: int) -> int:
+    """GPGPU-Sim's ``LOGB2``: floor(log2(v)), 0 for 0 (the latency histograms' bin)."""
+    return v.bit_length() - 1 if v > 0 else 0
+
+
+def _f32_div(a: float, b: float) -> float | None:
+    """``(float)a / b`` as ``dram_t::print`` computes it; None for 0/0 (printed ``-nan``, and
+    kept out of the JSON statistics, which have no NaN)."""
+    return float(np.float32(a) / np.float32(b)) if b else None
 
 
 class Dram:
     """One DRAM channel (``dram_t``).  ``push`` requests (after the partition's latency queue),
     ``cycle`` once per DRAM clock, take replies from ``return_top``/``return_pop``; completed
-    write-backs are handed to ``on_write_done``."""
+    write-backs are handed to ``on_write_done``.
+
+    Bank bit masks kept for the statistics (bit ``j`` = bank ``j``): ``pend_mask`` banks
+    holding a request (``bk[j]->mrq``); ``rd_open`` / ``wr_open`` those whose request is a
+    read / write to the bank's open row (GPGPU-Sim's "rw" banks: a column command may follow).
+    They change only when a bank takes or finishes a request or activates a row (:meth:`_track`).
+    """
 
     def __init__(self, channel: int, p: DramTimingParams, on_write_done: Any = None) -> None:
         self.id = channel
@@ -195,8 +325,18 @@ class Dram:
         self.rwq = FifoPipeline(p.CL, p.CL + 1)
         self.mrqq = FifoPipeline(0, 2)
         self.returnq = FifoPipeline(0, p.return_queue or 1024)
-        self.sched = FrfcfsScheduler(p.nbk) if p.scheduler == 1 else None
+        wq = ((p.write_queue_size, p.write_high_watermark, p.write_low_watermark)
+              if p.separate_write_queue else None)
+        self.sched = FrfcfsScheduler(p.nbk, wq) if p.scheduler == 1 else None
         self.on_write_done = on_write_done
+        self.grp_of = [self._bankgrp(j) for j in range(p.nbk)]
+        self.grp_masks = [sum(1 << j for j in range(p.nbk) if self.grp_of[j] == g) for g in range(p.nbkgrp)]
+        self.pend_mask = self.rd_open = self.wr_open = 0
+        self.full_mask = (1 << p.nbk) - 1
+        # banks whose own constraint counters may be non-zero (set when a command sets one,
+        # cleared when all have counted down): DEC2ZERO and quiet() look only at these
+        self.timer_mask = 0
+        self._grp_count: dict[int, int] = {}
         # counters (dram_t::print)
         self.n_cmd = self.n_nop = self.n_act = self.n_pre = self.n_req = 0
         self.n_rd = self.n_rd_L2_A = self.n_wr = self.n_wr_WB = 0
@@ -205,13 +345,36 @@ class Dram:
         self.reads_per_bank = [0] * p.nbk
         self.writes_per_bank = [0] * p.nbk
         self.n_in_flight = 0
+        # bank-level parallelism (before the commands of a cycle)
+        self.banks_1time = self.banks_access_total = 0
+        self.banks_time_rw = self.banks_access_rw_total = self.bkgrp_parallsim_rw = 0
+        self.w2r_ratio_sum = 0.0
+        self.banks_time_ready = self.banks_access_ready_total = 0
+        # where the data bus went (after the commands of a cycle): util + wasted_col + wasted_row + idle = n_cmd
+        self.util_bw = self.wasted_bw_col = self.wasted_bw_row = self.idle_bw = 0
+        self.RCDc_limit = self.RCDWRc_limit = self.WTRc_limit = self.RTWc_limit = self.CCDLc_limit = 0
+        self.CCDc_limit = self.rwq_limit = 0
+        self.CCDLc_limit_alone = self.WTRc_limit_alone = self.RTWc_limit_alone = 0
+        # dual bus interface use
+        self.issued_total = self.issued_two = self.issued_total_row = self.issued_total_col = 0
+        # scheduler queue occupancy (``mrqq: max= avg=``, ``queue_avg``)
+        self.max_mrqs = self.ave_mrqs = 0
+        # FR-FCFS queueing latency, push to bank (core cycles; ``maxmrqlatency``,
+        # ``avg_mrq_latency``, ``mrq_lat_table`` with log2 bins)
+        self.mrq_lat_sum = self.mrq_lat_num = self.mrq_lat_max = 0
+        self.mrq_lat_table = [0] * 32
 
     # ------------------------------------------------------------------ interface
     def full(self, is_write: bool) -> bool:
+        """``dram_t::full``: the FR-FCFS queue (or, for a write with the separate write queue,
+        the write queue) holds its configured number of requests; size 0 = unlimited."""
         if self.sched is not None:
-            if self.p.sched_queue == 0:
+            p = self.p
+            if p.sched_queue == 0:
                 return False
-            return self.sched.num_pending >= self.p.sched_queue
+            if is_write and self.sched.separate:
+                return self.sched.num_write_pending >= p.write_queue_size
+            return self.sched.num_pending >= p.sched_queue
         return self.mrqq.full()
 
     def push(self, fetch: MemFetch, now: int) -> None:
@@ -223,11 +386,14 @@ class Dram:
         self.mrqq.push(req)
         self.n_req += 1
         self.n_in_flight += 1
-        atoms = max(1, fetch.size // self.p.atom_bytes)
+        # memlatstat_dram_access: ceil(size / atom) with an integer division, by the bank
+        # field of the decoded address (before bank-index hashing)
+        atoms = fetch.size // self.p.atom_bytes
+        tlx_bank = fetch.bank % self.p.nbk
         if fetch.is_write:
-            self.writes_per_bank[bank] += atoms
+            self.writes_per_bank[tlx_bank] += atoms
         else:
-            self.reads_per_bank[bank] += atoms
+            self.reads_per_bank[tlx_bank] += atoms
 
     def return_top(self) -> MemFetch | None:
         return self.returnq.top()
@@ -236,7 +402,25 @@ class Dram:
         return self.returnq.pop()
 
     def busy(self) -> bool:
-        return self.n_in_flight > 0 or not self.returnq.empty()
+        """A request is inside the channel (queued, at a bank, in the data pipeline or the
+        return queue), other than writes :meth:`quiet` counts as parked.  Constraint timers
+        may still be counting down when it is False (see :meth:`drain`)."""
+        if self.returnq.n_items:
+            return True
+        n = self.n_in_flight
+        if not n:
+            return False
+        s = self.sched
+        return s is None or n != s.num_write_pending or not s.parked()
+
+    def drain(self, n: int, now: int = 0) -> None:
+        """Account ``n`` cycles of a channel that is not :meth:`busy`: cycle it while its
+        timers run down (at most ``tRC``-ish cycles), then the rest as :meth:`idle_cycles`."""
+        while n and not self.quiet():
+            self.cycle(now)
+            n -= 1
+        if n:
+            self.idle_cycles(n)
 
     # ------------------------------------------------------------------ cycle
     def _bankgrp(self, j: int) -> int:
@@ -245,24 +429,49 @@ class Dram:
         return j & (self.p.nbkgrp - 1)
 
     def quiet(self) -> bool:
-        """Nothing queued, in flight or counting down: a cycle only bumps the idle counters."""
-        if self.n_in_flight or self.returnq.n_items or self.RRDc or self.CCDc or self.RTWc or self.WTRc:
+        """Nothing queued, in flight or counting down: a cycle only bumps the idle counters.
+        Writes parked in the separate write queue (read mode, below the high watermark, no
+        read waiting) count as quiet: each cycle's scheduler pass returns nothing for them."""
+        if self.returnq.n_items or self.RRDc or self.CCDc or self.RTWc or self.WTRc:
             return False
-        for bk in self.banks:
-            if bk.RCDc or bk.RASc or bk.RCc or bk.RPc or bk.RCDWRc or bk.WTPc or bk.RTPc:
+        if self.n_in_flight:
+            s = self.sched
+            if s is None or self.n_in_flight != s.num_write_pending or not s.parked():
                 return False
+        if self.timer_mask:
+            return False
         return not (any(self.grp_CCDLc) or any(self.grp_RTPLc))
 
     def idle_cycles(self, n: int) -> None:
         """Account ``n`` cycles of a :meth:`quiet` channel exactly as :meth:`cycle` would."""
         self.n_cmd += n
         self.n_nop += n
-        for bk in self.banks:
-            bk.n_idle += n
+        self.idle_bw += n
+        if not self.p.dual_bus:
+            for bk in self.banks:
+                bk.n_idle += n
         q = self.rwq.q
         drop = min(n, max(0, len(q) - self.rwq.min_len))
         for _ in range(drop):
             q.popleft()
+
+    def _track(self, j: int) -> None:
+        """Update bank ``j``'s bits in the statistics masks after its request or row changed."""
+        bit = 1 << j
+        keep = ~bit
+        bk = self.banks[j]
+        req = bk.mrq
+        self.rd_open &= keep
+        self.wr_open &= keep
+        if req is None:
+            self.pend_mask &= keep
+            return
+        self.pend_mask |= bit
+        if bk.state == BANK_ACTIVE and bk.curr_row == req.row:
+            if req.is_write:
+                self.wr_open |= bit
+            else:
+                self.rd_open |= bit
 
     def cycle(self, now: int = 0) -> None:
         p = self.p
@@ -279,41 +488,63 @@ class Dram:
                         self.returnq.push(mf)
                     elif self.on_write_done is not None:
                         self.on_write_done(mf)
-        if self.sched is not None:
+        sched = self.sched
+        if sched is not None:
             while not self.mrqq.empty():
-                self.sched.add(self.mrqq.pop())
-            for i in range(p.nbk):
-                b = (i + self.prio) % p.nbk
-                bank = self.banks[b]
-                if bank.mrq is None:
-                    req = self.sched.schedule(b, bank.curr_row)
-                    if req is not None:
-                        self.prio = (self.prio + 1) % p.nbk
-                        bank.mrq = req
-                        break
-        elif not self.mrqq.empty():
-            head = self.mrqq.top()
-            if self.banks[head.bank].mrq is None:
-                self.banks[head.bank].mrq = self.mrqq.pop()
+                sched.add(self.mrqq.pop())
+            if not sched.separate:
+                # the first bank from ``prio`` with no request and a non-empty queue: the
+                # banks before it would each return nothing from schedule()
+                cand = sched.nonempty & ~self.pend_mask
+                if cand:
+                    b = _first_bit_from(cand, self.prio)
+                    req = sched.schedule(b, self.banks[b].curr_row)
+                    assert req is not None
+                    self._grant(b, req, now)
+            else:
+                # the write-mode check runs once per schedule() call: keep every call
+                for i in range(p.nbk):
+                    b = (i + self.prio) % p.nbk
+                    bank = self.banks[b]
+                    if bank.mrq is None:
+                        req = sched.schedule(b, bank.curr_row)
+                        if req is not None:
+                            self._grant(b, req, now)
+                            break
+            nreqs = sched.num_pending
+        else:
+            if not self.mrqq.empty():
+                head = self.mrqq.top()
+                if self.banks[head.bank].mrq is None:
+                    self.banks[head.bank].mrq = self.mrqq.pop()
+                    self.banks[head.bank].busy_from = self.n_cmd
+                    self._track(head.bank)
+            nreqs = len(self.mrqq)
+        if nreqs > self.max_mrqs:
+            self.max_mrqs = nreqs
+        self.ave_mrqs += nreqs
+
+        pend = self.pend_mask
+        if pend:
+            self._count_parallelism(pend)
 
         k = p.nbk
         col = row = False
         banks = self.banks
         if p.dual_bus:
-            for i in range(p.nbk):
-                if self._issue_col((i + self.prio) % p.nbk):
-                    col = True
-                    break
-            for i in range(p.nbk):
-                if self._issue_row((i + self.prio) % p.nbk):
-                    row = True
-                    break
-            for i in range(p.nbk):
-                bk = banks[(i + self.prio) % p.nbk]
-                if bk.mrq is None:
-                    if self._bank_quiet(bk):
+            # a column command needs a bank whose request is to its open row, a row command a
+            # bank with a request to another row or a closed bank: scan only those, from prio
+            open_ = self.rd_open | self.wr_open
+            if open_:
+                col = self._scan(self._issue_col, open_)
+            closed = self.pend_mask & ~(self.rd_open | self.wr_open)
+            if closed:
+                row = self._scan(self._issue_row, closed)
+            # k > 0 (an active cycle) unless every bank is without a request and quiet
+            if not (self.pend_mask or self.CCDc or self.RRDc or self.RTWc or self.WTRc):
+                for bk in banks:
+                    if not (bk.RCDc or bk.RASc or bk.RCc or bk.RPc or bk.RCDWRc):
                         k -= 1
-                    bk.n_idle += 1
         else:
             for i in range(p.nbk):
                 j = (i + self.prio) % p.nbk
@@ -326,11 +557,28 @@ class Dram:
                     if self._bank_quiet(bk):
                         k -= 1
                     bk.n_idle += 1
-        if not (col or row):
+        if col or row:
+            self.issued_total += 1
+            if col:
+                self.issued_total_col += 1
+                if row:
+                    self.issued_two += 1
+            if row:
+                self.issued_total_row += 1
+        else:
             self.n_nop += 1
         if k:
             self.n_activity += 1
         self.n_cmd += 1
+        # where the data bus went this cycle
+        if col or self.CCDc:
+            self.util_bw += 1
+        elif self.rd_open or self.wr_open:
+            self._count_wasted_col()
+        elif self.pend_mask:
+            self.wasted_bw_row += 1
+        else:
+            self.idle_bw += 1
         # DEC2ZERO
         if self.RRDc:
             self.RRDc -= 1
@@ -340,7 +588,11 @@ class Dram:
             self.RTWc -= 1
         if self.WTRc:
             self.WTRc -= 1
-        for bk in banks:
+        m = self.timer_mask         # only banks with a counter that may be running
+        while m:
+            low = m & -m
+            m ^= low
+            bk = banks[low.bit_length() - 1]
             if bk.RCDc:
                 bk.RCDc -= 1
             if bk.RASc:
@@ -355,11 +607,126 @@ class Dram:
                 bk.WTPc -= 1
             if bk.RTPc:
                 bk.RTPc -= 1
+            if not (bk.RCDc or bk.RASc or bk.RCc or bk.RPc or bk.RCDWRc or bk.WTPc or bk.RTPc):
+                self.timer_mask ^= low
         for g in range(p.nbkgrp):
             if self.grp_CCDLc[g]:
                 self.grp_CCDLc[g] -= 1
             if self.grp_RTPLc[g]:
                 self.grp_RTPLc[g] -= 1
+
+    def _grant(self, b: int, req: DramReq, now: int) -> None:
+        """The scheduler hands ``req`` to idle bank ``b`` (``scheduler_frfcfs``)."""
+        self.prio = (self.prio + 1) % self.p.nbk
+        bank = self.banks[b]
+        bank.mrq = req
+        bank.busy_from = self.n_cmd
+        self._track(b)
+        lat = now - req.timestamp
+        self.mrq_lat_sum += lat
+        self.mrq_lat_num += 1
+        if lat > self.mrq_lat_max:
+            self.mrq_lat_max = lat
+        self.mrq_lat_table[logb2(lat)] += 1
+        req.timestamp = now
+
+    def _scan(self, issue: Any, mask: int) -> bool:
+        """Try ``issue`` on the banks of ``mask`` in round-robin order from ``prio`` (the order
+        of GPGPU-Sim's ``(i + prio) % nbk`` loop); stop at the first that issues."""
+        prio = self.prio
+        hi = mask >> prio << prio
+        for part in (hi, mask ^ hi):
+            while part:
+                low = part & -part
+                part ^= low
+                if issue(low.bit_length() - 1):
+                    return True
+        return False
+
+    def bank_idle_cycles(self, j: int) -> int:
+        """``bk[j]->n_idle``: cycles that ended without a request at bank ``j``."""
+        bk = self.banks[j]
+        if not self.p.dual_bus:
+            return bk.n_idle
+        busy = bk.n_busy + (self.n_cmd - bk.busy_from if bk.mrq is not None else 0)
+        return self.n_cmd - busy
+
+    def _count_parallelism(self, pend: int) -> None:
+        """The bank-level-parallelism samples ``dram_t::cycle`` takes before issuing commands."""
+        self.banks_1time += pend.bit_count()
+        self.banks_access_total += 1
+        rd, wr = self.rd_open, self.wr_open
+        rw = rd | wr
+        if not rw:
+            return
+        n_rw = rw.bit_count()
+        self.banks_time_rw += n_rw
+        self.banks_access_rw_total += 1
+        self.w2r_ratio_sum += wr.bit_count() / n_rw
+        g = self._grp_count.get(rw)
+        if g is None:
+            g = self._grp_count[rw] = sum(1 for m in self.grp_masks if rw & m)
+        self.bkgrp_parallsim_rw += g
+        # banks whose column command every constraint would allow now
+        if self.CCDc or self.rwq.full():
+            return
+        ready = 0
+        banks, ccdl, grp_of = self.banks, self.grp_CCDLc, self.grp_of
+        m = rw
+        while m:
+            low = m & -m
+            m ^= low
+            j = low.bit_length() - 1
+            if ccdl[grp_of[j]]:
+                continue
+            bk = banks[j]
+            if low & rd:
+                if not bk.RCDc and not self.WTRc:
+                    ready += 1
+            elif not bk.RCDWRc and not self.RTWc:
+                ready += 1
+        if ready:
+            self.banks_time_ready += ready
+            self.banks_access_ready_total += 1
+
+    def _count_wasted_col(self) -> None:
+        """A cycle without a column command while a bank had a request to its open row: count
+        the constraints that held each such bank back (``BW Util Bottlenecks``)."""
+        self.wasted_bw_col += 1
+        rd = self.rd_open
+        m = rd | self.wr_open
+        banks, ccdl, grp_of = self.banks, self.grp_CCDLc, self.grp_of
+        full = self.rwq.full()
+        while m:
+            low = m & -m
+            m ^= low
+            j = low.bit_length() - 1
+            bk = banks[j]
+            c = ccdl[grp_of[j]]
+            if c:
+                self.CCDLc_limit += 1
+            if self.CCDc:
+                self.CCDc_limit += 1
+            if full:
+                self.rwq_limit += 1
+            if low & rd:
+                if bk.RCDc:
+                    self.RCDc_limit += 1
+                if self.WTRc:
+                    self.WTRc_limit += 1
+                    if not c:
+                        self.WTRc_limit_alone += 1
+                elif c:
+                    self.CCDLc_limit_alone += 1
+            else:
+                if bk.RCDWRc:
+                    self.RCDWRc_limit += 1
+                if self.RTWc:
+                    self.RTWc_limit += 1
+                    if not c:
+                        self.RTWc_limit_alone += 1
+                elif c:
+                    self.CCDLc_limit_alone += 1
 
     def _bank_quiet(self, bk: Bank) -> bool:
         return not (self.CCDc or self.RRDc or self.RTWc or self.WTRc or bk.RCDc or bk.RASc or bk.RCc
@@ -371,7 +738,7 @@ class Dram:
         if req is None:
             return False
         p = self.p
-        grp = self._bankgrp(j)
+        grp = self.grp_of[j]
         if (not self.CCDc and not self.grp_CCDLc[grp] and bk.curr_row == req.row and bk.state == BANK_ACTIVE
                 and not self.rwq.full()):
             if not req.is_write and not bk.RCDc and self.WTRc == 0:
@@ -385,6 +752,7 @@ class Dram:
                 self.RTWc = p.tRTW
                 bk.RTPc = p.burst_cycles
                 self.grp_RTPLc[grp] = p.tRTPL
+                self.timer_mask |= 1 << j
                 if req.fetch.access_type == "L2_WR_ALLOC_R":
                     self.n_rd_L2_A += 1
                 else:
@@ -393,6 +761,8 @@ class Dram:
                 bk.n_access += 1
                 if req.txbytes >= req.nbytes:
                     bk.mrq = None
+                    bk.n_busy += self.n_cmd - bk.busy_from
+                    self._track(j)
                 return True
             if req.is_write and not bk.RCDWRc and self.RTWc == 0:
                 if not self.rw_is_write:
@@ -404,6 +774,7 @@ class Dram:
                 self.grp_CCDLc[grp] = p.tCCDL
                 self.WTRc = p.tWTR
                 bk.WTPc = p.tWTP
+                self.timer_mask |= 1 << j
                 if req.fetch.access_type == "L2_WRBK_ACC":
                     self.n_wr_WB += 1
                 else:
@@ -412,6 +783,8 @@ class Dram:
                 bk.n_access += 1
                 if req.txbytes >= req.nbytes:
                     bk.mrq = None
+                    bk.n_busy += self.n_cmd - bk.busy_from
+                    self._track(j)
                 return True
         return False
 
@@ -429,28 +802,61 @@ class Dram:
             bk.RCDWRc = p.tRCDWR
             bk.RASc = p.tRAS
             bk.RCc = p.tRC
+            self.timer_mask |= 1 << j
             self.prio = (j + 1) % p.nbk
             self.n_act += 1
+            self._track(j)
             return True
-        grp = self._bankgrp(j)
+        grp = self.grp_of[j]
         if (bk.curr_row != req.row and bk.state == BANK_ACTIVE and not bk.RASc and not bk.WTPc and not bk.RTPc
                 and not self.grp_RTPLc[grp]):
             bk.state = BANK_IDLE
             bk.RPc = p.tRP
+            self.timer_mask |= 1 << j
             self.prio = (j + 1) % p.nbk
             self.n_pre += 1
             return True
         return False
 
     def channel_stats(self) -> dict[str, Any]:
-        """The counters ``report.sections.dram_partitions`` prints for this channel."""
+        """The counters ``report.sections.dram_partitions`` prints for this channel
+        (``dram_t::print``).  Ratios are divided in single precision as GPGPU-Sim does;
+        ``write_to_read_ratio_blp_rw_average`` in double; None where GPGPU-Sim divides 0 by 0.  ``dram_util_bins``/``dram_eff_bins``
+        are never filled by GPGPU-Sim 4.2 (only initialised and printed), so they are zeros
+        there and here."""
+        s = self.sched
+        acc = (s.access_num, s.hits_num, s.read_num, s.hits_read_num, s.write_num, s.hits_write_num) \
+            if s is not None else (0,) * 6
+        rw_total = self.banks_access_rw_total
         return {"n_cmd": self.n_cmd, "n_nop": self.n_nop, "n_act": self.n_act, "n_pre": self.n_pre,
+                "n_ref_event": 0,
                 "n_req": self.n_req, "n_rd": self.n_rd, "n_rd_L2_A": self.n_rd_L2_A, "n_write": self.n_wr,
                 "n_wr_bk": self.n_wr_WB, "bwutil": self.bwutil, "n_activity": self.n_activity,
-                "bk_access": [b.n_access for b in self.banks], "bk_idle": [b.n_idle for b in self.banks]}
+                "bk_access": [b.n_access for b in self.banks], "bk_idle": [self.bank_idle_cycles(j) for j in range(self.p.nbk)],
+                "row_buffer_locality": _f32_div(acc[1], acc[0]),
+                "row_buffer_locality_read": _f32_div(acc[3], acc[2]),
+                "row_buffer_locality_write": _f32_div(acc[5], acc[4]),
+                "blp": _f32_div(self.banks_1time, self.banks_access_total),
+                "blp_col": _f32_div(self.banks_time_rw, rw_total),
+                "blp_ready": _f32_div(self.banks_time_ready, self.banks_access_ready_total),
+                "w2r_ratio_blp_rw_average": self.w2r_ratio_sum / rw_total if rw_total else None,
+                "grp_level_para": _f32_div(self.bkgrp_parallsim_rw, rw_total),
+                "util_bw": self.util_bw, "wasted_col": self.wasted_bw_col, "wasted_row": self.wasted_bw_row,
+                "idle_bw": self.idle_bw,
+                "RCDc_limit": self.RCDc_limit, "RCDWRc_limit": self.RCDWRc_limit, "WTRc_limit": self.WTRc_limit,
+                "RTWc_limit": self.RTWc_limit, "CCDLc_limit": self.CCDLc_limit, "rwq": self.rwq_limit,
+                "CCDLc_limit_alone": self.CCDLc_limit_alone, "WTRc_limit_alone": self.WTRc_limit_alone,
+                "RTWc_limit_alone": self.RTWc_limit_alone,
+                "issued_total_row": self.issued_total_row, "issued_total_col": self.issued_total_col,
+                "issued_two": self.issued_two, "issued_total": self.issued_total,
+                "queue_avg": _f32_div(self.ave_mrqs, self.n_cmd),
+                "util_bins": [0] * 10, "eff_bins": [0] * 10,
+                "mrqq_max": self.max_mrqs, "mrqq_avg": _f32_div(self.ave_mrqs, self.n_cmd)}
 
     def dump_state(self) -> str:
-        pend = self.sched.num_pending if self.sched is not None else len(self.mrqq)
+        s = self.sched
+        pend = s.num_pending + s.num_write_pending if s is not None else len(self.mrqq)
+        mode = " write_mode" if s is not None and s.write_mode else ""
         busy = [j for j, b in enumerate(self.banks) if b.mrq is not None]
-        return (f"DRAM[{self.id}]: pending={pend} banks_busy={busy} rwq={self.rwq.n_items} "
+        return (f"DRAM[{self.id}]: pending={pend}{mode} banks_busy={busy} rwq={self.rwq.n_items} "
                 f"returnq={self.returnq.n_items}")

@@ -379,7 +379,11 @@ class MemoryPartition:
         return any(s.busy() for s in self.subs)
 
     def idle(self) -> bool:
-        return not self.latency_q and not self.dram.busy() and all(s.idle() for s in self.subs)
+        """Nothing in the latency queue, the sub-partitions or the DRAM channel that a cycle
+        would move (a sleeping channel is quiet by construction)."""
+        if self.latency_q or not all(s.idle() for s in self.subs):
+            return False
+        return self.asleep or not self.dram.busy()
 
     def dump_state(self) -> str:
         out = [f"Memory Partition {self.id}:"] + [s.dump_state() for s in self.subs]
