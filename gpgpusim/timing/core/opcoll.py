@@ -43,7 +43,8 @@ class CollectorUnit:
 class OperandCollector:
     __slots__ = ("n_in", "n_ready", "n_queued", "cus", "n_banks", "banks_per_sched", "sub_core", "use_wid", "queues", "in_regs",
                  "out_of", "last_cu", "write_banks", "n_busy", "stats_bank_conflicts", "n_sched",
-                 "cus_per_sched", "n_dispatch", "cu_groups", "bank_memo", "nonempty")
+                 "cus_per_sched", "n_dispatch", "cu_groups", "bank_memo", "nonempty",
+                 "ready", "dispatch_blocked", "alloc_blocked")
 
     def __init__(self, n_cu: int, n_banks: int, n_sched: int, sub_core: bool, use_wid: bool,
                  in_regs: list[RegisterSet], out_of: dict[int, RegisterSet], n_dispatch: int) -> None:
@@ -73,6 +74,13 @@ class OperandCollector:
                           for s in range(max(1, n_sched))]
         self.bank_memo: dict[tuple[tuple[int, ...], int, int], tuple[int, ...]] = {}
         self.nonempty = 0                # bit b: bank b's read queue is not empty
+        self.ready: list[CollectorUnit] = []   # CUs with every operand read, by index
+        #: the last dispatch found no room for any ready CU (until an OC_EX slot is freed or
+        #: a CU becomes ready: :meth:`ex_freed`, :meth:`_now_ready`)
+        self.dispatch_blocked = False
+        #: the last allocation found no free CU for any waiting instruction (until a CU is
+        #: freed or an instruction arrives: :meth:`arrived`)
+        self.alloc_blocked = False
 
     def banks_of(self, regs: tuple[int, ...], wid: int, sched: int) -> tuple[int, ...]:
         """:meth:`bank_of` of each of ``regs`` (memoised: instructions repeat)."""
@@ -110,16 +118,34 @@ class OperandCollector:
         inst.wb_left = ()
         return True
 
+    def arrived(self) -> None:
+        """An instruction entered an ID_OC register."""
+        self.n_in += 1
+        self.alloc_blocked = False
+
+    def ex_freed(self) -> None:
+        """An OC_EX slot was freed (its unit took the instruction)."""
+        self.dispatch_blocked = False
+
+    def _now_ready(self, cu: CollectorUnit) -> None:
+        self.n_ready += 1
+        r = self.ready
+        i = len(r)
+        while i and r[i - 1].index > cu.index:
+            i -= 1
+        r.insert(i, cu)
+        self.dispatch_blocked = False
+
     def busy(self) -> bool:
         return self.n_busy > 0 or self.n_in > 0
 
     def step(self, first: bool) -> None:
         if self.n_busy:
-            if self.n_ready:
+            if self.n_ready and not self.dispatch_blocked:
                 self._dispatch_ready()
             if self.n_queued:
                 self._allocate_reads(first)
-        if self.n_in:
+        if self.n_in and not self.alloc_blocked:
             self._allocate_cus()
 
     def end_cycle(self) -> None:
@@ -135,7 +161,7 @@ class OperandCollector:
         n = len(cus)
         sub = self.sub_core
         per = self.cus_per_sched
-        ready = [cu for cu in cus if not cu.free and not cu.need]
+        ready = self.ready
         for _ in range(self.n_dispatch):
             if not ready:
                 return
@@ -165,8 +191,10 @@ class OperandCollector:
                 self.n_ready -= 1
                 self.last_cu = cu.index
                 ready.remove(cu)
+                self.alloc_blocked = False       # a CU is free again
                 break
             else:
+                self.dispatch_blocked = True
                 return
 
     def _allocate_reads(self, first: bool) -> None:
@@ -191,7 +219,7 @@ class OperandCollector:
                     cu = cus[c]
                     cu.need -= 1
                     if not cu.need:
-                        self.n_ready += 1
+                        self._now_ready(cu)
                     break
 
     def _allocate_cus(self) -> None:
@@ -231,9 +259,11 @@ class OperandCollector:
                             self.nonempty = ne
                             self.n_queued += len(srcs)
                         else:
-                            self.n_ready += 1
+                            self._now_ready(cu)
                         self.n_busy += 1
                         break
+        if self.n_in:
+            self.alloc_blocked = True
 
     def dump(self) -> str:
         busy = [f"cu{c.index}:w{c.inst.slot}@{c.inst.pc} need={c.need}" for c in self.cus

@@ -491,6 +491,7 @@ class ShaderCore:
                     for k in [k for k in rb if k < now]:
                         del rb[k]
                 reg.take(i)
+                self.opcoll.dispatch_blocked = False
                 if u not in bu:
                     insort(bu, u, key=_unit_order)
                 u.issue(inst)
@@ -498,6 +499,7 @@ class ShaderCore:
         if reg.count and self.ldst.dispatch is None:
             i = reg.get_ready(False)
             inst = reg.take(i)
+            self.opcoll.dispatch_blocked = False
             self.ldst.issue(inst, now)
 
     # -- issue ----------------------------------------------------------------------------
@@ -719,7 +721,9 @@ class ShaderCore:
             idx = slots.index(None)
         slots[idx] = inst
         reg.count += 1
-        self.opcoll.n_in += 1
+        oc = self.opcoll
+        oc.n_in += 1
+        oc.alloc_blocked = False
         ib = w.ibuf
         del ib[0]
         self.fetch_dirty = True
