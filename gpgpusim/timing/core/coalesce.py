@@ -190,3 +190,26 @@ def shared_conflict_degree(lanes: np.ndarray, addrs: np.ndarray, n_banks: int, w
             counts[b] = counts.get(b, 0) + 1
         total += max(counts.values())
     return total
+
+
+def texture_lines(mem: list, line_bytes: int) -> list[int]:
+    """The texture-cache accesses of one ``tex``/``tld4`` warp instruction
+    (``generate_mem_accesses`` for ``tex_space``; C110): one access per distinct
+    ``line_bytes`` block (the L1T line) touched, in ascending address order -- the order
+    GPGPU-Sim fills its access queue, which is served from the back.
+
+    GPGPU-Sim keeps one address per thread for a texture fetch; the functional engine reports
+    every texel the sampler reads (4 for bilinear 2-D filtering, one record per corner), so
+    each lane contributes its *first* texel.  (GPGPU-Sim's 2-D textures use its own 64-byte
+    tiled layout of the CUDA array; ours are the row-major device addresses of the texels.)"""
+    seen = 0
+    blocks: set[int] = set()
+    mask = ~(line_bytes - 1)
+    for acc in mem:
+        if acc.space != "tex":
+            continue
+        for lane, a in zip(acc.lanes.tolist(), acc.addrs.tolist(), strict=True):
+            if not (seen >> lane) & 1:
+                seen |= 1 << lane
+                blocks.add(int(a) & mask)
+    return sorted(blocks)

@@ -1,25 +1,43 @@
-"""The load/store unit (GPGPU-Sim ``ldst_unit``; checklist C103-C107).
+"""The load/store unit (GPGPU-Sim ``ldst_unit``; checklist C103-C107, C110).
 
 ``cycle()`` follows ``ldst_unit::cycle``: writeback of one finished access (round robin over
-the shared-memory pipeline, the L1-bypass return and the L1D's ready accesses), the
-shared-memory pipeline shift, one reply from the response FIFO (write acks release stores;
-read replies fill the L1D or, for accesses that bypass it, wait as the ``next_global`` return),
-the L1D's latency queues (``-gpgpu_l1_latency`` deep, one per ``-gpgpu_l1_banks`` bank: an
-access reaches the tag array ``l1_latency`` cycles after it entered), then the instruction in
-the dispatch register:
+GPGPU-Sim's five clients: the shared-memory pipeline, the texture cache's results, the
+constant cache's (none here: see below), the L1-bypass return and the L1D's ready accesses),
+the shared-memory pipeline shift, one reply from the response FIFO (texture replies fill the
+L1T; write acks release stores; read replies fill the L1D or, for accesses that bypass it,
+wait as the ``next_global`` return), the L1T's cycle (one request to the interconnect, one
+fragment to its result FIFO), the L1D's latency queues (``-gpgpu_l1_latency`` deep, one per
+``-gpgpu_l1_banks`` bank: an access reaches the tag array ``l1_latency`` cycles after it
+entered), then the instruction in the dispatch register:
 
 * shared memory: it stays ``degree`` cycles (bank conflicts, ``coalesce.shared_conflict_degree``)
   and then a load enters the ``-gpgpu_smem_latency``-deep shared pipeline; a store is done;
 * constant and parameter space: the perfect constant cache (``-gpgpu_perfect_inst_const_cache``;
   with a finite L1C the accesses are also treated as hits: a documented difference) -- the
   instruction completes at once, as GPGPU-Sim's ``constant_cycle`` does in that mode;
+* texture (``tex``, ``tld4``): one access per 128-byte L1T line the warp's texels touch
+  (``coalesce.texture_lines``) goes to the texture cache per cycle (``texture_cycle``); a
+  refused access (L1T FIFOs full) is retried the next cycle.  Hits and misses alike come back
+  in order through the L1T's fragment FIFO (``cache.TexCache``); misses are
+  ``TEXTURE_ACC_R`` requests for the whole line, which skip the ROP delay at the partition;
 * global/local: its accesses (``coalesce.coalesce``) enter the L1D latency queues, up to one
   per bank per cycle, in access-queue order; a busy bank stalls the rest to the next cycle;
-  accesses that bypass the L1D (``ld.global.cg``, atomics, ``-gpgpu_gmem_skip_L1D``, no L1D)
-  go straight to the interconnect when it has room.
+  accesses that bypass the L1D go straight to the interconnect when it has room.  They bypass
+  it (``memory_cycle``'s ``bypassL1D``) when there is no L1D, for atomics and for the cache
+  operator ``.cg`` (CACHE_GLOBAL, loads and stores), and, with ``-gpgpu_gmem_skip_L1D 1``,
+  for every global access except ``.nc`` ones (CACHE_L1).  The other operators (``.ca .cs
+  .lu .cv .wb .wt``) are timed like the default: GPGPU-Sim 4.2 reads the cache operator
+  nowhere else.  A reply goes to the L1D when the L1D sent its request, else to
+  ``next_global``: GPGPU-Sim instead sends every global reply past the L1D under
+  ``-gpgpu_gmem_skip_L1D``, including those of ``.nc`` loads that missed in it, which leaves
+  their MSHR entry unfilled (a deadlock for the next access to the line); we fill it.
 
-A load's destination registers stay reserved until all of its accesses returned (per-register
-pending counts, ``m_pending_writes``); stores count as outstanding until acknowledged.
+A load's (and a texture fetch's) destination registers stay reserved until all of its
+accesses returned (per-register pending counts, ``m_pending_writes``); stores count as
+outstanding until acknowledged.
+
+The L1T is ``-gpgpu_tex_cache:l1``; ``gpgpu_n_mem_texture`` counts its requests as they enter
+the interconnect (``icnt_inject_request_packet``).
 """
 
 from __future__ import annotations
@@ -28,6 +46,8 @@ from typing import Any
 
 import numpy as np
 
+from ..cache import RESERVATION_FAIL, TexCache
+from ..mem_fetch import MemFetch
 from . import coalesce as C
 from .pipe import CompressingPipe
 from .units import WarpInst
@@ -64,13 +84,17 @@ class LdstUnit:
         self.pending: dict[tuple[int, int], int] = {}      # (warp slot, reg) -> accesses left
         self.part_acks: dict[int, int] = {}       # split write -> sector acknowledgements left
         self.l1d = core.cluster.gpu.make_l1d(core.sid)
+        tex = g("gpgpu_tex_cache:l1")
+        self.l1t: TexCache | None = None
+        if tex is not None and not isinstance(tex, str):
+            self.l1t = TexCache(f"L1T_{core.sid:03d}", tex)
         self.stall_cycles = 0
 
     # ------------------------------------------------------------------ interface
     def busy(self) -> bool:
         return (self.dispatch is not None or len(self.smem_pipe) > 0 or self.n_latq > 0 or bool(self.response)
                 or self.next_global is not None or self.next_wb is not None or bool(self.pending)
-                or (self.l1d is not None and self.l1d.busy()))
+                or (self.l1d is not None and self.l1d.busy()) or (self.l1t is not None and self.l1t.busy()))
 
     def idle(self) -> bool:
         """Nothing this unit would do in a cycle (outstanding loads/stores may still be out in
@@ -78,7 +102,8 @@ class LdstUnit:
         l1d = self.l1d
         return (self.dispatch is None and not len(self.smem_pipe) and not self.n_latq and not self.response
                 and self.next_global is None and self.next_wb is None
-                and (l1d is None or (not l1d.miss_queue and not l1d.access_ready())))
+                and (l1d is None or (not l1d.miss_queue and not l1d.access_ready()))
+                and (self.l1t is None or self.l1t.idle()))
 
     def response_full(self) -> bool:
         return len(self.response) >= self.response_size
@@ -125,6 +150,13 @@ class LdstUnit:
                     self.pending[key] = self.pending.get(key, 0) + n
         elif sp == "tex":
             st.add("gpgpu_n_tex_insn", active)
+            if self.l1t is not None and inst.executed and inst.mem:
+                for block in C.texture_lines(inst.mem, self.l1t.line_bytes):
+                    inst.accessq.append((block, "tex", False))
+            n = len(inst.accessq)
+            for r in inst.dst:
+                key = (inst.slot, r)
+                self.pending[key] = self.pending.get(key, 0) + n
         self.dispatch = inst
 
     def _generate(self, inst: WarpInst) -> None:
@@ -148,9 +180,11 @@ class LdstUnit:
     # ------------------------------------------------------------------ cycle
     def cycle(self, now: int) -> None:
         l1d = self.l1d
+        l1t = self.l1t
         if (self.dispatch is None and not self.response and not self.n_latq and self.next_wb is None
                 and self.next_global is None and not self.smem_pipe.q
-                and (l1d is None or (not l1d.miss_queue and not l1d.ready))):
+                and (l1d is None or (not l1d.miss_queue and not l1d.ready))
+                and (l1t is None or not (l1t.fragment or l1t.result))):
             # nothing to do: only the L1D's port counters move (baseline_cache::cycle)
             if l1d is not None:
                 l1d.idle_cycles(1)
@@ -160,7 +194,10 @@ class LdstUnit:
         self._writeback()
         if self.response:
             mf = self.response[0]
-            if mf.is_write and not mf.is_atomic:
+            if mf.access_type == "TEXTURE_ACC_R" and l1t is not None:
+                self.response.pop(0)      # the L1T's fill port is always free
+                l1t.fill(mf, now)
+            elif mf.is_write and not mf.is_atomic:
                 self.response.pop(0)
                 self._write_ack(mf)
             elif self.l1d is None or not self.l1d.waiting_for_fill(mf):
@@ -169,6 +206,13 @@ class LdstUnit:
             elif self.l1d.fill_port_free():
                 self.response.pop(0)
                 self.l1d.fill(mf, now)
+        if l1t is not None and (l1t.fragment or l1t.result):
+            mf = l1t.request_top()
+            if mf is not None and core.cluster.can_inject(mf):
+                l1t.pop_request()
+                self.stats.add("gpgpu_n_mem_texture")
+                core.cluster.inject(mf, now)
+            l1t.cycle()
         l1d = self.l1d
         if l1d is not None:
             mf = l1d.miss_queue_top()
@@ -194,6 +238,12 @@ class LdstUnit:
                 self.stats.add("gpgpu_n_stall_shd_mem")
                 self.stats.add(f"gpgpu_stall_shd_mem[gl_mem][{stall}]")
                 return
+        elif sp == "tex" and d.accessq:
+            self._texture_cycle(d, now)
+            if d.accessq:
+                # GPGPU-Sim counts it under T_MEM, which its report does not print by reason
+                self.stats.add("gpgpu_n_stall_shd_mem")
+                return
         # the instruction leaves the dispatch register
         if sp == "shared" and (d.is_load or d.is_atomic) and d.executed:
             if not self.smem_pipe.can_enter(now):
@@ -202,7 +252,7 @@ class LdstUnit:
             self.dispatch = None
             return
         self.dispatch = None
-        if (d.is_load or d.is_atomic) and sp in ("global", "local"):
+        if (d.is_load or d.is_atomic) and sp in ("global", "local", "tex"):
             left = 0
             for r in d.dst:
                 left += self.pending.get((d.slot, r), 0)
@@ -214,11 +264,34 @@ class LdstUnit:
             return
         core.complete(d, release=True)
 
+    def _texture_cycle(self, d: WarpInst, now: int) -> None:
+        """``texture_cycle``: offer the next access to the L1T (``process_memory_access_queue``;
+        its data port is always free)."""
+        core = self.core
+        gpu = core.cluster.gpu
+        l1t = self.l1t
+        assert l1t is not None
+        block = d.accessq[-1][0]
+        mf = MemFetch(block, l1t.line_bytes, False, "TEXTURE_ACC_R", core_id=core.sid,
+                      cluster_id=core.cluster.cid, warp_id=d.slot, token=d,
+                      timestamp=gpu.gpu_tot_sim_cycle + gpu.gpu_sim_cycle)
+        if l1t.access(mf, now) != RESERVATION_FAIL:
+            d.accessq.pop()
+
+    def _bypass_l1d(self, d: WarpInst, space: str) -> bool:
+        """``memory_cycle``'s ``bypassL1D`` for an access of ``space`` (see the module docstring)."""
+        if self.l1d is None or d.is_atomic:
+            return True
+        cop = d.warp.kernel.table.cache_op[d.pc]
+        if cop == "cg":
+            return True
+        return self.skip_l1d and space == "global" and cop != "nc"
+
     def _memory_cycle(self, d: WarpInst, now: int) -> str:
         """Send the instruction's accesses; returns the stall reason if some remain."""
         core = self.core
         q = d.accessq
-        bypass = self.l1d is None or d.is_atomic or (self.skip_l1d and q and q[-1][1] == "global")
+        bypass = self._bypass_l1d(d, q[-1][1])
         if bypass:
             acc, space, is_store = q[-1]
             mf = core.cluster.gpu.new_fetch(acc, d, space, is_store, core, bypass=True)
@@ -333,8 +406,8 @@ class LdstUnit:
                 core.complete(nw, release=False)
             else:
                 self._read_done(nw)
-        for c in range(3):
-            client = (c + self.wb_arb) % 3
+        for c in range(5):
+            client = (c + self.wb_arb) % 5
             if client == 0:
                 d = self.smem_pipe.head(self.now)
                 if d is not None:
@@ -343,6 +416,13 @@ class LdstUnit:
                         core.atomic_done(d.warp)
                     self.next_wb = d
             elif client == 1:
+                l1t = self.l1t
+                if l1t is not None and l1t.result:
+                    tok: WarpInst = l1t.next_access().token  # type: ignore[assignment]
+                    self.next_wb = tok
+            elif client == 2:
+                continue        # constant cache: perfect (its accesses complete in dispatch)
+            elif client == 3:
                 mf = self.next_global
                 if mf is not None:
                     self.next_global = None
@@ -356,13 +436,16 @@ class LdstUnit:
                     mf = l1d.next_access()
                     self.next_wb = mf.token
             if self.next_wb is not None:
-                self.wb_arb = (client + 1) % 3
+                self.wb_arb = (client + 1) % 5
                 return
 
     def dump(self) -> str:
         d = self.dispatch
-        return (f"ldst dispatch={'-' if d is None else f'w{d.slot}@{d.pc} q={len(d.accessq)}'} smem={len(self.smem_pipe)} "
-                f"latq={self.n_latq} resp={len(self.response)} pending={len(self.pending)}")
+        out = (f"ldst dispatch={'-' if d is None else f'w{d.slot}@{d.pc} q={len(d.accessq)}'} smem={len(self.smem_pipe)} "
+               f"latq={self.n_latq} resp={len(self.response)} pending={len(self.pending)}")
+        if self.l1t is not None and self.l1t.busy():
+            out += "\n" + self.l1t.dump_state()
+        return out
 
 
 def sector_parts(size: int, sector_mask: int) -> int:
