@@ -124,6 +124,7 @@ class PcTable:
     is_store: np.ndarray            # st
     is_atomic: np.ndarray           # atom, red
     is_param_load: np.ndarray       # ld.param (an LDST instruction in GPGPU-Sim)
+    param_offset: np.ndarray        # int64: a kernel's ld.param at a constant offset: that offset, else -1
     width_bytes: np.ndarray         # int32: bytes per lane (type size x vector length); 0 if no memory
     cache_op: list[str]             # explicit .ca/.nc/.cg/.cs/.lu/.cv/.wb/.wt, else GPGPU-Sim's default
     is_barrier: np.ndarray          # bar.sync / bar.red / bar.arrive / barrier.* (CTA barriers)
@@ -258,6 +259,21 @@ def _regs(fi: dec.FuncInfo, ops) -> list[int]:
     return out
 
 
+def _param_offset(prog: dec.Program, d: dec.DInst, inst: ir.Instruction) -> int:
+    """The byte offset a kernel's ``ld.param [name+off]`` reads in the parameter buffer (the
+    address GPGPU-Sim's constant cache sees: kernel parameters live at 0.. of param memory);
+    -1 for a ``.func`` parameter or an address in a register."""
+    if len(inst.operands) < 2 or not d.func.fn.is_entry:
+        return -1
+    a = inst.operands[1]
+    if not isinstance(a, ir.Addr) or not isinstance(a.base, ir.Sym):
+        return -1
+    ent = prog.kernel_params.get(a.base.name)
+    if ent is None:
+        return -1
+    return ent[0] + int(a.offset or 0)
+
+
 def _dedup(xs: list[int]) -> tuple[int, ...]:
     return tuple(dict.fromkeys(xs))
 
@@ -291,6 +307,7 @@ def build_table(prog: dec.Program, config: Any = None) -> PcTable:
         is_load=np.zeros(n, dtype=bool), is_store=np.zeros(n, dtype=bool),
         is_atomic=np.zeros(n, dtype=bool), is_param_load=np.zeros(n, dtype=bool),
         width_bytes=np.zeros(n, dtype=np.int32), cache_op=[""] * n,
+        param_offset=np.full(n, -1, dtype=np.int64),
         is_barrier=np.zeros(n, dtype=bool), bar_kind=[""] * n,
         bar_id=np.zeros(n, dtype=np.int32), bar_count=np.full(n, -1, dtype=np.int32),
         is_membar=np.zeros(n, dtype=bool), is_exit=np.zeros(n, dtype=bool),
@@ -368,6 +385,7 @@ def build_table(prog: dec.Program, config: Any = None) -> PcTable:
                 t.is_load[pc] = True
                 if op == "ld" and sp == "param":
                     t.is_param_load[pc] = True
+                    t.param_offset[pc] = _param_offset(prog, d, inst)
             explicit = next((m for m in mods if m in _CACHE_OPS), "")
             if explicit:
                 t.cache_op[pc] = explicit

@@ -143,3 +143,67 @@ def test_texture_miss_with_perfect_memory():
     cyc = [t for t, _w, _pc in r.issues()]
     assert cyc[6:] == [21, 30, 31, 38, 39]
     assert r.counters["L1T_total_cache_misses"] == 1 and r.counters["L2_total_cache_accesses"] == 0
+
+
+# ----------------------------------------------------------------------------- constant cache
+CONST = """.version 8.0
+.target sm_80
+.address_size 64
+.const .align 4 .b32 cv[64] = {3, 5, 7, 9};
+.visible .entry k(.param .u64 p0)
+{
+.reg .b32 %r<8>; .reg .b64 %rd<8>;
+ld.param.u64 %rd1, [p0];
+mov.u32 %r1, %tid.x;
+mul.wide.u32 %rd2, %r1, 4;
+mov.u64 %rd3, cv;
+add.s64 %rd4, %rd3, %rd2;
+ld.const.u32 %r2, [%rd4];
+ld.const.u32 %r3, [cv+4];
+add.s32 %r4, %r2, %r3;
+add.s64 %rd5, %rd1, %rd2;
+st.global.u32 [%rd5], %r4;
+ret;
+}
+"""
+
+
+def _const_run(overrides: list[str]):
+    from gpgpusim.ptx import parse_ptx
+    r = run_timing(parse_ptx(CONST, "t.ptx"), "k", (1, 1, 1), (32, 1, 1), [("o", np.zeros(32, np.uint32))],
+                   overrides=overrides, gpu="SM2_GTX480")
+    cv = np.zeros(64, np.uint32)
+    cv[:4] = (3, 5, 7, 9)
+    np.testing.assert_array_equal(r.out["o"], cv[:32] + 5)
+    return r
+
+
+def test_finite_constant_cache_on_gtx480():
+    """GTX480 (``-gpgpu_perfect_inst_const_cache 0``, L1C N:64:64:2,L:R:f:N:L,S:2:32,4): the
+    ld.param misses (offset 0 of the parameter buffer); the 32-lane ld.const reads two 64-byte
+    lines -- the first one misses, the second finds both MSHR entries taken (the param line
+    and the first) and is refused 224 times until the param line returns (each refusal a
+    port conflict and a c_mem resource stall), then misses; ``ld.const [cv+4]`` misses on the
+    line the first access is fetching and merges into its MSHR (allocate-on-fill: a MISS plus
+    an MSHR hit)."""
+    r = _const_run([])
+    c = r.counters
+    assert r.cycles == 694
+    assert [t for t, _w, _pc in r.issues()] == [3, 4, 10, 11, 20, 31, 33, 508, 510, 522, 524]
+    assert (c["L1C_total_cache_accesses"], c["L1C_total_cache_misses"], c["L1C_total_cache_pending_hits"],
+            c["L1C_total_cache_reservation_fails"]) == (4, 4, 0, 224)
+    assert c["core_cache_breakdown"]["CONST_ACC_R"] == {"MISS": 4, "RESERVATION_FAIL": 224, "MSHR_HIT": 1}
+    assert (c["gpgpu_n_mem_const"], c["gpgpu_n_cmem_portconflict"],
+            c["gpgpu_stall_shd_mem[c_mem][resource_stall]"]) == (3, 225, 224)
+    assert c["L2_total_cache_accesses"] == 4 + 3 * 2      # the store + three 64-byte lines
+
+
+def test_perfect_constant_cache_keeps_reads_at_once():
+    """``-gpgpu_perfect_inst_const_cache 1`` (all 4.x configs): no L1C, reads complete in the
+    LD/ST unit."""
+    r = _const_run(["-gpgpu_perfect_inst_const_cache 1"])
+    c = r.counters
+    assert r.cycles == 223
+    assert [t for t, _w, _pc in r.issues()] == [3, 4, 10, 11, 20, 31, 33, 37, 39, 51, 53]
+    assert c["L1C_total_cache_accesses"] == 0 and c["gpgpu_n_mem_const"] == 0
+    assert c["L2_total_cache_accesses"] == 4

@@ -160,3 +160,5 @@ def test_cache_operator_per_pc():
     ops = [(prog.opcode_of[pc], t.cache_op[pc]) for pc in range(t.n) if t.counted[pc]]
     assert ops == [("ld", "ca"), ("ld", "nc"), ("ld", "cg"), ("ld", "cs"), ("ld", "lu"), ("ld", "cv"),
                    ("ld", "ca"), ("st", "wt"), ("st", "cg"), ("st", "wb"), ("red", "cg"), ("ret", "")]
+    # the kernel's ld.param reads offset 0 of the parameter buffer (its L1C address)
+    assert [int(x) for x in t.param_offset[:3]] == [0, -1, -1]

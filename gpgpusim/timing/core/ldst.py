@@ -2,19 +2,26 @@
 
 ``cycle()`` follows ``ldst_unit::cycle``: writeback of one finished access (round robin over
 GPGPU-Sim's five clients: the shared-memory pipeline, the texture cache's results, the
-constant cache's (none here: see below), the L1-bypass return and the L1D's ready accesses),
+constant cache's, the L1-bypass return and the L1D's ready accesses),
 the shared-memory pipeline shift, one reply from the response FIFO (texture replies fill the
-L1T; write acks release stores; read replies fill the L1D or, for accesses that bypass it,
-wait as the ``next_global`` return), the L1T's cycle (one request to the interconnect, one
-fragment to its result FIFO), the L1D's latency queues (``-gpgpu_l1_latency`` deep, one per
+L1T, constant replies the L1C; write acks release stores; read replies fill the L1D or, for
+accesses that bypass it, wait as the ``next_global`` return), the L1T's cycle (one request to
+the interconnect, one fragment to its result FIFO), the L1C's (one miss to the interconnect),
+the L1D's latency queues (``-gpgpu_l1_latency`` deep, one per
 ``-gpgpu_l1_banks`` bank: an access reaches the tag array ``l1_latency`` cycles after it
 entered), then the instruction in the dispatch register:
 
 * shared memory: it stays ``degree`` cycles (bank conflicts, ``coalesce.shared_conflict_degree``)
   and then a load enters the ``-gpgpu_smem_latency``-deep shared pipeline; a store is done;
-* constant and parameter space: the perfect constant cache (``-gpgpu_perfect_inst_const_cache``;
-  with a finite L1C the accesses are also treated as hits: a documented difference) -- the
-  instruction completes at once, as GPGPU-Sim's ``constant_cycle`` does in that mode;
+* constant and kernel-parameter space (``constant_cycle``; C109): with
+  ``-gpgpu_perfect_inst_const_cache 1`` (every shipped 4.x config) the instruction completes
+  at once; otherwise its accesses -- one per ``-gpgpu_const_cache:l1`` line the warp reads
+  (``ld.param`` of a kernel: one, at the parameter's offset in the parameter buffer, which is
+  the address GPGPU-Sim uses) -- go to the read-only L1C one per cycle; hits complete there,
+  misses (``CONST_ACC_R`` requests for the line) come back through the L1C's MSHRs and the
+  writeback; a refused access (RESERVATION_FAIL) or a remaining one counts a constant-port
+  conflict (``gpgpu_n_cmem_portconflict``).  A ``.func``'s ``ld.param`` (a frame variable in
+  GPGPU-Sim's local memory) is treated as a perfect-cache read either way;
 * texture (``tex``, ``tld4``): one access per 128-byte L1T line the warp's texels touch
   (``coalesce.texture_lines``) goes to the texture cache per cycle (``texture_cycle``); a
   refused access (L1T FIFOs full) is retried the next cycle.  Hits and misses alike come back
@@ -46,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from ..cache import RESERVATION_FAIL, TexCache
+from ..cache import HIT, RESERVATION_FAIL, Cache, TexCache
 from ..mem_fetch import MemFetch
 from . import coalesce as C
 from .pipe import CompressingPipe
@@ -88,13 +95,18 @@ class LdstUnit:
         self.l1t: TexCache | None = None
         if tex is not None and not isinstance(tex, str):
             self.l1t = TexCache(f"L1T_{core.sid:03d}", tex)
+        const = g("gpgpu_const_cache:l1")
+        self.l1c: Cache | None = None
+        if not g("gpgpu_perfect_inst_const_cache") and const is not None and not isinstance(const, str):
+            self.l1c = Cache(f"L1C_{core.sid:03d}", const, "L1C", level=1)
         self.stall_cycles = 0
 
     # ------------------------------------------------------------------ interface
     def busy(self) -> bool:
         return (self.dispatch is not None or len(self.smem_pipe) > 0 or self.n_latq > 0 or bool(self.response)
                 or self.next_global is not None or self.next_wb is not None or bool(self.pending)
-                or (self.l1d is not None and self.l1d.busy()) or (self.l1t is not None and self.l1t.busy()))
+                or (self.l1d is not None and self.l1d.busy()) or (self.l1t is not None and self.l1t.busy())
+                or (self.l1c is not None and self.l1c.busy()))
 
     def idle(self) -> bool:
         """Nothing this unit would do in a cycle (outstanding loads/stores may still be out in
@@ -103,7 +115,15 @@ class LdstUnit:
         return (self.dispatch is None and not len(self.smem_pipe) and not self.n_latq and not self.response
                 and self.next_global is None and self.next_wb is None
                 and (l1d is None or (not l1d.miss_queue and not l1d.access_ready()))
-                and (self.l1t is None or self.l1t.idle()))
+                and (self.l1t is None or self.l1t.idle())
+                and (self.l1c is None or not self._l1c_active()))
+
+    def _l1c_active(self) -> bool:
+        """The L1C has something to do in a cycle: a miss to send, data to hand out, or a port
+        to replenish (its port state must advance every cycle: it never sleeps)."""
+        c = self.l1c
+        assert c is not None
+        return bool(c.miss_queue or c.ready or c.fill_port_occupied or c.data_port_occupied)
 
     def response_full(self) -> bool:
         return len(self.response) >= self.response_size
@@ -135,6 +155,12 @@ class LdstUnit:
             inst.cycles = max(deg, 1 if active else 0)
         elif sp in ("const", "param"):
             st.add("gpgpu_n_const_mem_insn" if sp == "const" else "gpgpu_n_param_mem_insn", active)
+            if self.l1c is not None and inst.executed:
+                self._generate_const(inst, sp)
+                n = len(inst.accessq)
+                for r in inst.dst:
+                    key = (inst.slot, r)
+                    self.pending[key] = self.pending.get(key, 0) + n
         elif sp in ("global", "local"):
             if inst.is_store:
                 st.add("gpgpu_n_store_insn", active)
@@ -159,6 +185,23 @@ class LdstUnit:
                 self.pending[key] = self.pending.get(key, 0) + n
         self.dispatch = inst
 
+    def _generate_const(self, inst: WarpInst, sp: str) -> None:
+        """``generate_mem_accesses`` for const / kernel-param space: one access per L1C line
+        (ascending; served from the back)."""
+        assert self.l1c is not None
+        mask = ~(self.l1c.line_bytes - 1)
+        if sp == "param":
+            off = inst.warp.kernel.table.param_offset[inst.pc]
+            if off < 0:
+                return          # a .func parameter: see the module docstring
+            blocks = {off & mask}
+        else:
+            blocks = set()
+            for acc in inst.mem or ():
+                if acc.space == "const":
+                    blocks.update(int(a) & mask for a in acc.addrs.tolist())
+        inst.accessq.extend((b, "const", False) for b in sorted(blocks))
+
     def _generate(self, inst: WarpInst) -> None:
         core = self.core
         q = inst.accessq
@@ -181,10 +224,12 @@ class LdstUnit:
     def cycle(self, now: int) -> None:
         l1d = self.l1d
         l1t = self.l1t
+        l1c = self.l1c
         if (self.dispatch is None and not self.response and not self.n_latq and self.next_wb is None
                 and self.next_global is None and not self.smem_pipe.q
                 and (l1d is None or (not l1d.miss_queue and not l1d.ready))
-                and (l1t is None or not (l1t.fragment or l1t.result))):
+                and (l1t is None or not (l1t.fragment or l1t.result))
+                and (l1c is None or not self._l1c_active())):
             # nothing to do: only the L1D's port counters move (baseline_cache::cycle)
             if l1d is not None:
                 l1d.idle_cycles(1)
@@ -197,6 +242,10 @@ class LdstUnit:
             if mf.access_type == "TEXTURE_ACC_R" and l1t is not None:
                 self.response.pop(0)      # the L1T's fill port is always free
                 l1t.fill(mf, now)
+            elif mf.access_type == "CONST_ACC_R" and l1c is not None:
+                if l1c.fill_port_free():
+                    self.response.pop(0)
+                    l1c.fill(mf, now)
             elif mf.is_write and not mf.is_atomic:
                 self.response.pop(0)
                 self._write_ack(mf)
@@ -213,6 +262,13 @@ class LdstUnit:
                 self.stats.add("gpgpu_n_mem_texture")
                 core.cluster.inject(mf, now)
             l1t.cycle()
+        if l1c is not None:
+            mf = l1c.miss_queue_top()
+            if mf is not None and core.cluster.can_inject(mf):
+                l1c.pop_miss()
+                self.stats.add("gpgpu_n_mem_const")
+                core.cluster.inject(mf, now)
+            l1c.cycle()
         l1d = self.l1d
         if l1d is not None:
             mf = l1d.miss_queue_top()
@@ -238,6 +294,11 @@ class LdstUnit:
                 self.stats.add("gpgpu_n_stall_shd_mem")
                 self.stats.add(f"gpgpu_stall_shd_mem[gl_mem][{stall}]")
                 return
+        elif sp in ("const", "param") and d.accessq:
+            self._constant_cycle(d, now)
+            if d.accessq:
+                self.stats.add("gpgpu_n_stall_shd_mem")
+                return
         elif sp == "tex" and d.accessq:
             self._texture_cycle(d, now)
             if d.accessq:
@@ -252,7 +313,8 @@ class LdstUnit:
             self.dispatch = None
             return
         self.dispatch = None
-        if (d.is_load or d.is_atomic) and sp in ("global", "local", "tex"):
+        if (d.is_load or d.is_atomic) and (sp in ("global", "local", "tex")
+                                           or (self.l1c is not None and sp in ("const", "param"))):
             left = 0
             for r in d.dst:
                 left += self.pending.get((d.slot, r), 0)
@@ -263,6 +325,29 @@ class LdstUnit:
             core.complete(d, release=False)
             return
         core.complete(d, release=True)
+
+    def _constant_cycle(self, d: WarpInst, now: int) -> None:
+        """``constant_cycle`` with a finite L1C: ``process_memory_access_queue``, one access per
+        cycle (the read-only cache uses no data port)."""
+        core = self.core
+        gpu = core.cluster.gpu
+        l1c = self.l1c
+        assert l1c is not None
+        st = self.stats
+        block = d.accessq[-1][0]
+        mf = MemFetch(block, l1c.line_bytes, False, "CONST_ACC_R", core_id=core.sid,
+                      cluster_id=core.cluster.cid, warp_id=d.slot, token=d,
+                      timestamp=gpu.gpu_tot_sim_cycle + gpu.gpu_sim_cycle)
+        status = l1c.access(mf, now)
+        if status == RESERVATION_FAIL:
+            st.add("gpgpu_stall_shd_mem[c_mem][resource_stall]")     # BK_CONF
+            st.add("gpgpu_n_cmem_portconflict")
+            return
+        d.accessq.pop()
+        if status == HIT:
+            self._read_done(d)
+        if d.accessq:
+            st.add("gpgpu_n_cmem_portconflict")       # a coalescing stall, counted as GPGPU-Sim does
 
     def _texture_cycle(self, d: WarpInst, now: int) -> None:
         """``texture_cycle``: offer the next access to the L1T (``process_memory_access_queue``;
@@ -421,7 +506,10 @@ class LdstUnit:
                     tok: WarpInst = l1t.next_access().token  # type: ignore[assignment]
                     self.next_wb = tok
             elif client == 2:
-                continue        # constant cache: perfect (its accesses complete in dispatch)
+                l1c = self.l1c
+                if l1c is not None and l1c.ready:
+                    tok2: WarpInst = l1c.next_access().token  # type: ignore[assignment]
+                    self.next_wb = tok2
             elif client == 3:
                 mf = self.next_global
                 if mf is not None:
@@ -445,6 +533,8 @@ class LdstUnit:
                f"latq={self.n_latq} resp={len(self.response)} pending={len(self.pending)}")
         if self.l1t is not None and self.l1t.busy():
             out += "\n" + self.l1t.dump_state()
+        if self.l1c is not None and self.l1c.busy():
+            out += "\n" + self.l1c.dump_state()
         return out
 
 
