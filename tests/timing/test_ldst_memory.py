@@ -82,7 +82,7 @@ ret;
 """
 
 
-def _tex_run(stride: int, overrides: list[str] = ()):
+def _tex_run(stride: int, overrides: list[str] = (), skip: bool = True):
     mod = ptx(TEX.replace("{stride}", str(stride)), params=".param .u64 p0, .param .u64 p1, .param .u64 p2")
     handles = []
 
@@ -95,7 +95,7 @@ def _tex_run(stride: int, overrides: list[str] = ()):
     data = np.arange(256, dtype=np.int32) * 3
     try:
         r = run_timing(mod, "k", (1, 1, 1), (32, 1, 1), [("o", np.zeros(64, np.int32)), ("data", data)],
-                       overrides=list(overrides), extra_params=handle)
+                       overrides=list(overrides), extra_params=handle, env_skip=skip)
     finally:
         for h in handles:
             T.unregister(h, "tex")
@@ -168,10 +168,10 @@ ret;
 """
 
 
-def _const_run(overrides: list[str]):
+def _const_run(overrides: list[str], skip: bool = True):
     from gpgpusim.ptx import parse_ptx
     r = run_timing(parse_ptx(CONST, "t.ptx"), "k", (1, 1, 1), (32, 1, 1), [("o", np.zeros(32, np.uint32))],
-                   overrides=overrides, gpu="SM2_GTX480")
+                   overrides=overrides, gpu="SM2_GTX480", env_skip=skip)
     cv = np.zeros(64, np.uint32)
     cv[:4] = (3, 5, 7, 9)
     np.testing.assert_array_equal(r.out["o"], cv[:32] + 5)
@@ -207,3 +207,11 @@ def test_perfect_constant_cache_keeps_reads_at_once():
     assert [t for t, _w, _pc in r.issues()] == [3, 4, 10, 11, 20, 31, 33, 37, 39, 51, 53]
     assert c["L1C_total_cache_accesses"] == 0 and c["gpgpu_n_mem_const"] == 0
     assert c["L2_total_cache_accesses"] == 4
+
+
+def test_idle_skipping_is_exact_with_l1t_and_l1c():
+    """Sleeping cores and fast-forwarding see the L1T's and L1C's pending work: statistics and
+    issue cycles are identical with idle skipping off."""
+    for run in (lambda skip: _tex_run(4, skip=skip), lambda skip: _const_run([], skip=skip)):
+        a, b = run(True), run(False)
+        assert (a.cycles, a.issues(), a.counters) == (b.cycles, b.issues(), b.counters)
