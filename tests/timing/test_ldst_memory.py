@@ -215,3 +215,27 @@ def test_idle_skipping_is_exact_with_l1t_and_l1c():
     for run in (lambda skip: _tex_run(4, skip=skip), lambda skip: _const_run([], skip=skip)):
         a, b = run(True), run(False)
         assert (a.cycles, a.issues(), a.counters) == (b.cycles, b.issues(), b.counters)
+
+
+CG_LOAD = """
+.reg .b32 %r<12>; .reg .b64 %rd<8>;
+ld.param.u64 %rd1, [p0]; ld.param.u64 %rd2, [p1];
+mov.u32 %r1, %tid.x;
+mul.lo.u32 %r2, %r1, 1;
+mul.wide.u32 %rd4, %r1, 4; add.s64 %rd6, %rd1, %rd4; add.s64 %rd7, %rd2, %rd4;
+ld.global.cg.s32 %r3, [%rd7];
+st.global.s32 [%rd6], %r3;
+ret;
+"""
+
+
+@pytest.mark.parametrize("rop, latency", [(160, 319), (0, 159)])
+def test_texture_requests_skip_the_rop_delay(rop, latency):
+    """The same 128 bytes read by an ``ld.global.cg`` (past the L1D) take the ROP delay
+    (``-gpgpu_l2_rop_latency``, 160 on QV100) at the partition; the L1T's miss above took 159
+    cycles from fetch to dependent store, which is the load's latency without it."""
+    r = run_timing(ptx(CG_LOAD, params=".param .u64 p0, .param .u64 p1"), "k", (1, 1, 1), (32, 1, 1),
+                   [("o", np.zeros(32, np.int32)), ("data", np.arange(256, dtype=np.int32))],
+                   overrides=[f"-gpgpu_l2_rop_latency {rop}"])
+    cyc = [t for t, _w, _pc in r.issues()]
+    assert cyc[-2] - cyc[-3] == latency
