@@ -203,6 +203,9 @@ class LdstUnit:
         inst.accessq.extend((b, "const", False) for b in sorted(blocks))
 
     def _generate(self, inst: WarpInst) -> None:
+        """The access queue of a global/local instruction in GPGPU-Sim's push order (address
+        order per coalescing call); ``_memory_cycle`` serves it from the back, so the highest
+        segment goes first, as ``accessq_back`` does.  (``coalesce`` returns serve order.)"""
         core = self.core
         q = inst.accessq
         kernel = inst.warp.kernel
@@ -213,11 +216,12 @@ class LdstUnit:
                                            kernel.padded_threads_per_cta, core.sid, core.cluster.gpu.n_cores,
                                            kernel.max_cta_per_core)
                 for lanes, addrs, size in groups:
-                    for a in C.coalesce(lanes, addrs.astype(np.uint64), size, self.arch, self.warp_parts):
+                    for a in reversed(C.coalesce(lanes, addrs.astype(np.uint64), size, self.arch,
+                                                 self.warp_parts)):
                         q.append((a, "local", acc.is_store))
             else:
-                for a in C.coalesce(acc.lanes, acc.addrs, acc.size, self.arch, self.warp_parts,
-                                    atomic=acc.is_atomic):
+                for a in reversed(C.coalesce(acc.lanes, acc.addrs, acc.size, self.arch, self.warp_parts,
+                                             atomic=acc.is_atomic)):
                     q.append((a, "global", acc.is_store))
 
     # ------------------------------------------------------------------ cycle
