@@ -699,7 +699,10 @@ class Cache:
             self.mshr[maddr] = [fetch]
             if fetch.is_atomic:
                 self.mshr_atomic.add(maddr)
-            pending = self.line_bytes // SECTOR_BYTES if self.mshr_type == "S" else 0
+            # the sector replies a sectored L2 will send back for this request (GPGPU-Sim
+            # expects line / 32 of them, as its L2 splits every 128-byte request into four;
+            # ours splits by the sector mask: memory.partition)
+            pending = sector_parts(self.atom_bytes, fetch.sector_mask) if self.mshr_type == "S" else 0
             self.extra[id(fetch)] = _Extra(maddr, fetch.addr, idx, fetch.size, pending)
             fetch.size = self.atom_bytes
             fetch.addr = maddr
@@ -1091,6 +1094,18 @@ class Cache:
         return "\n".join(out)
 
 
+def sector_parts(size: int, sector_mask: int) -> int:
+    """How many sector requests a sectored L2 makes of one request (the rule of GPGPU-Sim's
+    ``breakdown_request_to_sector_requests``, as ``memory.partition`` applies it)."""
+    if size == 32 and sector_mask.bit_count() == 1:
+        return 1
+    if size == 128:
+        return sector_mask.bit_count() or 4
+    if size == 64 and sector_mask in (0xF, 0):
+        return 2
+    return max(1, sector_mask.bit_count())
+
+
 class _RobEntry:
     """``tex_cache::rob_entry``: a miss waiting for its line."""
 
@@ -1131,8 +1146,8 @@ class TexCache:
       it takes it, then the head fragment moves to the result FIFO if that has room and the
       fragment is a hit or its ROB entry is ready;
     * :meth:`fill`: the line's reply makes its ROB entry ready.  With ``T`` (SECTOR_TEX_FIFO)
-      the reply arrives as ``line / 32`` sector replies (a sectored L2 splits the 128-byte
-      request) and the entry is ready when the last one arrived; a reply that is the
+      the reply arrives as sector replies (a sectored L2 splits the 128-byte request into its
+      four sectors) and the entry is ready when the last one arrived; a reply that is the
       request itself (no split, ``F`` or perfect memory) completes it at once;
     * no data/fill port limits (GPGPU-Sim's ``tex_cache`` ports are stubs that are always
       free); the L1T is not invalidated between kernels (``ldst_unit::invalidate`` only
@@ -1175,7 +1190,7 @@ class TexCache:
         block = tags.block_addr(fetch.addr)
         status, idx, _ = tags._tag_access(block, now, fetch)
         if status == MISS:
-            e = _RobEntry(fetch, self.line_bytes // SECTOR_BYTES if self.sector_replies else 1)
+            e = _RobEntry(fetch, sector_parts(self.line_bytes, fetch.sector_mask) if self.sector_replies else 1)
             self.rob.append(e)
             self.by_fetch[id(fetch)] = e
             fetch.size = self.line_bytes
@@ -1315,6 +1330,6 @@ def publish_cache_stats(registry: Any, caches: list[Any], name: str, per_unit: s
         registry.set(f"{port}_port_cycles", pc)
 
 
-__all__ = ["Cache", "CacheStats", "Line", "MemFetch", "TexCache", "publish_cache_stats", "hash_set_index", "ipoly_hash",
+__all__ = ["Cache", "CacheStats", "Line", "MemFetch", "TexCache", "publish_cache_stats", "sector_parts", "hash_set_index", "ipoly_hash",
            "select_stats_status", "sector_byte_mask", "HIT", "HIT_RESERVED", "MISS", "SECTOR_MISS",
            "RESERVATION_FAIL", "MSHR_HIT"]

@@ -239,3 +239,17 @@ def test_texture_requests_skip_the_rop_delay(rop, latency):
                    overrides=[f"-gpgpu_l2_rop_latency {rop}"])
     cyc = [t for t, _w, _pc in r.issues()]
     assert cyc[-2] - cyc[-3] == latency
+
+
+def test_fermi_line_l1d_miss_with_one_sector_completes():
+    """GTX480's L1D is a 128-byte line cache with sector MSHRs: a miss whose request touches
+    one sector gets one sector reply from the (sectored) L2, and that completes it (it used to
+    wait for four and deadlock)."""
+    body = LOADS.replace("{ld}", "").replace("{st}", "")
+    a = np.arange(128, dtype=np.uint32)
+    r = run_timing(ptx(body), "k", (1, 1, 1), (32, 1, 1), [("a", a)], gpu="SM2_GTX480")
+    np.testing.assert_array_equal(r.out["a"][64:96], a[:32] + a[1:33])
+    c = r.counters
+    # line 0 misses, the second load finds it pending and misses line 1 (4 bytes: one sector)
+    assert c["core_cache_breakdown"]["GLOBAL_ACC_R"] == {"MISS": 2, "HIT_RESERVED": 1, "MSHR_HIT": 1}
+    assert (r.cycles, c["gpgpu_n_mem_read_global"]) == (749, 3)

@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from ..cache import HIT, RESERVATION_FAIL, Cache, TexCache
+from ..cache import HIT, RESERVATION_FAIL, Cache, TexCache, sector_parts
 from ..mem_fetch import MemFetch
 from . import coalesce as C
 from .pipe import CompressingPipe
@@ -541,14 +541,3 @@ class LdstUnit:
             out += "\n" + self.l1c.dump_state()
         return out
 
-
-def sector_parts(size: int, sector_mask: int) -> int:
-    """How many sector requests a sectored L2 makes of one request (the rule of GPGPU-Sim's
-    ``breakdown_request_to_sector_requests``, as ``memory.partition`` applies it)."""
-    if size == 32 and sector_mask.bit_count() == 1:
-        return 1
-    if size == 128:
-        return sector_mask.bit_count() or 4
-    if size == 64 and sector_mask in (0xF, 0):
-        return 2
-    return max(1, sector_mask.bit_count())
