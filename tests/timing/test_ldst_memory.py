@@ -241,15 +241,23 @@ def test_texture_requests_skip_the_rop_delay(rop, latency):
     assert cyc[-2] - cyc[-3] == latency
 
 
-def test_fermi_line_l1d_miss_with_one_sector_completes():
-    """GTX480's L1D is a 128-byte line cache with sector MSHRs: a miss whose request touches
-    one sector gets one sector reply from the (sectored) L2, and that completes it (it used to
-    wait for four and deadlock)."""
-    body = LOADS.replace("{ld}", "").replace("{st}", "")
+
+@pytest.mark.parametrize("ld, reads", [("", 1), (".cg", 4)])
+def test_fermi_bypassing_loads_use_sector_transactions(ld, reads):
+    """GTX480 (coalescing arch 20): a 128-byte warp load is one 128-byte L1D transaction, but a
+    ``.cg`` load (past the L1D) makes 32-byte sector transactions (``memory_coalescing_arch``:
+    ``sector_segment_size`` under CACHE_GLOBAL or ``-gpgpu_gmem_skip_L1D``).  Through the L1D,
+    the line cache with sector MSHRs: a miss whose request touches one sector gets one sector
+    reply from the (sectored) L2, and that completes it (it used to wait for four and
+    deadlock)."""
+    body = LOADS.replace("{ld}", ld).replace("{st}", "")
     a = np.arange(128, dtype=np.uint32)
     r = run_timing(ptx(body), "k", (1, 1, 1), (32, 1, 1), [("a", a)], gpu="SM2_GTX480")
     np.testing.assert_array_equal(r.out["a"][64:96], a[:32] + a[1:33])
     c = r.counters
-    # line 0 misses, the second load finds it pending and misses line 1 (4 bytes: one sector)
-    assert c["core_cache_breakdown"]["GLOBAL_ACC_R"] == {"MISS": 2, "HIT_RESERVED": 1, "MSHR_HIT": 1}
-    assert (r.cycles, c["gpgpu_n_mem_read_global"]) == (749, 3)
+    # two loads (the second one spans two 128-byte lines: 2 transactions, or 5 sectors)
+    assert c["gpgpu_n_mem_read_global"] == {1: 1 + 2, 4: 4 + 5}[reads]
+    # through the L1D: line 0 misses, the second load finds it pending and misses line 1
+    assert c["core_cache_breakdown"].get("GLOBAL_ACC_R") == (
+        {"MISS": 2, "HIT_RESERVED": 1, "MSHR_HIT": 1} if reads == 1 else None)
+    assert r.cycles == {1: 749, 4: 712}[reads]

@@ -3,8 +3,9 @@
 
 * global/local (``memory_coalescing_arch``): the warp (split into ``-gpgpu_shmem_warp_parts``
   sub-warps, GPGPU-Sim's ``mem_warp_parts``) makes one transaction per touched segment; the
-  segment is 32 bytes from ``-gpgpu_coalesce_arch`` 40 on (Maxwell..Volta+: sectors), else
-  32/64/128 bytes by access width, reduced to the used half/quarter
+  segment is 32 bytes from ``-gpgpu_coalesce_arch`` 40 on (Maxwell..Volta+: sectors) and on
+  Fermi/Kepler for ``.cg`` or under ``-gpgpu_gmem_skip_L1D``, else 32/64/128 bytes by access
+  width, reduced to the used half/quarter
   (``memory_coalescing_arch_reduce_and_send``).  Each access carries its 4-bit sector mask
   within the 128-byte line and its byte mask.
 * atomics (``memory_coalescing_arch_atomic``): per segment, threads whose bytes overlap go to
@@ -46,8 +47,11 @@ class Access:
         return f"Access({self.addr:#x}, {self.size}, sectors={self.sector_mask:#x})"
 
 
-def segment_bytes(arch: int, size: int) -> int:
-    if arch >= 40:
+def segment_bytes(arch: int, size: int, sector: bool = False) -> int:
+    """Transaction segment of ``memory_coalescing_arch``: 32-byte sectors from arch 40 on, and
+    on Fermi/Kepler (20..38) when the access bypasses the L1D (``sector``: ``.cg`` or
+    ``-gpgpu_gmem_skip_L1D``), else 32/64/128 bytes by access width."""
+    if arch >= 40 or (sector and 20 <= arch < 39):
         return 32
     if size == 1:
         return 32
@@ -83,11 +87,12 @@ def _reduce(block: int, seg: int, chunks: int) -> tuple[int, int]:
 
 
 def coalesce(lanes: np.ndarray, addrs: np.ndarray, size: int, arch: int, warp_parts: int,
-             atomic: bool = False) -> list[Access]:
-    """The accesses of one warp instruction (lane indices and per-lane byte addresses)."""
+             atomic: bool = False, sector: bool = False) -> list[Access]:
+    """The accesses of one warp instruction (lane indices and per-lane byte addresses);
+    ``sector``: see :func:`segment_bytes`."""
     if lanes.size == 0:
         return []
-    seg = segment_bytes(arch, size) if not atomic else segment_bytes(0, size)
+    seg = segment_bytes(arch, size, sector) if not atomic else segment_bytes(0, size)
     parts = max(1, warp_parts)
     sub = 32 // parts
     out: list[Access] = []

@@ -209,6 +209,7 @@ class LdstUnit:
         core = self.core
         q = inst.accessq
         kernel = inst.warp.kernel
+        sector = self.skip_l1d or kernel.table.cache_op[inst.pc] == "cg"
         for acc in inst.mem or ():
             if acc.space == "local":
                 hw_tid0 = inst.slot * 32       # hardware thread id of the warp's lane 0
@@ -217,11 +218,11 @@ class LdstUnit:
                                            kernel.max_cta_per_core)
                 for lanes, addrs, size in groups:
                     for a in reversed(C.coalesce(lanes, addrs.astype(np.uint64), size, self.arch,
-                                                 self.warp_parts)):
+                                                 self.warp_parts, sector=sector)):
                         q.append((a, "local", acc.is_store))
             else:
                 for a in reversed(C.coalesce(acc.lanes, acc.addrs, acc.size, self.arch, self.warp_parts,
-                                             atomic=acc.is_atomic)):
+                                             atomic=acc.is_atomic, sector=sector)):
                     q.append((a, "global", acc.is_store))
 
     # ------------------------------------------------------------------ cycle
