@@ -30,8 +30,10 @@ Behaviour reproduced from GPGPU-Sim 4.2:
   the reservation-fail reasons;
 * data / fill port bandwidth (``bandwidth_management``) with ``data_port_width``.
 
-Simplified: no texture cache (``tex_cache`` fragment FIFO / reorder buffer), no graphics
-line-utility partitioning, no cache bypass for ``-gpgpu_gmem_skip_L1D`` (the core decides).
+The texture cache (``tex_cache``, checklist C110) is :class:`TexCache` below.
+
+Simplified: no graphics line-utility partitioning, no cache bypass for
+``-gpgpu_gmem_skip_L1D`` (the core decides).
 """
 
 from __future__ import annotations
@@ -697,7 +699,10 @@ class Cache:
             self.mshr[maddr] = [fetch]
             if fetch.is_atomic:
                 self.mshr_atomic.add(maddr)
-            pending = self.line_bytes // SECTOR_BYTES if self.mshr_type == "S" else 0
+            # the sector replies a sectored L2 will send back for this request (GPGPU-Sim
+            # expects line / 32 of them, as its L2 splits every 128-byte request into four;
+            # ours splits by the sector mask: memory.partition)
+            pending = sector_parts(self.atom_bytes, fetch.sector_mask) if self.mshr_type == "S" else 0
             self.extra[id(fetch)] = _Extra(maddr, fetch.addr, idx, fetch.size, pending)
             fetch.size = self.atom_bytes
             fetch.addr = maddr
@@ -1033,6 +1038,15 @@ class Cache:
             self.ready.popleft()
         return f
 
+    def fill_line(self, idx: int, time: int, sector_mask: int, byte_mask: int) -> None:
+        """``tag_array::fill(index, time, mf)``: mark line ``idx`` (allocated by a miss) valid."""
+        line = self.lines[idx]
+        before = line.is_modified()
+        line.fill(time, self._sidx(sector_mask), byte_mask)
+        if line.is_modified() and not before:
+            self.n_dirty += 1
+        self._sync(idx)
+
     def force_tag_access(self, addr: int, time: int, sector_mask: int) -> None:
         """``baseline_cache::force_tag_access`` (``-gpgpu_perf_sim_memcpy``): make the sector valid."""
         self._tag_fill_addr(addr, time, sector_mask, 0, True)
@@ -1080,14 +1094,201 @@ class Cache:
         return "\n".join(out)
 
 
-def publish_cache_stats(registry: Any, caches: list[Cache], name: str, per_unit: str | None = None,
+def sector_parts(size: int, sector_mask: int) -> int:
+    """How many sector requests a sectored L2 makes of one request (the rule of GPGPU-Sim's
+    ``breakdown_request_to_sector_requests``, as ``memory.partition`` applies it)."""
+    if size == 32 and sector_mask.bit_count() == 1:
+        return 1
+    if size == 128:
+        return sector_mask.bit_count() or 4
+    if size == 64 and sector_mask in (0xF, 0):
+        return 2
+    return max(1, sector_mask.bit_count())
+
+
+class _RobEntry:
+    """``tex_cache::rob_entry``: a miss waiting for its line."""
+
+    __slots__ = ("fetch", "ready", "time", "parts_left")
+
+    def __init__(self, fetch: MemFetch, parts_left: int) -> None:
+        self.fetch = fetch
+        self.ready = False
+        self.time = 0
+        self.parts_left = parts_left
+
+
+class TexCache:
+    """GPGPU-Sim's texture cache ``tex_cache`` (gpu-cache.h/.cc; checklist C110, C116).
+
+    A prefetching cache with decoupled tag and data arrays.  The tag array is looked up (and,
+    on a miss, the line allocated *and marked valid at once*) when an access arrives; the data
+    array is only read when the access reaches the head of the *fragment FIFO*, which keeps
+    every accepted access in order.  A miss also takes a *reorder buffer* (ROB) entry and
+    sends its request (the whole line) through the *request FIFO* to the next level; the
+    fragment of a miss leaves the FIFO only once its ROB entry holds the data.  Leaving
+    fragments go to the *result FIFO*, where the LD/ST unit's writeback picks them up
+    (:meth:`access_ready` / :meth:`next_access`).
+
+    Sizes from the config string ``<geometry>,L:R:m:N:<set index>,<F|T>:<fragment fifo>:
+    <request fifo>,<rob>:<result fifo>`` (GPGPU-Sim reuses the MSHR/miss-queue fields):
+    QV100's ``N:4:128:256,L:R:m:N:L,T:512:8,128:2`` is 4 sets x 256 ways of 128-byte lines, a
+    512-entry fragment FIFO, 8-entry request FIFO, 128-entry ROB and 2-entry result FIFO.
+
+    Behaviour reproduced:
+
+    * :meth:`access` refuses (RESERVATION_FAIL, not counted in the statistics) when the
+      fragment FIFO, the request FIFO or the ROB is full; otherwise it returns ``MISS`` or,
+      for a tag hit, ``HIT_RESERVED`` (never ``HIT``: the data still has to come through the
+      fragment FIFO), and counts the access as ``cache_stats`` does with
+      ``select_stats_status`` -- so every L1T hit is a *pending hit* in GPGPU-Sim's report;
+    * :meth:`cycle` (``tex_cache::cycle``): the head of the request FIFO goes to ``send`` when
+      it takes it, then the head fragment moves to the result FIFO if that has room and the
+      fragment is a hit or its ROB entry is ready;
+    * :meth:`fill`: the line's reply makes its ROB entry ready.  With ``T`` (SECTOR_TEX_FIFO)
+      the reply arrives as sector replies (a sectored L2 splits the 128-byte request into its
+      four sectors) and the entry is ready when the last one arrived; a reply that is the
+      request itself (no split, ``F`` or perfect memory) completes it at once;
+    * no data/fill port limits (GPGPU-Sim's ``tex_cache`` ports are stubs that are always
+      free); the L1T is not invalidated between kernels (``ldst_unit::invalidate`` only
+      invalidates the L1D).
+
+    Sector geometry (``S:``) is treated as a line cache: GPGPU-Sim's texture requests carry
+    no sector mask, and no shipped config has a sectored L1T.
+    """
+
+    def __init__(self, name: str, cfg: Any) -> None:
+        import dataclasses
+
+        if cfg.write_policy != "R" or cfg.alloc_policy != "m":
+            raise ValueError(f"{name}: the texture cache must be read-only and allocate on miss (L:R:m:...)")
+        if cfg.mshr_type not in ("F", "T") or cfg.fifo_entries is None:
+            raise ValueError(f"{name}: the texture cache needs an F or T FIFO group and a result FIFO size "
+                             "(e.g. T:512:8,128:2)")
+        self.name = name
+        self.tags = Cache(name, dataclasses.replace(cfg, sector=False) if cfg.sector else cfg, "L1T")
+        self.line_bytes = cfg.line_bytes
+        self.fragment_size = max(1, cfg.mshr_entries)
+        self.request_size = max(1, cfg.mshr_max_merge)
+        self.rob_size = max(1, cfg.miss_queue)
+        self.result_size = max(1, cfg.fifo_entries)
+        self.sector_replies = cfg.mshr_type == "T"
+        self.fragment: deque[tuple[MemFetch, _RobEntry | None]] = deque()
+        self.request: deque[MemFetch] = deque()
+        self.rob: deque[_RobEntry] = deque()
+        self.result: deque[MemFetch] = deque()
+        self.by_fetch: dict[int, _RobEntry] = {}     # id(request) -> its ROB entry
+        self.stats = self.tags.stats
+
+    # ------------------------------------------------------------------ access
+    def access(self, fetch: MemFetch, now: int) -> str:
+        """``tex_cache::access``: ``HIT_RESERVED``, ``MISS`` or ``RESERVATION_FAIL``."""
+        if (len(self.fragment) >= self.fragment_size or len(self.request) >= self.request_size
+                or len(self.rob) >= self.rob_size):
+            return RESERVATION_FAIL
+        tags = self.tags
+        block = tags.block_addr(fetch.addr)
+        status, idx, _ = tags._tag_access(block, now, fetch)
+        if status == MISS:
+            e = _RobEntry(fetch, sector_parts(self.line_bytes, fetch.sector_mask) if self.sector_replies else 1)
+            self.rob.append(e)
+            self.by_fetch[id(fetch)] = e
+            fetch.size = self.line_bytes
+            tags.fill_line(idx, now, fetch.sector_mask, fetch.byte_mask)
+            self.request.append(fetch)
+            fetch.set_status("IN_L1T_MISS_QUEUE", now)
+            self.fragment.append((fetch, e))
+            result = MISS
+        else:
+            assert status == HIT, status
+            self.fragment.append((fetch, None))
+            result = HIT_RESERVED
+        self.stats.inc(fetch.access_type, select_stats_status(status, result))
+        return result
+
+    def cycle(self, send: Callable[[MemFetch], bool] | None = None) -> None:
+        """``tex_cache::cycle``."""
+        if self.request and send is not None and send(self.request[0]):
+            self.request.popleft()
+        if self.fragment and len(self.result) < self.result_size:
+            fetch, e = self.fragment[0]
+            if e is None:
+                self.fragment.popleft()
+                self.result.append(fetch)
+            elif e.ready:
+                assert self.rob[0] is e
+                self.rob.popleft()
+                self.fragment.popleft()
+                self.result.append(fetch)
+
+    def request_top(self) -> MemFetch | None:
+        return self.request[0] if self.request else None
+
+    def pop_request(self) -> MemFetch:
+        return self.request.popleft()
+
+    def waiting_for_fill(self, fetch: MemFetch) -> bool:
+        key = fetch.original if fetch.original is not None else fetch
+        return id(key) in self.by_fetch
+
+    def fill(self, fetch: MemFetch, now: int) -> None:
+        """``tex_cache::fill``: a reply for a line this cache requested."""
+        orig = fetch.original if fetch.original is not None else fetch
+        e = self.by_fetch[id(orig)]
+        if fetch.original is not None:
+            e.parts_left -= 1
+            if e.parts_left > 0:
+                return
+        del self.by_fetch[id(orig)]
+        orig.set_status("IN_SHADER_L1T_ROB", now)
+        e.ready = True
+        e.time = now
+
+    def access_ready(self) -> bool:
+        return bool(self.result)
+
+    def next_access(self) -> MemFetch:
+        return self.result.popleft()
+
+    # ------------------------------------------------------------------ state
+    def live(self) -> bool:
+        """Accesses accepted and not yet handed to the writeback."""
+        return bool(self.fragment or self.result)
+
+    def idle(self) -> bool:
+        """:meth:`cycle` would do nothing until a reply arrives."""
+        if self.request or self.result:
+            return False
+        if not self.fragment:
+            return True
+        e = self.fragment[0][1]
+        return e is not None and not e.ready
+
+    def busy(self) -> bool:
+        return bool(self.fragment or self.result or self.request)
+
+    def dump_state(self) -> str:
+        out = [f"{self.name} (texture cache) state:",
+               f"fragment fifo entries  = {len(self.fragment)} / {self.fragment_size}",
+               f"reorder buffer entries = {len(self.rob)} / {self.rob_size}",
+               f"request fifo entries   = {len(self.request)} / {self.request_size}"]
+        for r in self.rob:
+            out.append(f"tex rob: {'ready  ' if r.ready else 'pending'} {r.fetch!r}")
+        if self.fragment:
+            f, e = self.fragment[0]
+            out.append(f"fragment fifo (oldest) : {'hit ' if e is None else 'miss'}: {f!r}")
+        return "\n".join(out)
+
+
+def publish_cache_stats(registry: Any, caches: list[Any], name: str, per_unit: str | None = None,
                         breakdown: str | None = None, fail_breakdown: str | None = None,
-                        port: str | None = None) -> None:
+                        port: str | None = None, breakdown_caches: list[Any] | None = None) -> None:
     """Write the cumulative statistics of ``caches`` into ``registry`` under GPGPU-Sim's names:
     ``<name>_total_cache_accesses/misses/pending_hits/reservation_fails``, per-unit arrays
     ``<per_unit>_access/miss/pending/resfail`` (``L1D_core``, ``L2_bank``), the
     ``{access_type: {status: n}}`` breakdown, the fail-reason breakdown and the port counters
-    ``<port>_data_port_busy/fill_port_busy/port_cycles``.  Values are *set* (idempotent)."""
+    ``<port>_data_port_busy/fill_port_busy/port_cycles``.  Values are *set* (idempotent).
+    ``breakdown_caches`` (default ``caches``) are the caches the two breakdowns sum."""
     acc = miss = pend = fail = 0
     per: list[tuple[int, int, int, int]] = []
     bd: dict[str, dict[str, int]] = {}
@@ -1100,6 +1301,10 @@ def publish_cache_stats(registry: Any, caches: list[Cache], name: str, per_unit:
         miss += t[1]
         pend += t[2]
         fail += t[3]
+        dp += c.stats.data_port_busy
+        fp += c.stats.fill_port_busy
+        pc += c.stats.port_cycles
+    for c in caches if breakdown_caches is None else breakdown_caches:
         for at, row in c.stats.counts.items():
             d = bd.setdefault(at, {})
             for st, n in row.items():
@@ -1108,9 +1313,6 @@ def publish_cache_stats(registry: Any, caches: list[Cache], name: str, per_unit:
             d = fb.setdefault(at, {})
             for st, n in row.items():
                 d[st] = d.get(st, 0) + n
-        dp += c.stats.data_port_busy
-        fp += c.stats.fill_port_busy
-        pc += c.stats.port_cycles
     registry.set(f"{name}_total_cache_accesses", acc)
     registry.set(f"{name}_total_cache_misses", miss)
     registry.set(f"{name}_total_cache_pending_hits", pend)
@@ -1128,6 +1330,6 @@ def publish_cache_stats(registry: Any, caches: list[Cache], name: str, per_unit:
         registry.set(f"{port}_port_cycles", pc)
 
 
-__all__ = ["Cache", "CacheStats", "Line", "MemFetch", "publish_cache_stats", "hash_set_index", "ipoly_hash",
+__all__ = ["Cache", "CacheStats", "Line", "MemFetch", "TexCache", "publish_cache_stats", "sector_parts", "hash_set_index", "ipoly_hash",
            "select_stats_status", "sector_byte_mask", "HIT", "HIT_RESERVED", "MISS", "SECTOR_MISS",
            "RESERVATION_FAIL", "MSHR_HIT"]

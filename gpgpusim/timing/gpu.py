@@ -667,16 +667,24 @@ class TimingGpu(Gpu):
             c.settle_sleep(now)
         self.mem.publish_stats()
         l1ds = [c.ldst.l1d for c in self.cores if c.ldst.l1d is not None]
+        l1ts = [c.ldst.l1t for c in self.cores if c.ldst.l1t is not None]
+        l1cs = [c.ldst.l1c for c in self.cores if c.ldst.l1c is not None]
         if l1ds:
+            # the core breakdown sums every L1 of the core (ldst_unit::get_cache_stats)
             publish_cache_stats(st, l1ds, "L1D", per_unit="L1D_core", breakdown="core_cache_breakdown",
-                                fail_breakdown="core_cache_fail_breakdown", port="L1D")
+                                fail_breakdown="core_cache_fail_breakdown", port="L1D",
+                                breakdown_caches=l1ds + l1cs + l1ts)
+        if l1ts:
+            publish_cache_stats(st, l1ts, "L1T")
+        if l1cs:
+            publish_cache_stats(st, l1cs, "L1C")
         l1is = [c.icache.cache for c in self.cores if c.icache is not None]
         if l1is:
             from .core.icache import publish_l1i_stats
             publish_l1i_stats(st, l1is, add_to_l1d=bool(l1ds))
         for cache in ("L1I", "L1C", "L1T"):
-            # perfect instruction/constant caches (every shipped 4.x config), no texture cache
-            # model yet: GPGPU-Sim prints these totals as 0 in that case
+            # perfect instruction/constant caches (every shipped 4.x config): GPGPU-Sim prints
+            # these totals as 0 in that case
             for what in ("accesses", "misses", "pending_hits", "reservation_fails"):
                 st.values.setdefault(f"{cache}_total_cache_{what}", 0)
         st.set("gpgpu_n_tot_w_icount", sum(c.n_warp_insn for c in self.cores))

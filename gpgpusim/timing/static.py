@@ -35,6 +35,12 @@ Extensions (no GPGPU-Sim 4.2 counterpart): ``red`` is classed like ``atom`` (LOA
 is an ALU_OP (no CTA barrier).  The exit pseudo instructions at the end of each function
 (``prog.insts[pc].inst is None``) are never issued as instructions: ALU_OP, ``counted`` False.
 
+Cache operator (``cache_op[pc]``, ``ptx_instruction::pre_decode``; checklist C105, C111): the
+instruction's explicit ``.ca .nc .cg .cs .lu .cv .wb .wt`` (``.nc`` is GPGPU-Sim's CACHE_L1),
+otherwise ``ld``/``ldu``/``wmma.load`` -> ``ca``, ``st``/``wmma.store`` -> ``wb``,
+``atom`` -> ``cg``; ``red`` is given ``cg`` too (an extension: GPGPU-Sim leaves it undefined
+and times it as an atomic).  Only ``cg`` and ``nc`` change the timing (``core/ldst.py``).
+
 Registers (for the scoreboard): ``dst_regs[pc]`` / ``src_regs[pc]`` are tuples of decode's
 register slots (``Exec.R`` indices): vector operands expand to each register, predicates are
 registers, the guard predicate and address base registers are sources, ``setp``'s ``p|q``
@@ -96,7 +102,7 @@ _SFU_OPS = ("sqrt", "sin", "cos", "ex2", "lg2", "rsqrt", "rcp", "tanh")
 _IDX = {"add": 0, "sub": 0, "addc": 0, "subc": 0, "min": 1, "max": 1, "mul": 2,
         "mad": 3, "madc": 3, "fma": 3}
 _SPACES = ("global", "shared", "local", "const", "param", "tex")
-_CACHE_OPS = ("ca", "cg", "cs", "lu", "cv", "wb", "wt")
+_CACHE_OPS = ("ca", "nc", "cg", "cs", "lu", "cv", "wb", "wt")
 _NO_DST = {"st", "red", "bra", "brx", "bar", "barrier", "membar", "fence", "exit", "ret", "trap",
            "call", "prefetch", "prefetchu", "nanosleep", "cp", "pmevent", "brkpt",
            "griddepcontrol", "discard", "applypriority"}
@@ -118,8 +124,9 @@ class PcTable:
     is_store: np.ndarray            # st
     is_atomic: np.ndarray           # atom, red
     is_param_load: np.ndarray       # ld.param (an LDST instruction in GPGPU-Sim)
+    param_offset: np.ndarray        # int64: a kernel's ld.param at a constant offset: that offset, else -1
     width_bytes: np.ndarray         # int32: bytes per lane (type size x vector length); 0 if no memory
-    cache_op: list[str]             # explicit .ca/.cg/.cs/.lu/.cv/.wb/.wt, else GPGPU-Sim's default
+    cache_op: list[str]             # explicit .ca/.nc/.cg/.cs/.lu/.cv/.wb/.wt, else GPGPU-Sim's default
     is_barrier: np.ndarray          # bar.sync / bar.red / bar.arrive / barrier.* (CTA barriers)
     bar_kind: list[str]             # 'sync' | 'red' | 'arrive' | ''
     bar_id: np.ndarray              # int32: constant barrier id, -1 if in a register (0 if absent)
@@ -252,6 +259,21 @@ def _regs(fi: dec.FuncInfo, ops) -> list[int]:
     return out
 
 
+def _param_offset(prog: dec.Program, d: dec.DInst, inst: ir.Instruction) -> int:
+    """The byte offset a kernel's ``ld.param [name+off]`` reads in the parameter buffer (the
+    address GPGPU-Sim's constant cache sees: kernel parameters live at 0.. of param memory);
+    -1 for a ``.func`` parameter or an address in a register."""
+    if len(inst.operands) < 2 or not d.func.fn.is_entry:
+        return -1
+    a = inst.operands[1]
+    if not isinstance(a, ir.Addr) or not isinstance(a.base, ir.Sym):
+        return -1
+    ent = prog.kernel_params.get(a.base.name)
+    if ent is None:
+        return -1
+    return ent[0] + int(a.offset or 0)
+
+
 def _dedup(xs: list[int]) -> tuple[int, ...]:
     return tuple(dict.fromkeys(xs))
 
@@ -285,6 +307,7 @@ def build_table(prog: dec.Program, config: Any = None) -> PcTable:
         is_load=np.zeros(n, dtype=bool), is_store=np.zeros(n, dtype=bool),
         is_atomic=np.zeros(n, dtype=bool), is_param_load=np.zeros(n, dtype=bool),
         width_bytes=np.zeros(n, dtype=np.int32), cache_op=[""] * n,
+        param_offset=np.full(n, -1, dtype=np.int64),
         is_barrier=np.zeros(n, dtype=bool), bar_kind=[""] * n,
         bar_id=np.zeros(n, dtype=np.int32), bar_count=np.full(n, -1, dtype=np.int32),
         is_membar=np.zeros(n, dtype=bool), is_exit=np.zeros(n, dtype=bool),
@@ -362,12 +385,13 @@ def build_table(prog: dec.Program, config: Any = None) -> PcTable:
                 t.is_load[pc] = True
                 if op == "ld" and sp == "param":
                     t.is_param_load[pc] = True
+                    t.param_offset[pc] = _param_offset(prog, d, inst)
             explicit = next((m for m in mods if m in _CACHE_OPS), "")
             if explicit:
                 t.cache_op[pc] = explicit
-            elif op in ("ld", "ldu"):
+            elif op in ("ld", "ldu") or (op == "wmma" and "load" in mods):
                 t.cache_op[pc] = "ca"
-            elif op == "st":
+            elif op == "st" or (op == "wmma" and "store" in mods):
                 t.cache_op[pc] = "wb"
             elif op in ("atom", "red"):
                 t.cache_op[pc] = "cg"

@@ -171,3 +171,58 @@ def test_publish_stats(cfg):
     assert v["L1D_total_cache_accesses"] == 1 and v["L1D_total_cache_misses"] == 1
     assert v["L1D_core_access"] == [1, 0]
     assert v["core_cache_breakdown"] == {"GLOBAL_ACC_R": {"MISS": 1}}
+
+
+# ----------------------------------------------------------------------------- texture cache (C110)
+def tex(addr):
+    return MemFetch(addr, 128, False, "TEXTURE_ACC_R")
+
+
+def test_tex_cache_miss_then_hit_in_order(cfg):
+    """QV100's L1T (N:4:128:256,L:R:m:N:L,T:512:8,128:2): a miss allocates and validates its line
+    at once, so a second access to the line is a tag hit (HIT_RESERVED), but it leaves the
+    fragment FIFO only after the miss, whose ROB entry waits for the four sector replies."""
+    from gpgpusim.timing.cache import HIT_RESERVED, TexCache
+    t = TexCache("L1T_000", cfg.get("gpgpu_tex_cache:l1"))
+    a, b = tex(0x2000), tex(0x2000)
+    assert t.access(a, 5) == MISS and t.access(b, 6) == HIT_RESERVED
+    assert t.request_top() is a and a.size == 128
+    sent = []
+    t.cycle(lambda mf: sent.append(mf) or True)            # request goes; the miss blocks the FIFO
+    assert sent == [a] and not t.access_ready() and t.idle()
+    parts = [MemFetch(0x2000 + 32 * i, 32, False, "TEXTURE_ACC_R", original=a) for i in range(4)]
+    for p in parts[:3]:
+        t.fill(p, 100)
+        t.cycle()
+        assert not t.access_ready()
+    t.fill(parts[3], 103)
+    t.cycle()                                               # one fragment per cycle
+    assert [t.next_access() for _ in range(1)] == [a] and not t.access_ready()
+    t.cycle()
+    assert t.next_access() is b and not t.busy()
+    assert t.stats.totals() == (2, 1, 1, 0)                 # the hit counts as a pending hit
+    assert t.stats.counts == {"TEXTURE_ACC_R": {"MISS": 1, "HIT_RESERVED": 1}}
+
+
+def test_tex_cache_fifo_limits(cfg):
+    """The request FIFO (8) refuses the ninth miss; refusals are not counted; the result FIFO
+    (2 entries) holds back further fragments until the writeback drains it."""
+    from gpgpusim.timing.cache import HIT_RESERVED, TexCache
+    t = TexCache("L1T_000", cfg.get("gpgpu_tex_cache:l1"))
+    for i in range(8):
+        assert t.access(tex(0x10000 + 128 * i), 0) == MISS
+    assert t.access(tex(0x20000), 0) == RESERVATION_FAIL
+    assert t.stats.totals() == (8, 8, 0, 0)
+    u = TexCache("L1T_001", cfg.get("gpgpu_tex_cache:l1"))
+    first = tex(0x40000)
+    assert u.access(first, 0) == MISS
+    u.pop_request()
+    u.fill(first, 1)                                        # a whole-line reply (no split)
+    hits = [tex(0x40000) for _ in range(3)]
+    assert [u.access(h, 2) for h in hits] == [HIT_RESERVED] * 3
+    for _ in range(4):
+        u.cycle()
+    assert len(u.result) == 2 and len(u.fragment) == 2
+    assert u.next_access() is first
+    u.cycle()
+    assert [u.next_access(), u.next_access()] == hits[:2]

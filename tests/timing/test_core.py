@@ -195,15 +195,16 @@ def test_same_run_twice_and_idle_skipping_give_identical_statistics():
 
 
 CONFIG_CYCLES = {  # 64 CTAs of vecadd on 4 SMs of every shipped config (regression figures)
-    # QuadroFX5800, SM2_GTX480 and TeslaC2050 have a finite L1I (no perfect instruction cache):
-    # each SM's first fetch misses; the GTX480/C2050 L2 sees the line as 4 sector accesses per SM
-    "QuadroFX5800": (4047, None, 0),       # no L1D; the L2 caches textures only
-    "SM2_GTX480": (4850, 1536, 6160),       # 128-byte L1D transactions (coalescing arch 20)
+    # QuadroFX5800, SM2_GTX480 and TeslaC2050 have finite instruction and constant caches (no
+    # -gpgpu_perfect_inst_const_cache): each SM's first fetch misses in its L1I and its first
+    # ld.param in its L1C; the GTX480/C2050 L2 sees those lines as sector accesses
+    "QuadroFX5800": (4470, None, 0),       # no L1D; the L2 caches textures only
+    "SM2_GTX480": (5325, 1536, 6168),       # 128-byte L1D transactions (coalescing arch 20)
     "SM6_TITANX": (2297, 0, 6144),          # global accesses skip the L1D
-    "SM75_RTX2060": (4141, 6144, 6144),
-    "SM7_QV100": (2619, 6144, 6144),
-    "SM86_RTX3070": (3830, 6144, 6144),
-    "TeslaC2050": (4856, 1536, 6160),
+    "SM75_RTX2060": (4108, 6144, 6144),
+    "SM7_QV100": (2632, 6144, 6144),
+    "SM86_RTX3070": (3612, 6144, 6144),
+    "TeslaC2050": (5190, 1536, 6168),
 }
 
 

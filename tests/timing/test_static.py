@@ -132,3 +132,33 @@ def test_units_without_int_or_dp_units():
     add_f64 = ops.index("bra") + 1
     assert Unit(t.unit[add_f64]) == Unit.SFU                   # no DP units: DP on the SFU
     assert build_table(prog).latency[ops.index("fma")] == 5    # default config = QV100
+
+
+CACHE_OPS = """
+.reg .u64 %rd<4>; .reg .f32 %f<8>;
+ld.param.u64 %rd1, [p0];
+ld.global.nc.f32 %f1, [%rd1];
+ld.global.cg.f32 %f2, [%rd1+4];
+ld.global.cs.f32 %f3, [%rd1+8];
+ld.global.lu.f32 %f4, [%rd1+12];
+ld.global.cv.f32 %f5, [%rd1+16];
+ld.global.f32 %f6, [%rd1+20];
+st.global.wt.f32 [%rd1], %f1;
+st.global.cg.f32 [%rd1+4], %f1;
+st.global.f32 [%rd1+8], %f1;
+red.global.add.f32 [%rd1], %f1;
+ret;
+"""
+
+
+def test_cache_operator_per_pc():
+    """``pre_decode``'s cache operator: explicit modifiers (``.nc`` = CACHE_L1), else ld -> ca,
+    st -> wb, atom/red -> cg; non-memory instructions have none."""
+    lm = load_module(ptx(CACHE_OPS), GlobalMemory())
+    prog = engine.get_program(lm, "k")
+    t = build_table(prog, load_config(None, env=False))
+    ops = [(prog.opcode_of[pc], t.cache_op[pc]) for pc in range(t.n) if t.counted[pc]]
+    assert ops == [("ld", "ca"), ("ld", "nc"), ("ld", "cg"), ("ld", "cs"), ("ld", "lu"), ("ld", "cv"),
+                   ("ld", "ca"), ("st", "wt"), ("st", "cg"), ("st", "wb"), ("red", "cg"), ("ret", "")]
+    # the kernel's ld.param reads offset 0 of the parameter buffer (its L1C address)
+    assert [int(x) for x in t.param_offset[:3]] == [0, -1, -1]

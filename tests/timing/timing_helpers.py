@@ -9,7 +9,7 @@ the GPU (stats, cores with their issue traces), the kernel record and the buffer
 from __future__ import annotations
 
 import struct
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -52,7 +52,9 @@ def ptx(body: str, params: str = ".param .u64 p0", name: str = "k") -> Any:
 def run_timing(module: Any, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int],
                buffers: list[tuple[str, np.ndarray]] = (), overrides: list[str] = (),
                trace: bool = True, env_skip: bool = True, regs: int = 16, smem: int = 0,
-               gpu: str | None = None, reporter: Any = None) -> TimingRun:
+               gpu: str | None = None, reporter: Any = None,
+               extra_params: Callable[[dict[str, int]], list[int]] | None = None) -> TimingRun:
+    """``extra_params(buffer addresses)`` gives more ``.u64`` parameters, after the buffers'."""
     cfg = load_config(None, overrides=list(SMALL) + list(overrides), env=False, gpu=gpu)
     g = GlobalMemory()
     gpu = TimingGpu(cfg, g, reporter)
@@ -65,6 +67,8 @@ def run_timing(module: Any, kernel: str, grid: tuple[int, int, int], block: tupl
         g.write(a, arr)
         addrs[name] = a
         vals.append(a)
+    if extra_params is not None:
+        vals += extra_params(addrs)
     params = struct.pack("<" + "Q" * len(vals), *vals)
     if trace:
         for c in gpu.cores:

@@ -3,8 +3,9 @@
 
 * global/local (``memory_coalescing_arch``): the warp (split into ``-gpgpu_shmem_warp_parts``
   sub-warps, GPGPU-Sim's ``mem_warp_parts``) makes one transaction per touched segment; the
-  segment is 32 bytes from ``-gpgpu_coalesce_arch`` 40 on (Maxwell..Volta+: sectors), else
-  32/64/128 bytes by access width, reduced to the used half/quarter
+  segment is 32 bytes from ``-gpgpu_coalesce_arch`` 40 on (Maxwell..Volta+: sectors) and on
+  Fermi/Kepler for ``.cg`` or under ``-gpgpu_gmem_skip_L1D``, else 32/64/128 bytes by access
+  width, reduced to the used half/quarter
   (``memory_coalescing_arch_reduce_and_send``).  Each access carries its 4-bit sector mask
   within the 128-byte line and its byte mask.
 * atomics (``memory_coalescing_arch_atomic``): per segment, threads whose bytes overlap go to
@@ -46,8 +47,11 @@ class Access:
         return f"Access({self.addr:#x}, {self.size}, sectors={self.sector_mask:#x})"
 
 
-def segment_bytes(arch: int, size: int) -> int:
-    if arch >= 40:
+def segment_bytes(arch: int, size: int, sector: bool = False) -> int:
+    """Transaction segment of ``memory_coalescing_arch``: 32-byte sectors from arch 40 on, and
+    on Fermi/Kepler (20..38) when the access bypasses the L1D (``sector``: ``.cg`` or
+    ``-gpgpu_gmem_skip_L1D``), else 32/64/128 bytes by access width."""
+    if arch >= 40 or (sector and 20 <= arch < 39):
         return 32
     if size == 1:
         return 32
@@ -83,11 +87,12 @@ def _reduce(block: int, seg: int, chunks: int) -> tuple[int, int]:
 
 
 def coalesce(lanes: np.ndarray, addrs: np.ndarray, size: int, arch: int, warp_parts: int,
-             atomic: bool = False) -> list[Access]:
-    """The accesses of one warp instruction (lane indices and per-lane byte addresses)."""
+             atomic: bool = False, sector: bool = False) -> list[Access]:
+    """The accesses of one warp instruction (lane indices and per-lane byte addresses);
+    ``sector``: see :func:`segment_bytes`."""
     if lanes.size == 0:
         return []
-    seg = segment_bytes(arch, size) if not atomic else segment_bytes(0, size)
+    seg = segment_bytes(arch, size, sector) if not atomic else segment_bytes(0, size)
     parts = max(1, warp_parts)
     sub = 32 // parts
     out: list[Access] = []
@@ -205,3 +210,26 @@ def _conflict_degree(lanes: np.ndarray, addrs: np.ndarray, n_banks: int, warp_pa
             counts[b] = counts.get(b, 0) + 1
         total += max(counts.values())
     return total
+
+
+def texture_lines(mem: list, line_bytes: int) -> list[int]:
+    """The texture-cache accesses of one ``tex``/``tld4`` warp instruction
+    (``generate_mem_accesses`` for ``tex_space``; C110): one access per distinct
+    ``line_bytes`` block (the L1T line) touched, in ascending address order -- the order
+    GPGPU-Sim fills its access queue, which is served from the back.
+
+    GPGPU-Sim keeps one address per thread for a texture fetch; the functional engine reports
+    every texel the sampler reads (4 for bilinear 2-D filtering, one record per corner), so
+    each lane contributes its *first* texel.  (GPGPU-Sim's 2-D textures use its own 64-byte
+    tiled layout of the CUDA array; ours are the row-major device addresses of the texels.)"""
+    seen = 0
+    blocks: set[int] = set()
+    mask = ~(line_bytes - 1)
+    for acc in mem:
+        if acc.space != "tex":
+            continue
+        for lane, a in zip(acc.lanes.tolist(), acc.addrs.tolist(), strict=True):
+            if not (seen >> lane) & 1:
+                seen |= 1 << lane
+                blocks.add(int(a) & mask)
+    return sorted(blocks)

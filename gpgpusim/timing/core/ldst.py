@@ -1,25 +1,50 @@
-"""The load/store unit (GPGPU-Sim ``ldst_unit``; checklist C103-C107).
+"""The load/store unit (GPGPU-Sim ``ldst_unit``; checklist C103-C107, C110).
 
 ``cycle()`` follows ``ldst_unit::cycle``: writeback of one finished access (round robin over
-the shared-memory pipeline, the L1-bypass return and the L1D's ready accesses), the
-shared-memory pipeline shift, one reply from the response FIFO (write acks release stores;
-read replies fill the L1D or, for accesses that bypass it, wait as the ``next_global`` return),
-the L1D's latency queues (``-gpgpu_l1_latency`` deep, one per ``-gpgpu_l1_banks`` bank: an
-access reaches the tag array ``l1_latency`` cycles after it entered), then the instruction in
-the dispatch register:
+GPGPU-Sim's five clients: the shared-memory pipeline, the texture cache's results, the
+constant cache's, the L1-bypass return and the L1D's ready accesses),
+the shared-memory pipeline shift, one reply from the response FIFO (texture replies fill the
+L1T, constant replies the L1C; write acks release stores; read replies fill the L1D or, for
+accesses that bypass it, wait as the ``next_global`` return), the L1T's cycle (one request to
+the interconnect, one fragment to its result FIFO), the L1C's (one miss to the interconnect),
+the L1D's latency queues (``-gpgpu_l1_latency`` deep, one per
+``-gpgpu_l1_banks`` bank: an access reaches the tag array ``l1_latency`` cycles after it
+entered), then the instruction in the dispatch register:
 
 * shared memory: it stays ``degree`` cycles (bank conflicts, ``coalesce.shared_conflict_degree``)
   and then a load enters the ``-gpgpu_smem_latency``-deep shared pipeline; a store is done;
-* constant and parameter space: the perfect constant cache (``-gpgpu_perfect_inst_const_cache``;
-  with a finite L1C the accesses are also treated as hits: a documented difference) -- the
-  instruction completes at once, as GPGPU-Sim's ``constant_cycle`` does in that mode;
+* constant and kernel-parameter space (``constant_cycle``; C109): with
+  ``-gpgpu_perfect_inst_const_cache 1`` (every shipped 4.x config) the instruction completes
+  at once; otherwise its accesses -- one per ``-gpgpu_const_cache:l1`` line the warp reads
+  (``ld.param`` of a kernel: one, at the parameter's offset in the parameter buffer, which is
+  the address GPGPU-Sim uses) -- go to the read-only L1C one per cycle; hits complete there,
+  misses (``CONST_ACC_R`` requests for the line) come back through the L1C's MSHRs and the
+  writeback; a refused access (RESERVATION_FAIL) or a remaining one counts a constant-port
+  conflict (``gpgpu_n_cmem_portconflict``).  A ``.func``'s ``ld.param`` (a frame variable in
+  GPGPU-Sim's local memory) is treated as a perfect-cache read either way;
+* texture (``tex``, ``tld4``): one access per 128-byte L1T line the warp's texels touch
+  (``coalesce.texture_lines``) goes to the texture cache per cycle (``texture_cycle``); a
+  refused access (L1T FIFOs full) is retried the next cycle.  Hits and misses alike come back
+  in order through the L1T's fragment FIFO (``cache.TexCache``); misses are
+  ``TEXTURE_ACC_R`` requests for the whole line, which skip the ROP delay at the partition;
 * global/local: its accesses (``coalesce.coalesce``) enter the L1D latency queues, up to one
   per bank per cycle, in access-queue order; a busy bank stalls the rest to the next cycle;
-  accesses that bypass the L1D (``ld.global.cg``, atomics, ``-gpgpu_gmem_skip_L1D``, no L1D)
-  go straight to the interconnect when it has room.
+  accesses that bypass the L1D go straight to the interconnect when it has room.  They bypass
+  it (``memory_cycle``'s ``bypassL1D``) when there is no L1D, for atomics and for the cache
+  operator ``.cg`` (CACHE_GLOBAL, loads and stores), and, with ``-gpgpu_gmem_skip_L1D 1``,
+  for every global access except ``.nc`` ones (CACHE_L1).  The other operators (``.ca .cs
+  .lu .cv .wb .wt``) are timed like the default: GPGPU-Sim 4.2 reads the cache operator
+  nowhere else.  A reply goes to the L1D when the L1D sent its request, else to
+  ``next_global``: GPGPU-Sim instead sends every global reply past the L1D under
+  ``-gpgpu_gmem_skip_L1D``, including those of ``.nc`` loads that missed in it, which leaves
+  their MSHR entry unfilled (a deadlock for the next access to the line); we fill it.
 
-A load's destination registers stay reserved until all of its accesses returned (per-register
-pending counts, ``m_pending_writes``); stores count as outstanding until acknowledged.
+A load's (and a texture fetch's) destination registers stay reserved until all of its
+accesses returned (per-register pending counts, ``m_pending_writes``); stores count as
+outstanding until acknowledged.
+
+The L1T is ``-gpgpu_tex_cache:l1``; ``gpgpu_n_mem_texture`` counts its requests as they enter
+the interconnect (``icnt_inject_request_packet``).
 """
 
 from __future__ import annotations
@@ -28,6 +53,8 @@ from typing import Any
 
 import numpy as np
 
+from ..cache import HIT, RESERVATION_FAIL, Cache, TexCache, sector_parts
+from ..mem_fetch import MemFetch
 from . import coalesce as C
 from .pipe import CompressingPipe
 from .units import WarpInst
@@ -64,13 +91,22 @@ class LdstUnit:
         self.pending: dict[tuple[int, int], int] = {}      # (warp slot, reg) -> accesses left
         self.part_acks: dict[int, int] = {}       # split write -> sector acknowledgements left
         self.l1d = core.cluster.gpu.make_l1d(core.sid)
+        tex = g("gpgpu_tex_cache:l1")
+        self.l1t: TexCache | None = None
+        if tex is not None and not isinstance(tex, str):
+            self.l1t = TexCache(f"L1T_{core.sid:03d}", tex)
+        const = g("gpgpu_const_cache:l1")
+        self.l1c: Cache | None = None
+        if not g("gpgpu_perfect_inst_const_cache") and const is not None and not isinstance(const, str):
+            self.l1c = Cache(f"L1C_{core.sid:03d}", const, "L1C", level=1)
         self.stall_cycles = 0
 
     # ------------------------------------------------------------------ interface
     def busy(self) -> bool:
         return (self.dispatch is not None or len(self.smem_pipe) > 0 or self.n_latq > 0 or bool(self.response)
                 or self.next_global is not None or self.next_wb is not None or bool(self.pending)
-                or (self.l1d is not None and self.l1d.busy()))
+                or (self.l1d is not None and self.l1d.busy()) or (self.l1t is not None and self.l1t.busy())
+                or (self.l1c is not None and self.l1c.busy()))
 
     def idle(self) -> bool:
         """Nothing this unit would do in a cycle (outstanding loads/stores may still be out in
@@ -78,7 +114,16 @@ class LdstUnit:
         l1d = self.l1d
         return (self.dispatch is None and not len(self.smem_pipe) and not self.n_latq and not self.response
                 and self.next_global is None and self.next_wb is None
-                and (l1d is None or (not l1d.miss_queue and not l1d.access_ready())))
+                and (l1d is None or (not l1d.miss_queue and not l1d.access_ready()))
+                and (self.l1t is None or self.l1t.idle())
+                and (self.l1c is None or not self._l1c_active()))
+
+    def _l1c_active(self) -> bool:
+        """The L1C has something to do in a cycle: a miss to send, data to hand out, or a port
+        to replenish (its port state must advance every cycle: it never sleeps)."""
+        c = self.l1c
+        assert c is not None
+        return bool(c.miss_queue or c.ready or c.fill_port_occupied or c.data_port_occupied)
 
     def response_full(self) -> bool:
         return len(self.response) >= self.response_size
@@ -110,6 +155,12 @@ class LdstUnit:
             inst.cycles = max(deg, 1 if active else 0)
         elif sp in ("const", "param"):
             st.add("gpgpu_n_const_mem_insn" if sp == "const" else "gpgpu_n_param_mem_insn", active)
+            if self.l1c is not None and inst.executed:
+                self._generate_const(inst, sp)
+                n = len(inst.accessq)
+                for r in inst.dst:
+                    key = (inst.slot, r)
+                    self.pending[key] = self.pending.get(key, 0) + n
         elif sp in ("global", "local"):
             if inst.is_store:
                 st.add("gpgpu_n_store_insn", active)
@@ -125,12 +176,40 @@ class LdstUnit:
                     self.pending[key] = self.pending.get(key, 0) + n
         elif sp == "tex":
             st.add("gpgpu_n_tex_insn", active)
+            if self.l1t is not None and inst.executed and inst.mem:
+                for block in C.texture_lines(inst.mem, self.l1t.line_bytes):
+                    inst.accessq.append((block, "tex", False))
+            n = len(inst.accessq)
+            for r in inst.dst:
+                key = (inst.slot, r)
+                self.pending[key] = self.pending.get(key, 0) + n
         self.dispatch = inst
 
+    def _generate_const(self, inst: WarpInst, sp: str) -> None:
+        """``generate_mem_accesses`` for const / kernel-param space: one access per L1C line
+        (ascending; served from the back)."""
+        assert self.l1c is not None
+        mask = ~(self.l1c.line_bytes - 1)
+        if sp == "param":
+            off = inst.warp.kernel.table.param_offset[inst.pc]
+            if off < 0:
+                return          # a .func parameter: see the module docstring
+            blocks = {off & mask}
+        else:
+            blocks = set()
+            for acc in inst.mem or ():
+                if acc.space == "const":
+                    blocks.update(int(a) & mask for a in acc.addrs.tolist())
+        inst.accessq.extend((b, "const", False) for b in sorted(blocks))
+
     def _generate(self, inst: WarpInst) -> None:
+        """The access queue of a global/local instruction in GPGPU-Sim's push order (address
+        order per coalescing call); ``_memory_cycle`` serves it from the back, so the highest
+        segment goes first, as ``accessq_back`` does.  (``coalesce`` returns serve order.)"""
         core = self.core
         q = inst.accessq
         kernel = inst.warp.kernel
+        sector = self.skip_l1d or kernel.table.cache_op[inst.pc] == "cg"
         for acc in inst.mem or ():
             if acc.space == "local":
                 hw_tid0 = inst.slot * 32       # hardware thread id of the warp's lane 0
@@ -138,19 +217,24 @@ class LdstUnit:
                                            kernel.padded_threads_per_cta, core.sid, core.cluster.gpu.n_cores,
                                            kernel.max_cta_per_core)
                 for lanes, addrs, size in groups:
-                    for a in C.coalesce(lanes, addrs.astype(np.uint64), size, self.arch, self.warp_parts):
+                    for a in reversed(C.coalesce(lanes, addrs.astype(np.uint64), size, self.arch,
+                                                 self.warp_parts, sector=sector)):
                         q.append((a, "local", acc.is_store))
             else:
-                for a in C.coalesce(acc.lanes, acc.addrs, acc.size, self.arch, self.warp_parts,
-                                    atomic=acc.is_atomic):
+                for a in reversed(C.coalesce(acc.lanes, acc.addrs, acc.size, self.arch, self.warp_parts,
+                                             atomic=acc.is_atomic, sector=sector)):
                     q.append((a, "global", acc.is_store))
 
     # ------------------------------------------------------------------ cycle
     def cycle(self, now: int) -> None:
         l1d = self.l1d
+        l1t = self.l1t
+        l1c = self.l1c
         if (self.dispatch is None and not self.response and not self.n_latq and self.next_wb is None
                 and self.next_global is None and not self.smem_pipe.q
-                and (l1d is None or (not l1d.miss_queue and not l1d.ready))):
+                and (l1d is None or (not l1d.miss_queue and not l1d.ready))
+                and (l1t is None or not (l1t.fragment or l1t.result))
+                and (l1c is None or not self._l1c_active())):
             # nothing to do: only the L1D's port counters move (baseline_cache::cycle)
             if l1d is not None:
                 l1d.idle_cycles(1)
@@ -160,7 +244,14 @@ class LdstUnit:
         self._writeback()
         if self.response:
             mf = self.response[0]
-            if mf.is_write and not mf.is_atomic:
+            if mf.access_type == "TEXTURE_ACC_R" and l1t is not None:
+                self.response.pop(0)      # the L1T's fill port is always free
+                l1t.fill(mf, now)
+            elif mf.access_type == "CONST_ACC_R" and l1c is not None:
+                if l1c.fill_port_free():
+                    self.response.pop(0)
+                    l1c.fill(mf, now)
+            elif mf.is_write and not mf.is_atomic:
                 self.response.pop(0)
                 self._write_ack(mf)
             elif self.l1d is None or not self.l1d.waiting_for_fill(mf):
@@ -169,6 +260,20 @@ class LdstUnit:
             elif self.l1d.fill_port_free():
                 self.response.pop(0)
                 self.l1d.fill(mf, now)
+        if l1t is not None and (l1t.fragment or l1t.result):
+            mf = l1t.request_top()
+            if mf is not None and core.cluster.can_inject(mf):
+                l1t.pop_request()
+                self.stats.add("gpgpu_n_mem_texture")
+                core.cluster.inject(mf, now)
+            l1t.cycle()
+        if l1c is not None:
+            mf = l1c.miss_queue_top()
+            if mf is not None and core.cluster.can_inject(mf):
+                l1c.pop_miss()
+                self.stats.add("gpgpu_n_mem_const")
+                core.cluster.inject(mf, now)
+            l1c.cycle()
         l1d = self.l1d
         if l1d is not None:
             mf = l1d.miss_queue_top()
@@ -196,6 +301,17 @@ class LdstUnit:
                 if stall == "resource_stall":       # BK_CONF: a latency-queue bank was busy
                     self.stats.add("gpgpu_n_l1cache_bkconflict")
                 return
+        elif sp in ("const", "param") and d.accessq:
+            self._constant_cycle(d, now)
+            if d.accessq:
+                self.stats.add("gpgpu_n_stall_shd_mem")
+                return
+        elif sp == "tex" and d.accessq:
+            self._texture_cycle(d, now)
+            if d.accessq:
+                # GPGPU-Sim counts it under T_MEM, which its report does not print by reason
+                self.stats.add("gpgpu_n_stall_shd_mem")
+                return
         # the instruction leaves the dispatch register
         if sp == "shared" and (d.is_load or d.is_atomic) and d.executed:
             if not self.smem_pipe.can_enter(now):
@@ -204,7 +320,8 @@ class LdstUnit:
             self.dispatch = None
             return
         self.dispatch = None
-        if (d.is_load or d.is_atomic) and sp in ("global", "local"):
+        if (d.is_load or d.is_atomic) and (sp in ("global", "local", "tex")
+                                           or (self.l1c is not None and sp in ("const", "param"))):
             left = 0
             for r in d.dst:
                 left += self.pending.get((d.slot, r), 0)
@@ -216,6 +333,52 @@ class LdstUnit:
             return
         core.complete(d, release=True)
 
+    def _constant_cycle(self, d: WarpInst, now: int) -> None:
+        """``constant_cycle`` with a finite L1C: ``process_memory_access_queue``, one access per
+        cycle (the read-only cache uses no data port)."""
+        core = self.core
+        gpu = core.cluster.gpu
+        l1c = self.l1c
+        assert l1c is not None
+        st = self.stats
+        block = d.accessq[-1][0]
+        mf = MemFetch(block, l1c.line_bytes, False, "CONST_ACC_R", core_id=core.sid,
+                      cluster_id=core.cluster.cid, warp_id=d.slot, token=d,
+                      timestamp=gpu.gpu_tot_sim_cycle + gpu.gpu_sim_cycle)
+        status = l1c.access(mf, now)
+        if status == RESERVATION_FAIL:
+            st.add("gpgpu_stall_shd_mem[c_mem][resource_stall]")     # BK_CONF
+            st.add("gpgpu_n_cmem_portconflict")
+            return
+        d.accessq.pop()
+        if status == HIT:
+            self._read_done(d)
+        if d.accessq:
+            st.add("gpgpu_n_cmem_portconflict")       # a coalescing stall, counted as GPGPU-Sim does
+
+    def _texture_cycle(self, d: WarpInst, now: int) -> None:
+        """``texture_cycle``: offer the next access to the L1T (``process_memory_access_queue``;
+        its data port is always free)."""
+        core = self.core
+        gpu = core.cluster.gpu
+        l1t = self.l1t
+        assert l1t is not None
+        block = d.accessq[-1][0]
+        mf = MemFetch(block, l1t.line_bytes, False, "TEXTURE_ACC_R", core_id=core.sid,
+                      cluster_id=core.cluster.cid, warp_id=d.slot, token=d,
+                      timestamp=gpu.gpu_tot_sim_cycle + gpu.gpu_sim_cycle)
+        if l1t.access(mf, now) != RESERVATION_FAIL:
+            d.accessq.pop()
+
+    def _bypass_l1d(self, d: WarpInst, space: str) -> bool:
+        """``memory_cycle``'s ``bypassL1D`` for an access of ``space`` (see the module docstring)."""
+        if self.l1d is None or d.is_atomic:
+            return True
+        cop = d.warp.kernel.table.cache_op[d.pc]
+        if cop == "cg":
+            return True
+        return self.skip_l1d and space == "global" and cop != "nc"
+
     def _memory_cycle(self, d: WarpInst, now: int) -> str:
         """Send the instruction's accesses; returns the stall reason if some remain, named as
         GPGPU-Sim 4.2 prints ``gpu_stall_shd_mem_breakdown``: a busy L1D bank is ``BK_CONF``
@@ -225,7 +388,7 @@ class LdstUnit:
         (kept here as ``[gl_mem][icnt_rc_fail]``)."""
         core = self.core
         q = d.accessq
-        bypass = self.l1d is None or d.is_atomic or (self.skip_l1d and q and q[-1][1] == "global")
+        bypass = self._bypass_l1d(d, q[-1][1])
         if bypass:
             acc, space, is_store = q[-1]
             mf = core.cluster.gpu.new_fetch(acc, d, space, is_store, core, bypass=True)
@@ -332,8 +495,8 @@ class LdstUnit:
                 core.complete(nw, release=False)
             else:
                 self._read_done(nw)
-        for c in range(3):
-            client = (c + self.wb_arb) % 3
+        for c in range(5):
+            client = (c + self.wb_arb) % 5
             if client == 0:
                 d = self.smem_pipe.head(self.now)
                 if d is not None:
@@ -342,6 +505,16 @@ class LdstUnit:
                         core.atomic_done(d.warp)
                     self.next_wb = d
             elif client == 1:
+                l1t = self.l1t
+                if l1t is not None and l1t.result:
+                    tok: WarpInst = l1t.next_access().token  # type: ignore[assignment]
+                    self.next_wb = tok
+            elif client == 2:
+                l1c = self.l1c
+                if l1c is not None and l1c.ready:
+                    tok2: WarpInst = l1c.next_access().token  # type: ignore[assignment]
+                    self.next_wb = tok2
+            elif client == 3:
                 mf = self.next_global
                 if mf is not None:
                     self.next_global = None
@@ -355,22 +528,16 @@ class LdstUnit:
                     mf = l1d.next_access()
                     self.next_wb = mf.token
             if self.next_wb is not None:
-                self.wb_arb = (client + 1) % 3
+                self.wb_arb = (client + 1) % 5
                 return
 
     def dump(self) -> str:
         d = self.dispatch
-        return (f"ldst dispatch={'-' if d is None else f'w{d.slot}@{d.pc} q={len(d.accessq)}'} smem={len(self.smem_pipe)} "
-                f"latq={self.n_latq} resp={len(self.response)} pending={len(self.pending)}")
+        out = (f"ldst dispatch={'-' if d is None else f'w{d.slot}@{d.pc} q={len(d.accessq)}'} smem={len(self.smem_pipe)} "
+               f"latq={self.n_latq} resp={len(self.response)} pending={len(self.pending)}")
+        if self.l1t is not None and self.l1t.busy():
+            out += "\n" + self.l1t.dump_state()
+        if self.l1c is not None and self.l1c.busy():
+            out += "\n" + self.l1c.dump_state()
+        return out
 
-
-def sector_parts(size: int, sector_mask: int) -> int:
-    """How many sector requests a sectored L2 makes of one request (the rule of GPGPU-Sim's
-    ``breakdown_request_to_sector_requests``, as ``memory.partition`` applies it)."""
-    if size == 32 and sector_mask.bit_count() == 1:
-        return 1
-    if size == 128:
-        return sector_mask.bit_count() or 4
-    if size == 64 and sector_mask in (0xF, 0):
-        return 2
-    return max(1, sector_mask.bit_count())
