@@ -88,7 +88,7 @@ objects is the consumer's cost, paid lazily per warp.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Protocol
 
 import numpy as np
 
@@ -97,8 +97,8 @@ from gpgpusim.functional import engine
 from gpgpusim.functional.state import LOCAL_WINDOW, SHARED_WINDOW, Exec
 from gpgpusim.ptx import ir
 
-__all__ = ["MemAccess", "WarpTrace", "KernelTrace", "TraceRecorder", "record_kernel",
-           "needs_live_feed"]
+__all__ = ["MemAccess", "WarpTrace", "WarpStream", "TraceStream", "KernelTrace", "TraceRecorder",
+           "record_kernel", "needs_live_feed", "cut_record"]
 
 _AR32 = np.arange(32, dtype=np.int64)
 _MASK_EMPTY = np.zeros(0, dtype=np.int64)
@@ -116,6 +116,24 @@ class MemAccess:
     addrs: np.ndarray       # uint64 addresses, same order; shared/local space-relative
 
 
+class WarpStream(Protocol):
+    """The feed interface of the SIMT core: one warp's dynamic instructions, one at a time.
+
+    ``pc`` is the pc of the warp's next instruction (an index into ``prog.insts``), -1 once
+    the warp has no more (functionally done).  ``attach(sid, slot)`` is called once, when the
+    warp is placed in hardware warp slot ``slot`` of core ``sid``.  ``issue(now)`` is called
+    when the core issues the instruction at ``pc`` in core cycle ``now``; it returns the lanes
+    that executed it (active and guard true, a 32-bit mask) and its memory accesses (None when
+    it made none), and moves ``pc`` on.  Implementations: :class:`TraceStream` (recorded ahead
+    by the batched driver) and :class:`gpgpusim.timing.live.LiveWarp` (executed at issue)."""
+
+    pc: int
+
+    def attach(self, sid: int, slot: int) -> None: ...
+
+    def issue(self, now: int) -> tuple[int, list[MemAccess] | None]: ...
+
+
 class _Chunk:
     """Memory records of one chunk, shared by its warps (sliced lazily per warp)."""
 
@@ -128,28 +146,34 @@ class _Chunk:
 
     def cut(self, ri: int, w: int, out: list[MemAccess]) -> None:
         """Append warp ``w``'s part of record ``ri`` to ``out`` (nothing if it has none)."""
-        _seq, space, addrs, lanes, size, is_store, is_atomic = self.recs[ri]
-        lo = w << 5
-        if lanes is None:                   # every lane of the chunk, in lane order
-            a = addrs[lo:lo + 32]
-            ln = _AR32
-        else:
-            i, j = np.searchsorted(lanes, (lo, lo + 32))
-            if i == j:
-                return
-            a = addrs[i:j]
-            ln = lanes[i:j] - lo
-        a = a.astype(np.uint64)
-        if space == "generic":
-            win = a >> np.uint64(48)
-            if win.any():
-                for wn, sp, base in ((0, "global", 0), (1, "shared", SHARED_WINDOW), (2, "local", LOCAL_WINDOW)):
-                    m = win == wn
-                    if m.any():
-                        out.append(MemAccess(sp, is_store, is_atomic, size, ln[m], a[m] - np.uint64(base)))
-                return
-            space = "global"
-        out.append(MemAccess(space, is_store, is_atomic, size, ln, a))
+        cut_record(self.recs[ri], w, out)
+
+
+def cut_record(rec: list, w: int, out: list[MemAccess]) -> None:
+    """Append warp ``w``'s part of one recorded access (``TraceRecorder.recs`` entry) to
+    ``out`` as ``MemAccess`` objects, resolving generic addresses (nothing if it has none)."""
+    _seq, space, addrs, lanes, size, is_store, is_atomic = rec
+    lo = w << 5
+    if lanes is None:                   # every lane of the chunk, in lane order
+        a = addrs[lo:lo + 32]
+        ln = _AR32
+    else:
+        i, j = np.searchsorted(lanes, (lo, lo + 32))
+        if i == j:
+            return
+        a = addrs[i:j]
+        ln = lanes[i:j] - lo
+    a = a.astype(np.uint64)
+    if space == "generic":
+        win = a >> np.uint64(48)
+        if win.any():
+            for wn, sp, base in ((0, "global", 0), (1, "shared", SHARED_WINDOW), (2, "local", LOCAL_WINDOW)):
+                m = win == wn
+                if m.any():
+                    out.append(MemAccess(sp, is_store, is_atomic, size, ln[m], a[m] - np.uint64(base)))
+            return
+        space = "global"
+    out.append(MemAccess(space, is_store, is_atomic, size, ln, a))
 
 
 class WarpTrace:
@@ -193,6 +217,29 @@ class WarpTrace:
 
     def __repr__(self) -> str:
         return f"WarpTrace({len(self.pcs)} instructions)"
+
+
+class TraceStream:
+    """The trace feed's :class:`WarpStream`: one recorded :class:`WarpTrace`, replayed."""
+
+    __slots__ = ("pcs", "exe", "mem", "pos", "n", "pc")
+
+    def __init__(self, trace: WarpTrace) -> None:
+        self.pcs: list[int] = trace.pcs.tolist()
+        self.exe: list[int] = trace.executed.tolist()
+        self.mem = trace.mem
+        self.pos = 0
+        self.n = len(self.pcs)
+        self.pc: int = self.pcs[0] if self.n else -1
+
+    def attach(self, sid: int, slot: int) -> None:
+        """(The recorded values do not depend on where the warp runs.)"""
+
+    def issue(self, now: int) -> tuple[int, list[MemAccess] | None]:
+        pos = self.pos
+        self.pos = nxt = pos + 1
+        self.pc = self.pcs[nxt] if nxt < self.n else -1
+        return self.exe[pos], self.mem.get(pos)
 
 
 class TraceRecorder:
@@ -326,6 +373,11 @@ class KernelTrace:
             raise RuntimeError(f"KernelTrace({self.kernel}).ctas() can be iterated only once")
         self._started = True
         return self._gen()
+
+    def streams(self) -> Iterator[tuple[int, list[TraceStream]]]:
+        """:meth:`ctas` as the SIMT core reads it: ``(CTA id, its warps' streams)``."""
+        for cid, ws in self.ctas():
+            yield cid, [TraceStream(w) for w in ws]
 
     def _gen(self) -> Iterator[tuple[int, list[WarpTrace]]]:
         lc = self._lc
