@@ -1,9 +1,20 @@
 """Instruction feed of the timing model: each warp's dynamic instruction stream, recorded.
 
 The timing model decides *when* instructions run; the functional engine decides *what* they
-do.  This module records, with the fast batched functional driver, every warp's dynamic
-instruction stream (pc, SIMT active mask, executed mask, lane addresses of memory accesses)
-so that the cycle-level core can replay it (DESIGN.md §6, "trace" feed).
+do.  The SIMT core reads each warp's instructions through one interface, :class:`WarpStream`
+(next pc; ``issue(now)`` -> executed mask and memory accesses), with two implementations
+(DESIGN.md §6), chosen per kernel by ``-gpgpusim_timing_feed auto|trace|live``:
+
+* the **trace** feed (this module, the default for kernels whose values cannot depend on
+  timing): the fast batched functional driver records every warp's dynamic instruction stream
+  (pc, SIMT active mask, executed mask, lane addresses of memory accesses) ahead of time and
+  :class:`TraceStream` replays it;
+* the **live** feed (:mod:`gpgpusim.timing.live`, GPGPU-Sim's own model, picked by ``auto``
+  for the kernels :func:`needs_live_feed` names): each instruction is executed by the
+  warp-step driver when the core issues it.
+
+Both give identical statistics on kernels the scan classes race-free
+(``tests/apps/test_live_feed.py``).
 
 Use::
 
@@ -62,8 +73,8 @@ the values they get: ticket counters, queues, locks), spin on ``ld.volatile`` /
 ``.relaxed`` / ``.acquire`` loads (flags written by other warps), or synchronise the grid
 (cooperative ``grid.sync()``, which is built from such atomics and loads on the
 ``%envreg1:%envreg2`` workspace) may behave differently on real timing; for those the live
-feed (stepping the warp at issue) is required.  :func:`needs_live_feed` detects them
-statically.  (Plain ``red`` reductions and ``bar.sync`` are fine: their outcome does not depend
+feed (stepping the warp at issue, :mod:`gpgpusim.timing.live`) is required, and ``auto`` picks
+it.  :func:`needs_live_feed` detects them statically.  (Plain ``red`` reductions and ``bar.sync`` are fine: their outcome does not depend
 on the interleaving, for integer reductions at least.)  Memory use: one chunk's trace is held
 at a time; it costs about 8 bytes per lane per memory access (addresses, plus the lane index
 for partial warps) and ~20 bytes per warp instruction, so a chunk of 65,536 threads making

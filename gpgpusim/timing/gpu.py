@@ -280,11 +280,16 @@ class TimingGpu(Gpu):
             table = CoreTable(build_table(prog, self.config), len(prog.insts), prog)
             if cache is not None:
                 cache[key] = table
-        if why and feed == "trace" and op.kernel not in self._live_note_done:
-            self._live_note_done.add(op.kernel)
-            sys.stderr.write(f"GPGPU-Sim: NOTE: kernel {op.kernel} {why}; it is timed from its "
-                             f"functional trace (-gpgpusim_timing_feed trace), so its values follow "
-                             f"the functional engine's order of warps, not the timed one\n")
+        if (why or feed == "live") and op.kernel not in self._live_note_done:
+            self._live_note_done.add(op.kernel)     # once per kernel name
+            if feed == "live":
+                sys.stderr.write(f"GPGPU-Sim: NOTE: kernel {op.kernel} runs on the live instruction "
+                                 f"feed (each warp instruction executed at issue): "
+                                 f"{why or 'forced by -gpgpusim_timing_feed live'}\n")
+            else:
+                sys.stderr.write(f"GPGPU-Sim: NOTE: kernel {op.kernel} {why}; it is timed from its "
+                                 f"functional trace (-gpgpusim_timing_feed trace), so its values "
+                                 f"follow the functional engine's order of warps, not the timed one\n")
         regs = op.regs_per_thread or 0
         smem = op.static_smem_bytes or 0
         n_blocks = op.grid[0] * op.grid[1] * op.grid[2]

@@ -1,0 +1,108 @@
+"""The live instruction feed (gpgpusim.timing.live): values from the timing model at issue."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gpgpusim.errors import CudaError
+from gpgpusim.timing.live import choose_feed
+
+from .timing_helpers import ptx, run_timing
+
+#: two %clock reads with a dependent chain between them (mov -> add -> add -> mov)
+CLOCK = """
+.reg .u32 %r<8>; .reg .u64 %rd<4>;
+ld.param.u64 %rd1, [p0];
+mov.u32 %r1, %clock;
+add.u32 %r2, %r1, 1;
+add.u32 %r3, %r2, 1;
+mov.u32 %r4, %clock;
+mov.u32 %r5, %tid.x;
+mul.wide.u32 %rd2, %r5, 8;
+add.u64 %rd3, %rd1, %rd2;
+st.global.v2.u32 [%rd3], {%r1, %r4};
+ret;
+"""
+
+
+def _clock_run(feed: str):
+    out = np.zeros((32, 2), dtype=np.uint32)
+    return run_timing(ptx(CLOCK), "k", (1, 1, 1), (32, 1, 1), [("a", out)],
+                      overrides=[f"-gpgpusim_timing_feed {feed}"])
+
+
+def test_clock_reads_the_core_cycle_at_issue():
+    """%clock is the core cycle at which the reading instruction issues (C063): the values
+    are the issue cycles of the two movs in the core's issue trace, and their difference is
+    the latency of the dependent chain between them."""
+    r = _clock_run("live")
+    pcs = r.rec.op.module.cache[("prog", "k")].opcode_of
+    clock_pcs = [pc for pc, op in enumerate(pcs) if op == "mov"][:2]
+    issued = {pc: cyc for cyc, _slot, pc in r.issues()}
+    t1, t2 = issued[clock_pcs[0]], issued[clock_pcs[1]]
+    a = r.out["a"]
+    assert a[:, 0].tolist() == [t1] * 32 and a[:, 1].tolist() == [t2] * 32
+    # the timeline of test_core.py on QV100: the first add issues when the mov's result is
+    # written back (5 cycles: no register read), the dependent add 9 cycles after it (one
+    # register read), the second %clock read right after (no dependence)
+    assert [c for c, _w, _pc in r.issues()][:5] == [2, 3, 8, 17, 18]
+    assert t2 - t1 == 15
+
+
+def test_clock_in_the_trace_feed_counts_warp_instructions():
+    """Forced trace feed: the functional estimate (one per warp instruction of the warp)."""
+    r = _clock_run("trace")
+    a = r.out["a"]
+    assert (a[:, 1] - a[:, 0]).tolist() == [3] * 32
+
+
+SMID = """
+.reg .u32 %r<10>; .reg .u64 %rd<4>; .reg .pred %p<2>;
+ld.param.u64 %rd1, [p0];
+mov.u32 %r1, %ctaid.x;
+mov.u32 %r2, 0;
+setp.ne.u32 %p1, %r1, 0;
+@%p1 bra DONE;
+LOOP:
+add.u32 %r2, %r2, 1;
+setp.lt.u32 %p1, %r2, 300;
+@%p1 bra LOOP;
+DONE:
+mov.u32 %r3, %smid;
+mov.u32 %r4, %warpid;
+mov.u32 %r5, %tid.x;
+mov.u32 %r6, %ntid.x;
+mad.lo.u32 %r7, %r1, %r6, %r5;
+mul.wide.u32 %rd2, %r7, 8;
+add.u64 %rd3, %rd1, %rd2;
+st.global.v2.u32 [%rd3], {%r3, %r4};
+ret;
+"""
+
+
+def test_smid_and_warpid_are_the_core_and_the_warp_slot():
+    """Two SMs, one CTA each at a time: CTA 0 loops long on core 0, so CTAs 1 and 2 both run
+    on core 1 (the functional mapping would put CTA 2 on SM 2 mod 2 = 0); %warpid is the
+    hardware warp slot (CTA slot 0: warps 0 and 1)."""
+    out = np.zeros((3, 64, 2), dtype=np.uint32)
+    r = run_timing(ptx(SMID), "k", (3, 1, 1), (64, 1, 1), [("a", out)],
+                   overrides=["-gpgpu_n_clusters 2", "-gpgpu_shader_cta 1"])
+    a = r.out["a"]
+    assert [sorted(set(a[c, :, 0].tolist())) for c in range(3)] == [[0], [1], [1]]
+    assert a[:, :, 1].tolist() == [[0] * 32 + [1] * 32] * 3
+
+
+def test_auto_picks_live_for_timing_dependent_kernels():
+    """``auto`` runs a kernel reading %clock live (timing-model values), trace otherwise."""
+    live = _clock_run("auto").out["a"]
+    assert (live[:, 1] - live[:, 0]).tolist() == [15] * 32
+
+
+def test_choose_feed():
+    assert choose_feed(None, None) == "trace"
+    assert choose_feed("auto", "reads %clock") == "live"
+    assert choose_feed("trace", "reads %clock") == "trace"
+    assert choose_feed("LIVE", None) == "live"
+    with pytest.raises(CudaError, match="expected one of auto, trace, live"):
+        choose_feed("fast", None)
