@@ -125,6 +125,9 @@ class MemAccess:
     size: int               # bytes per lane (a whole vector: ld.v4.f32 -> 16)
     lanes: np.ndarray       # int64 lane numbers 0..31 that accessed, ascending
     addrs: np.ndarray       # uint64 addresses, same order; shared/local space-relative
+    #: live feed: the functional execution of an atomic deferred until its first request leaves
+    #: the memory partition (run once by ``WarpInst.do_atomic``); None otherwise
+    on_exit: Callable[[], None] | None = None
 
 
 class WarpStream(Protocol):

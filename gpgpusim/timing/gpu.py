@@ -123,6 +123,8 @@ class Cluster:
             # -gpgpu_perfect_mem (C012): GPGPU-Sim's perfect_memory_interface turns the request
             # into its reply at once, in the cluster's response FIFO
             mf.is_reply = True
+            if mf.is_atomic:
+                mf.do_atomic()
             self.response.append(mf)
             return
         self.gpu.mem.inject(self.cid, mf, now)

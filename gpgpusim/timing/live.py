@@ -8,8 +8,11 @@ instruction of one warp, scalar SIMT-stack update) then computes its values, its
 and its lane addresses, so that everything that depends on the interleaving of warps follows
 the simulated timing:
 
-* the order in which warps' atomics, volatile loads and stores reach memory is their issue
-  order in the timing model (ticket counters, queues, locks, spin-waits, grid sync);
+* loads and stores take effect at issue, and an ``atom`` on global memory when its first
+  request leaves the memory partition (C162, GPGPU-Sim's ``mem_fetch::do_atomic`` at
+  ``memory_sub_partition::pop``: ``MemFetch.do_atomic`` -> ``WarpInst.do_atomic`` runs the
+  callback the engine queued with ``Exec.defer_atomics``), so ticket counters, queues, locks,
+  spin-waits and grid sync see the timed order;
 * ``%clock`` reads the core cycle at issue (``gpu_tot_sim_cycle + gpu_sim_cycle``, the low 32
   bits, as ``ptx_thread_info::get_builtin(CLOCK_REG)``; checklist C063: once per SIMT core
   clock); ``%clock64`` reads the same count in 64 bits (GPGPU-Sim 4.2 aborts on it);
@@ -32,9 +35,10 @@ later than the core's own barrier releases it.  Memory accesses are recorded by 
 :class:`~gpgpusim.timing.feed.TraceRecorder` (the same merging of vector elements, the same
 resolution of generic addresses) and cut per instruction.
 
-Limits: atomics are applied at issue, in issue order; GPGPU-Sim defers them until the request
-leaves the memory partition (C162), so two warps' atomics to one address can be applied in a
-different order than GPGPU-Sim's when their requests overtake each other in the memory system.
+Limits: an atom whose lanes' requests go to several partitions is applied whole when the
+first of them leaves (GPGPU-Sim applies each request's lanes as it leaves); ``red`` (no
+result: the warp may retire before the reply), an ``atom`` into the sink ``_`` and shared-memory
+atomics are applied at issue.
 The functional step watchdog (``-functional_step_limit``) does not apply; a kernel that never
 ends is stopped by the timing model's limits (``-gpgpu_max_cycle``, the deadlock detector).
 Cost: about one warp-step per warp instruction (see ``bench/NOTES.md``), against the batched
@@ -50,6 +54,7 @@ import numpy as np
 from gpgpusim.errors import CudaError, Err
 from gpgpusim.functional import engine
 from gpgpusim.functional.state import Exec
+from gpgpusim.ptx import ir
 
 from .feed import MemAccess, TraceRecorder, cut_record
 
@@ -98,6 +103,7 @@ class _LiveChunk:
         self.rec = _StepRecorder()
         ex.trace_rec = self.rec
         ex.hw = self
+        ex.defer_atomics = True     # the handler queues each atom on ex.deferred (see issue)
         self.live = ex.W            # warps not yet exited
         self.now = 0                # core cycle of the instruction being executed
         self.smid = np.zeros(ex.N, dtype=np.uint32)
@@ -177,6 +183,8 @@ class LiveWarp:
             rec.recs = []
             if out:
                 mem = out
+        if ex.deferred:
+            self._defer(ex, p, mem)
         d = int(ex.depth[w])
         if d:
             self.pc = int(ex.spc[w, d - 1])
@@ -184,6 +192,27 @@ class LiveWarp:
             self.pc = -1
             ch.warp_exited()
         return emask, mem
+
+
+    @staticmethod
+    def _defer(ex: Exec, p: int, mem: list[MemAccess] | None) -> None:
+        """An atomic just issued: an ``atom`` on global memory runs when its first request
+        leaves the memory partition (C162, ``WarpInst.do_atomic``); the rest run now."""
+        cbs = ex.deferred
+        ex.deferred = []
+        inst = ex.prog.insts[p].inst
+        # (an atom with a destination register: the warp cannot retire, nor read the result,
+        # before the reply, which comes after the partition exit)
+        if inst is not None and inst.opcode == "atom" and mem and isinstance(inst.operands[0], ir.Reg):
+            for acc in mem:
+                if acc.is_atomic and acc.space == "global":
+                    def run(cbs: list = cbs) -> None:
+                        for cb in cbs:
+                            cb()
+                    acc.on_exit = run
+                    return
+        for cb in cbs:
+            cb()
 
 
 class LiveKernel:

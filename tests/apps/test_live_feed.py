@@ -66,7 +66,8 @@ def test_live_and_trace_feeds_give_identical_statistics(app, app_bin, tmp_path):
 
 def test_atomic_app_runs_live_and_verifies(app_bin, tmp_path):
     """atomic_ops uses atomics' results (ticket counters): ``auto`` picks the live feed, and the
-    app's own check passes with the atomics applied in the timing model's issue order."""
+    app's own check passes with the atomics applied in the timed order (when their requests
+    leave the memory partitions)."""
     proc, kernels = _run(app_bin, "atomic_ops", "auto", tmp_path)
     assert "runs on the live instruction feed (each warp instruction executed at issue): uses " \
            "the result of an atomic" in proc.stderr

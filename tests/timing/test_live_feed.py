@@ -106,3 +106,55 @@ def test_choose_feed():
     assert choose_feed("LIVE", None) == "live"
     with pytest.raises(CudaError, match="expected one of auto, trace, live"):
         choose_feed("fast", None)
+
+
+#: warp 0 (lane 0) reads %clock and adds 1 to a[0] atomically; warp 1 (lane 32) reads %clock,
+#: loads a[0] shortly after, and again after a 100-iteration loop
+ATOM_THEN_LOAD = """
+.reg .u32 %r<12>; .reg .u64 %rd<6>; .reg .pred %p<4>;
+ld.param.u64 %rd1, [p0];
+mov.u32 %r1, %tid.x;
+setp.ne.u32 %p1, %r1, 0;
+@%p1 bra OTHERS;
+mov.u32 %r9, %clock;
+atom.global.add.u32 %r2, [%rd1], 1;
+st.global.u32 [%rd1+4], %r2;
+st.global.u32 [%rd1+20], %r9;
+bra.uni DONE;
+OTHERS:
+setp.ne.u32 %p2, %r1, 32;
+@%p2 bra DONE;
+mov.u32 %r3, 0;
+WAIT1:
+add.u32 %r3, %r3, 1;
+setp.lt.u32 %p3, %r3, 2;
+@%p3 bra WAIT1;
+mov.u32 %r10, %clock;
+ld.volatile.global.u32 %r4, [%rd1];
+mov.u32 %r5, 0;
+WAIT2:
+add.u32 %r5, %r5, 1;
+setp.lt.u32 %p3, %r5, 100;
+@%p3 bra WAIT2;
+ld.volatile.global.u32 %r6, [%rd1];
+st.global.u32 [%rd1+8], %r4;
+st.global.u32 [%rd1+12], %r6;
+st.global.u32 [%rd1+16], %r10;
+DONE:
+ret;
+"""
+
+
+def test_atom_executes_when_its_request_leaves_the_partition():
+    """C162: the live feed applies an ``atom`` when its request leaves the memory partition,
+    not at issue: warp 1's load issued at cycle 61, after warp 0's atom (issued just after
+    cycle 24) but before that request's round trip, still reads 0; its load after the loop
+    reads 1.  (The trace feed's functional order has the atom applied before either load.)"""
+    def run(feed: str) -> list[int]:
+        out = np.zeros(6, dtype=np.uint32)
+        r = run_timing(ptx(ATOM_THEN_LOAD), "k", (1, 1, 1), (64, 1, 1), [("a", out)],
+                       overrides=[f"-gpgpusim_timing_feed {feed}"])
+        return r.out["a"].tolist()
+    # a[0], atom's old value, early load, late load, warp 1's %clock, warp 0's %clock
+    assert run("live") == [1, 0, 0, 1, 61, 24]
+    assert run("trace")[:4] == [1, 0, 1, 1]
