@@ -158,3 +158,74 @@ def test_atom_executes_when_its_request_leaves_the_partition():
     # a[0], atom's old value, early load, late load, warp 1's %clock, warp 0's %clock
     assert run("live") == [1, 0, 0, 1, 61, 24]
     assert run("trace")[:4] == [1, 0, 1, 1]
+
+
+LOOP = """
+.reg .u32 %r<10>; .reg .u64 %rd<6>; .reg .pred %p<2>;
+ld.param.u64 %rd1, [p0];
+mov.u32 %r1, %tid.x;
+mov.u32 %r9, %ctaid.x;
+mad.lo.u32 %r1, %r9, 64, %r1;
+mul.wide.u32 %rd2, %r1, 4;
+add.u64 %rd3, %rd1, %rd2;
+and.b32 %r8, %r1, 7;
+mov.u32 %r2, 0;
+mov.u32 %r3, 0;
+LOOP:
+ld.global.u32 %r4, [%rd3];
+add.u32 %r3, %r3, %r4;
+add.u32 %r2, %r2, 1;
+setp.le.u32 %p1, %r2, %r8;
+@%p1 bra LOOP;
+st.global.u32 [%rd3], %r3;
+ret;
+"""
+
+
+def _loop_launch():
+    import struct
+
+    from gpgpusim.functional.loader import load_module
+    from gpgpusim.functional.memory import GlobalMemory
+    g = GlobalMemory()
+    lm = load_module(ptx(LOOP), g)
+    buf = g.allocate(4 * 256)
+    g.write(buf, np.arange(256, dtype=np.uint32))
+    return g, lm, buf, struct.pack("<Q", buf)
+
+
+@pytest.mark.parametrize("chunk_threads", [65536, 64])
+def test_live_kernel_counts_and_early_drain(chunk_threads):
+    """Stepping CTA 0's warps to the end and draining the rest (a kernel stopped early) gives
+    the engine's own counts and memory; with one CTA per chunk, chunks fold as they finish."""
+    from gpgpusim.functional import engine
+    from gpgpusim.timing.live import LiveKernel
+
+    class Opts:
+        def get(self, name):
+            return chunk_threads if name == "functional_chunk_threads" else None
+
+    g, lm, buf, params = _loop_launch()
+    ref = engine.launch(lm, "k", (4, 1, 1), (64, 1, 1), 0, params, gmem=g)
+    want = g.read(buf, 1024).view(np.uint32).copy()
+    g, lm, buf, params = _loop_launch()
+    lk = LiveKernel(engine.prepare_launch(lm, "k", (4, 1, 1), (64, 1, 1), 0, params, gmem=g,
+                                          options=Opts()))
+    it = lk.streams()
+    cid, ws = next(it)
+    assert cid == 0 and len(ws) == 2
+    n = 0
+    for slot, w in enumerate(ws):
+        w.attach(3, slot)
+        while w.pc >= 0:
+            w.issue(n)
+            n += 1
+    # each warp: 9 instructions before the loop, 8 iterations of 5 (lanes loop 1..8 times,
+    # tid & 7), st and ret
+    assert n == 2 * (9 + 5 * 8 + 2)
+    assert lk.stats.warp_insn == (n if chunk_threads == 64 else 0)   # CTA 0's chunk folded
+    for _ in it:
+        pass
+    assert lk.done
+    assert (lk.stats.thread_insn, lk.stats.warp_insn) == (ref.thread_insn, ref.warp_insn)
+    assert g.read(buf, 1024).view(np.uint32).tolist() == want.tolist()
