@@ -28,8 +28,10 @@ One core cycle runs the stages back to front, as ``shader_core_ctx::cycle`` does
   collector) releasing the scoreboard.
 * **LDST unit** (``ldst.py``).
 
-The trace feed (``timing/feed.py``) gives each warp its dynamic instruction sequence (pc, active
-mask, lane addresses); the scoreboard, the I-buffer and the units decide *when* each runs.
+Each warp reads its dynamic instructions through a ``feed.WarpStream`` (``timing/feed.py``): the
+pc of the next one, and at issue (``_issue_warp``, where GPGPU-Sim calls ``func_exec_inst``) its
+executed mask and lane addresses; the scoreboard, the I-buffer and the units decide *when* each
+runs.  The core does not know which feed it reads (recorded trace or live execution).
 """
 
 from __future__ import annotations
@@ -50,7 +52,8 @@ def _unit_order(u: PipelinedUnit) -> int:
 
 
 class Warp:
-    """A hardware warp slot (GPGPU-Sim ``shd_warp_t``) running one warp of a CTA's trace."""
+    """A hardware warp slot (GPGPU-Sim ``shd_warp_t``) running one warp of a CTA (its
+    instructions come from ``src``, a ``feed.WarpStream``)."""
 
     __slots__ = ("slot", "active", "src", "fdone", "ibuf", "next_pc",
                  "in_pipe", "at_bar", "membar", "stores", "n_atomic", "cta", "dyn", "done_exit",
