@@ -186,6 +186,17 @@ class LiveWarp:
         if ex.deferred:
             self._defer(ex, p, mem)
         d = int(ex.depth[w])
+        insts = ex.prog.insts
+        while d and ex.at_bar[w] < 0:
+            # pseudo instructions (a function's or the kernel's end: return values, frame pop,
+            # exit) are not PTX instructions: they run with the instruction before them, as
+            # the trace feed, which records only PTX instructions, has it
+            q = int(ex.spc[w, d - 1])
+            if insts[q].inst is not None:
+                break
+            engine._issue1(ex, w, q)
+            ex.steps += 1
+            d = int(ex.depth[w])
         if d:
             self.pc = int(ex.spc[w, d - 1])
         else:

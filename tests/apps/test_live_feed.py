@@ -7,8 +7,8 @@ cache, interconnect and DRAM counters) must be identical, apart from the host-si
 derived from wall-clock time.  The apps cover shared memory with barriers (matmul_tiled,
 reduction, prefix_scan), divergence (prefix_scan's ``if (tid >= offset)``, histogram's
 data-dependent ``if`` around shared-memory atomics whose results are unused), and
-memory-bound streaming (vector_add, stencil2d); ``needs_live_feed`` classes every kernel of
-them race-free.
+memory-bound streaming (vector_add, stencil2d), and device function calls (noinline_call);
+``needs_live_feed`` classes every kernel of them race-free.
 
 Not here: ``bfs``.  The scan classes it race-free, but its kernel has a benign data race the
 scan cannot see (``if (level[u] < 0) level[u] = cur + 1;``: whether a thread finds ``level[u]``
@@ -52,6 +52,7 @@ def _run(app_bin: Path, app: str, feed: str, tmp: Path) -> tuple[subprocess.Comp
     pytest.param("prefix_scan", marks=pytest.mark.slow),
     pytest.param("histogram", marks=pytest.mark.slow),
     pytest.param("stencil2d", marks=pytest.mark.slow),
+    pytest.param("noinline_call", marks=pytest.mark.slow),
 ])
 def test_live_and_trace_feeds_give_identical_statistics(app, app_bin, tmp_path):
     trace, ks_trace = _run(app_bin, app, "trace", tmp_path)

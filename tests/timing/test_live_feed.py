@@ -229,3 +229,50 @@ def test_live_kernel_counts_and_early_drain(chunk_threads):
     assert lk.done
     assert (lk.stats.thread_insn, lk.stats.warp_insn) == (ref.thread_insn, ref.warp_insn)
     assert g.read(buf, 1024).view(np.uint32).tolist() == want.tolist()
+
+
+CALL_PTX = """.version 8.0
+.target sm_80
+.address_size 64
+.func (.param .b32 ret) twice(.param .b32 x)
+{
+.reg .u32 %r<3>;
+ld.param.u32 %r1, [x];
+add.u32 %r2, %r1, %r1;
+st.param.u32 [ret], %r2;
+ret;
+}
+.visible .entry k(.param .u64 p0)
+{
+.reg .u32 %r<4>; .reg .u64 %rd<4>;
+ld.param.u64 %rd1, [p0];
+mov.u32 %r1, %tid.x;
+{
+.param .b32 a;
+.param .b32 r;
+st.param.u32 [a], %r1;
+call.uni (r), twice, (a);
+ld.param.u32 %r2, [r];
+}
+mul.wide.u32 %rd2, %r1, 4;
+add.u64 %rd3, %rd1, %rd2;
+st.global.u32 [%rd3], %r2;
+ret;
+}
+"""
+
+
+def test_calls_issue_the_same_instructions_in_both_feeds():
+    """A function's end (and the kernel's) is a pseudo instruction of the engine, not a PTX
+    instruction: the live feed runs it with the instruction before it, so both feeds issue the
+    same instructions in the same cycles."""
+    from gpgpusim.ptx import parse_ptx
+    runs = {}
+    for feed in ("trace", "live"):
+        out = np.zeros(64, dtype=np.uint32)
+        r = run_timing(parse_ptx(CALL_PTX, "t.ptx"), "k", (1, 1, 1), (64, 1, 1), [("a", out)],
+                       overrides=[f"-gpgpusim_timing_feed {feed}"])
+        assert r.out["a"].tolist() == [2 * t for t in range(64)]
+        runs[feed] = (r.issues(), r.cycles, r.counters)
+    assert runs["live"] == runs["trace"]
+    assert len(runs["live"][0]) == 2 * 13       # 9 PTX instructions of k and 4 of twice, per warp
