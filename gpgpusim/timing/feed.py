@@ -65,21 +65,26 @@ Limits of the trace feed
 ------------------------
 The recorded stream is exact only for kernels whose values and control flow do not depend on
 timing: the functional driver picks one interleaving of the warps (lowest pc first), and the
-timing model then replays that interleaving's results under a different one.  Kernels that
-read ``%clock``/``%clock64``/``%globaltimer`` (the functional clock counts warp instructions),
+timing model then replays that interleaving's results under a different one.  Kernels that read
+``%clock``/``%clock64``/``%globaltimer`` (the functional clock counts warp instructions),
 ``%smid``/``%nsmid``/``%warpid`` (the functional mapping of CTAs to SMs is not the timing
 model's), use the result of an ``atom`` (the order in which warps' atomics are applied decides
-the values they get: ticket counters, queues, locks), spin on ``ld.volatile`` /
-``.relaxed`` / ``.acquire`` loads (flags written by other warps), or synchronise the grid
-(cooperative ``grid.sync()``, which is built from such atomics and loads on the
-``%envreg1:%envreg2`` workspace) may behave differently on real timing; for those the live
-feed (stepping the warp at issue, :mod:`gpgpusim.timing.live`) is required, and ``auto`` picks
-it.  :func:`needs_live_feed` detects them statically.  (Plain ``red`` reductions and ``bar.sync`` are fine: their outcome does not depend
-on the interleaving, for integer reductions at least.)  Memory use: one chunk's trace is held
-at a time; it costs about 8 bytes per lane per memory access (addresses, plus the lane index
-for partial warps) and ~20 bytes per warp instruction, so a chunk of 65,536 threads making
-~600 accesses each (256×256 tiled matmul) holds ~250 MB; lower ``-functional_chunk_threads``
-to bound it.
+the values they get: ticket counters, queues, locks), spin on ``ld.volatile`` / ``.relaxed`` /
+``.acquire`` loads (flags written by other warps), or synchronise the grid (cooperative
+``grid.sync()``, which is built from such atomics and loads on the ``%envreg1:%envreg2``
+workspace) may behave differently on real timing; for those the live feed (stepping the warp at
+issue, :mod:`gpgpusim.timing.live`) is required, and ``auto`` picks it.  :func:`needs_live_feed`
+detects them statically.  (Plain ``red`` reductions and ``bar.sync`` are fine: their outcome
+does not depend on the interleaving, for integer reductions at least.)  Not detected: plain
+loads of locations that other threads of the same kernel store without synchronisation (a
+benign race such as ``apps/bfs.cu``'s ``if (level[u] < 0) level[u] = cur + 1;``, whose
+instruction counts depend on which thread gets there first); force ``-gpgpusim_timing_feed
+live`` for those.
+
+Memory use: one chunk's trace is held at a time; it costs about 8 bytes per lane per memory
+access (addresses, plus the lane index for partial warps) and ~20 bytes per warp instruction,
+so a chunk of 65,536 threads making ~600 accesses each (256×256 tiled matmul) holds ~250 MB;
+lower ``-functional_chunk_threads`` to bound it.
 
 Measured overhead (``/tmp``-style bench on this machine, 2 cores shared with other jobs, so
 noisy; 256x256 tiled matmul from ``../shared/reference/programs/matmul.cu`` compiled with
