@@ -789,14 +789,8 @@ def run_chunks(lc: LaunchChunks, recorder: Callable[[Exec], Any] | None = None) 
     if lc.cooperative:
         workspace = lc.gmem.allocate(64)
     per, total = lc.per, lc.total
-    stats = lc.stats
     for c0 in range(0, total, per):
-        ids = list(range(c0, min(total, c0 + per)))
-        ex = Exec(lc.prog, lc.lm, lc.gmem, lc.grid, lc.block, lc.dyn_smem_bytes, lc.params, ids,
-                  printf=lc.printf, options=lc.options, gridid=lc.gridid)
-        if workspace is not None:
-            ex.envreg[1] = workspace >> 32
-            ex.envreg[2] = workspace & 0xFFFFFFFF
+        ex = chunk_exec(lc, list(range(c0, min(total, c0 + per))), workspace)
         if recorder is not None:
             ex.trace_rec = recorder(ex)
         try:
@@ -810,25 +804,42 @@ def run_chunks(lc: LaunchChunks, recorder: Callable[[Exec], Any] | None = None) 
             ex.close()
             if workspace is not None and c0 + per >= total:
                 lc.gmem.free(workspace)
-        stats.thread_insn += ex.thread_insn
-        stats.warp_insn += ex.warp_insn
-        # only issued pcs have counts (``ex.pc_issued``, every count goes with a warp count):
-        # a chunk costs nothing per pc of a huge program that it did not execute
-        issued = set(ex.pc_issued)
-        ca = ex.pc_active
-        stats.active_insn += sum([ca[pc] for pc in issued])
-        if lc.pc_warp is None:
-            lc.pc_thread, lc.pc_warp, lc.pc_active = ex.pc_thread, ex.pc_warp, ex.pc_active
-        else:
-            tw, tt, ta = lc.pc_warp, lc.pc_thread, lc.pc_active
-            assert tt is not None and ta is not None    # the three are set together
-            cw, ct = ex.pc_warp, ex.pc_thread
-            for pc in issued:
-                tw[pc] += cw[pc]
-                tt[pc] += ct[pc]
-                ta[pc] += ca[pc]
-        lc.pc_issued.update(issued)
+        fold_chunk(lc, ex)
         yield ex
+
+
+def chunk_exec(lc: LaunchChunks, cta_ids: list[int], workspace: int | None) -> Exec:
+    """The :class:`Exec` of one chunk of CTAs of ``lc`` (``workspace``: the cooperative
+    launch's grid-barrier workspace, or None)."""
+    ex = Exec(lc.prog, lc.lm, lc.gmem, lc.grid, lc.block, lc.dyn_smem_bytes, lc.params, cta_ids,
+              printf=lc.printf, options=lc.options, gridid=lc.gridid)
+    if workspace is not None:
+        ex.envreg[1] = workspace >> 32
+        ex.envreg[2] = workspace & 0xFFFFFFFF
+    return ex
+
+
+def fold_chunk(lc: LaunchChunks, ex: Exec) -> None:
+    """Add a finished chunk's counts to ``lc`` (any order of chunks gives the same totals)."""
+    stats = lc.stats
+    stats.thread_insn += ex.thread_insn
+    stats.warp_insn += ex.warp_insn
+    # only issued pcs have counts (``ex.pc_issued``, every count goes with a warp count):
+    # a chunk costs nothing per pc of a huge program that it did not execute
+    issued = set(ex.pc_issued)
+    ca = ex.pc_active
+    stats.active_insn += sum([ca[pc] for pc in issued])
+    if lc.pc_warp is None:
+        lc.pc_thread, lc.pc_warp, lc.pc_active = ex.pc_thread, ex.pc_warp, ex.pc_active
+    else:
+        tw, tt, ta = lc.pc_warp, lc.pc_thread, lc.pc_active
+        assert tt is not None and ta is not None    # the three are set together
+        cw, ct = ex.pc_warp, ex.pc_thread
+        for pc in issued:
+            tw[pc] += cw[pc]
+            tt[pc] += ct[pc]
+            ta[pc] += ca[pc]
+    lc.pc_issued.update(issued)
 
 
 def finish_launch(lc: LaunchChunks) -> KernelStats:

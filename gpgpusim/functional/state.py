@@ -56,6 +56,11 @@ def _opt(options: Any, name: str, default: Any) -> Any:
     return default if v is None else v
 
 
+#: special registers the timing model supplies in performance mode with the live feed (the
+#: SIMT-core cycle, the core and the hardware warp slot; GPGPU-Sim ``ptx_thread_info::get_builtin``)
+HW_SPECIALS = frozenset(("%clock", "%clock64", "%smid", "%warpid"))
+
+
 class _RegFile(dict):
     """``Exec.R``: slot -> numpy array of one element per lane, created zeroed on first access
     (so a launch costs nothing per register it never touches)."""
@@ -172,6 +177,9 @@ class Exec:
         self.trace_rec: Any = None
         self.deferred: list = []
         self.defer_atomics = False
+        #: performance mode's live feed (gpgpusim.timing.live): supplies the special registers
+        #: whose values are the timing model's (``HW_SPECIALS``); None in functional mode
+        self.hw: Any = None
         self._special: dict[tuple[str, str | None], np.ndarray] = {}
         self.nsm = int(_opt(options, "gpgpu_n_clusters", 80)) * int(_opt(options, "gpgpu_n_cores_per_cluster", 1))
         self._setup_debug()
@@ -232,6 +240,8 @@ class Exec:
 
     # ------------------------------------------------------------------ special registers
     def special(self, name: str, comp: str | None) -> np.ndarray:
+        if self.hw is not None and name in HW_SPECIALS:
+            return self.hw.special(name)
         dyn = name in ("%clock", "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi")
         key = (name, comp)
         v = None if dyn else self._special.get(key)

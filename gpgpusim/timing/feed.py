@@ -1,9 +1,20 @@
 """Instruction feed of the timing model: each warp's dynamic instruction stream, recorded.
 
 The timing model decides *when* instructions run; the functional engine decides *what* they
-do.  This module records, with the fast batched functional driver, every warp's dynamic
-instruction stream (pc, SIMT active mask, executed mask, lane addresses of memory accesses)
-so that the cycle-level core can replay it (DESIGN.md §6, "trace" feed).
+do.  The SIMT core reads each warp's instructions through one interface, :class:`WarpStream`
+(next pc; ``issue(now)`` -> executed mask and memory accesses), with two implementations
+(DESIGN.md §6), chosen per kernel by ``-gpgpusim_timing_feed auto|trace|live``:
+
+* the **trace** feed (this module, the default for kernels whose values cannot depend on
+  timing): the fast batched functional driver records every warp's dynamic instruction stream
+  (pc, SIMT active mask, executed mask, lane addresses of memory accesses) ahead of time and
+  :class:`TraceStream` replays it;
+* the **live** feed (:mod:`gpgpusim.timing.live`, GPGPU-Sim's own model, picked by ``auto``
+  for the kernels :func:`needs_live_feed` names): each instruction is executed by the
+  warp-step driver when the core issues it.
+
+Both give identical statistics on kernels the scan classes race-free
+(``tests/apps/test_live_feed.py``).
 
 Use::
 
@@ -54,21 +65,26 @@ Limits of the trace feed
 ------------------------
 The recorded stream is exact only for kernels whose values and control flow do not depend on
 timing: the functional driver picks one interleaving of the warps (lowest pc first), and the
-timing model then replays that interleaving's results under a different one.  Kernels that
-read ``%clock``/``%clock64``/``%globaltimer`` (the functional clock counts warp instructions),
+timing model then replays that interleaving's results under a different one.  Kernels that read
+``%clock``/``%clock64``/``%globaltimer`` (the functional clock counts warp instructions),
 ``%smid``/``%nsmid``/``%warpid`` (the functional mapping of CTAs to SMs is not the timing
 model's), use the result of an ``atom`` (the order in which warps' atomics are applied decides
-the values they get: ticket counters, queues, locks), spin on ``ld.volatile`` /
-``.relaxed`` / ``.acquire`` loads (flags written by other warps), or synchronise the grid
-(cooperative ``grid.sync()``, which is built from such atomics and loads on the
-``%envreg1:%envreg2`` workspace) may behave differently on real timing; for those the live
-feed (stepping the warp at issue) is required.  :func:`needs_live_feed` detects them
-statically.  (Plain ``red`` reductions and ``bar.sync`` are fine: their outcome does not depend
-on the interleaving, for integer reductions at least.)  Memory use: one chunk's trace is held
-at a time; it costs about 8 bytes per lane per memory access (addresses, plus the lane index
-for partial warps) and ~20 bytes per warp instruction, so a chunk of 65,536 threads making
-~600 accesses each (256×256 tiled matmul) holds ~250 MB; lower ``-functional_chunk_threads``
-to bound it.
+the values they get: ticket counters, queues, locks), spin on ``ld.volatile`` / ``.relaxed`` /
+``.acquire`` loads (flags written by other warps), or synchronise the grid (cooperative
+``grid.sync()``, which is built from such atomics and loads on the ``%envreg1:%envreg2``
+workspace) may behave differently on real timing; for those the live feed (stepping the warp at
+issue, :mod:`gpgpusim.timing.live`) is required, and ``auto`` picks it.  :func:`needs_live_feed`
+detects them statically.  (Plain ``red`` reductions and ``bar.sync`` are fine: their outcome
+does not depend on the interleaving, for integer reductions at least.)  Not detected: plain
+loads of locations that other threads of the same kernel store without synchronisation (a
+benign race such as ``apps/bfs.cu``'s ``if (level[u] < 0) level[u] = cur + 1;``, whose
+instruction counts depend on which thread gets there first); force ``-gpgpusim_timing_feed
+live`` for those.
+
+Memory use: one chunk's trace is held at a time; it costs about 8 bytes per lane per memory
+access (addresses, plus the lane index for partial warps) and ~20 bytes per warp instruction,
+so a chunk of 65,536 threads making ~600 accesses each (256×256 tiled matmul) holds ~250 MB;
+lower ``-functional_chunk_threads`` to bound it.
 
 Measured overhead (``/tmp``-style bench on this machine, 2 cores shared with other jobs, so
 noisy; 256x256 tiled matmul from ``../shared/reference/programs/matmul.cu`` compiled with
@@ -88,7 +104,7 @@ objects is the consumer's cost, paid lazily per warp.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Protocol
 
 import numpy as np
 
@@ -97,8 +113,8 @@ from gpgpusim.functional import engine
 from gpgpusim.functional.state import LOCAL_WINDOW, SHARED_WINDOW, Exec
 from gpgpusim.ptx import ir
 
-__all__ = ["MemAccess", "WarpTrace", "KernelTrace", "TraceRecorder", "record_kernel",
-           "needs_live_feed"]
+__all__ = ["MemAccess", "WarpTrace", "WarpStream", "TraceStream", "KernelTrace", "TraceRecorder",
+           "record_kernel", "needs_live_feed", "cut_record"]
 
 _AR32 = np.arange(32, dtype=np.int64)
 _MASK_EMPTY = np.zeros(0, dtype=np.int64)
@@ -114,6 +130,28 @@ class MemAccess:
     size: int               # bytes per lane (a whole vector: ld.v4.f32 -> 16)
     lanes: np.ndarray       # int64 lane numbers 0..31 that accessed, ascending
     addrs: np.ndarray       # uint64 addresses, same order; shared/local space-relative
+    #: live feed: the functional execution of an atomic deferred until its first request leaves
+    #: the memory partition (run once by ``WarpInst.do_atomic``); None otherwise
+    on_exit: Callable[[], None] | None = None
+
+
+class WarpStream(Protocol):
+    """The feed interface of the SIMT core: one warp's dynamic instructions, one at a time.
+
+    ``pc`` is the pc of the warp's next instruction (an index into ``prog.insts``), -1 once
+    the warp has no more (functionally done).  ``attach(sid, slot)`` is called once, when the
+    warp is placed in hardware warp slot ``slot`` of core ``sid``.  ``issue(now)`` is called
+    when the core issues the instruction at ``pc`` in core cycle ``now``; it returns the lanes
+    that executed it (active and guard true, a 32-bit mask), the SIMT-active lanes (a 32-bit
+    mask: the warp-distribution statistics count these) and its memory accesses (None when it
+    made none), and moves ``pc`` on.  Implementations: :class:`TraceStream` (recorded ahead
+    by the batched driver) and :class:`gpgpusim.timing.live.LiveWarp` (executed at issue)."""
+
+    pc: int
+
+    def attach(self, sid: int, slot: int) -> None: ...
+
+    def issue(self, now: int) -> tuple[int, int, list[MemAccess] | None]: ...
 
 
 class _Chunk:
@@ -128,28 +166,34 @@ class _Chunk:
 
     def cut(self, ri: int, w: int, out: list[MemAccess]) -> None:
         """Append warp ``w``'s part of record ``ri`` to ``out`` (nothing if it has none)."""
-        _seq, space, addrs, lanes, size, is_store, is_atomic = self.recs[ri]
-        lo = w << 5
-        if lanes is None:                   # every lane of the chunk, in lane order
-            a = addrs[lo:lo + 32]
-            ln = _AR32
-        else:
-            i, j = np.searchsorted(lanes, (lo, lo + 32))
-            if i == j:
-                return
-            a = addrs[i:j]
-            ln = lanes[i:j] - lo
-        a = a.astype(np.uint64)
-        if space == "generic":
-            win = a >> np.uint64(48)
-            if win.any():
-                for wn, sp, base in ((0, "global", 0), (1, "shared", SHARED_WINDOW), (2, "local", LOCAL_WINDOW)):
-                    m = win == wn
-                    if m.any():
-                        out.append(MemAccess(sp, is_store, is_atomic, size, ln[m], a[m] - np.uint64(base)))
-                return
-            space = "global"
-        out.append(MemAccess(space, is_store, is_atomic, size, ln, a))
+        cut_record(self.recs[ri], w, out)
+
+
+def cut_record(rec: list, w: int, out: list[MemAccess]) -> None:
+    """Append warp ``w``'s part of one recorded access (``TraceRecorder.recs`` entry) to
+    ``out`` as ``MemAccess`` objects, resolving generic addresses (nothing if it has none)."""
+    _seq, space, addrs, lanes, size, is_store, is_atomic = rec
+    lo = w << 5
+    if lanes is None:                   # every lane of the chunk, in lane order
+        a = addrs[lo:lo + 32]
+        ln = _AR32
+    else:
+        i, j = np.searchsorted(lanes, (lo, lo + 32))
+        if i == j:
+            return
+        a = addrs[i:j]
+        ln = lanes[i:j] - lo
+    a = a.astype(np.uint64)
+    if space == "generic":
+        win = a >> np.uint64(48)
+        if win.any():
+            for wn, sp, base in ((0, "global", 0), (1, "shared", SHARED_WINDOW), (2, "local", LOCAL_WINDOW)):
+                m = win == wn
+                if m.any():
+                    out.append(MemAccess(sp, is_store, is_atomic, size, ln[m], a[m] - np.uint64(base)))
+            return
+        space = "global"
+    out.append(MemAccess(space, is_store, is_atomic, size, ln, a))
 
 
 class WarpTrace:
@@ -193,6 +237,30 @@ class WarpTrace:
 
     def __repr__(self) -> str:
         return f"WarpTrace({len(self.pcs)} instructions)"
+
+
+class TraceStream:
+    """The trace feed's :class:`WarpStream`: one recorded :class:`WarpTrace`, replayed."""
+
+    __slots__ = ("pcs", "exe", "act", "mem", "pos", "n", "pc")
+
+    def __init__(self, trace: WarpTrace) -> None:
+        self.pcs: list[int] = trace.pcs.tolist()
+        self.exe: list[int] = trace.executed.tolist()
+        self.act: list[int] = trace.active.tolist()
+        self.mem = trace.mem
+        self.pos = 0
+        self.n = len(self.pcs)
+        self.pc: int = self.pcs[0] if self.n else -1
+
+    def attach(self, sid: int, slot: int) -> None:
+        """(The recorded values do not depend on where the warp runs.)"""
+
+    def issue(self, now: int) -> tuple[int, int, list[MemAccess] | None]:
+        pos = self.pos
+        self.pos = nxt = pos + 1
+        self.pc = self.pcs[nxt] if nxt < self.n else -1
+        return self.exe[pos], self.act[pos], self.mem.get(pos)
 
 
 class TraceRecorder:
@@ -326,6 +394,11 @@ class KernelTrace:
             raise RuntimeError(f"KernelTrace({self.kernel}).ctas() can be iterated only once")
         self._started = True
         return self._gen()
+
+    def streams(self) -> Iterator[tuple[int, list[TraceStream]]]:
+        """:meth:`ctas` as the SIMT core reads it: ``(CTA id, its warps' streams)``."""
+        for cid, ws in self.ctas():
+            yield cid, [TraceStream(w) for w in ws]
 
     def _gen(self) -> Iterator[tuple[int, list[WarpTrace]]]:
         lc = self._lc

@@ -21,11 +21,14 @@ and C062 (the stop limits ``-gpgpu_max_cycle/_insn/_cta/_completed_cta``).
 * **Concurrent kernels** (C134, ``-gpgpu_max_concurrent_kernel``): kernels from different
   streams share the machine; a core runs CTAs of one kernel at a time and takes another
   kernel's CTAs once it drained (``-gpgpu_concurrent_kernel_sm 0``).
-* **Instruction feed**: the trace feed (``timing/feed.py``): each kernel's grid runs on the
-  batched functional engine chunk by chunk as its CTAs are issued, recording every warp's
-  dynamic instructions; the timing model replays them.  Values and control flow are therefore
-  those of the functional engine; kernels whose values depend on timing (``feed.needs_live_feed``)
-  run with the same feed and say so once on stderr (the live feed is not built yet).
+* **Instruction feed** (``-gpgpusim_timing_feed auto|trace|live``): the cores read each warp's
+  instructions through ``feed.WarpStream``.  The trace feed (``timing/feed.py``, the default
+  for kernels whose values cannot depend on timing): each kernel's grid runs on the batched
+  functional engine chunk by chunk as its CTAs are issued, recording every warp's dynamic
+  instructions, which the timing model replays.  The live feed (``timing/live.py``,
+  GPGPU-Sim's own model, chosen by ``auto`` for the kernels ``feed.needs_live_feed`` names):
+  each warp instruction is executed when the core issues it, so atomics, volatile loads,
+  ``%clock``, ``%smid`` and ``%warpid`` follow the simulated timing.
 * **Deadlock detection** (C202, ``-gpgpu_deadlock_detect``): no instruction issued for
   ``DEADLOCK_CYCLES`` core cycles while work is pending ends the run's kernels with a sticky
   ``cudaErrorLaunchFailure`` after printing every component's state.
@@ -101,14 +104,15 @@ def _core_order(core: ShaderCore) -> int:
 
 
 class KernelRun:
-    """A running kernel: its trace feed, static table and CTA accounting."""
+    """A running kernel: its instruction feed (``feed.KernelTrace`` or ``live.LiveKernel``),
+    static table and CTA accounting."""
 
     def __init__(self, rec: KernelRecord, trace: Any, table: Any, max_cta_per_core: int,
                  latency: int) -> None:
         self.rec = rec
         self.trace = trace
         self.table = table
-        self.ctas = trace.ctas()
+        self.ctas = trace.streams()
         self.n_ctas = trace.ncta
         self.issued = 0
         self.done = 0
@@ -154,6 +158,8 @@ class Cluster:
             # -gpgpu_perfect_mem (C012): GPGPU-Sim's perfect_memory_interface turns the request
             # into its reply at once, in the cluster's response FIFO
             mf.is_reply = True
+            if mf.is_atomic:
+                mf.do_atomic()
             self.response.append(mf)
             return
         self.gpu.mem.inject(self.cid, mf, now)
@@ -310,15 +316,20 @@ class TimingGpu(Gpu):
 
     def _make_run(self, rec: KernelRecord) -> KernelRun:
         from .occupancy import max_cta
-        from .feed import needs_live_feed, record_kernel
+        from gpgpusim.functional import engine
+        from .feed import KernelTrace, needs_live_feed
+        from .live import LiveKernel, choose_feed
         from .static import build_table
         from .core.table import CoreTable
         op = rec.op
         kw = dict(op.launch_kwargs)
         kw.pop("driver", None)
-        trace = record_kernel(op.module, op.kernel, op.grid, op.block, op.dyn_smem_bytes, op.params,
-                              gmem=self.gmem, **kw)
-        prog = trace.prog
+        lc = engine.prepare_launch(op.module, op.kernel, op.grid, op.block, op.dyn_smem_bytes,
+                                   op.params, gmem=self.gmem, driver="batched", **kw)
+        prog = lc.prog
+        why = needs_live_feed(prog)
+        feed = choose_feed(self.config.get("gpgpusim_timing_feed"), why)
+        trace: KernelTrace | LiveKernel = LiveKernel(lc) if feed == "live" else KernelTrace(lc)
         key = ("timing_table", op.kernel)
         cache = getattr(op.module, "cache", None)
         table = cache.get(key) if cache is not None else None
@@ -326,11 +337,16 @@ class TimingGpu(Gpu):
             table = CoreTable(build_table(prog, self.config), len(prog.insts), prog)
             if cache is not None:
                 cache[key] = table
-        why = needs_live_feed(prog)
-        if why and op.kernel not in self._live_note_done:
-            self._live_note_done.add(op.kernel)
-            sys.stderr.write(f"GPGPU-Sim: NOTE: kernel {op.kernel} {why}; it is timed from its "
-                             f"functional trace (the live feed is not built yet)\n")
+        if (why or feed == "live") and op.kernel not in self._live_note_done:
+            self._live_note_done.add(op.kernel)     # once per kernel name
+            if feed == "live":
+                sys.stderr.write(f"GPGPU-Sim: NOTE: kernel {op.kernel} runs on the live instruction "
+                                 f"feed (each warp instruction executed at issue): "
+                                 f"{why or 'forced by -gpgpusim_timing_feed live'}\n")
+            else:
+                sys.stderr.write(f"GPGPU-Sim: NOTE: kernel {op.kernel} {why}; it is timed from its "
+                                 f"functional trace (-gpgpusim_timing_feed trace), so its values "
+                                 f"follow the functional engine's order of warps, not the timed one\n")
         regs = op.regs_per_thread or 0
         smem = op.static_smem_bytes or 0
         n_blocks = op.grid[0] * op.grid[1] * op.grid[2]
@@ -398,6 +414,7 @@ class TimingGpu(Gpu):
     def _fail_all(self, exc: CudaError) -> list[KernelRecord]:
         done = []
         for run in self.runs:
+            run.ctas.close()     # the feed releases what it holds (the live feed's chunks)
             run.rec.error = exc
             run.rec.end_cycles = self.now_cycles
             done.append(run.rec)
@@ -694,6 +711,8 @@ class TimingGpu(Gpu):
 
     def abort(self) -> list[KernelRecord]:
         dropped = super().abort()
+        for run in self.runs:
+            run.ctas.close()
         self.runs = []
         self._build()
         return dropped

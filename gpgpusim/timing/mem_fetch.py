@@ -100,6 +100,14 @@ class MemFetch:
             sz = self.ctrl_size
         return -(-sz // flit_size)
 
+    def do_atomic(self) -> None:
+        """``mem_fetch::do_atomic``: the request of an atomic leaves its memory partition, the
+        point where GPGPU-Sim executes the atomic functionally (C162); the token (the core's
+        instruction) runs what the instruction feed deferred until then, if anything."""
+        do = getattr(self.token, "do_atomic", None)
+        if do is not None:
+            do()
+
     def set_status(self, status: str, cycle: int) -> None:
         self.status = status
         self.status_cycle = cycle

@@ -63,6 +63,10 @@ EXPECTED_FAULTS = {
 # (not strict, so a fix shows up as XPASS) until the gap is closed.
 #: apps whose kernels spin-wait on other CTAs, so instruction counts depend on scheduling order
 SPIN_WAITING = {"grid_sync", "spin_forever"}
+#: apps whose instruction counts in performance mode follow the timed order of their warps (the
+#: live instruction feed runs their compare-and-swap retry loops as the timing model orders them),
+#: so they legitimately differ from functional mode's
+TIMED_ORDER = {"atomic_ops"}
 
 KNOWN_GAPS: dict[str, str] = {  # app -> reason, for simulator gaps still open (xfail, non-strict)
 }
@@ -440,6 +444,9 @@ def test_app_in_timing_mode(app, run_app, timing_model):
     counts_f = [tuple(k[f] for f in key) for k in functional.stats["kernels"]]
     if app == "host_threads":
         counts_t, counts_f = sorted(counts_t), sorted(counts_f)
+    if app in TIMED_ORDER:   # the same kernels and CTAs; the instruction counts are the timed run's
+        counts_t = [c[:2] for c in counts_t]
+        counts_f = [c[:2] for c in counts_f]
     assert counts_t == counts_f
     assert all(k["cycles"] > 0 for k in timed.stats["kernels"])
 

@@ -53,4 +53,9 @@ EXTENSIONS = [
     Legacy("gpgpusim_memcheck_print_limit", "memcheck_print_limit", "100",
            "memcheck prints at most this many reports (0 = no limit); the error summary counts all",
            "int"),
+    Legacy("gpgpusim_timing_feed", "timing_feed", "auto",
+           "performance mode's instruction feed: auto (live for kernels whose values can depend on "
+           "timing -- used atomic results, volatile loads, %clock/%smid/%warpid, grid sync -- trace "
+           "for the rest), trace (replay the batched functional engine's record), live (execute "
+           "each warp instruction when it issues, GPGPU-Sim's own model)", "str"),
 ]

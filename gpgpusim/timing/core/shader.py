@@ -30,8 +30,10 @@ One core cycle runs the stages back to front, as ``shader_core_ctx::cycle`` does
   collector) releasing the scoreboard.
 * **LDST unit** (``ldst.py``).
 
-The trace feed (``timing/feed.py``) gives each warp its dynamic instruction sequence (pc, active
-mask, lane addresses); the scoreboard, the I-buffer and the units decide *when* each runs.
+Each warp reads its dynamic instructions through a ``feed.WarpStream`` (``timing/feed.py``): the
+pc of the next one, and at issue (``_issue_warp``, where GPGPU-Sim calls ``func_exec_inst``) its
+executed mask and lane addresses; the scoreboard, the I-buffer and the units decide *when* each
+runs.  The core does not know which feed it reads (recorded trace or live execution).
 """
 
 from __future__ import annotations
@@ -40,7 +42,6 @@ from typing import Any
 
 from bisect import bisect_left, bisect_right, insort
 
-import numpy as np
 
 from . import units as U
 from .icache import InstCache
@@ -56,11 +57,12 @@ def _unit_order(u: PipelinedUnit) -> int:
 
 
 class Warp:
-    """A hardware warp slot (GPGPU-Sim ``shd_warp_t``) running one warp of a CTA's trace."""
+    """A hardware warp slot (GPGPU-Sim ``shd_warp_t``) running one warp of a CTA (its
+    instructions come from ``src``, a ``feed.WarpStream``)."""
 
-    __slots__ = ("slot", "active", "pcs", "exe", "mem", "pos", "n", "ibuf", "next_pc",
+    __slots__ = ("slot", "active", "src", "fdone", "ibuf", "next_pc",
                  "in_pipe", "at_bar", "membar", "stores", "n_atomic", "cta", "dyn", "done_exit",
-                 "pending", "kernel", "sched", "sb_wait", "sb", "nact")
+                 "pending", "kernel", "sched", "sb_wait", "sb")
 
     def __init__(self, slot: int, sched: int) -> None:
         self.slot = slot
@@ -73,17 +75,14 @@ class Warp:
         self.sb_wait: frozenset[int] | None = None
         self.sb = False           # collides on the scoreboard (statistics: core/stats.py)
 
-    def start(self, trace: Any, cta: int, dyn: int, kernel: Any) -> None:
+    def start(self, src: Any, cta: int, dyn: int, kernel: Any) -> None:
+        """Run the warp whose instructions ``src`` feeds (a ``feed.WarpStream``)."""
         self.active = True
         self.done_exit = False
-        self.pcs = trace.pcs.tolist()
-        self.exe = trace.executed.tolist()
-        self.nact = np.bitwise_count(trace.active).tolist()   # SIMT active threads per inst
-        self.mem = trace.mem
-        self.pos = 0
-        self.n = len(self.pcs)
+        self.src = src
+        self.fdone = src.pc < 0       # functionally done: no instruction left to issue
         self.ibuf: list[int] = []
-        self.next_pc = self.pcs[0] if self.n else 0
+        self.next_pc = 0 if self.fdone else src.pc
         self.in_pipe = 0
         self.at_bar = -1
         self.membar = False
@@ -257,7 +256,7 @@ class ShaderCore:
         return any(c.kernel is None for c in self.ctas)
 
     def issue_cta(self, kernel: Any, cta_id: int, warps: list[Any]) -> None:
-        """Start CTA ``cta_id`` of ``kernel`` (its warps' traces) in a free CTA slot
+        """Start CTA ``cta_id`` of ``kernel`` (its warps' ``feed.WarpStream``) in a free CTA slot
         (``shader_core_ctx::issue_block2core``: warp slots ``slot * padded warps ...``)."""
         s = next(i for i, c in enumerate(self.ctas) if c.kernel is None)   # can_issue_cta checked
         slot = self.ctas[s]
@@ -271,11 +270,12 @@ class ShaderCore:
         cur = self._gnow()
         if not self.n_live_ctas:
             self.istats.live_start(cur)
-        for i, tr in enumerate(warps):
+        for i, src in enumerate(warps):
             w = self.warps[base + i]
-            w.start(tr, s, self.next_dyn, kernel)
+            src.attach(self.sid, base + i)
+            w.start(src, s, self.next_dyn, kernel)
             self.next_dyn += 1
-            if w.n == 0:
+            if w.fdone:
                 w.active = False
                 w.done_exit = True
                 continue
@@ -549,7 +549,7 @@ class ShaderCore:
         for ws in order:
             w = warps[ws]
             ib = w.ibuf
-            if not ib or w.pos >= w.n or w.at_bar >= 0 or w.n_atomic:
+            if not ib or w.fdone or w.at_bar >= 0 or w.n_atomic:
                 cand.discard(ws)
                 continue
             if w.membar and self._waiting(w):
@@ -557,7 +557,7 @@ class ShaderCore:
                 cand.discard(ws)
                 continue
             pc = ib[0]
-            want = w.pcs[w.pos]
+            want = w.src.pc
             if pc != want:
                 self._flush(w, want)
                 cand.discard(ws)
@@ -644,10 +644,10 @@ class ShaderCore:
             w = warps[ws]
             checked = issued = 0
             prev_unit = -1
-            while (w.pos < w.n and w.ibuf and checked < self.max_issue and checked <= issued
+            while (not w.fdone and w.ibuf and checked < self.max_issue and checked <= issued
                    and issued < self.max_issue and not self._waiting(w)):
                 pc = w.ibuf[0]
-                want = w.pcs[w.pos]
+                want = w.src.pc
                 if pc != want:
                     self._flush(w, want)
                     break
@@ -694,7 +694,9 @@ class ShaderCore:
     def _issue_warp(self, w: Warp, sched: int, pc: int, unit: int, reg: RegisterSet, idx: int,
                     now: int) -> None:
         tbl = w.kernel.table
-        pos = w.pos
+        src = w.src
+        # the feed: what the instruction did (live: executes it now)
+        ex, act, mem = src.issue(now)
         inst = WarpInst()
         inst.warp = w
         inst.slot = w.slot
@@ -708,9 +710,8 @@ class ShaderCore:
         inst.sched = sched
         self.uid += 1
         inst.uid = self.uid
-        ex = w.exe[pos]
         inst.executed = ex
-        inst.mem = w.mem.get(pos) if unit == U.MEM else None
+        inst.mem = mem if unit == U.MEM else None
         inst.space = tbl.mem_space[pc]
         inst.is_load = tbl.is_load[pc]
         inst.is_store = tbl.is_store[pc]
@@ -727,7 +728,6 @@ class ShaderCore:
         ib = w.ibuf
         del ib[0]
         self.fetch_dirty = True
-        w.pos = pos + 1
         if not ib:
             self.fetchable.add(w.slot)
         w.next_pc = pc + 1
@@ -740,14 +740,15 @@ class ShaderCore:
             self.trace.append((now, w.slot, pc))
         self.n_warp_insn += 1
         self.n_thread_insn += ex.bit_count()
-        self.istats.w_hist[w.nact[pos]] += 1
+        self.istats.w_hist[act.bit_count()] += 1
         if inst.is_atomic and ex:
             w.n_atomic += 1
         if tbl.is_barrier[pc]:
             self._barrier_arrive(w, tbl.barrier_id[pc])
         elif tbl.is_membar[pc]:
             w.membar = True
-        if w.pos >= w.n:            # the warp's last instruction: it is functionally done
+        if src.pc < 0:              # the warp's last instruction: it is functionally done
+            w.fdone = True
             w.in_pipe -= len(w.ibuf)
             w.ibuf = []
             self.fetchable.discard(w.slot)
@@ -770,7 +771,7 @@ class ShaderCore:
         if not slot.bar_waiting:
             return
         warps = self.warps
-        running = sum(1 for ws in slot.warps if warps[ws].active and warps[ws].pos < warps[ws].n)
+        running = sum(1 for ws in slot.warps if warps[ws].active and not warps[ws].fdone)
         # a warp that arrived with its last instruction (bar then nothing) is done already
         if len(slot.bar_waiting) >= running:
             for ws in slot.bar_waiting:
@@ -824,7 +825,7 @@ class ShaderCore:
         for k in range(n):
             ws = cands[(k0 + k) % n]
             w = warps[ws]
-            if w.pos >= w.n:
+            if w.fdone:
                 if not w.done_exit and w.stores == 0 and w.in_pipe == 0 and not w.pending:
                     retired = True
                     self.retire_wait.discard(ws)
@@ -889,7 +890,7 @@ class ShaderCore:
         lines = [f"core {self.sid}: live CTAs {self.n_live_ctas}, in flight {self.n_inflight}"]
         for w in self.warps:
             if w.active:
-                lines.append(f"  w{w.slot} cta{w.cta} pos {w.pos}/{w.n} next_pc {w.next_pc} ibuf {w.ibuf} "
+                lines.append(f"  w{w.slot} cta{w.cta} feed pc {w.src.pc} next_pc {w.next_pc} ibuf {w.ibuf} "
                              f"in_pipe {w.in_pipe} bar {w.at_bar} membar {w.membar} stores {w.stores} "
                              f"atomics {w.n_atomic} pending {sorted(w.pending)}")
         for r in list(self.id_oc.values()) + list(self.oc_ex.values()) + [self.ex_wb]:

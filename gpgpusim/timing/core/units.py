@@ -46,6 +46,16 @@ class WarpInst:
     is_atomic: bool
     cta: int                      # CTA slot on the core
 
+    def do_atomic(self) -> None:
+        """The first request of this atomic left its memory partition (``MemFetch.do_atomic``):
+        run the functional execution the feed deferred to this point (the live feed's
+        ``MemAccess.on_exit``; the trace feed defers nothing)."""
+        for acc in self.mem or ():
+            cb = acc.on_exit
+            if cb is not None:
+                acc.on_exit = None
+                cb()
+
     def __init__(self) -> None:
         self.accessq: list[Any] = []
         self.cycles = 0

@@ -162,6 +162,8 @@ class MemorySystem:
                 mf.set_status("IN_ICNT_TO_SHADER", t)
                 icnt.push(node, mf.cluster_id, mf)
                 sub.pop()
+                if mf.is_atomic:
+                    mf.do_atomic()
                 n += 1
             else:
                 self.stats.add("gpu_stall_icnt2sh")
