@@ -192,9 +192,9 @@ CONFIG_CYCLES = {  # 64 CTAs of vecadd on 4 SMs of every shipped config (regress
     "QuadroFX5800": (3368, None, 0),       # no L1D; the L2 caches textures only
     "SM2_GTX480": (4566, 1536, 6144),       # 128-byte L1D transactions (coalescing arch 20)
     "SM6_TITANX": (2297, 0, 6144),          # global accesses skip the L1D
-    "SM75_RTX2060": (4141, 6144, 6144),
-    "SM7_QV100": (2619, 6144, 6144),
-    "SM86_RTX3070": (3830, 6144, 6144),
+    "SM75_RTX2060": (4108, 6144, 6144),
+    "SM7_QV100": (2632, 6144, 6144),
+    "SM86_RTX3070": (3612, 6144, 6144),
     "TeslaC2050": (4576, 1536, 6144),
 }
 

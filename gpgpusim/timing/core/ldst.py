@@ -150,12 +150,16 @@ class LdstUnit:
                     # map per sub-warp, memory_coalescing_arch)
                     lanes = np.concatenate([g[0] for g in groups])
                     addrs = np.concatenate([g[1] for g in groups])
-                for a in C.coalesce(lanes, addrs.astype(np.uint64), size, self.arch, self.warp_parts):
-                    q.append((a, "local", acc.is_store))
+                accs = C.coalesce(lanes, addrs.astype(np.uint64), size, self.arch, self.warp_parts)
+                sp = "local"
             else:
-                for a in C.coalesce(acc.lanes, acc.addrs, size, self.arch, self.warp_parts,
-                                    atomic=acc.is_atomic):
-                    q.append((a, "global", acc.is_store))
+                accs = C.coalesce(acc.lanes, acc.addrs, size, self.arch, self.warp_parts, atomic=acc.is_atomic)
+                sp = "global"
+            # coalesce() lists the accesses in the order they are served; the queue is served
+            # from its end (GPGPU-Sim's accessq_back: the highest segment of the last sub-warp
+            # first), so it holds them in reverse
+            for a in reversed(accs):
+                q.append((a, sp, acc.is_store))
 
     # ------------------------------------------------------------------ cycle
     def cycle(self, now: int) -> None:
