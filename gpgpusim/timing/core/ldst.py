@@ -253,7 +253,10 @@ class LdstUnit:
             bank = (acc.addr >> self.bank_shift) % self.l1_banks
             lq = self.lat_q[bank]
             if not lq.can_enter(now):
-                return "data_port_stall"
+                # a busy latency-queue slot is GPGPU-Sim's BK_CONF, printed as
+                # [gl_mem][resource_stall] and counted as an L1 bank conflict
+                self.stats.add("gpgpu_n_l1cache_bkconflict")
+                return "resource_stall"
             mf = core.cluster.gpu.new_fetch(acc, d, space, is_store, core, bypass=False)
             lq.enter(now, mf)
             self.n_latq += 1
