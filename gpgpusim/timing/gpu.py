@@ -720,11 +720,19 @@ class TimingGpu(Gpu):
     # ------------------------------------------------------------------ copies
     def memcpy(self, op: Any) -> None:
         """A host-to-device copy also places its data in L2 (``-gpgpu_perf_sim_memcpy``,
-        ``gpgpu_sim::perf_memcpy_to_gpu``: every 32-byte sector of the destination)."""
+        ``gpgpu_sim::perf_memcpy_to_gpu``: every 32-byte sector of the destination); so does a
+        device-to-host copy for its source (``gpgpu_t::memcpy_from_gpu`` calls the same
+        ``perf_memcpy_to_gpu``): a dirty L2 sector it covers becomes clean (the forced fill sets
+        it VALID), and a line it allocates evicts its victim without a write-back."""
         super().memcpy(op)
         from gpgpusim.runtime.gpu import MemcpyKind
-        if op.nbytes and self._resolve(op.direction, op.dst, op.src) == MemcpyKind.HostToDevice:
+        if not op.nbytes:
+            return
+        kind = self._resolve(op.direction, op.dst, op.src)
+        if kind == MemcpyKind.HostToDevice:
             self._perf_memcpy(int(op.dst), op.nbytes)
+        elif kind == MemcpyKind.DeviceToHost:
+            self._perf_memcpy(int(op.src), op.nbytes)
 
     def memcpy2d(self, op: Any) -> None:
         super().memcpy2d(op)

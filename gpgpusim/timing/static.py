@@ -126,6 +126,7 @@ class PcTable:
     is_param_load: np.ndarray       # ld.param (an LDST instruction in GPGPU-Sim)
     param_offset: np.ndarray        # int64: a kernel's ld.param at a constant offset: that offset, else -1
     width_bytes: np.ndarray         # int32: bytes per lane (type size x vector length); 0 if no memory
+    vec_len: np.ndarray             # int32: vector length of a memory instruction (.v2/.v4/.v8), else 1
     cache_op: list[str]             # explicit .ca/.nc/.cg/.cs/.lu/.cv/.wb/.wt, else GPGPU-Sim's default
     is_barrier: np.ndarray          # bar.sync / bar.red / bar.arrive / barrier.* (CTA barriers)
     bar_kind: list[str]             # 'sync' | 'red' | 'arrive' | ''
@@ -306,7 +307,7 @@ def build_table(prog: dec.Program, config: Any = None) -> PcTable:
         dst_regs=[()] * n, src_regs=[()] * n, mem_space=[""] * n,
         is_load=np.zeros(n, dtype=bool), is_store=np.zeros(n, dtype=bool),
         is_atomic=np.zeros(n, dtype=bool), is_param_load=np.zeros(n, dtype=bool),
-        width_bytes=np.zeros(n, dtype=np.int32), cache_op=[""] * n,
+        width_bytes=np.zeros(n, dtype=np.int32), vec_len=np.ones(n, dtype=np.int32), cache_op=[""] * n,
         param_offset=np.full(n, -1, dtype=np.int64),
         is_barrier=np.zeros(n, dtype=bool), bar_kind=[""] * n,
         bar_id=np.zeros(n, dtype=np.int32), bar_count=np.full(n, -1, dtype=np.int32),
@@ -377,6 +378,8 @@ def build_table(prog: dec.Program, config: Any = None) -> PcTable:
             else:
                 w = ir.TYPE_SIZES.get(tys[-1], 0) * vec if tys else 0
             t.width_bytes[pc] = w
+            if op != "cp":
+                t.vec_len[pc] = vec
             if op in ("atom", "red"):
                 t.is_atomic[pc] = True
             elif op == "st":

@@ -210,20 +210,37 @@ class LdstUnit:
         q = inst.accessq
         kernel = inst.warp.kernel
         sector = self.skip_l1d or kernel.table.cache_op[inst.pc] == "cg"
+        vec = kernel.table.mem_vec[inst.pc]
         for acc in inst.mem or ():
+            size = acc.size
+            if vec > 1 and not acc.is_atomic and size % vec == 0:
+                # GPGPU-Sim's functional model hands the timing model a vector ld/st as one
+                # access per thread of the *element* size (ptx_exec_inst: datatype2size of the
+                # instruction type) at element 0's address: the other elements make no traffic
+                size //= vec
             if acc.space == "local":
                 hw_tid0 = inst.slot * 32       # hardware thread id of the warp's lane 0
-                groups = C.local_addresses(acc.lanes.astype(np.int64), acc.addrs, acc.size, hw_tid0,
+                groups = C.local_addresses(acc.lanes.astype(np.int64), acc.addrs, size, hw_tid0,
                                            kernel.padded_threads_per_cta, core.sid, core.cluster.gpu.n_cores,
                                            kernel.max_cta_per_core)
-                for lanes, addrs, size in groups:
-                    for a in reversed(C.coalesce(lanes, addrs.astype(np.uint64), size, self.arch,
-                                                 self.warp_parts, sector=sector)):
-                        q.append((a, "local", acc.is_store))
+                lanes, addrs, size = groups[0]
+                if len(groups) > 1:
+                    # the 4-byte words of every thread are coalesced together (one transaction
+                    # map per sub-warp, memory_coalescing_arch)
+                    lanes = np.concatenate([g[0] for g in groups])
+                    addrs = np.concatenate([g[1] for g in groups])
+                accs = C.coalesce(lanes, addrs.astype(np.uint64), size, self.arch, self.warp_parts,
+                                  sector=sector)
+                sp = "local"
             else:
-                for a in reversed(C.coalesce(acc.lanes, acc.addrs, acc.size, self.arch, self.warp_parts,
-                                             atomic=acc.is_atomic, sector=sector)):
-                    q.append((a, "global", acc.is_store))
+                accs = C.coalesce(acc.lanes, acc.addrs, size, self.arch, self.warp_parts, atomic=acc.is_atomic,
+                                  sector=sector)
+                sp = "global"
+            # coalesce() lists the accesses in the order they are served; the queue is served
+            # from its end (GPGPU-Sim's accessq_back: the highest segment of the last sub-warp
+            # first), so it holds them in reverse
+            for a in reversed(accs):
+                q.append((a, sp, acc.is_store))
 
     # ------------------------------------------------------------------ cycle
     def cycle(self, now: int) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 class CoreTable:
     __slots__ = ("oc_src", "wb_dst", "n", "unit", "latency", "initiation", "dst_regs", "src_regs",
-                 "regs_all", "mem_space", "is_load", "is_store", "is_atomic", "is_barrier",
+                 "regs_all", "mem_space", "mem_vec", "is_load", "is_store", "is_atomic", "is_barrier",
                  "barrier_id", "is_membar", "cache_op", "param_offset")
 
     def __init__(self, t: Any, n: int, prog: Any = None) -> None:
@@ -21,6 +21,7 @@ class CoreTable:
         self.src_regs = [tuple(x) for x in t.src_regs]
         self.regs_all = [frozenset(d) | frozenset(s) for d, s in zip(self.dst_regs, self.src_regs, strict=True)]
         self.mem_space = list(t.mem_space)
+        self.mem_vec = [int(x) for x in t.vec_len]
         self.is_load = [bool(x) for x in t.is_load]
         self.is_store = [bool(x) for x in t.is_store]
         self.is_atomic = [bool(x) for x in t.is_atomic]
