@@ -87,8 +87,10 @@ class _StepRecorder(TraceRecorder):
         self.last_active = 0
 
     def issue(self, ex: Exec, p: int, G: np.ndarray, masks: np.ndarray, sel, esel, mem: bool) -> None:
+        # (the warp-step driver's fallback to the group issue, for one warp)
         self.seq += 1
         self.mem_on = mem
+        self.last_active = int(masks[0])
 
     def issue1(self, w: int, p: int, mask: int, emask: int, mem: bool) -> None:
         self.seq += 1
