@@ -668,8 +668,9 @@ class TimingGpu(Gpu):
         """GPGPU-Sim's last two lines after a limit stop; inside an application the process
         then ends with status 1 (``exit(1)``), after the end-of-run report and the JSON."""
         from gpgpusim.runtime import hostio, interrupt
-        hostio.out("GPGPU-Sim: *** simulation thread exiting ***\n")
-        hostio.out("GPGPU-Sim: ** break due to reaching the maximum cycles (or instructions) **\n")
+        # one write: the host thread may be printing its next launch at the same moment
+        hostio.out("GPGPU-Sim: *** simulation thread exiting ***\n"
+                   "GPGPU-Sim: ** break due to reaching the maximum cycles (or instructions) **\n")
         interrupt.stop_program(1, "limit", {
             "option": f"-gpgpu_max_{self.limit_stop}",
             "gpu_tot_sim_cycle": self.gpu_tot_sim_cycle + self.gpu_sim_cycle,
