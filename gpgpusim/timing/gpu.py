@@ -202,6 +202,10 @@ class TimingGpu(Gpu):
         for name in ZERO_COUNTERS:       # GPGPU-Sim prints these even when nothing happened
             self.stats.set(name, 0)
         self._build()
+        if int(config.get("network_mode") or 0) == 1:
+            # C138-C148: BookSim is not modelled; say so once instead of silently differing
+            sys.stderr.write("GPGPU-Sim: NOTE: -network_mode 1 (BookSim) is not modelled: the "
+                             "interconnect runs on the built-in iSLIP crossbar of -network_mode 2\n")
         self.gpu_tot_sim_cycle = 0
         self.deadlock_detect = bool(config.get("gpgpu_deadlock_detect"))
         self.max_cycle = int(config.get("gpgpu_max_cycle") or 0)

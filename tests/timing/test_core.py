@@ -219,3 +219,14 @@ def test_every_shipped_config_times_a_kernel(gpu):
     np.testing.assert_array_equal(r.out["c"], a + 1)
     c = r.counters
     assert (r.cycles, c.get("L1D_total_cache_accesses"), c.get("L2_total_cache_accesses")) == CONFIG_CYCLES[gpu]
+
+
+@pytest.mark.parametrize("gpu, announced", [("SM2_GTX480", True), ("SM7_QV100", False)])
+def test_booksim_network_mode_is_announced(gpu, announced, capsys):
+    """``-network_mode 1`` (BookSim) runs on the crossbar model and says so once."""
+    from gpgpusim.functional.memory import GlobalMemory
+    from gpgpusim.options import load_config
+    from gpgpusim.timing.gpu import TimingGpu
+    TimingGpu(load_config(None, env=False, gpu=gpu), GlobalMemory(), None)
+    err = capsys.readouterr().err
+    assert ("-network_mode 1 (BookSim) is not modelled" in err) is announced
