@@ -75,10 +75,13 @@ the values they get: ticket counters, queues, locks), spin on ``ld.volatile`` / 
 workspace) may behave differently on real timing; for those the live feed (stepping the warp at
 issue, :mod:`gpgpusim.timing.live`) is required, and ``auto`` picks it.  :func:`needs_live_feed`
 detects them statically.  (Plain ``red`` reductions and ``bar.sync`` are fine: their outcome
-does not depend on the interleaving, for integer reductions at least.)  Not detected: plain
-loads of locations that other threads of the same kernel store without synchronisation (a
-benign race such as ``apps/bfs.cu``'s ``if (level[u] < 0) level[u] = cur + 1;``, whose
-instruction counts depend on which thread gets there first); force ``-gpgpusim_timing_feed
+does not depend on the interleaving, for integer reductions at least.)  Plain loads of
+locations that other threads of the same kernel store without synchronisation (a benign race
+such as ``apps/bfs.cu``'s ``if (level[u] < 0) level[u] = cur + 1;``, whose instruction counts
+depend on which thread gets there first) are caught when the kernel both loads and stores
+global memory at addresses computed from values it loaded (``_data_dependent_race``, register
+data flow within each function).  Not detected: such races through addresses that do not
+depend on loaded data, or through values passed across calls; force ``-gpgpusim_timing_feed
 live`` for those.
 
 Memory use: one chunk's trace is held at a time; it costs about 8 bytes per lane per memory
@@ -455,6 +458,69 @@ def _regs_read(inst: ir.Instruction, skip_dst: bool) -> list[str]:
     return out
 
 
+_NOT_GLOBAL = ("param", "shared", "local", "const")
+_NO_DST = ("st", "red", "bra", "bar", "barrier", "membar", "fence", "exit", "ret", "trap", "call",
+           "prefetch", "prefetchu")
+
+
+def _global_access(inst: ir.Instruction) -> bool:
+    """A global (or generic, which may be global) ld/ldu/st."""
+    return inst.opcode in ("ld", "ldu", "st") and not any(m in inst.mods for m in _NOT_GLOBAL)
+
+
+def _data_dependent_race(prog: dec.Program) -> str | None:
+    """A store to global memory at an address computed from a value the kernel loaded from
+    global memory, in a kernel that also loads at such addresses (a gather and a scatter, as
+    ``bfs``'s ``if (level[u] < 0) level[u] = ...`` with ``u = cols[e]``): threads of different
+    CTAs may then read what others wrote, so the order of plain loads and stores between CTAs
+    -- timing -- can change values and control flow.  Register data flow only (control
+    dependences through guards, values passed to or returned from calls are not followed);
+    conservative: such a kernel may be race-free and only runs slower on the live feed."""
+    # registers are named per function: (function, register)
+    insts = [(d, d.inst, d.func.fn.name) for d in prog.insts if d.inst is not None]
+    tainted: set[tuple[str, str]] = set()
+    changed = True
+    while changed:                         # to a fixpoint: loop-carried registers
+        changed = False
+        for _d, inst, fn in insts:
+            if inst.opcode in _NO_DST or not inst.operands:
+                continue
+            dst = inst.operands[0]
+            if isinstance(dst, ir.Reg):
+                dsts = [(fn, dst.name)]
+            elif isinstance(dst, ir.Vec):
+                dsts = [(fn, e.name) for e in dst.elems if isinstance(e, ir.Reg)]
+            else:
+                continue
+            if not dsts or all(r in tainted for r in dsts):
+                continue
+            if inst.opcode in ("ld", "ldu") and _global_access(inst):
+                taint = True
+            else:
+                srcs = _regs_read(inst, True)
+                if inst.guard is not None:
+                    srcs = srcs[:-1]             # (the guard is a control dependence)
+                taint = any((fn, r) in tainted for r in srcs)
+            if taint:
+                tainted.update(dsts)
+                changed = True
+    gather = scatter = None
+    for d, inst, fn in insts:
+        if not _global_access(inst):
+            continue
+        addr = inst.operands[0] if inst.opcode == "st" else (inst.operands[1] if len(inst.operands) > 1 else None)
+        if isinstance(addr, ir.Addr) and isinstance(addr.base, ir.Reg) and (fn, addr.base.name) in tainted:
+            if inst.opcode == "st":
+                scatter = scatter or d
+            else:
+                gather = gather or d
+    if gather is not None and scatter is not None:
+        return (f"stores at a data-dependent address ({prog.filename}:{scatter.line} `{scatter.text}`) "
+                f"and loads at one ({prog.filename}:{gather.line} `{gather.text}`): CTAs may race "
+                f"through plain memory")
+    return None
+
+
 def needs_live_feed(prog: dec.Program) -> str | None:
     """Why the trace feed would not be exact for ``prog`` (None when it is): the kernel reads
     a timing-dependent special register, uses the result of an ``atom``, makes volatile /
@@ -490,4 +556,4 @@ def needs_live_feed(prog: dec.Program) -> str | None:
         if opc in ("ld", "ldu") and any(m in inst.mods for m in _ORDERED_LOADS):
             m = next(m for m in inst.mods if m in _ORDERED_LOADS)
             return f"ld.{m} (a load ordered with other threads' writes) at {where}"
-    return None
+    return _data_dependent_race(prog)

@@ -277,6 +277,38 @@ ret;
     assert needs_live_feed(engine.get_program(lm, name)) is not None
 
 
+def test_needs_live_feed_for_a_gather_and_scatter_on_loaded_indices():
+    """bfs's ``u = cols[e]; if (level[u] < 0) level[u] = ...``: a store and a load at addresses
+    computed from loaded values (through arithmetic and a loop-carried register) -> live; a
+    gather alone (or a scatter alone) stays on the trace feed."""
+    head = """.reg .u32 %r<8>; .reg .u64 %rd<8>; .reg .pred %p<2>;
+ld.param.u64 %rd1, [p0];
+ld.global.u32 %r1, [%rd1];
+mul.wide.u32 %rd2, %r1, 4;
+add.u64 %rd3, %rd1, %rd2;
+"""
+    why = needs_live_feed(_prog(head + """ld.global.u32 %r2, [%rd3+4];
+setp.lt.s32 %p1, %r2, 0;
+@%p1 st.global.u32 [%rd3+4], %r1;
+ret;
+"""))
+    assert why is not None and "data-dependent address" in why and "st.global.u32 [%rd3+4]" in why
+    assert needs_live_feed(_prog(head + """ld.global.u32 %r2, [%rd3+4];
+st.global.u32 [%rd1+8], %r2;
+ret;
+""")) is None                                     # gather only: the store's address is fixed
+    assert needs_live_feed(_prog(head + """st.global.u32 [%rd3+4], %r1;
+ret;
+""")) is None                                     # scatter only
+    # a guard computed from a loaded value does not make a constant address data-dependent
+    assert needs_live_feed(_prog(head + """ld.global.u32 %r2, [%rd3+4];
+setp.lt.s32 %p1, %r2, 0;
+@%p1 mov.u64 %rd4, %rd1;
+@%p1 st.global.u32 [%rd4], %r1;
+ret;
+""")) is None
+
+
 def _prog(body):
     g, lm, _ = _setup(ptx(body), 64)
     return engine.get_program(lm, "k")
