@@ -242,6 +242,17 @@ class LdstUnit:
             for a in reversed(accs):
                 q.append((a, sp, acc.is_store))
 
+    def _send_miss(self, cache: Any, counter: str | None, now: int) -> None:
+        """A read-only or data L1's cycle: its oldest miss enters the interconnect when there
+        is room (counted under ``counter``), then the cache cycles."""
+        mf = cache.miss_queue_top()
+        if mf is not None and self.core.cluster.can_inject(mf):
+            cache.pop_miss()
+            if counter is not None:
+                self.stats.add(counter)
+            self.core.cluster.inject(mf, now)
+        cache.cycle()
+
     # ------------------------------------------------------------------ cycle
     def cycle(self, now: int) -> None:
         l1d = self.l1d
@@ -285,19 +296,9 @@ class LdstUnit:
                 core.cluster.inject(mf, now)
             l1t.cycle()
         if l1c is not None:
-            mf = l1c.miss_queue_top()
-            if mf is not None and core.cluster.can_inject(mf):
-                l1c.pop_miss()
-                self.stats.add("gpgpu_n_mem_const")
-                core.cluster.inject(mf, now)
-            l1c.cycle()
-        l1d = self.l1d
-        if l1d is not None:
-            mf = l1d.miss_queue_top()
-            if mf is not None and core.cluster.can_inject(mf):
-                l1d.pop_miss()
-                core.cluster.inject(mf, now)
-            l1d.cycle()
+            self._send_miss(l1c, "gpgpu_n_mem_const", now)
+        if self.l1d is not None:
+            self._send_miss(self.l1d, None, now)
             if self.n_latq:
                 self._latency_queue_cycle(now)
         d = self.dispatch

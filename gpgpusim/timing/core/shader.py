@@ -223,11 +223,17 @@ class ShaderCore:
         """Where an instruction of op class ``cls`` issued by scheduler ``sid`` goes: the
         routing of ``scheduler_unit::cycle`` depends only on the class and the config (each
         class has a single target unit), so it is resolved once; only the room in the
-        target's ID_OC register is checked at issue."""
+        target's ID_OC register is checked at issue (:meth:`_room`).  Unit -1: the class can
+        never issue (an SP/INT op on a core without SP units)."""
         n_units = self.n_units
         unit = cls
         if unit in (U.SP, U.INT):
-            unit = U.INT if n_units[U.INT] > 0 and cls == U.INT else U.SP
+            if n_units[U.INT] > 0 and cls == U.INT:
+                unit = U.INT
+            elif n_units[U.SP] > 0:
+                unit = U.SP
+            else:
+                return -1, self.id_oc[U.SP], -1
         elif unit != U.MEM:
             if unit == U.DP and n_units[U.DP] == 0:
                 unit = U.SFU
@@ -491,7 +497,7 @@ class ShaderCore:
                     for k in [k for k in rb if k < now]:
                         del rb[k]
                 reg.take(i)
-                self.opcoll.dispatch_blocked = False
+                self.opcoll.ex_freed()
                 if u not in bu:
                     insort(bu, u, key=_unit_order)
                 u.issue(inst)
@@ -499,7 +505,7 @@ class ShaderCore:
         if reg.count and self.ldst.dispatch is None:
             i = reg.get_ready(False)
             inst = reg.take(i)
-            self.opcoll.dispatch_blocked = False
+            self.opcoll.ex_freed()
             self.ldst.issue(inst, now)
 
     # -- issue ----------------------------------------------------------------------------
@@ -577,7 +583,10 @@ class ShaderCore:
                         sch.n_sb += 1
                     continue
             unit, reg, idx = route[tbl.unit[pc]]
-            if reg.slots[idx] is not None if idx >= 0 else reg.count >= len(reg.slots):
+            if unit < 0:
+                stalled = True
+                continue
+            if not self._room(reg, idx):
                 # its ID_OC slot is taken: stall until the collector frees one
                 stalled = True
                 cand.discard(ws)
@@ -607,32 +616,10 @@ class ShaderCore:
         self.fetchable.add(w.slot)
         w.next_pc = want
 
-    def _route(self, unit: int, sid: int, prev_unit: int) -> int:
-        """The unit an instruction of class ``unit`` issues to now, or -1 when its ID_OC
-        register is full (the execution-unit routing of ``scheduler_unit::cycle``)."""
-        id_oc = self.id_oc
-        sub = self.sub_core
-        diff = self.diff_units
-        if unit == U.MEM:
-            if not id_oc[U.MEM].has_free(sub, sid) or (diff and prev_unit == U.MEM):
-                return -1
-            return unit
-        n_units = self.n_units
-        if unit == U.SP or unit == U.INT:
-            if n_units[U.INT] > 0 and unit == U.INT and id_oc[U.INT].has_free(sub, sid) \
-                    and not (diff and prev_unit == U.INT):
-                return U.INT
-            if n_units[U.SP] > 0 and (n_units[U.INT] == 0 or unit == U.SP) \
-                    and id_oc[U.SP].has_free(sub, sid) and not (diff and prev_unit == U.SP):
-                return U.SP
-            return -1
-        if unit == U.DP and n_units[U.DP] == 0:
-            unit = U.SFU
-        if n_units.get(unit, 0) == 0 and unit != U.SFU:
-            unit = U.SP
-        if not id_oc[unit].has_free(sub, sid) or (diff and prev_unit == unit):
-            return -1
-        return unit
+    @staticmethod
+    def _room(reg: RegisterSet, idx: int) -> bool:
+        """Room in an ID_OC register: slot ``idx`` (sub-core model) or any slot (idx -1)."""
+        return reg.slots[idx] is None if idx >= 0 else reg.count < len(reg.slots)
 
     def _sched_cycle_multi(self, sch: SchedulerUnit, now: int) -> None:
         """The same with several instructions per warp per cycle (dual issue)."""
@@ -659,12 +646,11 @@ class ShaderCore:
                         w.sb = True
                         sch.n_sb += 1
                     break
-                unit = self._route(tbl.unit[pc], sid, prev_unit)
-                if unit < 0:
+                unit, reg, idx = sch.route[tbl.unit[pc]]
+                if unit < 0 or not self._room(reg, idx) or (self.diff_units and prev_unit == unit):
                     stalled = True
                     break
-                reg = self.id_oc[unit]
-                self._issue_warp(w, sid, pc, unit, reg, sid % len(reg.slots) if self.sub_core else -1, now)
+                self._issue_warp(w, sid, pc, unit, reg, idx, now)
                 prev_unit = unit
                 issued += 1
                 checked += 1
@@ -722,9 +708,7 @@ class ShaderCore:
             idx = slots.index(None)
         slots[idx] = inst
         reg.count += 1
-        oc = self.opcoll
-        oc.n_in += 1
-        oc.alloc_blocked = False
+        self.opcoll.arrived()
         ib = w.ibuf
         del ib[0]
         self.fetch_dirty = True

@@ -80,11 +80,6 @@ class RegisterSet:
         #: slot is freed
         self.waiters: list[list[tuple[Any, int]]] = [[] for _ in self.slots]
 
-    def has_free(self, sub_core: bool = False, reg_id: int = 0) -> bool:
-        if sub_core:
-            return self.slots[reg_id % len(self.slots)] is None
-        return self.count < len(self.slots)
-
     def move_in(self, inst: WarpInst, sub_core: bool = False, reg_id: int = 0) -> None:
         slots = self.slots
         if sub_core:
