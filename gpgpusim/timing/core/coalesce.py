@@ -86,18 +86,41 @@ def _reduce(block: int, seg: int, chunks: int) -> tuple[int, int]:
     return block, seg
 
 
+#: coalesced transaction patterns by (lane offsets, lanes, size, arch, parts, atomic, sector):
+#: the transactions relative to the first lane's 128-byte line (a bounded table, cleared when
+#: full).  Coalescing is invariant under a shift by a multiple of 128 bytes (segments divide
+#: 128), and warps repeat a few patterns (consecutive words, a fixed stride), so each pattern
+#: is worked out once.
+_COALESCE_MEMO: dict[tuple, list[tuple[int, int, int, int, int]]] = {}
+
+
 def coalesce(lanes: np.ndarray, addrs: np.ndarray, size: int, arch: int, warp_parts: int,
              atomic: bool = False, sector: bool = False) -> list[Access]:
     """The accesses of one warp instruction (lane indices and per-lane byte addresses);
     ``sector``: see :func:`segment_bytes`."""
     if lanes.size == 0:
         return []
+    a = addrs if addrs.dtype == np.int64 else addrs.astype(np.int64)
+    base = int(a[0]) & ~127
+    rel = a - base if base else a
+    key = (rel.tobytes(), lanes.tobytes(), size, arch, warp_parts, atomic, sector)
+    pat = _COALESCE_MEMO.get(key)
+    if pat is None:
+        if len(_COALESCE_MEMO) >= 8192:
+            _COALESCE_MEMO.clear()
+        pat = _COALESCE_MEMO[key] = _coalesce(lanes.tolist(), rel.tolist(), size, arch, warp_parts,
+                                              atomic, sector)
+    return [Access(base + r, s2, ch, bm, lm) for r, s2, ch, bm, lm in pat]
+
+
+def _coalesce(ln: list[int], ad: list[int], size: int, arch: int, warp_parts: int,
+              atomic: bool, sector: bool) -> list[tuple[int, int, int, int, int]]:
+    """:func:`coalesce` on plain lists: (address, size, sector mask, byte mask, lane mask) per
+    transaction, in serve order."""
     seg = segment_bytes(arch, size, sector) if not atomic else segment_bytes(0, size)
     parts = max(1, warp_parts)
     sub = 32 // parts
-    out: list[Access] = []
-    ln = lanes.tolist()
-    ad = addrs.tolist()
+    out: list[tuple[int, int, int, int, int]] = []
     if atomic:
         groups: dict[int, list[list[int]]] = {}   # block -> [chunks, bytes, lanes] per transaction
         for p in range(parts):
@@ -120,7 +143,7 @@ def coalesce(lanes: np.ndarray, addrs: np.ndarray, size: int, arch: int, warp_pa
             for block in sorted(groups):
                 for chunks, bm, lm in groups[block]:
                     a2, s2 = _reduce(block, seg, chunks)
-                    out.append(Access(a2, s2, chunks, bm, lm))
+                    out.append((a2, s2, chunks, bm, lm))
             groups.clear()
         out.reverse()
         return out
@@ -142,7 +165,7 @@ def coalesce(lanes: np.ndarray, addrs: np.ndarray, size: int, arch: int, warp_pa
             a2, s2 = _reduce(block, seg, chunks)
             # the sector mask is the set of 32-byte chunks the threads touched (mem_access_t's
             # sector mask), not every sector the transaction's size spans
-            out.append(Access(a2, s2, chunks, bm & ((1 << 128) - 1), lm))
+            out.append((a2, s2, chunks, bm & ((1 << 128) - 1), lm))
     out.reverse()
     return out
 
