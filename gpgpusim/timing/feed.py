@@ -158,18 +158,69 @@ class WarpStream(Protocol):
 
 
 class _Chunk:
-    """Memory records of one chunk, shared by its warps (sliced lazily per warp)."""
+    """Memory records of one chunk, shared by its warps (sliced lazily per warp).
 
-    __slots__ = ("recs", "by_seq", "mem_seqs")
+    Each record is prepared once, on the first cut from it, for all the chunk's warps: its
+    addresses as a uint64 view, its lanes as lane numbers within the warp, and the bounds of
+    each warp's slice (one ``searchsorted`` per record instead of one per record and warp);
+    a warp's part is then two slices of shared arrays."""
+
+    __slots__ = ("recs", "by_seq", "mem_seqs", "prep")
 
     def __init__(self, recs: list, by_seq: dict[int, list[int]]) -> None:
         self.recs = recs
         self.by_seq = by_seq
         self.mem_seqs = np.fromiter(sorted(by_seq), dtype=np.int64, count=len(by_seq))
+        self.prep: list[tuple | None] = [None] * len(recs)
 
     def cut(self, ri: int, w: int, out: list[MemAccess]) -> None:
         """Append warp ``w``'s part of record ``ri`` to ``out`` (nothing if it has none)."""
-        cut_record(self.recs[ri], w, out)
+        p = self.prep[ri]
+        if p is None:
+            p = self.prep[ri] = _prepare(self.recs[ri])
+        space, is_store, is_atomic, size, addrs, lanes, bounds = p
+        if bounds is None:              # every lane of the chunk, in lane order
+            lo = w << 5
+            a = addrs[lo:lo + 32]
+            ln = _AR32
+        else:
+            if w + 1 >= len(bounds):
+                return
+            i = bounds[w]
+            j = bounds[w + 1]
+            if i == j:
+                return
+            a = addrs[i:j]
+            ln = lanes[i:j]
+        if space == "generic":
+            _split_generic(a, ln, is_store, is_atomic, size, out)
+            return
+        out.append(MemAccess(space, is_store, is_atomic, size, ln, a))
+
+
+def _prepare(rec: list) -> tuple:
+    """(space, store, atomic, size, uint64 addresses, lanes within the warp | None, per-warp
+    slice bounds | None) of one recorded access (see :class:`_Chunk`)."""
+    _seq, space, addrs, lanes, size, is_store, is_atomic = rec
+    a = addrs.view(np.uint64) if addrs.dtype == np.int64 else addrs.astype(np.uint64)
+    if lanes is None:
+        return space, is_store, is_atomic, size, a, None, None
+    n_w = (int(lanes[-1]) >> 5) + 1 if len(lanes) else 0
+    bounds = np.searchsorted(lanes, np.arange(0, (n_w + 1) * 32, 32, dtype=np.int64)).tolist()
+    return space, is_store, is_atomic, size, a, lanes & 31, bounds
+
+
+def _split_generic(a: np.ndarray, ln: np.ndarray, is_store: bool, is_atomic: bool, size: int,
+                   out: list[MemAccess]) -> None:
+    """A generic access: one ``MemAccess`` per window it touches (space-relative addresses)."""
+    win = a >> np.uint64(48)
+    if win.any():
+        for wn, sp, base in ((0, "global", 0), (1, "shared", SHARED_WINDOW), (2, "local", LOCAL_WINDOW)):
+            m = win == wn
+            if m.any():
+                out.append(MemAccess(sp, is_store, is_atomic, size, ln[m], a[m] - np.uint64(base)))
+        return
+    out.append(MemAccess("global", is_store, is_atomic, size, ln, a))
 
 
 def cut_record(rec: list, w: int, out: list[MemAccess]) -> None:
@@ -188,14 +239,8 @@ def cut_record(rec: list, w: int, out: list[MemAccess]) -> None:
         ln = lanes[i:j] - lo
     a = a.astype(np.uint64)
     if space == "generic":
-        win = a >> np.uint64(48)
-        if win.any():
-            for wn, sp, base in ((0, "global", 0), (1, "shared", SHARED_WINDOW), (2, "local", LOCAL_WINDOW)):
-                m = win == wn
-                if m.any():
-                    out.append(MemAccess(sp, is_store, is_atomic, size, ln[m], a[m] - np.uint64(base)))
-            return
-        space = "global"
+        _split_generic(a, ln, is_store, is_atomic, size, out)
+        return
     out.append(MemAccess(space, is_store, is_atomic, size, ln, a))
 
 
@@ -225,10 +270,12 @@ class WarpTrace:
             if ch is not None and ch.by_seq:
                 seqs = self._seqs
                 by_seq, w = ch.by_seq, self._w
-                for pos in np.flatnonzero(np.isin(seqs, ch.mem_seqs, assume_unique=True)).tolist():
+                cut = ch.cut
+                at = np.flatnonzero(np.isin(seqs, ch.mem_seqs, assume_unique=True))
+                for pos, sq in zip(at.tolist(), seqs[at].tolist(), strict=True):
                     out: list[MemAccess] = []
-                    for ri in by_seq[int(seqs[pos])]:
-                        ch.cut(ri, w, out)
+                    for ri in by_seq[sq]:
+                        cut(ri, w, out)
                     if out:
                         m[pos] = out
             self._mem = m

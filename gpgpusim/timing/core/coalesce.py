@@ -100,7 +100,8 @@ def coalesce(lanes: np.ndarray, addrs: np.ndarray, size: int, arch: int, warp_pa
     ``sector``: see :func:`segment_bytes`."""
     if lanes.size == 0:
         return []
-    a = addrs if addrs.dtype == np.int64 else addrs.astype(np.int64)
+    dt = addrs.dtype
+    a = addrs if dt == np.int64 else addrs.view(np.int64) if dt == np.uint64 else addrs.astype(np.int64)
     base = int(a[0]) & ~127
     rel = a - base if base else a
     key = (rel.tobytes(), lanes.tobytes(), size, arch, warp_parts, atomic, sector)
