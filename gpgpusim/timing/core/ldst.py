@@ -513,6 +513,12 @@ class LdstUnit:
                 core.complete(nw, release=False)
             else:
                 self._read_done(nw)
+        l1d = self.l1d
+        l1t = self.l1t
+        l1c = self.l1c
+        if not (self.smem_pipe.q or self.next_global is not None or (l1d is not None and l1d.ready)
+                or (l1t is not None and l1t.result) or (l1c is not None and l1c.ready)):
+            return              # no client has anything to write back
         for c in range(5):
             client = (c + self.wb_arb) % 5
             if client == 0:
@@ -523,12 +529,10 @@ class LdstUnit:
                         core.atomic_done(d.warp)
                     self.next_wb = d
             elif client == 1:
-                l1t = self.l1t
                 if l1t is not None and l1t.result:
                     tok: WarpInst = l1t.next_access().token  # type: ignore[assignment]
                     self.next_wb = tok
             elif client == 2:
-                l1c = self.l1c
                 if l1c is not None and l1c.ready:
                     tok2: WarpInst = l1c.next_access().token  # type: ignore[assignment]
                     self.next_wb = tok2
@@ -541,7 +545,6 @@ class LdstUnit:
                         core.atomic_done(inst.warp)
                     self.next_wb = inst
             else:
-                l1d = self.l1d
                 if l1d is not None and l1d.access_ready():
                     mf = l1d.next_access()
                     self.next_wb = mf.token

@@ -25,6 +25,8 @@ the role of GPGPU-Sim's ``reg_num``; bank conflicts depend on that numbering.
 
 from __future__ import annotations
 
+from typing import Any
+
 from .units import RegisterSet, WarpInst
 
 
@@ -72,7 +74,7 @@ class OperandCollector:
         #: the CUs an instruction of scheduler ``s`` may take (all of them without sub-cores)
         self.cu_groups = [[cu for cu in self.cus if cu.sched == s] if sub_core else self.cus
                           for s in range(max(1, n_sched))]
-        self.bank_memo: dict[tuple[tuple[int, ...], int, int], tuple[int, ...]] = {}
+        self.bank_memo: dict[tuple[Any, int, int], tuple[list[tuple[int, ...]], list[tuple[int, ...]]]] = {}
         self.nonempty = 0                # bit b: bank b's read queue is not empty
         self.ready: list[CollectorUnit] = []   # CUs with every operand read, by index
         #: the last dispatch found no room for any ready CU (until an OC_EX slot is freed or
@@ -82,12 +84,19 @@ class OperandCollector:
         #: freed or an instruction arrives: :meth:`arrived`)
         self.alloc_blocked = False
 
-    def banks_of(self, regs: tuple[int, ...], wid: int, sched: int) -> tuple[int, ...]:
-        """:meth:`bank_of` of each of ``regs`` (memoised: instructions repeat)."""
-        key = (regs, wid if self.use_wid else 0, sched)
+    def warp_banks(self, tbl: Any, wid: int, sched: int) -> tuple[list[tuple[int, ...]], list[tuple[int, ...]]]:
+        """Per pc of kernel table ``tbl``: the banks (:meth:`bank_of`) of the operands the
+        collector reads and of the destinations written back, for warp slot ``wid`` of
+        scheduler ``sched`` (memoised per table, scheduler and, with
+        ``-gpgpu_reg_bank_use_warp_id``, warp slot; a bounded table)."""
+        key = (tbl, wid if self.use_wid else 0, sched)
         b = self.bank_memo.get(key)
         if b is None:
-            b = self.bank_memo[key] = tuple(self.bank_of(r, wid, sched) for r in regs)
+            if len(self.bank_memo) >= 1024:
+                self.bank_memo.clear()
+            b = self.bank_memo[key] = (
+                [tuple(self.bank_of(r, wid, sched) for r in regs) for regs in tbl.oc_src],
+                [tuple(self.bank_of(r, wid, sched) for r in regs) for regs in tbl.wb_dst])
         return b
 
     def bank_of(self, reg: int, wid: int, sched: int) -> int:
@@ -99,16 +108,17 @@ class OperandCollector:
     def writeback_banks(self, inst: WarpInst) -> bool:
         """Write ``inst``'s destination registers (``opndcoll_rfu_t::writeback``): each register
         whose bank is free this cycle takes it and is done; False while some register still
-        waits for its bank (it is retried next cycle)."""
+        waits for its bank (it is retried next cycle).  ``wb_left`` holds the banks of the
+        registers still to write."""
         left = inst.wb_left
         if not left:
             return True
         keep = []
         wb = self.write_banks
-        for r, bank in zip(left, self.banks_of(left, inst.slot, inst.sched), strict=True):
+        for bank in left:
             b = 1 << bank
             if wb & b:
-                keep.append(r)
+                keep.append(bank)
             else:
                 wb |= b
         self.write_banks = wb
@@ -246,14 +256,14 @@ class OperandCollector:
                         cu.free = False
                         cu.inst = inst
                         cu.out = self.out_of[inst.unit]
-                        srcs = inst.oc_src
+                        srcs = inst.src_banks
                         cu.need = len(srcs)
                         if srcs:
                             c = cu.index
                             uid = inst.uid
                             queues = self.queues
                             ne = self.nonempty
-                            for b in self.banks_of(srcs, inst.slot, inst.sched):
+                            for b in srcs:
                                 queues[b].append((c, uid))
                                 ne |= 1 << b
                             self.nonempty = ne

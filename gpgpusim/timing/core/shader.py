@@ -62,7 +62,7 @@ class Warp:
 
     __slots__ = ("slot", "active", "src", "fdone", "ibuf", "next_pc",
                  "in_pipe", "at_bar", "membar", "stores", "n_atomic", "cta", "dyn", "done_exit",
-                 "pending", "kernel", "sched", "sb_wait", "sb")
+                 "pending", "kernel", "sched", "sb_wait", "sb", "src_banks", "dst_banks")
 
     def __init__(self, slot: int, sched: int) -> None:
         self.slot = slot
@@ -74,6 +74,10 @@ class Warp:
         #: can unblock it); None: any release may matter
         self.sb_wait: frozenset[int] | None = None
         self.sb = False           # collides on the scoreboard (statistics: core/stats.py)
+        #: per pc: the register-file banks of the instruction's operands / destinations
+        #: (``OperandCollector.warp_banks``; they depend on the warp slot and scheduler only)
+        self.src_banks: list[tuple[int, ...]] = []
+        self.dst_banks: list[tuple[int, ...]] = []
 
     def start(self, src: Any, cta: int, dyn: int, kernel: Any) -> None:
         """Run the warp whose instructions ``src`` feeds (a ``feed.WarpStream``)."""
@@ -280,6 +284,7 @@ class ShaderCore:
             w = self.warps[base + i]
             src.attach(self.sid, base + i)
             w.start(src, s, self.next_dyn, kernel)
+            w.src_banks, w.dst_banks = self.opcoll.warp_banks(kernel.table, w.slot, w.sched)
             self.next_dyn += 1
             if w.fdone:
                 w.active = False
@@ -691,8 +696,8 @@ class ShaderCore:
         inst.lat = tbl.latency[pc]
         inst.ii = tbl.initiation[pc]
         inst.dst = tbl.dst_regs[pc]
-        inst.oc_src = tbl.oc_src[pc]
-        inst.wb_left = tbl.wb_dst[pc]
+        inst.src_banks = w.src_banks[pc]
+        inst.wb_left = w.dst_banks[pc]
         inst.sched = sched
         self.uid += 1
         inst.uid = self.uid

@@ -23,11 +23,11 @@ UNIT_NAMES = ("SP", "DP", "SFU", "INT", "TENSOR", "MEM")
 class WarpInst:
     """One dynamic warp instruction in flight (GPGPU-Sim ``warp_inst_t``)."""
 
-    __slots__ = ("oc_src", "wb_left", "warp", "slot", "pc", "unit", "lat", "ii", "dst", "sched",
+    __slots__ = ("src_banks", "wb_left", "warp", "slot", "pc", "unit", "lat", "ii", "dst", "sched",
                  "uid", "cycles", "executed", "mem", "accessq", "space", "is_load",
                  "is_store", "is_atomic", "cta")
 
-    oc_src: tuple[int, ...]       # architectural numbers of the registers the collector reads
+    src_banks: tuple[int, ...]    # register-file banks of the operands the collector reads
     wb_left: tuple[int, ...]      # ... of the destinations still to be written back
     warp: Any                     # the core's Warp
     slot: int                     # hardware warp slot
