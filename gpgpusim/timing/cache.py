@@ -316,6 +316,7 @@ class Cache:
 
     def __init__(self, name: str, cfg: Any, stats_prefix: str = "", *, level: int = 1,
                  wr_percent: int = 0, set_index_addr: Callable[[int], int] | None = None,
+                 set_index_granule: int = 0,
                  fetch_factory: Callable[..., MemFetch] | None = None, now_fn: Callable[[], int] | None = None,
                  l1_wrbk_type: str | None = None) -> None:
         self.name = name
@@ -341,6 +342,10 @@ class Cache:
         self.port_width = cfg.data_port_width or cfg.line_bytes
         self.wr_percent = wr_percent
         self.set_index_addr = set_index_addr
+        # the set index is a function of ``addr >> _set_shift``: of the line address, or, when
+        # the L2 hashes the partition address, of the address above ``set_index_granule``
+        # (AddressDecoder.partition_granule) if that is lower; the memo is keyed by it
+        self._set_shift = self.line_log2 if set_index_addr is None else min(self.line_log2, set_index_granule)
         self.level = level
         self.wrbk_type = l1_wrbk_type or ("L1_WRBK_ACC" if level == 1 else "L2_WRBK_ACC")
         self.wr_alloc_type = "L1_WR_ALLOC_R" if level == 1 else "L2_WR_ALLOC_R"
@@ -373,13 +378,14 @@ class Cache:
             return (addr >> self.line_log2) & (self.nset - 1)
         # hashing (and the L2's partition-address mapping) is pure: memoise it (bounded)
         memo = self._set_memo
-        s = memo.get(addr)
+        key = addr >> self._set_shift
+        s = memo.get(key)
         if s is None:
             a = addr if self.set_index_addr is None else self.set_index_addr(addr)
             s = hash_set_index(a, self.nset, self.line_log2, self.set_function)
             if len(memo) >= 1 << 16:
                 memo.clear()
-            memo[addr] = s
+            memo[key] = s
         return s
 
     def _sidx(self, sector_mask: int) -> int:

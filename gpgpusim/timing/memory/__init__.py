@@ -66,7 +66,8 @@ class MemorySystem:
         params = DramTimingParams(cfg)
         self.dram_params = params
         part_addr = self.addrdec.partition_address
-        self.subs = [SubPartition(i, cfg, l2cfg, part_addr, stats) for i in range(self.n_sp)]
+        granule = self.addrdec.partition_granule()
+        self.subs = [SubPartition(i, cfg, l2cfg, part_addr, stats, granule) for i in range(self.n_sp)]
         self.partitions = [MemoryPartition(p, cfg, self.subs[p * self.n_sub:(p + 1) * self.n_sub], params)
                            for p in range(self.n_mem)]
         self._dram_ticks = [0]
@@ -304,10 +305,19 @@ class MemorySystem:
         if not self.perf_memcpy:
             return
         t = self.now if now is None else now
+        # the sub-partition is a function of the address above the partition granule: decode
+        # once per granule (not through the decoder's memo: these addresses are seen once)
+        g = self.addrdec.partition_granule()
+        decode = self.addrdec._decode
+        subs = self.subs
+        last = -1
+        sub = subs[0]
         for off in range(0, nbytes, 32):
             a = (addr + off) & 0xFFFFFFFF
-            _chip, sp, _bk, _row, _col = self.addrdec.decode(a)
-            self.subs[sp].force_l2_tag_update(a, t, 1 << (a % 128 // 32))
+            if a >> g != last:
+                last = a >> g
+                sub = subs[decode(a)[1]]
+            sub.force_l2_tag_update(a, t, 1 << (a % 128 // 32))
 
     def flush_l2(self) -> None:
         for s in self.subs:

@@ -113,6 +113,18 @@ class AddressDecoder:
         self._pk_gap_part = _packer(_positions(~sub_mask & _M64))
         self._memo: dict[int, tuple[int, int, int, int, int]] = {}
 
+    def partition_granule(self) -> int:
+        """Bit position ``g`` such that :meth:`partition_address` keeps the address bits below
+        ``g`` in place and computes the bits above from the address bits above ``g`` only (the
+        lowest chip or sub-partition bit; the chip start with a non-power-of-two channel
+        count): a function of the partition address's bits at and above ``g`` is a function of
+        ``addr >> g``."""
+        removed = (self.masks["CHIP"] | self.sub_partition_id_mask) & _M64
+        g = (removed & -removed).bit_length() - 1 if removed else 64
+        if self.gap and self.chip_start >= 0:
+            g = min(g, self.chip_start)
+        return g
+
     def partition_address(self, addr: int) -> int:
         """``partition_address``: the address with chip and sub-partition bits removed (the L2
         hashes its sets with it)."""

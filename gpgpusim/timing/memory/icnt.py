@@ -33,6 +33,7 @@ class XbarRouter:
         self.in_buf: list[deque[tuple[Any, int]]] = [deque() for _ in range(self.n_nodes)]
         self.out_buf: list[deque[Any]] = [deque() for _ in range(self.n_nodes)]
         self.next_node = [0] * self.n_nodes
+        self.busy_in: set[int] = set()   # the inputs whose buffer holds a packet
         self.next_node_id = 0
         self.in_limit = in_limit
         self.out_limit = out_limit
@@ -64,6 +65,7 @@ class XbarRouter:
 
     def push(self, src: int, dst: int, data: Any) -> None:
         self.in_buf[src].append((data, dst))
+        self.busy_in.add(src)
         self.packets += 1
         self.n_in_flight += 1
 
@@ -102,16 +104,15 @@ class XbarRouter:
             self._rr()
 
     def _islip(self) -> None:
-        inputs: list[int] = []
+        inputs = sorted(self.busy_in)
         dests: set[int] = set()
         conflicts = 0
-        for i, q in enumerate(self.in_buf):
-            if q:
-                inputs.append(i)
-                d = q[0][1]
-                if d in dests:
-                    conflicts += 1
-                dests.add(d)
+        in_buf = self.in_buf
+        for i in inputs:
+            d = in_buf[i][0][1]
+            if d in dests:
+                conflicts += 1
+            dests.add(d)
         self.conflicts += conflicts
         self.conflicts_util += conflicts
         self.cycles_util += 1
@@ -124,11 +125,14 @@ class XbarRouter:
                     if pos >= len(inputs):
                         pos = 0
                     node = inputs[pos]
-                    data, d = self.in_buf[node][0]
+                    data, d = in_buf[node][0]
                     if d == dest:
                         self.out_buf[dest].append(data)
                         self.delivered.append(dest)
-                        self.in_buf[node].popleft()
+                        q = in_buf[node]
+                        q.popleft()
+                        if not q:
+                            self.busy_in.discard(node)
                         self.n_in_flight -= 1
                         self.n_out += 1
                         inputs.pop(pos)
@@ -159,6 +163,8 @@ class XbarRouter:
                         self.out_buf[d].append(data)
                         self.delivered.append(d)
                         q.popleft()
+                        if not q:
+                            self.busy_in.discard(node)
                         self.n_in_flight -= 1
                         self.n_out += 1
                         issued.add(d)

@@ -63,7 +63,8 @@ class SubPartition:
 
     wake_dram: Any = None     # set by the owning MemoryPartition
 
-    def __init__(self, sp_id: int, cfg: Any, l2cfg: Any, set_index_addr: Any, stats: Any) -> None:
+    def __init__(self, sp_id: int, cfg: Any, l2cfg: Any, set_index_addr: Any, stats: Any,
+                 set_index_granule: int = 0) -> None:
         self.id = sp_id
         q = cfg.get("gpgpu_dram_partition_queues")
         self.icnt_l2 = BoundedFifo(q.icnt_to_l2)
@@ -77,6 +78,7 @@ class SubPartition:
         self.l2: Cache | None = None
         if l2cfg is not None:
             self.l2 = Cache(f"L2_bank_{sp_id:03d}", l2cfg, "L2", level=2, set_index_addr=set_index_addr,
+                            set_index_granule=set_index_granule,
                             fetch_factory=self._make_fetch, now_fn=lambda: self.now)
         self.tracker: set[MemFetch] = set()
         self.memcpy_offset = 0
