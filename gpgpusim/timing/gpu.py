@@ -31,7 +31,10 @@ and C062 (the stop limits ``-gpgpu_max_cycle/_insn/_cta/_completed_cta``).
   ``%clock``, ``%smid`` and ``%warpid`` follow the simulated timing.
 * **Deadlock detection** (C202, ``-gpgpu_deadlock_detect``): no instruction issued for
   ``DEADLOCK_CYCLES`` core cycles while work is pending ends the run's kernels with a sticky
-  ``cudaErrorLaunchFailure`` after printing every component's state.
+  ``cudaErrorLaunchFailure`` after printing every component's state (:meth:`dump_pipeline`).
+* **Event trace and pipeline dumps** (C200, C203; ``-trace_*``, ``-gpgpusim_trace_*``,
+  ``-gpgpusim_dump_pipeline``): ``timing/trace.py`` wraps the chosen components when the GPU
+  is built, only if asked; the cycle loop has no trace test.
 
 * **Stop limits** (C011, C062; GPGPU-Sim ``gpgpu_sim::active``, ``cycle_insn_cta_max_hit``,
   ``hit_max_cta_count`` and the ``break_limit`` exit of ``gpgpu_sim_thread_concurrent``).  After
@@ -270,6 +273,8 @@ class TimingGpu(Gpu):
         self.last_issue_cycle = 0
         from .sampling import GpuSampler
         self.sampling = GpuSampler(self)
+        from .trace import install
+        install(self)        # -trace_* / -gpgpusim_dump_pipeline hooks; nothing when not asked for
 
     def make_l1d(self, sid: int) -> Any:
         """The L1 data cache of core ``sid`` (None when ``-gpgpu_cache:dl1 none``), with the
