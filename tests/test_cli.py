@@ -90,11 +90,14 @@ def test_run_validates_the_complete_config_first(with_lib, tmp_path, monkeypatch
         (["--config", str(typo)], "unknown option -gpgpu_n_clustrs; did you mean -gpgpu_n_clusters?"),
         (["--gpu", "SM75_RTX2060", "--set", "-gpgpu_n_clusters=abc"],
          "bad value 'abc' for -gpgpu_n_clusters: 'abc' is not an integer"),
+        (["--set", "-trace_enabled=1", "--set", "-trace_components=WARP_SCHEDULER,SCOREBORD"],
+         "-trace_components: unknown trace component 'SCOREBORD'; valid: ALL, WARP_SCHEDULER,"),
     ]
     for opts, message in cases:
         assert cli.main(["run", *opts, "--", app]) == 2, opts
         err = capsys.readouterr().err
         assert err.startswith("gpgpusim run: ") and message in err, (opts, err)
+        assert err.count("\n") == 1, err          # one line, no traceback
         assert not marker.exists()
     # GPGPUSIM_OPTIONS from the environment, and ./gpgpusim.config of the working directory
     monkeypatch.setenv("GPGPUSIM_OPTIONS", "-gpgpu_no_such_option 1")

@@ -476,6 +476,10 @@ def validate(cfg: Config) -> None:
     if amap is not None and amap.dramid_start is None and n_mem & (n_mem - 1):
         raise ConfigError(f"{cfg.origin.get('gpgpu_mem_addr_mapping', 'config')}: -gpgpu_mem_addr_mapping without "
                           f"dramid@ needs a power-of-two -gpgpu_n_mem, got {n_mem}")
+    from gpgpusim.timing.trace import check_options
+    bad = check_options(cfg)
+    if bad is not None:
+        raise ConfigError(f"{cfg.origin.get(bad[0], 'config')}: -{bad[0]}: {bad[1]}")
     nbk = cfg["gpgpu_dram_timing_opt"]["nbk"]
     if nbk % subp_n:
         o1 = cfg.origin.get("gpgpu_dram_timing_opt", "default")

@@ -31,7 +31,10 @@ and C062 (the stop limits ``-gpgpu_max_cycle/_insn/_cta/_completed_cta``).
   ``%clock``, ``%smid`` and ``%warpid`` follow the simulated timing.
 * **Deadlock detection** (C202, ``-gpgpu_deadlock_detect``): no instruction issued for
   ``DEADLOCK_CYCLES`` core cycles while work is pending ends the run's kernels with a sticky
-  ``cudaErrorLaunchFailure`` after printing every component's state.
+  ``cudaErrorLaunchFailure`` after printing every component's state (:meth:`dump_pipeline`).
+* **Event trace and pipeline dumps** (C200, C203; ``-trace_*``, ``-gpgpusim_trace_*``,
+  ``-gpgpusim_dump_pipeline``): ``timing/trace.py`` wraps the chosen components when the GPU
+  is built, only if asked; the cycle loop has no trace test.
 
 * **Stop limits** (C011, C062; GPGPU-Sim ``gpgpu_sim::active``, ``cycle_insn_cta_max_hit``,
   ``hit_max_cta_count`` and the ``break_limit`` exit of ``gpgpu_sim_thread_concurrent``).  After
@@ -129,6 +132,9 @@ class KernelRun:
         self.warp_done = 0
         #: byte pc of each program pc, for instruction fetches through a finite L1I (icache.py)
         self.inst_addr: list[int] = []
+        #: the decoded program (``functional.decode.Program``): register and instruction names
+        #: for dumps and traces
+        self.prog: Any = None
 
     def more_ctas(self) -> bool:
         return self.issued < self.n_ctas and self.latency_left == 0 and self.error is None
@@ -286,6 +292,8 @@ class TimingGpu(Gpu):
         self.last_issue_cycle = 0
         from .sampling import GpuSampler
         self.sampling = GpuSampler(self)
+        from .trace import install
+        install(self)        # -trace_* / -gpgpusim_dump_pipeline hooks; nothing when not asked for
 
     def make_l1d(self, sid: int) -> Any:
         """The L1 data cache of core ``sid`` (None when ``-gpgpu_cache:dl1 none``), with the
@@ -390,6 +398,7 @@ class TimingGpu(Gpu):
                     core.ldst.l1d.stats = old.stats      # the statistics are cumulative
             self._notify("l1_reconfigure", l1_kb)
         run = KernelRun(rec, trace, table, n, int(self.config.get("gpgpu_kernel_launch_latency") or 0))
+        run.prog = prog
         if self.cores and self.cores[0].icache is not None:
             from .core.icache import instruction_addresses
             mod = getattr(op.module, "module", None)
@@ -569,13 +578,28 @@ class TimingGpu(Gpu):
         issued = max((c.last_issue for c in self.cores), default=0)
         cur = self.gpu_tot_sim_cycle + self.gpu_sim_cycle
         if self.deadlock_detect and cur - max(issued, self.last_issue_cycle) > DEADLOCK_CYCLES:
-            dump = "\n".join(c.dump_state() for c in self.cores if c.busy())
             sys.stderr.write("GPGPU-Sim uArch: ERROR ** deadlock detected: no instruction issued for "
-                             f"{DEADLOCK_CYCLES} cycles (cycle {self.gpu_sim_cycle})\n{dump}\n{self.mem.dump_state()}\n")
+                             f"{DEADLOCK_CYCLES} cycles (cycle {self.gpu_sim_cycle})\n"
+                             f"{self.dump_pipeline(busy_only=True)}\n")
             names = ", ".join(r.rec.name for r in self.runs)
             raise CudaError(Err.LaunchFailure, f"simulator deadlock in kernel(s) {names} at cycle "
                                                f"{self.gpu_sim_cycle}: no instruction issued for "
                                                f"{DEADLOCK_CYCLES} cycles", sticky=True)
+
+    def dump_pipeline(self, sm: int = -1, busy_only: bool = False, cycle: int | None = None) -> str:
+        """The state of SM ``sm`` (-1: every SM; ``busy_only``: those with work) and of the whole
+        memory system, as text (C200; GPGPU-Sim ``gpgpu_sim::dump_pipeline`` with its
+        ``shader_core_ctx::display_pipeline`` and ``memory_partition_unit`` prints).  Reads
+        state only.  ``cycle``: the core cycle the state is at (default: the last simulated)."""
+        if cycle is None:
+            cycle = self.gpu_tot_sim_cycle + self.gpu_sim_cycle - 1
+        out = [f"Dumping pipeline state at cycle {cycle} (gpu_tot_sim_cycle {self.gpu_tot_sim_cycle} + "
+               f"gpu_sim_cycle {self.gpu_sim_cycle})..."]
+        for c in self.cores:
+            if (sm < 0 or c.sid == sm) and (not busy_only or c.busy()):
+                out.append(c.dump_state())
+        out.append(self.mem.dump_state())
+        return "\n".join(out)
 
     def _issue_block2core(self) -> None:
         n = len(self.clusters)

@@ -58,4 +58,19 @@ EXTENSIONS = [
            "timing -- used atomic results, volatile loads, %clock/%smid/%warpid, grid sync -- trace "
            "for the rest), trace (replay the batched functional engine's record), live (execute "
            "each warp instruction when it issues, GPGPU-Sim's own model)", "str"),
+    # narrowing of GPGPU-Sim's -trace_* event trace, and pipeline dumps (timing/trace.py)
+    Legacy("gpgpusim_trace_kernel", "trace_kernel", "all",
+           "trace only these kernels: comma-separated launch numbers (kernel_launch_uid, 1 = first "
+           "launch) or kernel names (mangled or bare); all = every kernel", "str"),
+    Legacy("gpgpusim_trace_warp", "trace_warp", "-1",
+           "trace only this hardware warp slot (of the -trace_sampling_core SM); -1 = every warp", "int"),
+    Legacy("gpgpusim_trace_cycles", "trace_cycles", "all",
+           "trace only core cycles START:END (inclusive; START: or START = to the end); all = every cycle",
+           "str"),
+    Legacy("gpgpusim_trace_file", "trace_file", "stderr",
+           "where trace lines and pipeline dumps go: stderr, stdout or a file path", "str"),
+    Legacy("gpgpusim_dump_pipeline", "dump_pipeline", "none",
+           "print the state of the pipeline (SMs and memory system) after core cycle CYCLE: "
+           "CYCLE[+EVERY][:SM][,...] (+EVERY repeats every EVERY cycles; SM -1 or none = every SM); "
+           "none = never", "str"),
 ]

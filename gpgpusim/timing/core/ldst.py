@@ -553,12 +553,31 @@ class LdstUnit:
                 return
 
     def dump(self) -> str:
+        """The unit's state (``ldst_unit::print``): dispatch register with its access queue, the
+        shared-memory pipeline, the L1D latency queues, the response FIFO, the writeback
+        candidates, pending register writes, then its caches' MSHRs and miss queues."""
         d = self.dispatch
-        out = (f"ldst dispatch={'-' if d is None else f'w{d.slot}@{d.pc} q={len(d.accessq)}'} smem={len(self.smem_pipe)} "
-               f"latq={self.n_latq} resp={len(self.response)} pending={len(self.pending)}")
-        if self.l1t is not None and self.l1t.busy():
-            out += "\n" + self.l1t.dump_state()
-        if self.l1c is not None and self.l1c.busy():
-            out += "\n" + self.l1c.dump_state()
-        return out
-
+        out = [f"ldst dispatch={'-' if d is None else f'w{d.slot}@{d.pc} {d.space} q={len(d.accessq)}'} "
+               f"smem={len(self.smem_pipe)} latq={self.n_latq} resp={len(self.response)} "
+               f"pending={len(self.pending)}"]
+        if len(self.smem_pipe):
+            out.append("shared pipeline: " + ", ".join(f"w{i.slot}@{i.pc} (in {t})" for t, i in self.smem_pipe.q))
+        for b, lq in enumerate(self.lat_q):
+            if len(lq):
+                out.append(f"L1D latency queue bank {b}: " + ", ".join(f"{mf!r} (in {t})" for t, mf in lq.q))
+        if self.response:
+            out.append("response FIFO: " + ", ".join(repr(mf) for mf in self.response))
+        if self.next_global is not None:
+            out.append(f"next_global: {self.next_global!r}")
+        nw = self.next_wb
+        if nw is not None:
+            out.append(f"LD/ST wb    = w{nw.slot}@{nw.pc} (register banks left to write {nw.wb_left})")
+        if self.pending:
+            per: dict[int, list[str]] = {}
+            for (slot, r), n in sorted(self.pending.items()):
+                per.setdefault(slot, []).append(f"{r}({n})")
+            out.append("Pending register writes: " + "; ".join(f"w{s}: {' '.join(v)}" for s, v in per.items()))
+        for c in (self.l1d, self.l1t, self.l1c):
+            if c is not None and c.busy():
+                out.append(c.dump_state())
+        return "\n".join(out)

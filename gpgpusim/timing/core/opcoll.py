@@ -278,4 +278,12 @@ class OperandCollector:
     def dump(self) -> str:
         busy = [f"cu{c.index}:w{c.inst.slot}@{c.inst.pc} need={c.need}" for c in self.cus
                 if not c.free and c.inst is not None]
-        return f"opcoll {busy}"
+        out = f"opcoll {busy}"
+        if self.ready:
+            out += f" ready {[f'cu{c.index}' for c in self.ready]}"
+        queues = [f"bank{b}: {[f'cu{c}' for c, _ in q]}" for b, q in enumerate(self.queues) if q]
+        if queues:
+            out += "\nregister read queues " + "; ".join(queues)
+        if self.n_in:
+            out += f"\n{self.n_in} instructions wait in ID_OC for a collector unit"
+        return out

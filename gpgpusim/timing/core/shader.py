@@ -56,6 +56,14 @@ def _unit_order(u: PipelinedUnit) -> int:
     return u.order
 
 
+def reg_names(w: Warp, regs: Any) -> str:
+    """PTX names (``%f2``) of functional register slots ``regs`` of warp ``w``'s kernel (dumps
+    and traces; the scoreboard holds slot numbers)."""
+    prog = getattr(w.kernel, "prog", None)
+    names = prog.slot_names if prog is not None else []
+    return ",".join(names[r].rsplit(":", 1)[-1] if 0 <= r < len(names) else f"r{r}" for r in sorted(regs))
+
+
 class Warp:
     """A hardware warp slot (GPGPU-Sim ``shd_warp_t``) running one warp of a CTA (its
     instructions come from ``src``, a ``feed.WarpStream``)."""
@@ -876,22 +884,59 @@ class ShaderCore:
         self.warps[slot].stores -= 1
 
     def dump_state(self) -> str:
-        lines = [f"core {self.sid}: live CTAs {self.n_live_ctas}, in flight {self.n_inflight}"]
-        for w in self.warps:
-            if w.active:
-                lines.append(f"  w{w.slot} cta{w.cta} feed pc {w.src.pc} next_pc {w.next_pc} ibuf {w.ibuf} "
-                             f"in_pipe {w.in_pipe} bar {w.at_bar} membar {w.membar} stores {w.stores} "
-                             f"atomics {w.n_atomic} pending {sorted(w.pending)}")
+        """The whole state of this core (C200; GPGPU-Sim ``shader_core_ctx::display_pipeline``):
+        warps and their I-buffers, the fetch buffer, the scoreboard, every pipeline register,
+        the operand collector, the execution units, the result-bus reservations, the LD/ST unit
+        with its L1 caches' MSHRs, the L1I.  Reads state only (a sleeping core is shown as it
+        sleeps: its state does not change while it sleeps)."""
+        g = self.cluster.gpu
+        running = [w for w in self.warps if w.active]
+        k = self.kernel
+        lines = ["=================================================",
+                 f"shader {self.sid} after core cycle {g.gpu_tot_sim_cycle + g.gpu_sim_cycle - 1} "
+                 f"({sum(1 for w in running if not w.fdone)} warps running)",
+                 "=================================================",
+                 f"core {self.sid}: live CTAs {self.n_live_ctas}, in flight {self.n_inflight}, "
+                 f"kernel {f'{k.rec.uid} {k.rec.name!r}' if k is not None else '-'}"
+                 + (", asleep (quiescent until a reply arrives)" if self.asleep else ""),
+                 "-------------------------- Warps"]
+        for c, slot in enumerate(self.ctas):
+            if slot.kernel is not None:
+                lines.append(f"  cta slot {c}: CTA {slot.cta_id} of kernel {slot.kernel.rec.uid}, live warps "
+                             f"{slot.live}, at barrier {slot.bar_waiting}")
+        for w in running:
+            lines.append(f"  w{w.slot:02d} cta{w.cta} dyn {w.dyn} sched {w.sched} feed pc {w.src.pc} next_pc "
+                         f"{w.next_pc} ibuf {w.ibuf} in_pipe {w.in_pipe} bar {w.at_bar} membar {w.membar} "
+                         f"stores {w.stores} atomics {w.n_atomic} pending {sorted(w.pending)}"
+                         + (" functionally done" if w.fdone else ""))
+        fb = self.fetch_buf
+        lines.append("  IF/ID       = " + ("bubble" if fb is None else f"w{fb[0]:2d} : pc = {fb[1]}"))
+        for sch in self.scheds:
+            lines.append(f"  scheduler {sch.sid}: warps {sch.active} candidates {sorted(sch.cand)} last issued "
+                         f"{sch.policy.last} scoreboard-blocked {sch.n_sb} waiting for ID_OC {sch.n_route}")
+        lines.append("-------------------------- Scoreboard")
+        for w in running:
+            if w.pending:
+                lines.append(f"  w{w.slot:02d}: {reg_names(w, w.pending)}")
+        lines.append("-------------------------- Pipe Regs")
         for r in list(self.id_oc.values()) + list(self.oc_ex.values()) + [self.ex_wb]:
-            if r.count:
-                lines.append("  " + r.dump())
+            lines.append("  " + r.dump())
+        lines.append("-------------------------- OP COL")
+        lines.append("  " + self.opcoll.dump().replace("\n", "\n  "))
+        lines.append("-------------------------- Fu")
         for u in self.units:
-            if u.busy():
+            if u.busy() or u.occupied:
                 lines.append("  " + u.dump())
-        lines.append("  " + self.opcoll.dump())
-        lines.append("  " + self.ldst.dump())
+        n_idle = sum(1 for u in self.units if not (u.busy() or u.occupied))
+        if n_idle:
+            lines.append(f"  ({n_idle} other units empty)")
+        lines.append("-------------------------- other:")
+        cur = g.gpu_tot_sim_cycle + g.gpu_sim_cycle
+        lines.append(f"  EX/WB result buses reserved (cycle: buses) "
+                     f"{ {t: n for t, n in sorted(self.rb_res.items()) if t >= cur} }")
+        lines.append(f"  last issue at cycle {self.last_issue}")
+        lines.append("-------------------------- LD/ST")
+        lines.append("  " + self.ldst.dump().replace("\n", "\n  "))
         if self.icache is not None:
             lines.append("  " + self.icache.dump())
         return "\n".join(lines)
-
-

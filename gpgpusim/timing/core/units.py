@@ -187,4 +187,6 @@ class PipelinedUnit:
     def dump(self) -> str:
         occ = [f"exit@{v + self.offset}:w{i.slot}@{i.pc}" for v, i in sorted(self.inflight.items())]
         d = self.dispatch
-        return f"{self.name} dispatch={'-' if d is None else f'w{d.slot}@{d.pc}'} pipeline={occ}"
+        occupied = [i for i in range(self.occupied.bit_length()) if self.occupied >> i & 1]
+        return (f"{self.name} dispatch={'-' if d is None else f'w{d.slot}@{d.pc} ({d.cycles} cycles left)'} "
+                f"pipeline={occ}" + (f" writeback slots taken in {occupied} cycles" if occupied else ""))

@@ -395,9 +395,26 @@ class MemorySystem:
         return ch
 
     def dump_state(self) -> str:
+        """The memory system's state (C200; ``memory_partition_unit::print`` and the icnt's
+        buffers): the packets in each interconnect buffer, then each partition with anything
+        inside: its sub-partitions' queues and L2 MSHRs, the DRAM latency queue and the DRAM
+        channel (the idle ones in one line).  Reads state only."""
         out = [f"memory system @ {self.now}: icnt busy={self.icnt.busy()} active sub-partitions="
                f"{sorted(self._active)}"]
+        nets = [("request", self.icnt.req)]
+        if self.icnt.reply is not self.icnt.req:
+            nets.append(("reply", self.icnt.reply))
+        for name, net in nets:
+            for node, q in enumerate(net.in_buf):
+                if q:
+                    out.append(f"icnt {name} input {node}: " + ", ".join(f"{mf!r} -> {dst}" for mf, dst in q))
+            for node, q2 in enumerate(net.out_buf):
+                if q2:
+                    out.append(f"icnt {name} output {node}: " + ", ".join(repr(mf) for mf in q2))
         out += [p.dump_state() for p in self.partitions if not p.idle()]
+        idle = [p.id for p in self.partitions if p.idle()]
+        if idle:
+            out.append(f"idle memory partitions (empty queues, no MSHR entry, DRAM quiet): {idle}")
         return "\n".join(out)
 
 

@@ -858,5 +858,12 @@ class Dram:
         pend = s.num_pending + s.num_write_pending if s is not None else len(self.mrqq)
         mode = " write_mode" if s is not None and s.write_mode else ""
         busy = [j for j, b in enumerate(self.banks) if b.mrq is not None]
-        return (f"DRAM[{self.id}]: pending={pend}{mode} banks_busy={busy} rwq={self.rwq.n_items} "
-                f"returnq={self.returnq.n_items}")
+        out = [f"DRAM[{self.id}]: pending={pend}{mode} banks_busy={busy} rwq={self.rwq.n_items} "
+               f"returnq={self.returnq.n_items}"]
+        for j, b in enumerate(self.banks):
+            if b.mrq is not None or b.state == BANK_ACTIVE:
+                req = b.mrq
+                out.append(f"  bank {j}: {'ACTIVE row ' + str(b.curr_row) if b.state == BANK_ACTIVE else 'IDLE'}"
+                           + ("" if req is None else f", serving {'WR' if req.is_write else 'RD'} row {req.row} "
+                              f"{req.fetch!r}"))
+        return "\n".join(out)

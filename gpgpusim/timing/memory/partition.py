@@ -271,6 +271,12 @@ class SubPartition:
         out = [f"Memory Sub Partition {self.id}: tracker={len(self.tracker)} rop={len(self.rop)} "
                f"icnt_L2={len(self.icnt_l2)} L2_dram={len(self.l2_dram)} dram_L2={len(self.dram_l2)} "
                f"L2_icnt={len(self.l2_icnt)}"]
+        if self.rop:
+            out.append("  ROP delay: " + ", ".join(f"{mf!r} (ready {t})" for t, mf in self.rop))
+        for name, q in (("icnt->L2", self.icnt_l2), ("L2->DRAM", self.l2_dram), ("DRAM->L2", self.dram_l2),
+                        ("L2->icnt", self.l2_icnt)):
+            if q:
+                out.append(f"  {name}: " + ", ".join(repr(mf) for mf in q.q))
         if self.l2 is not None:
             out.append(self.l2.dump_state())
         return "\n".join(out)
