@@ -296,20 +296,21 @@ class TraceStream:
 
     def __init__(self, trace: WarpTrace) -> None:
         self.pcs: list[int] = trace.pcs.tolist()
+        self.n = len(self.pcs)
+        self.pcs.append(-1)             # sentinel: the pc after the last instruction
         self.exe: list[int] = trace.executed.tolist()
         self.act: list[int] = trace.active.tolist()
         self.mem = trace.mem
         self.pos = 0
-        self.n = len(self.pcs)
-        self.pc: int = self.pcs[0] if self.n else -1
+        self.pc: int = self.pcs[0]
 
     def attach(self, sid: int, slot: int) -> None:
         """(The recorded values do not depend on where the warp runs.)"""
 
     def issue(self, now: int) -> tuple[int, int, list[MemAccess] | None]:
         pos = self.pos
-        self.pos = nxt = pos + 1
-        self.pc = self.pcs[nxt] if nxt < self.n else -1
+        self.pos = pos + 1
+        self.pc = self.pcs[pos + 1]
         return self.exe[pos], self.act[pos], self.mem.get(pos)
 
 
