@@ -276,6 +276,7 @@ class TimingGpu(Gpu):
         per = int(cfg.get("gpgpu_n_cores_per_cluster"))
         self.n_cores = n_clusters * per
         self.mem = MemorySystem(cfg, self.stats, n_clusters)
+        self.mem.cycle_base[0] = getattr(self, "gpu_tot_sim_cycle", 0)
         self.clusters = [Cluster(i, self, per, i * per) for i in range(n_clusters)]
         self.cores = [c for cl in self.clusters for c in cl.cores]
         self.awake: list[ShaderCore] = list(self.cores)   # cores to cycle (the rest sleep)

@@ -1,7 +1,7 @@
 """GPGPU-Sim's memory latency statistics (``memory_stats_t``, C182, C190) from the timing model:
-``mf_lat_table``, ``icnt2mem_lat_table``, ``icnt2sh_lat_table``, ``mf_lat_pw_table`` and the
-averages printed with them (gpgpusim.timing.memory.MemorySystem.read_done / lat_pw /
-update_stats).
+``mf_lat_table``, ``icnt2mem_lat_table``, ``icnt2sh_lat_table``, ``mf_lat_pw_table``, the
+averages printed with them and the DRAM ``maximum service time to same row``
+(gpgpusim.timing.memory.MemorySystem.read_done / lat_pw / update_stats, dram.FrfcfsScheduler).
 
 The kernel: 2 CTAs of 64 threads on one SM7_QV100 SM (timing_helpers.SMALL), each thread
 loading a word of a cold buffer and storing it 512 bytes further on: 8 read sectors (the
@@ -21,7 +21,9 @@ from timing_helpers import ptx, run_timing  # noqa: E402
 
 from gpgpusim.report import Reporter  # noqa: E402
 from gpgpusim.report.data import KernelStats  # noqa: E402
+from gpgpusim.timing.mem_fetch import MemFetch  # noqa: E402
 from gpgpusim.timing.memory import MemorySystem  # noqa: E402
+from gpgpusim.timing.memory.dram import DramReq, FrfcfsScheduler  # noqa: E402
 
 BODY = """
 .reg .b32 %r<8>; .reg .b64 %rd<8>;
@@ -122,17 +124,20 @@ def test_sampling_windows_and_the_averages_they_feed(monkeypatch):
     assert f"averagemflatency = {c['mf_latency_sum'] // n} " in lines
     assert f"avg_icnt2mem_latency = {c['icnt2mem_latency_sum'] // n} " in lines
     assert f"avg_icnt2sh_latency = {c['icnt2sh_latency_sum'] // n} " in lines
-    # update_stats closed the last, partial window after the statistics were taken
+    # update_stats closed the last, partial window after the statistics were taken, and the
+    # DRAM schedulers now measure gpu_sim_cycle from the new gpu_tot_sim_cycle
     mem = r.gpu.mem
     last = windows[58]
     assert mem.num_mfs == 24 and mem.mf_total_lat == c["mf_latency_sum"] + sum(last)
     assert sum(mem.mf_lat_pw_table) == 6 and mem.mf_num_lat_pw == 0
+    assert mem.cycle_base == [end]
 
 
 def test_default_window_and_the_report_lines(monkeypatch):
     """With SM7_QV100's ``-gpgpu_runtime_stat 500`` the kernel's only closed window holds the
     8 reads (mean 334: bin 8); the report prints the tables after ``dq_lat_table`` in
-    ``memlatstat_print``'s format (``name:`` then ``"%d \\t"`` per bin)."""
+    ``memlatstat_print``'s format (``name:`` then ``"%d \\t"`` per bin), then the per-bank
+    ``maximum service time to same row`` rows after the concurrent-accesses ones."""
     r, _ = _run(monkeypatch=monkeypatch)
     c = r.counters
     assert c["mf_lat_pw_table"] == [0] * 8 + [1] + [0] * 23
@@ -145,6 +150,16 @@ def test_default_window_and_the_report_lines(monkeypatch):
         "icnt2sh_lat_table:0 \t24 \t" + "0 \t" * 22,
         "mf_lat_pw_table:" + "0 \t" * 8 + "1 \t" + "0 \t" * 23]
     assert lines[i + 5] == "maximum concurrent accesses to same row:"
+    j = lines.index("maximum service time to same row:")
+    n_mem = len(r.gpu.mem.partitions)
+    assert j == i + 6 + n_mem
+    assert all(ln.startswith(f"dram[{k}]:") for k, ln in enumerate(lines[j + 1:j + 1 + n_mem]))
+    assert lines[j + 1 + n_mem] == "average row accesses per activate:"
+    svc = c["dram_max_service_time_per_bank"]
+    assert lines[j + 1] == "dram[0]:" + "".join(f"{x:10d}" for x in svc[0]) + " "
+    # the cold loads opened rows: the first row miss of a bank in the kernel counts from
+    # cycle 0 (GPGPU-Sim's row_service_timestamp starts at 0)
+    assert max(map(max, svc)) > 0
 
 
 def test_without_memlatency_stat_nothing_is_recorded(monkeypatch):
@@ -153,10 +168,11 @@ def test_without_memlatency_stat_nothing_is_recorded(monkeypatch):
     r, done = _run(["-gpgpu_memlatency_stat 0"], monkeypatch)
     assert done == []
     c = r.counters
-    for name in TABLES + ("maxmflatency", "max_icnt2mem_latency", "max_icnt2sh_latency", "mf_latency_count"):
+    for name in TABLES + ("maxmflatency", "max_icnt2mem_latency", "max_icnt2sh_latency", "mf_latency_count",
+                          "dram_max_service_time_per_bank"):
         assert name not in c, name
     lines = _report_lines(r)
-    assert not [ln for ln in lines if "lat_table" in ln or "latency =" in ln]
+    assert not [ln for ln in lines if "lat_table" in ln or "latency =" in ln or "same row" in ln]
 
 
 def _report_lines(r) -> list[str]:
@@ -165,3 +181,45 @@ def _report_lines(r) -> list[str]:
     rep.kernel_end(KernelStats("k", 1, (2, 1, 1), (64, 1, 1), 0, thread_insn=1, warp_insn=1, ctas=2,
                                cycles=r.cycles, counters=r.counters))
     return lines
+
+
+# ----------------------------------------------------------------------------- DRAM row service time
+def _req(bank: int, row: int, now: int) -> DramReq:
+    f = MemFetch(0, 32, False, "GLOBAL_ACC_R")
+    f.bank, f.row = bank, row
+    return DramReq(f, bank, now)
+
+
+def test_row_service_time_is_kernel_relative():
+    """``frfcfs_scheduler::data_collection`` at each row miss: the time since the bank's
+    previous row miss, in ``gpu_sim_cycle`` (``now`` minus ``cycle_base``, the
+    gpu_tot_sim_cycle the memory system shares); the timestamps start at 0 and survive a
+    kernel boundary, where a mark at a later ``gpu_sim_cycle`` than now counts nothing."""
+    s = FrfcfsScheduler(2)
+    base = s.cycle_base = [0]
+    for now, row in ((40, 1), (100, 2), (130, 3)):
+        s.add(_req(0, row, now))
+        assert s.schedule(0, -1, now).row == row
+    assert s.max_service_time == [60, 0] and s.row_service_ts == [130, 0]
+    base[0] = 1000                       # a new kernel on an idle GPU: gpu_sim_cycle restarts
+    s.add(_req(0, 4, 1050))
+    s.schedule(0, -1, 1050)             # gpu_sim_cycle 50 < mark 130: nothing
+    assert s.max_service_time[0] == 60 and s.row_service_ts[0] == 50
+    s.add(_req(0, 5, 1200))
+    s.schedule(0, -1, 1200)             # 200 - 50
+    assert s.max_service_time[0] == 150
+    # a row hit (the open row has requests) is no row miss: nothing changes
+    s.add(_req(0, 5, 1300))
+    s.schedule(0, 5, 1300)
+    assert s.row_service_ts[0] == 200 and s.num_activates[0] == 5
+
+
+def test_memory_system_shares_the_cycle_base():
+    """Every channel's scheduler reads the memory system's gpu_tot_sim_cycle, which
+    ``update_stats`` sets."""
+    from gpgpusim.options import load_config
+    from gpgpusim.report.stats import StatsRegistry
+    ms = MemorySystem(load_config(None, env=False), StatsRegistry(), 80)
+    ms.update_stats(1234)
+    assert {id(p.dram.sched.cycle_base) for p in ms.partitions} == {id(ms.cycle_base)}
+    assert ms.cycle_base == [1234]

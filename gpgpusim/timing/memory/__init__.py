@@ -96,6 +96,12 @@ class MemorySystem:
         # (mf_total_lat_table, mf_max_lat_table)
         self.mf_lat_bank_sum = [[0] * params.nbk for _ in range(self.n_mem)]
         self.mf_lat_bank_max = [[0] * params.nbk for _ in range(self.n_mem)]
+        # gpu_tot_sim_cycle, which the DRAM schedulers subtract to get gpu_sim_cycle (the
+        # kernel-relative cycle GPGPU-Sim's row service times are measured in)
+        self.cycle_base = [0]
+        for part in self.partitions:
+            if part.dram.sched is not None:
+                part.dram.sched.cycle_base = self.cycle_base
         # sub-partitions that may have work (requests inside or arriving)
         self._active: set[int] = set()
 
@@ -182,8 +188,10 @@ class MemorySystem:
 
     def update_stats(self, gpu_tot_sim_cycle: int) -> None:
         """``gpgpu_sim::update_stats`` when the GPU goes idle, after the kernel's statistics
-        were printed: close the sampling window (:meth:`lat_pw`)."""
+        were printed: close the sampling window (:meth:`lat_pw`) and take the new
+        ``gpu_tot_sim_cycle`` (the base of the kernel-relative cycle of the next kernel)."""
         self.lat_pw()
+        self.cycle_base[0] = gpu_tot_sim_cycle
 
     # ------------------------------------------------------------------ clock phases
     def icnt_push_replies(self, now: int | None = None) -> None:
@@ -437,6 +445,7 @@ class MemorySystem:
         scheds = [d.sched for d in drams]
         if all(s is not None for s in scheds):
             st.set("dram_max_conc_access_per_bank", [list(s.max_conc_access) for s in scheds if s is not None])
+            st.set("dram_max_service_time_per_bank", [list(s.max_service_time) for s in scheds if s is not None])
             st.set("dram_row_accesses_per_bank", [list(s.row_access) for s in scheds if s is not None])
             st.set("dram_activates_per_bank", [list(s.num_activates) for s in scheds if s is not None])
         st.set("dram_accesses_per_bank", [[0] * len(r) for r in reads])
