@@ -390,10 +390,24 @@ LINES: list[Any] = [
     S.mem_lat_dist("ST_mem_lat_dist", "ST_mem_lat_dist"),
     S.Custom(("t:icnt_details",), S.icnt_details),
 ]
-DERIVED["averagemflatency"] = lambda v: int(v["t:mf_latency_sum"] / v["t:mf_latency_count"])
-DERIVED["avg_icnt2mem_latency"] = lambda v: int(v["t:icnt2mem_latency_sum"] / v["t:icnt2mem_latency_count"])
-DERIVED["avg_mrq_latency"] = lambda v: int(v["t:mrq_latency_sum"] / v["t:mrq_latency_count"])
-DERIVED["avg_icnt2sh_latency"] = lambda v: int(v["t:icnt2sh_latency_sum"] / v["t:icnt2sh_latency_count"])
+
+
+def _memlat_avg(total: str, count: str = "t:mf_latency_count") -> Callable[[Values], int]:
+    """``memlatstat_print``'s averages: integer division, printed only once a sampling window
+    closed with a completed fetch (``num_mfs``, ``mf_latency_count``, is not 0; a zero divisor
+    drops the line).  The fetch, icnt->mem and icnt->shader averages all divide by
+    ``num_mfs``; the FR-FCFS queue average by its own count."""
+    def f(v: Values) -> int:
+        if not v["t:mf_latency_count"]:
+            raise ZeroDivisionError(count)
+        return v[total] // v[count]
+    return f
+
+
+DERIVED["averagemflatency"] = _memlat_avg("t:mf_latency_sum")
+DERIVED["avg_icnt2mem_latency"] = _memlat_avg("t:icnt2mem_latency_sum")
+DERIVED["avg_mrq_latency"] = _memlat_avg("t:mrq_latency_sum", "t:mrq_latency_count")
+DERIVED["avg_icnt2sh_latency"] = _memlat_avg("t:icnt2sh_latency_sum")
 DERIVED["L1D_cache_data_port_util"] = _ratio("t:L1D_data_port_busy", "t:L1D_port_cycles")
 DERIVED["L1D_cache_fill_port_util"] = _ratio("t:L1D_fill_port_busy", "t:L1D_port_cycles")
 DERIVED["L2_cache_data_port_util"] = _ratio("t:L2_data_port_busy", "t:L2_port_cycles")

@@ -150,6 +150,7 @@ class Cluster:
         self.cores: list[ShaderCore] = []
         self.cta_next_core = n_cores - 1
         self.response: list[Any] = []
+        self.memlat = gpu.mem.memlat
         self.eject = max(1, int(gpu.config.get("gpgpu_n_cluster_ejection_buffer_size")))
         for i in range(n_cores):
             self.cores.append(ShaderCore(first_sid + i, self, gpu.config, gpu.stats))
@@ -182,8 +183,8 @@ class Cluster:
                 core.accept_fetch_response(mf, now)
             elif not core.response_buffer_full():
                 self.response.pop(0)
-                if not mf.is_write:             # memlatstat_read_done
-                    self.gpu.mem.record_mf_latency(mf, now)
+                if self.memlat:                 # memlatstat_read_done: reads and write acks
+                    self.gpu.mem.read_done(mf, now)
                 core.accept_response(mf, now)
         if len(self.response) < self.eject:
             mf = self.gpu.mem.pop_reply(self.cid, now)
@@ -275,6 +276,7 @@ class TimingGpu(Gpu):
         per = int(cfg.get("gpgpu_n_cores_per_cluster"))
         self.n_cores = n_clusters * per
         self.mem = MemorySystem(cfg, self.stats, n_clusters)
+        self.mem.cycle_base[0] = getattr(self, "gpu_tot_sim_cycle", 0)
         self.clusters = [Cluster(i, self, per, i * per) for i in range(n_clusters)]
         self.cores = [c for cl in self.clusters for c in cl.cores]
         self.awake: list[ShaderCore] = list(self.cores)   # cores to cycle (the rest sleep)
@@ -670,7 +672,8 @@ class TimingGpu(Gpu):
             rec.error = CudaError(Err.LaunchFailure, f"kernel '{rec.name}' stopped by "
                                   f"-gpgpu_max_{stopped} (the simulation reached its limit)", sticky=True)
         self._fold_core_counters()
-        if not self.runs:
+        idle = not self.runs
+        if idle:
             self.gpu_tot_sim_cycle += self.gpu_sim_cycle
             self.gpu_sim_cycle = 0
             self.completed_cta = 0
@@ -682,6 +685,9 @@ class TimingGpu(Gpu):
         report.cycles = cycles
         report.counters = self.stats.snapshot()
         rec.report_stats = report
+        if idle:
+            # gpgpu_sim::update_stats comes after the kernel's statistics were taken
+            self.mem.update_stats(self.gpu_tot_sim_cycle)
         self._notify("kernel_end", report)
 
     # ------------------------------------------------------------------ stop limits (C011)

@@ -11,6 +11,8 @@ hands :class:`~gpgpusim.report.sampler.Sampler` running totals read from the mod
   ``Warp Occupancy Distribution`` (``timing/core/stats.py``);
 * ``L1D_total_cache_accesses``/``_misses``, ``L2_total_cache_accesses``/``_misses``,
   ``total_dram_reads``/``_writes``: memory traffic;
+* the memory statistics' sampling window closes (``memlatstat_lat_pw``, see
+  ``MemorySystem.lat_pw``: ``mf_lat_pw_table`` and the base of the printed averages);
 * for the AerialVision log only (per core or per interval, so the JSON stays small):
   ``shaderinsncount``, ``shaderwarpinsncount`` (per core, cumulative),
   ``WarpDivergenceBreakdown`` (the interval's idle and stall scheduler-cycles, then issued
@@ -70,6 +72,7 @@ class GpuSampler:
     def take(self) -> None:
         g = self.gpu
         cycle = g.gpu_sim_cycle
+        g.mem.lat_pw()          # gpgpu_sim::cycle closes the memlatstat window here too
         self.sampler.sample(cycle, self.read(g.gpu_tot_sim_cycle + cycle))
         self.next = cycle - cycle % self.freq + self.freq
 

@@ -146,9 +146,11 @@ def test_exact_command_sequence_and_statistics(cfg):
     # B and C wait in the scheduler for 13 cycles, C alone for 2 more: 28 / 60
     assert ch["mrqq_max"] == 2 and ch["queue_avg"] == float(np.float32(28) / np.float32(60))
     # memlatstat: C's miss closes the run A, B (2 accesses to row 1); the FR-FCFS queueing
-    # latency is 0 (A), 13 (B) and 15 (C) cycles, log2 bins 0, 3, 3
+    # latency is 0 (A), 13 (B) and 15 (C) cycles, log2 bins 0, 3, 3; the row misses at 0 (A:
+    # 0 cycles since the start) and 15 (C) make the longest row service 15 cycles
     s = d.sched
     assert (s.num_activates[0], s.row_access[0], s.max_conc_access[0], s.concurrent_row_access[0]) == (2, 3, 2, 1)
+    assert (s.max_service_time[0], s.row_service_ts[0]) == (15, 15)
     assert (d.mrq_lat_sum, d.mrq_lat_num, d.mrq_lat_max) == (28, 3, 15)
     assert d.mrq_lat_table[:5] == [1, 0, 0, 2, 0] and sum(d.mrq_lat_table) == 3
 

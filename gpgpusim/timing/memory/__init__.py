@@ -46,6 +46,12 @@ def _record_traffic(table: dict[str, dict[int, int]], fetch: MemFetch, packet_by
     row[packet_bytes] = row.get(packet_bytes, 0) + 1
 
 
+def _log2_bin(v: int, n_bins: int) -> int:
+    """GPGPU-Sim's ``LOGB2`` bin of a latency histogram (floor(log2 v), 0 for 0), kept inside
+    the ``n_bins`` bins (GPGPU-Sim does not check; 2**24 cycles is out of any real run)."""
+    return min(v.bit_length() - 1, n_bins - 1) if v > 0 else 0
+
+
 class MemorySystem:
     """Interconnect + memory partitions.  See the module docstring for the calling order."""
 
@@ -75,12 +81,27 @@ class MemorySystem:
             part.ticks = self._dram_ticks
         self.now = 0
         self.n_l2_cycles = 0
-        # memlatstat per DRAM bank: summed and largest latency of the reads recorded by
-        # record_mf_latency, by the request's decoded chip and bank (mf_total_lat_table,
-        # mf_max_lat_table)
+        # memory_stats_t (-gpgpu_memlatency_stat; nothing is recorded without it): see
+        # read_done, the icnt->L2 pop in l2_cycle, lat_pw and update_stats
         self.memlat = bool(cfg.get("gpgpu_memlatency_stat"))
+        self.mf_lat_table = [0] * 32          # log2 bins of the fetch latency (read_done)
+        self.icnt2mem_lat_table = [0] * 24    # log2 bins of inject -> L2 pop
+        self.icnt2sh_lat_table = [0] * 24     # log2 bins of reply network push -> core accept
+        self.mf_lat_pw_table = [0] * 32       # log2 bins of each sampling window's mean latency
+        self.mf_num_lat_pw = self.mf_tot_lat_pw = 0   # the open window's fetches and latency sum
+        self.num_mfs = self.mf_total_lat = 0          # the closed windows' (the averages' base)
+        self.tot_icnt2mem = self.tot_icnt2sh = 0
+        self.max_mf_lat = self.max_icnt2mem = self.max_icnt2sh = 0
+        # per DRAM bank: summed and largest latency by the request's decoded chip and bank
+        # (mf_total_lat_table, mf_max_lat_table)
         self.mf_lat_bank_sum = [[0] * params.nbk for _ in range(self.n_mem)]
         self.mf_lat_bank_max = [[0] * params.nbk for _ in range(self.n_mem)]
+        # gpu_tot_sim_cycle, which the DRAM schedulers subtract to get gpu_sim_cycle (the
+        # kernel-relative cycle GPGPU-Sim's row service times are measured in)
+        self.cycle_base = [0]
+        for part in self.partitions:
+            if part.dram.sched is not None:
+                part.dram.sched.cycle_base = self.cycle_base
         # sub-partitions that may have work (requests inside or arriving)
         self._active: set[int] = set()
 
@@ -114,35 +135,63 @@ class MemorySystem:
         return self.icnt.peek(cluster_id)
 
     def pop_reply(self, cluster_id: int, now: int | None = None) -> MemFetch | None:
-        """Eject one reply for the cluster (``icnt_pop``), recording icnt->shader latency."""
+        """Eject one reply for the cluster (``icnt_pop``) into its response FIFO (the
+        icnt->shader latency is recorded when the core takes it, :meth:`read_done`)."""
         mf = self.icnt.pop(cluster_id)
         if mf is not None:
             t = self.now if now is None else now
             self.stats.add("icnt_total_pkts_mem_to_simt", mf.num_flits(False, self.flit_size))
             # a write ack carries only its header; a read or atomic reply its data
             _record_traffic(self.traffic_in, mf, mf.ctrl_size if mf.is_write else mf.packet_bytes)
-            self._latency("icnt2sh_latency", "max_icnt2sh_latency", t - mf.return_timestamp)
             mf.set_status("IN_CLUSTER_TO_SHADER_QUEUE", t)
         return mf
 
-    def record_mf_latency(self, fetch: MemFetch, now: int | None = None) -> None:
-        """``memlatstat_read_done``: the core calls it when a read's data is back."""
-        t = self.now if now is None else now
-        lat = t - fetch.timestamp
-        self._latency("mf_latency", "maxmflatency", lat)
+    def read_done(self, fetch: MemFetch, now: int) -> None:
+        """``memory_stats_t::memlatstat_read_done`` (C182): the cluster hands a data reply (a
+        read's data or a write's acknowledgement; not an instruction fetch) to its core.
+        Records the fetch latency (creation to now; ``memlatstat_done``: ``mf_lat_table``, the
+        open sampling window, the per-bank sum and maximum, ``maxmflatency``) and the
+        icnt->shader latency (reply network push to now: ``icnt2sh_lat_table``,
+        ``max_icnt2sh_latency``).  Only with ``-gpgpu_memlatency_stat`` (the caller checks)."""
+        lat = now - fetch.timestamp
+        self.mf_num_lat_pw += 1
+        self.mf_tot_lat_pw += lat
+        self.mf_lat_table[_log2_bin(lat, 32)] += 1
+        if lat > self.max_mf_lat:
+            self.max_mf_lat = lat
         if 0 <= fetch.chip < self.n_mem:
             bk = fetch.bank % self.dram_params.nbk
             self.mf_lat_bank_sum[fetch.chip][bk] += lat
             if lat > self.mf_lat_bank_max[fetch.chip][bk]:
                 self.mf_lat_bank_max[fetch.chip][bk] = lat
+        lat = now - fetch.return_timestamp
+        self.tot_icnt2sh += lat
+        self.icnt2sh_lat_table[_log2_bin(lat, 24)] += 1
+        if lat > self.max_icnt2sh:
+            self.max_icnt2sh = lat
 
-    def _latency(self, name: str, max_name: str, lat: int) -> None:
-        """One latency sample: ``<name>_sum``, ``<name>_count`` and the high-water mark."""
-        st = self.stats
-        st.add(f"{name}_sum", lat)
-        st.add(f"{name}_count", 1)
-        if lat > st.values.get(max_name, 0):
-            st.set(max_name, lat)
+    def lat_pw(self) -> None:
+        """``memory_stats_t::memlatstat_lat_pw``: close the sampling window.  Its fetches join
+        the totals the printed averages divide by (``num_mfs``, ``mf_total_lat``) and its mean
+        latency (integer division) counts one in ``mf_lat_pw_table``; a window without a
+        completed fetch counts nothing.  GPGPU-Sim calls it every ``-gpgpu_runtime_stat``
+        cycles of a kernel (``gpu_sim_cycle % freq == 0``, :class:`~..sampling.GpuSampler`)
+        and from ``update_stats`` (:meth:`update_stats`)."""
+        n = self.mf_num_lat_pw
+        if n and self.memlat:
+            tot = self.mf_tot_lat_pw
+            self.mf_total_lat += tot
+            self.num_mfs += n
+            mean = tot // n
+            self.mf_lat_pw_table[_log2_bin(mean, 32)] += 1
+            self.mf_tot_lat_pw = self.mf_num_lat_pw = 0
+
+    def update_stats(self, gpu_tot_sim_cycle: int) -> None:
+        """``gpgpu_sim::update_stats`` when the GPU goes idle, after the kernel's statistics
+        were printed: close the sampling window (:meth:`lat_pw`) and take the new
+        ``gpu_tot_sim_cycle`` (the base of the kernel-relative cycle of the next kernel)."""
+        self.lat_pw()
+        self.cycle_base[0] = gpu_tot_sim_cycle
 
     # ------------------------------------------------------------------ clock phases
     def icnt_push_replies(self, now: int | None = None) -> None:
@@ -200,7 +249,13 @@ class MemorySystem:
             else:
                 mf = icnt.pop(node)
                 if mf is not None:
-                    self._latency("icnt2mem_latency", "max_icnt2mem_latency", t - mf.timestamp)
+                    if self.memlat:
+                        # memlatstat_icnt2mem_pop (memory_sub_partition::push): inject -> here
+                        lat = t - mf.timestamp
+                        self.tot_icnt2mem += lat
+                        self.icnt2mem_lat_table[_log2_bin(lat, 24)] += 1
+                        if lat > self.max_icnt2mem:
+                            self.max_icnt2mem = lat
                     sub.push(mf, t)
                     n += 1
             sub.cache_cycle(t)
@@ -360,11 +415,27 @@ class MemorySystem:
         4.2 allocates but never increments, and ``dq_lat_table`` is never filled by its
         ``dram_t`` either: both are zeros there, so they are zeros here (the real per-bank
         counts are the read and write tables).  ``average mf latency per bank`` divides the
-        latencies of reads (L2 hits included) by that bank's DRAM reads + writes, as GPGPU-Sim
-        does; "none" where the bank had no DRAM access.  Not produced: ``maximum service time to
-        same row`` (it is measured in ``gpu_sim_cycle``, the per-kernel cycle the memory side
-        does not see)."""
+        latencies of every data reply's fetch (:meth:`read_done`: reads, L2 hits included, and
+        write acknowledgements) by that bank's DRAM reads + writes, as GPGPU-Sim does; "none"
+        where the bank had no DRAM access.
+
+        The averages GPGPU-Sim prints divide by ``num_mfs``, the fetches of the *closed*
+        sampling windows (:meth:`lat_pw`): ``averagemflatency`` is ``mf_total_lat / num_mfs``
+        (``mf_latency_sum``/``_count``), ``avg_icnt2mem_latency`` and ``avg_icnt2sh_latency``
+        divide every request's and reply's latency so far (``icnt2mem_latency_sum``,
+        ``icnt2sh_latency_sum``) by that same ``num_mfs``."""
         st = self.stats
+        st.set("maxmflatency", self.max_mf_lat)
+        st.set("max_icnt2mem_latency", self.max_icnt2mem)
+        st.set("max_icnt2sh_latency", self.max_icnt2sh)
+        st.set("mf_latency_sum", self.mf_total_lat)
+        st.set("mf_latency_count", self.num_mfs)
+        st.set("icnt2mem_latency_sum", self.tot_icnt2mem)
+        st.set("icnt2sh_latency_sum", self.tot_icnt2sh)
+        st.set("mf_lat_table", list(self.mf_lat_table))
+        st.set("icnt2mem_lat_table", list(self.icnt2mem_lat_table))
+        st.set("icnt2sh_lat_table", list(self.icnt2sh_lat_table))
+        st.set("mf_lat_pw_table", list(self.mf_lat_pw_table))
         drams = [p.dram for p in self.partitions]
         st.set("mrq_latency_sum", sum(d.mrq_lat_sum for d in drams))
         st.set("mrq_latency_count", sum(d.mrq_lat_num for d in drams))
@@ -374,6 +445,7 @@ class MemorySystem:
         scheds = [d.sched for d in drams]
         if all(s is not None for s in scheds):
             st.set("dram_max_conc_access_per_bank", [list(s.max_conc_access) for s in scheds if s is not None])
+            st.set("dram_max_service_time_per_bank", [list(s.max_service_time) for s in scheds if s is not None])
             st.set("dram_row_accesses_per_bank", [list(s.row_access) for s in scheds if s is not None])
             st.set("dram_activates_per_bank", [list(s.num_activates) for s in scheds if s is not None])
         st.set("dram_accesses_per_bank", [[0] * len(r) for r in reads])

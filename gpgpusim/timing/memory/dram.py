@@ -206,6 +206,12 @@ class FrfcfsScheduler:
         self.num_activates = [0] * nbk
         self.concurrent_row_access = [0] * nbk
         self.max_conc_access = [0] * nbk
+        # max_servicetime2samerow: the longest time between two row misses of a bank, in
+        # gpu_sim_cycle (core cycles since the kernel started on an idle GPU: the ``now`` of
+        # schedule() minus ``cycle_base[0]``, gpu_tot_sim_cycle, which MemorySystem shares)
+        self.row_service_ts = [0] * nbk
+        self.max_service_time = [0] * nbk
+        self.cycle_base = [0]
 
     @property
     def row_hits(self) -> int:
@@ -231,7 +237,9 @@ class FrfcfsScheduler:
         return (self.separate and not self.write_mode and not self.num_pending
                 and self.num_write_pending < self.write_high)
 
-    def schedule(self, bank: int, curr_row: int) -> DramReq | None:
+    def schedule(self, bank: int, curr_row: int, now: int = 0) -> DramReq | None:
+        """The next request for idle ``bank`` (open row ``curr_row``), None if none; ``now`` is
+        the core cycle (``gpu_tot_sim_cycle + gpu_sim_cycle``)."""
         if self.separate:
             if not self.write_mode and self.num_write_pending >= self.write_high:
                 self.write_mode = True
@@ -253,7 +261,14 @@ class FrfcfsScheduler:
             else:
                 row = queue[0].row
                 hit = False
-                # frfcfs_scheduler::data_collection
+                # frfcfs_scheduler::data_collection.  The service time counts from the bank's
+                # previous row miss, or from cycle 0 of the kernel for its first; a mark left
+                # by an earlier kernel at a later gpu_sim_cycle counts nothing
+                k = now - self.cycle_base[0]
+                since = self.row_service_ts[bank]
+                if k > since and k - since > self.max_service_time[bank]:
+                    self.max_service_time[bank] = k - since
+                self.row_service_ts[bank] = k
                 if self.concurrent_row_access[bank] > self.max_conc_access[bank]:
                     self.max_conc_access[bank] = self.concurrent_row_access[bank]
                 self.concurrent_row_access[bank] = 0
@@ -498,7 +513,7 @@ class Dram:
                 cand = sched.nonempty & ~self.pend_mask
                 if cand:
                     b = _first_bit_from(cand, self.prio)
-                    req = sched.schedule(b, self.banks[b].curr_row)
+                    req = sched.schedule(b, self.banks[b].curr_row, now)
                     assert req is not None
                     self._grant(b, req, now)
             else:
@@ -507,7 +522,7 @@ class Dram:
                     b = (i + self.prio) % p.nbk
                     bank = self.banks[b]
                     if bank.mrq is None:
-                        req = sched.schedule(b, bank.curr_row)
+                        req = sched.schedule(b, bank.curr_row, now)
                         if req is not None:
                             self._grant(b, req, now)
                             break
