@@ -66,7 +66,8 @@ class MemorySystem:
         params = DramTimingParams(cfg)
         self.dram_params = params
         part_addr = self.addrdec.partition_address
-        self.subs = [SubPartition(i, cfg, l2cfg, part_addr, stats) for i in range(self.n_sp)]
+        self.subs = [SubPartition(i, cfg, l2cfg, part_addr, stats, decode=self.addrdec.apply)
+                     for i in range(self.n_sp)]
         self.partitions = [MemoryPartition(p, cfg, self.subs[p * self.n_sub:(p + 1) * self.n_sub], params)
                            for p in range(self.n_mem)]
         self._dram_ticks = [0]

@@ -63,8 +63,11 @@ class SubPartition:
 
     wake_dram: Any = None     # set by the owning MemoryPartition
 
-    def __init__(self, sp_id: int, cfg: Any, l2cfg: Any, set_index_addr: Any, stats: Any) -> None:
+    def __init__(self, sp_id: int, cfg: Any, l2cfg: Any, set_index_addr: Any, stats: Any,
+                 decode: Any = None) -> None:
         self.id = sp_id
+        # ``AddressDecoder.apply``: fills a fetch's chip / bank / row / column from its address
+        self.decode = decode
         q = cfg.get("gpgpu_dram_partition_queues")
         self.icnt_l2 = BoundedFifo(q.icnt_to_l2)
         self.l2_dram = BoundedFifo(q.l2_to_dram)
@@ -84,9 +87,16 @@ class SubPartition:
 
     def _make_fetch(self, addr: int, access_type: str, sector_mask: int, byte_mask: int, size: int,
                     is_write: bool, like: MemFetch, time: int) -> MemFetch:
+        """``partition_mf_allocator::alloc``: a fetch the L2 makes (a write-back of a dirty victim,
+        a write-allocate read).  Its DRAM bank, row and column are those of its own address, as
+        GPGPU-Sim's ``mem_fetch`` constructor decodes them (``addrdec_tlx``): a write-back goes
+        to the victim's row, not to the row of the request that evicted it."""
         mf = MemFetch(addr, size, is_write, access_type, sector_mask=sector_mask, byte_mask=byte_mask,
                       timestamp=time)
-        mf.copy_tlx(like)
+        if self.decode is not None:
+            self.decode(mf)
+        else:
+            mf.copy_tlx(like)
         return mf
 
     # ------------------------------------------------------------------ icnt side
