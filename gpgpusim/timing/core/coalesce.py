@@ -8,7 +8,8 @@
   width, reduced to the used half/quarter
   (``memory_coalescing_arch_reduce_and_send``).  Each access carries its 4-bit sector mask
   within the 128-byte line and its byte mask.
-* atomics (``memory_coalescing_arch_atomic``): per segment, threads whose bytes overlap go to
+* atomics (``memory_coalescing_arch_atomic``): the same segment size as other global accesses
+  (32-byte sectors from arch 40 on), and per segment, threads whose bytes overlap go to
   separate transactions (same-address atomics serialise into several requests).
 * local memory: per-thread addresses are mapped to the shared physical layout of
   ``shader_core_ctx::translate_local_memaddr`` (``-gpgpu_local_mem_map 1``: 4-byte words of
@@ -92,7 +93,7 @@ def coalesce(lanes: np.ndarray, addrs: np.ndarray, size: int, arch: int, warp_pa
     ``sector``: see :func:`segment_bytes`."""
     if lanes.size == 0:
         return []
-    seg = segment_bytes(arch, size, sector) if not atomic else segment_bytes(0, size)
+    seg = segment_bytes(arch, size, sector)
     parts = max(1, warp_parts)
     sub = 32 // parts
     out: list[Access] = []

@@ -123,9 +123,12 @@ class SubPartition:
         out = []
         if mf.size == 128:
             # one request per sector the access touches (its sector mask); a mask-less
-            # request stands for the whole line.  (Counting all four sectors of every 128-byte
-            # transaction gave ~25 % more L2 accesses than GPGPU-Sim 4.2 reports for global
-            # atomics, whose transactions are 128 bytes; the masked split matches it.)
+            # request stands for the whole line.  Knowing difference: GPGPU-Sim splits every
+            # 128-byte request into all four sectors.  The two agree whenever all four sectors
+            # are used, which is every 128-byte request from arch 40 on (global accesses and
+            # atomics coalesce into 32-byte sectors there); they differ only for a 128-byte
+            # transaction with an unused sector under the 32/64/128-byte coalescing of
+            # Fermi/Kepler configs.
             idxs = [i for i in range(SECTORS_PER_LINE) if smask >> i & 1] or list(range(SECTORS_PER_LINE))
             base = mf.addr
             addrs = [base + SECTOR_BYTES * i for i in idxs]
