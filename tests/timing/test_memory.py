@@ -201,3 +201,20 @@ def test_vectoradd_l2_counts(cfg):
     assert bd["GLOBAL_ACC_R"] == {"HIT": 2 * n // 32}
     assert bd["GLOBAL_ACC_W"] == {"MISS": n // 128, "SECTOR_MISS": 3 * n // 128}
     assert v["L2_total_cache_misses"] == n // 32
+
+
+def test_l2_write_back_goes_to_the_victims_dram_row(cfg):
+    """A fetch the L2 makes decodes its own address (``partition_mf_allocator::alloc`` ->
+    ``mem_fetch``'s ``addrdec_tlx``): a dirty victim's write-back carries the victim's DRAM
+    bank and row, not those of the request whose miss evicted it."""
+    ms = MemorySystem(cfg, StatsRegistry(), 80)
+    dec = ms.addrdec
+    victim = 0xC0000000
+    _, sp, bk, row, col = dec.decode(victim)
+    # a line of the same sub-partition (so the same L2 bank) in another bank or row
+    evictor = next(a for a in range(victim + 256, victim + (64 << 20), 256)
+                   if dec.decode(a)[1] == sp and dec.decode(a)[2:4] != (bk, row))
+    like = ms.decode(MemFetch(evictor, 32, False, "GLOBAL_ACC_R"))
+    wb = ms.subs[sp]._make_fetch(victim, "L2_WRBK_ACC", 0xF, (1 << 128) - 1, 128, True, like, 0)
+    assert (wb.chip, wb.sub_partition, wb.bank, wb.row, wb.col) == (sp // 2, sp, bk, row, col)
+    assert (wb.bank, wb.row) != (like.bank, like.row)
