@@ -265,3 +265,16 @@ def test_fermi_bypassing_loads_use_sector_transactions(ld, reads):
     assert c["core_cache_breakdown"].get("GLOBAL_ACC_R") == (
         {"MISS": 2, "HIT_RESERVED": 1, "MSHR_HIT": 1} if reads == 1 else None)
     assert r.cycles == {1: 1013, 4: 977}[reads]     # finite L1I and L1C (their first misses)
+
+
+def test_atomics_coalesce_into_sectors_from_arch_40():
+    """``memory_coalescing_arch_atomic`` uses the segment size of other global accesses: 32-byte
+    sectors from ``-gpgpu_coalesce_arch`` 40 on, 128 bytes (reduced to the used half) on
+    Fermi/Kepler.  16 atomics on distinct words of a line's upper half."""
+    from gpgpusim.timing.core.coalesce import coalesce
+    lanes = np.arange(16)
+    addrs = 0x1000 + 64 + 4 * lanes
+    volta = [(a.addr, a.size, a.sector_mask) for a in coalesce(lanes, addrs, 4, 70, 1, atomic=True)]
+    assert volta == [(0x1060, 32, 0b1000), (0x1040, 32, 0b0100)]     # served highest first
+    fermi = [(a.addr, a.size, a.sector_mask) for a in coalesce(lanes, addrs, 4, 20, 1, atomic=True)]
+    assert fermi == [(0x1040, 64, 0b1100)]

@@ -239,3 +239,20 @@ def test_memcpy_to_l2_fills_the_decoded_sub_partition(extra):
         assert l2 is not None
         status, _idx = l2.probe(a, 1 << (a % 128 // 32), False)
         assert status == "HIT", (hex(a), sp, status)
+
+
+def test_l2_write_back_goes_to_the_victims_dram_row(cfg):
+    """A fetch the L2 makes decodes its own address (``partition_mf_allocator::alloc`` ->
+    ``mem_fetch``'s ``addrdec_tlx``): a dirty victim's write-back carries the victim's DRAM
+    bank and row, not those of the request whose miss evicted it."""
+    ms = MemorySystem(cfg, StatsRegistry(), 80)
+    dec = ms.addrdec
+    victim = 0xC0000000
+    _, sp, bk, row, col = dec.decode(victim)
+    # a line of the same sub-partition (so the same L2 bank) in another bank or row
+    evictor = next(a for a in range(victim + 256, victim + (64 << 20), 256)
+                   if dec.decode(a)[1] == sp and dec.decode(a)[2:4] != (bk, row))
+    like = ms.decode(MemFetch(evictor, 32, False, "GLOBAL_ACC_R"))
+    wb = ms.subs[sp]._make_fetch(victim, "L2_WRBK_ACC", 0xF, (1 << 128) - 1, 128, True, like, 0)
+    assert (wb.chip, wb.sub_partition, wb.bank, wb.row, wb.col) == (sp // 2, sp, bk, row, col)
+    assert (wb.bank, wb.row) != (like.bank, like.row)

@@ -8,7 +8,8 @@
   width, reduced to the used half/quarter
   (``memory_coalescing_arch_reduce_and_send``).  Each access carries its 4-bit sector mask
   within the 128-byte line and its byte mask.
-* atomics (``memory_coalescing_arch_atomic``): per segment, threads whose bytes overlap go to
+* atomics (``memory_coalescing_arch_atomic``): the same segment size as other global accesses
+  (32-byte sectors from arch 40 on), and per segment, threads whose bytes overlap go to
   separate transactions (same-address atomics serialise into several requests).
 * local memory: per-thread addresses are mapped to the shared physical layout of
   ``shader_core_ctx::translate_local_memaddr`` (``-gpgpu_local_mem_map 1``: 4-byte words of
@@ -118,7 +119,7 @@ def _coalesce(ln: list[int], ad: list[int], size: int, arch: int, warp_parts: in
               atomic: bool, sector: bool) -> list[tuple[int, int, int, int, int]]:
     """:func:`coalesce` on plain lists: (address, size, sector mask, byte mask, lane mask) per
     transaction, in serve order."""
-    seg = segment_bytes(arch, size, sector) if not atomic else segment_bytes(0, size)
+    seg = segment_bytes(arch, size, sector)
     parts = max(1, warp_parts)
     sub = 32 // parts
     out: list[tuple[int, int, int, int, int]] = []

@@ -73,7 +73,8 @@ class MemorySystem:
         self.dram_params = params
         part_addr = self.addrdec.partition_address
         granule = self.addrdec.partition_granule()
-        self.subs = [SubPartition(i, cfg, l2cfg, part_addr, stats, granule) for i in range(self.n_sp)]
+        self.subs = [SubPartition(i, cfg, l2cfg, part_addr, stats, granule, decode=self.addrdec.apply)
+                     for i in range(self.n_sp)]
         self.partitions = [MemoryPartition(p, cfg, self.subs[p * self.n_sub:(p + 1) * self.n_sub], params)
                            for p in range(self.n_mem)]
         self._dram_ticks = [0]

@@ -148,7 +148,9 @@ class DramReq:
 
 
 class Bank:
-    """``bank_t``.  ``n_idle`` counts cycles ending without a request at the bank; with the dual
+    """``bank_t``.  ``n_access`` counts read column commands only (``dram_t::issue_col_command``
+    counts none for a write, so the printed ``bkN: <n>a`` excludes writes, as GPGPU-Sim's does).
+    ``n_idle`` counts cycles ending without a request at the bank; with the dual
     bus interface it is kept as ``n_busy`` (cycles with one, closed when the request leaves)
     plus ``busy_from`` (the channel cycle the current request arrived) instead."""
 
@@ -795,7 +797,6 @@ class Dram:
                 else:
                     self.n_wr += 1
                 self.bwutil += p.burst_cycles
-                bk.n_access += 1
                 if req.txbytes >= req.nbytes:
                     bk.mrq = None
                     bk.n_busy += self.n_cmd - bk.busy_from

@@ -64,8 +64,10 @@ class SubPartition:
     wake_dram: Any = None     # set by the owning MemoryPartition
 
     def __init__(self, sp_id: int, cfg: Any, l2cfg: Any, set_index_addr: Any, stats: Any,
-                 set_index_granule: int = 0) -> None:
+                 set_index_granule: int = 0, decode: Any = None) -> None:
         self.id = sp_id
+        # ``AddressDecoder.apply``: fills a fetch's chip / bank / row / column from its address
+        self.decode = decode
         q = cfg.get("gpgpu_dram_partition_queues")
         self.icnt_l2 = BoundedFifo(q.icnt_to_l2)
         self.l2_dram = BoundedFifo(q.l2_to_dram)
@@ -86,9 +88,16 @@ class SubPartition:
 
     def _make_fetch(self, addr: int, access_type: str, sector_mask: int, byte_mask: int, size: int,
                     is_write: bool, like: MemFetch, time: int) -> MemFetch:
+        """``partition_mf_allocator::alloc``: a fetch the L2 makes (a write-back of a dirty victim,
+        a write-allocate read).  Its DRAM bank, row and column are those of its own address, as
+        GPGPU-Sim's ``mem_fetch`` constructor decodes them (``addrdec_tlx``): a write-back goes
+        to the victim's row, not to the row of the request that evicted it."""
         mf = MemFetch(addr, size, is_write, access_type, sector_mask=sector_mask, byte_mask=byte_mask,
                       timestamp=time)
-        mf.copy_tlx(like)
+        if self.decode is not None:
+            self.decode(mf)
+        else:
+            mf.copy_tlx(like)
         return mf
 
     # ------------------------------------------------------------------ icnt side
@@ -115,9 +124,12 @@ class SubPartition:
         out = []
         if mf.size == 128:
             # one request per sector the access touches (its sector mask); a mask-less
-            # request stands for the whole line.  (Counting all four sectors of every 128-byte
-            # transaction gave ~25 % more L2 accesses than GPGPU-Sim 4.2 reports for global
-            # atomics, whose transactions are 128 bytes; the masked split matches it.)
+            # request stands for the whole line.  Knowing difference: GPGPU-Sim splits every
+            # 128-byte request into all four sectors.  The two agree whenever all four sectors
+            # are used, which is every 128-byte request from arch 40 on (global accesses and
+            # atomics coalesce into 32-byte sectors there); they differ only for a 128-byte
+            # transaction with an unused sector under the 32/64/128-byte coalescing of
+            # Fermi/Kepler configs.
             idxs = [i for i in range(SECTORS_PER_LINE) if smask >> i & 1] or list(range(SECTORS_PER_LINE))
             base = mf.addr
             addrs = [base + SECTOR_BYTES * i for i in idxs]
