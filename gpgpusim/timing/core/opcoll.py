@@ -31,7 +31,7 @@ from .units import RegisterSet, WarpInst
 
 
 class CollectorUnit:
-    __slots__ = ("index", "sched", "inst", "out", "need", "free")
+    __slots__ = ("index", "sched", "inst", "out", "need", "free", "oi", "group")
 
     def __init__(self, index: int, sched: int) -> None:
         self.index = index
@@ -40,13 +40,15 @@ class CollectorUnit:
         self.out: RegisterSet | None = None
         self.need = 0
         self.free = True
+        self.oi = -1          # its slot in ``out`` (sub-core model: the scheduler's), else -1
+        self.group = 0        # its index in ``OperandCollector.cu_groups``
 
 
 class OperandCollector:
     __slots__ = ("n_in", "n_ready", "n_queued", "cus", "n_banks", "banks_per_sched", "sub_core", "use_wid", "queues", "in_regs",
                  "out_of", "last_cu", "write_banks", "n_busy", "stats_bank_conflicts", "n_sched",
                  "cus_per_sched", "n_dispatch", "cu_groups", "bank_memo", "nonempty",
-                 "ready", "dispatch_blocked", "alloc_blocked")
+                 "ready", "dispatch_blocked", "alloc_blocked", "n_free")
 
     def __init__(self, n_cu: int, n_banks: int, n_sched: int, sub_core: bool, use_wid: bool,
                  in_regs: list[RegisterSet], out_of: dict[int, RegisterSet], n_dispatch: int) -> None:
@@ -74,6 +76,10 @@ class OperandCollector:
         #: the CUs an instruction of scheduler ``s`` may take (all of them without sub-cores)
         self.cu_groups = [[cu for cu in self.cus if cu.sched == s] if sub_core else self.cus
                           for s in range(max(1, n_sched))]
+        for cu in self.cus:
+            cu.group = cu.sched if sub_core else 0
+        #: free CUs per group (an instruction whose group has none is not looked at)
+        self.n_free = [len(g) for g in self.cu_groups]
         self.bank_memo: dict[tuple[Any, int, int], tuple[list[tuple[int, ...]], list[tuple[int, ...]]]] = {}
         self.nonempty = 0                # bit b: bank b's read queue is not empty
         self.ready: list[CollectorUnit] = []   # CUs with every operand read, by index
@@ -181,11 +187,10 @@ class OperandCollector:
             while k0 < len(ready) and ready[k0].index < s0:
                 k0 += 1
             for cu in ready[k0:] + ready[:k0]:
-                out = cu.out
-                assert out is not None
+                out: RegisterSet = cu.out  # type: ignore[assignment]
                 slots = out.slots
-                if sub:
-                    i = cu.sched % len(slots)
+                i = cu.oi
+                if i >= 0:
                     if slots[i] is not None:
                         continue
                 else:
@@ -197,6 +202,7 @@ class OperandCollector:
                 cu.inst = None
                 cu.out = None
                 cu.free = True
+                self.n_free[cu.group] += 1
                 self.n_busy -= 1
                 self.n_ready -= 1
                 self.last_cu = cu.index
@@ -234,6 +240,7 @@ class OperandCollector:
 
     def _allocate_cus(self) -> None:
         groups = self.cu_groups
+        n_free = self.n_free
         sub = self.sub_core
         for reg in self.in_regs:
             if not reg.count:
@@ -242,8 +249,12 @@ class OperandCollector:
             for si, inst in enumerate(slots):
                 if inst is None:
                     continue
-                for cu in groups[inst.sched if sub else 0]:
+                g = inst.sched if sub else 0
+                if not n_free[g]:
+                    continue
+                for cu in groups[g]:
                     if cu.free:
+                        n_free[g] -= 1
                         slots[si] = None
                         reg.count -= 1
                         wl = reg.waiters[si if sub else 0]
@@ -255,7 +266,8 @@ class OperandCollector:
                         self.n_in -= 1
                         cu.free = False
                         cu.inst = inst
-                        cu.out = self.out_of[inst.unit]
+                        cu.out = out = self.out_of[inst.unit]
+                        cu.oi = inst.sched % len(out.slots) if sub else -1
                         srcs = inst.src_banks
                         cu.need = len(srcs)
                         if srcs:
