@@ -102,7 +102,9 @@ def f64_to_f32_odd(x: np.ndarray) -> np.ndarray:
     d = x - r.astype(F64)
     inexact = (d != 0) & np.isfinite(r)
     bits = r.view(U32)
-    toward_zero = (d < 0) != (r < 0)
+    # the sign from the bits: a tiny negative x rounds to -0.0, which ``r < 0`` calls positive
+    # (it would step -0.0 "down" to 0x7FFFFFFF, a NaN)
+    toward_zero = (d < 0) != ((bits & U32(0x80000000)) != 0)
     bits = bits - (inexact & toward_zero).astype(U32)
     bits = bits | inexact.astype(U32)
     return bits.view(F32)

@@ -378,6 +378,15 @@ def test_bf16_ops_match_exact_rounding(a, b, c):
         assert int(got[0]) == _ref_bf16(exact), (name, [hex(x) for x in args])
 
 
+def test_bf16_fma_of_a_tiny_negative_product_rounds_to_negative_zero():
+    """-2**-266 (the product of the smallest bf16 subnormals) is below f32's range: its
+    round-to-odd f32 is -2**-149, and RN to bf16 gives -0.0 (it gave the NaN 0x7FFF when the
+    sign of the intermediate -0.0 was read with ``< 0``; found by the property test above)."""
+    assert int(run("fma.rn.bf16", [0x0001], [0x8001], [0x0000])[0]) == 0x8000
+    assert int(run("fma.rn.bf16", [0x0001], [0x0001], [0x0000])[0]) == 0x0000
+    assert int(run("mul.rn.bf16", [0x8001], [0x0001])[0]) == 0x8000
+
+
 special32 = st.sampled_from([0.0, -0.0, float("nan"), float("inf"), float("-inf"), 1.0, -1.0, f32(1), -f32(1)])
 
 
