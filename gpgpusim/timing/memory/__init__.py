@@ -26,7 +26,7 @@ from typing import Any
 from ..cache import publish_cache_stats
 from ..mem_fetch import MemFetch
 from .addrdec import AddressDecoder
-from .dram import DramTimingParams
+from .dram import DramTimingParams, logb2
 from .icnt import Interconnect
 from .partition import MemoryPartition, SubPartition
 
@@ -47,9 +47,9 @@ def _record_traffic(table: dict[str, dict[int, int]], fetch: MemFetch, packet_by
 
 
 def _log2_bin(v: int, n_bins: int) -> int:
-    """GPGPU-Sim's ``LOGB2`` bin of a latency histogram (floor(log2 v), 0 for 0), kept inside
+    """GPGPU-Sim's ``LOGB2`` bin of a latency histogram (:func:`~.dram.logb2`), kept inside
     the ``n_bins`` bins (GPGPU-Sim does not check; 2**24 cycles is out of any real run)."""
-    return min(v.bit_length() - 1, n_bins - 1) if v > 0 else 0
+    return min(logb2(v), n_bins - 1)
 
 
 class MemorySystem:
@@ -72,8 +72,9 @@ class MemorySystem:
         params = DramTimingParams(cfg)
         self.dram_params = params
         part_addr = self.addrdec.partition_address
-        granule = self.addrdec.partition_granule()
-        self.subs = [SubPartition(i, cfg, l2cfg, part_addr, stats, granule, decode=self.addrdec.apply)
+        #: the sub-partition and the L2 set are functions of ``addr >> granule``
+        self.granule = self.addrdec.partition_granule()
+        self.subs = [SubPartition(i, cfg, l2cfg, part_addr, stats, self.granule, decode=self.addrdec.apply)
                      for i in range(self.n_sp)]
         self.partitions = [MemoryPartition(p, cfg, self.subs[p * self.n_sub:(p + 1) * self.n_sub], params)
                            for p in range(self.n_mem)]
@@ -363,7 +364,7 @@ class MemorySystem:
         t = self.now if now is None else now
         # the sub-partition is a function of the address above the partition granule: decode
         # once per granule (not through the decoder's memo: these addresses are seen once)
-        g = self.addrdec.partition_granule()
+        g = self.granule
         decode = self.addrdec._decode
         subs = self.subs
         last = -1
