@@ -83,11 +83,12 @@ class OperandCollector:
         self.bank_memo: dict[tuple[Any, int, int], tuple[list[tuple[int, ...]], list[tuple[int, ...]]]] = {}
         self.nonempty = 0                # bit b: bank b's read queue is not empty
         self.ready: list[CollectorUnit] = []   # CUs with every operand read, by index
-        #: the last dispatch found no room for any ready CU (until an OC_EX slot is freed or
-        #: a CU becomes ready: :meth:`ex_freed`, :meth:`_now_ready`)
+        #: the last dispatch found no room for any ready CU (until an OC_EX slot that a ready CU
+        #: waits for is freed, or a CU whose slot is free becomes ready: :meth:`ex_freed`,
+        #: :meth:`_now_ready`)
         self.dispatch_blocked = False
         #: the last allocation found no free CU for any waiting instruction (until a CU is
-        #: freed or an instruction arrives: :meth:`arrived`)
+        #: freed, or an instruction of a group with a free CU arrives: ``ShaderCore._issue_warp``)
         self.alloc_blocked = False
 
     def warp_banks(self, tbl: Any, wid: int, sched: int) -> tuple[list[tuple[int, ...]], list[tuple[int, ...]]]:
@@ -134,14 +135,11 @@ class OperandCollector:
         inst.wb_left = ()
         return True
 
-    def arrived(self) -> None:
-        """An instruction entered an ID_OC register."""
-        self.n_in += 1
-        self.alloc_blocked = False
-
-    def ex_freed(self) -> None:
-        """An OC_EX slot was freed (its unit took the instruction)."""
-        self.dispatch_blocked = False
+    def ex_freed(self, reg: RegisterSet, i: int) -> None:
+        """Slot ``i`` of OC_EX register ``reg`` was freed (its unit took the instruction): the
+        dispatch must look again if a ready CU waits for that slot."""
+        if reg.ready_for[i if self.sub_core else 0]:
+            self.dispatch_blocked = False
 
     def _now_ready(self, cu: CollectorUnit) -> None:
         self.n_ready += 1
@@ -150,7 +148,16 @@ class OperandCollector:
         while i and r[i - 1].index > cu.index:
             i -= 1
         r.insert(i, cu)
-        self.dispatch_blocked = False
+        out: RegisterSet = cu.out  # type: ignore[assignment]
+        oi = cu.oi
+        if oi >= 0:
+            out.ready_for[oi] += 1
+            if out.slots[oi] is None:
+                self.dispatch_blocked = False
+        else:
+            out.ready_for[0] += 1
+            if out.count < len(out.slots):
+                self.dispatch_blocked = False
 
     def busy(self) -> bool:
         return self.n_busy > 0 or self.n_in > 0
@@ -163,9 +170,6 @@ class OperandCollector:
                 self._allocate_reads(first)
         if self.n_in and not self.alloc_blocked:
             self._allocate_cus()
-
-    def end_cycle(self) -> None:
-        self.write_banks = 0
 
     # -- stages -----------------------------------------------------------------------------
     def _dispatch_ready(self) -> None:
@@ -199,6 +203,7 @@ class OperandCollector:
                     i = slots.index(None)
                 slots[i] = cu.inst
                 out.count += 1
+                out.ready_for[cu.oi if cu.oi >= 0 else 0] -= 1
                 cu.inst = None
                 cu.out = None
                 cu.free = True

@@ -47,7 +47,7 @@ from . import units as U
 from .icache import InstCache
 from .ldst import LdstUnit
 from .opcoll import OperandCollector
-from .scheduler import Lrr, TwoLevelActive, make_policy
+from .scheduler import Gto, Lrr, TwoLevelActive, make_policy
 from .stats import IssueStats
 from .units import PipelinedUnit, RegisterSet, WarpInst
 
@@ -124,7 +124,7 @@ class SchedulerUnit:
     warp, in slot order (the policies order these: inactive slots never issue, so leaving them
     out keeps every policy's relative order)."""
 
-    __slots__ = ("sid", "warps", "policy", "two_level", "active", "cand", "lrr", "route", "n_sb",
+    __slots__ = ("sid", "warps", "policy", "two_level", "active", "cand", "lrr", "gto", "route", "n_sb",
                  "n_route")
 
     def __init__(self, sid: int, policy: str) -> None:
@@ -139,6 +139,7 @@ class SchedulerUnit:
         self.policy = make_policy(policy)
         self.two_level = isinstance(self.policy, TwoLevelActive)
         self.lrr = type(self.policy) is Lrr
+        self.gto = type(self.policy) is Gto
         #: per op class: (unit it issues to, that unit's ID_OC register, this scheduler's slot
         #: in it with the sub-core model or -1) -- filled in by the core
         self.route: list[tuple[int, RegisterSet, int]] = []
@@ -363,9 +364,10 @@ class ShaderCore:
         self._writeback(now)
         self._execute(now)
         oc = self.opcoll
-        for i in range(self.rf_tp):
-            oc.step(i == 0)
-        oc.end_cycle()
+        if oc.n_busy or oc.n_in:
+            for i in range(self.rf_tp):
+                oc.step(i == 0)
+        oc.write_banks = 0                  # the banks written back this cycle are free again
         self._issue(now)
         ic = self.icache
         if ic is None:
@@ -510,7 +512,7 @@ class ShaderCore:
                     for k in [k for k in rb if k < now]:
                         del rb[k]
                 reg.take(i)
-                self.opcoll.ex_freed()
+                self.opcoll.ex_freed(reg, i)
                 if u not in bu:
                     insort(bu, u, key=_unit_order)
                 u.issue(inst)
@@ -518,7 +520,7 @@ class ShaderCore:
         if reg.count and self.ldst.dispatch is None:
             i = reg.get_ready(False)
             inst = reg.take(i)
-            self.opcoll.ex_freed()
+            self.opcoll.ex_freed(reg, i)
             self.ldst.issue(inst, now)
 
     # -- issue ----------------------------------------------------------------------------
@@ -561,6 +563,17 @@ class ShaderCore:
                         k = bisect_right(order, last)
                         if k:
                             order = order[k:] + order[:k]
+        elif sch.gto:
+            # greedy then oldest over the candidates: the last-issued warp first, then by age
+            # (dynamic warp ids are unique per core, so the order is the policy's, filtered)
+            if len(cand) == 1:
+                order = list(cand)
+            else:
+                order = sorted(cand, key=lambda s: warps[s].dyn)
+                last = pol.last
+                if last in cand and order[0] != last:
+                    order.remove(last)
+                    order.insert(0, last)
         else:
             order = [ws for ws in pol.order(act, warps) if ws in cand]
         route = sch.route
@@ -599,7 +612,7 @@ class ShaderCore:
             if unit < 0:
                 stalled = True
                 continue
-            if not self._room(reg, idx):
+            if (reg.slots[idx] is not None) if idx >= 0 else reg.count >= len(reg.slots):
                 # its ID_OC slot is taken: stall until the collector frees one
                 stalled = True
                 cand.discard(ws)
@@ -721,7 +734,10 @@ class ShaderCore:
             idx = slots.index(None)
         slots[idx] = inst
         reg.count += 1
-        self.opcoll.arrived()
+        oc = self.opcoll                  # the instruction waits in ID_OC for a collector unit
+        oc.n_in += 1
+        if oc.n_free[sched if oc.sub_core else 0]:
+            oc.alloc_blocked = False      # (an instruction whose CUs are all taken changes nothing)
         ib = w.ibuf
         del ib[0]
         self.fetch_dirty = True

@@ -69,7 +69,7 @@ class RegisterSet:
     uid), as GPGPU-Sim's ``get_ready`` does.
     """
 
-    __slots__ = ("slots", "name", "count", "waiters")
+    __slots__ = ("slots", "name", "count", "waiters", "ready_for")
 
     def __init__(self, width: int, name: str) -> None:
         self.slots: list[WarpInst | None] = [None] * max(1, width)
@@ -79,6 +79,9 @@ class RegisterSet:
         #: that found no room here (ID_OC registers); they become candidates again when the
         #: slot is freed
         self.waiters: list[list[tuple[Any, int]]] = [[] for _ in self.slots]
+        #: per slot (sub-core model; else all in 0): collector units with every operand read
+        #: that wait to dispatch into this slot (OC_EX registers; kept by the collector)
+        self.ready_for: list[int] = [0] * len(self.slots)
 
     def move_in(self, inst: WarpInst, sub_core: bool = False, reg_id: int = 0) -> None:
         slots = self.slots
