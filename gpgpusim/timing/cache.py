@@ -365,6 +365,18 @@ class Cache:
         self.fill_port_occupied = 0
         self.last_events: list[str] = []
         self.last_writeback_size = 0
+        # A refused access is retried every cycle (the head of an LD/ST latency queue or of
+        # an L2 bank's queue) while its MSHR or miss queue stays full; its probe answer is
+        # kept and reused while the tag array is unchanged: ``_tag_ver`` counts every change
+        # of it (each :meth:`_sync`, accepted access, fill, flush and invalidation), and the
+        # answer (fetch -> version, dirty-line count, status, index) is reused only for the
+        # same fetch object, version and dirty-line count.
+        self._tag_ver = 0
+        self._retry: dict[MemFetch, tuple[int, int, str, int]] = {}
+        # GPGPU-Sim's access probes the tag array, and its tag_array::access probes again with
+        # the same fetch before anything changed: :meth:`access` leaves its fresh probe answer
+        # here (fetch, status, index) and :meth:`_tag_access` takes it for that fetch once
+        self._probed: tuple[MemFetch, str, int] | None = None
 
     # ------------------------------------------------------------------ geometry
     def block_addr(self, addr: int) -> int:
@@ -440,6 +452,7 @@ class Cache:
 
     def _sync(self, idx: int) -> None:
         """Bring the per-set indices up to date with line ``idx``'s status and tag."""
+        self._tag_ver += 1
         line = self.lines[idx]
         st = line.status
         if RESERVED in st:
@@ -606,7 +619,12 @@ class Cache:
 
     def _tag_access(self, addr: int, time: int, fetch: MemFetch) -> tuple[str, int, tuple[int, int, int, int] | None]:
         """``tag_array::access`` -> (status, index, evicted (block, size, byte mask, sector mask) or None)."""
-        status, idx = self.probe(addr, fetch.sector_mask, fetch.is_write)
+        probed = self._probed
+        if probed is not None and probed[0] is fetch:
+            self._probed = None
+            status, idx = probed[1], probed[2]
+        else:
+            status, idx = self.probe(addr, fetch.sector_mask, fetch.is_write)
         evicted = None
         sidx = self._sidx(fetch.sector_mask)
         if status is HIT or status is HIT_RESERVED:
@@ -754,14 +772,30 @@ class Cache:
             events = []
         self.last_events = events
         addr = fetch.addr
-        block = self.block_addr(addr)
-        probe, idx = self.probe(block, fetch.sector_mask, fetch.is_write)
+        ver = self._tag_ver
+        retry = self._retry.get(fetch) if self._retry else None
+        if retry is not None and retry[0] == ver and retry[1] == self.n_dirty:
+            # the same refused fetch again on an unchanged tag array: the same probe answer
+            probe, idx = retry[2], retry[3]
+        else:
+            probe, idx = self.probe(addr & ~(self.line_bytes - 1), fetch.sector_mask, fetch.is_write)
+            self._probed = (fetch, probe, idx)
         if self.write_policy == "R":
             status = self._access_read_only(fetch, addr, probe, idx, now, events)
         else:
             status = self._process_tag_probe(fetch, addr, probe, idx, now, events)
             self._use_data_port(fetch, status, events)
+        self._probed = None
         self.stats.inc(fetch.access_type, select_stats_status(probe, status))
+        if status == RESERVATION_FAIL:
+            if self._tag_ver == ver:
+                if len(self._retry) >= 64:
+                    self._retry.clear()
+                self._retry[fetch] = (ver, self.n_dirty, probe, idx)
+        else:
+            self._tag_ver += 1
+            if retry is not None:
+                del self._retry[fetch]
         return status
 
     def _access_read_only(self, fetch: MemFetch, addr: int, probe: str, idx: int, now: int,
@@ -1014,6 +1048,7 @@ class Cache:
             if e.pending_read > 0:
                 return
         e = self.extra.pop(id(fetch))
+        self._tag_ver += 1
         fetch.size = e.data_size
         fetch.addr = e.addr
         if self.alloc_on_miss:
@@ -1046,6 +1081,7 @@ class Cache:
 
     def fill_line(self, idx: int, time: int, sector_mask: int, byte_mask: int) -> None:
         """``tag_array::fill(index, time, mf)``: mark line ``idx`` (allocated by a miss) valid."""
+        self._tag_ver += 1
         line = self.lines[idx]
         before = line.is_modified()
         line.fill(time, self._sidx(sector_mask), byte_mask)
@@ -1055,11 +1091,13 @@ class Cache:
 
     def force_tag_access(self, addr: int, time: int, sector_mask: int) -> None:
         """``baseline_cache::force_tag_access`` (``-gpgpu_perf_sim_memcpy``): make the sector valid."""
+        self._tag_ver += 1
         self._tag_fill_addr(addr, time, sector_mask, 0, True)
 
     # ------------------------------------------------------------------ maintenance
     def flush(self) -> None:
         """``tag_array::flush``: invalidate modified lines (no write-back traffic, as GPGPU-Sim)."""
+        self._tag_ver += 1
         for idx, line in enumerate(self.lines):
             if line is not None and line.is_modified():
                 for i in range(SECTORS_PER_LINE):
@@ -1068,6 +1106,7 @@ class Cache:
         self.n_dirty = 0
 
     def invalidate(self) -> None:
+        self._tag_ver += 1
         for line in self.lines:
             if line is not None:
                 st = line.status

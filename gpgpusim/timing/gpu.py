@@ -81,6 +81,7 @@ from gpgpusim.report.stats import StatsRegistry
 from gpgpusim.runtime.gpu import Gpu, KernelRecord
 
 from .clock import CORE, ClockDomains
+from .mem_fetch import MemFetch
 from .core.shader import ShaderCore
 
 #: core cycles without an issued instruction before the deadlock detector fires (GPGPU-Sim
@@ -313,7 +314,6 @@ class TimingGpu(Gpu):
 
     def new_fetch(self, acc: Any, inst: Any, space: str, is_store: bool, core: ShaderCore,
                   bypass: bool) -> Any:
-        from .mem_fetch import MemFetch
         if inst.is_atomic:
             at = "GLOBAL_ACC_R"
         else:

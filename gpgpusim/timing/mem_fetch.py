@@ -28,13 +28,21 @@ LINE_BYTES = 128
 _uids = count(1)
 
 
-def sector_byte_mask(sector_mask: int) -> int:
-    """The 128-bit byte mask covering every 32-byte sector set in ``sector_mask``."""
+def _sector_byte_mask(sector_mask: int) -> int:
     m = 0
     for i in range(SECTORS_PER_LINE):
         if sector_mask >> i & 1:
             m |= ((1 << SECTOR_BYTES) - 1) << (i * SECTOR_BYTES)
     return m
+
+
+#: the byte mask of each 4-bit sector mask
+_SECTOR_BYTE_MASKS = tuple(_sector_byte_mask(m) for m in range(1 << SECTORS_PER_LINE))
+
+
+def sector_byte_mask(sector_mask: int) -> int:
+    """The 128-bit byte mask covering every 32-byte sector set in ``sector_mask``."""
+    return _SECTOR_BYTE_MASKS[sector_mask & 0xF]
 
 
 class MemFetch:

@@ -439,6 +439,8 @@ class LdstUnit:
         core = self.core
         l1d = self.l1d
         for lq in self.lat_q:
+            if not lq.q:
+                continue
             mf = lq.head(now)
             if mf is None:
                 continue

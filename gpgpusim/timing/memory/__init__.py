@@ -203,7 +203,7 @@ class MemorySystem:
         n = 0
         for i in sorted(self._active):
             sub = self.subs[i]
-            if not sub.l2_icnt:
+            if not sub.l2_icnt.q:
                 continue
             mf = sub.top()
             if mf is None:

@@ -111,7 +111,19 @@ class AddressDecoder:
         self._pk = {k: _packer(v) for k, v in self._pos.items()}
         self._pk_part = _packer(self._part_keep)
         self._pk_gap_part = _packer(_positions(~sub_mask & _M64))
-        self._memo: dict[int, tuple[int, int, int, int, int]] = {}
+        # The lowest ``_low`` address bits are column bits 0.._low-1 and nothing else (and
+        # stay in place in the partition address): decoding is memoised per ``addr >> _low``
+        # (chip, sub-partition, bank, row, and the column and partition address of the
+        # address with those bits cleared), and the low bits are added back
+        low = 0
+        pos_col = self._pos["COL"]
+        others = chip | bk | row
+        while (low < len(pos_col) and pos_col[low] == low and not others >> low & 1
+               and low < self.partition_granule() and (not self.gap or low < start)):
+            low += 1
+        self._low = low
+        self._low_mask = (1 << low) - 1
+        self._memo: dict[int, tuple[int, int, int, int, int, int]] = {}
 
     def partition_granule(self) -> int:
         """Bit position ``g`` such that :meth:`partition_address` keeps the address bits below
@@ -136,13 +148,21 @@ class AddressDecoder:
 
     def decode(self, addr: int) -> tuple[int, int, int, int, int]:
         """``addrdec_tlx`` -> (chip, sub_partition (global id), bank, row, column)."""
+        r = self._decoded(addr)
+        return r[0], r[1], r[2], r[3], r[4] | (addr & self._low_mask)
+
+    def _decoded(self, addr: int) -> tuple[int, int, int, int, int, int]:
+        """The memo entry of ``addr``'s ``_low``-bit block: (chip, sub_partition, bank, row,
+        column, partition address), the last two of the block's first address."""
         memo = self._memo
-        r = memo.get(addr)
+        key = addr >> self._low
+        r = memo.get(key)
         if r is None:
-            r = self._decode(addr)
+            base = key << self._low
+            r = self._decode(base) + (self.partition_address(base),)
             if len(memo) >= 1 << 16:
                 memo.clear()
-            memo[addr] = r
+            memo[key] = r
         return r
 
     def _decode(self, addr: int) -> tuple[int, int, int, int, int]:
@@ -174,8 +194,11 @@ class AddressDecoder:
 
     def apply(self, fetch: Any) -> None:
         """Fill a fetch's decoded fields from its address."""
-        fetch.chip, fetch.sub_partition, fetch.bank, fetch.row, fetch.col = self.decode(fetch.addr)
-        fetch.partition_addr = self.partition_address(fetch.addr)
+        addr = fetch.addr
+        fetch.chip, fetch.sub_partition, fetch.bank, fetch.row, col, part = self._decoded(addr)
+        lo = addr & self._low_mask
+        fetch.col = col | lo
+        fetch.partition_addr = part | lo
 
     @classmethod
     def from_config(cls, cfg: Any) -> AddressDecoder:

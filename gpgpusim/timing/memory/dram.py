@@ -507,7 +507,7 @@ class Dram:
                         self.on_write_done(mf)
         sched = self.sched
         if sched is not None:
-            while not self.mrqq.empty():
+            while self.mrqq.q:
                 sched.add(self.mrqq.pop())
             if not sched.separate:
                 # the first bank from ``prio`` with no request and a non-empty queue: the
@@ -563,17 +563,35 @@ class Dram:
                     if not (bk.RCDc or bk.RASc or bk.RCc or bk.RPc or bk.RCDWRc):
                         k -= 1
         else:
-            for i in range(p.nbk):
-                j = (i + self.prio) % p.nbk
-                if not col:
-                    col = self._issue_col(j)
-                if not col and not row:
-                    row = self._issue_row(j)
+            # GPGPU-Sim's loop over the banks from ``prio`` (which a row command moves, so the
+            # rest of the loop visits banks from the new ``prio``: some twice, some not at
+            # all, as there).  A bank without a request issues nothing and only counts idle;
+            # for a bank with one, the issue functions are called only when the bank's state
+            # allows the command (the rest of their checks are theirs); ``busy`` (a
+            # channel-wide constraint counter running) is re-read after a command.
+            nbk = p.nbk
+            prio = self.prio
+            busy = self.CCDc or self.RRDc or self.RTWc or self.WTRc
+            for i in range(nbk):
+                j = (i + prio) % nbk
                 bk = banks[j]
-                if bk.mrq is None:
-                    if self._bank_quiet(bk):
-                        k -= 1
-                    bk.n_idle += 1
+                req = bk.mrq
+                if req is not None:
+                    active = bk.state == BANK_ACTIVE
+                    if not col and active and bk.curr_row == req.row and not self.CCDc:
+                        col = self._issue_col(j)
+                        if col:
+                            busy = self.CCDc or self.RRDc or self.RTWc or self.WTRc
+                    if not col and not row and (bk.curr_row != req.row if active else not self.RRDc):
+                        row = self._issue_row(j)
+                        if row:
+                            prio = self.prio
+                            busy = self.CCDc or self.RRDc or self.RTWc or self.WTRc
+                    if bk.mrq is not None:
+                        continue
+                if not (busy or bk.RCDc or bk.RASc or bk.RCc or bk.RPc or bk.RCDWRc):
+                    k -= 1
+                bk.n_idle += 1
         if col or row:
             self.issued_total += 1
             if col:
@@ -744,10 +762,6 @@ class Dram:
                         self.RTWc_limit_alone += 1
                 elif c:
                     self.CCDLc_limit_alone += 1
-
-    def _bank_quiet(self, bk: Bank) -> bool:
-        return not (self.CCDc or self.RRDc or self.RTWc or self.WTRc or bk.RCDc or bk.RASc or bk.RCc
-                    or bk.RPc or bk.RCDWRc)
 
     def _issue_col(self, j: int) -> bool:
         bk = self.banks[j]

@@ -17,6 +17,7 @@ at ``max_len`` entries.  Atomics are timed only (the functional model already ex
 
 from __future__ import annotations
 
+import sys
 from collections import deque
 from typing import Any
 
@@ -26,20 +27,22 @@ from .dram import Dram, DramTimingParams
 
 
 class BoundedFifo:
-    """``fifo_pipeline`` without bubbles: bounded FIFO (0 = unbounded)."""
+    """``fifo_pipeline`` without bubbles: bounded FIFO (0 = unbounded; ``cap`` is the bound
+    as a number, unbounded as ``sys.maxsize``)."""
 
-    __slots__ = ("q", "max_len")
+    __slots__ = ("q", "max_len", "cap")
 
     def __init__(self, max_len: int) -> None:
         self.q: deque[MemFetch] = deque()
         self.max_len = max_len
+        self.cap = max_len or sys.maxsize
 
     def full(self) -> bool:
-        return bool(self.max_len) and len(self.q) >= self.max_len
+        return len(self.q) >= self.cap
 
     def full_for(self, n: int) -> bool:
         """``is_avilable_size(n)``: True when ``n`` more entries would not fit."""
-        return bool(self.max_len) and len(self.q) + n - 1 >= self.max_len
+        return len(self.q) + n - 1 >= self.cap
 
     def push(self, mf: MemFetch) -> None:
         assert not self.full(), "push into a full queue"
@@ -193,9 +196,8 @@ class SubPartition:
                     self.l2_icnt.push(o)
                 self.tracker.discard(mf)
         # 2. DRAM -> L2 (fill) or -> icnt
-        if self.dram_l2:
-            mf = self.dram_l2.top()
-            assert mf is not None
+        if self.dram_l2.q:
+            mf = self.dram_l2.q[0]
             if l2 is not None and l2.waiting_for_fill(mf):
                 if l2.fill_port_free():
                     mf.set_status("IN_PARTITION_L2_FILL_QUEUE", now)
@@ -360,7 +362,7 @@ class MemoryPartition:
     def dram_cycle(self, now: int) -> None:
         """``memory_partition_unit::dram_cycle``."""
         dram = self.dram
-        if not self.latency_q and not dram.returnq.n_items and dram.quiet() and not any(s.l2_dram for s in self.subs):
+        if not self.latency_q and not dram.returnq.n_items and dram.quiet() and not any(s.l2_dram.q for s in self.subs):
             dram.idle_cycles(1)
             self.asleep = True
             self.sleep_from = self.ticks[0] + 1
@@ -382,9 +384,8 @@ class MemoryPartition:
         for p in range(self.n_sub):
             s = (p + last + 1) % self.n_sub
             sub = self.subs[s]
-            if sub.l2_dram and not sub.dram_l2.full() and self._has_credit(s):
-                top = sub.l2_dram.top()
-                assert top is not None
+            if sub.l2_dram.q and not sub.dram_l2.full() and self._has_credit(s):
+                top = sub.l2_dram.q[0]
                 if dram.full(top.is_write):
                     break
                 sub.l2_dram.pop()
