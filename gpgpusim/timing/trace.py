@@ -380,40 +380,29 @@ def _inst_text(run: Any, pc: int) -> tuple[str, int]:
 
 
 def _why(core: Any, sch: Any) -> str:
-    """Why each running warp of scheduler ``sch`` did not issue (read-only)."""
+    """Why each running warp of scheduler ``sch`` did not issue (read-only): the verdicts of
+    ``ShaderCore.issue_block``, the scheduler's own checks (an empty I-buffer refined to
+    ``imiss`` when the warp waits for an L1I fill)."""
     from .core.shader import reg_names
     out = []
     ic = core.icache
     for ws in sch.active:
         w = core.warps[ws]
-        if w.fdone:
+        reason, x = core.issue_block(sch, w)
+        if reason == "done":
             continue
-        ib = w.ibuf
-        if not ib:
-            r = "imiss" if ic is not None and ws in ic.imiss else "ibuffer_empty"
-        elif w.at_bar >= 0:
-            r = f"barrier{w.at_bar}"
-        elif w.n_atomic:
-            r = f"atomics({w.n_atomic})"
-        elif w.membar and w.pending:
-            r = "membar"
+        if reason == "ibuffer_empty":
+            r = "imiss" if ic is not None and ws in ic.imiss else reason
+        elif reason == "barrier":
+            r = f"barrier{x}"
+        elif reason == "atomics":
+            r = f"atomics({x})"
+        elif reason == "scoreboard":
+            r = f"scoreboard({reg_names(w, x)})"
+        elif reason == "full":
+            r = f"{x.name}_full"
         else:
-            pc = ib[0]
-            if pc != w.src.pc:
-                r = "control_hazard"
-            else:
-                tbl = w.kernel.table
-                coll = w.pending & tbl.regs_all[pc]
-                if coll:
-                    r = f"scoreboard({reg_names(w, coll)})"
-                else:
-                    unit, reg, idx = sch.route[tbl.unit[pc]]
-                    if unit < 0:
-                        r = "no_unit"
-                    elif not core._room(reg, idx):
-                        r = f"{reg.name}_full"
-                    else:
-                        r = "ready"
+            r = reason
         out.append(f"w{ws} {r}")
     return ", ".join(out)
 
