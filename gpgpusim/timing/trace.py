@@ -377,9 +377,13 @@ def _wrap_gpu(gpu: Any, tr: Tracer) -> None:
 
 
 # ------------------------------------------------------------------ the core
-def _reg_name(w: Any, r: int) -> str:
+def _reg_names(w: Any, regs: Any) -> str:
     from .core.shader import reg_names
-    return reg_names(w, (r,))
+    return reg_names(w, regs)
+
+
+def _reg_name(w: Any, r: int) -> str:
+    return _reg_names(w, (r,))
 
 
 def _inst_text(run: Any, pc: int) -> tuple[str, int]:
@@ -403,11 +407,25 @@ def _inst_text(run: Any, pc: int) -> tuple[str, int]:
     return text, (addrs[pc] if 0 <= pc < len(addrs) else pc)
 
 
+#: the trace's wording of the verdicts of ``ShaderCore.issue_block`` that carry a detail
+_REASON_TEXT: dict[str, Callable[[Any, Any], str]] = {
+    "barrier": lambda w, x: f"barrier{x}",
+    "atomics": lambda w, x: f"atomics({x})",
+    "scoreboard": lambda w, x: f"scoreboard({_reg_names(w, x)})",
+    "full": lambda w, x: f"{x.name}_full",
+}
+
+
+def reason_text(w: Any, reason: str, x: Any) -> str:
+    """A ``no issue`` line's words for verdict ``(reason, x)`` of warp ``w``."""
+    fmt = _REASON_TEXT.get(reason)
+    return reason if fmt is None else fmt(w, x)
+
+
 def _why(core: Any, sch: Any) -> str:
     """Why each running warp of scheduler ``sch`` did not issue (read-only): the verdicts of
     ``ShaderCore.issue_block``, the scheduler's own checks (an empty I-buffer refined to
     ``imiss`` when the warp waits for an L1I fill)."""
-    from .core.shader import reg_names
     out = []
     ic = core.icache
     for ws in sch.active:
@@ -415,19 +433,9 @@ def _why(core: Any, sch: Any) -> str:
         reason, x = core.issue_block(sch, w)
         if reason == "done":
             continue
-        if reason == "ibuffer_empty":
-            r = "imiss" if ic is not None and ws in ic.imiss else reason
-        elif reason == "barrier":
-            r = f"barrier{x}"
-        elif reason == "atomics":
-            r = f"atomics({x})"
-        elif reason == "scoreboard":
-            r = f"scoreboard({reg_names(w, x)})"
-        elif reason == "full":
-            r = f"{x.name}_full"
-        else:
-            r = reason
-        out.append(f"w{ws} {r}")
+        if reason == "ibuffer_empty" and ic is not None and ws in ic.imiss:
+            reason = "imiss"
+        out.append(f"w{ws} {reason_text(w, reason, x)}")
     return ", ".join(out)
 
 

@@ -25,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from timing_helpers import ptx, run_timing  # noqa: E402
 
-from gpgpusim.timing.core.shader import ShaderCore, reg_names  # noqa: E402
+from gpgpusim.timing import trace as T  # noqa: E402
+from gpgpusim.timing.core.shader import ShaderCore  # noqa: E402
 
 #: 8 warps per CTA: a divergent SFU path (control hazards, scoreboard), shared memory and a
 #: barrier, an atomic (outstanding atomics), a load followed by a fence (membar), a loop
@@ -68,17 +69,7 @@ NO_ISSUE = re.compile(r"GPGPU-Sim Cycle (\d+): WARP_SCHEDULER - Core (\d+) - Sch
 
 def _text(w: Any, reason: str, x: Any) -> str:
     """The trace's wording of a verdict after the scheduler ran (a flushed I-buffer is empty)."""
-    if reason == "control_hazard":
-        return "ibuffer_empty"
-    if reason == "barrier":
-        return f"barrier{x}"
-    if reason == "atomics":
-        return f"atomics({x})"
-    if reason == "scoreboard":
-        return f"scoreboard({reg_names(w, x)})"
-    if reason == "full":
-        return f"{x.name}_full"
-    return reason
+    return "ibuffer_empty" if reason == "control_hazard" else T.reason_text(w, reason, x)
 
 
 class Watch:
