@@ -178,40 +178,36 @@ def dominators(blocks: list[BasicBlock]) -> list[int]:
 
 def idominators(dom: list[int]) -> list[int | None]:
     """Immediate dominator of each block (None for the entry and unreachable blocks)."""
-    out: list[int | None] = []
     counts = [bin(m).count("1") for m in dom]
+    out: list[int | None] = []
     for i, m in enumerate(dom):
-        strict = m & ~(1 << i)
-        best: int | None = None
-        best_n = -1
-        while strict:
-            low = strict & -strict
-            j = low.bit_length() - 1
-            strict ^= low
-            # dominators form a chain; the nearest has the largest set
-            if counts[j] > best_n:
-                best, best_n = j, counts[j]
-        out.append(best)
+        j = _nearest(m & ~(1 << i), counts)
+        out.append(j if j >= 0 else None)
     return out
+
+
+def _nearest(strict: int, counts: list[int]) -> int:
+    """The member of bit set ``strict`` (a block's strict dominators or post-dominators) with
+    the largest ``counts`` (its own set's size): they form a chain, so that is the nearest
+    one; -1 for an empty set."""
+    best, best_n = -1, -1
+    while strict:
+        low = strict & -strict
+        j = low.bit_length() - 1
+        strict ^= low
+        if counts[j] > best_n:
+            best, best_n = j, counts[j]
+    return best
 
 
 def ipostdominators(pdom: list[int]) -> list[int]:
     """Immediate post-dominator of each block (``len(pdom) - 1`` = the virtual exit)."""
     nb = len(pdom) - 1
-    out = []
     counts = [bin(m).count("1") for m in pdom]
+    out = []
     for i in range(nb):
-        strict = pdom[i] & ~(1 << i)
-        best, best_n = nb, -1
-        m = strict
-        while m:
-            low = m & -m
-            j = low.bit_length() - 1
-            m ^= low
-            # post-dominators form a chain; the nearest one has the largest set
-            if counts[j] > best_n:
-                best, best_n = j, counts[j]
-        out.append(best)
+        j = _nearest(pdom[i] & ~(1 << i), counts)
+        out.append(j if j >= 0 else nb)
     return out
 
 

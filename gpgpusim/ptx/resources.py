@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpgpusim.ptx import ir
-from gpgpusim.ptx.ir import Addr, Function, Imm, Label, Module, ParamList, PredPair, Reg, Sym, Vec
+from gpgpusim.ptx.ir import Addr, BasicBlock, Function, Imm, Label, Module, ParamList, PredPair, Reg, Sym, Vec
 
 #: Default CTA size limit when the kernel has no ``.maxntid``/``.reqntid``.
 MAX_THREADS_PER_BLOCK = 1024
@@ -146,16 +146,8 @@ def max_live_regs(fn: Function) -> int:
                 _regs_of(o, u)
         if inst.guard is not None:
             u.append(inst.guard[0].name)
-        um = 0
-        for nm in u:
-            if nm in index:
-                um |= 1 << index[nm]
-        dm = 0
-        for nm in d:
-            if nm in index:
-                dm |= 1 << index[nm]
-        uses.append(um)
-        defs.append(dm)
+        uses.append(sum(1 << index[nm] for nm in set(u) if nm in index))
+        defs.append(sum(1 << index[nm] for nm in set(d) if nm in index))
     blocks = fn.basic_blocks
     if not blocks:
         from gpgpusim.ptx import cfg
@@ -164,14 +156,19 @@ def max_live_regs(fn: Function) -> int:
         blocks = fn.basic_blocks
     nb = len(blocks)
     live_in = [0] * nb
+
+    def live_out(b: BasicBlock) -> int:
+        """Registers live at the end of block ``b``: live into a successor (not the exit)."""
+        live = 0
+        for s in b.succs:
+            if s < nb:
+                live |= live_in[s]
+        return live
     changed = True
     while changed:
         changed = False
         for b in reversed(blocks):
-            live = 0
-            for s in b.succs:
-                if s < nb:
-                    live |= live_in[s]
+            live = live_out(b)
             for pc in range(b.end - 1, b.start - 1, -1):
                 live = (live & ~defs[pc]) | uses[pc]
             if live != live_in[b.id]:
@@ -180,10 +177,7 @@ def max_live_regs(fn: Function) -> int:
     weights = [slots[name] for name in fn.regs]
     best = 0
     for b in blocks:
-        live = 0
-        for s in b.succs:
-            if s < nb:
-                live |= live_in[s]
+        live = live_out(b)
         for pc in range(b.end - 1, b.start - 1, -1):
             live = (live & ~defs[pc]) | uses[pc]
             m = live | defs[pc]

@@ -160,10 +160,9 @@ class WarpStream(Protocol):
 class _Chunk:
     """Memory records of one chunk, shared by its warps (sliced lazily per warp).
 
-    Each record is prepared once, on the first cut from it, for all the chunk's warps: its
-    addresses as a uint64 view, its lanes as lane numbers within the warp, and the bounds of
-    each warp's slice (one ``searchsorted`` per record instead of one per record and warp);
-    a warp's part is then two slices of shared arrays."""
+    ``prep[i]`` is record ``i`` prepared (:func:`_prepare`) on the first cut from it, once
+    for all the chunk's warps: a warp's part is then two slices of shared arrays
+    (:func:`_cut`)."""
 
     __slots__ = ("recs", "by_seq", "mem_seqs", "prep")
 
@@ -173,41 +172,52 @@ class _Chunk:
         self.mem_seqs = np.fromiter(sorted(by_seq), dtype=np.int64, count=len(by_seq))
         self.prep: list[tuple | None] = [None] * len(recs)
 
-    def cut(self, ri: int, w: int, out: list[MemAccess]) -> None:
-        """Append warp ``w``'s part of record ``ri`` to ``out`` (nothing if it has none)."""
-        p = self.prep[ri]
-        if p is None:
-            p = self.prep[ri] = _prepare(self.recs[ri])
-        space, is_store, is_atomic, size, addrs, lanes, bounds = p
-        if bounds is None:              # every lane of the chunk, in lane order
-            lo = w << 5
-            a = addrs[lo:lo + 32]
-            ln = _AR32
-        else:
-            if w + 1 >= len(bounds):
-                return
-            i = bounds[w]
-            j = bounds[w + 1]
-            if i == j:
-                return
-            a = addrs[i:j]
-            ln = lanes[i:j]
-        if space == "generic":
-            _split_generic(a, ln, is_store, is_atomic, size, out)
-            return
-        out.append(MemAccess(space, is_store, is_atomic, size, ln, a))
-
 
 def _prepare(rec: list) -> tuple:
-    """(space, store, atomic, size, uint64 addresses, lanes within the warp | None, per-warp
-    slice bounds | None) of one recorded access (see :class:`_Chunk`)."""
+    """One recorded access (``TraceRecorder.recs`` entry) made ready for cutting per warp:
+    ``(space, store, atomic, size, uint64 addresses, lanes within the warp | None, first warp,
+    slice bounds | None)``.  ``bounds[k]:bounds[k + 1]`` is warp ``first + k``'s part of the
+    addresses and lanes (one ``searchsorted`` per record, not one per record and warp); lanes
+    None: every lane of the chunk, in lane order.  The bounds span only the warps from the
+    first to the last one the record holds, so a live-feed record (one warp's access, prepared
+    for that warp alone) costs the same whatever the warp's place in its chunk."""
     _seq, space, addrs, lanes, size, is_store, is_atomic = rec
     a = addrs.view(np.uint64) if addrs.dtype == np.int64 else addrs.astype(np.uint64)
     if lanes is None:
-        return space, is_store, is_atomic, size, a, None, None
-    n_w = (int(lanes[-1]) >> 5) + 1 if len(lanes) else 0
-    bounds = np.searchsorted(lanes, np.arange(0, (n_w + 1) * 32, 32, dtype=np.int64)).tolist()
-    return space, is_store, is_atomic, size, a, lanes & 31, bounds
+        return space, is_store, is_atomic, size, a, None, 0, None
+    if not len(lanes):
+        return space, is_store, is_atomic, size, a, lanes, 0, [0]
+    w0 = int(lanes[0]) >> 5
+    w1 = (int(lanes[-1]) >> 5) + 1
+    if w1 == w0 + 1:                # one warp's lanes (every live-feed record)
+        bounds = [0, len(lanes)]
+    else:
+        bounds = np.searchsorted(lanes, np.arange(w0 << 5, (w1 + 1) << 5, 32, dtype=np.int64)).tolist()
+    return space, is_store, is_atomic, size, a, lanes & 31, w0, bounds
+
+
+def _cut(p: tuple, w: int, out: list[MemAccess]) -> None:
+    """Append warp ``w``'s part of prepared record ``p`` to ``out`` as ``MemAccess`` objects,
+    resolving generic addresses (nothing if it has none)."""
+    space, is_store, is_atomic, size, addrs, lanes, w0, bounds = p
+    if bounds is None:              # every lane of the chunk, in lane order
+        lo = w << 5
+        a = addrs[lo:lo + 32]
+        ln = _AR32
+    else:
+        k = w - w0
+        if k < 0 or k + 1 >= len(bounds):
+            return
+        i = bounds[k]
+        j = bounds[k + 1]
+        if i == j:
+            return
+        a = addrs[i:j]
+        ln = lanes[i:j]
+    if space == "generic":
+        _split_generic(a, ln, is_store, is_atomic, size, out)
+        return
+    out.append(MemAccess(space, is_store, is_atomic, size, ln, a))
 
 
 def _split_generic(a: np.ndarray, ln: np.ndarray, is_store: bool, is_atomic: bool, size: int,
@@ -225,23 +235,10 @@ def _split_generic(a: np.ndarray, ln: np.ndarray, is_store: bool, is_atomic: boo
 
 def cut_record(rec: list, w: int, out: list[MemAccess]) -> None:
     """Append warp ``w``'s part of one recorded access (``TraceRecorder.recs`` entry) to
-    ``out`` as ``MemAccess`` objects, resolving generic addresses (nothing if it has none)."""
-    _seq, space, addrs, lanes, size, is_store, is_atomic = rec
-    lo = w << 5
-    if lanes is None:                   # every lane of the chunk, in lane order
-        a = addrs[lo:lo + 32]
-        ln = _AR32
-    else:
-        i, j = np.searchsorted(lanes, (lo, lo + 32))
-        if i == j:
-            return
-        a = addrs[i:j]
-        ln = lanes[i:j] - lo
-    a = a.astype(np.uint64)
-    if space == "generic":
-        _split_generic(a, ln, is_store, is_atomic, size, out)
-        return
-    out.append(MemAccess(space, is_store, is_atomic, size, ln, a))
+    ``out`` as ``MemAccess`` objects, resolving generic addresses (nothing if it has none):
+    the live feed's cut, once per record and step (the trace feed prepares a record once for
+    all the warps of its chunk, :class:`_Chunk`)."""
+    _cut(_prepare(rec), w, out)
 
 
 class WarpTrace:
@@ -270,12 +267,15 @@ class WarpTrace:
             if ch is not None and ch.by_seq:
                 seqs = self._seqs
                 by_seq, w = ch.by_seq, self._w
-                cut = ch.cut
+                prep, recs = ch.prep, ch.recs
                 at = np.flatnonzero(np.isin(seqs, ch.mem_seqs, assume_unique=True))
                 for pos, sq in zip(at.tolist(), seqs[at].tolist(), strict=True):
                     out: list[MemAccess] = []
                     for ri in by_seq[sq]:
-                        cut(ri, w, out)
+                        p = prep[ri]
+                        if p is None:
+                            p = prep[ri] = _prepare(recs[ri])
+                        _cut(p, w, out)
                     if out:
                         m[pos] = out
             self._mem = m

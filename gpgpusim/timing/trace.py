@@ -95,7 +95,7 @@ from __future__ import annotations
 import atexit
 import re
 import sys
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 
 #: GPGPU-Sim 4.2's streams (trace_streams.tup), then ours
 GPGPUSIM_COMPONENTS = ("WARP_SCHEDULER", "SCOREBOARD", "MEMORY_PARTITION_UNIT", "MEMORY_SUBPARTITION_UNIT",
@@ -332,6 +332,33 @@ def install(gpu: Any) -> None:
         gpu.sampling = DumpingSampler(gpu.sampling, gpu, tr)
 
 
+def _after(obj: Any, name: str, then: Callable[..., None], *, result: bool = False) -> Callable[..., Any]:
+    """Shadow method ``name`` of ``obj`` with an instance attribute (returned) that calls the
+    original, then ``then`` with the same arguments (preceded by the call's return value with
+    ``result=True``), and returns what the original returned: the shape of most hooks, which
+    read their event from the state the call left.  Hooks that need the state from before the
+    call, or emit before it, are written out."""
+    call = getattr(obj, name)
+    if result:
+        def traced(*a: Any, **k: Any) -> Any:
+            r = call(*a, **k)
+            then(r, *a, **k)
+            return r
+    else:
+        def traced(*a: Any, **k: Any) -> Any:
+            r = call(*a, **k)
+            then(*a, **k)
+            return r
+    setattr(obj, name, traced)
+    return traced
+
+
+def _traced_class(base: type, methods: dict[str, Any]) -> type:
+    """A subclass of slotted ``base`` with the same layout (so an instance's class can be
+    swapped for it) overriding ``methods``."""
+    return type(f"Traced{base.__name__}", (base,), {"__slots__": (), **methods})
+
+
 def _wrap_gpu(gpu: Any, tr: Tracer) -> None:
     """Flush the trace after every batch of simulated cycles (and L1Ds made later are traced)."""
     advance = gpu.advance
@@ -342,20 +369,21 @@ def _wrap_gpu(gpu: Any, tr: Tracer) -> None:
         finally:
             tr.flush()
     gpu.advance = traced_advance
-    make_l1d = gpu.make_l1d
 
-    def traced_make_l1d(sid: int) -> Any:
-        c = make_l1d(sid)
+    def on_make_l1d(c: Any, sid: int) -> None:
         if c is not None and tr.enabled and "LDST_UNIT" in tr.comps and tr.core_ok(sid):
             _trace_cache(c, tr, sid)
-        return c
-    gpu.make_l1d = traced_make_l1d
+    _after(gpu, "make_l1d", on_make_l1d, result=True)
 
 
 # ------------------------------------------------------------------ the core
-def _reg_name(w: Any, r: int) -> str:
+def _reg_names(w: Any, regs: Any) -> str:
     from .core.shader import reg_names
-    return reg_names(w, (r,))
+    return reg_names(w, regs)
+
+
+def _reg_name(w: Any, r: int) -> str:
+    return _reg_names(w, (r,))
 
 
 def _inst_text(run: Any, pc: int) -> tuple[str, int]:
@@ -379,42 +407,35 @@ def _inst_text(run: Any, pc: int) -> tuple[str, int]:
     return text, (addrs[pc] if 0 <= pc < len(addrs) else pc)
 
 
+#: the trace's wording of the verdicts of ``ShaderCore.issue_block`` that carry a detail
+_REASON_TEXT: dict[str, Callable[[Any, Any], str]] = {
+    "barrier": lambda w, x: f"barrier{x}",
+    "atomics": lambda w, x: f"atomics({x})",
+    "scoreboard": lambda w, x: f"scoreboard({_reg_names(w, x)})",
+    "full": lambda w, x: f"{x.name}_full",
+}
+
+
+def reason_text(w: Any, reason: str, x: Any) -> str:
+    """A ``no issue`` line's words for verdict ``(reason, x)`` of warp ``w``."""
+    fmt = _REASON_TEXT.get(reason)
+    return reason if fmt is None else fmt(w, x)
+
+
 def _why(core: Any, sch: Any) -> str:
-    """Why each running warp of scheduler ``sch`` did not issue (read-only)."""
-    from .core.shader import reg_names
+    """Why each running warp of scheduler ``sch`` did not issue (read-only): the verdicts of
+    ``ShaderCore.issue_block``, the scheduler's own checks (an empty I-buffer refined to
+    ``imiss`` when the warp waits for an L1I fill)."""
     out = []
     ic = core.icache
     for ws in sch.active:
         w = core.warps[ws]
-        if w.fdone:
+        reason, x = core.issue_block(sch, w)
+        if reason == "done":
             continue
-        ib = w.ibuf
-        if not ib:
-            r = "imiss" if ic is not None and ws in ic.imiss else "ibuffer_empty"
-        elif w.at_bar >= 0:
-            r = f"barrier{w.at_bar}"
-        elif w.n_atomic:
-            r = f"atomics({w.n_atomic})"
-        elif w.membar and w.pending:
-            r = "membar"
-        else:
-            pc = ib[0]
-            if pc != w.src.pc:
-                r = "control_hazard"
-            else:
-                tbl = w.kernel.table
-                coll = w.pending & tbl.regs_all[pc]
-                if coll:
-                    r = f"scoreboard({reg_names(w, coll)})"
-                else:
-                    unit, reg, idx = sch.route[tbl.unit[pc]]
-                    if unit < 0:
-                        r = "no_unit"
-                    elif not core._room(reg, idx):
-                        r = f"{reg.name}_full"
-                    else:
-                        r = "ready"
-        out.append(f"w{ws} {r}")
+        if reason == "ibuffer_empty" and ic is not None and ws in ic.imiss:
+            reason = "imiss"
+        out.append(f"w{ws} {reason_text(w, reason, x)}")
     return ", ".join(out)
 
 
@@ -428,10 +449,7 @@ def _trace_core(core: Any, tr: Tracer) -> None:
     last_why: dict[int, str] = {}
 
     if sched_on or sb_on:
-        issue_warp = core._issue_warp
-
-        def traced_issue_warp(w: Any, sched: int, pc: int, unit: int, reg: Any, idx: int, now: int) -> None:
-            issue_warp(w, sched, pc, unit, reg, idx, now)
+        def on_issue_warp(w: Any, sched: int, pc: int, unit: int, reg: Any, idx: int, now: int) -> None:
             issued.add(sched)
             if sched_on:
                 text, bpc = _inst_text(w.kernel, pc)
@@ -444,14 +462,11 @@ def _trace_core(core: Any, tr: Tracer) -> None:
                 for r in w.kernel.table.dst_regs[pc]:
                     tr.core_event("SCOREBOARD", core, f"Reserved Register - warp:{w.slot}, reg: {_reg_name(w, r)}",
                                   w, now)
-        core._issue_warp = traced_issue_warp
+        _after(core, "_issue_warp", on_issue_warp)
 
     if sched_on:
-        issue = core._issue
-
-        def traced_issue(now: int) -> None:
-            issued.clear()
-            issue(now)
+        def on_issue(now: int) -> None:
+            # ``issued``: the schedulers that issued in this issue stage
             for sch in core.scheds:
                 sid = sch.sid
                 if sid in issued:
@@ -467,20 +482,16 @@ def _trace_core(core: Any, tr: Tracer) -> None:
                     elif tr.warp in sch.active:     # (the line names the chosen warp's reason too)
                         tr.core_event("WARP_SCHEDULER", core, f"no issue: {why}", core.warps[tr.warp], now,
                                       f" - Scheduler {sid}")
-        core._issue = traced_issue
-        flush = core._flush
+            issued.clear()
+        _after(core, "_issue", on_issue)
 
-        def traced_flush(w: Any, want: int) -> None:
-            flush(w, want)
+        def on_flush(w: Any, want: int) -> None:
             tr.core_event("WARP_SCHEDULER", core, f"Warp (warp_id {w.slot}, dynamic_warp_id {w.dyn}) control "
                           f"hazard instruction flush: next pc={want}", w, None, f" - Scheduler {w.sched}")
-        core._flush = traced_flush
+        _after(core, "_flush", on_flush)
 
     if sb_on or ex_on:
-        complete = core.complete
-
-        def traced_complete(inst: Any, release: bool) -> None:
-            complete(inst, release)
+        def on_complete(inst: Any, release: bool) -> None:
             w = inst.warp
             if ex_on:
                 what = "writeback" if release or inst.unit != U.MEM or not (inst.is_load or inst.is_atomic) \
@@ -489,16 +500,13 @@ def _trace_core(core: Any, tr: Tracer) -> None:
             if sb_on and release:
                 for r in inst.dst:
                     tr.core_event("SCOREBOARD", core, f"Release register - warp:{inst.slot}, reg: {_reg_name(w, r)}", w)
-        core.complete = traced_complete
+        _after(core, "complete", on_complete)
 
     if sb_on:
-        release_reg = core.release_reg
-
-        def traced_release_reg(slot: int, reg: int) -> None:
-            release_reg(slot, reg)
+        def on_release_reg(slot: int, reg: int) -> None:
             w = core.warps[slot]
             tr.core_event("SCOREBOARD", core, f"Release register - warp:{slot}, reg: {_reg_name(w, reg)}", w)
-        core.release_reg = traced_release_reg
+        _after(core, "release_reg", on_release_reg)
 
     if "FETCH" in comps:
         decode = core._decode
@@ -510,25 +518,17 @@ def _trace_core(core: Any, tr: Tracer) -> None:
                 w = core.warps[fb[0]]
                 tr.core_event("FETCH", core, f"w{w.slot} ibuffer filled: pc={','.join(map(str, w.ibuf))}", w)
         core._decode = traced_decode
-        deactivate = core._deactivate
-
-        def traced_deactivate(w: Any) -> None:
-            deactivate(w)
-            tr.core_event("FETCH", core, f"w{w.slot} exits", w)
-        core._deactivate = traced_deactivate
+        _after(core, "_deactivate", lambda w: tr.core_event("FETCH", core, f"w{w.slot} exits", w))
 
     if "LIVENESS" in comps:
-        issue_cta = core.issue_cta
-
-        def traced_issue_cta(kernel: Any, cta_id: int, warps: list[Any]) -> None:
-            issue_cta(kernel, cta_id, warps)
+        def on_issue_cta(kernel: Any, cta_id: int, warps: list[Any]) -> None:
             s = next((i for i, c in enumerate(core.ctas) if c.kernel is kernel and c.cta_id == cta_id), -1)
             ws = core.ctas[s].warps if s >= 0 else []
             if tr.kernel_ok(kernel) and tr.warp < 0:
                 rng = f"warps {ws[0]}..{ws[-1]}" if ws else "no warps"
                 tr.core_event("LIVENESS", core, f"CTA {cta_id} of kernel {kernel.rec.uid} '{kernel.rec.name}' "
                               f"issued ({rng})")
-        core.issue_cta = traced_issue_cta
+        _after(core, "issue_cta", on_issue_cta)
         cta_done = core._cta_done
 
         def traced_cta_done(s: int, in_cycle: bool = True) -> None:
@@ -554,25 +554,19 @@ def _trace_core(core: Any, tr: Tracer) -> None:
             if base not in ucls:
                 ucls[base] = _traced_unit_class(base, core, tr)
             _swap_class(u, ucls[base])
-        ldst_issue = core.ldst.issue
 
-        def traced_ldst_issue(inst: Any, now: int) -> None:
-            ldst_issue(inst, now)
+        def on_ldst_issue(inst: Any, now: int) -> None:
             tr.core_event("EXECUTION_UNIT", core, f"w{inst.slot}@{inst.pc} enters LD/ST ({inst.space}, "
                           f"{len(inst.accessq)} accesses)", inst.warp, now)
-        core.ldst.issue = traced_ldst_issue
+        _after(core.ldst, "issue", on_ldst_issue)
 
     if "LDST_UNIT" in comps:
         ldst = core.ldst
         for c in (ldst.l1d, ldst.l1c, ldst.l1t, core.icache.cache if core.icache is not None else None):
             if c is not None:
                 _trace_cache(c, tr, core.sid)
-        accept = ldst.accept_response
-
-        def traced_accept(mf: Any, now: int) -> None:
-            accept(mf, now)
-            tr.core_event("LDST_UNIT", core, f"reply {_mf(mf)}", _warp_of(core, mf), now)
-        ldst.accept_response = traced_accept
+        _after(ldst, "accept_response",
+               lambda mf, now: tr.core_event("LDST_UNIT", core, f"reply {_mf(mf)}", _warp_of(core, mf), now))
         cl = core.cluster
         if not getattr(cl, "_trace_inject", False):
             cl._trace_inject = True
@@ -601,22 +595,13 @@ def _trace_cache(c: Any, tr: Tracer, sid: int) -> None:
     if getattr(c, "_traced", False):
         return
     c._traced = True
-    access = c.access
-    fill = c.fill
     name = c.name
 
-    def traced_access(mf: Any, now: int, *a: Any) -> str:
-        status = access(mf, now, *a)
+    def event(mf: Any, what: str) -> None:
         core = tr.gpu.cores[sid]
-        tr.core_event("LDST_UNIT", core, f"{name} access {_mf(mf)} -> {status}", _warp_of(core, mf))
-        return status
-
-    def traced_fill(mf: Any, now: int) -> None:
-        fill(mf, now)
-        core = tr.gpu.cores[sid]
-        tr.core_event("LDST_UNIT", core, f"{name} fill {_mf(mf)}", _warp_of(core, mf))
-    c.access = traced_access
-    c.fill = traced_fill
+        tr.core_event("LDST_UNIT", core, f"{name} {what}", _warp_of(core, mf))
+    _after(c, "access", lambda status, mf, now, *a: event(mf, f"access {_mf(mf)} -> {status}"), result=True)
+    _after(c, "fill", lambda mf, now: event(mf, f"fill {_mf(mf)}"))
 
 
 def _swap_class(obj: Any, cls: type) -> None:
@@ -642,8 +627,7 @@ def _traced_opcoll_class(core: Any, tr: Tracer) -> type:
             if cu.inst is None and inst is not None:
                 tr.core_event("OPERAND_COLLECTOR", core, f"cu{cu.index} dispatched w{inst.slot}@{inst.pc} to "
                               f"{out.name if out is not None else '?'}", inst.warp)
-    return type(f"Traced{base.__name__}", (base,), {"__slots__": (), "_allocate_cus": _allocate_cus,
-                                                     "_dispatch_ready": _dispatch_ready})
+    return _traced_class(base, {"_allocate_cus": _allocate_cus, "_dispatch_ready": _dispatch_ready})
 
 
 def _traced_unit_class(base: Any, core: Any, tr: Tracer) -> type:
@@ -660,7 +644,7 @@ def _traced_unit_class(base: Any, core: Any, tr: Tracer) -> type:
         if inst is not None and head not in self.inflight:
             tr.core_event("EXECUTION_UNIT", core, f"w{inst.slot}@{inst.pc} leaves {self.name} to EX_WB",
                           inst.warp, now)
-    return type(f"Traced{base.__name__}", (base,), {"__slots__": (), "issue": issue, "cycle": cycle})
+    return _traced_class(base, {"issue": issue, "cycle": cycle})
 
 
 # ------------------------------------------------------------------ the memory side
@@ -670,7 +654,7 @@ def _trace_fifo(fifo: Any, tr: Tracer, sub: Any, label: str) -> None:
     def push(self: Any, mf: Any) -> None:
         base.push(self, mf)
         tr.mem_event("MEMORY_SUBPARTITION_UNIT", f"Sub Partition {sub.id}", f"{_mf(mf)} -> {label}", mf)
-    _swap_class(fifo, type(f"Traced{base.__name__}", (base,), {"__slots__": (), "push": push}))
+    _swap_class(fifo, _traced_class(base, {"push": push}))
 
 
 def _part_ok(tr: Tracer, pid: int) -> bool:
@@ -684,14 +668,11 @@ def _trace_memory(gpu: Any, tr: Tracer) -> None:
     if "INTERCONNECT" in comps:
         icnt = mem.icnt
         n_sh = icnt.n_shader
-        push = icnt.push
-        pop = icnt.pop
 
         def icnt_ok(mf: Any) -> bool:
             return (tr.core < 0 or mf.core_id == tr.core) and _part_ok(tr, mf.sub_partition // n_sub)
 
-        def traced_push(src: int, dst: int, data: Any) -> None:
-            push(src, dst, data)
+        def on_push(src: int, dst: int, data: Any) -> None:
             if icnt_ok(data):
                 if src < n_sh:
                     msg = f"push request {_mf(data)} cluster {src} -> sub partition {dst - n_sh}"
@@ -701,17 +682,15 @@ def _trace_memory(gpu: Any, tr: Tracer) -> None:
                     where = f"Sub Partition {src - n_sh}"
                 tr.mem_event("INTERCONNECT", where, msg, data)
 
-        def traced_pop(node: int) -> Any:
-            mf = pop(node)
+        def on_pop(mf: Any, node: int) -> None:
             if mf is not None and icnt_ok(mf):
                 if node < n_sh:
                     tr.mem_event("INTERCONNECT", f"Cluster {node}", f"pop reply {_mf(mf)} at cluster {node}", mf)
                 else:
                     tr.mem_event("INTERCONNECT", f"Sub Partition {node - n_sh}",
                                  f"pop request {_mf(mf)} at sub partition {node - n_sh}", mf)
-            return mf
-        icnt.push = traced_push
-        icnt.pop = traced_pop
+        _after(icnt, "push", on_push)
+        _after(icnt, "pop", on_pop, result=True)
     if "MEMORY_SUBPARTITION_UNIT" in comps:
         for sub in mem.subs:
             if _part_ok(tr, sub.id):
@@ -727,32 +706,19 @@ def _trace_memory(gpu: Any, tr: Tracer) -> None:
 
 def _trace_sub(sub: Any, tr: Tracer) -> None:
     where = f"Sub Partition {sub.id}"
-    push = sub.push
 
-    def traced_push(mf: Any, now: int) -> None:
-        push(mf, now)
-        tr.mem_event("MEMORY_SUBPARTITION_UNIT", where, f"arrived {_mf(mf)}", mf)
-    sub.push = traced_push
+    def event(mf: Any, msg: str) -> None:
+        tr.mem_event("MEMORY_SUBPARTITION_UNIT", where, msg, mf)
+    _after(sub, "push", lambda mf, now: event(mf, f"arrived {_mf(mf)}"))
     for fifo, label in ((sub.icnt_l2, "icnt->L2 queue"), (sub.l2_dram, "L2->DRAM queue"),
                         (sub.l2_icnt, "L2->icnt queue")):
         _trace_fifo(fifo, tr, sub, label)
     l2 = sub.l2
     if l2 is None:
         return
-    access = l2.access
-    fill = l2.fill
-
-    def traced_access(mf: Any, now: int, events: Any = None) -> str:
-        status = access(mf, now, events)
-        tr.mem_event("MEMORY_SUBPARTITION_UNIT", where,
-                     f"Probing L2 cache Address={mf.addr:#x}, status={status} {_mf(mf)}", mf)
-        return status
-
-    def traced_fill(mf: Any, now: int) -> None:
-        fill(mf, now)
-        tr.mem_event("MEMORY_SUBPARTITION_UNIT", where, f"L2 fill {_mf(mf)}", mf)
-    l2.access = traced_access
-    l2.fill = traced_fill
+    _after(l2, "access", lambda status, mf, now, *a: event(
+        mf, f"Probing L2 cache Address={mf.addr:#x}, status={status} {_mf(mf)}"), result=True)
+    _after(l2, "fill", lambda mf, now: event(mf, f"L2 fill {_mf(mf)}"))
 
 
 def _trace_partition(part: Any, tr: Tracer) -> None:
@@ -778,32 +744,22 @@ def _trace_partition(part: Any, tr: Tracer) -> None:
                 tr.mem_event("MEMORY_PARTITION_UNIT", where, f"mem_fetch request {_mf(mf)} return from dram to "
                              f"sub partition {base + i}", mf)
     part.dram_cycle = traced_dram_cycle
-    write_done = part._write_done
-
-    def traced_write_done(mf: Any) -> None:
-        write_done(mf)
-        tr.mem_event("MEMORY_PARTITION_UNIT", where, f"write-back done {_mf(mf)}", mf)
-    part._write_done = traced_write_done
-    part.dram.on_write_done = traced_write_done
+    part.dram.on_write_done = _after(part, "_write_done", lambda mf: tr.mem_event(
+        "MEMORY_PARTITION_UNIT", where, f"write-back done {_mf(mf)}", mf))
 
 
 def _trace_dram(dram: Any, tr: Tracer) -> None:
     from .memory.dram import BANK_IDLE
     where = f"DRAM {dram.id}"
-    push = dram.push
-    return_pop = dram.return_pop
     issue_row = dram._issue_row
     issue_col = dram._issue_col
 
-    def traced_push(mf: Any, now: int) -> None:
-        push(mf, now)
-        tr.mem_event("DRAM", where, f"request in {_mf(mf)} bank {mf.bank % dram.p.nbk} row {mf.row}", mf)
-
-    def traced_return_pop() -> Any:
-        mf = return_pop()
+    def on_return_pop(mf: Any) -> None:
         if mf is not None:
             tr.mem_event("DRAM", where, f"reply out {_mf(mf)}", mf)
-        return mf
+    _after(dram, "push", lambda mf, now: tr.mem_event(
+        "DRAM", where, f"request in {_mf(mf)} bank {mf.bank % dram.p.nbk} row {mf.row}", mf))
+    _after(dram, "return_pop", on_return_pop, result=True)
 
     def traced_issue_row(j: int) -> bool:
         bk = dram.banks[j]
@@ -826,8 +782,6 @@ def _trace_dram(dram: Any, tr: Tracer) -> None:
             tr.mem_event("DRAM", where, f"{'WR' if req.is_write else 'RD'} bank {j} row {req.row} col {req.col} "
                          f"{_mf(req.fetch)}", req.fetch)
         return bool(ok)
-    dram.push = traced_push
-    dram.return_pop = traced_return_pop
     dram._issue_row = traced_issue_row
     dram._issue_col = traced_issue_col
 

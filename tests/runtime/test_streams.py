@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import faulthandler
-
 import threading
 import time
 
@@ -29,20 +27,7 @@ from gpgpusim.runtime.streams import (
     StreamManager,
 )
 
-
-@pytest.fixture(autouse=True)
-def _watchdog():
-    """A deadlock between host and simulation threads must fail the run, not hang it."""
-    faulthandler.dump_traceback_later(60, exit=True)
-    yield
-    faulthandler.cancel_dump_traceback_later()
-
-TIMEOUT_S = 10.0
-
-
-class FakeStats:
-    def __init__(self, warp_insn: int) -> None:
-        self.warp_insn = warp_insn
+from stream_helpers import TIMEOUT_S, FakeStats, _watchdog  # noqa: F401 - _watchdog: autouse fixture
 
 
 class FakeLauncher:

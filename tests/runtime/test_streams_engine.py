@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import faulthandler
 import struct
 
 import numpy as np
-import pytest
 
 from gpgpusim.errors import Err
 from gpgpusim.functional.loader import load_module
@@ -15,13 +13,7 @@ from gpgpusim.ptx import parse_ptx
 from gpgpusim.runtime.gpu import Gpu, KernelLaunchOp, MemcpyKind, MemcpyOp, estimate_cycles
 from gpgpusim.runtime.streams import STREAM_NON_BLOCKING, StreamManager
 
-
-@pytest.fixture(autouse=True)
-def _watchdog():
-    """A deadlock between host and simulation threads must fail the run, not hang it."""
-    faulthandler.dump_traceback_later(60, exit=True)
-    yield
-    faulthandler.cancel_dump_traceback_later()
+from stream_helpers import _watchdog  # noqa: F401 - _watchdog: autouse fixture
 
 # nvcc 13 -ptx of: __global__ void inc(int *p, int n) { int i = ...; if (i < n) p[i] += 1; }
 PTX = """

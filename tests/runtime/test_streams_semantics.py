@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ctypes
 import struct
-import faulthandler
 import threading
 import time
 
@@ -30,16 +29,9 @@ from gpgpusim.runtime.streams import (
     StreamManager,
 )
 
-TIMEOUT_S = 10.0
+from stream_helpers import TIMEOUT_S, _watchdog  # noqa: F401 - _watchdog: autouse fixture
+
 D2H, H2D, D2D = 2, 1, 3
-
-
-@pytest.fixture(autouse=True)
-def _watchdog():
-    """A deadlock between host and simulation threads must fail the run, not hang it."""
-    faulthandler.dump_traceback_later(60, exit=True)
-    yield
-    faulthandler.cancel_dump_traceback_later()
 
 
 def addr(obj) -> int:

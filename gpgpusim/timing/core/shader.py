@@ -899,6 +899,54 @@ class ShaderCore:
         self.fetch_dirty = True
         self.warps[slot].stores -= 1
 
+    # -- diagnostics (read-only, off the cycle path) ----------------------------------------
+    def issue_block(self, sch: SchedulerUnit, w: Warp) -> tuple[str, Any]:
+        """What stops warp ``w`` of scheduler ``sch`` from issuing its next instruction now:
+        the first of ``scheduler_unit::cycle``'s checks (C078-C091) that fails, tested in the
+        order :meth:`_sched_cycle` tests them, but with none of its side effects (no flush, no
+        wake-up condition, no statistics).  Returns ``(reason, detail)``:
+
+        * ``("done", None)``: functionally done (past its last instruction);
+        * ``("ibuffer_empty", None)``: nothing decoded yet;
+        * ``("barrier", bar_id)``, ``("atomics", n outstanding)``, ``("membar", None)`` (a
+          fence waiting for the warp's pending writes);
+        * ``("control_hazard", next pc)``: the I-buffer holds the wrong path (the scheduler
+          flushes it);
+        * ``("scoreboard", regs)``: registers of the instruction with a pending write;
+        * ``("no_unit", None)``: its op class has no unit on this core;
+        * ``("full", register set)``: no room in its unit's ID_OC register (sub-core: the
+          scheduler's slot);
+        * ``("ready", None)``: it issues if the scheduler examines it.
+
+        The hot :meth:`_sched_cycle` keeps these tests inlined; the trace's ``no issue`` reasons
+        (``trace.py``) come from here, and ``tests/timing/test_issue_reasons.py`` checks, on
+        every scheduler cycle of a few kernels, that this verdict agrees with what
+        :meth:`_sched_cycle` / :meth:`_sched_cycle_multi` did (so neither can change alone)."""
+        if w.fdone:
+            return "done", None
+        ib = w.ibuf
+        if not ib:
+            return "ibuffer_empty", None
+        if w.at_bar >= 0:
+            return "barrier", w.at_bar
+        if w.n_atomic:
+            return "atomics", w.n_atomic
+        if w.membar and w.pending:
+            return "membar", None
+        pc = ib[0]
+        if pc != w.src.pc:
+            return "control_hazard", w.src.pc
+        tbl = w.kernel.table
+        coll = w.pending & tbl.regs_all[pc]
+        if coll:
+            return "scoreboard", coll
+        unit, reg, idx = sch.route[tbl.unit[pc]]
+        if unit < 0:
+            return "no_unit", None
+        if not self._room(reg, idx):
+            return "full", reg
+        return "ready", None
+
     def dump_state(self) -> str:
         """The whole state of this core (C200; GPGPU-Sim ``shader_core_ctx::display_pipeline``):
         warps and their I-buffers, the fetch buffer, the scoreboard, every pipeline register,

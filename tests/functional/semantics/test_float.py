@@ -45,6 +45,19 @@ def test_f32_fma_single_rounding(a, b, c, mode):
     _check32(f"fma.{mode}.f32", (a, b, c), Fraction(a) * Fraction(b) + Fraction(c), mode)
 
 
+def _assert_sqrt_rounded(fa: Fraction, fg: Fraction, lo: Fraction, hi: Fraction, mode: str) -> None:
+    """``fg`` (with neighbours ``lo`` < fg < ``hi``) is the ``mode`` rounding of sqrt(``fa``): its
+    square, or the squares of the midpoints for rn, straddle ``fa``."""
+    if fg * fg == fa:
+        return
+    if mode == "rn":
+        assert ((lo + fg) / 2) ** 2 <= fa <= ((fg + hi) / 2) ** 2
+    elif mode in ("rz", "rm"):
+        assert fg * fg < fa < hi * hi
+    else:
+        assert lo * lo < fa < fg * fg
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.floats(width=32, min_value=0, allow_infinity=False, exclude_min=True), st.sampled_from(MODES))
 def test_f32_sqrt_rounding(a, mode):
@@ -54,14 +67,7 @@ def test_f32_sqrt_rounding(a, mode):
     g = np.float32(got)
     lo, hi = Fraction(float(np.nextafter(g, np.float32(0)))), Fraction(float(np.nextafter(g, np.float32(np.inf))))
     fg = Fraction(got)
-    if fg * fg == fa:
-        return
-    if mode == "rn":
-        assert ((lo + fg) / 2) ** 2 <= fa <= ((fg + hi) / 2) ** 2
-    elif mode in ("rz", "rm"):
-        assert fg * fg < fa < hi * hi
-    else:
-        assert lo * lo < fa < fg * fg
+    _assert_sqrt_rounded(fa, fg, lo, hi, mode)
 
 
 @settings(max_examples=100, deadline=None)
@@ -70,14 +76,7 @@ def test_f64_sqrt_rounding(a, mode):
     got = float(run(f"sqrt.{mode}.f64", [a])[0])
     fa, fg = Fraction(a), Fraction(got)
     lo, hi = Fraction(math.nextafter(got, 0)), Fraction(math.nextafter(got, math.inf))
-    if fg * fg == fa:
-        return
-    if mode == "rn":
-        assert ((lo + fg) / 2) ** 2 <= fa <= ((fg + hi) / 2) ** 2
-    elif mode in ("rz", "rm"):
-        assert fg * fg < fa < hi * hi
-    else:
-        assert lo * lo < fa < fg * fg
+    _assert_sqrt_rounded(fa, fg, lo, hi, mode)
 
 
 anyf64 = st.floats(allow_nan=False, allow_infinity=False)
