@@ -9,8 +9,9 @@ Nodes ``0 .. n_shader-1`` are the SIMT core clusters, ``n_shader + i`` is memory
 has no flits): an input buffer takes a packet while it holds fewer than
 ``-icnt_in_buffer_limit``; each :meth:`advance` (one icnt cycle) moves at most one packet into
 each output buffer (``-icnt_out_buffer_limit``), picked by iSLIP (``-icnt_arbiter_algo 1``,
-per-output round-robin pointers, each input granted once) or naive round-robin (0).  The
-ejecting side pops its output buffer.
+per-output round-robin pointers; as in 4.2, an input may be granted by several outputs in one
+cycle, one packet each, see :meth:`XbarRouter._islip`) or naive round-robin (0, each input
+considered once).  The ejecting side pops its output buffer.
 
 Not modelled: the booksim network (``-network_mode 1``, fly/mesh topologies, flit-level virtual
 channels, per-hop latency, the 16-flit ejection boundary buffer); with that mode selected this
@@ -19,8 +20,8 @@ crossbar is used instead.  ``-icnt_grant_cycles`` > 1 is honoured as GPGPU-Sim d
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections import deque
+from heapq import heappop, heappush
 from typing import Any
 
 
@@ -89,6 +90,13 @@ class XbarRouter:
         self.out_buffer_util += self.n_out * n
         if self.algo != 1:
             self.next_node_id = (self.next_node_id + n) % self.n_nodes
+        elif self.n_out >= self.out_limit:
+            self.out_buffer_full += self._n_full_outputs() * n
+
+    def _n_full_outputs(self) -> int:
+        """Outputs whose buffer cannot take a packet (iSLIP counts each one every cycle)."""
+        lim = self.out_limit
+        return sum(1 for q in self.out_buf if len(q) + 1 > lim)
 
     def advance(self) -> None:
         if self.n_in_flight == 0:
@@ -97,6 +105,8 @@ class XbarRouter:
             self.out_buffer_util += self.n_out
             if self.algo != 1:
                 self.next_node_id = (self.next_node_id + 1) % self.n_nodes
+            elif self.n_out >= self.out_limit:
+                self.out_buffer_full += self._n_full_outputs()
             return
         if self.algo == 1:
             self._islip()
@@ -104,45 +114,74 @@ class XbarRouter:
             self._rr()
 
     def _islip(self) -> None:
-        inputs = sorted(self.busy_in)
-        dests: set[int] = set()
-        conflicts = 0
+        """``xbar_router::iSLIP_Advance`` as GPGPU-Sim 4.2 has it (C148).
+
+        The conflict statistic counts, over the inputs holding a packet, the heads whose
+        output an earlier input's head already named.  Then every output ``i`` in ascending
+        node order with room in its buffer takes at most one packet: the first input, in
+        round-robin order *starting at* ``next_node[i]``, whose head packet goes to ``i``;
+        the pointer moves to the granted input + 1.  An input is not retired for the cycle
+        once granted: its next packet is its new head, and if that one goes to a later
+        output it can be granted there in the same cycle: 4.2 walks every output over every
+        input (later Accel-Sim rewrites of this function retire a granted input, a strict
+        one-to-one matching).  So a cluster can hand one packet to each of several
+        sub-partitions in one cycle (and a sub-partition reply to several clusters), and those
+        replies later meet at the cluster: the reply-network conflicts and the icnt->shader
+        latencies above 2 cycles that 4.2's logs show even when every request hits the L2 (a
+        strict matching with a fixed L2 delay would return them as a conflict-free matching).
+        Every output whose buffer is full counts in ``out_buffer_full``, wanted or not."""
+        n_nodes = self.n_nodes
         in_buf = self.in_buf
-        for i in inputs:
+        out_buf = self.out_buf
+        out_limit = self.out_limit
+        next_node = self.next_node
+        # the inputs holding a packet, grouped by their head packet's output
+        cands: dict[int, list[int]] = {}
+        conflicts = 0
+        for i in sorted(self.busy_in):
             d = in_buf[i][0][1]
-            if d in dests:
+            lst = cands.get(d)
+            if lst is None:
+                cands[d] = [i]
+            else:
                 conflicts += 1
-            dests.add(d)
+                lst.append(i)
         self.conflicts += conflicts
         self.conflicts_util += conflicts
         self.cycles_util += 1
+        if self.n_out >= out_limit:
+            self.out_buffer_full += self._n_full_outputs()
         reqs = 0
-        for dest in sorted(dests):
-            if len(self.out_buf[dest]) + 1 <= self.out_limit:
-                n = len(inputs)
-                pos = bisect_right(inputs, self.next_node[dest])
-                for _ in range(n):
-                    if pos >= len(inputs):
-                        pos = 0
-                    node = inputs[pos]
-                    data, d = in_buf[node][0]
-                    if d == dest:
-                        self.out_buf[dest].append(data)
-                        self.delivered.append(dest)
-                        q = in_buf[node]
-                        q.popleft()
-                        if not q:
-                            self.busy_in.discard(node)
-                        self.n_in_flight -= 1
-                        self.n_out += 1
-                        inputs.pop(pos)
-                        if self.grant_count == 1:
-                            self.next_node[dest] = (node + 1) % self.n_nodes
-                        reqs += 1
-                        break
-                    pos += 1
+        update = self.grant_count == 1
+        pending = sorted(cands)          # outputs wanted, ascending (a heap: later ones may join)
+        while pending:
+            dest = heappop(pending)
+            inputs = cands.pop(dest)
+            if len(out_buf[dest]) + 1 > out_limit:
+                continue                 # counted above with the other full outputs
+            start = next_node[dest]
+            node = min(inputs, key=lambda x: (x - start) % n_nodes) if len(inputs) > 1 else inputs[0]
+            q = in_buf[node]
+            data = q.popleft()[0]
+            out_buf[dest].append(data)
+            self.delivered.append(dest)
+            self.n_in_flight -= 1
+            self.n_out += 1
+            reqs += 1
+            if update:
+                next_node[dest] = (node + 1) % n_nodes
+            # (the other inputs in ``inputs`` keep their heads: no later output takes them)
+            if q:
+                d2 = q[0][1]
+                if d2 > dest:
+                    lst = cands.get(d2)
+                    if lst is None:
+                        cands[d2] = [node]
+                        heappush(pending, d2)
+                    else:
+                        lst.append(node)
             else:
-                self.out_buffer_full += 1
+                self.busy_in.discard(node)
         self.reqs_util += reqs
         if self.grant_count == 1:
             self.grant_count = self.grant_cycles

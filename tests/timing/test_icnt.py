@@ -1,0 +1,148 @@
+"""The local crossbar's iSLIP arbiter as GPGPU-Sim 4.2 has it (``xbar_router::iSLIP_Advance``,
+gpgpusim.timing.memory.icnt.XbarRouter, C148): outputs in ascending order each take one packet
+from the first input at or after their round-robin pointer whose head goes there, and a granted
+input may be granted again by a later output in the same cycle.  Then, through the whole timing
+model, what that does to a lock-step kernel whose loads all hit the L2: the replies of requests
+that left one cluster in the same cycle meet at that cluster (reply-network conflicts, icnt->shader
+latencies above 2 cycles), as in 4.2's vectoradd log.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from timing_helpers import ptx, run_timing  # noqa: E402
+
+from gpgpusim.timing.memory.icnt import XbarRouter  # noqa: E402
+
+N_SHADER, N_MEM = 4, 4
+
+
+def _xbar(out_limit: int = 8) -> XbarRouter:
+    return XbarRouter(N_SHADER, N_MEM, in_limit=8, out_limit=out_limit, algo=1, grant_cycles=1,
+                      n_active_in=N_SHADER, n_active_out=N_MEM)
+
+
+def _mem(i: int) -> int:
+    return N_SHADER + i
+
+
+def _outs(x: XbarRouter) -> dict[int, list[str]]:
+    return {n: list(q) for n, q in enumerate(x.out_buf) if q}
+
+
+def test_an_input_is_granted_by_every_later_output_its_next_packets_go_to():
+    x = _xbar()
+    # cluster 0's packets go to sub-partitions 1, 2, 3 (ascending): all three leave in one cycle
+    for i, d in enumerate((1, 2, 3)):
+        x.push(0, _mem(d), f"p{i}")
+    x.advance()
+    assert _outs(x) == {_mem(1): ["p0"], _mem(2): ["p1"], _mem(3): ["p2"]}
+    assert (x.n_in_flight, x.n_out, x.reqs_util, x.cycles_util, x.conflicts) == (0, 3, 3, 1, 0)
+    assert x.next_node[_mem(1)] == x.next_node[_mem(2)] == x.next_node[_mem(3)] == 1
+
+
+def test_a_next_packet_to_an_earlier_or_the_same_output_waits_a_cycle():
+    x = _xbar()
+    for i, d in enumerate((3, 1, 1)):
+        x.push(0, _mem(d), f"p{i}")
+    x.advance()
+    assert _outs(x) == {_mem(3): ["p0"]}
+    x.advance()
+    assert _outs(x) == {_mem(1): ["p1"], _mem(3): ["p0"]}
+    x.advance()
+    assert _outs(x) == {_mem(1): ["p1", "p2"], _mem(3): ["p0"]}
+    assert (x.cycles, x.cycles_util, x.reqs_util) == (3, 3, 3)
+    # in-buffer occupancy sampled after each cycle: 2, 1, 0
+    assert x.in_buffer_util == 3
+
+
+def test_round_robin_starts_at_the_pointer_and_a_loser_is_not_taken_by_a_later_output():
+    x = _xbar()
+    # clusters 0 and 1 both want sub-partition 0; cluster 1's next packet goes to sub-partition 2
+    x.push(0, _mem(0), "a0")
+    x.push(1, _mem(0), "b0")
+    x.push(1, _mem(2), "b1")
+    x.push(0, _mem(2), "a1")
+    x.advance()
+    # pointer 0: cluster 0 first (the pointer's own node is the first candidate); cluster 1 lost
+    # sub-partition 0, so its head still goes there and sub-partition 2 takes cluster 0's next
+    assert _outs(x) == {_mem(0): ["a0"], _mem(2): ["a1"]}
+    assert x.conflicts == 1 and x.next_node[_mem(0)] == 1
+    x.advance()
+    # pointer 1: cluster 1, whose next packet (to sub-partition 2) goes in the same cycle
+    assert _outs(x) == {_mem(0): ["a0", "b0"], _mem(2): ["a1", "b1"]}
+    assert (x.conflicts, x.reqs_util, x.cycles_util, x.next_node[_mem(2)]) == (1, 4, 2, 2)
+
+
+def test_every_full_output_counts_each_cycle_busy_or_idle():
+    x = _xbar(out_limit=1)
+    x.push(0, _mem(1), "p0")
+    x.push(1, _mem(2), "q0")
+    x.advance()
+    assert x.out_buffer_full == 0 and x.n_out == 2
+    x.push(0, _mem(1), "p1")      # waits: sub-partition 1's output buffer is full
+    x.advance()
+    # both full outputs count, although only one was asked for
+    assert (x.out_buffer_full, x.n_in_flight) == (2, 1)
+    x.pop(_mem(1))
+    x.advance()                   # p1 moves in; outputs 1 and 2 full again afterwards
+    assert (x.out_buffer_full, x.n_in_flight) == (3, 0)
+    x.advance()                   # idle cycle: both still full
+    x.idle_advance(3)
+    assert x.out_buffer_full == 3 + 2 + 2 * 3
+    assert x.out_buffer_util == 2 + 2 + 2 + 2 + 2 * 3
+
+
+# --------------------------------------------------------------------------- whole model
+VECADD = """
+.reg .b32 %r<8>; .reg .f32 %f<4>; .reg .b64 %rd<12>;
+ld.param.u64 %rd1, [a]; ld.param.u64 %rd2, [b]; ld.param.u64 %rd3, [c];
+mov.u32 %r1, %ctaid.x; mov.u32 %r2, %ntid.x; mov.u32 %r3, %tid.x;
+mad.lo.s32 %r4, %r1, %r2, %r3;
+mul.wide.s32 %rd4, %r4, 4;
+add.s64 %rd5, %rd1, %rd4; add.s64 %rd6, %rd2, %rd4; add.s64 %rd7, %rd3, %rd4;
+ld.global.f32 %f1, [%rd5]; ld.global.f32 %f2, [%rd6];
+add.f32 %f3, %f1, %f2;
+st.global.f32 [%rd7], %f3;
+ret;
+"""
+
+
+def test_lock_step_l2_hits_meet_on_the_reply_network():
+    """20 CTAs of 256 threads on 8 SMs (uneven: 3 or 2 CTAs per SM), every load an L2 hit (the
+    inputs placed in the L2 as ``-gpgpu_perf_sim_memcpy`` does), so each request spends the same
+    time in its sub-partition.  The request network lets a cluster hand packets to several
+    sub-partitions in one cycle, whose replies then meet at that cluster on the reply network and
+    wait there: 3,056 reply conflicts and icnt->shader latencies up to 35 cycles.  (With a
+    one-to-one matching on the request side the replies came back as a matching too: 0
+    conflicts, every icnt->shader latency exactly 2 cycles, 720 cycles.)"""
+    ncta = 20
+    n = ncta * 256
+    a = np.arange(n, dtype=np.float32)
+
+    def to_l2(gpu, addrs):
+        for name in ("a", "b"):
+            gpu.mem.memcpy_to_l2(addrs[name], n * 4, 0)
+
+    r = run_timing(ptx(VECADD, params=".param .u64 a, .param .u64 b, .param .u64 c"), "k", (ncta, 1, 1),
+                   (256, 1, 1), [("a", a), ("b", np.ones(n, np.float32)), ("c", np.zeros(n, np.float32))],
+                   overrides=["-gpgpu_n_clusters 8", "-gpgpu_memlatency_stat 14"], trace=False,
+                   before_launch=to_l2)
+    np.testing.assert_array_equal(r.out["c"], a + 1)
+    c = r.counters
+    req, rep = c["icnt_details"]["Req"], c["icnt_details"]["Reply"]
+    # every load hit the L2; the 640 misses are the stores' (write-allocated, no DRAM read)
+    assert (c["L2_total_cache_misses"], c["total_dram_reads"]) == (640, 0)
+    assert rep["injected_packets_num"] == req["injected_packets_num"] == 1920
+    assert r.cycles == 716
+    assert round(req["conflicts_per_cycle"] * req["cycles"]) == 52
+    assert round(rep["conflicts_per_cycle"] * rep["cycles"]) == 3056
+    assert round(rep["in_buffer_avg_util"] * rep["cycles"] * 64) == 7336   # packet-cycles waiting
+    assert c["icnt2sh_lat_table"][:7] == [0, 992, 420, 376, 124, 8, 0]
+    assert (c["max_icnt2sh_latency"], c["icnt2sh_latency_sum"]) == (35, 11176)
