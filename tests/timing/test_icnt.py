@@ -1,7 +1,8 @@
-"""The local crossbar's iSLIP arbiter as GPGPU-Sim 4.2 has it (``xbar_router::iSLIP_Advance``,
-gpgpusim.timing.memory.icnt.XbarRouter, C148): outputs in ascending order each take one packet
-from the first input at or after their round-robin pointer whose head goes there, and a granted
-input may be granted again by a later output in the same cycle.  Then, through the whole timing
+"""The local crossbar's iSLIP arbiter as the reference GPGPU-Sim 4.2 has it
+(``xbar_router::iSLIP_Advance``, gpgpusim.timing.memory.icnt.XbarRouter, C148): the outputs wanted
+at the start of the cycle, in ascending order, each take one packet from the first input after
+their round-robin pointer whose current head goes there, and a granted input may be granted
+again by a later one of those outputs in the same cycle.  Then, through the whole timing
 model, what that does to a lock-step kernel whose loads all hit the L2: the replies of requests
 that left one cluster in the same cycle meet at that cluster (reply-network conflicts, icnt->shader
 latencies above 2 cycles), as in 4.2's vectoradd log.
@@ -36,51 +37,52 @@ def _outs(x: XbarRouter) -> dict[int, list[str]]:
     return {n: list(q) for n, q in enumerate(x.out_buf) if q}
 
 
-def test_an_input_is_granted_by_every_later_output_its_next_packets_go_to():
+def test_a_granted_input_is_granted_again_by_a_later_wanted_output():
     x = _xbar()
-    # cluster 0's packets go to sub-partitions 1, 2, 3 (ascending): all three leave in one cycle
+    # cluster 1: to sub-partitions 1 then 3; cluster 2: to sub-partition 3
+    x.push(1, _mem(1), "a0")
+    x.push(1, _mem(3), "a1")
+    x.push(2, _mem(3), "b0")
+    x.advance()
+    # sub-partition 1 takes a0; sub-partition 3 (wanted at the start of the cycle) then sees
+    # cluster 1's new head too and, its pointer at 0, takes the first input after 0: cluster 1
+    assert _outs(x) == {_mem(1): ["a0"], _mem(3): ["a1"]}
+    assert (x.n_in_flight, x.reqs_util, x.cycles_util, x.conflicts) == (1, 2, 1, 0)
+    assert (x.next_node[_mem(1)], x.next_node[_mem(3)]) == (2, 2)
+    x.advance()
+    assert _outs(x) == {_mem(1): ["a0"], _mem(3): ["a1", "b0"]}
+
+
+def test_a_new_head_to_an_output_nobody_wanted_at_the_start_waits_a_cycle():
+    x = _xbar()
     for i, d in enumerate((1, 2, 3)):
         x.push(0, _mem(d), f"p{i}")
-    x.advance()
-    assert _outs(x) == {_mem(1): ["p0"], _mem(2): ["p1"], _mem(3): ["p2"]}
-    assert (x.n_in_flight, x.n_out, x.reqs_util, x.cycles_util, x.conflicts) == (0, 3, 3, 1, 0)
-    assert x.next_node[_mem(1)] == x.next_node[_mem(2)] == x.next_node[_mem(3)] == 1
+    x.push(0, _mem(0), "p3")
+    for n in range(1, 5):
+        x.advance()
+        assert x.reqs_util == n          # one packet per cycle: 2 and 3 were not wanted yet
+    assert _outs(x) == {_mem(0): ["p3"], _mem(1): ["p0"], _mem(2): ["p1"], _mem(3): ["p2"]}
+    # in-buffer occupancy sampled after each cycle: 3, 2, 1, 0
+    assert (x.cycles, x.in_buffer_util) == (4, 6)
 
 
-def test_a_next_packet_to_an_earlier_or_the_same_output_waits_a_cycle():
+def test_round_robin_starts_after_the_pointer():
     x = _xbar()
-    for i, d in enumerate((3, 1, 1)):
-        x.push(0, _mem(d), f"p{i}")
+    for c in (0, 1, 2):
+        x.push(c, _mem(0), f"c{c}")
     x.advance()
-    assert _outs(x) == {_mem(3): ["p0"]}
+    # pointer 0: the first input after it is cluster 1
+    assert _outs(x) == {_mem(0): ["c1"]} and x.next_node[_mem(0)] == 2
+    assert x.conflicts == 2
     x.advance()
-    assert _outs(x) == {_mem(1): ["p1"], _mem(3): ["p0"]}
+    # pointer 2: the first input after it, wrapping, is cluster 0 (cluster 2 waits)
+    assert _outs(x) == {_mem(0): ["c1", "c0"]} and x.next_node[_mem(0)] == 1
     x.advance()
-    assert _outs(x) == {_mem(1): ["p1", "p2"], _mem(3): ["p0"]}
-    assert (x.cycles, x.cycles_util, x.reqs_util) == (3, 3, 3)
-    # in-buffer occupancy sampled after each cycle: 2, 1, 0
-    assert x.in_buffer_util == 3
+    assert _outs(x) == {_mem(0): ["c1", "c0", "c2"]}
+    assert (x.conflicts, x.conflicts_util, x.cycles_util, x.reqs_util) == (3, 3, 3, 3)
 
 
-def test_round_robin_starts_at_the_pointer_and_a_loser_is_not_taken_by_a_later_output():
-    x = _xbar()
-    # clusters 0 and 1 both want sub-partition 0; cluster 1's next packet goes to sub-partition 2
-    x.push(0, _mem(0), "a0")
-    x.push(1, _mem(0), "b0")
-    x.push(1, _mem(2), "b1")
-    x.push(0, _mem(2), "a1")
-    x.advance()
-    # pointer 0: cluster 0 first (the pointer's own node is the first candidate); cluster 1 lost
-    # sub-partition 0, so its head still goes there and sub-partition 2 takes cluster 0's next
-    assert _outs(x) == {_mem(0): ["a0"], _mem(2): ["a1"]}
-    assert x.conflicts == 1 and x.next_node[_mem(0)] == 1
-    x.advance()
-    # pointer 1: cluster 1, whose next packet (to sub-partition 2) goes in the same cycle
-    assert _outs(x) == {_mem(0): ["a0", "b0"], _mem(2): ["a1", "b1"]}
-    assert (x.conflicts, x.reqs_util, x.cycles_util, x.next_node[_mem(2)]) == (1, 4, 2, 2)
-
-
-def test_every_full_output_counts_each_cycle_busy_or_idle():
+def test_a_full_output_counts_when_wanted():
     x = _xbar(out_limit=1)
     x.push(0, _mem(1), "p0")
     x.push(1, _mem(2), "q0")
@@ -88,15 +90,13 @@ def test_every_full_output_counts_each_cycle_busy_or_idle():
     assert x.out_buffer_full == 0 and x.n_out == 2
     x.push(0, _mem(1), "p1")      # waits: sub-partition 1's output buffer is full
     x.advance()
-    # both full outputs count, although only one was asked for
-    assert (x.out_buffer_full, x.n_in_flight) == (2, 1)
+    assert (x.out_buffer_full, x.n_in_flight) == (1, 1)
     x.pop(_mem(1))
-    x.advance()                   # p1 moves in; outputs 1 and 2 full again afterwards
-    assert (x.out_buffer_full, x.n_in_flight) == (3, 0)
-    x.advance()                   # idle cycle: both still full
-    x.idle_advance(3)
-    assert x.out_buffer_full == 3 + 2 + 2 * 3
-    assert x.out_buffer_util == 2 + 2 + 2 + 2 + 2 * 3
+    x.advance()
+    assert (x.out_buffer_full, x.n_in_flight, x.n_out) == (1, 0, 2)
+    x.idle_advance(3)             # nothing wanted: full outputs do not count
+    assert x.out_buffer_full == 1
+    assert x.out_buffer_util == 2 + 2 + 2 + 2 * 3
 
 
 # --------------------------------------------------------------------------- whole model
@@ -119,7 +119,7 @@ def test_lock_step_l2_hits_meet_on_the_reply_network():
     inputs placed in the L2 as ``-gpgpu_perf_sim_memcpy`` does), so each request spends the same
     time in its sub-partition.  The request network lets a cluster hand packets to several
     sub-partitions in one cycle, whose replies then meet at that cluster on the reply network and
-    wait there: 3,056 reply conflicts and icnt->shader latencies up to 35 cycles.  (With a
+    wait there: 1,272 reply conflicts and icnt->shader latencies up to 9 cycles.  (With a
     one-to-one matching on the request side the replies came back as a matching too: 0
     conflicts, every icnt->shader latency exactly 2 cycles, 720 cycles.)"""
     ncta = 20
@@ -140,9 +140,9 @@ def test_lock_step_l2_hits_meet_on_the_reply_network():
     # every load hit the L2; the 640 misses are the stores' (write-allocated, no DRAM read)
     assert (c["L2_total_cache_misses"], c["total_dram_reads"]) == (640, 0)
     assert rep["injected_packets_num"] == req["injected_packets_num"] == 1920
-    assert r.cycles == 716
+    assert r.cycles == 721
     assert round(req["conflicts_per_cycle"] * req["cycles"]) == 52
-    assert round(rep["conflicts_per_cycle"] * rep["cycles"]) == 3056
-    assert round(rep["in_buffer_avg_util"] * rep["cycles"] * 64) == 7336   # packet-cycles waiting
-    assert c["icnt2sh_lat_table"][:7] == [0, 992, 420, 376, 124, 8, 0]
-    assert (c["max_icnt2sh_latency"], c["icnt2sh_latency_sum"]) == (35, 11176)
+    assert round(rep["conflicts_per_cycle"] * rep["cycles"]) == 1272
+    assert round(rep["in_buffer_avg_util"] * rep["cycles"] * 64) == 1644   # packet-cycles waiting
+    assert c["icnt2sh_lat_table"][:7] == [0, 1488, 416, 16, 0, 0, 0]
+    assert (c["max_icnt2sh_latency"], c["icnt2sh_latency_sum"]) == (9, 5484)
