@@ -195,18 +195,16 @@ def test_same_run_twice_and_idle_skipping_give_identical_statistics():
 
 
 CONFIG_CYCLES = {  # 64 CTAs of vecadd on 4 SMs of every shipped config (regression figures)
-    # (cycles re-measured when the iSLIP crossbar started granting an input again for a later
-    # output in the same cycle, as GPGPU-Sim 4.2 does: -2.2 % to +4.7 %)
     # QuadroFX5800, SM2_GTX480 and TeslaC2050 have finite instruction and constant caches (no
     # -gpgpu_perfect_inst_const_cache): each SM's first fetch misses in its L1I and its first
     # ld.param in its L1C; the GTX480/C2050 L2 sees those lines as sector accesses
-    "QuadroFX5800": (4513, None, 0),       # no L1D; the L2 caches textures only
-    "SM2_GTX480": (5206, 1536, 6168),       # 128-byte L1D transactions (coalescing arch 20)
-    "SM6_TITANX": (2294, 0, 6144),          # global accesses skip the L1D
-    "SM75_RTX2060": (4168, 6144, 6144),
-    "SM7_QV100": (2691, 6144, 6144),
-    "SM86_RTX3070": (3780, 6144, 6144),
-    "TeslaC2050": (5145, 1536, 6168),
+    "QuadroFX5800": (4470, None, 0),       # no L1D; the L2 caches textures only
+    "SM2_GTX480": (5325, 1536, 6168),       # 128-byte L1D transactions (coalescing arch 20)
+    "SM6_TITANX": (2297, 0, 6144),          # global accesses skip the L1D
+    "SM75_RTX2060": (4108, 6144, 6144),
+    "SM7_QV100": (2632, 6144, 6144),
+    "SM86_RTX3070": (3612, 6144, 6144),
+    "TeslaC2050": (5190, 1536, 6168),
 }
 
 

@@ -302,13 +302,10 @@ def test_streaming_reads_reach_dram_peak(cfg):
     """1 MB of sequential 128-byte reads (cold L2) from all 80 clusters through the clocked
     memory system (core/icnt/L2 1132 MHz, DRAM 850 MHz).  IPOLY spreads them evenly: each of
     the 32 channels reads 1024 sectors, 64 per bank from one row (16 activates, row-buffer
-    locality 63/64).  Measured: 1736 core cycles from the first injection to the last reply,
-    1303 DRAM cycles per channel of which 1024 move data: bw_util 0.786 of the peak over the
+    locality 63/64).  Measured: 1729 core cycles from the first injection to the last reply,
+    1298 DRAM cycles per channel of which 1024 move data: bw_util 0.789 of the peak over the
     whole run (it includes the ~200 DRAM cycles before the first request crosses the ROP and
-    DRAM latency queues), dram_eff (data cycles / active cycles) 0.943.  (1729 / 1298 / 0.789 /
-    0.946 while the crossbar granted each input once per cycle: a cluster now also hands its
-    next request to a later sub-partition in the same cycle, so requests reach the channels
-    in a different order.)"""
+    DRAM latency queues), dram_eff (data cycles / active cycles) 0.946."""
     n_req = 8192
     ms = MemorySystem(cfg, StatsRegistry(), 80)
     per: list[list[MemFetch]] = [[] for _ in range(80)]
@@ -337,11 +334,11 @@ def test_streaming_reads_reach_dram_peak(cfg):
     ms.publish_stats()
     v = ms.stats.values
     chans = v["dram_channels"]
-    assert cyc == 1736
+    assert cyc == 1729
     assert v["total_dram_reads"] == 4 * n_req and v["total_dram_writes"] == 0
     assert [c["n_rd"] for c in chans] == [1024] * 32 and [c["bwutil"] for c in chans] == [1024] * 32
     assert all(c["n_act"] == 16 and c["row_buffer_locality"] == 63 / 64 and c["wasted_row"] == 0 for c in chans)
-    assert {c["n_cmd"] for c in chans} == {1303}
+    assert {c["n_cmd"] for c in chans} == {1298}
     # memlatstat per bank (-gpgpu_memlatency_stat 14): one activate and 64 accesses per bank;
     # no second row miss closes a run, so GPGPU-Sim's "maximum concurrent accesses" stays 0
     assert v["dram_activates_per_bank"] == [[1] * 16] * 32 and v["dram_row_accesses_per_bank"] == [[64] * 16] * 32
@@ -352,7 +349,7 @@ def test_streaming_reads_reach_dram_peak(cfg):
     t_s = cyc / (cfg.get("gpgpu_clock_domains").core_mhz * 1e6)
     frac = v["total_dram_reads"] * 32 / (t_s * peak_bytes_per_s(cfg))
     util = sum(c["bwutil"] for c in chans) / sum(c["n_cmd"] for c in chans)
-    assert util == 1024 / 1303 and abs(frac - util) < 1e-3
+    assert util == 1024 / 1298 and abs(frac - util) < 1e-3
     assert 0.75 < util <= 1.0
     eff = sum(c["bwutil"] for c in chans) / sum(c["n_activity"] for c in chans)
     assert 0.9 < eff <= 1.0

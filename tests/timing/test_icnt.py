@@ -24,9 +24,20 @@ from gpgpusim.timing.memory.icnt import XbarRouter  # noqa: E402
 N_SHADER, N_MEM = 4, 4
 
 
-def _xbar(out_limit: int = 8) -> XbarRouter:
-    return XbarRouter(N_SHADER, N_MEM, in_limit=8, out_limit=out_limit, algo=1, grant_cycles=1,
-                      n_active_in=N_SHADER, n_active_out=N_MEM)
+def _xbar(out_limit: int = 8, keep: bool = True) -> XbarRouter:
+    x = XbarRouter(N_SHADER, N_MEM, in_limit=8, out_limit=out_limit, algo=1, grant_cycles=1,
+                   n_active_in=N_SHADER, n_active_out=N_MEM)
+    x.keep_granted = keep
+    return x
+
+
+def test_the_default_grants_each_input_once_per_cycle():
+    x = _xbar(keep=False)
+    x.push(1, _mem(1), "a0")
+    x.push(1, _mem(3), "a1")
+    x.push(2, _mem(3), "b0")
+    x.advance()
+    assert _outs(x) == {_mem(1): ["a0"], _mem(3): ["b0"]}
 
 
 def _mem(i: int) -> int:
@@ -114,14 +125,7 @@ ret;
 """
 
 
-def test_lock_step_l2_hits_meet_on_the_reply_network():
-    """20 CTAs of 256 threads on 8 SMs (uneven: 3 or 2 CTAs per SM), every load an L2 hit (the
-    inputs placed in the L2 as ``-gpgpu_perf_sim_memcpy`` does), so each request spends the same
-    time in its sub-partition.  The request network lets a cluster hand packets to several
-    sub-partitions in one cycle, whose replies then meet at that cluster on the reply network and
-    wait there: 1,272 reply conflicts and icnt->shader latencies up to 9 cycles.  (With a
-    one-to-one matching on the request side the replies came back as a matching too: 0
-    conflicts, every icnt->shader latency exactly 2 cycles, 720 cycles.)"""
+def _lock_step_vecadd(keep: bool):
     ncta = 20
     n = ncta * 256
     a = np.arange(n, dtype=np.float32)
@@ -129,6 +133,7 @@ def test_lock_step_l2_hits_meet_on_the_reply_network():
     def to_l2(gpu, addrs):
         for name in ("a", "b"):
             gpu.mem.memcpy_to_l2(addrs[name], n * 4, 0)
+        gpu.mem.icnt.req.keep_granted = gpu.mem.icnt.reply.keep_granted = keep
 
     r = run_timing(ptx(VECADD, params=".param .u64 a, .param .u64 b, .param .u64 c"), "k", (ncta, 1, 1),
                    (256, 1, 1), [("a", a), ("b", np.ones(n, np.float32)), ("c", np.zeros(n, np.float32))],
@@ -140,9 +145,19 @@ def test_lock_step_l2_hits_meet_on_the_reply_network():
     # every load hit the L2; the 640 misses are the stores' (write-allocated, no DRAM read)
     assert (c["L2_total_cache_misses"], c["total_dram_reads"]) == (640, 0)
     assert rep["injected_packets_num"] == req["injected_packets_num"] == 1920
-    assert r.cycles == 721
-    assert round(req["conflicts_per_cycle"] * req["cycles"]) == 52
-    assert round(rep["conflicts_per_cycle"] * rep["cycles"]) == 1272
-    assert round(rep["in_buffer_avg_util"] * rep["cycles"] * 64) == 1644   # packet-cycles waiting
-    assert c["icnt2sh_lat_table"][:7] == [0, 1488, 416, 16, 0, 0, 0]
-    assert (c["max_icnt2sh_latency"], c["icnt2sh_latency_sum"]) == (9, 5484)
+    return (r.cycles, round(req["conflicts_per_cycle"] * req["cycles"]), round(rep["conflicts_per_cycle"] * rep["cycles"]),
+            round(rep["in_buffer_avg_util"] * rep["cycles"] * 64), c["icnt2sh_lat_table"][:7],
+            c["max_icnt2sh_latency"], c["icnt2sh_latency_sum"])
+
+
+def test_lock_step_l2_hits_meet_on_the_reply_network():
+    """20 CTAs of 256 threads on 8 SMs (uneven: 3 or 2 CTAs per SM), every load an L2 hit (the
+    inputs placed in the L2 as ``-gpgpu_perf_sim_memcpy`` does), so each request spends the same
+    time in its sub-partition.  With the reference's arbiter the request network lets a cluster
+    hand packets to several sub-partitions in one cycle, whose replies then meet at that cluster
+    on the reply network and wait there: 1,272 reply conflicts (cycles x per-cycle rate), 1,644
+    packet-cycles in the reply input buffers, icnt->shader latencies up to 9 cycles.  With a
+    one-to-one matching (the default) the replies come back as a matching too: no conflict,
+    every icnt->shader latency exactly 2 cycles."""
+    assert _lock_step_vecadd(keep=True) == (721, 52, 1272, 1644, [0, 1488, 416, 16, 0, 0, 0], 9, 5484)
+    assert _lock_step_vecadd(keep=False) == (720, 68, 0, 0, [0, 1920, 0, 0, 0, 0, 0], 2, 3840)

@@ -9,9 +9,9 @@ Nodes ``0 .. n_shader-1`` are the SIMT core clusters, ``n_shader + i`` is memory
 has no flits): an input buffer takes a packet while it holds fewer than
 ``-icnt_in_buffer_limit``; each :meth:`advance` (one icnt cycle) moves at most one packet into
 each output buffer (``-icnt_out_buffer_limit``), picked by iSLIP (``-icnt_arbiter_algo 1``,
-per-output round-robin pointers; as in 4.2, an input may be granted by several outputs in one
-cycle, one packet each, see :meth:`XbarRouter._islip`) or naive round-robin (0, each input
-considered once).  The ejecting side pops its output buffer.
+per-output round-robin pointers; each input granted once per cycle, or, with
+:attr:`XbarRouter.keep_granted`, by several outputs in one cycle as 4.2's logs point to)
+or naive round-robin (0).  The ejecting side pops its output buffer.
 
 Not modelled: the booksim network (``-network_mode 1``, fly/mesh topologies, flit-level virtual
 channels, per-hop latency, the 16-flit ejection boundary buffer); with that mode selected this
@@ -20,12 +20,21 @@ crossbar is used instead.  ``-icnt_grant_cycles`` > 1 is honoured as GPGPU-Sim d
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import deque
 from typing import Any
 
 
 class XbarRouter:
     """``xbar_router``: input/output packet buffers and the crossbar arbiter."""
+
+    #: iSLIP keeps a granted input eligible for later wanted outputs in the same cycle
+    #: (:meth:`_islip_keep`, the arbiter 4.2's logs point to) instead of a one-to-one matching
+    #: (:meth:`_islip_match`).  Off by default: with it on, the replies wait ~5x longer on
+    #: the reply network than in 4.2's logs (a second, reply-side difference not found yet)
+    #: and the cycles MAE against 4.2 gets worse (SM7_QV100 0.90 % -> 1.02 %), see
+    #: bench/NOTES.md "Crossbar arbitration".
+    keep_granted = False
 
     def __init__(self, n_shader: int, n_mem: int, in_limit: int, out_limit: int, algo: int, grant_cycles: int,
                  n_active_in: int, n_active_out: int) -> None:
@@ -99,13 +108,16 @@ class XbarRouter:
                 self.next_node_id = (self.next_node_id + 1) % self.n_nodes
             return
         if self.algo == 1:
-            self._islip()
+            if self.keep_granted:
+                self._islip_keep()
+            else:
+                self._islip_match()
         else:
             self._rr()
 
-    def _islip(self) -> None:
-        """``xbar_router::iSLIP_Advance`` of the GPGPU-Sim 4.2 the reference logs come from
-        (accel-sim/gpgpu-sim_distribution ``dev``, 2024; C148).
+    def _islip_keep(self) -> None:
+        """``xbar_router::iSLIP_Advance`` as accel-sim/gpgpu-sim_distribution's 2024 rewrite has it
+        (commit ccc6a9b; C148): the version the reference 4.2 logs point to.
 
         The inputs holding a packet and the set of outputs their head packets go to are taken
         at the start of the cycle; the conflict statistic counts the heads whose output an
@@ -175,6 +187,56 @@ class XbarRouter:
                         lst.append(node)
             else:
                 self.busy_in.discard(node)
+        self.reqs_util += reqs
+        if self.grant_count == 1:
+            self.grant_count = self.grant_cycles
+        else:
+            self.grant_count -= 1
+        self._sample()
+
+    def _islip_match(self) -> None:
+        """iSLIP with each input granted at most once per cycle (a one-to-one matching), the
+        outputs wanted at the start of the cycle in ascending order, each starting after its
+        pointer: what later Accel-Sim versions do.  The default (see :attr:`keep_granted`)."""
+        inputs = sorted(self.busy_in)
+        dests: set[int] = set()
+        conflicts = 0
+        in_buf = self.in_buf
+        for i in inputs:
+            d = in_buf[i][0][1]
+            if d in dests:
+                conflicts += 1
+            dests.add(d)
+        self.conflicts += conflicts
+        self.conflicts_util += conflicts
+        self.cycles_util += 1
+        reqs = 0
+        for dest in sorted(dests):
+            if len(self.out_buf[dest]) + 1 <= self.out_limit:
+                n = len(inputs)
+                pos = bisect_right(inputs, self.next_node[dest])
+                for _ in range(n):
+                    if pos >= len(inputs):
+                        pos = 0
+                    node = inputs[pos]
+                    data, d = in_buf[node][0]
+                    if d == dest:
+                        self.out_buf[dest].append(data)
+                        self.delivered.append(dest)
+                        q = in_buf[node]
+                        q.popleft()
+                        if not q:
+                            self.busy_in.discard(node)
+                        self.n_in_flight -= 1
+                        self.n_out += 1
+                        inputs.pop(pos)
+                        if self.grant_count == 1:
+                            self.next_node[dest] = (node + 1) % self.n_nodes
+                        reqs += 1
+                        break
+                    pos += 1
+            else:
+                self.out_buffer_full += 1
         self.reqs_util += reqs
         if self.grant_count == 1:
             self.grant_count = self.grant_cycles
