@@ -53,8 +53,11 @@ def run_timing(module: Any, kernel: str, grid: tuple[int, int, int], block: tupl
                buffers: list[tuple[str, np.ndarray]] = (), overrides: list[str] = (),
                trace: bool = True, env_skip: bool = True, regs: int = 16, smem: int = 0,
                gpu: str | None = None, reporter: Any = None,
-               extra_params: Callable[[dict[str, int]], list[int]] | None = None) -> TimingRun:
-    """``extra_params(buffer addresses)`` gives more ``.u64`` parameters, after the buffers'."""
+               extra_params: Callable[[dict[str, int]], list[int]] | None = None,
+               before_launch: Callable[[TimingGpu, dict[str, int]], None] | None = None) -> TimingRun:
+    """``extra_params(buffer addresses)`` gives more ``.u64`` parameters, after the buffers';
+    ``before_launch(gpu, buffer addresses)`` runs just before the launch (e.g. to place the
+    buffers in the L2 as a ``cudaMemcpy`` with ``-gpgpu_perf_sim_memcpy`` does)."""
     cfg = load_config(None, overrides=list(SMALL) + list(overrides), env=False, gpu=gpu)
     g = GlobalMemory()
     gpu = TimingGpu(cfg, g, reporter)
@@ -73,6 +76,8 @@ def run_timing(module: Any, kernel: str, grid: tuple[int, int, int], block: tupl
     if trace:
         for c in gpu.cores:
             c.trace = []
+    if before_launch is not None:
+        before_launch(gpu, addrs)
     op = KernelLaunchOp(lm, kernel, grid, block, 0, params, {"options": cfg}, regs_per_thread=regs,
                         static_smem_bytes=smem)
     rec = gpu.start_kernel(op, 0)

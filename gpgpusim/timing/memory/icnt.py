@@ -9,8 +9,9 @@ Nodes ``0 .. n_shader-1`` are the SIMT core clusters, ``n_shader + i`` is memory
 has no flits): an input buffer takes a packet while it holds fewer than
 ``-icnt_in_buffer_limit``; each :meth:`advance` (one icnt cycle) moves at most one packet into
 each output buffer (``-icnt_out_buffer_limit``), picked by iSLIP (``-icnt_arbiter_algo 1``,
-per-output round-robin pointers, each input granted once) or naive round-robin (0).  The
-ejecting side pops its output buffer.
+per-output round-robin pointers; each input granted once per cycle, or, with
+:attr:`XbarRouter.keep_granted`, by several outputs in one cycle as 4.2's logs point to)
+or naive round-robin (0).  The ejecting side pops its output buffer.
 
 Not modelled: the booksim network (``-network_mode 1``, fly/mesh topologies, flit-level virtual
 channels, per-hop latency, the 16-flit ejection boundary buffer); with that mode selected this
@@ -26,6 +27,14 @@ from typing import Any
 
 class XbarRouter:
     """``xbar_router``: input/output packet buffers and the crossbar arbiter."""
+
+    #: iSLIP keeps a granted input eligible for later wanted outputs in the same cycle
+    #: (:meth:`_islip_keep`, the arbiter 4.2's logs point to) instead of a one-to-one matching
+    #: (:meth:`_islip_match`).  Off by default: with it on, the replies wait ~5x longer on
+    #: the reply network than in 4.2's logs (a second, reply-side difference not found yet)
+    #: and the cycles MAE against 4.2 gets worse (SM7_QV100 0.90 % -> 1.02 %), see
+    #: bench/NOTES.md "Crossbar arbitration".
+    keep_granted = False
 
     def __init__(self, n_shader: int, n_mem: int, in_limit: int, out_limit: int, algo: int, grant_cycles: int,
                  n_active_in: int, n_active_out: int) -> None:
@@ -99,11 +108,96 @@ class XbarRouter:
                 self.next_node_id = (self.next_node_id + 1) % self.n_nodes
             return
         if self.algo == 1:
-            self._islip()
+            if self.keep_granted:
+                self._islip_keep()
+            else:
+                self._islip_match()
         else:
             self._rr()
 
-    def _islip(self) -> None:
+    def _islip_keep(self) -> None:
+        """``xbar_router::iSLIP_Advance`` as accel-sim/gpgpu-sim_distribution's 2024 rewrite has it
+        (commit ccc6a9b; C148): the version the reference 4.2 logs point to.
+
+        The inputs holding a packet and the set of outputs their head packets go to are taken
+        at the start of the cycle; the conflict statistic counts the heads whose output an
+        earlier input's head already named.  Then each of those outputs, in ascending order and
+        if its buffer has room (else it counts in ``out_buffer_full``), takes one packet: the
+        first input in round-robin order *after* its pointer ``next_node[i]`` (``upper_bound``)
+        whose current head goes there; the pointer moves to that input + 1.  A granted input
+        is dropped from the cycle only when its buffer is empty: its next packet is its new
+        head, and a later output of the start-of-cycle set can take it in the same cycle.  So a
+        cluster can hand requests to several sub-partitions in one cycle (and a sub-partition
+        replies to several clusters), and those replies later meet at the cluster: the
+        reply-network conflicts and icnt->shader latencies above 2 cycles that 4.2's logs show
+        even when every request hits the L2.  (A strict one-to-one matching, what later
+        Accel-Sim versions do, returns the replies of same-latency L2 hits as a conflict-free
+        matching; GPGPU-Sim 4.0's original walked every output, not only the wanted ones,
+        starting at the pointer: it lets requests through faster than 4.2's logs, e.g. a mean
+        icnt->L2 latency of 104 instead of 121 cycles in vectoradd, 84 instead of 99 in
+        strided's first kernel, which this version reproduces: 122 and 99.)"""
+        n_nodes = self.n_nodes
+        in_buf = self.in_buf
+        out_buf = self.out_buf
+        out_limit = self.out_limit
+        next_node = self.next_node
+        # the inputs holding a packet, grouped by their current head packet's output
+        cands: dict[int, list[int]] = {}
+        conflicts = 0
+        for i in sorted(self.busy_in):
+            d = in_buf[i][0][1]
+            lst = cands.get(d)
+            if lst is None:
+                cands[d] = [i]
+            else:
+                conflicts += 1
+                lst.append(i)
+        self.conflicts += conflicts
+        self.conflicts_util += conflicts
+        self.cycles_util += 1
+        reqs = 0
+        update = self.grant_count == 1
+        for dest in sorted(cands):       # the start-of-cycle outputs only
+            if len(out_buf[dest]) + 1 > out_limit:
+                self.out_buffer_full += 1
+                continue
+            inputs = cands[dest]
+            if len(inputs) == 1:
+                node = inputs[0]
+                inputs.clear()
+            else:
+                start = next_node[dest] + 1
+                node = min(inputs, key=lambda x: (x - start) % n_nodes)
+                inputs.remove(node)
+            q = in_buf[node]
+            data = q.popleft()[0]
+            out_buf[dest].append(data)
+            self.delivered.append(dest)
+            self.n_in_flight -= 1
+            self.n_out += 1
+            reqs += 1
+            if update:
+                next_node[dest] = (node + 1) % n_nodes
+            if q:
+                # its new head; only a later output of the start-of-cycle set can still take it
+                d2 = q[0][1]
+                if d2 > dest:
+                    lst = cands.get(d2)
+                    if lst is not None:
+                        lst.append(node)
+            else:
+                self.busy_in.discard(node)
+        self.reqs_util += reqs
+        if self.grant_count == 1:
+            self.grant_count = self.grant_cycles
+        else:
+            self.grant_count -= 1
+        self._sample()
+
+    def _islip_match(self) -> None:
+        """iSLIP with each input granted at most once per cycle (a one-to-one matching), the
+        outputs wanted at the start of the cycle in ascending order, each starting after its
+        pointer: what later Accel-Sim versions do.  The default (see :attr:`keep_granted`)."""
         inputs = sorted(self.busy_in)
         dests: set[int] = set()
         conflicts = 0

@@ -1,0 +1,163 @@
+"""The local crossbar's iSLIP arbiter as the reference GPGPU-Sim 4.2 has it
+(``xbar_router::iSLIP_Advance``, gpgpusim.timing.memory.icnt.XbarRouter, C148): the outputs wanted
+at the start of the cycle, in ascending order, each take one packet from the first input after
+their round-robin pointer whose current head goes there, and a granted input may be granted
+again by a later one of those outputs in the same cycle.  Then, through the whole timing
+model, what that does to a lock-step kernel whose loads all hit the L2: the replies of requests
+that left one cluster in the same cycle meet at that cluster (reply-network conflicts, icnt->shader
+latencies above 2 cycles), as in 4.2's vectoradd log.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from timing_helpers import ptx, run_timing  # noqa: E402
+
+from gpgpusim.timing.memory.icnt import XbarRouter  # noqa: E402
+
+N_SHADER, N_MEM = 4, 4
+
+
+def _xbar(out_limit: int = 8, keep: bool = True) -> XbarRouter:
+    x = XbarRouter(N_SHADER, N_MEM, in_limit=8, out_limit=out_limit, algo=1, grant_cycles=1,
+                   n_active_in=N_SHADER, n_active_out=N_MEM)
+    x.keep_granted = keep
+    return x
+
+
+def test_the_default_grants_each_input_once_per_cycle():
+    x = _xbar(keep=False)
+    x.push(1, _mem(1), "a0")
+    x.push(1, _mem(3), "a1")
+    x.push(2, _mem(3), "b0")
+    x.advance()
+    assert _outs(x) == {_mem(1): ["a0"], _mem(3): ["b0"]}
+
+
+def _mem(i: int) -> int:
+    return N_SHADER + i
+
+
+def _outs(x: XbarRouter) -> dict[int, list[str]]:
+    return {n: list(q) for n, q in enumerate(x.out_buf) if q}
+
+
+def test_a_granted_input_is_granted_again_by_a_later_wanted_output():
+    x = _xbar()
+    # cluster 1: to sub-partitions 1 then 3; cluster 2: to sub-partition 3
+    x.push(1, _mem(1), "a0")
+    x.push(1, _mem(3), "a1")
+    x.push(2, _mem(3), "b0")
+    x.advance()
+    # sub-partition 1 takes a0; sub-partition 3 (wanted at the start of the cycle) then sees
+    # cluster 1's new head too and, its pointer at 0, takes the first input after 0: cluster 1
+    assert _outs(x) == {_mem(1): ["a0"], _mem(3): ["a1"]}
+    assert (x.n_in_flight, x.reqs_util, x.cycles_util, x.conflicts) == (1, 2, 1, 0)
+    assert (x.next_node[_mem(1)], x.next_node[_mem(3)]) == (2, 2)
+    x.advance()
+    assert _outs(x) == {_mem(1): ["a0"], _mem(3): ["a1", "b0"]}
+
+
+def test_a_new_head_to_an_output_nobody_wanted_at_the_start_waits_a_cycle():
+    x = _xbar()
+    for i, d in enumerate((1, 2, 3)):
+        x.push(0, _mem(d), f"p{i}")
+    x.push(0, _mem(0), "p3")
+    for n in range(1, 5):
+        x.advance()
+        assert x.reqs_util == n          # one packet per cycle: 2 and 3 were not wanted yet
+    assert _outs(x) == {_mem(0): ["p3"], _mem(1): ["p0"], _mem(2): ["p1"], _mem(3): ["p2"]}
+    # in-buffer occupancy sampled after each cycle: 3, 2, 1, 0
+    assert (x.cycles, x.in_buffer_util) == (4, 6)
+
+
+def test_round_robin_starts_after_the_pointer():
+    x = _xbar()
+    for c in (0, 1, 2):
+        x.push(c, _mem(0), f"c{c}")
+    x.advance()
+    # pointer 0: the first input after it is cluster 1
+    assert _outs(x) == {_mem(0): ["c1"]} and x.next_node[_mem(0)] == 2
+    assert x.conflicts == 2
+    x.advance()
+    # pointer 2: the first input after it, wrapping, is cluster 0 (cluster 2 waits)
+    assert _outs(x) == {_mem(0): ["c1", "c0"]} and x.next_node[_mem(0)] == 1
+    x.advance()
+    assert _outs(x) == {_mem(0): ["c1", "c0", "c2"]}
+    assert (x.conflicts, x.conflicts_util, x.cycles_util, x.reqs_util) == (3, 3, 3, 3)
+
+
+def test_a_full_output_counts_when_wanted():
+    x = _xbar(out_limit=1)
+    x.push(0, _mem(1), "p0")
+    x.push(1, _mem(2), "q0")
+    x.advance()
+    assert x.out_buffer_full == 0 and x.n_out == 2
+    x.push(0, _mem(1), "p1")      # waits: sub-partition 1's output buffer is full
+    x.advance()
+    assert (x.out_buffer_full, x.n_in_flight) == (1, 1)
+    x.pop(_mem(1))
+    x.advance()
+    assert (x.out_buffer_full, x.n_in_flight, x.n_out) == (1, 0, 2)
+    x.idle_advance(3)             # nothing wanted: full outputs do not count
+    assert x.out_buffer_full == 1
+    assert x.out_buffer_util == 2 + 2 + 2 + 2 * 3
+
+
+# --------------------------------------------------------------------------- whole model
+VECADD = """
+.reg .b32 %r<8>; .reg .f32 %f<4>; .reg .b64 %rd<12>;
+ld.param.u64 %rd1, [a]; ld.param.u64 %rd2, [b]; ld.param.u64 %rd3, [c];
+mov.u32 %r1, %ctaid.x; mov.u32 %r2, %ntid.x; mov.u32 %r3, %tid.x;
+mad.lo.s32 %r4, %r1, %r2, %r3;
+mul.wide.s32 %rd4, %r4, 4;
+add.s64 %rd5, %rd1, %rd4; add.s64 %rd6, %rd2, %rd4; add.s64 %rd7, %rd3, %rd4;
+ld.global.f32 %f1, [%rd5]; ld.global.f32 %f2, [%rd6];
+add.f32 %f3, %f1, %f2;
+st.global.f32 [%rd7], %f3;
+ret;
+"""
+
+
+def _lock_step_vecadd(keep: bool):
+    ncta = 20
+    n = ncta * 256
+    a = np.arange(n, dtype=np.float32)
+
+    def to_l2(gpu, addrs):
+        for name in ("a", "b"):
+            gpu.mem.memcpy_to_l2(addrs[name], n * 4, 0)
+        gpu.mem.icnt.req.keep_granted = gpu.mem.icnt.reply.keep_granted = keep
+
+    r = run_timing(ptx(VECADD, params=".param .u64 a, .param .u64 b, .param .u64 c"), "k", (ncta, 1, 1),
+                   (256, 1, 1), [("a", a), ("b", np.ones(n, np.float32)), ("c", np.zeros(n, np.float32))],
+                   overrides=["-gpgpu_n_clusters 8", "-gpgpu_memlatency_stat 14"], trace=False,
+                   before_launch=to_l2)
+    np.testing.assert_array_equal(r.out["c"], a + 1)
+    c = r.counters
+    req, rep = c["icnt_details"]["Req"], c["icnt_details"]["Reply"]
+    # every load hit the L2; the 640 misses are the stores' (write-allocated, no DRAM read)
+    assert (c["L2_total_cache_misses"], c["total_dram_reads"]) == (640, 0)
+    assert rep["injected_packets_num"] == req["injected_packets_num"] == 1920
+    return (r.cycles, round(req["conflicts_per_cycle"] * req["cycles"]), round(rep["conflicts_per_cycle"] * rep["cycles"]),
+            round(rep["in_buffer_avg_util"] * rep["cycles"] * 64), c["icnt2sh_lat_table"][:7],
+            c["max_icnt2sh_latency"], c["icnt2sh_latency_sum"])
+
+
+def test_lock_step_l2_hits_meet_on_the_reply_network():
+    """20 CTAs of 256 threads on 8 SMs (uneven: 3 or 2 CTAs per SM), every load an L2 hit (the
+    inputs placed in the L2 as ``-gpgpu_perf_sim_memcpy`` does), so each request spends the same
+    time in its sub-partition.  With the reference's arbiter the request network lets a cluster
+    hand packets to several sub-partitions in one cycle, whose replies then meet at that cluster
+    on the reply network and wait there: 1,272 reply conflicts (cycles x per-cycle rate), 1,644
+    packet-cycles in the reply input buffers, icnt->shader latencies up to 9 cycles.  With a
+    one-to-one matching (the default) the replies come back as a matching too: no conflict,
+    every icnt->shader latency exactly 2 cycles."""
+    assert _lock_step_vecadd(keep=True) == (721, 52, 1272, 1644, [0, 1488, 416, 16, 0, 0, 0], 9, 5484)
+    assert _lock_step_vecadd(keep=False) == (720, 68, 0, 0, [0, 1920, 0, 0, 0, 0, 0], 2, 3840)
