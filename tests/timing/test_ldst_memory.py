@@ -182,20 +182,20 @@ def test_finite_constant_cache_on_gtx480():
     """GTX480 (``-gpgpu_perfect_inst_const_cache 0``, L1C N:64:64:2,L:R:f:N:L,S:2:32,4): the
     ld.param misses (offset 0 of the parameter buffer); the 32-lane ld.const reads two 64-byte
     lines -- the first one misses, the second finds both MSHR entries taken (the param line
-    and the first) and is refused 224 times until the param line returns (each refusal a
+    and the first) and is refused 234 times until the param line returns (each refusal a
     port conflict and a c_mem resource stall), then misses; ``ld.const [cv+4]`` misses on the
     line the first access is fetching and merges into its MSHR (allocate-on-fill: a MISS plus
     an MSHR hit).  The L1I is finite too: the first fetch misses (everything starts 256 cycles
     later than with a perfect L1I, and its line adds 4 L2 sector accesses)."""
     r = _const_run([])
     c = r.counters
-    assert r.cycles == 959
-    assert [t for t, _w, _pc in r.issues()] == [259, 260, 266, 267, 276, 287, 289, 773, 775, 787, 789]
+    assert r.cycles == 956
+    assert [t for t, _w, _pc in r.issues()] == [259, 260, 266, 267, 276, 286, 288, 773, 775, 785, 787]
     assert (c["L1C_total_cache_accesses"], c["L1C_total_cache_misses"], c["L1C_total_cache_pending_hits"],
-            c["L1C_total_cache_reservation_fails"]) == (4, 4, 0, 233)
-    assert c["core_cache_breakdown"]["CONST_ACC_R"] == {"MISS": 4, "RESERVATION_FAIL": 233, "MSHR_HIT": 1}
+            c["L1C_total_cache_reservation_fails"]) == (4, 4, 0, 234)
+    assert c["core_cache_breakdown"]["CONST_ACC_R"] == {"MISS": 4, "RESERVATION_FAIL": 234, "MSHR_HIT": 1}
     assert (c["gpgpu_n_mem_const"], c["gpgpu_n_cmem_portconflict"],
-            c["gpgpu_stall_shd_mem[c_mem][resource_stall]"]) == (3, 234, 233)
+            c["gpgpu_stall_shd_mem[c_mem][resource_stall]"]) == (3, 235, 234)
     # the store + three 64-byte lines + the instruction line's four sectors
     assert c["L2_total_cache_accesses"] == 4 + 3 * 2 + 4
 
@@ -205,8 +205,8 @@ def test_perfect_constant_cache_keeps_reads_at_once():
     LD/ST unit."""
     r = _const_run(["-gpgpu_perfect_inst_const_cache 1"])
     c = r.counters
-    assert r.cycles == 223
-    assert [t for t, _w, _pc in r.issues()] == [3, 4, 10, 11, 20, 31, 33, 37, 39, 51, 53]
+    assert r.cycles == 219
+    assert [t for t, _w, _pc in r.issues()] == [3, 4, 10, 11, 20, 30, 32, 36, 38, 48, 50]
     assert c["L1C_total_cache_accesses"] == 0 and c["gpgpu_n_mem_const"] == 0
     assert c["L2_total_cache_accesses"] == 4
 
@@ -264,7 +264,7 @@ def test_fermi_bypassing_loads_use_sector_transactions(ld, reads):
     # through the L1D: line 0 misses, the second load finds it pending and misses line 1
     assert c["core_cache_breakdown"].get("GLOBAL_ACC_R") == (
         {"MISS": 2, "HIT_RESERVED": 1, "MSHR_HIT": 1} if reads == 1 else None)
-    assert r.cycles == {1: 1013, 4: 977}[reads]     # finite L1I and L1C (their first misses)
+    assert r.cycles == {1: 1010, 4: 975}[reads]     # finite L1I and L1C (their first misses)
 
 
 def test_atomics_coalesce_into_sectors_from_arch_40():

@@ -11,11 +11,10 @@ configures it; the specialised sets are treated as generic ones):
   times per core cycle (``shader_core_ctx::read_operands``);
 * register ``r`` of warp ``w`` lives in bank ``r mod banks`` (sub-core: ``r mod
   banks_per_sched`` within the scheduler's banks; ``+ w`` with ``-gpgpu_reg_bank_use_warp_id``);
-* the read arbiter grants at most one read per bank and at most one operand per CU per step
-  (GPGPU-Sim's ``arbiter_t::allocate_reads`` matching); banks written back this cycle are not
-  readable in the first step.  GPGPU-Sim's matching starts at a rotating CU priority; here each
-  bank serves its oldest request whose CU got nothing yet this step (documented difference: the
-  tie order of simultaneous conflicting requests may differ);
+* the read arbiter grants one read per bank per step, the front of the bank's queue (GPGPU-Sim's
+  ``arbiter_t::allocate_reads``, whose one-operand-per-CU test is commented out: a CU may
+  collect several operands in one step); banks written back this cycle are not readable in the
+  first step;
 * a CU whose operands are all read dispatches to its OC_EX register when that has room
   (``dispatch_unit_t::find_ready``, round robin over CUs).
 
@@ -219,7 +218,16 @@ class OperandCollector:
                 return
 
     def _allocate_reads(self, first: bool) -> None:
-        served_cu = 0
+        """Grant this step's register reads (``opndcoll_rfu_t::allocate_reads`` with
+        ``arbiter_t::allocate_reads``; C094).  GPGPU-Sim's arbiter offers only the *front* of each
+        bank's read queue, and its wavefront allocator grants every offered bank whose port is not
+        taken by a writeback (``m_allocated_bank[i].is_write()``: only the first step of a cycle
+        sees the writes, ``process_banks`` frees the banks after each step).  Its
+        one-operand-per-collector-unit test (``_outmatch[output] == -1``) is commented out
+        ("allow OC to read multiple reg banks at the same cycle"), so each free bank serves its
+        oldest request every step and a collector unit collects, in one step, every operand at
+        the front of a distinct bank: a 3-operand FMA whose operands lie in 3 banks is read in
+        one step, not three; reads of one bank still serialise (bank conflicts)."""
         blocked = self.write_banks if first else 0
         cus = self.cus
         queues = self.queues
@@ -230,18 +238,14 @@ class OperandCollector:
             q = queues[low.bit_length() - 1]
             if len(q) > 1:
                 self.stats_bank_conflicts += 1
-            for i, (c, _seq) in enumerate(q):
-                if not (served_cu >> c) & 1:
-                    served_cu |= 1 << c
-                    del q[i]
-                    if not q:
-                        self.nonempty ^= low
-                    self.n_queued -= 1
-                    cu = cus[c]
-                    cu.need -= 1
-                    if not cu.need:
-                        self._now_ready(cu)
-                    break
+            c = q.pop(0)[0]
+            if not q:
+                self.nonempty ^= low
+            self.n_queued -= 1
+            cu = cus[c]
+            cu.need -= 1
+            if not cu.need:
+                self._now_ready(cu)
 
     def _allocate_cus(self) -> None:
         groups = self.cu_groups
