@@ -155,9 +155,11 @@ def test_lock_step_l2_hits_meet_on_the_reply_network():
     inputs placed in the L2 as ``-gpgpu_perf_sim_memcpy`` does), so each request spends the same
     time in its sub-partition.  With the reference's arbiter the request network lets a cluster
     hand packets to several sub-partitions in one cycle, whose replies then meet at that cluster
-    on the reply network and wait there: 1,272 reply conflicts (cycles x per-cycle rate), 1,644
-    packet-cycles in the reply input buffers, icnt->shader latencies up to 9 cycles.  With a
+    on the reply network and wait there: 772 reply conflicts (cycles x per-cycle rate), 1,088
+    packet-cycles in the reply input buffers, icnt->shader latencies up to 8 cycles.  (Values
+    since the collector reads several banks per step, 29f65a8: the warps issue their loads
+    sooner and closer together.)  With a
     one-to-one matching (the default) the replies come back as a matching too: no conflict,
     every icnt->shader latency exactly 2 cycles."""
-    assert _lock_step_vecadd(keep=True) == (721, 52, 1272, 1644, [0, 1488, 416, 16, 0, 0, 0], 9, 5484)
-    assert _lock_step_vecadd(keep=False) == (720, 68, 0, 0, [0, 1920, 0, 0, 0, 0, 0], 2, 3840)
+    assert _lock_step_vecadd(keep=True) == (718, 48, 772, 1088, [0, 1648, 260, 12, 0, 0, 0], 8, 4928)
+    assert _lock_step_vecadd(keep=False) == (720, 64, 0, 0, [0, 1920, 0, 0, 0, 0, 0], 2, 3840)
