@@ -17,6 +17,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from test_core import VECADD  # noqa: E402
 from timing_helpers import ptx, run_timing  # noqa: E402
 
 from gpgpusim.timing.memory.icnt import XbarRouter  # noqa: E402
@@ -111,20 +112,6 @@ def test_a_full_output_counts_when_wanted():
 
 
 # --------------------------------------------------------------------------- whole model
-VECADD = """
-.reg .b32 %r<8>; .reg .f32 %f<4>; .reg .b64 %rd<12>;
-ld.param.u64 %rd1, [a]; ld.param.u64 %rd2, [b]; ld.param.u64 %rd3, [c];
-mov.u32 %r1, %ctaid.x; mov.u32 %r2, %ntid.x; mov.u32 %r3, %tid.x;
-mad.lo.s32 %r4, %r1, %r2, %r3;
-mul.wide.s32 %rd4, %r4, 4;
-add.s64 %rd5, %rd1, %rd4; add.s64 %rd6, %rd2, %rd4; add.s64 %rd7, %rd3, %rd4;
-ld.global.f32 %f1, [%rd5]; ld.global.f32 %f2, [%rd6];
-add.f32 %f3, %f1, %f2;
-st.global.f32 [%rd7], %f3;
-ret;
-"""
-
-
 def _lock_step_vecadd(keep: bool):
     ncta = 20
     n = ncta * 256
