@@ -187,12 +187,7 @@ class XbarRouter:
                         lst.append(node)
             else:
                 self.busy_in.discard(node)
-        self.reqs_util += reqs
-        if self.grant_count == 1:
-            self.grant_count = self.grant_cycles
-        else:
-            self.grant_count -= 1
-        self._sample()
+        self._end_islip(reqs)
 
     def _islip_match(self) -> None:
         """iSLIP with each input granted at most once per cycle (a one-to-one matching), the
@@ -237,6 +232,11 @@ class XbarRouter:
                     pos += 1
             else:
                 self.out_buffer_full += 1
+        self._end_islip(reqs)
+
+    def _end_islip(self, reqs: int) -> None:
+        """The end of an iSLIP cycle (either version): ``reqs`` packets granted; the pointers
+        may move again after ``-icnt_grant_cycles`` cycles; the buffer-use sample."""
         self.reqs_util += reqs
         if self.grant_count == 1:
             self.grant_count = self.grant_cycles
