@@ -15,26 +15,12 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import shutil
 import struct
-import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
-
-HERE = Path(__file__).resolve().parent
-PROGRAM = HERE.parent.parent / "shared" / "reference" / "programs" / "strided.cu"
-
-
-def build_ptx(out_dir: Path) -> str:
-    cu = out_dir / "strided.cu"
-    shutil.copy(PROGRAM, cu)
-    nvcc = shutil.which("nvcc") or "nvcc"
-    subprocess.run([nvcc, "-ptx", "-arch=compute_75", "-o", str(out_dir / "strided.ptx"), str(cu)], check=True)
-    return (out_dir / "strided.ptx").read_text()
+from inproc import PROGRAMS, compile_ptx, launch_op, simulate, timing_gpu
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,42 +30,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sms", type=int, default=8, help="SMs (-gpgpu_n_clusters)")
     ap.add_argument("--config", default="SM86_RTX3070")
     args = ap.parse_args(argv)
-    try:
-        import gpgpusim  # noqa: F401
-    except ImportError:         # run from a checkout without installing it
-        sys.path.insert(0, str(HERE.parent))
-
-    from gpgpusim.functional.loader import load_module
-    from gpgpusim.functional.memory import GlobalMemory
-    from gpgpusim.options import load_config
-    from gpgpusim.ptx import parse_ptx
-    from gpgpusim.runtime.gpu import KernelLaunchOp
-    from gpgpusim.timing.gpu import TimingGpu
-
-    with tempfile.TemporaryDirectory() as tmp:
-        text = build_ptx(Path(tmp))
-    mod = parse_ptx(text, "strided.ptx")
-    cfg = load_config(None, overrides=[f"-gpgpu_n_clusters {args.sms}", "-gpgpu_kernel_launch_latency 0"],
-                      env=False, gpu=args.config)
-    g = GlobalMemory()
-    gpu = TimingGpu(cfg, g, None)
-    lm = load_module(mod, g)
+    text = compile_ptx((PROGRAMS / "strided.cu").read_text(), "strided")
+    cfg, g, gpu, lm = timing_gpu(text, "strided.ptx", args.sms, args.config)
     n = args.threads
     src = (np.arange(n * args.stride, dtype=np.int64) * 7 % 8191).astype(np.float32)
     din = g.allocate(src.nbytes)
     g.write(din, src)
     dout = g.allocate(4 * n)
-    op = KernelLaunchOp(lm, "_Z11stridedLoadPKfPfii", (n // 256, 1, 1), (256, 1, 1), 0,
-                        struct.pack("<QQii", din, dout, args.stride, n), {"options": cfg}, regs_per_thread=10,
-                        static_smem_bytes=0)
+    op = launch_op(lm, cfg, "_Z11stridedLoadPKfPfii", (n // 256, 1, 1), (256, 1, 1),
+                   struct.pack("<QQii", din, dout, args.stride, n), regs=10, smem=0)
     t0 = time.process_time()
     gpu.mem.memcpy_to_l2(din, src.nbytes, 0)
     t1 = time.process_time()
-    rec = gpu.start_kernel(op, 0)
-    done: list = []
-    while not done:
-        done = gpu.advance()
-    cpu = time.process_time() - t1
+    rec, cpu = simulate(gpu, op)
     out = g.read(dout, 4 * n).view(np.float32)
     if not np.array_equal(out, 2 * src[::args.stride][:n] + 1):
         print("result differs from numpy", file=sys.stderr)

@@ -15,27 +15,13 @@ from __future__ import annotations
 
 import argparse
 import re
-import shutil
 import struct
-import subprocess
 import sys
-import tempfile
-import time
-from pathlib import Path
 
 import numpy as np
+from inproc import PROGRAMS, compile_ptx, launch_op, simulate, timing_gpu
 
-HERE = Path(__file__).resolve().parent
-PROGRAM = HERE.parent.parent / "shared" / "reference" / "programs" / "matmul.cu"
-
-
-def build_ptx(n: int, out_dir: Path) -> str:
-    src = re.sub(r"#define N \d+", f"#define N {n}", PROGRAM.read_text())
-    cu = out_dir / "mm.cu"
-    cu.write_text(src)
-    nvcc = shutil.which("nvcc") or "nvcc"
-    subprocess.run([nvcc, "-ptx", "-arch=compute_75", "-o", str(out_dir / "mm.ptx"), str(cu)], check=True)
-    return (out_dir / "mm.ptx").read_text()
+PROGRAM = PROGRAMS / "matmul.cu"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,27 +30,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sms", type=int, default=16, help="SMs (-gpgpu_n_clusters; QV100 has 80)")
     ap.add_argument("--config", default="SM7_QV100")
     args = ap.parse_args(argv)
-    try:
-        import gpgpusim  # noqa: F401
-    except ImportError:         # run from a checkout without installing it
-        sys.path.insert(0, str(HERE.parent))
-
-    from gpgpusim.functional.loader import load_module
-    from gpgpusim.functional.memory import GlobalMemory
-    from gpgpusim.options import load_config
-    from gpgpusim.ptx import parse_ptx
-    from gpgpusim.runtime.gpu import KernelLaunchOp
-    from gpgpusim.timing.gpu import TimingGpu
-
     n = args.n
-    with tempfile.TemporaryDirectory() as tmp:
-        text = build_ptx(n, Path(tmp))
-    mod = parse_ptx(text, "mm.ptx")
-    cfg = load_config(None, overrides=[f"-gpgpu_n_clusters {args.sms}", "-gpgpu_kernel_launch_latency 0"],
-                      env=False, gpu=args.config)
-    g = GlobalMemory()
-    gpu = TimingGpu(cfg, g, None)
-    lm = load_module(mod, g)
+    text = compile_ptx(re.sub(r"#define N \d+", f"#define N {n}", PROGRAM.read_text()), "mm")
+    cfg, g, gpu, lm = timing_gpu(text, "mm.ptx", args.sms, args.config)
     rng = np.random.default_rng(1)
     a = rng.integers(-4, 4, (n, n)).astype(np.float32)
     b = rng.integers(-4, 4, (n, n)).astype(np.float32)
@@ -73,15 +41,9 @@ def main(argv: list[str] | None = None) -> int:
         p = g.allocate(arr.nbytes)
         g.write(p, arr)
         addrs.append(p)
-    op = KernelLaunchOp(lm, "_Z11matmulTiledPKfS0_Pfi", (n // 16, n // 16, 1), (16, 16, 1), 0,
-                        struct.pack("<QQQi", *addrs, n), {"options": cfg}, regs_per_thread=38,
-                        static_smem_bytes=2048)
-    t0 = time.process_time()
-    rec = gpu.start_kernel(op, 0)
-    done: list = []
-    while not done:
-        done = gpu.advance()
-    cpu = time.process_time() - t0
+    op = launch_op(lm, cfg, "_Z11matmulTiledPKfS0_Pfi", (n // 16, n // 16, 1), (16, 16, 1),
+                   struct.pack("<QQQi", *addrs, n), regs=38, smem=2048)
+    rec, cpu = simulate(gpu, op)
     c = g.read(addrs[2], a.nbytes).view(np.float32).reshape(n, n)
     if not np.array_equal(c, a @ b):
         print("result differs from numpy", file=sys.stderr)

@@ -1,0 +1,66 @@
+"""The in-process set-up the speed benchmarks share (``timing_speed.py``, ``mem_speed.py``): a
+reference program's CUDA source compiled to PTX, loaded into a fresh performance-mode GPU with
+``N`` SMs and no launch latency, and one kernel launch simulated to its end in CPU seconds
+(start-up, PTX parsing and the CUDA shim left out)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+PROGRAMS = HERE.parent.parent / "shared" / "reference" / "programs"
+
+try:
+    import gpgpusim  # noqa: F401
+except ImportError:         # run from a checkout without installing it
+    sys.path.insert(0, str(HERE.parent))
+
+
+def compile_ptx(source: str, stem: str) -> str:
+    """``nvcc -ptx -arch=compute_75`` of CUDA ``source`` (in a scratch directory)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cu = Path(tmp) / f"{stem}.cu"
+        cu.write_text(source)
+        out = Path(tmp) / f"{stem}.ptx"
+        nvcc = shutil.which("nvcc") or "nvcc"
+        subprocess.run([nvcc, "-ptx", "-arch=compute_75", "-o", str(out), str(cu)], check=True)
+        return out.read_text()
+
+
+def timing_gpu(ptx_text: str, name: str, sms: int, config: str) -> tuple[Any, Any, Any, Any]:
+    """``(cfg, gmem, gpu, loaded module)``: config ``config`` with ``sms`` SMs and launch latency 0."""
+    from gpgpusim.functional.loader import load_module
+    from gpgpusim.functional.memory import GlobalMemory
+    from gpgpusim.options import load_config
+    from gpgpusim.ptx import parse_ptx
+    from gpgpusim.timing.gpu import TimingGpu
+
+    mod = parse_ptx(ptx_text, name)
+    cfg = load_config(None, overrides=[f"-gpgpu_n_clusters {sms}", "-gpgpu_kernel_launch_latency 0"],
+                      env=False, gpu=config)
+    g = GlobalMemory()
+    gpu = TimingGpu(cfg, g, None)
+    return cfg, g, gpu, load_module(mod, g)
+
+
+def launch_op(lm: Any, cfg: Any, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int],
+              params: bytes, regs: int, smem: int) -> Any:
+    from gpgpusim.runtime.gpu import KernelLaunchOp
+    return KernelLaunchOp(lm, kernel, grid, block, 0, params, {"options": cfg}, regs_per_thread=regs,
+                          static_smem_bytes=smem)
+
+
+def simulate(gpu: Any, op: Any) -> tuple[Any, float]:
+    """Run launch ``op`` to its end: ``(kernel record, CPU seconds)``."""
+    t0 = time.process_time()
+    rec = gpu.start_kernel(op, 0)
+    done: list = []
+    while not done:
+        done = gpu.advance()
+    return rec, time.process_time() - t0
