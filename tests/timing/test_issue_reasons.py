@@ -126,22 +126,18 @@ class Watch:
         multi = core.max_issue > 1
         pre = {ws: core.issue_block(sch, core.warps[ws]) for ws in sch.active}
         cand = set(sch.cand)
-        last = sch.policy.last
         parked = self._parked(sch)
         self.issued.clear()
         self.flushed.clear()
         self.orders.pop(sch.sid, None)
         sched_cycle(sch, now)
         self.calls += 1
-        # the warps the scheduler examined, in its order (lrr and gto: the candidates, in an
-        # order the single-issue path computes itself; the others: the policy's order)
+        # the warps the scheduler examined, in its order (lrr: the candidates, in an order the
+        # single-issue path computes itself; the others: the policy's order)
         if multi:
             order = self.orders.get(sch.sid, [])
         elif sch.lrr:
             order = sorted(cand)
-        elif sch.gto:
-            # (the single-issue path orders the candidates itself: the last issued, then by age)
-            order = sorted(cand, key=lambda s: (s != last, core.warps[s].dyn))
         else:
             order = [ws for ws in self.orders.get(sch.sid, []) if ws in cand]
         if self.issued:

@@ -564,16 +564,9 @@ class ShaderCore:
                         if k:
                             order = order[k:] + order[:k]
         elif sch.gto:
-            # greedy then oldest over the candidates: the last-issued warp first, then by age
-            # (dynamic warp ids are unique per core, so the order is the policy's, filtered)
-            if len(cand) == 1:
-                order = list(cand)
-            else:
-                order = sorted(cand, key=lambda s: warps[s].dyn)
-                last = pol.last
-                if last in cand and order[0] != last:
-                    order.remove(last)
-                    order.insert(0, last)
+            # greedy then oldest needs no filtering: ordering only the candidates gives the order
+            # of all running warps restricted to them (dynamic warp ids are unique per core)
+            order = pol.order(list(cand), warps)
         else:
             order = [ws for ws in pol.order(act, warps) if ws in cand]
         route = sch.route
