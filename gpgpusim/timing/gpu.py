@@ -283,6 +283,9 @@ class TimingGpu(Gpu):
         self.awake: list[ShaderCore] = list(self.cores)   # cores to cycle (the rest sleep)
         self._woken: set[ShaderCore] = set()
         self.last_cluster_issue = n_clusters - 1
+        self.n_cta_ends = 0          # CTAs ended on any core since the machine was built
+        #: (n_cta_ends, kernels with CTAs to issue) when the last CTA-issue pass issued nothing
+        self._no_issue_key: tuple[int, list[KernelRun]] | None = None
         self.clock = ClockDomains.from_config(cfg)
         self.flush_l1 = bool(cfg.get("gpgpu_flush_l1_cache"))
         self.perfect_mem = bool(cfg.get("gpgpu_perfect_mem"))
@@ -483,7 +486,7 @@ class TimingGpu(Gpu):
             if mask & ~CORE:
                 mem.step(mask, now)
             if mask & CORE:
-                more = any(r.more_ctas() for r in self.runs)
+                more = [r for r in self.runs if r.more_ctas()]
                 if self.skip_idle:
                     aw = self.awake
                     if self._woken:
@@ -498,8 +501,12 @@ class TimingGpu(Gpu):
                             core.cycle(now)
                 self.gpu_sim_cycle += 1
                 self.now_cycles += 1
-                if more:
-                    self._issue_block2core()
+                if more and (self.n_cta_ends, more) != self._no_issue_key:
+                    if not self._issue_block2core():
+                        # no core can take a CTA: nor can one until a CTA ends or the set of
+                        # kernels with CTAs to issue changes (the only ways a core's room or
+                        # kernel choice changes), so the next passes are skipped until then
+                        self._no_issue_key = (self.n_cta_ends, more)
                 for r in self.runs:
                     if r.latency_left > 0:
                         r.latency_left -= 1
@@ -603,14 +610,19 @@ class TimingGpu(Gpu):
         out.append(self.mem.dump_state())
         return "\n".join(out)
 
-    def _issue_block2core(self) -> None:
+    def _issue_block2core(self) -> bool:
+        """``gpgpu_sim::issue_block2core``: each cluster, round robin from the one after the
+        last that issued, may start one CTA; True when some cluster did."""
         n = len(self.clusters)
         last = self.last_cluster_issue
+        issued = False
         for i in range(n):
             idx = (i + last + 1) % n
             cl = self.clusters[idx]
             if self._cluster_issue(cl):
                 self.last_cluster_issue = idx
+                issued = True
+        return issued
 
     def _cluster_issue(self, cl: Cluster) -> bool:
         nc = len(cl.cores)
@@ -647,6 +659,7 @@ class TimingGpu(Gpu):
         return None
 
     def cta_finished(self, core: ShaderCore, run: KernelRun, cta_id: int) -> None:
+        self.n_cta_ends += 1
         self.live_ctas -= 1
         self.completed_cta += 1
         run.done += 1
