@@ -192,46 +192,52 @@ class XbarRouter:
     def _islip_match(self) -> None:
         """iSLIP with each input granted at most once per cycle (a one-to-one matching), the
         outputs wanted at the start of the cycle in ascending order, each starting after its
-        pointer: what later Accel-Sim versions do.  The default (see :attr:`keep_granted`)."""
-        inputs = sorted(self.busy_in)
-        dests: set[int] = set()
-        conflicts = 0
+        pointer: what later Accel-Sim versions do.  The default (see :attr:`keep_granted`).
+
+        An input offers only its head packet and leaves the cycle once granted, so the inputs
+        an output can grant are exactly those whose head goes there: each output picks among
+        its own candidates (the first after its pointer, round robin), which is the walk over
+        all inputs from the pointer without visiting the inputs it would skip."""
         in_buf = self.in_buf
-        for i in inputs:
+        cands: dict[int, list[int]] = {}
+        conflicts = 0
+        for i in sorted(self.busy_in):
             d = in_buf[i][0][1]
-            if d in dests:
+            lst = cands.get(d)
+            if lst is None:
+                cands[d] = [i]
+            else:
                 conflicts += 1
-            dests.add(d)
+                lst.append(i)
         self.conflicts += conflicts
         self.conflicts_util += conflicts
         self.cycles_util += 1
+        out_buf = self.out_buf
+        out_limit = self.out_limit
+        next_node = self.next_node
+        update = self.grant_count == 1
         reqs = 0
-        for dest in sorted(dests):
-            if len(self.out_buf[dest]) + 1 <= self.out_limit:
-                n = len(inputs)
-                pos = bisect_right(inputs, self.next_node[dest])
-                for _ in range(n):
-                    if pos >= len(inputs):
-                        pos = 0
-                    node = inputs[pos]
-                    data, d = in_buf[node][0]
-                    if d == dest:
-                        self.out_buf[dest].append(data)
-                        self.delivered.append(dest)
-                        q = in_buf[node]
-                        q.popleft()
-                        if not q:
-                            self.busy_in.discard(node)
-                        self.n_in_flight -= 1
-                        self.n_out += 1
-                        inputs.pop(pos)
-                        if self.grant_count == 1:
-                            self.next_node[dest] = (node + 1) % self.n_nodes
-                        reqs += 1
-                        break
-                    pos += 1
-            else:
+        for dest in sorted(cands):
+            ob = out_buf[dest]
+            if len(ob) + 1 > out_limit:
                 self.out_buffer_full += 1
+                continue
+            lst = cands[dest]
+            if len(lst) == 1:
+                node = lst[0]
+            else:
+                k = bisect_right(lst, next_node[dest])
+                node = lst[k] if k < len(lst) else lst[0]
+            q = in_buf[node]
+            ob.append(q.popleft()[0])
+            if not q:
+                self.busy_in.discard(node)
+            self.delivered.append(dest)
+            if update:
+                next_node[dest] = (node + 1) % self.n_nodes
+            reqs += 1
+        self.n_in_flight -= reqs
+        self.n_out += reqs
         self._end_islip(reqs)
 
     def _end_islip(self, reqs: int) -> None:
