@@ -631,8 +631,8 @@ def _traced_opcoll_class(core: Any, tr: Tracer) -> type:
 
 
 def _traced_unit_class(base: Any, core: Any, tr: Tracer) -> type:
-    def issue(self: Any, inst: Any) -> None:
-        base.issue(self, inst)
+    def issue(self: Any, inst: Any, now: int) -> None:
+        base.issue(self, inst, now)
         tr.core_event("EXECUTION_UNIT", core, f"w{inst.slot}@{inst.pc} enters {self.name} (latency {inst.lat}, "
                       f"initiation {inst.ii})", inst.warp)
 

@@ -204,6 +204,10 @@ class ShaderCore:
         for i, u in enumerate(self.units):
             u.order = i
         self.busy_units: list[PipelinedUnit] = []    # units with work, in self.units order
+        self.units_due = 0        # the first cycle in which one of them has work (unit.due)
+        #: the last cycle with a result-bus slot of a unit taken (the core is not quiescent
+        #: before: GPGPU-Sim's units still shift their bits)
+        self.wb_until = -1
         self.ex_groups = [(self.oc_ex[k], [u for u in self.units if u.kind == k])
                           for k in (U.SP, U.DP, U.SFU, U.INT, U.TENSOR)]
         self.ldst = LdstUnit(self, cfg, stats)
@@ -386,13 +390,13 @@ class ShaderCore:
                     else:
                         self._fetch(now)
                 ic.cycle(now)
-        if not self.busy_cycle and self._quiescent():
+        if not self.busy_cycle and self._quiescent(now):
             self.asleep = True
             if self.n_live_ctas:       # GPGPU-Sim keeps cycling a core that has threads
                 self.slept_at = now + 1
                 self.istats.sleep_sb = sum(1 for sch in self.scheds if sch.n_sb)
 
-    def _quiescent(self) -> bool:
+    def _quiescent(self, now: int) -> bool:
         """Nothing in the pipeline and nothing that can issue or fetch: the next cycles are
         identical to this one until a memory reply (or a new CTA) arrives, so the GPU stops
         cycling this core until then (exact: such cycles change no state)."""
@@ -406,7 +410,7 @@ class ShaderCore:
         for r in self.oc_ex.values():
             if r.count:
                 return False
-        if self.busy_units:
+        if self.busy_units or self.wb_until >= now:
             return False
         return self.ldst.idle()
 
@@ -476,11 +480,22 @@ class ShaderCore:
         rb = self.rb_res
         n_bus = self.n_result_bus
         bu = self.busy_units
-        if bu:
-            for u in list(bu):
-                u.cycle(now)
-                if u.dispatch is None and not u.n_active and not u.occupied:
-                    bu.remove(u)     # (GPGPU-Sim cycles idle units too: only `occupied` moves)
+        if bu and self.units_due <= now:
+            # only units with work this cycle (PipelinedUnit.due); GPGPU-Sim cycles idle units
+            # too, where only the result-bus bits move (kept by time: PipelinedUnit.occupied)
+            due = 1 << 62
+            idle = False
+            for u in bu:
+                if u.due <= now:
+                    u.cycle(now)
+                    if u.dispatch is None and not u.n_active:
+                        idle = True
+                        continue
+                if u.due < due:
+                    due = u.due
+            self.units_due = due
+            if idle:
+                self.busy_units = bu = [u for u in bu if u.dispatch is not None or u.n_active]
         self.ldst.cycle(now)
         sub = self.sub_core
         for reg, kind_units in self.ex_groups:
@@ -501,7 +516,7 @@ class ShaderCore:
                     inst = slots[i]
                     assert inst is not None
                 lat = inst.lat
-                if u.dispatch is not None or (u.occupied >> lat) & 1:
+                if u.dispatch is not None or (u.occupied >> (lat + now - u.occ_t)) & 1:
                     continue
                 t = now + lat
                 nb = rb.get(t, 0)
@@ -515,7 +530,11 @@ class ShaderCore:
                 self.opcoll.ex_freed(reg, i)
                 if u not in bu:
                     insort(bu, u, key=_unit_order)
-                u.issue(inst)
+                u.issue(inst, now)
+                if u.due < self.units_due:
+                    self.units_due = u.due
+                if t > self.wb_until:
+                    self.wb_until = t
         reg = self.oc_ex[U.MEM]
         if reg.count and self.ldst.dispatch is None:
             i = reg.get_ready(False)
@@ -981,10 +1000,11 @@ class ShaderCore:
         lines.append("-------------------------- OP COL")
         lines.append("  " + self.opcoll.dump().replace("\n", "\n  "))
         lines.append("-------------------------- Fu")
+        after = g.gpu_tot_sim_cycle + g.gpu_sim_cycle - 1
         for u in self.units:
-            if u.busy() or u.occupied:
-                lines.append("  " + u.dump())
-        n_idle = sum(1 for u in self.units if not (u.busy() or u.occupied))
+            if u.busy() or u.occupied_at(after):
+                lines.append("  " + u.dump(after))
+        n_idle = sum(1 for u in self.units if not (u.busy() or u.occupied_at(after)))
         if n_idle:
             lines.append(f"  ({n_idle} other units empty)")
         lines.append("-------------------------- other:")

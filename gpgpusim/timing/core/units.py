@@ -127,10 +127,17 @@ class PipelinedUnit:
     Two instructions never leave in the same cycle (that is the same stage at the same time).
     When EX_WB is full the whole pipeline holds for a cycle (``offset`` counts those cycles:
     GPGPU-Sim asserts in that case, we stall).
+
+    The unit only has work in a cycle when its dispatch register's instruction has served its
+    initiation interval or the pipeline's head is due to leave (``due``: the first cycle it
+    may; the core calls :meth:`cycle` only then, the other cycles would change nothing).  The
+    result-bus bits GPGPU-Sim shifts every cycle (``occupied``) are kept as of cycle
+    ``occ_t``: in cycle ``now`` bit ``i`` of ``occupied >> (now - occ_t)`` says that an
+    instruction reaches writeback in ``i`` cycles.
     """
 
     __slots__ = ("kind", "index", "depth", "inflight", "heap", "offset", "dispatch", "occupied",
-                 "n_active", "result", "name", "order")
+                 "n_active", "result", "name", "order", "occ_t", "disp_at", "due")
 
     def __init__(self, kind: int, index: int, depth: int, result: RegisterSet) -> None:
         self.kind = kind
@@ -140,25 +147,36 @@ class PipelinedUnit:
         self.heap: list[int] = []
         self.offset = 0
         self.dispatch: WarpInst | None = None
-        self.occupied = 0             # bit i: an instruction reaches writeback in i cycles
+        self.occupied = 0             # bit i: an instruction reaches writeback in i cycles ...
+        self.occ_t = 0                # ... counted from cycle occ_t
+        self.disp_at = 0              # the dispatch register's instruction may enter from then
+        self.due = 0                  # the first cycle in which cycle() has something to do
         self.n_active = 0
         self.result = result
         self.name = f"{UNIT_NAMES[kind]}[{index}]"
         self.order = 0                # position among the core's units (cycling order)
 
-    def can_issue(self, inst: WarpInst) -> bool:
-        return self.dispatch is None and not (self.occupied >> inst.lat) & 1
+    def can_issue(self, inst: WarpInst, now: int) -> bool:
+        return self.dispatch is None and not (self.occupied >> (inst.lat + now - self.occ_t)) & 1
 
-    def issue(self, inst: WarpInst) -> None:
-        inst.cycles = inst.ii
+    def issue(self, inst: WarpInst, now: int) -> None:
+        """``inst`` enters the dispatch register in cycle ``now``: it serves its initiation
+        interval there (it may enter the pipeline from cycle ``now + ii``) and reserves the
+        writeback slot ``lat`` cycles from now."""
         self.dispatch = inst
-        self.occupied |= 1 << inst.lat
+        self.occupied = (self.occupied >> (now - self.occ_t)) | (1 << inst.lat)
+        self.occ_t = now
+        t = self.disp_at = now + inst.ii
+        if t < self.due or not self.n_active:
+            self.due = t
 
     def busy(self) -> bool:
         return self.dispatch is not None or self.n_active > 0
 
     def cycle(self, now: int) -> None:
-        if self.n_active:
+        """The unit's cycle (the core calls it from cycle ``due`` on while the unit is busy)."""
+        n = self.n_active
+        if n:
             heap = self.heap
             v = heap[0]
             if v + self.offset <= now:
@@ -166,30 +184,44 @@ class PipelinedUnit:
                 if res.count < len(res.slots):
                     heapq.heappop(heap)
                     res.move_in(self.inflight.pop(v))
-                    self.n_active -= 1
+                    n -= 1
+                    self.n_active = n
                 else:
                     self.offset += 1        # EX_WB full: everything holds a cycle
         d = self.dispatch
+        if d is not None and self.disp_at <= now:
+            start = d.lat - d.ii
+            if start < 0:
+                start = 0
+            if start >= self.depth:
+                start = self.depth - 1
+            v = now + start + 1 - self.offset
+            if v not in self.inflight:
+                self.inflight[v] = d
+                heapq.heappush(self.heap, v)
+                self.dispatch = d = None
+                n += 1
+                self.n_active = n
+        # the next cycle with work: the head's exit, or the dispatch register's retry
+        due = self.heap[0] + self.offset if n else now + 1
         if d is not None:
-            if d.cycles > 0:
-                d.cycles -= 1
-            if d.cycles <= 0:
-                start = d.lat - d.ii
-                if start < 0:
-                    start = 0
-                if start >= self.depth:
-                    start = self.depth - 1
-                v = now + start + 1 - self.offset
-                if v not in self.inflight:
-                    self.inflight[v] = d
-                    heapq.heappush(self.heap, v)
-                    self.dispatch = None
-                    self.n_active += 1
-        self.occupied >>= 1
+            t = self.disp_at
+            if t <= now:
+                t = now + 1
+            if t < due:
+                due = t
+        self.due = due
 
-    def dump(self) -> str:
+    def occupied_at(self, now: int) -> int:
+        """The result-bus bits after cycle ``now`` (bit ``i``: writeback in ``i`` cycles)."""
+        return self.occupied >> (now - self.occ_t) if now >= self.occ_t else self.occupied << (self.occ_t - now)
+
+    def dump(self, now: int) -> str:
+        """The unit after cycle ``now``."""
         occ = [f"exit@{v + self.offset}:w{i.slot}@{i.pc}" for v, i in sorted(self.inflight.items())]
         d = self.dispatch
-        occupied = [i for i in range(self.occupied.bit_length()) if self.occupied >> i & 1]
-        return (f"{self.name} dispatch={'-' if d is None else f'w{d.slot}@{d.pc} ({d.cycles} cycles left)'} "
+        bits = self.occupied_at(now)
+        occupied = [i for i in range(bits.bit_length()) if bits >> i & 1]
+        left = max(0, self.disp_at - now)
+        return (f"{self.name} dispatch={'-' if d is None else f'w{d.slot}@{d.pc} ({left} cycles left)'} "
                 f"pipeline={occ}" + (f" writeback slots taken in {occupied} cycles" if occupied else ""))
