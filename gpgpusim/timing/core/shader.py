@@ -56,6 +56,16 @@ def _unit_order(u: PipelinedUnit) -> int:
     return u.order
 
 
+def _bits(m: int) -> list[int]:
+    """The set bits of ``m``, ascending."""
+    out = []
+    while m:
+        low = m & -m
+        out.append(low.bit_length() - 1)
+        m ^= low
+    return out
+
+
 def reg_names(w: Warp, regs: Any) -> str:
     """PTX names (``%f2``) of functional register slots ``regs`` of warp ``w``'s kernel (dumps
     and traces; the scoreboard holds slot numbers)."""
@@ -174,7 +184,7 @@ class ShaderCore:
         self.last_fetched = self.max_warps - 1
         self.fetch_buf: tuple[int, int] | None = None     # (warp slot, pc)
         self.fetch_dirty = True
-        self.fetchable: set[int] = set()    # running warps with an empty I-buffer
+        self.fetch_mask = 0                 # bit w: running warp w has an empty I-buffer
         self.retire_wait: set[int] = set()  # warps past their last instruction, not retired
         widths = list(g("gpgpu_pipeline_widths").values) + [1] * 13
         # ID_OC_SP, ID_OC_DP, ID_OC_INT, ID_OC_SFU, ID_OC_MEM, OC_EX_SP, OC_EX_DP, OC_EX_INT,
@@ -320,19 +330,18 @@ class ShaderCore:
         return g.gpu_tot_sim_cycle + g.gpu_sim_cycle
 
     def _activate(self, w: Warp) -> None:
-        import bisect
-        bisect.insort(self.active_slots, w.slot)
+        insort(self.active_slots, w.slot)
         sch = self.scheds[w.sched]
-        bisect.insort(sch.active, w.slot)
+        insort(sch.active, w.slot)
         sch.cand.add(w.slot)
-        self.fetchable.add(w.slot)
+        self.fetch_mask |= 1 << w.slot
 
     def _deactivate(self, w: Warp) -> None:
         self.active_slots.remove(w.slot)
         sch = self.scheds[w.sched]
         sch.active.remove(w.slot)
         sch.cand.discard(w.slot)
-        self.fetchable.discard(w.slot)
+        self.fetch_mask &= ~(1 << w.slot)
         self.retire_wait.discard(w.slot)
 
     def _wake_warp(self, w: Warp) -> None:
@@ -376,7 +385,10 @@ class ShaderCore:
         ic = self.icache
         if ic is None:
             for _ in range(self.fetch_tp):
-                self._decode()
+                if self.fetch_buf is not None:
+                    self._decode()
+                elif not self.fetch_dirty:
+                    break
                 if not self._fetch(now):
                     break   # nothing to fetch: later calls this cycle would find nothing either
         else:
@@ -651,7 +663,7 @@ class ShaderCore:
         self.fetch_dirty = True
         w.in_pipe -= len(w.ibuf)
         w.ibuf = []
-        self.fetchable.add(w.slot)
+        self.fetch_mask |= 1 << w.slot
         w.next_pc = want
 
     @staticmethod
@@ -754,7 +766,7 @@ class ShaderCore:
         del ib[0]
         self.fetch_dirty = True
         if not ib:
-            self.fetchable.add(w.slot)
+            self.fetch_mask |= 1 << w.slot
         w.next_pc = pc + 1
         if inst.dst:
             w.pending.update(inst.dst)
@@ -776,7 +788,7 @@ class ShaderCore:
             w.fdone = True
             w.in_pipe -= len(w.ibuf)
             w.ibuf = []
-            self.fetchable.discard(w.slot)
+            self.fetch_mask &= ~(1 << w.slot)
             self.retire_wait.add(w.slot)
             self._warp_exits_barrier(w)
 
@@ -818,7 +830,7 @@ class ShaderCore:
             ib.append(pc + 1)
         w.ibuf = ib
         w.in_pipe += len(ib)
-        self.fetchable.discard(ws)
+        self.fetch_mask &= ~(1 << ws)
         self.fetch_buf = None
         self.busy_cycle = True
         self.scheds[w.sched].cand.add(ws)
@@ -833,18 +845,27 @@ class ShaderCore:
             return True
         if not self.fetch_dirty:
             return False
+        m = self.fetch_mask
+        if not self.retire_wait:
+            if not m:
+                self.fetch_dirty = False
+                return False
+            if self.icache is None:
+                # round robin from the warp after the last one fetched: with every fetch a hit,
+                # the first warp with an empty I-buffer (those warps are running, not done)
+                lf = self.last_fetched + 1
+                above = m >> lf << lf
+                if above:
+                    m = above
+                ws = (m & -m).bit_length() - 1
+                self.last_fetched = ws
+                self.fetch_buf = (ws, self.warps[ws].next_pc)
+                return True
         warps = self.warps
-        if self.retire_wait:
-            cands = sorted(self.fetchable | self.retire_wait)
-        elif self.fetchable:
-            cands = sorted(self.fetchable)
-        else:
-            self.fetch_dirty = False
-            return False
+        cands = sorted(self.retire_wait.union(_bits(m)))
         # round robin from the warp after the last one fetched (only candidates can be
         # fetched or retired; the scan of every warp would skip the others)
-        import bisect
-        k0 = bisect.bisect_right(cands, self.last_fetched)
+        k0 = bisect_right(cands, self.last_fetched)
         n = len(cands)
         retired = False
         for k in range(n):
