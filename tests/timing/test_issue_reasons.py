@@ -125,7 +125,7 @@ class Watch:
         core = self.core
         multi = core.max_issue > 1
         pre = {ws: core.issue_block(sch, core.warps[ws]) for ws in sch.active}
-        cand = set(sch.cand)
+        cand = sch.candidates()
         parked = self._parked(sch)
         self.issued.clear()
         self.flushed.clear()
@@ -158,7 +158,7 @@ class Watch:
                 assert w.sb, where
             if not multi:
                 assert bool(new_parked[ws]) == (reason == "full"), where
-                assert (ws in sch.cand) == (reason == "no_unit" or (reason == "scoreboard" and sch.two_level)), where
+                assert (ws in sch.candidates()) == (reason == "no_unit" or (reason == "scoreboard" and sch.two_level)), where
             self.kinds[reason] += 1
         if not self.issued:
             self.seen[sch] = (now, {ws: pre[ws] for ws in order if pre[ws][0] != "done"})

@@ -269,7 +269,7 @@ class OperandCollector:
                         wl = reg.waiters[si if sub else 0]
                         if wl:
                             for sch, ws in wl:
-                                sch.cand.add(ws)
+                                sch.cand |= 1 << ws
                                 sch.n_route -= 1
                             wl.clear()
                         self.n_in -= 1

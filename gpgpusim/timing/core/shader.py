@@ -134,16 +134,18 @@ class SchedulerUnit:
     warp, in slot order (the policies order these: inactive slots never issue, so leaving them
     out keeps every policy's relative order)."""
 
-    __slots__ = ("sid", "warps", "policy", "two_level", "active", "cand", "lrr", "gto", "route", "n_sb",
-                 "n_route")
+    __slots__ = ("sid", "warps", "policy", "two_level", "active", "act_mask", "cand", "lrr", "gto", "route",
+                 "n_sb", "n_route")
 
     def __init__(self, sid: int, policy: str) -> None:
         self.sid = sid
         self.warps: list[int] = []
         self.active: list[int] = []
-        #: warps that may be able to issue: a warp leaves when it waits for an event (I-buffer
-        #: fill, register release, barrier, atomics) and comes back when that event happens
-        self.cand: set[int] = set()
+        self.act_mask = 0   # the same as a bit mask (bit w: slot w runs a warp)
+        #: warps that may be able to issue (bit w: slot w): a warp leaves when it waits for an
+        #: event (I-buffer fill, register release, barrier, atomics) and comes back when that
+        #: event happens
+        self.cand = 0
         self.n_sb = 0       # its warps with the scoreboard flag (Warp.sb): see core/stats.py
         self.n_route = 0    # its warps waiting for a slot in an ID_OC register (stalled)
         self.policy = make_policy(policy)
@@ -153,6 +155,10 @@ class SchedulerUnit:
         #: per op class: (unit it issues to, that unit's ID_OC register, this scheduler's slot
         #: in it with the sub-core model or -1) -- filled in by the core
         self.route: list[tuple[int, RegisterSet, int]] = []
+
+    def candidates(self) -> set[int]:
+        """The candidate warp slots (``cand``) as a set (diagnostics and tests)."""
+        return set(_bits(self.cand))
 
 
 class ShaderCore:
@@ -333,26 +339,28 @@ class ShaderCore:
         insort(self.active_slots, w.slot)
         sch = self.scheds[w.sched]
         insort(sch.active, w.slot)
-        sch.cand.add(w.slot)
+        sch.act_mask |= 1 << w.slot
+        sch.cand |= 1 << w.slot
         self.fetch_mask |= 1 << w.slot
 
     def _deactivate(self, w: Warp) -> None:
         self.active_slots.remove(w.slot)
         sch = self.scheds[w.sched]
         sch.active.remove(w.slot)
-        sch.cand.discard(w.slot)
+        sch.act_mask &= ~(1 << w.slot)
+        sch.cand &= ~(1 << w.slot)
         self.fetch_mask &= ~(1 << w.slot)
         self.retire_wait.discard(w.slot)
 
     def _wake_warp(self, w: Warp) -> None:
-        self.scheds[w.sched].cand.add(w.slot)
+        self.scheds[w.sched].cand |= 1 << w.slot
 
     def atomic_done(self, w: Warp, n: int = 1) -> None:
         """``n`` of the warp's outstanding atomic accesses completed."""
         w.n_atomic -= n
         if w.n_atomic <= 0:
             w.n_atomic = 0
-            self.scheds[w.sched].cand.add(w.slot)
+            self.scheds[w.sched].cand |= 1 << w.slot
 
     def _cta_done(self, s: int, in_cycle: bool = True) -> None:
         slot = self.ctas[s]
@@ -464,7 +472,7 @@ class ShaderCore:
             sw = w.sb_wait
             if sw is None or not sw.isdisjoint(inst.dst):
                 sch = self.scheds[w.sched]
-                sch.cand.add(w.slot)
+                sch.cand |= 1 << w.slot
                 if w.sb:
                     w.sb = False
                     sch.n_sb -= 1
@@ -482,7 +490,7 @@ class ShaderCore:
         sw = w.sb_wait
         if sw is None or reg in sw:
             sch = self.scheds[w.sched]
-            sch.cand.add(slot)
+            sch.cand |= 1 << slot
             if w.sb:
                 w.sb = False
                 sch.n_sb -= 1
@@ -575,48 +583,65 @@ class ShaderCore:
             self._sched_cycle_multi(sch, now)
             return
         sid = sch.sid
-        cand = sch.cand
-        if not cand:
+        cm = sch.cand
+        if not cm:
             return
         keep_blocked = sch.two_level      # its demotion must see every scoreboard stall
         pol = sch.policy
-        if sch.lrr:
+        lrr = sch.lrr
+        hi = lo = n = i = 0
+        order: list[int] = []
+        if lrr:
             # loose round robin over the candidates: the order the policy gives the running
-            # warps, restricted to the candidates (the others would be skipped)
-            if len(cand) == 1:
-                order = list(cand)
+            # warps (from the one after the last to issue, when that one still runs),
+            # restricted to the candidates (the others would be skipped); taken lazily from the
+            # candidate mask, the bits above the last one's then the others
+            last = pol.last
+            if last >= 0 and (sch.act_mask >> last) & 1:
+                k = last + 1
+                hi = cm >> k << k
+                lo = cm ^ hi
             else:
-                order = sorted(cand)
-                last = pol.last
-                if last >= 0:
-                    i = bisect_left(act, last)
-                    if i < len(act) and act[i] == last:
-                        k = bisect_right(order, last)
-                        if k:
-                            order = order[k:] + order[:k]
-        elif sch.gto:
-            # greedy then oldest needs no filtering: ordering only the candidates gives the order
-            # of all running warps restricted to them (dynamic warp ids are unique per core)
-            order = pol.order(list(cand), warps)
+                hi = cm
         else:
-            order = [ws for ws in pol.order(act, warps) if ws in cand]
+            if sch.gto:
+                # greedy then oldest needs no filtering: ordering only the candidates gives the
+                # order of all running warps restricted to them (dynamic warp ids are unique)
+                order = pol.order(_bits(cm), warps)
+            else:
+                order = [ws for ws in pol.order(act, warps) if (cm >> ws) & 1]
+            n = len(order)
         route = sch.route
         stalled = False
-        for ws in order:
+        while True:
+            if lrr:
+                if not hi:
+                    if not lo:
+                        break
+                    hi = lo
+                    lo = 0
+                low = hi & -hi
+                hi ^= low
+                ws = low.bit_length() - 1
+            else:
+                if i == n:
+                    break
+                ws = order[i]
+                i += 1
             w = warps[ws]
             ib = w.ibuf
             if not ib or w.fdone or w.at_bar >= 0 or w.n_atomic:
-                cand.discard(ws)
+                cm &= ~(1 << ws)
                 continue
             if w.membar and self._waiting(w):
                 w.sb_wait = None        # woken by any register release
-                cand.discard(ws)
+                cm &= ~(1 << ws)
                 continue
             pc = ib[0]
             want = w.src.pc
             if pc != want:
                 self._flush(w, want)
-                cand.discard(ws)
+                cm &= ~(1 << ws)
                 continue
             tbl = w.kernel.table
             pend = w.pending
@@ -627,7 +652,7 @@ class ShaderCore:
                         sch.policy.demote(ws)   # type: ignore[attr-defined]
                     else:
                         w.sb_wait = need    # woken when one of these is released
-                        cand.discard(ws)
+                        cm &= ~(1 << ws)
                     if not w.sb:
                         w.sb = True
                         sch.n_sb += 1
@@ -639,16 +664,18 @@ class ShaderCore:
             if (reg.slots[idx] is not None) if idx >= 0 else reg.count >= len(reg.slots):
                 # its ID_OC slot is taken: stall until the collector frees one
                 stalled = True
-                cand.discard(ws)
+                cm &= ~(1 << ws)
                 sch.n_route += 1
                 reg.waiters[idx if idx >= 0 else 0].append((sch, ws))
                 continue
+            sch.cand = cm               # (before the issue: a barrier release adds candidates)
             self._issue_warp(w, sid, pc, unit, reg, idx, now)
             pol.issued(ws)
             ist = self.istats
             ist.single[sid] += 1
             ist.slot_issues[ws] += 1
             return
+        sch.cand = cm
         # nothing issued (scheduler_unit::cycle's stall statistics; W0_Idle is the rest; the
         # warps waiting for an ID_OC slot are stalled ones that were not looked at again)
         if stalled or sch.n_route:
@@ -814,7 +841,7 @@ class ShaderCore:
             for ws in slot.bar_waiting:
                 w = self.warps[ws]
                 w.at_bar = -1
-                self.scheds[w.sched].cand.add(ws)
+                self.scheds[w.sched].cand |= 1 << ws
             slot.bar_waiting = []
 
     # -- fetch/decode (C070-C077) ---------------------------------------------------------
@@ -833,7 +860,7 @@ class ShaderCore:
         self.fetch_mask &= ~(1 << ws)
         self.fetch_buf = None
         self.busy_cycle = True
-        self.scheds[w.sched].cand.add(ws)
+        self.scheds[w.sched].cand |= 1 << ws
 
     def _fetch(self, now: int) -> bool:
         """One fetch (``shader_core_ctx::fetch``); False when no warp could be fetched for
@@ -1009,7 +1036,7 @@ class ShaderCore:
         fb = self.fetch_buf
         lines.append("  IF/ID       = " + ("bubble" if fb is None else f"w{fb[0]:2d} : pc = {fb[1]}"))
         for sch in self.scheds:
-            lines.append(f"  scheduler {sch.sid}: warps {sch.active} candidates {sorted(sch.cand)} last issued "
+            lines.append(f"  scheduler {sch.sid}: warps {sch.active} candidates {sorted(sch.candidates())} last issued "
                          f"{sch.policy.last} scoreboard-blocked {sch.n_sb} waiting for ID_OC {sch.n_route}")
         lines.append("-------------------------- Scoreboard")
         for w in running:
