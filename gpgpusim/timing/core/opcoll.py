@@ -47,7 +47,7 @@ class OperandCollector:
     __slots__ = ("n_in", "n_ready", "n_queued", "cus", "n_banks", "banks_per_sched", "sub_core", "use_wid", "queues", "in_regs",
                  "out_of", "last_cu", "write_banks", "n_busy", "stats_bank_conflicts", "n_sched",
                  "cus_per_sched", "n_dispatch", "cu_groups", "bank_memo", "nonempty",
-                 "ready", "dispatch_blocked", "alloc_blocked", "n_free")
+                 "ready", "dispatch_blocked", "alloc_blocked", "n_free", "in_pos", "waiting")
 
     def __init__(self, n_cu: int, n_banks: int, n_sched: int, sub_core: bool, use_wid: bool,
                  in_regs: list[RegisterSet], out_of: dict[int, RegisterSet], n_dispatch: int) -> None:
@@ -63,6 +63,13 @@ class OperandCollector:
         self.use_wid = use_wid
         self.queues: list[list[tuple[int, int]]] = [[] for _ in range(self.n_banks)]  # (cu, seq)
         self.in_regs = in_regs           # ID_OC registers, in GPGPU-Sim's port order
+        #: (ID_OC register, slot) per waiting-instruction bit (``waiting``), in port order;
+        #: each ID_OC register's first bit is its ``pos0``
+        self.in_pos: list[tuple[RegisterSet, int]] = []
+        for reg in in_regs:
+            reg.pos0 = len(self.in_pos)
+            self.in_pos.extend((reg, i) for i in range(len(reg.slots)))
+        self.waiting = 0                 # bit reg.pos0 + slot: an instruction waits there
         self.out_of = out_of             # unit kind -> OC_EX register
         self.last_cu = n_cu - 1
         self.write_banks = 0             # bitmask of banks taken by writeback this cycle
@@ -186,36 +193,43 @@ class OperandCollector:
                 return
             last = self.last_cu
             s0 = (last + (per - last % per if sub else 1)) % n
-            k0 = 0
-            while k0 < len(ready) and ready[k0].index < s0:
-                k0 += 1
-            for cu in ready[k0:] + ready[:k0]:
+            # the first CU from s0 on (round robin) whose output slot has room, else the first
+            # before s0 that has (``ready`` is in CU order)
+            pick = first = None
+            for cu in ready:
                 out: RegisterSet = cu.out  # type: ignore[assignment]
-                slots = out.slots
                 i = cu.oi
-                if i >= 0:
-                    if slots[i] is not None:
-                        continue
-                else:
-                    if out.count >= len(slots):
-                        continue
-                    i = slots.index(None)
-                slots[i] = cu.inst
-                out.count += 1
-                out.ready_for[cu.oi if cu.oi >= 0 else 0] -= 1
-                cu.inst = None
-                cu.out = None
-                cu.free = True
-                self.n_free[cu.group] += 1
-                self.n_busy -= 1
-                self.n_ready -= 1
-                self.last_cu = cu.index
-                ready.remove(cu)
-                self.alloc_blocked = False       # a CU is free again
-                break
+                if (out.slots[i] is None) if i >= 0 else out.count < len(out.slots):
+                    if cu.index >= s0:
+                        pick = cu
+                        break
+                    if first is None:
+                        first = cu
+            if pick is None:
+                if first is None:
+                    self.dispatch_blocked = True
+                    return
+                pick = first
+            cu = pick
+            out = cu.out  # type: ignore[assignment]
+            slots = out.slots
+            i = cu.oi
+            if i >= 0:
+                out.ready_for[i] -= 1
             else:
-                self.dispatch_blocked = True
-                return
+                i = slots.index(None)
+                out.ready_for[0] -= 1
+            slots[i] = cu.inst
+            out.count += 1
+            cu.inst = None
+            cu.out = None
+            cu.free = True
+            self.n_free[cu.group] += 1
+            self.n_busy -= 1
+            self.n_ready -= 1
+            self.last_cu = cu.index
+            ready.remove(cu)
+            self.alloc_blocked = False       # a CU is free again
 
     def _allocate_reads(self, first: bool) -> None:
         """Grant this step's register reads (``opndcoll_rfu_t::allocate_reads`` with
@@ -248,51 +262,57 @@ class OperandCollector:
                 self._now_ready(cu)
 
     def _allocate_cus(self) -> None:
+        """Give each instruction waiting in an ID_OC register a free CU of its group, in port
+        order (the ID_OC registers in ``in_regs`` order, their slots in order): the waiting
+        instructions are the set bits of ``waiting`` (bit ``reg.pos0 + slot``)."""
         groups = self.cu_groups
         n_free = self.n_free
         sub = self.sub_core
-        for reg in self.in_regs:
-            if not reg.count:
-                continue
+        at = self.in_pos
+        m = self.waiting
+        while m:
+            low = m & -m
+            m ^= low
+            reg, si = at[low.bit_length() - 1]
             slots = reg.slots
-            for si, inst in enumerate(slots):
-                if inst is None:
-                    continue
-                g = inst.sched if sub else 0
-                if not n_free[g]:
-                    continue
-                for cu in groups[g]:
-                    if cu.free:
-                        n_free[g] -= 1
-                        slots[si] = None
-                        reg.count -= 1
-                        wl = reg.waiters[si if sub else 0]
-                        if wl:
-                            for sch, ws in wl:
-                                sch.cand |= 1 << ws
-                                sch.n_route -= 1
-                            wl.clear()
-                        self.n_in -= 1
-                        cu.free = False
-                        cu.inst = inst
-                        cu.out = out = self.out_of[inst.unit]
-                        cu.oi = inst.sched % len(out.slots) if sub else -1
-                        srcs = inst.src_banks
-                        cu.need = len(srcs)
-                        if srcs:
-                            c = cu.index
-                            uid = inst.uid
-                            queues = self.queues
-                            ne = self.nonempty
-                            for b in srcs:
-                                queues[b].append((c, uid))
-                                ne |= 1 << b
-                            self.nonempty = ne
-                            self.n_queued += len(srcs)
-                        else:
-                            self._now_ready(cu)
-                        self.n_busy += 1
-                        break
+            inst = slots[si]
+            assert inst is not None
+            g = inst.sched if sub else 0
+            if not n_free[g]:
+                continue
+            for cu in groups[g]:
+                if cu.free:
+                    self.waiting ^= low
+                    n_free[g] -= 1
+                    slots[si] = None
+                    reg.count -= 1
+                    wl = reg.waiters[si if sub else 0]
+                    if wl:
+                        for sch, ws in wl:
+                            sch.cand |= 1 << ws
+                            sch.n_route -= 1
+                        wl.clear()
+                    self.n_in -= 1
+                    cu.free = False
+                    cu.inst = inst
+                    cu.out = out = self.out_of[inst.unit]
+                    cu.oi = inst.sched % len(out.slots) if sub else -1
+                    srcs = inst.src_banks
+                    cu.need = len(srcs)
+                    if srcs:
+                        c = cu.index
+                        uid = inst.uid
+                        queues = self.queues
+                        ne = self.nonempty
+                        for b in srcs:
+                            queues[b].append((c, uid))
+                            ne |= 1 << b
+                        self.nonempty = ne
+                        self.n_queued += len(srcs)
+                    else:
+                        self._now_ready(cu)
+                    self.n_busy += 1
+                    break
         if self.n_in:
             self.alloc_blocked = True
 

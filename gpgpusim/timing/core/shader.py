@@ -787,6 +787,7 @@ class ShaderCore:
         reg.count += 1
         oc = self.opcoll                  # the instruction waits in ID_OC for a collector unit
         oc.n_in += 1
+        oc.waiting |= 1 << (reg.pos0 + idx)
         if oc.n_free[sched if oc.sub_core else 0]:
             oc.alloc_blocked = False      # (an instruction whose CUs are all taken changes nothing)
         ib = w.ibuf

@@ -69,7 +69,7 @@ class RegisterSet:
     uid), as GPGPU-Sim's ``get_ready`` does.
     """
 
-    __slots__ = ("slots", "name", "count", "waiters", "ready_for")
+    __slots__ = ("slots", "name", "count", "waiters", "ready_for", "pos0")
 
     def __init__(self, width: int, name: str) -> None:
         self.slots: list[WarpInst | None] = [None] * max(1, width)
@@ -82,6 +82,8 @@ class RegisterSet:
         #: per slot (sub-core model; else all in 0): collector units with every operand read
         #: that wait to dispatch into this slot (OC_EX registers; kept by the collector)
         self.ready_for: list[int] = [0] * len(self.slots)
+        #: ID_OC registers: the bit of slot 0 in the operand collector's ``waiting`` mask
+        self.pos0 = -1
 
     def move_in(self, inst: WarpInst, sub_core: bool = False, reg_id: int = 0) -> None:
         slots = self.slots
