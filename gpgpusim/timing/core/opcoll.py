@@ -47,7 +47,8 @@ class OperandCollector:
     __slots__ = ("n_in", "n_ready", "n_queued", "cus", "n_banks", "banks_per_sched", "sub_core", "use_wid", "queues", "in_regs",
                  "out_of", "last_cu", "write_banks", "n_busy", "stats_bank_conflicts", "n_sched",
                  "cus_per_sched", "n_dispatch", "cu_groups", "bank_memo", "nonempty",
-                 "ready", "dispatch_blocked", "alloc_blocked", "n_free", "in_pos", "waiting")
+                 "ready", "dispatch_blocked", "alloc_blocked", "n_free", "in_pos", "waiting", "group_bits",
+                 "free_bits")
 
     def __init__(self, n_cu: int, n_banks: int, n_sched: int, sub_core: bool, use_wid: bool,
                  in_regs: list[RegisterSet], out_of: dict[int, RegisterSet], n_dispatch: int) -> None:
@@ -70,6 +71,16 @@ class OperandCollector:
             reg.pos0 = len(self.in_pos)
             self.in_pos.extend((reg, i) for i in range(len(reg.slots)))
         self.waiting = 0                 # bit reg.pos0 + slot: an instruction waits there
+        #: per CU group, the ``waiting`` bits of the ID_OC slots only its instructions use (the
+        #: sub-core model gives scheduler s slot s of every ID_OC register); None when a slot
+        #: serves several groups (fewer slots than schedulers)
+        self.group_bits: list[int] | None = None
+        if not sub_core:
+            self.group_bits = [(1 << len(self.in_pos)) - 1]
+        elif all(len(reg.slots) >= n_sched for reg in in_regs):
+            self.group_bits = [sum(1 << (reg.pos0 + s) for reg in in_regs) for s in range(n_sched)]
+        #: the ``waiting`` bits of the groups with a free CU (all bits without group_bits)
+        self.free_bits = -1
         self.out_of = out_of             # unit kind -> OC_EX register
         self.last_cu = n_cu - 1
         self.write_banks = 0             # bitmask of banks taken by writeback this cycle
@@ -224,7 +235,10 @@ class OperandCollector:
             cu.inst = None
             cu.out = None
             cu.free = True
-            self.n_free[cu.group] += 1
+            g = cu.group
+            self.n_free[g] += 1
+            if self.n_free[g] == 1 and self.group_bits is not None:
+                self.free_bits |= self.group_bits[g]
             self.n_busy -= 1
             self.n_ready -= 1
             self.last_cu = cu.index
@@ -269,7 +283,7 @@ class OperandCollector:
         n_free = self.n_free
         sub = self.sub_core
         at = self.in_pos
-        m = self.waiting
+        m = self.waiting & self.free_bits     # (an instruction whose group has no free CU waits)
         while m:
             low = m & -m
             m ^= low
@@ -284,6 +298,10 @@ class OperandCollector:
                 if cu.free:
                     self.waiting ^= low
                     n_free[g] -= 1
+                    if not n_free[g] and self.group_bits is not None:
+                        gb = self.group_bits[g]
+                        self.free_bits &= ~gb
+                        m &= ~gb
                     slots[si] = None
                     reg.count -= 1
                     wl = reg.waiters[si if sub else 0]
