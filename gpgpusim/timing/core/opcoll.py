@@ -193,22 +193,60 @@ class OperandCollector:
         """Each dispatch unit takes the next ready CU in round-robin order
         (``dispatch_unit_t::find_ready``: with the sub-core model the search starts at the
         next scheduler's CUs).  Only the ready CUs are looked at; a pass that moves nothing
-        ends the search (later dispatch units would see the same state)."""
+        ends the search (later dispatch units would see the same state).
+
+        A dispatch only fills output slots, so a CU that cannot go when a pass looks at it
+        cannot go later in the step either.  With the sub-core model a CU's output slot is its
+        scheduler's (so only the CUs of its own group compete for it, in CU order whatever
+        the passes' order), and when every ready CU has a dispatch unit the step dispatches
+        exactly the CUs that have room when an ascending scan reaches them; the passes' order
+        only decides ``last_cu``: pass after pass takes one CU from the next group that has
+        one (group by group from the one after ``last_cu``'s), so the last CU dispatched is
+        the last one of the last group, in that order, among those that dispatch the most."""
+        ready = self.ready
+        if not ready:
+            return
+        if self.sub_core and self.n_dispatch >= len(ready):
+            done: list[CollectorUnit] = []
+            for cu in list(ready):
+                out: RegisterSet = cu.out  # type: ignore[assignment]
+                if out.slots[cu.oi] is None:
+                    self._dispatch(cu)
+                    done.append(cu)
+            if not done:
+                self.dispatch_blocked = True
+                return
+            if ready:
+                self.dispatch_blocked = True   # (the next pass would find none)
+            last = done[-1]
+            if len(done) > 1:
+                per_group: dict[int, list[CollectorUnit]] = {}
+                for cu in done:
+                    per_group.setdefault(cu.group, []).append(cu)
+                most = max(len(v) for v in per_group.values())
+                n_groups = len(self.cu_groups)
+                g0 = self.last_cu // self.cus_per_sched + 1
+                for k in range(n_groups - 1, -1, -1):
+                    v = per_group.get((g0 + k) % n_groups)
+                    if v is not None and len(v) == most:
+                        last = v[-1]
+                        break
+            self.last_cu = last.index
+            return
         cus = self.cus
         n = len(cus)
         sub = self.sub_core
         per = self.cus_per_sched
-        ready = self.ready
         for _ in range(self.n_dispatch):
             if not ready:
                 return
-            last = self.last_cu
-            s0 = (last + (per - last % per if sub else 1)) % n
+            last_i = self.last_cu
+            s0 = (last_i + (per - last_i % per if sub else 1)) % n
             # the first CU from s0 on (round robin) whose output slot has room, else the first
             # before s0 that has (``ready`` is in CU order)
             pick = first = None
             for cu in ready:
-                out: RegisterSet = cu.out  # type: ignore[assignment]
+                out = cu.out  # type: ignore[assignment]
                 i = cu.oi
                 if (out.slots[i] is None) if i >= 0 else out.count < len(out.slots):
                     if cu.index >= s0:
@@ -221,29 +259,33 @@ class OperandCollector:
                     self.dispatch_blocked = True
                     return
                 pick = first
-            cu = pick
-            out = cu.out  # type: ignore[assignment]
-            slots = out.slots
-            i = cu.oi
-            if i >= 0:
-                out.ready_for[i] -= 1
-            else:
-                i = slots.index(None)
-                out.ready_for[0] -= 1
-            slots[i] = cu.inst
-            out.count += 1
-            cu.inst = None
-            cu.out = None
-            cu.free = True
-            g = cu.group
-            self.n_free[g] += 1
-            if self.n_free[g] == 1 and self.group_bits is not None:
-                self.free_bits |= self.group_bits[g]
-            self.n_busy -= 1
-            self.n_ready -= 1
-            self.last_cu = cu.index
-            ready.remove(cu)
-            self.alloc_blocked = False       # a CU is free again
+            self._dispatch(pick)
+            self.last_cu = pick.index
+
+    def _dispatch(self, cu: CollectorUnit) -> None:
+        """Ready CU ``cu`` moves its instruction to its OC_EX register and is free again."""
+        out: RegisterSet = cu.out  # type: ignore[assignment]
+        slots = out.slots
+        i = cu.oi
+        if i >= 0:
+            out.ready_for[i] -= 1
+        else:
+            i = slots.index(None)
+            out.ready_for[0] -= 1
+        slots[i] = cu.inst
+        out.count += 1
+        cu.inst = None
+        cu.out = None
+        cu.free = True
+        g = cu.group
+        n_free = self.n_free
+        n_free[g] += 1
+        if n_free[g] == 1 and self.group_bits is not None:
+            self.free_bits |= self.group_bits[g]
+        self.n_busy -= 1
+        self.n_ready -= 1
+        self.ready.remove(cu)
+        self.alloc_blocked = False       # a CU is free again
 
     def _allocate_reads(self, first: bool) -> None:
         """Grant this step's register reads (``opndcoll_rfu_t::allocate_reads`` with
