@@ -774,12 +774,16 @@ class ShaderCore:
         self.uid += 1
         inst.uid = self.uid
         inst.executed = ex
-        inst.mem = mem if unit == U.MEM else None
-        inst.space = tbl.mem_space[pc]
-        inst.is_load = tbl.is_load[pc]
-        inst.is_store = tbl.is_store[pc]
-        inst.is_atomic = tbl.is_atomic[pc]
-        inst.cta = w.cta
+        if unit == U.MEM:                 # (only the LD/ST unit reads the memory fields)
+            inst.mem = mem
+            inst.space = tbl.mem_space[pc]
+            inst.is_load = tbl.is_load[pc]
+            inst.is_store = tbl.is_store[pc]
+            inst.is_atomic = atomic = tbl.is_atomic[pc]
+            inst.accessq = []
+            inst.cycles = 0
+            if atomic and ex:
+                w.n_atomic += 1
         slots = reg.slots
         if idx < 0:
             idx = slots.index(None)
@@ -792,9 +796,9 @@ class ShaderCore:
             oc.alloc_blocked = False      # (an instruction whose CUs are all taken changes nothing)
         ib = w.ibuf
         del ib[0]
-        self.fetch_dirty = True
         if not ib:
             self.fetch_mask |= 1 << w.slot
+            self.fetch_dirty = True
         w.next_pc = pc + 1
         if inst.dst:
             w.pending.update(inst.dst)
@@ -806,8 +810,6 @@ class ShaderCore:
         self.n_warp_insn += 1
         self.n_thread_insn += ex.bit_count()
         self.istats.w_hist[act.bit_count()] += 1
-        if inst.is_atomic and ex:
-            w.n_atomic += 1
         if tbl.is_barrier[pc]:
             self._barrier_arrive(w, tbl.barrier_id[pc])
         elif tbl.is_membar[pc]:
@@ -818,6 +820,7 @@ class ShaderCore:
             w.ibuf = []
             self.fetch_mask &= ~(1 << w.slot)
             self.retire_wait.add(w.slot)
+            self.fetch_dirty = True
             self._warp_exits_barrier(w)
 
     # -- barriers (C085-C087) -------------------------------------------------------------

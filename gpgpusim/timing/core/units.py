@@ -21,11 +21,13 @@ UNIT_NAMES = ("SP", "DP", "SFU", "INT", "TENSOR", "MEM")
 
 
 class WarpInst:
-    """One dynamic warp instruction in flight (GPGPU-Sim ``warp_inst_t``)."""
+    """One dynamic warp instruction in flight (GPGPU-Sim ``warp_inst_t``).  The memory fields
+    (``mem`` to ``is_atomic``, ``accessq``, ``cycles``) are set for LD/ST-unit instructions
+    only."""
 
     __slots__ = ("src_banks", "wb_left", "warp", "slot", "pc", "unit", "lat", "ii", "dst", "sched",
                  "uid", "cycles", "executed", "mem", "accessq", "space", "is_load",
-                 "is_store", "is_atomic", "cta")
+                 "is_store", "is_atomic")
 
     src_banks: tuple[int, ...]    # register-file banks of the operands the collector reads
     wb_left: tuple[int, ...]      # ... of the destinations still to be written back
@@ -44,7 +46,8 @@ class WarpInst:
     is_load: bool
     is_store: bool
     is_atomic: bool
-    cta: int                      # CTA slot on the core
+    accessq: list[Any]            # the LD/ST unit's access queue
+    cycles: int                   # the LD/ST unit's shared-memory cycles left
 
     def do_atomic(self) -> None:
         """The first request of this atomic left its memory partition (``MemFetch.do_atomic``):
@@ -55,10 +58,6 @@ class WarpInst:
             if cb is not None:
                 acc.on_exit = None
                 cb()
-
-    def __init__(self) -> None:
-        self.accessq: list[Any] = []
-        self.cycles = 0
 
 
 class RegisterSet:
