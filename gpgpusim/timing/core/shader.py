@@ -49,7 +49,7 @@ from .ldst import LdstUnit
 from .opcoll import OperandCollector
 from .scheduler import Gto, Lrr, TwoLevelActive, make_policy
 from .stats import IssueStats
-from .units import PipelinedUnit, RegisterSet, WarpInst
+from .units import PipelinedUnit, RegisterSet, ResultRegister, WarpInst
 
 
 def _unit_order(u: PipelinedUnit) -> int:
@@ -199,7 +199,7 @@ class ShaderCore:
         idx_ex = {U.SP: 5, U.DP: 6, U.INT: 7, U.SFU: 8, U.MEM: 9, U.TENSOR: 12}
         self.id_oc = {k: RegisterSet(widths[i], f"ID_OC_{U.UNIT_NAMES[k]}") for k, i in idx_id.items()}
         self.oc_ex = {k: RegisterSet(widths[i], f"OC_EX_{U.UNIT_NAMES[k]}") for k, i in idx_ex.items()}
-        self.ex_wb = RegisterSet(widths[10], "EX_WB")
+        self.ex_wb = ResultRegister(widths[10], "EX_WB")
         self.n_result_bus = max(1, widths[10])
         #: result-bus reservations: cycle -> buses reserved for a writeback in that cycle
         #: (GPGPU-Sim keeps one shifted bit vector per bus; any free bus will do, so a count

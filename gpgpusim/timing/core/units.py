@@ -119,6 +119,55 @@ class RegisterSet:
         return f"{self.name}[" + ", ".join("-" if s is None else f"w{s.slot}@{s.pc}" for s in self.slots) + "]"
 
 
+class ResultRegister(RegisterSet):
+    """The EX_WB register: a :class:`RegisterSet` filled only by :meth:`move_in` and emptied
+    only by :meth:`take`, which keeps its occupied slots as a bit mask (``occ``) so that
+    :meth:`get_ready` looks at those slots only (with one instruction: no scan at all)."""
+
+    __slots__ = ("occ",)
+
+    def __init__(self, width: int, name: str) -> None:
+        super().__init__(width, name)
+        self.occ = 0
+
+    def move_in(self, inst: WarpInst, sub_core: bool = False, reg_id: int = 0) -> None:
+        slots = self.slots
+        i = reg_id % len(slots) if sub_core else slots.index(None)
+        assert slots[i] is None, f"{self.name}: slot {i} busy"
+        slots[i] = inst
+        self.count += 1
+        self.occ |= 1 << i
+
+    def get_ready(self, sub_core: bool = False, reg_id: int = 0) -> int:
+        if sub_core:
+            return super().get_ready(sub_core, reg_id)
+        m = self.occ
+        if not m:
+            return -1
+        low = m & -m
+        best = low.bit_length() - 1
+        m ^= low
+        if m:
+            slots = self.slots
+            uid = slots[best].uid  # type: ignore[union-attr]
+            while m:
+                low = m & -m
+                m ^= low
+                i = low.bit_length() - 1
+                u = slots[i].uid  # type: ignore[union-attr]
+                if u < uid:
+                    best, uid = i, u
+        return best
+
+    def take(self, i: int) -> WarpInst:
+        inst = self.slots[i]
+        assert inst is not None
+        self.slots[i] = None
+        self.count -= 1
+        self.occ &= ~(1 << i)
+        return inst
+
+
 class PipelinedUnit:
     """A pipelined SIMD execution unit (``pipelined_simd_unit``).
 
