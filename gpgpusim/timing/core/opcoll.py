@@ -62,7 +62,7 @@ class OperandCollector:
         self.banks_per_sched = max(1, self.n_banks // n_sched) if sub_core else self.n_banks
         self.sub_core = sub_core
         self.use_wid = use_wid
-        self.queues: list[list[tuple[int, int]]] = [[] for _ in range(self.n_banks)]  # (cu, seq)
+        self.queues: list[list[int]] = [[] for _ in range(self.n_banks)]  # CU index per read
         self.in_regs = in_regs           # ID_OC registers, in GPGPU-Sim's port order
         #: (ID_OC register, slot) per waiting-instruction bit (``waiting``), in port order;
         #: each ID_OC register's first bit is its ``pos0``
@@ -308,7 +308,7 @@ class OperandCollector:
             q = queues[low.bit_length() - 1]
             if len(q) > 1:
                 self.stats_bank_conflicts += 1
-            c = q.pop(0)[0]
+            c = q.pop(0)
             if not q:
                 self.nonempty ^= low
             self.n_queued -= 1
@@ -361,11 +361,10 @@ class OperandCollector:
                     cu.need = len(srcs)
                     if srcs:
                         c = cu.index
-                        uid = inst.uid
                         queues = self.queues
                         ne = self.nonempty
                         for b in srcs:
-                            queues[b].append((c, uid))
+                            queues[b].append(c)
                             ne |= 1 << b
                         self.nonempty = ne
                         self.n_queued += len(srcs)
@@ -382,7 +381,7 @@ class OperandCollector:
         out = f"opcoll {busy}"
         if self.ready:
             out += f" ready {[f'cu{c.index}' for c in self.ready]}"
-        queues = [f"bank{b}: {[f'cu{c}' for c, _ in q]}" for b, q in enumerate(self.queues) if q]
+        queues = [f"bank{b}: {[f'cu{c}' for c in q]}" for b, q in enumerate(self.queues) if q]
         if queues:
             out += "\nregister read queues " + "; ".join(queues)
         if self.n_in:

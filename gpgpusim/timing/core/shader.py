@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bisect import bisect_left, bisect_right, insort
+from bisect import bisect_right, insort
 
 
 from . import units as U
@@ -226,6 +226,10 @@ class ShaderCore:
         self.wb_until = -1
         self.ex_groups = [(self.oc_ex[k], [u for u in self.units if u.kind == k])
                           for k in (U.SP, U.DP, U.SFU, U.INT, U.TENSOR)]
+        #: the same with, per unit, the OC_EX slot it takes from (sub-core model: slot
+        #: ``index mod width``; else -1: the oldest instruction)
+        self.ex_slots = [(reg, [(u.index % len(reg.slots) if self.sub_core else -1, u) for u in us])
+                         for reg, us in self.ex_groups]
         self.ldst = LdstUnit(self, cfg, stats)
         #: the L1 instruction cache; None: perfect (every fetch hits, no cache model)
         self.icache = None if bool(g("gpgpu_perfect_inst_const_cache")) else InstCache(self, cfg)
@@ -382,7 +386,8 @@ class ShaderCore:
             self.settle_sleep(now)
         self.asleep = False
         self.busy_cycle = False
-        self._writeback(now)
+        if self.ex_wb.count:
+            self._writeback(now)
         self._execute(now)
         oc = self.opcoll
         if oc.n_busy or oc.n_in:
@@ -450,8 +455,6 @@ class ShaderCore:
     # -- writeback ------------------------------------------------------------------------
     def _writeback(self, now: int) -> None:
         wb = self.ex_wb
-        if not wb.count:
-            return
         while True:
             i = wb.get_ready()
             if i < 0:
@@ -517,15 +520,12 @@ class ShaderCore:
             if idle:
                 self.busy_units = bu = [u for u in bu if u.dispatch is not None or u.n_active]
         self.ldst.cycle(now)
-        sub = self.sub_core
-        for reg, kind_units in self.ex_groups:
+        for reg, kind_units in self.ex_slots:
             if not reg.count:
                 continue
             slots = reg.slots
-            nslots = len(slots)
-            for u in kind_units:
-                if sub:
-                    i = u.index % nslots
+            for i, u in kind_units:
+                if i >= 0:
                     inst = slots[i]
                     if inst is None:
                         continue
