@@ -141,6 +141,11 @@ def hash_set_index(addr: int, nset: int, line_log2: int, function: str) -> int:
     return 0  # 'C' custom: not implemented in GPGPU-Sim either (set 0)
 
 
+_ALL_INVALID = (INVALID,) * SECTORS_PER_LINE
+_ALL_TRUE = (True,) * SECTORS_PER_LINE
+_ALL_FALSE = (False,) * SECTORS_PER_LINE
+
+
 class Line:
     """One cache block; a line cache uses sector slot 0 only (``line_cache_block``), a sector
     cache all four (``sector_cache_block``)."""
@@ -176,11 +181,10 @@ class Line:
     def allocate(self, tag: int, block_addr: int, time: int, sidx: int) -> None:
         """``allocate`` / ``allocate_line``: the whole line is reset, one sector reserved."""
         st = self.status
-        for i in range(SECTORS_PER_LINE):
-            st[i] = INVALID
-            self.readable[i] = True
-            self.modified_on_fill[i] = False
-            self.readable_on_fill[i] = False
+        st[:] = _ALL_INVALID
+        self.readable[:] = _ALL_TRUE
+        self.modified_on_fill[:] = _ALL_FALSE
+        self.readable_on_fill[:] = _ALL_FALSE
         self.byte_mask_on_fill = False
         self.dirty_byte_mask = 0
         self.tag = tag
@@ -366,13 +370,20 @@ class Cache:
         self.last_events: list[str] = []
         self.last_writeback_size = 0
         # A refused access is retried every cycle (the head of an LD/ST latency queue or of
-        # an L2 bank's queue) while its MSHR or miss queue stays full; its probe answer is
-        # kept and reused while the tag array is unchanged: ``_tag_ver`` counts every change
-        # of it (each :meth:`_sync`, accepted access, fill, flush and invalidation), and the
-        # answer (fetch -> version, dirty-line count, status, index) is reused only for the
-        # same fetch object, version and dirty-line count.
+        # an L2 bank's queue) while its MSHR or miss queue stays full.  Its probe answer is
+        # kept and reused while its set is unchanged: ``_sver[set]`` counts every change of a
+        # set's lines (each :meth:`_sync`, each accepted access to the set, invalidation), and
+        # the answer is reused only for the same fetch object, set version and dirty-victim
+        # eligibility (``wr_percent``).  ``_tag_ver`` counts every change of the whole array:
+        # a refusal is remembered only when the refused access itself changed nothing.  The
+        # entry (fetch -> set version, dirty eligibility, probe status, index, set, refusal
+        # kind, MSHR address) also says how the refusal came about, so that a retry whose
+        # probe answer still holds re-checks only the miss queue and MSHR conditions (see
+        # :meth:`_refusal`).  The tag arrays a :class:`TexCache` drives never see
+        # :meth:`access`, so they never hold an entry.
         self._tag_ver = 0
-        self._retry: dict[MemFetch, tuple[int, int, str, int]] = {}
+        self._sver = [0] * self.nset
+        self._retry: dict[MemFetch, tuple[int, bool, str, int, int, int, int]] = {}
         # GPGPU-Sim's access probes the tag array, and its tag_array::access probes again with
         # the same fetch before anything changed: :meth:`access` leaves its fresh probe answer
         # here (fetch, status, index) and :meth:`_tag_access` takes it for that fetch once
@@ -453,6 +464,8 @@ class Cache:
     def _sync(self, idx: int) -> None:
         """Bring the per-set indices up to date with line ``idx``'s status and tag."""
         self._tag_ver += 1
+        s = idx // self.assoc
+        self._sver[s] += 1
         line = self.lines[idx]
         st = line.status
         if RESERVED in st:
@@ -463,7 +476,6 @@ class Cache:
             c = _C_CLEAN
         else:
             c = _C_INV
-        s = idx // self.assoc
         want = None if c == _C_INV else line.tag
         reg = self._regtag[idx]
         if reg != want:
@@ -530,7 +542,10 @@ class Cache:
 
     def probe(self, addr: int, sector_mask: int, is_write: bool) -> tuple[str, int]:
         """``tag_array::probe`` -> (status, line index)."""
-        set_idx = self.set_index(addr)
+        return self._probe_set(self.set_index(addr), addr, sector_mask, is_write)
+
+    def _probe_set(self, set_idx: int, addr: int, sector_mask: int, is_write: bool) -> tuple[str, int]:
+        """:meth:`probe` of ``addr`` in its set ``set_idx``."""
         tag = addr & ~(self.line_bytes - 1)
         idx = self._tags[set_idx].get(tag)
         if idx is not None:
@@ -626,7 +641,8 @@ class Cache:
         else:
             status, idx = self.probe(addr, fetch.sector_mask, fetch.is_write)
         evicted = None
-        sidx = self._sidx(fetch.sector_mask)
+        m = fetch.sector_mask
+        sidx = (m & -m).bit_length() - 1 if (m and self.sectored) else 0    # _sidx
         if status is HIT or status is HIT_RESERVED:
             line = self.lines[idx]
             if self._lru:
@@ -641,11 +657,12 @@ class Cache:
         elif status == MISS:
             if self.alloc_on_miss:
                 line = self.lines[idx]
-                if line.is_modified():
+                if MODIFIED in line.status:
                     evicted = (line.block_addr, line.modified_size(self.sectored, self.line_bytes),
                                line.dirty_byte_mask, line.dirty_sector_mask())
                     self.n_dirty -= 1
-                line.allocate(self.block_addr(addr), self.block_addr(addr), time, sidx)
+                block = addr & ~(self.line_bytes - 1)
+                line.allocate(block, block, time, sidx)
                 self._sync(idx)
         elif status == SECTOR_MISS:
             if self.alloc_on_miss:
@@ -706,21 +723,22 @@ class Cache:
     def _send_read(self, addr: int, idx: int, fetch: MemFetch, time: int, read_only: bool, wa: bool,
                    events: list[str]) -> tuple[bool, int, tuple[int, int, int, int] | None]:
         """``baseline_cache::send_read_request`` -> (do_miss, index, evicted)."""
-        maddr = self.mshr_addr(fetch.addr)
-        lst = self.mshr.get(maddr)
-        mshr_hit = lst is not None
-        mshr_avail = not self._mshr_full(maddr)
-        evicted = None
-        if mshr_hit and mshr_avail:
-            _, idx, evicted = self._tag_access(self.block_addr(addr), time, fetch)
-            lst.append(fetch)  # type: ignore[union-attr]
+        maddr = fetch.addr & ~(self.atom_bytes - 1)
+        mshr = self.mshr
+        lst = mshr.get(maddr)
+        if lst is not None:             # an MSHR hit: merge when the entry has room
+            if len(lst) >= self.mshr_max_merge:
+                self.stats.inc_fail(fetch.access_type, "MSHR_MERGE_ENRTY_FAIL")
+                return False, idx, None
+            _, idx, evicted = self._tag_access(addr & ~(self.line_bytes - 1), time, fetch)
+            lst.append(fetch)
             if fetch.is_atomic:
                 self.mshr_atomic.add(maddr)
             self.stats.inc(fetch.access_type, MSHR_HIT)
             return True, idx, evicted
-        if not mshr_hit and mshr_avail and len(self.miss_queue) < self.miss_queue_size:
-            _, idx, evicted = self._tag_access(self.block_addr(addr), time, fetch)
-            self.mshr[maddr] = [fetch]
+        if len(mshr) < self.mshr_entries and len(self.miss_queue) < self.miss_queue_size:
+            _, idx, evicted = self._tag_access(addr & ~(self.line_bytes - 1), time, fetch)
+            mshr[maddr] = [fetch]
             if fetch.is_atomic:
                 self.mshr_atomic.add(maddr)
             # the sector replies a sectored L2 will send back for this request (GPGPU-Sim
@@ -734,10 +752,7 @@ class Cache:
             if not wa:
                 events.append(READ_REQUEST_SENT)
             return True, idx, evicted
-        if mshr_hit:
-            self.stats.inc_fail(fetch.access_type, "MSHR_MERGE_ENRTY_FAIL")
-        else:
-            self.stats.inc_fail(fetch.access_type, "MSHR_ENRTY_FAIL")
+        self.stats.inc_fail(fetch.access_type, "MSHR_ENRTY_FAIL")
         return False, idx, None
 
     def _default_factory(self, addr: int, access_type: str, sector_mask: int, byte_mask: int, size: int,
@@ -772,14 +787,30 @@ class Cache:
             events = []
         self.last_events = events
         addr = fetch.addr
-        ver = self._tag_ver
         retry = self._retry.get(fetch) if self._retry else None
-        if retry is not None and retry[0] == ver and retry[1] == self.n_dirty:
-            # the same refused fetch again on an unchanged tag array: the same probe answer
-            probe, idx = retry[2], retry[3]
-        else:
-            probe, idx = self.probe(addr & ~(self.line_bytes - 1), fetch.sector_mask, fetch.is_write)
+        if (retry is not None and retry[0] == self._sver[retry[4]]
+                and retry[1] == (100.0 * self.n_dirty / (self.nset * self.assoc) >= self.wr_percent)):
+            # the same refused fetch again on an unchanged set: the same probe answer, and
+            # unless the miss queue or the MSHRs changed in its favour, the same refusal
+            probe, idx, set_idx = retry[2], retry[3], retry[4]
+            reason = self._refusal(retry[5], retry[6])
+            if reason is not None:
+                # what the full path counts for it: cache_stats::inc_stats with
+                # select_stats_status(probe, RESERVATION_FAIL) = RESERVATION_FAIL, and
+                # inc_fail_stats with the reason
+                at = fetch.access_type
+                row = self.stats.counts[at]     # the first refusal created the row and entry
+                row[RESERVATION_FAIL] += 1
+                frow = self.stats.fails[at]
+                frow[reason] = frow.get(reason, 0) + 1
+                return RESERVATION_FAIL
             self._probed = (fetch, probe, idx)
+        else:
+            block = addr & ~(self.line_bytes - 1)
+            set_idx = self.set_index(block)
+            probe, idx = self._probe_set(set_idx, block, fetch.sector_mask, fetch.is_write)
+            self._probed = (fetch, probe, idx)
+        ver = self._tag_ver
         if self.write_policy == "R":
             status = self._access_read_only(fetch, addr, probe, idx, now, events)
         else:
@@ -791,12 +822,53 @@ class Cache:
             if self._tag_ver == ver:
                 if len(self._retry) >= 64:
                     self._retry.clear()
-                self._retry[fetch] = (ver, self.n_dirty, probe, idx)
+                self._retry[fetch] = (self._sver[set_idx],
+                                      100.0 * self.n_dirty / (self.nset * self.assoc) >= self.wr_percent,
+                                      probe, idx, set_idx, self._refusal_kind(fetch, probe),
+                                      addr & ~(self.atom_bytes - 1))
         else:
             self._tag_ver += 1
+            self._sver[set_idx] += 1
             if retry is not None:
                 del self._retry[fetch]
         return status
+
+    # refusal kinds (see _refusal_kind)
+    _K_OTHER, _K_LINE, _K_MISS0, _K_MISS1 = 0, 1, 2, 3
+
+    def _refusal_kind(self, fetch: MemFetch, probe: str) -> int:
+        """How a refused access with this probe answer is decided, for :meth:`_refusal`:
+        ``_K_LINE`` -- no line to allocate (LINE_ALLOC_FAIL whatever the queues hold: any
+        access of a read-only cache, a read or an allocating write of a data cache); ``_K_MISS0`` / ``_K_MISS1`` -- a read miss of a read-only /
+        data cache (``read_only_cache::access`` / ``data_cache::rd_miss_base``): the miss
+        queue with 0 / 1 more entry, then ``send_read_request``'s MSHR test; ``_K_OTHER`` --
+        anything else (hits, data-cache writes), which always takes the full path."""
+        if probe == HIT:
+            return self._K_OTHER
+        if self.write_policy == "R":
+            return self._K_LINE if probe == RESERVATION_FAIL else self._K_MISS0
+        if fetch.is_write:
+            return self._K_LINE if probe == RESERVATION_FAIL and self.write_alloc != "N" else self._K_OTHER
+        return self._K_LINE if probe == RESERVATION_FAIL else self._K_MISS1
+
+    def _refusal(self, kind: int, maddr: int) -> str | None:
+        """The reservation-fail reason a retried access of refusal ``kind`` (its probe answer
+        unchanged) gets now, or None when the full path must decide (the access may be taken).
+        The same tests, in the same order, as :meth:`_rd_miss` / :meth:`_access_read_only`
+        and :meth:`_send_read`."""
+        if kind == self._K_LINE:
+            return "LINE_ALLOC_FAIL"
+        if kind == self._K_OTHER:
+            return None
+        mq = len(self.miss_queue)
+        if mq + (kind == self._K_MISS1) >= self.miss_queue_size:
+            return "MISS_QUEUE_FULL"
+        lst = self.mshr.get(maddr)
+        if lst is not None:
+            return None if len(lst) < self.mshr_max_merge else "MSHR_MERGE_ENRTY_FAIL"
+        if len(self.mshr) < self.mshr_entries and mq < self.miss_queue_size:
+            return None
+        return "MSHR_ENRTY_FAIL"
 
     def _access_read_only(self, fetch: MemFetch, addr: int, probe: str, idx: int, now: int,
                           events: list[str]) -> str:
@@ -835,7 +907,7 @@ class Cache:
         return HIT
 
     def _rd_miss(self, fetch: MemFetch, addr: int, idx: int, now: int, events: list[str]) -> str:
-        if self._miss_queue_full(1):
+        if len(self.miss_queue) + 1 >= self.miss_queue_size:      # _miss_queue_full(1)
             self.stats.inc_fail(fetch.access_type, "MISS_QUEUE_FULL")
             return RESERVATION_FAIL
         do_miss, _, evicted = self._send_read(addr, idx, fetch, now, False, False, events)
@@ -1107,6 +1179,7 @@ class Cache:
 
     def invalidate(self) -> None:
         self._tag_ver += 1
+        self._sver = [v + 1 for v in self._sver]
         for line in self.lines:
             if line is not None:
                 st = line.status
