@@ -59,6 +59,9 @@ from . import coalesce as C
 from .pipe import CompressingPipe
 from .units import WarpInst
 
+#: the counter of each global/local stall reason _memory_cycle returns
+_GL_STALL_KEY = {r: f"gpgpu_stall_shd_mem[gl_mem][{r}]" for r in ("resource_stall", "coal_stall", "icnt_rc_fail", "")}
+
 _SPACE_ACC = {("global", False): "GLOBAL_ACC_R", ("global", True): "GLOBAL_ACC_W",
               ("local", False): "LOCAL_ACC_R", ("local", True): "LOCAL_ACC_W"}
 
@@ -314,10 +317,11 @@ class LdstUnit:
         elif sp in ("global", "local") and d.accessq:
             stall = self._memory_cycle(d, now)
             if d.accessq:
-                self.stats.add("gpgpu_n_stall_shd_mem")
-                self.stats.add(f"gpgpu_stall_shd_mem[gl_mem][{stall}]")
+                add = self.stats.add
+                add("gpgpu_n_stall_shd_mem")
+                add(_GL_STALL_KEY[stall])
                 if stall == "resource_stall":       # BK_CONF: a latency-queue bank was busy
-                    self.stats.add("gpgpu_n_l1cache_bkconflict")
+                    add("gpgpu_n_l1cache_bkconflict")
                 return
         elif sp in ("const", "param") and d.accessq:
             self._constant_cycle(d, now)
@@ -439,10 +443,12 @@ class LdstUnit:
         core = self.core
         l1d = self.l1d
         for lq in self.lat_q:
-            if not lq.q:
+            q = lq.q
+            if not q:
                 continue
-            mf = lq.head(now)
-            if mf is None:
+            # CompressingPipe.head, inline (the item at slot 0 this cycle)
+            t, mf = q[0]
+            if now < t + lq.depth or now <= lq.last_left:
                 continue
             status = l1d.access(mf, now)
             if status == "RESERVATION_FAIL":

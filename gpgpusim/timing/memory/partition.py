@@ -181,8 +181,9 @@ class SubPartition:
         l2 = self.l2
         t = now + self.memcpy_offset
         mf: MemFetch | None
+        l2_icnt = self.l2_icnt
         # 1. L2 MSHR responses
-        if l2 is not None and l2.ready and not self.l2_icnt.full():
+        if l2 is not None and l2.ready and len(l2_icnt.q) < l2_icnt.cap:
             mf = l2.next_access()
             if mf.access_type != "L2_WR_ALLOC_R":
                 mf.is_reply = True
@@ -203,18 +204,19 @@ class SubPartition:
                     mf.set_status("IN_PARTITION_L2_FILL_QUEUE", now)
                     l2.fill(mf, t)
                     self.dram_l2.pop()
-            elif not self.l2_icnt.full():
-                self.l2_icnt.push(mf)
+            elif len(l2_icnt.q) < l2_icnt.cap:
+                l2_icnt.push(mf)
                 self.dram_l2.pop()
         # 3. L2 misses to the L2->DRAM queue
         if l2 is not None:
             l2.cycle(self._send_to_dram)
         # 4. a new access
-        if not self.l2_dram.full():
-            mf = self.icnt_l2.top()
-            if mf is not None:
+        if len(self.l2_dram.q) < self.l2_dram.cap:
+            q = self.icnt_l2.q
+            if q:
+                mf = q[0]
                 if l2 is not None and (not self.texture_only or mf.access_type == "TEXTURE_ACC_R"):
-                    if not self.l2_icnt.full() and l2.data_port_free():
+                    if len(l2_icnt.q) < l2_icnt.cap and not l2.data_port_occupied:
                         events: list[str] = []
                         status = l2.access(mf, t, events)
                         write_sent = WRITE_REQUEST_SENT in events
