@@ -356,6 +356,7 @@ class Cache:
         self.fetch_factory = fetch_factory or self._default_factory
         self.now_fn = now_fn
         self.n_dirty = 0
+        self._nlines = self.nset * self.assoc
         self._lru = self.replacement != "F"
         self._reset_tag_array()
         self._set_memo: dict[int, int] = {}
@@ -379,7 +380,7 @@ class Cache:
         # entry (fetch -> set version, dirty eligibility, probe status, index, set, refusal
         # kind, MSHR address) also says how the refusal came about, so that a retry whose
         # probe answer still holds re-checks only the miss queue and MSHR conditions (see
-        # :meth:`_refusal`).  The tag arrays a :class:`TexCache` drives never see
+        # :meth:`_refusal_kind`).  The tag arrays a :class:`TexCache` drives never see
         # :meth:`access`, so they never hold an entry.
         self._tag_ver = 0
         self._sver = [0] * self.nset
@@ -572,7 +573,7 @@ class Cache:
         if victim >= 0:
             return MISS, victim
         best = self._top(self._clean[set_idx], _C_CLEAN)
-        if (100.0 * self.n_dirty / (self.nset * self.assoc)) >= self.wr_percent:
+        if (100.0 * self.n_dirty / self._nlines) >= self.wr_percent:
             d = self._top(self._dirty[set_idx], _C_DIRTY)
             if d is not None and (best is None or d < best):
                 best = d
@@ -676,7 +677,7 @@ class Cache:
 
     def _tag_fill_addr(self, addr: int, time: int, sector_mask: int, byte_mask: int, is_write: bool) -> None:
         """``tag_array::fill(addr, ...)``: allocate-on-fill and forced (memcpy) fills."""
-        status, idx = self.probe(addr, sector_mask, is_write)
+        status, idx = self._probe_set(self.set_index(addr), addr, sector_mask, is_write)
         if status == RESERVATION_FAIL:
             return
         sidx = self._sidx(sector_mask)
@@ -789,11 +790,27 @@ class Cache:
         addr = fetch.addr
         retry = self._retry.get(fetch) if self._retry else None
         if (retry is not None and retry[0] == self._sver[retry[4]]
-                and retry[1] == (100.0 * self.n_dirty / (self.nset * self.assoc) >= self.wr_percent)):
+                and retry[1] == (100.0 * self.n_dirty / self._nlines >= self.wr_percent)):
             # the same refused fetch again on an unchanged set: the same probe answer, and
-            # unless the miss queue or the MSHRs changed in its favour, the same refusal
-            probe, idx, set_idx = retry[2], retry[3], retry[4]
-            reason = self._refusal(retry[5], retry[6])
+            # unless the miss queue or the MSHRs changed in its favour, the same refusal: the
+            # reason it gets now, or None when the full path must decide (it may be taken).
+            # A read miss repeats rd_miss / read_only_cache::access's miss-queue test and
+            # send_read_request's MSHR test, in their order
+            probe, idx, set_idx, kind = retry[2], retry[3], retry[4], retry[5]
+            if kind >= self._K_MISS0:
+                mq = len(self.miss_queue)
+                if mq + (kind == self._K_MISS1) >= self.miss_queue_size:
+                    reason: str | None = "MISS_QUEUE_FULL"
+                else:
+                    lst = self.mshr.get(retry[6])
+                    if lst is not None:
+                        reason = None if len(lst) < self.mshr_max_merge else "MSHR_MERGE_ENRTY_FAIL"
+                    elif len(self.mshr) < self.mshr_entries and mq < self.miss_queue_size:
+                        reason = None
+                    else:
+                        reason = "MSHR_ENRTY_FAIL"
+            else:
+                reason = "LINE_ALLOC_FAIL" if kind == self._K_LINE else None
             if reason is not None:
                 # what the full path counts for it: cache_stats::inc_stats with
                 # select_stats_status(probe, RESERVATION_FAIL) = RESERVATION_FAIL, and
@@ -823,7 +840,7 @@ class Cache:
                 if len(self._retry) >= 64:
                     self._retry.clear()
                 self._retry[fetch] = (self._sver[set_idx],
-                                      100.0 * self.n_dirty / (self.nset * self.assoc) >= self.wr_percent,
+                                      100.0 * self.n_dirty / self._nlines >= self.wr_percent,
                                       probe, idx, set_idx, self._refusal_kind(fetch, probe),
                                       addr & ~(self.atom_bytes - 1))
         else:
@@ -837,12 +854,13 @@ class Cache:
     _K_OTHER, _K_LINE, _K_MISS0, _K_MISS1 = 0, 1, 2, 3
 
     def _refusal_kind(self, fetch: MemFetch, probe: str) -> int:
-        """How a refused access with this probe answer is decided, for :meth:`_refusal`:
-        ``_K_LINE`` -- no line to allocate (LINE_ALLOC_FAIL whatever the queues hold: any
-        access of a read-only cache, a read or an allocating write of a data cache); ``_K_MISS0`` / ``_K_MISS1`` -- a read miss of a read-only /
-        data cache (``read_only_cache::access`` / ``data_cache::rd_miss_base``): the miss
-        queue with 0 / 1 more entry, then ``send_read_request``'s MSHR test; ``_K_OTHER`` --
-        anything else (hits, data-cache writes), which always takes the full path."""
+        """How a refused access with this probe answer is decided when :meth:`access` sees it
+        again: ``_K_LINE`` -- no line to allocate (LINE_ALLOC_FAIL whatever the queues hold: any
+        access of a read-only cache, a read or an allocating write of a data cache);
+        ``_K_MISS0`` / ``_K_MISS1`` -- a read miss of a read-only / data cache
+        (``read_only_cache::access`` / ``data_cache::rd_miss_base``): the miss queue with 0 / 1
+        more entry, then ``send_read_request``'s MSHR test; ``_K_OTHER`` -- anything else (hits,
+        data-cache writes), which always takes the full path."""
         if probe == HIT:
             return self._K_OTHER
         if self.write_policy == "R":
@@ -850,25 +868,6 @@ class Cache:
         if fetch.is_write:
             return self._K_LINE if probe == RESERVATION_FAIL and self.write_alloc != "N" else self._K_OTHER
         return self._K_LINE if probe == RESERVATION_FAIL else self._K_MISS1
-
-    def _refusal(self, kind: int, maddr: int) -> str | None:
-        """The reservation-fail reason a retried access of refusal ``kind`` (its probe answer
-        unchanged) gets now, or None when the full path must decide (the access may be taken).
-        The same tests, in the same order, as :meth:`_rd_miss` / :meth:`_access_read_only`
-        and :meth:`_send_read`."""
-        if kind == self._K_LINE:
-            return "LINE_ALLOC_FAIL"
-        if kind == self._K_OTHER:
-            return None
-        mq = len(self.miss_queue)
-        if mq + (kind == self._K_MISS1) >= self.miss_queue_size:
-            return "MISS_QUEUE_FULL"
-        lst = self.mshr.get(maddr)
-        if lst is not None:
-            return None if len(lst) < self.mshr_max_merge else "MSHR_MERGE_ENRTY_FAIL"
-        if len(self.mshr) < self.mshr_entries and mq < self.miss_queue_size:
-            return None
-        return "MSHR_ENRTY_FAIL"
 
     def _access_read_only(self, fetch: MemFetch, addr: int, probe: str, idx: int, now: int,
                           events: list[str]) -> str:

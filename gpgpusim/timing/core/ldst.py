@@ -300,8 +300,16 @@ class LdstUnit:
             l1t.cycle()
         if l1c is not None:
             self._send_miss(l1c, "gpgpu_n_mem_const", now)
-        if self.l1d is not None:
-            self._send_miss(self.l1d, None, now)
+        if l1d is not None:
+            # _send_miss, inline: the oldest miss enters the interconnect when there is room
+            mq = l1d.miss_queue
+            if mq:
+                cluster = core.cluster
+                mf = mq[0]
+                if cluster.can_inject(mf):
+                    mq.popleft()
+                    cluster.inject(mf, now)
+            l1d.cycle()
             if self.n_latq:
                 self._latency_queue_cycle(now)
         d = self.dispatch
@@ -425,9 +433,9 @@ class LdstUnit:
             if not q:
                 return ""
             acc, space, is_store = q[-1]
-            bank = (acc.addr >> self.bank_shift) % self.l1_banks
-            lq = self.lat_q[bank]
-            if not lq.can_enter(now):
+            lq = self.lat_q[(acc.addr >> self.bank_shift) % self.l1_banks]
+            lqq = lq.q
+            if lqq and (lqq[-1][0] >= now or len(lqq) >= lq.depth):    # not lq.can_enter(now)
                 return "resource_stall"
             mf = core.cluster.gpu.new_fetch(acc, d, space, is_store, core, bypass=False)
             lq.enter(now, mf)
