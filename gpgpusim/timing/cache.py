@@ -832,9 +832,14 @@ class Cache:
             status = self._access_read_only(fetch, addr, probe, idx, now, events)
         else:
             status = self._process_tag_probe(fetch, addr, probe, idx, now, events)
-            self._use_data_port(fetch, status, events)
+            if status != RESERVATION_FAIL:
+                self._use_data_port(fetch, status, events)
         self._probed = None
-        self.stats.inc(fetch.access_type, select_stats_status(probe, status))
+        # select_stats_status, inline
+        if (probe == HIT_RESERVED and status != RESERVATION_FAIL) or (probe == SECTOR_MISS and status == MISS):
+            self.stats.inc(fetch.access_type, probe)
+        else:
+            self.stats.inc(fetch.access_type, status)
         if status == RESERVATION_FAIL:
             if self._tag_ver == ver:
                 if len(self._retry) >= 64:

@@ -226,3 +226,74 @@ def test_tex_cache_fifo_limits(cfg):
     assert u.next_access() is first
     u.cycle()
     assert [u.next_access(), u.next_access()] == hits[:2]
+
+
+class _NoMemoCache(Cache):
+    """The full access path every time: no remembered refusal or probe answer."""
+
+    def access(self, fetch, now, events=None):
+        self._retry.clear()
+        return super().access(fetch, now, events)
+
+
+def _retry_traffic(make, seed, cycles=600):
+    """Three queue heads retry their access every cycle until it is taken (as the LD/ST
+    latency queues and the L2 bank queue do), over 10 lines of 2 sets; misses leave the miss
+    queue at random and their fills come back 5-20 cycles later; merged requests drain.
+    Returns every access outcome, the miss queue traffic, the statistics and how many
+    refusals were retries of a remembered refusal."""
+    import random
+
+    rng = random.Random(seed)
+    c = make()
+    heads = [None, None, None]
+    inflight: list = []
+    trace: list = []
+    remembered = 0
+    for now in range(cycles):
+        for i, h in enumerate(heads):
+            if h is None:
+                addr = rng.randrange(10) * 128 + rng.randrange(4) * 32
+                if rng.random() < 0.3:
+                    h = heads[i] = MemFetch(addr, 32, True, "GLOBAL_ACC_W",
+                                            byte_mask=rng.choice((0, 0xF << (addr % 128))))
+                else:
+                    h = heads[i] = MemFetch(addr, 32, False, "GLOBAL_ACC_R")
+            seen = h in c._retry
+            st = c.access(h, now)
+            trace.append((now, i, st))
+            if st == RESERVATION_FAIL:
+                remembered += seen
+            else:
+                heads[i] = None
+        if c.miss_queue and rng.random() < 0.4:
+            m = c.pop_miss()
+            trace.append((now, "out", m.access_type, m.addr, m.sector_mask))
+            if c.waiting_for_fill(m):
+                inflight.append((now + rng.randrange(5, 20), m))
+        for due, m in [x for x in inflight if x[0] <= now]:
+            inflight.remove((due, m))
+            c.fill(m, now)
+        while c.access_ready():
+            trace.append((now, "ready", c.next_access().addr))
+        c.cycle()
+    return trace, c.stats.counts, c.stats.fails, remembered
+
+
+@pytest.mark.parametrize("geometry,kw", [
+    ("S:2:128:2,L:T:m:L:L,A:4:2,3:0,32", {}),                     # RTX3070/QV100-like L1D
+    ("S:2:128:2,L:B:m:L:X,A:4:2,4:0,32", {"level": 2}),           # L2: write-back, dirty victims
+    ("S:2:128:2,L:B:m:F:L,A:4:2,4:0,32", {"wr_percent": 25}),     # fetch-on-write, dirty share
+    ("N:2:128:2,L:R:m:N:L,A:4:2,3", {}),                          # read-only
+])
+def test_remembered_refusals_match_the_full_path(geometry, kw):
+    """A retried refusal answered from the remembered one (per-set version, queue re-check)
+    gives the same outcomes, traffic and statistics (reservation fails per reason included) as
+    the full access path."""
+    cc = CacheConfig.parse(geometry)
+    for seed in range(3):
+        fast = _retry_traffic(lambda: Cache("c", cc, "c", **kw), seed)
+        full = _retry_traffic(lambda: _NoMemoCache("c", cc, "c", **kw), seed)
+        assert fast[:3] == full[:3]
+        assert sum(fast[1]["GLOBAL_ACC_R"].values()) > 300
+        assert fast[3] > 50 and full[3] == 0
