@@ -207,9 +207,17 @@ class SubPartition:
             elif len(l2_icnt.q) < l2_icnt.cap:
                 l2_icnt.push(mf)
                 self.dram_l2.pop()
-        # 3. L2 misses to the L2->DRAM queue
+        # 3. L2 misses to the L2->DRAM queue (baseline_cache::cycle with L2interface::full/push:
+        # the head of the miss queue moves when the queue has room)
         if l2 is not None:
-            l2.cycle(self._send_to_dram)
+            mq = l2.miss_queue
+            if mq and len(self.l2_dram.q) < self.l2_dram.cap:
+                mf = mq.popleft()
+                mf.set_status("IN_PARTITION_L2_TO_DRAM_QUEUE", now)
+                self.l2_dram.q.append(mf)
+                if self.wake_dram is not None:
+                    self.wake_dram()
+            l2.cycle()
         # 4. a new access
         if len(self.l2_dram.q) < self.l2_dram.cap:
             q = self.icnt_l2.q
@@ -255,16 +263,6 @@ class SubPartition:
             mf = self.rop.popleft()[1]
             self.icnt_l2.push(mf)
             mf.set_status("IN_PARTITION_ICNT_TO_L2_QUEUE", now)
-        return True
-
-    def _send_to_dram(self, mf: MemFetch) -> bool:
-        """``L2interface::full/push``."""
-        if self.l2_dram.full():
-            return False
-        mf.set_status("IN_PARTITION_L2_TO_DRAM_QUEUE", self.now)
-        self.l2_dram.push(mf)
-        if self.wake_dram is not None:
-            self.wake_dram()
         return True
 
     def busy(self) -> bool:
