@@ -214,7 +214,7 @@ class SubPartition:
             if mq and len(self.l2_dram.q) < self.l2_dram.cap:
                 mf = mq.popleft()
                 mf.set_status("IN_PARTITION_L2_TO_DRAM_QUEUE", now)
-                self.l2_dram.q.append(mf)
+                self.l2_dram.push(mf)
                 if self.wake_dram is not None:
                     self.wake_dram()
             l2.cycle()
