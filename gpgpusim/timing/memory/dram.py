@@ -405,7 +405,7 @@ class Dram:
         self.col_at = self.row_at = NEVER
         self._grp_count: dict[int, int] = {}
         # counters (dram_t::print)
-        self.n_cmd = self.n_nop = self.n_act = self.n_pre = self.n_req = 0
+        self.n_cmd = self.n_act = self.n_pre = self.n_req = 0
         self.n_rd = self.n_rd_L2_A = self.n_wr = self.n_wr_WB = 0
         self.n_activity = 0
         self.bwutil = 0
@@ -420,7 +420,7 @@ class Dram:
         # where the data bus went (after the commands of a cycle): util + wasted_col + wasted_row + idle = n_cmd
         self.util_bw = self.wasted_bw_col = self.wasted_bw_row = self.idle_bw = 0
         self.RCDc_limit = self.RCDWRc_limit = self.WTRc_limit = self.RTWc_limit = self.CCDLc_limit = 0
-        self.CCDc_limit = self.rwq_limit = 0
+        self.rwq_limit = 0
         self.CCDLc_limit_alone = self.WTRc_limit_alone = self.RTWc_limit_alone = 0
         # dual bus interface use
         self.issued_total = self.issued_two = self.issued_total_row = self.issued_total_col = 0
@@ -511,7 +511,6 @@ class Dram:
         """Account ``n`` cycles of a :meth:`quiet` channel exactly as :meth:`cycle` would (no
         bank holds a request, so each bank's idle count follows ``n_cmd``)."""
         self.n_cmd += n
-        self.n_nop += n
         self.idle_bw += n
         q = self.rwq.q
         drop = min(n, max(0, len(q) - self.rwq.min_len))
@@ -732,11 +731,8 @@ class Dram:
                         self.issued_two += 1
                 if row:
                     self.issued_total_row += 1
-            else:
-                self.n_nop += 1
         else:
             col = False
-            self.n_nop += 1
         # k > 0 (an active cycle) unless no bank holds a request and every counter of the
         # activity check (tCCD, tRRD, tRTW, tWTR; the banks' tRCD, tRAS, tRC, tRP, tRCDWR) is 0
         if self.pend_mask or t < self.active_until:
@@ -851,6 +847,11 @@ class Dram:
                     return True
         return False
 
+    @property
+    def n_nop(self) -> int:
+        """Cycles without a command (every cycle issues one or more, or counts a nop)."""
+        return self.n_cmd - self.issued_total
+
     def bank_idle_cycles(self, j: int) -> int:
         """``bk[j]->n_idle``: cycles that ended without a request at bank ``j`` (plus, with the
         single bus, the extra or missing visits of cycles whose row command moved ``prio``)."""
@@ -859,46 +860,49 @@ class Dram:
         return self.n_cmd - busy + bk.n_idle
 
     def _count_wasted_col(self, t: int) -> None:
-        """A cycle without a column command while a bank had a request to its open row: count
-        the constraints that held each such bank back (``BW Util Bottlenecks``)."""
+        """A cycle without a column command (and ``CCDc`` zero) while a bank had a request to
+        its open row: count, per such bank, the constraints that held it back (``BW Util
+        Bottlenecks``: ``CCDLc`` of its group, ``rwq`` full, a read's ``RCDc`` and ``WTRc``, a
+        write's ``RCDWRc`` and ``RTWc``; "alone" where ``WTRc`` / ``RTWc`` and ``CCDLc`` do not
+        both hold)."""
         self.wasted_bw_col += 1
-        rd = self.rd_open
-        m = rd | self.wr_open
-        banks, ccdl, grp_of = self.banks, self.grp_CCDL_until, self.grp_of
-        full = self.rwq.full()
-        ccd = self.CCD_until > t
-        wtr = self.WTR_until > t
-        rtw = self.RTW_until > t
-        while m:
-            low = m & -m
-            m ^= low
-            j = low.bit_length() - 1
-            bk = banks[j]
-            c = ccdl[grp_of[j]] > t
-            if c:
-                self.CCDLc_limit += 1
-            if ccd:
-                self.CCDc_limit += 1
-            if full:
-                self.rwq_limit += 1
-            if low & rd:
-                if bk.RCD_until > t:
-                    self.RCDc_limit += 1
-                if wtr:
-                    self.WTRc_limit += 1
-                    if not c:
-                        self.WTRc_limit_alone += 1
-                elif c:
-                    self.CCDLc_limit_alone += 1
+        rd, wr = self.rd_open, self.wr_open
+        banks = self.banks
+        if self.rwq.full():
+            self.rwq_limit += (rd | wr).bit_count()
+        held = 0                      # banks of the groups whose CCDLc is running
+        for g, end in enumerate(self.grp_CCDL_until):
+            if end > t:
+                held |= self.grp_masks[g]
+        if held:
+            n_rd, n_wr = (rd & held).bit_count(), (wr & held).bit_count()
+            self.CCDLc_limit += n_rd + n_wr
+        else:
+            n_rd = n_wr = 0
+        if rd:
+            if self.WTR_until > t:
+                self.WTRc_limit += rd.bit_count()
+                self.WTRc_limit_alone += rd.bit_count() - n_rd
             else:
-                if bk.RCDWR_until > t:
+                self.CCDLc_limit_alone += n_rd
+            m = rd
+            while m:
+                low = m & -m
+                m ^= low
+                if banks[low.bit_length() - 1].RCD_until > t:
+                    self.RCDc_limit += 1
+        if wr:
+            if self.RTW_until > t:
+                self.RTWc_limit += wr.bit_count()
+                self.RTWc_limit_alone += wr.bit_count() - n_wr
+            else:
+                self.CCDLc_limit_alone += n_wr
+            m = wr
+            while m:
+                low = m & -m
+                m ^= low
+                if banks[low.bit_length() - 1].RCDWR_until > t:
                     self.RCDWRc_limit += 1
-                if rtw:
-                    self.RTWc_limit += 1
-                    if not c:
-                        self.RTWc_limit_alone += 1
-                elif c:
-                    self.CCDLc_limit_alone += 1
 
     def _issue_col(self, j: int) -> bool:
         bk = self.banks[j]
