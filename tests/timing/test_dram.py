@@ -38,10 +38,10 @@ def _fetch(bank, row, write=False):
     return f
 
 
-def _commands(p, reqs, cycles=120):
-    """Run a channel; ``reqs`` = [(push cycle, bank, row, is_write)].  Returns the channel and
-    its command log [(cycle, ACT|PRE|RD|WR, bank)]."""
-    d = Dram(0, p)
+def _commands(p, reqs, cycles=120, make=None):
+    """Run a channel (``Dram(0, p)``, or ``make()``); ``reqs`` = [(push cycle, bank, row,
+    is_write)].  Returns the channel and its command log [(cycle, ACT|PRE|RD|WR, bank)]."""
+    d = Dram(0, p) if make is None else make()
     log = []
     now = [0]
 
@@ -283,6 +283,57 @@ def test_bulk_idle_accounting_is_exact(cfg, parked):
     assert a.channel_stats() == b.channel_stats()
     assert a.quiet() and b.quiet() and a.n_activity > 30 and a.n_in_flight == int(parked)
 
+
+
+def test_single_bus_row_command_moves_prio(cfg):
+    """The single-bus loop (``-dram_dual_bus_interface 0``) visits banks from ``prio``; a row
+    command moves ``prio`` mid-loop, so the rest of that cycle's visits start after the bank
+    that issued it.  One read to bank 5 on an idle 16-bank channel: granted at cycle 0 (prio
+    0 -> 1), the loop visits banks 1-4 (idle), activates bank 5 (prio -> 6), then visits the
+    remaining 11 positions from bank 11: 11-15, 0-4 (idle) and 5 again.  Banks 1-4 count two
+    idle visits, 0 and 11-15 one, 5-10 none; every later cycle counts one for each bank
+    without the request."""
+    p = DramTimingParams(cfg)
+    p.dual_bus = False
+    d = Dram(0, p)
+    d.push(_fetch(5, 1), 0)
+    d.cycle(0)
+    assert (d.n_act, d.prio) == (1, 6)
+    assert [d.bank_idle_cycles(j) for j in range(16)] == [1, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1]
+    for t in range(1, 10):
+        d.cycle(t)
+    assert [d.bank_idle_cycles(j) for j in range(16)] == [10, 11, 11, 11, 11, 0, 9, 9, 9, 9, 9, 10, 10, 10, 10, 10]
+
+
+def _always_scan(d):
+    """Make ``d`` try the issue functions every cycle (no readiness skip)."""
+    ready = d._ready
+
+    def no_skip():
+        ready()
+        d.col_at = d.row_at = 0
+    d._ready = no_skip
+    return d
+
+
+@pytest.mark.parametrize("gpu", ["SM7_QV100", "SM86_RTX3070"])
+@pytest.mark.parametrize("dual", [True, False], ids=["dual_bus", "single_bus"])
+def test_issue_readiness_skip_is_exact(gpu, dual):
+    """A cycle before ``col_at`` and ``row_at`` (the first cycles a column / row command could
+    issue, from the constraint ends) skips the bank scan: random reads and writes over a few
+    rows of every bank give the same command log and statistics as a channel that tries the
+    issue functions every cycle."""
+    c = load_config(None, gpu=gpu, env=False)
+    p = DramTimingParams(c)
+    p.dual_bus = dual
+    rng = np.random.default_rng(7)
+    reqs = [(int(t), int(rng.integers(p.nbk)), int(rng.integers(3)), bool(rng.random() < 0.3))
+            for t in np.sort(rng.integers(0, 1500, 400))]
+    fast, log_fast = _commands(p, reqs, cycles=3000)
+    slow, log_slow = _commands(p, reqs, cycles=3000, make=lambda: _always_scan(Dram(0, p)))
+    assert log_fast == log_slow and len(log_fast) > 600
+    assert fast.channel_stats() == slow.channel_stats()
+    assert fast.n_rd + fast.n_wr == 400 and fast.quiet()
 
 # ---------------------------------------------------------------------------------- bandwidth
 def peak_bytes_per_s(cfg) -> float:

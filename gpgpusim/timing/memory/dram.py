@@ -12,7 +12,8 @@ One :meth:`Dram.cycle` is one DRAM command-clock cycle, in GPGPU-Sim's order:
    FIFO: head of the 2-entry queue if its bank is free);
 3. at most one column command (read/write) and one row command (activate/precharge) with the
    dual bus interface, else one command in all, scanning banks round-robin from ``prio``;
-4. every constraint counter counts down to zero (``DEC2ZERO``).
+4. every constraint counter counts down to zero (``DEC2ZERO``; here each counter is the cycle it
+   reaches zero, so nothing counts down, see :class:`Dram`).
 
 A request occupies ``ceil(size / atom)`` column commands, ``atom = BL * busW * chips`` bytes.
 
@@ -33,8 +34,10 @@ each time it looks for work for an idle bank (``frfcfs_scheduler::schedule``).
 
 Statistics (``dram_t::print``): the per-cycle row-buffer / bank-parallelism / bus-waste counters
 GPGPU-Sim collects in ``dram_t::cycle`` are kept from bank bit masks updated only when a bank's
-request or open row changes, so a busy cycle pays a few integer operations and an idle (sleeping)
-cycle nothing but the bulk additions of :meth:`Dram.idle_cycles`.  Not modelled: refresh (as
+request or open row changes (the parallelism samples, constant between such changes, are added
+per run of cycles), a cycle in which no bank could issue a command skips the bank scan, so a
+busy cycle pays a few integer operations and an idle (sleeping) cycle nothing but the bulk
+additions of :meth:`Dram.idle_cycles`.  Not modelled: refresh (as
 GPGPU-Sim: ``n_ref_event`` stays 0), bank-index hashing other than ``-dram_bnk_indexing_policy 1``.
 """
 
@@ -48,6 +51,8 @@ import numpy as np
 from ..mem_fetch import MemFetch, WRITEBACK_TYPES
 
 BANK_IDLE, BANK_ACTIVE = 0, 1
+#: a cycle no command reaches (``Dram.col_at`` / ``row_at`` with no candidate bank)
+NEVER = 1 << 62
 
 
 class DramTimingParams:
@@ -150,18 +155,27 @@ class DramReq:
 class Bank:
     """``bank_t``.  ``n_access`` counts read column commands only (``dram_t::issue_col_command``
     counts none for a write, so the printed ``bkN: <n>a`` excludes writes, as GPGPU-Sim's does).
-    ``n_idle`` counts cycles ending without a request at the bank; with the dual
-    bus interface it is kept as ``n_busy`` (cycles with one, closed when the request leaves)
-    plus ``busy_from`` (the channel cycle the current request arrived) instead."""
 
-    __slots__ = ("state", "curr_row", "mrq", "RCDc", "RCDWRc", "RASc", "RPc", "RCc", "WTPc", "RTPc",
+    GPGPU-Sim's per-bank constraint counters (``RCDc``, ``RCDWRc``, ``RASc``, ``RPc``, ``RCc``,
+    ``WTPc``, ``RTPc``, counted down to zero at the end of every cycle) are kept as the channel
+    cycle from which they read zero (see :class:`Dram`): ``RCD_until`` and ``RCDWR_until`` (a
+    read / write column command), ``PRE_until`` (all of ``RASc``, ``WTPc``, ``RTPc``: a
+    precharge) and ``ACT_until`` (both ``RPc`` and ``RCc``: an activate), the only ways the
+    issue checks and the statistics read them.
+
+    ``bk[j]->n_idle`` (cycles whose bank loop found no request at the bank) is kept as
+    ``n_busy`` (cycles with one, closed when the request leaves) plus ``busy_from`` (the channel
+    cycle the current request arrived), and ``n_idle`` holds only the difference the single-bus
+    loop makes in a cycle whose row command moves ``prio`` (some banks visited twice, some not)."""
+
+    __slots__ = ("state", "curr_row", "mrq", "RCD_until", "RCDWR_until", "PRE_until", "ACT_until",
                  "n_access", "n_idle", "n_busy", "busy_from")
 
     def __init__(self) -> None:
         self.state = BANK_IDLE
         self.curr_row = 0
         self.mrq: DramReq | None = None
-        self.RCDc = self.RCDWRc = self.RASc = self.RPc = self.RCc = self.WTPc = self.RTPc = 0
+        self.RCD_until = self.RCDWR_until = self.PRE_until = self.ACT_until = 0
         self.n_access = 0
         self.n_idle = 0
         self.n_busy = 0
@@ -328,15 +342,42 @@ class Dram:
     holding a request (``bk[j]->mrq``); ``rd_open`` / ``wr_open`` those whose request is a
     read / write to the bank's open row (GPGPU-Sim's "rw" banks: a column command may follow).
     They change only when a bank takes or finishes a request or activates a row (:meth:`_track`).
+
+    Constraint counters.  GPGPU-Sim sets a counter (``CCDc = tCCD`` ...) when a command issues
+    and counts every counter down to zero at the end of every cycle (``DEC2ZERO``); a counter
+    set to ``v`` in cycle ``c`` is non-zero exactly in cycles ``c`` .. ``c + v - 1``.  Here each
+    is kept as that end, ``*_until = c + v`` in channel cycles (``n_cmd``, which every cycle and
+    every bulk idle cycle advances), so "``XXc`` is non-zero" reads ``XX_until > n_cmd`` and no
+    cycle counts anything down.  The values are taken as 32-bit unsigned, as GPGPU-Sim's
+    ``unsigned`` counters hold them (a negative ``tRCDWR`` blocks for 2^32 cycles there too).
+    Each counter is only ever set to its own constant, so a new end is never earlier than the
+    one it replaces and ``active_until`` / ``quiet_until`` (the latest end of the counters that
+    keep a cycle active, and of all) and a bank's ``PRE_until`` / ``ACT_until`` are running
+    maxima.
+
+    Issue readiness.  Between two commands or grants nothing an issue check reads changes but
+    the cycle number and the data pipeline's fill, so :meth:`_ready` (run after each) finds the
+    first cycle a column command (``col_at``, also needing a ``rwq`` slot) or a row command
+    (``row_at``) could issue at any bank; a cycle before both skips the bank scan.
     """
 
     def __init__(self, channel: int, p: DramTimingParams, on_write_done: Any = None) -> None:
         self.id = channel
         self.p = p
         self.banks = [Bank() for _ in range(p.nbk)]
-        self.grp_CCDLc = [0] * p.nbkgrp
-        self.grp_RTPLc = [0] * p.nbkgrp
-        self.RRDc = self.CCDc = self.RTWc = self.WTRc = 0
+        self.nbk = p.nbk
+        self.dual_bus = p.dual_bus
+        # the constraint values (32-bit unsigned, see the class docstring), read when a
+        # command issues
+        u32 = 0xFFFFFFFF
+        self.tCCD, self.tCCDL, self.tRRD, self.tRCD = p.tCCD & u32, p.tCCDL & u32, p.tRRD & u32, p.tRCD & u32
+        self.tRCDWR, self.tRAS, self.tRC, self.tRP = p.tRCDWR & u32, p.tRAS & u32, p.tRC & u32, p.tRP & u32
+        self.tRTW, self.tWTR, self.tWTP, self.tRTPL = p.tRTW & u32, p.tWTR & u32, p.tWTP & u32, p.tRTPL & u32
+        self.tRTP = p.burst_cycles & u32
+        self.grp_CCDL_until = [0] * p.nbkgrp
+        self.grp_RTPL_until = [0] * p.nbkgrp
+        self.RRD_until = self.CCD_until = self.RTW_until = self.WTR_until = 0
+        self.active_until = self.quiet_until = 0
         self.rw_is_write = False
         self.prio = 0
         self.rwq = FifoPipeline(p.CL, p.CL + 1)
@@ -350,12 +391,21 @@ class Dram:
         self.grp_masks = [sum(1 << j for j in range(p.nbk) if self.grp_of[j] == g) for g in range(p.nbkgrp)]
         self.pend_mask = self.rd_open = self.wr_open = 0
         self.full_mask = (1 << p.nbk) - 1
-        # banks whose own constraint counters may be non-zero (set when a command sets one,
-        # cleared when all have counted down): DEC2ZERO and quiet() look only at these
-        self.timer_mask = 0
+        # what _ready derives from the masks and the constraint ends (valid while not dirty):
+        # the open banks' count, write share and bank groups, each open bank's first cycle a
+        # column command would pass its own and the shared checks but tCCD, and the first
+        # cycle a column / row command could issue
+        self.dirty = False
+        self.n_pend = self.n_rw = self.n_grp_rw = 0
+        self.w2r = 0.0
+        # cycles sampled (a bank holding a request) since those values last changed: their
+        # parallelism samples are added when they change (_flush_samples)
+        self.n_samples = 0
+        self.col_ready: list[int] = []
+        self.col_at = self.row_at = NEVER
         self._grp_count: dict[int, int] = {}
         # counters (dram_t::print)
-        self.n_cmd = self.n_nop = self.n_act = self.n_pre = self.n_req = 0
+        self.n_cmd = self.n_act = self.n_pre = self.n_req = 0
         self.n_rd = self.n_rd_L2_A = self.n_wr = self.n_wr_WB = 0
         self.n_activity = 0
         self.bwutil = 0
@@ -370,7 +420,7 @@ class Dram:
         # where the data bus went (after the commands of a cycle): util + wasted_col + wasted_row + idle = n_cmd
         self.util_bw = self.wasted_bw_col = self.wasted_bw_row = self.idle_bw = 0
         self.RCDc_limit = self.RCDWRc_limit = self.WTRc_limit = self.RTWc_limit = self.CCDLc_limit = 0
-        self.CCDc_limit = self.rwq_limit = 0
+        self.rwq_limit = 0
         self.CCDLc_limit_alone = self.WTRc_limit_alone = self.RTWc_limit_alone = 0
         # dual bus interface use
         self.issued_total = self.issued_two = self.issued_total_row = self.issued_total_col = 0
@@ -449,24 +499,19 @@ class Dram:
         """Nothing queued, in flight or counting down: a cycle only bumps the idle counters.
         Writes parked in the separate write queue (read mode, below the high watermark, no
         read waiting) count as quiet: each cycle's scheduler pass returns nothing for them."""
-        if self.returnq.n_items or self.RRDc or self.CCDc or self.RTWc or self.WTRc:
+        if self.returnq.n_items or self.n_cmd < self.quiet_until:
             return False
         if self.n_in_flight:
             s = self.sched
             if s is None or self.n_in_flight != s.num_write_pending or not s.parked():
                 return False
-        if self.timer_mask:
-            return False
-        return not (any(self.grp_CCDLc) or any(self.grp_RTPLc))
+        return True
 
     def idle_cycles(self, n: int) -> None:
-        """Account ``n`` cycles of a :meth:`quiet` channel exactly as :meth:`cycle` would."""
+        """Account ``n`` cycles of a :meth:`quiet` channel exactly as :meth:`cycle` would (no
+        bank holds a request, so each bank's idle count follows ``n_cmd``)."""
         self.n_cmd += n
-        self.n_nop += n
         self.idle_bw += n
-        if not self.p.dual_bus:
-            for bk in self.banks:
-                bk.n_idle += n
         q = self.rwq.q
         drop = min(n, max(0, len(q) - self.rwq.min_len))
         for _ in range(drop):
@@ -478,6 +523,7 @@ class Dram:
         keep = ~bit
         bk = self.banks[j]
         req = bk.mrq
+        self.dirty = True
         self.rd_open &= keep
         self.wr_open &= keep
         if req is None:
@@ -490,39 +536,143 @@ class Dram:
             else:
                 self.rd_open |= bit
 
+    def _ready(self) -> None:
+        """Derive, from the bank masks and the constraint ends, what stays fixed until the next
+        command or grant: the open ("rw") banks' count, write share and bank-group count (the
+        parallelism samples), each open bank's first cycle its column command passes every
+        check but tCCD and a free ``rwq`` slot (``col_ready``), and the first cycle a column
+        command (``col_at``) or a row command (``row_at``: precharge of a bank open on another
+        row, activation of a closed one) could issue."""
+        self.dirty = False
+        if self.n_samples:
+            self._flush_samples()
+        banks, grp_of = self.banks, self.grp_of
+        rd = self.rd_open
+        rw = rd | self.wr_open
+        self.n_pend = self.pend_mask.bit_count()
+        ready: list[int] = []
+        col_at = NEVER
+        if rw:
+            n_rw = rw.bit_count()
+            self.n_rw = n_rw
+            self.w2r = (rw & ~rd).bit_count() / n_rw
+            g = self._grp_count.get(rw)
+            if g is None:
+                g = self._grp_count[rw] = sum(1 for m in self.grp_masks if rw & m)
+            self.n_grp_rw = g
+            ccdl, wtr, rtw = self.grp_CCDL_until, self.WTR_until, self.RTW_until
+            m = rw
+            while m:
+                low = m & -m
+                m ^= low
+                j = low.bit_length() - 1
+                c = ccdl[grp_of[j]]
+                if low & rd:
+                    r = banks[j].RCD_until
+                    if wtr > c:
+                        c = wtr
+                else:
+                    r = banks[j].RCDWR_until
+                    if rtw > c:
+                        c = rtw
+                if c > r:
+                    r = c
+                ready.append(r)
+                if r < col_at:
+                    col_at = r
+            if col_at < self.CCD_until:
+                col_at = self.CCD_until
+        else:
+            self.n_rw = 0
+        self.col_ready = ready
+        self.col_at = col_at
+        row_at = act_at = NEVER
+        m = self.pend_mask & ~rw
+        if m:
+            rtpl = self.grp_RTPL_until
+            while m:
+                low = m & -m
+                m ^= low
+                j = low.bit_length() - 1
+                bk = banks[j]
+                if bk.state == BANK_ACTIVE:
+                    r = bk.PRE_until
+                    c = rtpl[grp_of[j]]
+                    if c > r:
+                        r = c
+                    if r < row_at:
+                        row_at = r
+                elif bk.ACT_until < act_at:
+                    act_at = bk.ACT_until
+            if act_at < NEVER:
+                if act_at < self.RRD_until:
+                    act_at = self.RRD_until
+                if act_at < row_at:
+                    row_at = act_at
+        self.row_at = row_at
+
+    def _flush_samples(self) -> None:
+        """Add the bank-level-parallelism samples of the ``n_samples`` cycles taken with the
+        current masks: per cycle the banks with a request, and with open ("rw") banks their
+        count, bank groups and write share (added cycle by cycle, as the float sum is)."""
+        k = self.n_samples
+        self.n_samples = 0
+        self.banks_1time += k * self.n_pend
+        self.banks_access_total += k
+        if self.n_rw:
+            self.banks_time_rw += k * self.n_rw
+            self.banks_access_rw_total += k
+            self.bkgrp_parallsim_rw += k * self.n_grp_rw
+            w = self.w2r
+            if w:
+                total = self.w2r_ratio_sum
+                for _ in range(k):
+                    total += w
+                self.w2r_ratio_sum = total
+
     def cycle(self, now: int = 0) -> None:
-        p = self.p
-        if not self.returnq.full():
-            cmd = self.rwq.pop()
-            if cmd is not None:
-                cmd.dqbytes += p.atom_bytes
-                if cmd.dqbytes >= cmd.nbytes:
-                    mf = cmd.fetch
-                    self.n_in_flight -= 1
-                    mf.set_status("IN_PARTITION_MC_RETURNQ", now)
-                    if mf.access_type not in WRITEBACK_TYPES:
-                        mf.is_reply = True
-                        self.returnq.push(mf)
-                    elif self.on_write_done is not None:
-                        self.on_write_done(mf)
+        t = self.n_cmd
+        rwq = self.rwq
+        returnq = self.returnq
+        if len(returnq.q) < returnq.max_len:
+            q = rwq.q
+            if q:
+                cmd = q.popleft()
+                if len(q) < rwq.min_len:
+                    q.append(None)
+                if cmd is not None:
+                    rwq.n_items -= 1
+                    cmd.dqbytes += self.p.atom_bytes
+                    if cmd.dqbytes >= cmd.nbytes:
+                        mf = cmd.fetch
+                        self.n_in_flight -= 1
+                        mf.set_status("IN_PARTITION_MC_RETURNQ", now)
+                        if mf.access_type not in WRITEBACK_TYPES:
+                            mf.is_reply = True
+                            returnq.push(mf)
+                        elif self.on_write_done is not None:
+                            self.on_write_done(mf)
         sched = self.sched
+        banks = self.banks
+        mrqq = self.mrqq
         if sched is not None:
-            while self.mrqq.q:
-                sched.add(self.mrqq.pop())
+            while mrqq.q:
+                sched.add(mrqq.pop())
             if not sched.separate:
                 # the first bank from ``prio`` with no request and a non-empty queue: the
                 # banks before it would each return nothing from schedule()
                 cand = sched.nonempty & ~self.pend_mask
                 if cand:
                     b = _first_bit_from(cand, self.prio)
-                    req = sched.schedule(b, self.banks[b].curr_row, now)
+                    req = sched.schedule(b, banks[b].curr_row, now)
                     assert req is not None
                     self._grant(b, req, now)
             else:
                 # the write-mode check runs once per schedule() call: keep every call
-                for i in range(p.nbk):
-                    b = (i + self.prio) % p.nbk
-                    bank = self.banks[b]
+                nbk = self.nbk
+                for i in range(nbk):
+                    b = (i + self.prio) % nbk
+                    bank = banks[b]
                     if bank.mrq is None:
                         req = sched.schedule(b, bank.curr_row, now)
                         if req is not None:
@@ -530,129 +680,148 @@ class Dram:
                             break
             nreqs = sched.num_pending
         else:
-            if not self.mrqq.empty():
-                head = self.mrqq.top()
-                if self.banks[head.bank].mrq is None:
-                    self.banks[head.bank].mrq = self.mrqq.pop()
-                    self.banks[head.bank].busy_from = self.n_cmd
+            if mrqq.q:
+                head = mrqq.top()
+                if banks[head.bank].mrq is None:
+                    banks[head.bank].mrq = mrqq.pop()
+                    banks[head.bank].busy_from = t
                     self._track(head.bank)
-            nreqs = len(self.mrqq)
+            nreqs = len(mrqq)
         if nreqs > self.max_mrqs:
             self.max_mrqs = nreqs
         self.ave_mrqs += nreqs
+        if self.dirty:
+            self._ready()
 
+        # the bank-level-parallelism samples dram_t::cycle takes before issuing commands
         pend = self.pend_mask
+        rwq_free = len(rwq.q) < rwq.max_len
         if pend:
-            self._count_parallelism(pend)
+            self.n_samples += 1
+            # open banks whose column command every constraint would allow now
+            if rwq_free and self.CCD_until <= t and self.col_ready:
+                ready = 0
+                for r in self.col_ready:
+                    if r <= t:
+                        ready += 1
+                if ready:
+                    self.banks_time_ready += ready
+                    self.banks_access_ready_total += 1
 
-        k = p.nbk
-        col = row = False
-        banks = self.banks
-        if p.dual_bus:
-            # a column command needs a bank whose request is to its open row, a row command a
-            # bank with a request to another row or a closed bank: scan only those, from prio
-            open_ = self.rd_open | self.wr_open
-            if open_:
-                col = self._scan(self._issue_col, open_)
-            closed = self.pend_mask & ~(self.rd_open | self.wr_open)
-            if closed:
-                row = self._scan(self._issue_row, closed)
-            # k > 0 (an active cycle) unless every bank is without a request and quiet
-            if not (self.pend_mask or self.CCDc or self.RRDc or self.RTWc or self.WTRc):
-                for bk in banks:
-                    if not (bk.RCDc or bk.RASc or bk.RCc or bk.RPc or bk.RCDWRc):
-                        k -= 1
-        else:
-            # GPGPU-Sim's loop over the banks from ``prio`` (which a row command moves, so the
-            # rest of the loop visits banks from the new ``prio``: some twice, some not at
-            # all, as there).  A bank without a request issues nothing and only counts idle;
-            # for a bank with one, the issue functions are called only when the bank's state
-            # allows the command (the rest of their checks are theirs); ``busy`` (a
-            # channel-wide constraint counter running) is re-read after a command.
-            nbk = p.nbk
-            prio = self.prio
-            busy = self.CCDc or self.RRDc or self.RTWc or self.WTRc
-            for i in range(nbk):
-                j = (i + prio) % nbk
-                bk = banks[j]
-                req = bk.mrq
-                if req is not None:
-                    active = bk.state == BANK_ACTIVE
-                    if not col and active and bk.curr_row == req.row and not self.CCDc:
-                        col = self._issue_col(j)
-                        if col:
-                            busy = self.CCDc or self.RRDc or self.RTWc or self.WTRc
-                    if not col and not row and (bk.curr_row != req.row if active else not self.RRDc):
-                        row = self._issue_row(j)
-                        if row:
-                            prio = self.prio
-                            busy = self.CCDc or self.RRDc or self.RTWc or self.WTRc
-                    if bk.mrq is not None:
-                        continue
-                if not (busy or bk.RCDc or bk.RASc or bk.RCc or bk.RPc or bk.RCDWRc):
-                    k -= 1
-                bk.n_idle += 1
-        if col or row:
-            self.issued_total += 1
-            if col:
-                self.issued_total_col += 1
+            col = row = False
+            col_ok = rwq_free and t >= self.col_at
+            if col_ok or t >= self.row_at:
+                if self.dual_bus:
+                    # a column command needs a bank whose request is to its open row, a row
+                    # command a bank with a request to another row or a closed bank: scan only
+                    # those, from prio (a column command cannot enable a row command)
+                    if col_ok:
+                        col = self._scan(self._issue_col, self.rd_open | self.wr_open)
+                    if t >= self.row_at:
+                        closed = self.pend_mask & ~(self.rd_open | self.wr_open)
+                        if closed:
+                            row = self._scan(self._issue_row, closed)
+                else:
+                    col, row = self._bank_loop(t)
+            if col or row:
+                self.issued_total += 1
+                if col:
+                    self.issued_total_col += 1
+                    if row:
+                        self.issued_two += 1
                 if row:
-                    self.issued_two += 1
-            if row:
-                self.issued_total_row += 1
+                    self.issued_total_row += 1
         else:
-            self.n_nop += 1
-        if k:
+            col = False
+        # k > 0 (an active cycle) unless no bank holds a request and every counter of the
+        # activity check (tCCD, tRRD, tRTW, tWTR; the banks' tRCD, tRAS, tRC, tRP, tRCDWR) is 0
+        if self.pend_mask or t < self.active_until:
             self.n_activity += 1
-        self.n_cmd += 1
+        self.n_cmd = t + 1
         # where the data bus went this cycle
-        if col or self.CCDc:
+        if col or t < self.CCD_until:
             self.util_bw += 1
         elif self.rd_open or self.wr_open:
-            self._count_wasted_col()
+            self._count_wasted_col(t)
         elif self.pend_mask:
             self.wasted_bw_row += 1
         else:
             self.idle_bw += 1
-        # DEC2ZERO
-        if self.RRDc:
-            self.RRDc -= 1
-        if self.CCDc:
-            self.CCDc -= 1
-        if self.RTWc:
-            self.RTWc -= 1
-        if self.WTRc:
-            self.WTRc -= 1
-        m = self.timer_mask         # only banks with a counter that may be running
+
+    def _bank_loop(self, t: int) -> tuple[bool, bool]:
+        """The single-bus command loop of ``dram_t::cycle`` over the banks from ``prio``: per
+        bank a column command if none issued yet, else a row command if neither issued yet; the
+        issue functions are called only when the bank's state allows the command (the rest of
+        their checks are theirs).  A bank without a request issues nothing and counts idle,
+        which the busy spans account (:meth:`bank_idle_cycles`), so only banks with a request
+        are visited, unless a row command moves ``prio``: the rest of the loop then visits banks
+        from the new ``prio`` (some twice, some not at all, as GPGPU-Sim's), and the idle visits
+        of that cycle are counted one by one against the spans' one per bank."""
+        banks = self.banks
+        prio = self.prio
+        pend = self.pend_mask
+        hi = pend >> prio << prio
+        for part in (hi, pend ^ hi):
+            while part:
+                low = part & -part
+                part ^= low
+                j = low.bit_length() - 1
+                bk = banks[j]
+                req = bk.mrq
+                assert req is not None
+                active = bk.state == BANK_ACTIVE
+                if active and bk.curr_row == req.row:
+                    if self.CCD_until <= t and self._issue_col(j):
+                        return True, False
+                elif active or self.RRD_until <= t:
+                    if self._issue_row(j):
+                        return self._after_row(j, prio, pend, t), True
+        return False, False
+
+    def _after_row(self, j: int, prio: int, pend: int, t: int) -> bool:
+        """The rest of the single-bus loop after a row command at bank ``j``, visited at position
+        ``pos = (j - prio) % nbk`` (``pend``: the banks with a request before it): the remaining
+        ``nbk - 1 - pos`` visits start after ``j`` (the new ``prio``) and can only issue a column
+        command.  Returns whether one issued.
+
+        Idle visits: the banks at positions before ``pos`` without a request (``F``), and the
+        banks of the remaining visits (``W``) without a request when visited, which are those
+        without one at the end of the cycle (no bank gets a request mid-loop; one losing its
+        last atom does so at its own visit).  Against the busy spans' one per bank without a
+        request at the end (``E``): +1 for ``F & W`` (visited idle twice), -1 for ``E`` banks
+        in neither (not visited idle at all)."""
+        banks, nbk, full = self.banks, self.nbk, self.full_mask
+        pos = (j - prio) % nbk
+        f = ((1 << pos) - 1) << prio
+        f = (f | f >> nbk) & full & ~pend
+        start = (j + pos + 2) % nbk
+        w = ((1 << (nbk - 1 - pos)) - 1) << start
+        w = (w | w >> nbk) & full
+        col = False
+        if self.CCD_until <= t:
+            cand = w & (self.rd_open | self.wr_open)
+            hi = cand >> start << start
+            for part in (hi, cand ^ hi):
+                while part and not col:
+                    low = part & -part
+                    part ^= low
+                    col = self._issue_col(low.bit_length() - 1)
+        e = full & ~self.pend_mask
+        m = f & w
         while m:
             low = m & -m
             m ^= low
-            bk = banks[low.bit_length() - 1]
-            if bk.RCDc:
-                bk.RCDc -= 1
-            if bk.RASc:
-                bk.RASc -= 1
-            if bk.RCc:
-                bk.RCc -= 1
-            if bk.RPc:
-                bk.RPc -= 1
-            if bk.RCDWRc:
-                bk.RCDWRc -= 1
-            if bk.WTPc:
-                bk.WTPc -= 1
-            if bk.RTPc:
-                bk.RTPc -= 1
-            if not (bk.RCDc or bk.RASc or bk.RCc or bk.RPc or bk.RCDWRc or bk.WTPc or bk.RTPc):
-                self.timer_mask ^= low
-        for g in range(p.nbkgrp):
-            if self.grp_CCDLc[g]:
-                self.grp_CCDLc[g] -= 1
-            if self.grp_RTPLc[g]:
-                self.grp_RTPLc[g] -= 1
+            banks[low.bit_length() - 1].n_idle += 1
+        m = e & ~w & ~f
+        while m:
+            low = m & -m
+            m ^= low
+            banks[low.bit_length() - 1].n_idle -= 1
+        return col
 
     def _grant(self, b: int, req: DramReq, now: int) -> None:
         """The scheduler hands ``req`` to idle bank ``b`` (``scheduler_frfcfs``)."""
-        self.prio = (self.prio + 1) % self.p.nbk
+        self.prio = (self.prio + 1) % self.nbk
         bank = self.banks[b]
         bank.mrq = req
         bank.busy_from = self.n_cmd
@@ -678,142 +847,122 @@ class Dram:
                     return True
         return False
 
+    @property
+    def n_nop(self) -> int:
+        """Cycles without a command (every cycle issues one or more, or counts a nop)."""
+        return self.n_cmd - self.issued_total
+
     def bank_idle_cycles(self, j: int) -> int:
-        """``bk[j]->n_idle``: cycles that ended without a request at bank ``j``."""
+        """``bk[j]->n_idle``: cycles that ended without a request at bank ``j`` (plus, with the
+        single bus, the extra or missing visits of cycles whose row command moved ``prio``)."""
         bk = self.banks[j]
-        if not self.p.dual_bus:
-            return bk.n_idle
         busy = bk.n_busy + (self.n_cmd - bk.busy_from if bk.mrq is not None else 0)
-        return self.n_cmd - busy
+        return self.n_cmd - busy + bk.n_idle
 
-    def _count_parallelism(self, pend: int) -> None:
-        """The bank-level-parallelism samples ``dram_t::cycle`` takes before issuing commands."""
-        self.banks_1time += pend.bit_count()
-        self.banks_access_total += 1
-        rd, wr = self.rd_open, self.wr_open
-        rw = rd | wr
-        if not rw:
-            return
-        n_rw = rw.bit_count()
-        self.banks_time_rw += n_rw
-        self.banks_access_rw_total += 1
-        self.w2r_ratio_sum += wr.bit_count() / n_rw
-        g = self._grp_count.get(rw)
-        if g is None:
-            g = self._grp_count[rw] = sum(1 for m in self.grp_masks if rw & m)
-        self.bkgrp_parallsim_rw += g
-        # banks whose column command every constraint would allow now
-        if self.CCDc or self.rwq.full():
-            return
-        ready = 0
-        banks, ccdl, grp_of = self.banks, self.grp_CCDLc, self.grp_of
-        m = rw
-        while m:
-            low = m & -m
-            m ^= low
-            j = low.bit_length() - 1
-            if ccdl[grp_of[j]]:
-                continue
-            bk = banks[j]
-            if low & rd:
-                if not bk.RCDc and not self.WTRc:
-                    ready += 1
-            elif not bk.RCDWRc and not self.RTWc:
-                ready += 1
-        if ready:
-            self.banks_time_ready += ready
-            self.banks_access_ready_total += 1
-
-    def _count_wasted_col(self) -> None:
-        """A cycle without a column command while a bank had a request to its open row: count
-        the constraints that held each such bank back (``BW Util Bottlenecks``)."""
+    def _count_wasted_col(self, t: int) -> None:
+        """A cycle without a column command (and ``CCDc`` zero) while a bank had a request to
+        its open row: count, per such bank, the constraints that held it back (``BW Util
+        Bottlenecks``: ``CCDLc`` of its group, ``rwq`` full, a read's ``RCDc`` and ``WTRc``, a
+        write's ``RCDWRc`` and ``RTWc``; "alone" where ``WTRc`` / ``RTWc`` and ``CCDLc`` do not
+        both hold)."""
         self.wasted_bw_col += 1
-        rd = self.rd_open
-        m = rd | self.wr_open
-        banks, ccdl, grp_of = self.banks, self.grp_CCDLc, self.grp_of
-        full = self.rwq.full()
-        while m:
-            low = m & -m
-            m ^= low
-            j = low.bit_length() - 1
-            bk = banks[j]
-            c = ccdl[grp_of[j]]
-            if c:
-                self.CCDLc_limit += 1
-            if self.CCDc:
-                self.CCDc_limit += 1
-            if full:
-                self.rwq_limit += 1
-            if low & rd:
-                if bk.RCDc:
-                    self.RCDc_limit += 1
-                if self.WTRc:
-                    self.WTRc_limit += 1
-                    if not c:
-                        self.WTRc_limit_alone += 1
-                elif c:
-                    self.CCDLc_limit_alone += 1
+        rd, wr = self.rd_open, self.wr_open
+        banks = self.banks
+        if self.rwq.full():
+            self.rwq_limit += (rd | wr).bit_count()
+        held = 0                      # banks of the groups whose CCDLc is running
+        for g, end in enumerate(self.grp_CCDL_until):
+            if end > t:
+                held |= self.grp_masks[g]
+        if held:
+            n_rd, n_wr = (rd & held).bit_count(), (wr & held).bit_count()
+            self.CCDLc_limit += n_rd + n_wr
+        else:
+            n_rd = n_wr = 0
+        if rd:
+            if self.WTR_until > t:
+                self.WTRc_limit += rd.bit_count()
+                self.WTRc_limit_alone += rd.bit_count() - n_rd
             else:
-                if bk.RCDWRc:
+                self.CCDLc_limit_alone += n_rd
+            m = rd
+            while m:
+                low = m & -m
+                m ^= low
+                if banks[low.bit_length() - 1].RCD_until > t:
+                    self.RCDc_limit += 1
+        if wr:
+            if self.RTW_until > t:
+                self.RTWc_limit += wr.bit_count()
+                self.RTWc_limit_alone += wr.bit_count() - n_wr
+            else:
+                self.CCDLc_limit_alone += n_wr
+            m = wr
+            while m:
+                low = m & -m
+                m ^= low
+                if banks[low.bit_length() - 1].RCDWR_until > t:
                     self.RCDWRc_limit += 1
-                if self.RTWc:
-                    self.RTWc_limit += 1
-                    if not c:
-                        self.RTWc_limit_alone += 1
-                elif c:
-                    self.CCDLc_limit_alone += 1
 
     def _issue_col(self, j: int) -> bool:
         bk = self.banks[j]
         req = bk.mrq
         if req is None:
             return False
-        p = self.p
+        t = self.n_cmd
         grp = self.grp_of[j]
-        if (not self.CCDc and not self.grp_CCDLc[grp] and bk.curr_row == req.row and bk.state == BANK_ACTIVE
-                and not self.rwq.full()):
-            if not req.is_write and not bk.RCDc and self.WTRc == 0:
+        if (self.CCD_until <= t and self.grp_CCDL_until[grp] <= t and bk.curr_row == req.row
+                and bk.state == BANK_ACTIVE and not self.rwq.full()):
+            if not req.is_write and bk.RCD_until <= t and self.WTR_until <= t:
                 if self.rw_is_write:
                     self.rw_is_write = False
-                    self.rwq.min_len = p.CL
+                    self.rwq.min_len = self.p.CL
                 self.rwq.push(req)
-                req.txbytes += p.atom_bytes
-                self.CCDc = p.tCCD
-                self.grp_CCDLc[grp] = p.tCCDL
-                self.RTWc = p.tRTW
-                bk.RTPc = p.burst_cycles
-                self.grp_RTPLc[grp] = p.tRTPL
-                self.timer_mask |= 1 << j
+                req.txbytes += self.p.atom_bytes
+                self.CCD_until = e = t + self.tCCD
+                self.grp_CCDL_until[grp] = e2 = t + self.tCCDL
+                self.RTW_until = e3 = t + self.tRTW
+                e4 = t + self.tRTP
+                if e4 > bk.PRE_until:
+                    bk.PRE_until = e4
+                self.grp_RTPL_until[grp] = e5 = t + self.tRTPL
+                self.active_until = max(self.active_until, e, e3)
+                self.quiet_until = max(self.quiet_until, e, e2, e3, e4, e5)
+                self.dirty = True
                 if req.fetch.access_type == "L2_WR_ALLOC_R":
                     self.n_rd_L2_A += 1
                 else:
                     self.n_rd += 1
-                self.bwutil += p.burst_cycles
+                self.bwutil += self.p.burst_cycles
                 bk.n_access += 1
                 if req.txbytes >= req.nbytes:
                     bk.mrq = None
-                    bk.n_busy += self.n_cmd - bk.busy_from
+                    bk.n_busy += t - bk.busy_from
                     self._track(j)
                 return True
-            if req.is_write and not bk.RCDWRc and self.RTWc == 0:
+            if req.is_write and bk.RCDWR_until <= t and self.RTW_until <= t:
                 if not self.rw_is_write:
                     self.rw_is_write = True
-                    self.rwq.min_len = p.WL
+                    self.rwq.min_len = self.p.WL
                 self.rwq.push(req)
-                req.txbytes += p.atom_bytes
-                self.CCDc = p.tCCD
-                self.grp_CCDLc[grp] = p.tCCDL
-                self.WTRc = p.tWTR
-                bk.WTPc = p.tWTP
-                self.timer_mask |= 1 << j
+                req.txbytes += self.p.atom_bytes
+                self.CCD_until = e = t + self.tCCD
+                self.grp_CCDL_until[grp] = e2 = t + self.tCCDL
+                self.WTR_until = e3 = t + self.tWTR
+                e4 = t + self.tWTP
+                if e4 > bk.PRE_until:
+                    bk.PRE_until = e4
+                self.active_until = max(self.active_until, e, e3)
+                self.quiet_until = max(self.quiet_until, e, e2, e3, e4)
+                self.dirty = True
                 if req.fetch.access_type == "L2_WRBK_ACC":
                     self.n_wr_WB += 1
                 else:
                     self.n_wr += 1
-                self.bwutil += p.burst_cycles
+                self.bwutil += self.p.burst_cycles
                 if req.txbytes >= req.nbytes:
                     bk.mrq = None
-                    bk.n_busy += self.n_cmd - bk.busy_from
+                    bk.n_busy += t - bk.busy_from
                     self._track(j)
                 return True
         return False
@@ -823,27 +972,39 @@ class Dram:
         req = bk.mrq
         if req is None:
             return False
-        p = self.p
-        if not self.RRDc and bk.state == BANK_IDLE and not bk.RPc and not bk.RCc:
+        t = self.n_cmd
+        if self.RRD_until <= t and bk.state == BANK_IDLE and bk.ACT_until <= t:
             bk.curr_row = req.row
             bk.state = BANK_ACTIVE
-            self.RRDc = p.tRRD
-            bk.RCDc = p.tRCD
-            bk.RCDWRc = p.tRCDWR
-            bk.RASc = p.tRAS
-            bk.RCc = p.tRC
-            self.timer_mask |= 1 << j
-            self.prio = (j + 1) % p.nbk
+            self.RRD_until = e = t + self.tRRD
+            bk.RCD_until = e2 = t + self.tRCD
+            bk.RCDWR_until = e3 = t + self.tRCDWR
+            e4 = t + self.tRAS
+            if e4 > bk.PRE_until:
+                bk.PRE_until = e4
+            e5 = t + self.tRC
+            if e5 > bk.ACT_until:
+                bk.ACT_until = e5
+            e = max(self.active_until, e, e2, e3, e4, e5)
+            self.active_until = e
+            if e > self.quiet_until:
+                self.quiet_until = e
+            self.prio = (j + 1) % self.nbk
             self.n_act += 1
             self._track(j)
             return True
-        grp = self.grp_of[j]
-        if (bk.curr_row != req.row and bk.state == BANK_ACTIVE and not bk.RASc and not bk.WTPc and not bk.RTPc
-                and not self.grp_RTPLc[grp]):
+        if (bk.curr_row != req.row and bk.state == BANK_ACTIVE and bk.PRE_until <= t
+                and self.grp_RTPL_until[self.grp_of[j]] <= t):
             bk.state = BANK_IDLE
-            bk.RPc = p.tRP
-            self.timer_mask |= 1 << j
-            self.prio = (j + 1) % p.nbk
+            e = t + self.tRP
+            if e > bk.ACT_until:
+                bk.ACT_until = e
+            if e > self.active_until:
+                self.active_until = e
+            if e > self.quiet_until:
+                self.quiet_until = e
+            self.dirty = True
+            self.prio = (j + 1) % self.nbk
             self.n_pre += 1
             return True
         return False
@@ -854,6 +1015,8 @@ class Dram:
         ``write_to_read_ratio_blp_rw_average`` in double; None where GPGPU-Sim divides 0 by 0.  ``dram_util_bins``/``dram_eff_bins``
         are never filled by GPGPU-Sim 4.2 (only initialised and printed), so they are zeros
         there and here."""
+        if self.n_samples:
+            self._flush_samples()
         s = self.sched
         acc = (s.access_num, s.hits_num, s.read_num, s.hits_read_num, s.write_num, s.hits_write_num) \
             if s is not None else (0,) * 6

@@ -314,6 +314,8 @@ class MemoryPartition:
         self.private = [0] * self.n_sub
         self.shared = 0
         self.last_borrower = self.n_sub - 1
+        #: the sub-partitions in round-robin order after each possible last borrower
+        self._rr = [[(p + last + 1) % self.n_sub for p in range(self.n_sub)] for last in range(self.n_sub)]
         self.base_sp = pid * self.n_sub
         # a DRAM channel with nothing to do is not cycled: it sleeps from DRAM tick
         # ``sleep_from`` on and its idle cycles are added in bulk when work arrives (exact:
@@ -360,15 +362,20 @@ class MemoryPartition:
         self.subs[s].set_done(mf)
 
     def dram_cycle(self, now: int) -> None:
-        """``memory_partition_unit::dram_cycle``."""
+        """``memory_partition_unit::dram_cycle``: the return queue's head to its sub-partition's
+        DRAM->L2 queue, the channel's cycle, one request from the sub-partitions (round-robin
+        after the last borrower, with a credit) into the latency queue, the latency queue's
+        ready head into the channel."""
         dram = self.dram
-        if not self.latency_q and not dram.returnq.n_items and dram.quiet() and not any(s.l2_dram.q for s in self.subs):
+        lq = self.latency_q
+        rq = dram.returnq.q
+        if not lq and not rq and dram.quiet() and not any(s.l2_dram.q for s in self.subs):
             dram.idle_cycles(1)
             self.asleep = True
             self.sleep_from = self.ticks[0] + 1
             return
-        mf = dram.return_top()
-        if mf is not None:
+        if rq:
+            mf = rq[0]
             s = mf.sub_partition - self.base_sp
             sub = self.subs[s]
             if not sub.dram_l2.full():
@@ -380,21 +387,24 @@ class MemoryPartition:
                     self._return(s)
                 dram.return_pop()
         dram.cycle(now)
-        last = self.last_borrower
-        for p in range(self.n_sub):
-            s = (p + last + 1) % self.n_sub
-            sub = self.subs[s]
-            if sub.l2_dram.q and not sub.dram_l2.full() and self._has_credit(s):
-                top = sub.l2_dram.q[0]
+        subs = self.subs
+        for s in self._rr[self.last_borrower]:
+            sub = subs[s]
+            q = sub.l2_dram.q
+            if q and not sub.dram_l2.full() and self._has_credit(s):
+                top = q[0]
                 if dram.full(top.is_write):
                     break
                 sub.l2_dram.pop()
-                self.latency_q.append((now + self.dram_latency, top))
+                lq.append((now + self.dram_latency, top))
                 top.set_status("IN_PARTITION_DRAM_LATENCY_QUEUE", now)
                 self._borrow(s)
                 break
-        if self.latency_q and now >= self.latency_q[0][0] and not dram.full(self.latency_q[0][1].is_write):
-            dram.push(self.latency_q.popleft()[1], now)
+        if lq:
+            ready, mf = lq[0]
+            if now >= ready and not dram.full(mf.is_write):
+                lq.popleft()
+                dram.push(mf, now)
 
     def busy(self) -> bool:
         return any(s.busy() for s in self.subs)
