@@ -141,20 +141,7 @@ class XbarRouter:
         out_buf = self.out_buf
         out_limit = self.out_limit
         next_node = self.next_node
-        # the inputs holding a packet, grouped by their current head packet's output
-        cands: dict[int, list[int]] = {}
-        conflicts = 0
-        for i in sorted(self.busy_in):
-            d = in_buf[i][0][1]
-            lst = cands.get(d)
-            if lst is None:
-                cands[d] = [i]
-            else:
-                conflicts += 1
-                lst.append(i)
-        self.conflicts += conflicts
-        self.conflicts_util += conflicts
-        self.cycles_util += 1
+        cands = self._heads_by_output()
         reqs = 0
         update = self.grant_count == 1
         for dest in sorted(cands):       # the start-of-cycle outputs only
@@ -199,19 +186,7 @@ class XbarRouter:
         its own candidates (the first after its pointer, round robin), which is the walk over
         all inputs from the pointer without visiting the inputs it would skip."""
         in_buf = self.in_buf
-        cands: dict[int, list[int]] = {}
-        conflicts = 0
-        for i in sorted(self.busy_in):
-            d = in_buf[i][0][1]
-            lst = cands.get(d)
-            if lst is None:
-                cands[d] = [i]
-            else:
-                conflicts += 1
-                lst.append(i)
-        self.conflicts += conflicts
-        self.conflicts_util += conflicts
-        self.cycles_util += 1
+        cands = self._heads_by_output()
         out_buf = self.out_buf
         out_limit = self.out_limit
         next_node = self.next_node
@@ -239,6 +214,26 @@ class XbarRouter:
         self.n_in_flight -= reqs
         self.n_out += reqs
         self._end_islip(reqs)
+
+    def _heads_by_output(self) -> dict[int, list[int]]:
+        """The start of an iSLIP cycle (either version): the inputs holding a packet, in
+        ascending order, grouped by their head packet's output; the conflict statistic counts
+        the heads whose output an earlier input's head already named."""
+        in_buf = self.in_buf
+        cands: dict[int, list[int]] = {}
+        conflicts = 0
+        for i in sorted(self.busy_in):
+            d = in_buf[i][0][1]
+            lst = cands.get(d)
+            if lst is None:
+                cands[d] = [i]
+            else:
+                conflicts += 1
+                lst.append(i)
+        self.conflicts += conflicts
+        self.conflicts_util += conflicts
+        self.cycles_util += 1
+        return cands
 
     def _end_islip(self, reqs: int) -> None:
         """The end of an iSLIP cycle (either version): ``reqs`` packets granted; the pointers
