@@ -84,7 +84,8 @@ class RegisterSet:
         #: ID_OC registers: the bit of slot 0 in the operand collector's ``waiting`` mask
         self.pos0 = -1
 
-    def move_in(self, inst: WarpInst, sub_core: bool = False, reg_id: int = 0) -> None:
+    def move_in(self, inst: WarpInst, sub_core: bool = False, reg_id: int = 0) -> int:
+        """Put ``inst`` in slot ``reg_id`` (partitioned) or the first free slot; its index."""
         slots = self.slots
         if sub_core:
             i = reg_id % len(slots)
@@ -94,6 +95,7 @@ class RegisterSet:
             i = slots.index(None)
             slots[i] = inst
         self.count += 1
+        return i
 
     def get_ready(self, sub_core: bool = False, reg_id: int = 0) -> int:
         """Index of the oldest occupied slot (or of slot ``reg_id`` when partitioned); -1."""
@@ -130,13 +132,10 @@ class ResultRegister(RegisterSet):
         super().__init__(width, name)
         self.occ = 0
 
-    def move_in(self, inst: WarpInst, sub_core: bool = False, reg_id: int = 0) -> None:
-        slots = self.slots
-        i = reg_id % len(slots) if sub_core else slots.index(None)
-        assert slots[i] is None, f"{self.name}: slot {i} busy"
-        slots[i] = inst
-        self.count += 1
+    def move_in(self, inst: WarpInst, sub_core: bool = False, reg_id: int = 0) -> int:
+        i = super().move_in(inst, sub_core, reg_id)
         self.occ |= 1 << i
+        return i
 
     def get_ready(self, sub_core: bool = False, reg_id: int = 0) -> int:
         if sub_core:
@@ -160,12 +159,8 @@ class ResultRegister(RegisterSet):
         return best
 
     def take(self, i: int) -> WarpInst:
-        inst = self.slots[i]
-        assert inst is not None
-        self.slots[i] = None
-        self.count -= 1
         self.occ &= ~(1 << i)
-        return inst
+        return super().take(i)
 
 
 class PipelinedUnit:
