@@ -26,7 +26,7 @@ from typing import Any
 from ..cache import publish_cache_stats
 from ..mem_fetch import MemFetch
 from .addrdec import AddressDecoder
-from .dram import DramTimingParams, logb2
+from .dram import NEVER, DramTimingParams, logb2
 from .icnt import Interconnect
 from .partition import MemoryPartition, SubPartition
 
@@ -268,7 +268,16 @@ class MemorySystem:
         icnt->L2 queue could not take a whole 4-sector split: ``gpu_stall_dramfull``), then the
         sub-partition's ``cache_cycle`` (C153-C155).  Only the sub-partitions with work (see
         ``_active``) are visited: one leaves the set when nothing at all is inside it or on
-        its way to it."""
+        its way to it.
+
+        A sub-partition that only waits sleeps: after a cycle that left its icnt->L2, DRAM->L2
+        and L2->icnt queues, the L2's miss queue and MSHR-ready list empty, both L2 ports free
+        and its L2->DRAM queue not full, with a request in the ROP delay or an L2 MSHR waiting
+        for DRAM, its ``cache_cycle`` would move nothing and count only the L2 port cycle
+        until the ROP head's ready cycle, a request from the interconnect or a DRAM reply
+        (nothing else changes those queues).  It is not cycled until then; the port cycles
+        are added when it wakes.  The ROP entry or MSHR it waits for keeps it from leaving
+        ``_active`` in the meantime, as every skipped cycle would have found."""
         t = self.now if now is None else now
         self.n_l2_cycles += 1
         active = self._active
@@ -283,9 +292,14 @@ class MemorySystem:
         base = self.n_clusters
         n = 0
         done = None
+        n_l2 = self.n_l2_cycles
         for i in order:
             sub = subs[i]
             node = base + i
+            if sub.wake_at > t and not req_out[node] and not sub.dram_l2.q:
+                continue
+            if sub.sleep_from >= 0:
+                self._wake_sub(sub, n_l2)
             fifo = sub.icnt_l2
             if len(fifo.q) + 3 >= fifo.cap:          # full_for(4)
                 self.stats.add("gpu_stall_dramfull")
@@ -307,6 +321,14 @@ class MemorySystem:
                     done = [i]
                 else:
                     done.append(i)
+            else:
+                l2 = sub.l2
+                if l2 is not None and not l2.ready and not l2.miss_queue and not fifo.q and not sub.dram_l2.q \
+                        and not sub.l2_icnt.q and (sub.rop or l2.mshr) and not l2.data_port_occupied \
+                        and not l2.fill_port_occupied and len(sub.l2_dram.q) < sub.l2_dram.cap \
+                        and not req_out[node]:
+                    sub.wake_at = sub.rop[0][0] if sub.rop else NEVER
+                    sub.sleep_from = n_l2 + 1
         if done is not None:
             for i in done:
                 active.discard(i)
@@ -314,6 +336,15 @@ class MemorySystem:
         if n:
             self.stats.add("icnt_l2_req_sum", n)
             self.stats.add("icnt_l2_busy_cycles", 1)
+
+    @staticmethod
+    def _wake_sub(sub: SubPartition, n_l2: int) -> None:
+        """Wake a sleeping sub-partition (see :meth:`l2_cycle`) before its cycle of L2 tick
+        ``n_l2``: the ticks it slept through count as L2 port cycles (its ports were free)."""
+        if sub.l2 is not None:
+            sub.l2.stats.port_cycles += n_l2 - sub.sleep_from
+        sub.sleep_from = -1
+        sub.wake_at = 0
 
     def _partition_of(self, sp: int) -> MemoryPartition:
         return self.partitions[sp // self.n_sub]
@@ -457,6 +488,11 @@ class MemorySystem:
         """Write the cumulative L2 / DRAM / icnt statistics into the registry (idempotent)."""
         for p in self.partitions:
             p.settle()
+        for sub in self.subs:
+            if sub.sleep_from >= 0 and sub.l2 is not None:
+                # the L2 ticks slept through so far (it sleeps on)
+                sub.l2.stats.port_cycles += self.n_l2_cycles + 1 - sub.sleep_from
+                sub.sleep_from = self.n_l2_cycles + 1
         st = self.stats
         st.set("traffic_coretomem", {k: dict(v) for k, v in self.traffic_out.items()})
         st.set("traffic_memtocore", {k: dict(v) for k, v in self.traffic_in.items()})

@@ -88,6 +88,12 @@ class SubPartition:
         self.tracker: set[MemFetch] = set()
         self.memcpy_offset = 0
         self.stats = stats
+        # asleep (not cycled by the memory system's L2 phase) while ``wake_at`` (a core
+        # cycle: the ROP head's ready time, or NEVER) is in the future, and no request
+        # arrives from the interconnect or the DRAM; ``sleep_from`` is the first L2 tick not
+        # cycled (-1 while awake).  See MemorySystem.l2_cycle.
+        self.wake_at = 0
+        self.sleep_from = -1
 
     def _make_fetch(self, addr: int, access_type: str, sector_mask: int, byte_mask: int, size: int,
                     is_write: bool, like: MemFetch, time: int) -> MemFetch:
