@@ -185,7 +185,8 @@ class AddressDecoder:
 
     def _combined(self, base: int) -> tuple[int, int, int, int, int, int]:
         """The memo entry of ``base`` (low ``_low`` bits clear) as the XOR of the entries of
-        its high and middle bits (see ``_split``)."""
+        its high and middle bits (see ``_split``): the same chip, sub-partition (C129), bank,
+        row, column (C173) and partition address (C174) as decoding ``base`` itself."""
         split = self._split
         hi = base >> split
         h = self._hi.get(hi)
