@@ -80,7 +80,7 @@ from gpgpusim.errors import CudaError, Err, report_internal_error
 from gpgpusim.report.stats import StatsRegistry
 from gpgpusim.runtime.gpu import Gpu, KernelRecord
 
-from .clock import CORE, ClockDomains
+from .clock import CORE, DRAM, ClockDomains
 from .mem_fetch import MemFetch
 from .core.shader import ShaderCore
 
@@ -152,14 +152,25 @@ class Cluster:
         self.cta_next_core = n_cores - 1
         self.response: list[Any] = []
         self.memlat = gpu.mem.memlat
+        self.mem = gpu.mem
+        # the cluster's input buffer on the request network and its bound (icnt_has_buffer)
+        self._req_net = gpu.mem.icnt.req
+        self._in_q = self._req_net.in_buf[cid]
+        self._in_limit = self._req_net.in_limit
+        # where replies for the cluster wait on the reply network (icnt_pop's buffer)
+        self._reply_q = gpu.mem.icnt.reply.out_buf[cid]
         self.eject = max(1, int(gpu.config.get("gpgpu_n_cluster_ejection_buffer_size")))
         for i in range(n_cores):
             self.cores.append(ShaderCore(first_sid + i, self, gpu.config, gpu.stats))
 
     def can_inject(self, mf: Any) -> bool:
-        if self.gpu.perfect_mem:
+        """``icnt_has_buffer`` for one packet on the cluster's request input (C067, C142),
+        inline; a refusal counts in the network's ``in_buffer_full``.  Always True with
+        ``-gpgpu_perfect_mem`` (nothing is ever queued there)."""
+        if len(self._in_q) < self._in_limit or self.gpu.perfect_mem:
             return True
-        return self.gpu.mem.can_inject(self.cid, mf)
+        self._req_net.in_buffer_full += 1
+        return False
 
     def inject(self, mf: Any, now: int) -> None:
         if self.gpu.perfect_mem:
@@ -170,7 +181,7 @@ class Cluster:
                 mf.do_atomic()
             self.response.append(mf)
             return
-        self.gpu.mem.inject(self.cid, mf, now)
+        self.mem.inject(self.cid, mf, now)
 
     def icnt_cycle(self, now: int) -> None:
         """``simt_core_cluster::icnt_cycle``: hand one reply to its core, take one from the
@@ -187,8 +198,8 @@ class Cluster:
                 if self.memlat:                 # memlatstat_read_done: reads and write acks
                     self.gpu.mem.read_done(mf, now)
                 core.accept_response(mf, now)
-        if len(self.response) < self.eject:
-            mf = self.gpu.mem.pop_reply(self.cid, now)
+        if len(self.response) < self.eject and self._reply_q:
+            mf = self.mem.pop_reply(self.cid, now)
             if mf is not None:
                 self.response.append(mf)
 
@@ -483,7 +494,11 @@ class TimingGpu(Gpu):
                 for cl in clusters:
                     if cl.response or (out_buf is not None and out_buf[cl.cid]):
                         cl.icnt_cycle(now)
-            if mask & ~CORE:
+            if mask == DRAM:
+                # most steps are DRAM edges alone (its clock is the fastest)
+                mem.now = now
+                mem.dram_cycle(now)
+            elif mask & ~CORE:
                 mem.step(mask, now)
             if mask & CORE:
                 more = [r for r in self.runs if r.more_ctas()]

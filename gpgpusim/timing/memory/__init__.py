@@ -26,7 +26,7 @@ from typing import Any
 from ..cache import publish_cache_stats
 from ..mem_fetch import MemFetch
 from .addrdec import AddressDecoder
-from .dram import DramTimingParams, logb2
+from .dram import NEVER, DramTimingParams, logb2
 from .icnt import Interconnect
 from .partition import MemoryPartition, SubPartition
 
@@ -38,12 +38,6 @@ from ..clock import CORE, DRAM, ICNT, L2
 _INJECT_COUNTER = {"GLOBAL_ACC_R": "gpgpu_n_mem_read_global", "GLOBAL_ACC_W": "gpgpu_n_mem_write_global",
                    "LOCAL_ACC_R": "gpgpu_n_mem_read_local", "LOCAL_ACC_W": "gpgpu_n_mem_write_local",
                    "L1_WRBK_ACC": "gpgpu_n_mem_write_global"}
-
-
-def _record_traffic(table: dict[str, dict[int, int]], fetch: MemFetch, packet_bytes: int) -> None:
-    """``traffic_breakdown``'s ``record_traffic``: packets per access type and packet size."""
-    row = table.setdefault(fetch.access_type, {})
-    row[packet_bytes] = row.get(packet_bytes, 0) + 1
 
 
 def _log2_bin(v: int, n_bins: int) -> int:
@@ -104,8 +98,10 @@ class MemorySystem:
         for part in self.partitions:
             if part.dram.sched is not None:
                 part.dram.sched.cycle_base = self.cycle_base
-        # sub-partitions that may have work (requests inside or arriving)
+        # sub-partitions that may have work (requests inside or arriving), and the same in
+        # ascending order (None when it must be sorted again)
         self._active: set[int] = set()
+        self._order: list[int] | None = None
 
     # ------------------------------------------------------------------ addresses
     def decode(self, fetch: MemFetch) -> MemFetch:
@@ -119,18 +115,27 @@ class MemorySystem:
         return self.icnt.has_buffer(cluster_id)
 
     def inject(self, cluster_id: int, fetch: MemFetch, now: int | None = None) -> None:
-        """``simt_core_cluster::icnt_inject_request_packet``."""
+        """``simt_core_cluster::icnt_inject_request_packet`` (C067, C141, C183): the packet's
+        flits (``get_num_flits``) and its access type's counter, its traffic breakdown entry,
+        then the push into the request network."""
         if fetch.chip < 0:
             self.addrdec.apply(fetch)
         t = self.now if now is None else now
-        fetch.set_status("IN_ICNT_TO_MEM", t)
-        self.stats.add("icnt_total_pkts_simt_to_mem", fetch.num_flits(True, self.flit_size))
-        name = _INJECT_COUNTER.get(fetch.access_type)
-        if name is not None:
-            self.stats.add(name)
+        fetch.status = "IN_ICNT_TO_MEM"
+        fetch.status_cycle = t
         # a read carries only its header; a write or an atomic its data too
-        _record_traffic(self.traffic_out, fetch, fetch.packet_bytes if fetch.is_write or fetch.is_atomic
-                        else fetch.ctrl_size)
+        nbytes = fetch.size + fetch.ctrl_size if fetch.is_write or fetch.is_atomic else fetch.ctrl_size
+        values = self.stats.values
+        values["icnt_total_pkts_simt_to_mem"] = values.get("icnt_total_pkts_simt_to_mem", 0) + \
+            -(-nbytes // self.flit_size)
+        at = fetch.access_type
+        name = _INJECT_COUNTER.get(at)
+        if name is not None:
+            values[name] = values.get(name, 0) + 1
+        row = self.traffic_out.get(at)
+        if row is None:
+            row = self.traffic_out[at] = {}
+        row[nbytes] = row.get(nbytes, 0) + 1
         self.icnt.push(cluster_id, self.n_clusters + fetch.sub_partition, fetch)
 
     def reply_ready(self, cluster_id: int) -> MemFetch | None:
@@ -142,10 +147,21 @@ class MemorySystem:
         mf = self.icnt.pop(cluster_id)
         if mf is not None:
             t = self.now if now is None else now
-            self.stats.add("icnt_total_pkts_mem_to_simt", mf.num_flits(False, self.flit_size))
-            # a write ack carries only its header; a read or atomic reply its data
-            _record_traffic(self.traffic_in, mf, mf.ctrl_size if mf.is_write else mf.packet_bytes)
-            mf.set_status("IN_CLUSTER_TO_SHADER_QUEUE", t)
+            # get_num_flits of a reply: data and header, but a write's acknowledgement (not an
+            # atomic's) its header only; the traffic breakdown counts a write ack's header
+            ctrl = mf.ctrl_size
+            full = mf.size + ctrl
+            values = self.stats.values
+            values["icnt_total_pkts_mem_to_simt"] = values.get("icnt_total_pkts_mem_to_simt", 0) + \
+                -(-(full if mf.is_atomic or not mf.is_write else ctrl) // self.flit_size)
+            nbytes = ctrl if mf.is_write else full
+            at = mf.access_type
+            row = self.traffic_in.get(at)
+            if row is None:
+                row = self.traffic_in[at] = {}
+            row[nbytes] = row.get(nbytes, 0) + 1
+            mf.status = "IN_CLUSTER_TO_SHADER_QUEUE"
+            mf.status_cycle = t
         return mf
 
     def read_done(self, fetch: MemFetch, now: int) -> None:
@@ -197,27 +213,40 @@ class MemorySystem:
 
     # ------------------------------------------------------------------ clock phases
     def icnt_push_replies(self, now: int | None = None) -> None:
-        """ICNT phase 1: each sub-partition offers its L2->icnt head to the reply network."""
+        """ICNT phase 1: each sub-partition offers its L2->icnt head to the reply network
+        (``icnt_has_buffer`` of its reply input, inline: a refusal counts in the network's
+        ``in_buffer_full``; a sub-partition's node is on the reply network, which is the request
+        network with one subnet)."""
         t = self.now if now is None else now
         icnt = self.icnt
+        reply = icnt.reply
+        in_buf = reply.in_buf
+        in_limit = reply.in_limit
+        subs = self.subs
+        base = self.n_clusters
         n = 0
-        for i in sorted(self._active):
-            sub = self.subs[i]
+        order = self._order
+        if order is None:
+            order = self._order = sorted(self._active)
+        for i in order:
+            sub = subs[i]
             if not sub.l2_icnt.q:
                 continue
             mf = sub.top()
             if mf is None:
                 continue
-            node = self.n_clusters + i
-            if icnt.has_buffer(node):
+            node = base + i
+            if len(in_buf[node]) < in_limit:
                 mf.return_timestamp = t
-                mf.set_status("IN_ICNT_TO_SHADER", t)
+                mf.status = "IN_ICNT_TO_SHADER"
+                mf.status_cycle = t
                 icnt.push(node, mf.cluster_id, mf)
                 sub.pop()
                 if mf.is_atomic:
                     mf.do_atomic()
                 n += 1
             else:
+                reply.in_buffer_full += 1
                 self.stats.add("gpu_stall_icnt2sh")
         if n:
             self.stats.add("icnt_mem_reply_sum", n)
@@ -230,60 +259,127 @@ class MemorySystem:
         for p in self.partitions:
             if not p.asleep:
                 p.dram_cycle(t)
+            elif p.wake_at <= t:
+                p.resume()
+                p.dram_cycle(t)
 
     def l2_cycle(self, now: int | None = None) -> None:
         """L2 phase: move one request per sub-partition out of the request network (unless its
         icnt->L2 queue could not take a whole 4-sector split: ``gpu_stall_dramfull``), then the
-        sub-partition's ``cache_cycle``."""
+        sub-partition's ``cache_cycle`` (C153-C155).  Only the sub-partitions with work (see
+        ``_active``) are visited: one leaves the set when nothing at all is inside it or on
+        its way to it.
+
+        A sub-partition that only waits sleeps: after a cycle that left its icnt->L2, DRAM->L2
+        and L2->icnt queues, the L2's miss queue and MSHR-ready list empty, both L2 ports free
+        and its L2->DRAM queue not full, with a request in the ROP delay or an L2 MSHR waiting
+        for DRAM, its ``cache_cycle`` would move nothing and count only the L2 port cycle
+        until the ROP head's ready cycle, a request from the interconnect or a DRAM reply
+        (nothing else changes those queues).  It is not cycled until then; the port cycles
+        are added when it wakes.  The ROP entry or MSHR it waits for keeps it from leaving
+        ``_active`` in the meantime, as every skipped cycle would have found."""
         t = self.now if now is None else now
         self.n_l2_cycles += 1
-        icnt = self.icnt
-        n = 0
         active = self._active
         if not active:
             return
-        done = []
-        for i in sorted(active):
-            sub = self.subs[i]
-            node = self.n_clusters + i
-            if sub.full_for(4):
+        order = self._order
+        if order is None:
+            order = self._order = sorted(active)
+        icnt = self.icnt
+        req_out = icnt.req.out_buf
+        subs = self.subs
+        base = self.n_clusters
+        n = 0
+        done = None
+        n_l2 = self.n_l2_cycles
+        for i in order:
+            sub = subs[i]
+            node = base + i
+            if sub.wake_at > t and not req_out[node] and not sub.dram_l2.q:
+                continue
+            if sub.sleep_from >= 0:
+                self._wake_sub(sub, n_l2)
+            fifo = sub.icnt_l2
+            if len(fifo.q) + 3 >= fifo.cap:          # full_for(4)
                 self.stats.add("gpu_stall_dramfull")
-            else:
+            elif req_out[node]:
                 mf = icnt.pop(node)
-                if mf is not None:
-                    if self.memlat:
-                        # memlatstat_icnt2mem_pop (memory_sub_partition::push): inject -> here
-                        lat = t - mf.timestamp
-                        self.tot_icnt2mem += lat
-                        self.icnt2mem_lat_table[_log2_bin(lat, 24)] += 1
-                        if lat > self.max_icnt2mem:
-                            self.max_icnt2mem = lat
-                    sub.push(mf, t)
-                    n += 1
+                if self.memlat:
+                    # memlatstat_icnt2mem_pop (memory_sub_partition::push): inject -> here
+                    lat = t - mf.timestamp
+                    self.tot_icnt2mem += lat
+                    self.icnt2mem_lat_table[_log2_bin(lat, 24)] += 1
+                    if lat > self.max_icnt2mem:
+                        self.max_icnt2mem = lat
+                sub.push(mf, t)
+                n += 1
             sub.cache_cycle(t)
-            if sub.idle() and icnt.peek(node) is None and sub.l2 is not None and sub.l2.data_port_free() \
-                    and sub.l2.fill_port_free() and not self._partition_of(i).latency_q:
-                done.append(i)
-        for i in done:
-            active.discard(i)
+            if not sub.tracker and not req_out[node] and sub.idle() and sub.l2 is not None \
+                    and sub.l2.data_port_free() and sub.l2.fill_port_free() and not self._partition_of(i).latency_q:
+                if done is None:
+                    done = [i]
+                else:
+                    done.append(i)
+            else:
+                l2 = sub.l2
+                if l2 is not None and not l2.ready and not l2.miss_queue and not fifo.q and not sub.dram_l2.q \
+                        and not sub.l2_icnt.q and (sub.rop or l2.mshr) and not l2.data_port_occupied \
+                        and not l2.fill_port_occupied and len(sub.l2_dram.q) < sub.l2_dram.cap \
+                        and not req_out[node]:
+                    sub.wake_at = sub.rop[0][0] if sub.rop else NEVER
+                    sub.sleep_from = n_l2 + 1
+        if done is not None:
+            for i in done:
+                active.discard(i)
+            self._order = None
         if n:
             self.stats.add("icnt_l2_req_sum", n)
             self.stats.add("icnt_l2_busy_cycles", 1)
+
+    @staticmethod
+    def _wake_sub(sub: SubPartition, n_l2: int) -> None:
+        """Wake a sleeping sub-partition (see :meth:`l2_cycle`) before its cycle of L2 tick
+        ``n_l2``: the ticks it slept through count as L2 port cycles (its ports were free)."""
+        if sub.l2 is not None:
+            sub.l2.stats.port_cycles += n_l2 - sub.sleep_from
+        sub.sleep_from = -1
+        sub.wake_at = 0
 
     def _partition_of(self, sp: int) -> MemoryPartition:
         return self.partitions[sp // self.n_sub]
 
     def icnt_transfer(self) -> None:
-        self.icnt.advance()
-        req = self.icnt.req
-        if req.delivered:
-            base = self.n_clusters
-            for node in req.delivered:
-                if node >= base:
-                    self._active.add(node - base)
-            req.delivered.clear()
-        if self.icnt.reply is not req:
-            self.icnt.reply.delivered.clear()
+        """ICNT phase 2: each network's ``advance``; a network with nothing in flight only
+        counts the cycle (the idle branch of :meth:`~.icnt.XbarRouter.advance`, inline).  The
+        sub-partitions a request reached join ``_active``."""
+        icnt = self.icnt
+        req = icnt.req
+        if req.n_in_flight:
+            req.advance()
+            if req.delivered:
+                base = self.n_clusters
+                active = self._active
+                for node in req.delivered:
+                    if node >= base and node - base not in active:
+                        active.add(node - base)
+                        self._order = None
+                req.delivered.clear()
+        else:
+            req.cycles += 1
+            req.out_buffer_util += req.n_out
+            if req.algo != 1:
+                req.next_node_id = (req.next_node_id + 1) % req.n_nodes
+        reply = icnt.reply
+        if reply is not req:
+            if reply.n_in_flight:
+                reply.advance()
+                reply.delivered.clear()
+            else:
+                reply.cycles += 1
+                reply.out_buffer_util += reply.n_out
+                if reply.algo != 1:
+                    reply.next_node_id = (reply.next_node_id + 1) % reply.n_nodes
 
     def icnt_cycle(self, now: int | None = None) -> None:
         """Both ICNT phases back to back (for callers that do not interleave clock domains)."""
@@ -295,12 +391,13 @@ class MemorySystem:
         L2=2, ICNT=4, DRAM=8 as ``next_clock_domain`` returns them), in GPGPU-Sim's order."""
         if now is not None:
             self.now = now
+        t = self.now
         if mask & ICNT:
-            self.icnt_push_replies()
+            self.icnt_push_replies(t)
         if mask & DRAM:
-            self.dram_cycle()
+            self.dram_cycle(t)
         if mask & L2:
-            self.l2_cycle()
+            self.l2_cycle(t)
         if mask & ICNT:
             self.icnt_transfer()
 
@@ -391,6 +488,11 @@ class MemorySystem:
         """Write the cumulative L2 / DRAM / icnt statistics into the registry (idempotent)."""
         for p in self.partitions:
             p.settle()
+        for sub in self.subs:
+            if sub.sleep_from >= 0 and sub.l2 is not None:
+                # the L2 ticks slept through so far (it sleeps on)
+                sub.l2.stats.port_cycles += self.n_l2_cycles + 1 - sub.sleep_from
+                sub.sleep_from = self.n_l2_cycles + 1
         st = self.stats
         st.set("traffic_coretomem", {k: dict(v) for k, v in self.traffic_out.items()})
         st.set("traffic_memtocore", {k: dict(v) for k, v in self.traffic_in.items()})

@@ -124,6 +124,21 @@ class AddressDecoder:
         self._low = low
         self._low_mask = (1 << low) - 1
         self._memo: dict[int, tuple[int, int, int, int, int, int]] = {}
+        # Without the gap, every field (packed bits; the sub-partition and chip, hashed or
+        # not, as XOR-linear functions of packed bits with a power-of-two sub-partition
+        # count; the partition address) is linear over GF(2) in the address bits, zero at
+        # address 0: the decoding of an address is the field-wise XOR of the decodings of its
+        # bits at and above ``_split`` and of its bits below.  A memo miss then combines two
+        # cached halves (the high half per ``addr >> _split``, the middle ``_MID_BITS`` bits
+        # above ``_low`` in a table) instead of packing every field.
+        self._split = 0
+        if not self.gap and n_sub & (n_sub - 1) == 0:
+            self._split = low + self._MID_BITS
+            self._hi: dict[int, tuple[int, int, int, int, int, int]] = {}
+            self._mid: list[tuple[int, int, int, int, int, int] | None] = [None] * (1 << self._MID_BITS)
+
+    #: address bits above ``_low`` decoded by table in the split decoding
+    _MID_BITS = 12
 
     def partition_granule(self) -> int:
         """Bit position ``g`` such that :meth:`partition_address` keeps the address bits below
@@ -159,11 +174,35 @@ class AddressDecoder:
         r = memo.get(key)
         if r is None:
             base = key << self._low
-            r = self._decode(base) + (self.partition_address(base),)
+            if self._split:
+                r = self._combined(base)
+            else:
+                r = self._decode(base) + (self.partition_address(base),)
             if len(memo) >= 1 << 16:
                 memo.clear()
             memo[key] = r
         return r
+
+    def _combined(self, base: int) -> tuple[int, int, int, int, int, int]:
+        """The memo entry of ``base`` (low ``_low`` bits clear) as the XOR of the entries of
+        its high and middle bits (see ``_split``): the same chip, sub-partition (C129), bank,
+        row, column (C173) and partition address (C174) as decoding ``base`` itself."""
+        split = self._split
+        hi = base >> split
+        h = self._hi.get(hi)
+        if h is None:
+            a = hi << split
+            h = self._decode(a) + (self.partition_address(a),)
+            if len(self._hi) >= 1 << 16:
+                self._hi.clear()
+            self._hi[hi] = h
+        low = self._low
+        k = (base >> low) & ((1 << self._MID_BITS) - 1)
+        m = self._mid[k]
+        if m is None:
+            a = k << low
+            m = self._mid[k] = self._decode(a) + (self.partition_address(a),)
+        return h[0] ^ m[0], h[1] ^ m[1], h[2] ^ m[2], h[3] ^ m[3], h[4] ^ m[4], h[5] ^ m[5]
 
     def _decode(self, addr: int) -> tuple[int, int, int, int, int]:
         p = self._pk

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..cache import HIT, RESERVATION_FAIL, WRITE_ALLOCATE_SENT, WRITE_REQUEST_SENT, Cache
 from ..mem_fetch import SECTOR_BYTES, SECTORS_PER_LINE, WRITEBACK_TYPES, MemFetch, sector_byte_mask
-from .dram import Dram, DramTimingParams
+from .dram import NEVER, Dram, DramTimingParams
 
 
 class BoundedFifo:
@@ -88,6 +88,12 @@ class SubPartition:
         self.tracker: set[MemFetch] = set()
         self.memcpy_offset = 0
         self.stats = stats
+        # asleep (not cycled by the memory system's L2 phase) while ``wake_at`` (a core
+        # cycle: the ROP head's ready time, or NEVER) is in the future, and no request
+        # arrives from the interconnect or the DRAM; ``sleep_from`` is the first L2 tick not
+        # cycled (-1 while awake).  See MemorySystem.l2_cycle.
+        self.wake_at = 0
+        self.sleep_from = -1
 
     def _make_fetch(self, addr: int, access_type: str, sector_mask: int, byte_mask: int, size: int,
                     is_write: bool, like: MemFetch, time: int) -> MemFetch:
@@ -187,37 +193,53 @@ class SubPartition:
             mf = l2.next_access()
             if mf.access_type != "L2_WR_ALLOC_R":
                 mf.is_reply = True
-                mf.set_status("IN_PARTITION_L2_TO_ICNT_QUEUE", now)
+                mf.status = "IN_PARTITION_L2_TO_ICNT_QUEUE"
+                mf.status_cycle = now
                 self.l2_icnt.push(mf)
             else:
                 if l2.write_alloc == "F" and mf.original_wr is not None:
                     o = mf.original_wr
                     o.is_reply = True
-                    o.set_status("IN_PARTITION_L2_TO_ICNT_QUEUE", now)
+                    o.status = "IN_PARTITION_L2_TO_ICNT_QUEUE"
+                    o.status_cycle = now
                     self.l2_icnt.push(o)
                 self.tracker.discard(mf)
         # 2. DRAM -> L2 (fill) or -> icnt
-        if self.dram_l2.q:
-            mf = self.dram_l2.q[0]
-            if l2 is not None and l2.waiting_for_fill(mf):
-                if l2.fill_port_free():
-                    mf.set_status("IN_PARTITION_L2_FILL_QUEUE", now)
+        dq = self.dram_l2.q
+        if dq:
+            mf = dq[0]
+            # Cache.waiting_for_fill, inline: the fetch (with sectored MSHRs, the request a
+            # sector fetch was split from) is one this L2 sent down
+            if l2 is not None and id(mf.original if (l2.mshr_type == "S" and mf.original is not None) else mf) \
+                    in l2.extra:
+                if not l2.fill_port_occupied:
+                    mf.status = "IN_PARTITION_L2_FILL_QUEUE"
+                    mf.status_cycle = now
                     l2.fill(mf, t)
-                    self.dram_l2.pop()
+                    dq.popleft()
             elif len(l2_icnt.q) < l2_icnt.cap:
                 l2_icnt.push(mf)
-                self.dram_l2.pop()
+                dq.popleft()
         # 3. L2 misses to the L2->DRAM queue (baseline_cache::cycle with L2interface::full/push:
         # the head of the miss queue moves when the queue has room)
         if l2 is not None:
             mq = l2.miss_queue
             if mq and len(self.l2_dram.q) < self.l2_dram.cap:
                 mf = mq.popleft()
-                mf.set_status("IN_PARTITION_L2_TO_DRAM_QUEUE", now)
+                mf.status = "IN_PARTITION_L2_TO_DRAM_QUEUE"
+                mf.status_cycle = now
                 self.l2_dram.push(mf)
                 if self.wake_dram is not None:
                     self.wake_dram()
-            l2.cycle()
+            # Cache.cycle without a miss-queue port (port bandwidth sample and replenish)
+            st = l2.stats
+            st.port_cycles += 1
+            if l2.data_port_occupied:
+                st.data_port_busy += 1
+                l2.data_port_occupied -= 1
+            if l2.fill_port_occupied:
+                st.fill_port_busy += 1
+                l2.fill_port_occupied -= 1
         # 4. a new access
         if len(self.l2_dram.q) < self.l2_dram.cap:
             q = self.icnt_l2.q
@@ -251,7 +273,8 @@ class SubPartition:
                         if accepted:
                             self.icnt_l2.pop()
                 else:
-                    mf.set_status("IN_PARTITION_L2_TO_DRAM_QUEUE", now)
+                    mf.status = "IN_PARTITION_L2_TO_DRAM_QUEUE"
+                    mf.status_cycle = now
                     self.l2_dram.push(mf)
                     self.icnt_l2.pop()
                     if self.wake_dram is not None:
@@ -259,10 +282,12 @@ class SubPartition:
         else:
             self.stats.add("L2_dram_queue_full")
         # 5. ROP delay -> icnt->L2
-        if self.rop and now >= self.rop[0][0] and not self.icnt_l2.full():
-            mf = self.rop.popleft()[1]
+        rop = self.rop
+        if rop and now >= rop[0][0] and len(self.icnt_l2.q) < self.icnt_l2.cap:
+            mf = rop.popleft()[1]
             self.icnt_l2.push(mf)
-            mf.set_status("IN_PARTITION_ICNT_TO_L2_QUEUE", now)
+            mf.status = "IN_PARTITION_ICNT_TO_L2_QUEUE"
+            mf.status_cycle = now
         return True
 
     def busy(self) -> bool:
@@ -319,17 +344,32 @@ class MemoryPartition:
         self.base_sp = pid * self.n_sub
         # a DRAM channel with nothing to do is not cycled: it sleeps from DRAM tick
         # ``sleep_from`` on and its idle cycles are added in bulk when work arrives (exact:
-        # an idle cycle only bumps counters, see Dram.idle_cycles)
+        # an idle cycle only bumps counters, see Dram.idle_cycles).  Work arrives from a
+        # sub-partition's L2->DRAM queue (:meth:`wake`) or, when the channel went to sleep
+        # with requests in its latency queue, at core cycle ``wake_at`` when the head's
+        # ``-dram_latency`` has passed (:meth:`resume`, called by the memory system's DRAM
+        # phase); ``NEVER`` when nothing is timed
         self.asleep = False
         self.sleep_from = 0
+        self.wake_at = NEVER
         self.ticks: list[int] = [0]        # the memory system's DRAM tick counter (shared)
         for sp in subs:
             sp.wake_dram = self.wake
 
     def wake(self) -> None:
+        """A sub-partition pushed into its L2->DRAM queue (in the L2 phase, after this DRAM
+        tick): the channel cycles again from the next DRAM tick."""
         if self.asleep:
             self.settle()
             self.asleep = False
+
+    def resume(self) -> None:
+        """The DRAM tick the latency queue's head becomes ready (``wake_at``), before that
+        tick's :meth:`dram_cycle`: the ticks slept so far are idle cycles, this one is not."""
+        missed = self.ticks[0] - self.sleep_from
+        if missed > 0:
+            self.dram.idle_cycles(missed)
+        self.asleep = False
 
     def settle(self) -> None:
         """Add the idle cycles slept through so far."""
@@ -365,29 +405,42 @@ class MemoryPartition:
         """``memory_partition_unit::dram_cycle``: the return queue's head to its sub-partition's
         DRAM->L2 queue, the channel's cycle, one request from the sub-partitions (round-robin
         after the last borrower, with a credit) into the latency queue, the latency queue's
-        ready head into the channel."""
+        ready head into the channel.
+
+        A cycle in which the return queue is empty, the channel :meth:`~.dram.Dram.quiet`, no
+        sub-partition offers a request and the latency queue is empty or its head not ready
+        (core cycle ``now`` before the head's ready time: the queue is in ready order, every
+        entry waiting the same ``-dram_latency``) moves nothing and only counts an idle
+        channel cycle; the channel then sleeps (see ``asleep``) until a sub-partition offers a
+        request or, with a waiting latency queue, until its head's ready cycle (C152, C156)."""
         dram = self.dram
         lq = self.latency_q
         rq = dram.returnq.q
-        if not lq and not rq and dram.quiet() and not any(s.l2_dram.q for s in self.subs):
-            dram.idle_cycles(1)
-            self.asleep = True
-            self.sleep_from = self.ticks[0] + 1
-            return
+        subs = self.subs
+        if not rq and (not lq or now < lq[0][0]) and dram.n_cmd >= dram.quiet_until and dram.quiet():
+            for sub in subs:
+                if sub.l2_dram.q:
+                    break
+            else:
+                dram.idle_cycles(1)
+                self.asleep = True
+                self.sleep_from = self.ticks[0] + 1
+                self.wake_at = lq[0][0] if lq else NEVER
+                return
         if rq:
             mf = rq[0]
             s = mf.sub_partition - self.base_sp
-            sub = self.subs[s]
-            if not sub.dram_l2.full():
+            sub = subs[s]
+            if len(sub.dram_l2.q) < sub.dram_l2.cap:
                 if mf.access_type == "L1_WRBK_ACC":
                     sub.set_done(mf)
                 else:
                     sub.dram_l2.push(mf)
-                    mf.set_status("IN_PARTITION_DRAM_TO_L2_QUEUE", now)
+                    mf.status = "IN_PARTITION_DRAM_TO_L2_QUEUE"
+                    mf.status_cycle = now
                     self._return(s)
                 dram.return_pop()
         dram.cycle(now)
-        subs = self.subs
         for s in self._rr[self.last_borrower]:
             sub = subs[s]
             q = sub.l2_dram.q
