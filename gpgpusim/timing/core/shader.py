@@ -38,6 +38,7 @@ runs.  The core does not know which feed it reads (recorded trace or live execut
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from bisect import bisect_right, insort
@@ -239,6 +240,8 @@ class ShaderCore:
                                        bool(g("gpgpu_reg_bank_use_warp_id")), in_regs, self.oc_ex,
                                        int(g("gpgpu_operand_collector_num_out_ports_gen")))
         self.rf_tp = max(1, int(g("gpgpu_reg_file_port_throughput")))
+        if self.max_issue > 1:
+            self._sched_cycle = self._sched_cycle_multi     # type: ignore[method-assign]
         self.istats = IssueStats(self.n_sched, self.max_warps, cfg.warp_size)
         self.uid = 0
         # per-core counters (folded into the GPU's stats by the GPU)
@@ -573,24 +576,15 @@ class ShaderCore:
                 self.istats.sb += 1
 
     def _sched_cycle(self, sch: SchedulerUnit, now: int) -> None:
-        """``scheduler_unit::cycle``: examine the warps in policy order and issue from the first
-        that can (up to ``-gpgpu_max_insn_issue_per_warp`` of its instructions)."""
-        act = sch.active
-        if not act:
-            return
+        """``scheduler_unit::cycle`` (one instruction per warp and cycle; ``_sched_cycle_multi``
+        takes this name's place otherwise): examine the warps in policy order and issue from the
+        first that can.  Called only for a scheduler with candidates (``_issue``)."""
         warps = self.warps
-        if self.max_issue > 1:
-            self._sched_cycle_multi(sch, now)
-            return
-        sid = sch.sid
         cm = sch.cand
-        if not cm:
-            return
-        keep_blocked = sch.two_level      # its demotion must see every scoreboard stall
         pol = sch.policy
         lrr = sch.lrr
         hi = lo = n = i = 0
-        order: list[int] = []
+        order: Sequence[int] = ()
         if lrr:
             # loose round robin over the candidates: the order the policy gives the running
             # warps (from the one after the last to issue, when that one still runs),
@@ -609,7 +603,7 @@ class ShaderCore:
                 # order of all running warps restricted to them (dynamic warp ids are unique)
                 order = pol.order(_bits(cm), warps)
             else:
-                order = [ws for ws in pol.order(act, warps) if (cm >> ws) & 1]
+                order = [ws for ws in pol.order(sch.active, warps) if (cm >> ws) & 1]
             n = len(order)
         route = sch.route
         stalled = False
@@ -628,31 +622,33 @@ class ShaderCore:
                     break
                 ws = order[i]
                 i += 1
+                low = 1 << ws
+            # (low: the warp's candidate bit, set in cm)
             w = warps[ws]
             ib = w.ibuf
             if not ib or w.fdone or w.at_bar >= 0 or w.n_atomic:
-                cm &= ~(1 << ws)
+                cm ^= low
                 continue
             if w.membar and self._waiting(w):
                 w.sb_wait = None        # woken by any register release
-                cm &= ~(1 << ws)
+                cm ^= low
                 continue
             pc = ib[0]
             want = w.src.pc
             if pc != want:
                 self._flush(w, want)
-                cm &= ~(1 << ws)
+                cm ^= low
                 continue
             tbl = w.kernel.table
             pend = w.pending
             if pend:
                 need = tbl.regs_all[pc]
                 if not pend.isdisjoint(need):
-                    if keep_blocked:
-                        sch.policy.demote(ws)   # type: ignore[attr-defined]
+                    if sch.two_level:    # its demotion must see every scoreboard stall
+                        pol.demote(ws)   # type: ignore[attr-defined]
                     else:
                         w.sb_wait = need    # woken when one of these is released
-                        cm &= ~(1 << ws)
+                        cm ^= low
                     if not w.sb:
                         w.sb = True
                         sch.n_sb += 1
@@ -664,15 +660,15 @@ class ShaderCore:
             if (reg.slots[idx] is not None) if idx >= 0 else reg.count >= len(reg.slots):
                 # its ID_OC slot is taken: stall until the collector frees one
                 stalled = True
-                cm &= ~(1 << ws)
+                cm ^= low
                 sch.n_route += 1
                 reg.waiters[idx if idx >= 0 else 0].append((sch, ws))
                 continue
             sch.cand = cm               # (before the issue: a barrier release adds candidates)
-            self._issue_warp(w, sid, pc, unit, reg, idx, now)
-            pol.issued(ws)
+            self._issue_warp(w, sch.sid, pc, unit, reg, idx, now)
+            pol.last = ws               # (Policy.issued)
             ist = self.istats
-            ist.single[sid] += 1
+            ist.single[sch.sid] += 1
             ist.slot_issues[ws] += 1
             return
         sch.cand = cm
