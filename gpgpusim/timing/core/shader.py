@@ -48,7 +48,7 @@ from . import units as U
 from .icache import InstCache
 from .ldst import LdstUnit
 from .opcoll import OperandCollector
-from .scheduler import Gto, Lrr, TwoLevelActive, make_policy
+from .scheduler import Gto, Lrr, Oldest, TwoLevelActive, make_policy
 from .stats import IssueStats
 from .units import PipelinedUnit, RegisterSet, ResultRegister, WarpInst
 
@@ -136,7 +136,7 @@ class SchedulerUnit:
     out keeps every policy's relative order)."""
 
     __slots__ = ("sid", "warps", "policy", "two_level", "active", "act_mask", "cand", "lrr", "gto", "route",
-                 "n_sb", "n_route")
+                 "n_sb", "n_route", "warp_bits")
 
     def __init__(self, sid: int, policy: str) -> None:
         self.sid = sid
@@ -148,7 +148,10 @@ class SchedulerUnit:
         #: event happens
         self.cand = 0
         self.n_sb = 0       # its warps with the scoreboard flag (Warp.sb): see core/stats.py
-        self.n_route = 0    # its warps waiting for a slot in an ID_OC register (stalled)
+        #: its warps waiting for a slot in an ID_OC register (stalled): those in the registers'
+        #: ``waiters`` masks, each once
+        self.n_route = 0
+        self.warp_bits = 0  # its supervised slots as a bit mask
         self.policy = make_policy(policy)
         self.two_level = isinstance(self.policy, TwoLevelActive)
         self.lrr = type(self.policy) is Lrr
@@ -184,6 +187,7 @@ class ShaderCore:
         self.scheds = [SchedulerUnit(i, pol) for i in range(self.n_sched)]
         for w in range(self.max_warps):
             self.scheds[w % self.n_sched].warps.append(w)
+            self.scheds[w % self.n_sched].warp_bits |= 1 << w
         self.ctas = [CtaSlot() for _ in range(self.max_cta)]
         self.active_slots: list[int] = []      # slots running a warp, ascending
         self.n_live_ctas = 0
@@ -212,6 +216,10 @@ class ShaderCore:
         self.id_oc_list = [self.id_oc.get(k) for k in range(6)]   # indexed by unit kind
         for sch in self.scheds:
             sch.route = [self._route_entry(k, sch.sid) for k in range(6)]
+            for unit, reg, idx in sch.route:
+                ws = reg.wait_scheds[max(idx, 0)]
+                if unit >= 0 and sch not in ws:
+                    ws.append(sch)
         depth = self._unit_depths()
         self.units: list[PipelinedUnit] = []
         for kind in (U.SP, U.DP, U.SFU, U.INT, U.TENSOR):
@@ -240,6 +248,9 @@ class ShaderCore:
                                        bool(g("gpgpu_reg_bank_use_warp_id")), in_regs, self.oc_ex,
                                        int(g("gpgpu_operand_collector_num_out_ports_gen")))
         self.rf_tp = max(1, int(g("gpgpu_reg_file_port_throughput")))
+        self.opcoll.keep_woken = (self.sub_core and self.max_issue == 1
+                                  and all(len(r.slots) >= self.n_sched for r in in_regs)
+                                  and all(type(sch.policy) in (Lrr, Gto, Oldest) for sch in self.scheds))
         if self.max_issue > 1:
             self._sched_cycle = self._sched_cycle_multi     # type: ignore[method-assign]
         self.istats = IssueStats(self.n_sched, self.max_warps, cfg.warp_size)
@@ -576,9 +587,22 @@ class ShaderCore:
                 self.istats.sb += 1
 
     def _sched_cycle(self, sch: SchedulerUnit, now: int) -> None:
-        """``scheduler_unit::cycle`` (one instruction per warp and cycle; ``_sched_cycle_multi``
-        takes this name's place otherwise): examine the warps in policy order and issue from the
-        first that can.  Called only for a scheduler with candidates (``_issue``)."""
+        """``scheduler_unit::cycle`` (C078-C091; one instruction per warp and cycle,
+        ``_sched_cycle_multi`` takes this name's place otherwise): examine the candidate warps
+        in policy order and issue from the first that can.  Called only for a scheduler with
+        candidates (``_issue``).
+
+        A warp whose unit's ID_OC slot is taken waits in that slot's ``waiters`` mask, out of
+        the candidates, until the collector frees the slot (a stall for the statistics while
+        any waits: ``n_route``).  Where the collector keeps the warps it woke
+        (``OperandCollector.keep_woken``), the issue that fills the slot again parks the woken
+        ones not examined since: nothing but its own issue changes such a warp's I-buffer, feed
+        pc, barrier, fence or atomics state and its pending registers only shrink, so examined
+        it would reach the room check again and wait again; parking it at once instead changes
+        no issue (a warp that cannot issue does not change which one issues first, in any
+        order), no statistic (``n_route`` counts it either way) and no later wake-up.  Only for
+        policies whose ordering has no side effects (a scheduler left without candidates is
+        not asked for an order) and ID_OC slots of one scheduler each."""
         warps = self.warps
         cm = sch.cand
         pol = sch.policy
@@ -661,11 +685,25 @@ class ShaderCore:
                 # its ID_OC slot is taken: stall until the collector frees one
                 stalled = True
                 cm ^= low
-                sch.n_route += 1
-                reg.waiters[idx if idx >= 0 else 0].append((sch, ws))
+                k = idx if idx >= 0 else 0
+                wm = reg.waiters[k]
+                if not wm & low:        # (it may be there already: woken by a register release)
+                    reg.waiters[k] = wm | low
+                    sch.n_route += 1
                 continue
             sch.cand = cm               # (before the issue: a barrier release adds candidates)
             self._issue_warp(w, sch.sid, pc, unit, reg, idx, now)
+            if idx >= 0:
+                wk = reg.woken[idx]
+                if wk:
+                    # the slot is full again: the other warps woken when it was freed wait
+                    # again now (see above; the slot's waiters mask is empty while it is free)
+                    reg.woken[idx] = 0
+                    wk &= ~low
+                    if wk:
+                        sch.cand &= ~wk
+                        reg.waiters[idx] = wk
+                        sch.n_route += wk.bit_count()
             pol.last = ws               # (Policy.issued)
             ist = self.istats
             ist.single[sch.sid] += 1
