@@ -89,8 +89,9 @@ class Warp:
         self.active = False
         self.done_exit = True
         self.pending: set[int] = set()
-        #: the registers of the instruction the scoreboard last blocked (only their release
-        #: can unblock it); None: any release may matter
+        #: the registers of the instruction the scoreboard last blocked: the release of the
+        #: last of them still pending unblocks it (while another is pending it would collide
+        #: again); None: any release may matter
         self.sb_wait: frozenset[int] | None = None
         self.sb = False           # collides on the scoreboard (statistics: core/stats.py)
         #: per pc: the register-file banks of the instruction's operands / destinations
@@ -481,13 +482,16 @@ class ShaderCore:
             self.complete(inst, release=True)
 
     def complete(self, inst: WarpInst, release: bool) -> None:
-        """The instruction left the pipeline (``warp_inst_complete`` + scoreboard release)."""
+        """The instruction left the pipeline (``warp_inst_complete`` + scoreboard release, C092):
+        a warp blocked on the scoreboard becomes a candidate again once no register it waits
+        for (``Warp.sb_wait``) is pending."""
         self.fetch_dirty = True
         w = self.warps[inst.slot]
         if release and inst.dst:
-            w.pending.difference_update(inst.dst)
+            pend = w.pending
+            pend.difference_update(inst.dst)
             sw = w.sb_wait
-            if sw is None or not sw.isdisjoint(inst.dst):
+            if sw is None or (not sw.isdisjoint(inst.dst) and pend.isdisjoint(sw)):
                 sch = self.scheds[w.sched]
                 sch.cand |= 1 << w.slot
                 if w.sb:
@@ -503,9 +507,10 @@ class ShaderCore:
     def release_reg(self, slot: int, reg: int) -> None:
         self.fetch_dirty = True
         w = self.warps[slot]
-        w.pending.discard(reg)
+        pend = w.pending
+        pend.discard(reg)
         sw = w.sb_wait
-        if sw is None or reg in sw:
+        if sw is None or (reg in sw and pend.isdisjoint(sw)):
             sch = self.scheds[w.sched]
             sch.cand |= 1 << slot
             if w.sb:
@@ -671,7 +676,7 @@ class ShaderCore:
                     if sch.two_level:    # its demotion must see every scoreboard stall
                         pol.demote(ws)   # type: ignore[attr-defined]
                     else:
-                        w.sb_wait = need    # woken when one of these is released
+                        w.sb_wait = need    # woken when none of these is pending any more
                         cm ^= low
                     if not w.sb:
                         w.sb = True
