@@ -48,7 +48,7 @@ class OperandCollector:
                  "out_of", "last_cu", "write_banks", "n_busy", "stats_bank_conflicts", "n_sched",
                  "cus_per_sched", "n_dispatch", "cu_groups", "bank_memo", "nonempty",
                  "ready", "dispatch_blocked", "alloc_blocked", "n_free", "in_pos", "waiting", "group_bits",
-                 "free_bits")
+                 "free_bits", "keep_woken")
 
     def __init__(self, n_cu: int, n_banks: int, n_sched: int, sub_core: bool, use_wid: bool,
                  in_regs: list[RegisterSet], out_of: dict[int, RegisterSet], n_dispatch: int) -> None:
@@ -107,6 +107,11 @@ class OperandCollector:
         #: the last allocation found no free CU for any waiting instruction (until a CU is
         #: freed, or an instruction of a group with a free CU arrives: ``ShaderCore._issue_warp``)
         self.alloc_blocked = False
+        #: set by the core: the sub-core model with every ID_OC slot its scheduler's own, one
+        #: instruction per warp and cycle, and a policy whose ordering has no side effects; a
+        #: freed slot's waiters are then also kept in the slot's ``woken`` mask until the slot
+        #: is filled again (``ShaderCore._sched_cycle`` parks the ones not examined by then)
+        self.keep_woken = False
 
     def warp_banks(self, tbl: Any, wid: int, sched: int) -> tuple[list[tuple[int, ...]], list[tuple[int, ...]]]:
         """Per pc of kernel table ``tbl``: the banks (:meth:`bank_of`) of the operands the
@@ -346,12 +351,21 @@ class OperandCollector:
                         m &= ~gb
                     slots[si] = None
                     reg.count -= 1
-                    wl = reg.waiters[si if sub else 0]
-                    if wl:
-                        for sch, ws in wl:
-                            sch.cand |= 1 << ws
-                            sch.n_route -= 1
-                        wl.clear()
+                    k = si if sub else 0
+                    wm = reg.waiters[k]
+                    if wm:                          # its waiters are candidates again
+                        reg.waiters[k] = 0
+                        if self.keep_woken:         # (one scheduler waits there)
+                            sch = reg.wait_scheds[k][0]
+                            sch.cand |= wm
+                            sch.n_route -= wm.bit_count()
+                            reg.woken[k] = wm
+                        else:
+                            for sch in reg.wait_scheds[k]:
+                                b = wm & sch.warp_bits
+                                if b:
+                                    sch.cand |= b
+                                    sch.n_route -= b.bit_count()
                     self.n_in -= 1
                     cu.free = False
                     cu.inst = inst

@@ -38,6 +38,7 @@ runs.  The core does not know which feed it reads (recorded trace or live execut
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from bisect import bisect_right, insort
@@ -47,7 +48,7 @@ from . import units as U
 from .icache import InstCache
 from .ldst import LdstUnit
 from .opcoll import OperandCollector
-from .scheduler import Gto, Lrr, TwoLevelActive, make_policy
+from .scheduler import Gto, Lrr, Oldest, TwoLevelActive, make_policy
 from .stats import IssueStats
 from .units import PipelinedUnit, RegisterSet, ResultRegister, WarpInst
 
@@ -88,8 +89,9 @@ class Warp:
         self.active = False
         self.done_exit = True
         self.pending: set[int] = set()
-        #: the registers of the instruction the scoreboard last blocked (only their release
-        #: can unblock it); None: any release may matter
+        #: the registers of the instruction the scoreboard last blocked: the release of the
+        #: last of them still pending unblocks it (while another is pending it would collide
+        #: again); None: any release may matter
         self.sb_wait: frozenset[int] | None = None
         self.sb = False           # collides on the scoreboard (statistics: core/stats.py)
         #: per pc: the register-file banks of the instruction's operands / destinations
@@ -135,7 +137,7 @@ class SchedulerUnit:
     out keeps every policy's relative order)."""
 
     __slots__ = ("sid", "warps", "policy", "two_level", "active", "act_mask", "cand", "lrr", "gto", "route",
-                 "n_sb", "n_route")
+                 "n_sb", "n_route", "warp_bits")
 
     def __init__(self, sid: int, policy: str) -> None:
         self.sid = sid
@@ -147,7 +149,10 @@ class SchedulerUnit:
         #: event happens
         self.cand = 0
         self.n_sb = 0       # its warps with the scoreboard flag (Warp.sb): see core/stats.py
-        self.n_route = 0    # its warps waiting for a slot in an ID_OC register (stalled)
+        #: its warps waiting for a slot in an ID_OC register (stalled): those in the registers'
+        #: ``waiters`` masks, each once
+        self.n_route = 0
+        self.warp_bits = 0  # its supervised slots as a bit mask
         self.policy = make_policy(policy)
         self.two_level = isinstance(self.policy, TwoLevelActive)
         self.lrr = type(self.policy) is Lrr
@@ -183,6 +188,7 @@ class ShaderCore:
         self.scheds = [SchedulerUnit(i, pol) for i in range(self.n_sched)]
         for w in range(self.max_warps):
             self.scheds[w % self.n_sched].warps.append(w)
+            self.scheds[w % self.n_sched].warp_bits |= 1 << w
         self.ctas = [CtaSlot() for _ in range(self.max_cta)]
         self.active_slots: list[int] = []      # slots running a warp, ascending
         self.n_live_ctas = 0
@@ -211,6 +217,10 @@ class ShaderCore:
         self.id_oc_list = [self.id_oc.get(k) for k in range(6)]   # indexed by unit kind
         for sch in self.scheds:
             sch.route = [self._route_entry(k, sch.sid) for k in range(6)]
+            for unit, reg, idx in sch.route:
+                ws = reg.wait_scheds[max(idx, 0)]
+                if unit >= 0 and sch not in ws:
+                    ws.append(sch)
         depth = self._unit_depths()
         self.units: list[PipelinedUnit] = []
         for kind in (U.SP, U.DP, U.SFU, U.INT, U.TENSOR):
@@ -239,6 +249,11 @@ class ShaderCore:
                                        bool(g("gpgpu_reg_bank_use_warp_id")), in_regs, self.oc_ex,
                                        int(g("gpgpu_operand_collector_num_out_ports_gen")))
         self.rf_tp = max(1, int(g("gpgpu_reg_file_port_throughput")))
+        self.opcoll.keep_woken = (self.sub_core and self.max_issue == 1
+                                  and all(len(r.slots) >= self.n_sched for r in in_regs)
+                                  and all(type(sch.policy) in (Lrr, Gto, Oldest) for sch in self.scheds))
+        if self.max_issue > 1:
+            self._sched_cycle = self._sched_cycle_multi     # type: ignore[method-assign]
         self.istats = IssueStats(self.n_sched, self.max_warps, cfg.warp_size)
         self.uid = 0
         # per-core counters (folded into the GPU's stats by the GPU)
@@ -467,13 +482,16 @@ class ShaderCore:
             self.complete(inst, release=True)
 
     def complete(self, inst: WarpInst, release: bool) -> None:
-        """The instruction left the pipeline (``warp_inst_complete`` + scoreboard release)."""
+        """The instruction left the pipeline (``warp_inst_complete`` + scoreboard release, C092):
+        a warp blocked on the scoreboard becomes a candidate again once no register it waits
+        for (``Warp.sb_wait``) is pending."""
         self.fetch_dirty = True
         w = self.warps[inst.slot]
         if release and inst.dst:
-            w.pending.difference_update(inst.dst)
+            pend = w.pending
+            pend.difference_update(inst.dst)
             sw = w.sb_wait
-            if sw is None or not sw.isdisjoint(inst.dst):
+            if sw is None or (not sw.isdisjoint(inst.dst) and pend.isdisjoint(sw)):
                 sch = self.scheds[w.sched]
                 sch.cand |= 1 << w.slot
                 if w.sb:
@@ -489,9 +507,10 @@ class ShaderCore:
     def release_reg(self, slot: int, reg: int) -> None:
         self.fetch_dirty = True
         w = self.warps[slot]
-        w.pending.discard(reg)
+        pend = w.pending
+        pend.discard(reg)
         sw = w.sb_wait
-        if sw is None or reg in sw:
+        if sw is None or (reg in sw and pend.isdisjoint(sw)):
             sch = self.scheds[w.sched]
             sch.cand |= 1 << slot
             if w.sb:
@@ -573,24 +592,28 @@ class ShaderCore:
                 self.istats.sb += 1
 
     def _sched_cycle(self, sch: SchedulerUnit, now: int) -> None:
-        """``scheduler_unit::cycle``: examine the warps in policy order and issue from the first
-        that can (up to ``-gpgpu_max_insn_issue_per_warp`` of its instructions)."""
-        act = sch.active
-        if not act:
-            return
+        """``scheduler_unit::cycle`` (C078-C091; one instruction per warp and cycle,
+        ``_sched_cycle_multi`` takes this name's place otherwise): examine the candidate warps
+        in policy order and issue from the first that can.  Called only for a scheduler with
+        candidates (``_issue``).
+
+        A warp whose unit's ID_OC slot is taken waits in that slot's ``waiters`` mask, out of
+        the candidates, until the collector frees the slot (a stall for the statistics while
+        any waits: ``n_route``).  Where the collector keeps the warps it woke
+        (``OperandCollector.keep_woken``), the issue that fills the slot again parks the woken
+        ones not examined since: nothing but its own issue changes such a warp's I-buffer, feed
+        pc, barrier, fence or atomics state and its pending registers only shrink, so examined
+        it would reach the room check again and wait again; parking it at once instead changes
+        no issue (a warp that cannot issue does not change which one issues first, in any
+        order), no statistic (``n_route`` counts it either way) and no later wake-up.  Only for
+        policies whose ordering has no side effects (a scheduler left without candidates is
+        not asked for an order) and ID_OC slots of one scheduler each."""
         warps = self.warps
-        if self.max_issue > 1:
-            self._sched_cycle_multi(sch, now)
-            return
-        sid = sch.sid
         cm = sch.cand
-        if not cm:
-            return
-        keep_blocked = sch.two_level      # its demotion must see every scoreboard stall
         pol = sch.policy
         lrr = sch.lrr
         hi = lo = n = i = 0
-        order: list[int] = []
+        order: Sequence[int] = ()
         if lrr:
             # loose round robin over the candidates: the order the policy gives the running
             # warps (from the one after the last to issue, when that one still runs),
@@ -609,7 +632,7 @@ class ShaderCore:
                 # order of all running warps restricted to them (dynamic warp ids are unique)
                 order = pol.order(_bits(cm), warps)
             else:
-                order = [ws for ws in pol.order(act, warps) if (cm >> ws) & 1]
+                order = [ws for ws in pol.order(sch.active, warps) if (cm >> ws) & 1]
             n = len(order)
         route = sch.route
         stalled = False
@@ -628,31 +651,33 @@ class ShaderCore:
                     break
                 ws = order[i]
                 i += 1
+                low = 1 << ws
+            # (low: the warp's candidate bit, set in cm)
             w = warps[ws]
             ib = w.ibuf
             if not ib or w.fdone or w.at_bar >= 0 or w.n_atomic:
-                cm &= ~(1 << ws)
+                cm ^= low
                 continue
             if w.membar and self._waiting(w):
                 w.sb_wait = None        # woken by any register release
-                cm &= ~(1 << ws)
+                cm ^= low
                 continue
             pc = ib[0]
             want = w.src.pc
             if pc != want:
                 self._flush(w, want)
-                cm &= ~(1 << ws)
+                cm ^= low
                 continue
             tbl = w.kernel.table
             pend = w.pending
             if pend:
                 need = tbl.regs_all[pc]
                 if not pend.isdisjoint(need):
-                    if keep_blocked:
-                        sch.policy.demote(ws)   # type: ignore[attr-defined]
+                    if sch.two_level:    # its demotion must see every scoreboard stall
+                        pol.demote(ws)   # type: ignore[attr-defined]
                     else:
-                        w.sb_wait = need    # woken when one of these is released
-                        cm &= ~(1 << ws)
+                        w.sb_wait = need    # woken when none of these is pending any more
+                        cm ^= low
                     if not w.sb:
                         w.sb = True
                         sch.n_sb += 1
@@ -664,15 +689,29 @@ class ShaderCore:
             if (reg.slots[idx] is not None) if idx >= 0 else reg.count >= len(reg.slots):
                 # its ID_OC slot is taken: stall until the collector frees one
                 stalled = True
-                cm &= ~(1 << ws)
-                sch.n_route += 1
-                reg.waiters[idx if idx >= 0 else 0].append((sch, ws))
+                cm ^= low
+                k = idx if idx >= 0 else 0
+                wm = reg.waiters[k]
+                if not wm & low:        # (it may be there already: woken by a register release)
+                    reg.waiters[k] = wm | low
+                    sch.n_route += 1
                 continue
             sch.cand = cm               # (before the issue: a barrier release adds candidates)
-            self._issue_warp(w, sid, pc, unit, reg, idx, now)
-            pol.issued(ws)
+            self._issue_warp(w, sch.sid, pc, unit, reg, idx, now)
+            if idx >= 0:
+                wk = reg.woken[idx]
+                if wk:
+                    # the slot is full again: the other warps woken when it was freed wait
+                    # again now (see above; the slot's waiters mask is empty while it is free)
+                    reg.woken[idx] = 0
+                    wk &= ~low
+                    if wk:
+                        sch.cand &= ~wk
+                        reg.waiters[idx] = wk
+                        sch.n_route += wk.bit_count()
+            pol.last = ws               # (Policy.issued)
             ist = self.istats
-            ist.single[sid] += 1
+            ist.single[sch.sid] += 1
             ist.slot_issues[ws] += 1
             return
         sch.cand = cm

@@ -12,7 +12,8 @@ GPGPU-Sim 4.2 counts and when, and how each is counted here without per-cycle wo
   instruction adds to ``W<n>`` with ``n`` its SIMT active-thread count (before predication,
   ``shader_core_ctx::issue_warp``).  Here: ``Stall`` and ``W0_Scoreboard`` are counted in the
   scheduler's existing no-issue branches; a warp that collided on the scoreboard keeps a flag
-  (``Warp.sb``) until one of its registers is released (the only event that can unblock it),
+  (``Warp.sb``) until the last of its colliding registers is released (the only event that
+  can unblock it: before, examined, it would collide again; C092),
   so a scheduler with no candidate warp still knows whether it is scoreboard-blocked, and a
   sleeping core adds its cycles in bulk; ``W0_Idle`` is the rest: schedulers x live cycles
   minus issue cycles, ``Stall`` and ``W0_Scoreboard``.

@@ -68,16 +68,20 @@ class RegisterSet:
     uid), as GPGPU-Sim's ``get_ready`` does.
     """
 
-    __slots__ = ("slots", "name", "count", "waiters", "ready_for", "pos0")
+    __slots__ = ("slots", "name", "count", "waiters", "wait_scheds", "woken", "ready_for", "pos0")
 
     def __init__(self, width: int, name: str) -> None:
         self.slots: list[WarpInst | None] = [None] * max(1, width)
         self.name = name
         self.count = 0
-        #: per slot (sub-core model; else all in list 0): (scheduler unit, warp slot) of warps
-        #: that found no room here (ID_OC registers); they become candidates again when the
-        #: slot is freed
-        self.waiters: list[list[tuple[Any, int]]] = [[] for _ in self.slots]
+        #: per slot (sub-core model; else all in 0): the warps that found no room here (ID_OC
+        #: registers), a bit mask of warp slots; they become candidates again when the slot is
+        #: freed, each of its scheduler's (``wait_scheds``: the schedulers that may wait there)
+        self.waiters: list[int] = [0] * len(self.slots)
+        self.wait_scheds: list[list[Any]] = [[] for _ in self.slots]
+        #: per slot (sub-core model, see ``OperandCollector.keep_woken``): the waiters woken
+        #: when the slot was last freed, while it stays free (a bit mask, as ``waiters``)
+        self.woken: list[int] = [0] * len(self.slots)
         #: per slot (sub-core model; else all in 0): collector units with every operand read
         #: that wait to dispatch into this slot (OC_EX registers; kept by the collector)
         self.ready_for: list[int] = [0] * len(self.slots)
