@@ -360,6 +360,9 @@ class Cache:
         self._lru = self.replacement != "F"
         self._reset_tag_array()
         self._set_memo: dict[int, int] = {}
+        # a linear set index of the address itself (every L1): computed inline by access()
+        self._linear_set = self.set_function == "L" and set_index_addr is None
+        self._set_mask = self.nset - 1
         self.mshr: dict[int, list[MemFetch]] = {}
         self.mshr_atomic: set[int] = set()
         self.ready: deque[int] = deque()
@@ -824,22 +827,46 @@ class Cache:
             self._probed = (fetch, probe, idx)
         else:
             block = addr & ~(self.line_bytes - 1)
-            set_idx = self.set_index(block)
+            set_idx = (block >> self.line_log2) & self._set_mask if self._linear_set else self.set_index(block)
             probe, idx = self._probe_set(set_idx, block, fetch.sector_mask, fetch.is_write)
             self._probed = (fetch, probe, idx)
         ver = self._tag_ver
         if self.write_policy == "R":
             status = self._access_read_only(fetch, addr, probe, idx, now, events)
         else:
-            status = self._process_tag_probe(fetch, addr, probe, idx, now, events)
-            if status != RESERVATION_FAIL:
-                self._use_data_port(fetch, status, events)
+            # data_cache::process_tag_probe
+            if fetch.is_write:
+                if probe == HIT:
+                    status = self._wr_hit(fetch, addr, idx, now, events)
+                elif probe != RESERVATION_FAIL or self.write_alloc == "N":
+                    status = self._wr_miss(fetch, addr, idx, now, events, probe)
+                else:
+                    self.stats.inc_fail(fetch.access_type, "LINE_ALLOC_FAIL")
+                    status = RESERVATION_FAIL
+            elif probe == HIT:
+                status = self._rd_hit(fetch, addr, idx, now)
+            elif probe != RESERVATION_FAIL:
+                status = self._rd_miss(fetch, addr, idx, now, events)
+            else:
+                self.stats.inc_fail(fetch.access_type, "LINE_ALLOC_FAIL")
+                status = RESERVATION_FAIL
+            # bandwidth_management::use_data_port: a hit reads the data, a miss that evicts
+            # a dirty line reads the victim out
+            if status == HIT:
+                self.data_port_occupied += -(-fetch.size // self.port_width)
+            elif (status == MISS or status == HIT_RESERVED) and events and WRITE_BACK_REQUEST_SENT in events:
+                self.data_port_occupied += self.last_writeback_size // self.port_width
         self._probed = None
-        # select_stats_status, inline
+        # select_stats_status and CacheStats.inc, inline
+        at = fetch.access_type
         if (probe == HIT_RESERVED and status != RESERVATION_FAIL) or (probe == SECTOR_MISS and status == MISS):
-            self.stats.inc(fetch.access_type, probe)
+            key = probe
         else:
-            self.stats.inc(fetch.access_type, status)
+            key = status
+        counts = self.stats.counts.get(at)
+        if counts is None:
+            counts = self.stats.counts[at] = {}
+        counts[key] = counts.get(key, 0) + 1
         if status == RESERVATION_FAIL:
             if self._tag_ver == ver:
                 if len(self._retry) >= 64:
@@ -885,22 +912,6 @@ class Cache:
                 return MISS if do_miss else RESERVATION_FAIL
             self.stats.inc_fail(fetch.access_type, "MISS_QUEUE_FULL")
             return RESERVATION_FAIL
-        self.stats.inc_fail(fetch.access_type, "LINE_ALLOC_FAIL")
-        return RESERVATION_FAIL
-
-    def _process_tag_probe(self, fetch: MemFetch, addr: int, probe: str, idx: int, now: int,
-                           events: list[str]) -> str:
-        if fetch.is_write:
-            if probe == HIT:
-                return self._wr_hit(fetch, addr, idx, now, events)
-            if probe != RESERVATION_FAIL or self.write_alloc == "N":
-                return self._wr_miss(fetch, addr, idx, now, events, probe)
-            self.stats.inc_fail(fetch.access_type, "LINE_ALLOC_FAIL")
-            return RESERVATION_FAIL
-        if probe == HIT:
-            return self._rd_hit(fetch, addr, idx, now)
-        if probe != RESERVATION_FAIL:
-            return self._rd_miss(fetch, addr, idx, now, events)
         self.stats.inc_fail(fetch.access_type, "LINE_ALLOC_FAIL")
         return RESERVATION_FAIL
 
@@ -1062,12 +1073,6 @@ class Cache:
         return False
 
     # ------------------------------------------------------------------ ports
-    def _use_data_port(self, fetch: MemFetch, status: str, events: list[str]) -> None:
-        if status == HIT:
-            self.data_port_occupied += -(-fetch.size // self.port_width)
-        elif status in (HIT_RESERVED, MISS) and WRITE_BACK_REQUEST_SENT in events:
-            self.data_port_occupied += self.last_writeback_size // self.port_width
-
     def data_port_free(self) -> bool:
         return self.data_port_occupied == 0
 
@@ -1129,9 +1134,11 @@ class Cache:
         fetch.addr = e.addr
         if self.alloc_on_miss:
             line = self.lines[e.cache_index]
-            before = line.is_modified()
-            line.fill(now, self._sidx(fetch.sector_mask), fetch.byte_mask)
-            if line.is_modified() and not before:
+            st = line.status
+            before = MODIFIED in st
+            m = fetch.sector_mask
+            line.fill(now, (m & -m).bit_length() - 1 if (m and self.sectored) else 0, fetch.byte_mask)  # _sidx
+            if not before and MODIFIED in st:
                 self.n_dirty += 1
             self._sync(e.cache_index)
         else:

@@ -62,9 +62,6 @@ from .units import WarpInst
 #: the counter of each global/local stall reason _memory_cycle returns
 _GL_STALL_KEY = {r: f"gpgpu_stall_shd_mem[gl_mem][{r}]" for r in ("resource_stall", "coal_stall", "icnt_rc_fail", "")}
 
-_SPACE_ACC = {("global", False): "GLOBAL_ACC_R", ("global", True): "GLOBAL_ACC_W",
-              ("local", False): "LOCAL_ACC_R", ("local", True): "LOCAL_ACC_W"}
-
 
 class LdstUnit:
     def __init__(self, core: Any, cfg: Any, stats: Any) -> None:
@@ -529,43 +526,56 @@ class LdstUnit:
                 core.complete(nw, release=False)
             else:
                 self._read_done(nw)
+        # the clients with something to write back, as bits (1 << client): the shared-memory
+        # pipeline's head is due, the L1T / L1C have results, the bypass return is full, the
+        # L1D has ready accesses
+        sp = self.smem_pipe
+        sq = sp.q
+        now = self.now
+        ready = 1 if sq and now >= sq[0][0] + sp.depth and now > sp.last_left else 0
+        if self.next_global is not None:
+            ready |= 8
         l1d = self.l1d
+        if l1d is not None and l1d.ready:
+            ready |= 16
         l1t = self.l1t
+        if l1t is not None and l1t.result:
+            ready |= 2
         l1c = self.l1c
-        if not (self.smem_pipe.q or self.next_global is not None or (l1d is not None and l1d.ready)
-                or (l1t is not None and l1t.result) or (l1c is not None and l1c.ready)):
+        if l1c is not None and l1c.ready:
+            ready |= 4
+        if not ready:
             return              # no client has anything to write back
-        for c in range(5):
-            client = (c + self.wb_arb) % 5
+        # round robin from wb_arb: the ready clients in the order arb, arb+1, ..., 4, 0, ...
+        arb = self.wb_arb
+        rot = (ready >> arb) | ((ready << (5 - arb)) & 31)
+        while rot:
+            low = rot & -rot
+            rot ^= low
+            client = low.bit_length() - 1 + arb
+            if client >= 5:
+                client -= 5
             if client == 0:
-                d = self.smem_pipe.head(self.now)
-                if d is not None:
-                    self.smem_pipe.pop(self.now)
-                    if d.is_atomic:
-                        core.atomic_done(d.warp)
-                    self.next_wb = d
-            elif client == 1:
-                if l1t is not None and l1t.result:
-                    tok: WarpInst = l1t.next_access().token  # type: ignore[assignment]
-                    self.next_wb = tok
-            elif client == 2:
-                if l1c is not None and l1c.ready:
-                    tok2: WarpInst = l1c.next_access().token  # type: ignore[assignment]
-                    self.next_wb = tok2
+                d = sp.pop(now)
+                if d.is_atomic:
+                    core.atomic_done(d.warp)
+                self.next_wb = d
+            elif client == 4:
+                # an L1D-made fetch (a write-allocate read) carries no instruction: no writeback
+                self.next_wb = l1d.next_access().token  # type: ignore[union-attr]
             elif client == 3:
                 mf = self.next_global
-                if mf is not None:
-                    self.next_global = None
-                    inst = mf.token
-                    if mf.is_atomic:
-                        core.atomic_done(inst.warp)
-                    self.next_wb = inst
+                self.next_global = None
+                inst = mf.token
+                if mf.is_atomic:
+                    core.atomic_done(inst.warp)
+                self.next_wb = inst
+            elif client == 1:
+                self.next_wb = l1t.next_access().token  # type: ignore[union-attr,assignment]
             else:
-                if l1d is not None and l1d.access_ready():
-                    mf = l1d.next_access()
-                    self.next_wb = mf.token
+                self.next_wb = l1c.next_access().token  # type: ignore[union-attr,assignment]
             if self.next_wb is not None:
-                self.wb_arb = (client + 1) % 5
+                self.wb_arb = client + 1 if client < 4 else 0
                 return
 
     def dump(self) -> str:
