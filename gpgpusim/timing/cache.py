@@ -554,9 +554,15 @@ class Cache:
         idx = self._tags[set_idx].get(tag)
         if idx is not None:
             sidx = (sector_mask & -sector_mask).bit_length() - 1 if (self.sectored and sector_mask) else 0
-            status = _match_status(self.lines[idx], sidx, is_write)
-            if status is not None:
-                return status, idx
+            # _match_status, inline
+            line = self.lines[idx]
+            st = line.status[sidx]
+            if st == RESERVED:
+                return HIT_RESERVED, idx
+            if st == VALID:
+                return HIT, idx
+            if st == MODIFIED:
+                return (HIT if is_write or line.readable[sidx] else SECTOR_MISS), idx
             if self.sectored:
                 return SECTOR_MISS, idx
             return self._probe_scan(addr, sector_mask, is_write)   # not reachable in practice

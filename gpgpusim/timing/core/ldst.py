@@ -148,8 +148,15 @@ class LdstUnit:
         if sp == "shared":
             st.add("gpgpu_n_shmem_insn", active)
             deg = 0
-            for acc in inst.mem or ():
-                deg += C.shared_conflict_degree(acc.lanes, acc.addrs, self.shmem_banks, self.warp_parts)
+            if inst.mem:
+                # coalesce.shared_conflict_degree, its memo looked up inline (C108)
+                memo = C._DEGREE_MEMO
+                banks = self.shmem_banks
+                parts = self.warp_parts
+                for acc in inst.mem:
+                    lanes = acc.lanes
+                    d = memo.get((acc.addrs.tobytes(), lanes.tobytes() if parts > 1 else b"", banks, parts))
+                    deg += C.shared_conflict_degree(lanes, acc.addrs, banks, parts) if d is None else d
             if deg > 1:
                 st.add("gpgpu_n_shmem_bkconflict", deg - 1)
             inst.cycles = max(deg, 1 if active else 0)
