@@ -358,6 +358,7 @@ class Cache:
         self.n_dirty = 0
         self._nlines = self.nset * self.assoc
         self._lru = self.replacement != "F"
+        self._heap_cap = 2 * self.assoc + 16    # victim-heap size that triggers a rebuild (_push)
         self._reset_tag_array()
         self._set_memo: dict[int, int] = {}
         # a linear set index of the address itself (every L1): computed inline by access()
@@ -481,7 +482,8 @@ class Cache:
         else:
             c = _C_INV
         want = None if c == _C_INV else line.tag
-        reg = self._regtag[idx]
+        regtag = self._regtag
+        reg = regtag[idx]
         if reg != want:
             if reg is not None:
                 self._unregister(s, reg, idx)
@@ -494,19 +496,20 @@ class Cache:
                     self._dup = True
                     if idx < cur:
                         d[want] = idx
-            self._regtag[idx] = want
-        if c != self._cls[idx]:
-            self._cls[idx] = c
+            regtag[idx] = want
+        cls = self._cls
+        if c != cls[idx]:
+            cls[idx] = c
             if c == _C_CLEAN:
-                self._push(self._clean[s], (self._stamp(line), idx))
+                self._push(self._clean[s], (line.last_access if self._lru else line.alloc_time, idx))
             elif c == _C_DIRTY:
-                self._push(self._dirty[s], (self._stamp(line), idx))
+                self._push(self._dirty[s], (line.last_access if self._lru else line.alloc_time, idx))
             elif c == _C_INV:
                 heappush(self._inv[s], -idx)
 
     def _push(self, heap: list[tuple[int, int]], entry: tuple[int, int]) -> None:
         heappush(heap, entry)
-        if len(heap) > 2 * self.assoc + 16:   # drop stale / duplicate entries
+        if len(heap) > self._heap_cap:        # drop stale / duplicate entries
             c = _C_CLEAN if heap in self._clean else _C_DIRTY
             s = entry[1] // self.assoc
             base = s * self.assoc
@@ -689,18 +692,19 @@ class Cache:
         status, idx = self._probe_set(self.set_index(addr), addr, sector_mask, is_write)
         if status == RESERVATION_FAIL:
             return
-        sidx = self._sidx(sector_mask)
+        sidx = (sector_mask & -sector_mask).bit_length() - 1 if (self.sectored and sector_mask) else 0   # _sidx
         line = self.lines[idx]
+        st = line.status
         if status == MISS:
-            before = line.is_modified()
-            line.allocate(self.block_addr(addr), self.block_addr(addr), time, sidx)
-            if before and not line.is_modified():
-                self.n_dirty -= 1
+            if MODIFIED in st:
+                self.n_dirty -= 1       # allocate() leaves no sector modified
+            block = addr & ~(self.line_bytes - 1)
+            line.allocate(block, block, time, sidx)
         elif status == SECTOR_MISS:
             line.allocate_sector(time, sidx)
-        before = line.is_modified()
+        before = MODIFIED in st
         line.fill(time, sidx, byte_mask)
-        if line.is_modified() and not before:
+        if not before and MODIFIED in st:
             self.n_dirty += 1
         self._sync(idx)
 

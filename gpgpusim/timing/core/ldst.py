@@ -81,6 +81,8 @@ class LdstUnit:
         self.bank_shift = inter.bit_length() - 1
         self.lat_q = [CompressingPipe(self.l1_latency) for _ in range(self.l1_banks)]
         self.n_latq = 0
+        # no latency-queue head reaches slot 0 before this cycle (a lower bound: see cycle())
+        self.latq_due = 0
         self.now = 0
         self.response: list[Any] = []
         self.response_size = max(1, int(g("gpgpu_n_ldst_response_buffer_size")))
@@ -112,9 +114,9 @@ class LdstUnit:
         """Nothing this unit would do in a cycle (outstanding loads/stores may still be out in
         the memory system: their replies wake the core)."""
         l1d = self.l1d
-        return (self.dispatch is None and not len(self.smem_pipe) and not self.n_latq and not self.response
+        return (self.dispatch is None and not self.smem_pipe.q and not self.n_latq and not self.response
                 and self.next_global is None and self.next_wb is None
-                and (l1d is None or (not l1d.miss_queue and not l1d.access_ready()))
+                and (l1d is None or (not l1d.miss_queue and not l1d.ready))
                 and (self.l1t is None or self.l1t.idle())
                 and (self.l1c is None or not self._l1c_active()))
 
@@ -265,36 +267,43 @@ class LdstUnit:
         l1d = self.l1d
         l1t = self.l1t
         l1c = self.l1c
-        if (self.dispatch is None and not self.response and not self.n_latq and self.next_wb is None
+        if (self.dispatch is None and not self.response and self.next_wb is None
                 and self.next_global is None and not self.smem_pipe.q
                 and (l1d is None or (not l1d.miss_queue and not l1d.ready))
                 and (l1t is None or not (l1t.fragment or l1t.result))
-                and (l1c is None or not self._l1c_active())):
-            # nothing to do: only the L1D's port counters move (baseline_cache::cycle)
+                and ((not self.n_latq and (l1c is None or not self._l1c_active()))
+                     or (l1c is None and now < self.latq_due))):
+            # nothing to do: only the L1D's port counters move (baseline_cache::cycle).  With
+            # accesses in the L1D latency queues but none at a queue head yet, the full cycle
+            # would do nothing else either (no miss to send, nothing to write back, no
+            # instruction in the dispatch register) -- unless an L1C's ports must move
             if l1d is not None:
                 l1d.idle_cycles(1)
             return
         core = self.core
         self.now = now
         self._writeback()
-        if self.response:
-            mf = self.response[0]
-            if mf.access_type == "TEXTURE_ACC_R" and l1t is not None:
-                self.response.pop(0)      # the L1T's fill port is always free
+        resp = self.response
+        if resp:
+            mf = resp[0]
+            at = mf.access_type
+            if at == "TEXTURE_ACC_R" and l1t is not None:
+                resp.pop(0)      # the L1T's fill port is always free
                 l1t.fill(mf, now)
-            elif mf.access_type == "CONST_ACC_R" and l1c is not None:
+            elif at == "CONST_ACC_R" and l1c is not None:
                 if l1c.fill_port_free():
-                    self.response.pop(0)
+                    resp.pop(0)
                     l1c.fill(mf, now)
             elif mf.is_write and not mf.is_atomic:
-                self.response.pop(0)
+                resp.pop(0)
                 self._write_ack(mf)
-            elif self.l1d is None or not self.l1d.waiting_for_fill(mf):
+            elif l1d is None or id(mf.original if (l1d.mshr_type == "S" and mf.original is not None) else mf) \
+                    not in l1d.extra:           # not l1d.waiting_for_fill(mf)
                 if self.next_global is None:
-                    self.next_global = self.response.pop(0)
-            elif self.l1d.fill_port_free():
-                self.response.pop(0)
-                self.l1d.fill(mf, now)
+                    self.next_global = resp.pop(0)
+            elif not l1d.fill_port_occupied:    # l1d.fill_port_free()
+                resp.pop(0)
+                l1d.fill(mf, now)
         if l1t is not None and (l1t.fragment or l1t.result):
             mf = l1t.request_top()
             if mf is not None and core.cluster.can_inject(mf):
@@ -314,7 +323,7 @@ class LdstUnit:
                     mq.popleft()
                     cluster.inject(mf, now)
             l1d.cycle()
-            if self.n_latq:
+            if self.n_latq and now >= self.latq_due:
                 self._latency_queue_cycle(now)
         d = self.dispatch
         if d is None:
@@ -422,27 +431,38 @@ class LdstUnit:
         (kept here as ``[gl_mem][icnt_rc_fail]``)."""
         core = self.core
         q = d.accessq
-        bypass = self._bypass_l1d(d, q[-1][1])
-        if bypass:
+        cluster = core.cluster
+        if self._bypass_l1d(d, q[-1][1]):
             acc, space, is_store = q[-1]
-            mf = core.cluster.gpu.new_fetch(acc, d, space, is_store, core, bypass=True)
-            if not core.cluster.can_inject(mf):
+            mf = cluster.gpu.new_fetch(acc, d, space, is_store, core, bypass=True)
+            if not cluster.can_inject(mf):
                 return "icnt_rc_fail"
-            core.cluster.inject(mf, now)
+            cluster.inject(mf, now)
             q.pop()
             if is_store and not d.is_atomic:
                 d.warp.stores += 1
             return "coal_stall"
-        for _ in range(self.l1_banks):
+        new_fetch = cluster.gpu.new_fetch
+        lat_q = self.lat_q
+        banks = self.l1_banks
+        shift = self.bank_shift
+        for _ in range(banks):
             if not q:
                 return ""
             acc, space, is_store = q[-1]
-            lq = self.lat_q[(acc.addr >> self.bank_shift) % self.l1_banks]
+            lq = lat_q[(acc.addr >> shift) % banks]
             lqq = lq.q
-            if lqq and (lqq[-1][0] >= now or len(lqq) >= lq.depth):    # not lq.can_enter(now)
-                return "resource_stall"
-            mf = core.cluster.gpu.new_fetch(acc, d, space, is_store, core, bypass=False)
-            lq.enter(now, mf)
+            if lqq:
+                if lqq[-1][0] >= now or len(lqq) >= lq.depth:    # not lq.can_enter(now)
+                    return "resource_stall"
+            else:
+                # the bank's new head: at slot 0 from now + depth (and after the last one left)
+                t = now + lq.depth
+                if t <= lq.last_left:
+                    t = lq.last_left + 1
+                if t < self.latq_due:
+                    self.latq_due = t
+            lqq.append([now, new_fetch(acc, d, space, is_store, core, False)])     # lq.enter
             self.n_latq += 1
             q.pop()
             if is_store:
@@ -454,6 +474,7 @@ class LdstUnit:
         on a reservation fail it stays (and the queue does not move)."""
         core = self.core
         l1d = self.l1d
+        due = 1 << 62
         for lq in self.lat_q:
             q = lq.q
             if not q:
@@ -461,12 +482,24 @@ class LdstUnit:
             # CompressingPipe.head, inline (the item at slot 0 this cycle)
             t, mf = q[0]
             if now < t + lq.depth or now <= lq.last_left:
+                t += lq.depth
+                if t <= lq.last_left:
+                    t = lq.last_left + 1
+                if t < due:
+                    due = t
                 continue
             status = l1d.access(mf, now)
             if status == "RESERVATION_FAIL":
+                due = now       # retried next cycle
                 continue
             lq.pop(now)
             self.n_latq -= 1
+            if q:
+                t = q[0][0] + lq.depth
+                if t <= now:
+                    t = now + 1
+                if t < due:
+                    due = t
             if mf.is_write:
                 if self._ack_locally(mf, status):
                     core.store_ack(mf.warp_id)
@@ -474,6 +507,7 @@ class LdstUnit:
                 self._read_done(mf.token)
             # a read miss comes back through the L1D's access_ready(); a write that went
             # down to L2 is acknowledged by L2
+        self.latq_due = due
 
     def _write_ack(self, mf: Any) -> None:
         """A write acknowledgement from L2.  A sectored L2 splits a write into sector requests
