@@ -358,8 +358,12 @@ class Cache:
         self.n_dirty = 0
         self._nlines = self.nset * self.assoc
         self._lru = self.replacement != "F"
+        self._heap_cap = 2 * self.assoc + 16    # victim-heap size that triggers a rebuild (_push)
         self._reset_tag_array()
         self._set_memo: dict[int, int] = {}
+        # a linear set index of the address itself (every L1): computed inline by access()
+        self._linear_set = self.set_function == "L" and set_index_addr is None
+        self._set_mask = self.nset - 1
         self.mshr: dict[int, list[MemFetch]] = {}
         self.mshr_atomic: set[int] = set()
         self.ready: deque[int] = deque()
@@ -478,7 +482,8 @@ class Cache:
         else:
             c = _C_INV
         want = None if c == _C_INV else line.tag
-        reg = self._regtag[idx]
+        regtag = self._regtag
+        reg = regtag[idx]
         if reg != want:
             if reg is not None:
                 self._unregister(s, reg, idx)
@@ -491,19 +496,20 @@ class Cache:
                     self._dup = True
                     if idx < cur:
                         d[want] = idx
-            self._regtag[idx] = want
-        if c != self._cls[idx]:
-            self._cls[idx] = c
+            regtag[idx] = want
+        cls = self._cls
+        if c != cls[idx]:
+            cls[idx] = c
             if c == _C_CLEAN:
-                self._push(self._clean[s], (self._stamp(line), idx))
+                self._push(self._clean[s], (line.last_access if self._lru else line.alloc_time, idx))
             elif c == _C_DIRTY:
-                self._push(self._dirty[s], (self._stamp(line), idx))
+                self._push(self._dirty[s], (line.last_access if self._lru else line.alloc_time, idx))
             elif c == _C_INV:
                 heappush(self._inv[s], -idx)
 
     def _push(self, heap: list[tuple[int, int]], entry: tuple[int, int]) -> None:
         heappush(heap, entry)
-        if len(heap) > 2 * self.assoc + 16:   # drop stale / duplicate entries
+        if len(heap) > self._heap_cap:        # drop stale / duplicate entries
             c = _C_CLEAN if heap in self._clean else _C_DIRTY
             s = entry[1] // self.assoc
             base = s * self.assoc
@@ -551,9 +557,15 @@ class Cache:
         idx = self._tags[set_idx].get(tag)
         if idx is not None:
             sidx = (sector_mask & -sector_mask).bit_length() - 1 if (self.sectored and sector_mask) else 0
-            status = _match_status(self.lines[idx], sidx, is_write)
-            if status is not None:
-                return status, idx
+            # _match_status, inline
+            line = self.lines[idx]
+            st = line.status[sidx]
+            if st == RESERVED:
+                return HIT_RESERVED, idx
+            if st == VALID:
+                return HIT, idx
+            if st == MODIFIED:
+                return (HIT if is_write or line.readable[sidx] else SECTOR_MISS), idx
             if self.sectored:
                 return SECTOR_MISS, idx
             return self._probe_scan(addr, sector_mask, is_write)   # not reachable in practice
@@ -680,18 +692,19 @@ class Cache:
         status, idx = self._probe_set(self.set_index(addr), addr, sector_mask, is_write)
         if status == RESERVATION_FAIL:
             return
-        sidx = self._sidx(sector_mask)
+        sidx = (sector_mask & -sector_mask).bit_length() - 1 if (self.sectored and sector_mask) else 0   # _sidx
         line = self.lines[idx]
+        st = line.status
         if status == MISS:
-            before = line.is_modified()
-            line.allocate(self.block_addr(addr), self.block_addr(addr), time, sidx)
-            if before and not line.is_modified():
-                self.n_dirty -= 1
+            if MODIFIED in st:
+                self.n_dirty -= 1       # allocate() leaves no sector modified
+            block = addr & ~(self.line_bytes - 1)
+            line.allocate(block, block, time, sidx)
         elif status == SECTOR_MISS:
             line.allocate_sector(time, sidx)
-        before = line.is_modified()
+        before = MODIFIED in st
         line.fill(time, sidx, byte_mask)
-        if line.is_modified() and not before:
+        if not before and MODIFIED in st:
             self.n_dirty += 1
         self._sync(idx)
 
@@ -824,22 +837,46 @@ class Cache:
             self._probed = (fetch, probe, idx)
         else:
             block = addr & ~(self.line_bytes - 1)
-            set_idx = self.set_index(block)
+            set_idx = (block >> self.line_log2) & self._set_mask if self._linear_set else self.set_index(block)
             probe, idx = self._probe_set(set_idx, block, fetch.sector_mask, fetch.is_write)
             self._probed = (fetch, probe, idx)
         ver = self._tag_ver
         if self.write_policy == "R":
             status = self._access_read_only(fetch, addr, probe, idx, now, events)
         else:
-            status = self._process_tag_probe(fetch, addr, probe, idx, now, events)
-            if status != RESERVATION_FAIL:
-                self._use_data_port(fetch, status, events)
+            # data_cache::process_tag_probe
+            if fetch.is_write:
+                if probe == HIT:
+                    status = self._wr_hit(fetch, addr, idx, now, events)
+                elif probe != RESERVATION_FAIL or self.write_alloc == "N":
+                    status = self._wr_miss(fetch, addr, idx, now, events, probe)
+                else:
+                    self.stats.inc_fail(fetch.access_type, "LINE_ALLOC_FAIL")
+                    status = RESERVATION_FAIL
+            elif probe == HIT:
+                status = self._rd_hit(fetch, addr, idx, now)
+            elif probe != RESERVATION_FAIL:
+                status = self._rd_miss(fetch, addr, idx, now, events)
+            else:
+                self.stats.inc_fail(fetch.access_type, "LINE_ALLOC_FAIL")
+                status = RESERVATION_FAIL
+            # bandwidth_management::use_data_port: a hit reads the data, a miss that evicts
+            # a dirty line reads the victim out
+            if status == HIT:
+                self.data_port_occupied += -(-fetch.size // self.port_width)
+            elif (status == MISS or status == HIT_RESERVED) and events and WRITE_BACK_REQUEST_SENT in events:
+                self.data_port_occupied += self.last_writeback_size // self.port_width
         self._probed = None
-        # select_stats_status, inline
+        # select_stats_status and CacheStats.inc, inline
+        at = fetch.access_type
         if (probe == HIT_RESERVED and status != RESERVATION_FAIL) or (probe == SECTOR_MISS and status == MISS):
-            self.stats.inc(fetch.access_type, probe)
+            key = probe
         else:
-            self.stats.inc(fetch.access_type, status)
+            key = status
+        counts = self.stats.counts.get(at)
+        if counts is None:
+            counts = self.stats.counts[at] = {}
+        counts[key] = counts.get(key, 0) + 1
         if status == RESERVATION_FAIL:
             if self._tag_ver == ver:
                 if len(self._retry) >= 64:
@@ -885,22 +922,6 @@ class Cache:
                 return MISS if do_miss else RESERVATION_FAIL
             self.stats.inc_fail(fetch.access_type, "MISS_QUEUE_FULL")
             return RESERVATION_FAIL
-        self.stats.inc_fail(fetch.access_type, "LINE_ALLOC_FAIL")
-        return RESERVATION_FAIL
-
-    def _process_tag_probe(self, fetch: MemFetch, addr: int, probe: str, idx: int, now: int,
-                           events: list[str]) -> str:
-        if fetch.is_write:
-            if probe == HIT:
-                return self._wr_hit(fetch, addr, idx, now, events)
-            if probe != RESERVATION_FAIL or self.write_alloc == "N":
-                return self._wr_miss(fetch, addr, idx, now, events, probe)
-            self.stats.inc_fail(fetch.access_type, "LINE_ALLOC_FAIL")
-            return RESERVATION_FAIL
-        if probe == HIT:
-            return self._rd_hit(fetch, addr, idx, now)
-        if probe != RESERVATION_FAIL:
-            return self._rd_miss(fetch, addr, idx, now, events)
         self.stats.inc_fail(fetch.access_type, "LINE_ALLOC_FAIL")
         return RESERVATION_FAIL
 
@@ -1062,12 +1083,6 @@ class Cache:
         return False
 
     # ------------------------------------------------------------------ ports
-    def _use_data_port(self, fetch: MemFetch, status: str, events: list[str]) -> None:
-        if status == HIT:
-            self.data_port_occupied += -(-fetch.size // self.port_width)
-        elif status in (HIT_RESERVED, MISS) and WRITE_BACK_REQUEST_SENT in events:
-            self.data_port_occupied += self.last_writeback_size // self.port_width
-
     def data_port_free(self) -> bool:
         return self.data_port_occupied == 0
 
@@ -1129,9 +1144,11 @@ class Cache:
         fetch.addr = e.addr
         if self.alloc_on_miss:
             line = self.lines[e.cache_index]
-            before = line.is_modified()
-            line.fill(now, self._sidx(fetch.sector_mask), fetch.byte_mask)
-            if line.is_modified() and not before:
+            st = line.status
+            before = MODIFIED in st
+            m = fetch.sector_mask
+            line.fill(now, (m & -m).bit_length() - 1 if (m and self.sectored) else 0, fetch.byte_mask)  # _sidx
+            if not before and MODIFIED in st:
                 self.n_dirty += 1
             self._sync(e.cache_index)
         else:

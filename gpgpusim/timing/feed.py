@@ -268,7 +268,12 @@ class WarpTrace:
                 seqs = self._seqs
                 by_seq, w = ch.by_seq, self._w
                 prep, recs = ch.prep, ch.recs
-                at = np.flatnonzero(np.isin(seqs, ch.mem_seqs, assume_unique=True))
+                # the positions whose issue made memory records (mem_seqs is sorted: one
+                # searchsorted, cheaper than isin's sort of both arrays)
+                ms = ch.mem_seqs
+                k = np.searchsorted(ms, seqs)
+                k[k == len(ms)] = 0
+                at = np.flatnonzero(ms[k] == seqs)
                 for pos, sq in zip(at.tolist(), seqs[at].tolist(), strict=True):
                     out: list[MemAccess] = []
                     for ri in by_seq[sq]:

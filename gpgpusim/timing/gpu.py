@@ -81,8 +81,12 @@ from gpgpusim.report.stats import StatsRegistry
 from gpgpusim.runtime.gpu import Gpu, KernelRecord
 
 from .clock import CORE, DRAM, ClockDomains
-from .mem_fetch import MemFetch
+from .mem_fetch import access_fetch
 from .core.shader import ShaderCore
+
+#: the access type of a core's non-atomic request by (space, is a store)
+_ACCESS_TYPE = {("global", False): "GLOBAL_ACC_R", ("global", True): "GLOBAL_ACC_W",
+                ("local", False): "LOCAL_ACC_R", ("local", True): "LOCAL_ACC_W"}
 
 #: core cycles without an issued instruction before the deadlock detector fires (GPGPU-Sim
 #: uses 200,000 cycles without a committed instruction)
@@ -328,15 +332,13 @@ class TimingGpu(Gpu):
 
     def new_fetch(self, acc: Any, inst: Any, space: str, is_store: bool, core: ShaderCore,
                   bypass: bool) -> Any:
-        if inst.is_atomic:
-            at = "GLOBAL_ACC_R"
-        else:
-            at = ("LOCAL_ACC_W" if is_store else "LOCAL_ACC_R") if space == "local" else (
-                "GLOBAL_ACC_W" if is_store else "GLOBAL_ACC_R")
-        return MemFetch(acc.addr, acc.size, is_store and not inst.is_atomic, at,
-                        sector_mask=acc.sector_mask, byte_mask=acc.byte_mask, core_id=core.sid,
-                        cluster_id=core.cluster.cid, warp_id=inst.slot, is_atomic=inst.is_atomic,
-                        token=inst, timestamp=self.gpu_tot_sim_cycle + self.gpu_sim_cycle)
+        """The request of one access ``acc`` (``coalesce.Access``) of warp instruction ``inst``
+        (C105): an atomic is a ``GLOBAL_ACC_R``, other accesses are typed by space and direction."""
+        atomic = inst.is_atomic
+        return access_fetch(acc.addr, acc.size, is_store and not atomic,
+                            "GLOBAL_ACC_R" if atomic else _ACCESS_TYPE[space, is_store],
+                            acc.sector_mask, acc.byte_mask, core.sid, core.cluster.cid, inst.slot, atomic, inst,
+                            self.gpu_tot_sim_cycle + self.gpu_sim_cycle)
 
     # ------------------------------------------------------------------ kernels
     def start_kernel(self, op: Any, stream_id: int | None = None) -> KernelRecord:

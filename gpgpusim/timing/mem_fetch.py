@@ -129,3 +129,46 @@ class MemFetch:
         return (f"MemFetch(uid={self.uid}, {self.access_type}, addr={self.addr:#x}, size={self.size}, "
                 f"sectors={self.sector_mask:04b}, core={self.core_id}, warp={self.warp_id}, "
                 f"chip={self.chip}, sp={self.sub_partition}, status={self.status}@{self.status_cycle})")
+
+
+_new_object = object.__new__
+_next_uid = _uids.__next__
+
+
+def access_fetch(addr: int, size: int, is_write: bool, access_type: str, sector_mask: int, byte_mask: int,
+                 core_id: int, cluster_id: int, warp_id: int, is_atomic: bool, token: object,
+                 timestamp: int) -> MemFetch:
+    """``MemFetch(addr, size, is_write, access_type, sector_mask=..., byte_mask=..., core_id=...,
+    cluster_id=..., warp_id=..., is_atomic=..., token=..., timestamp=...)``: the same fetch
+    (every field, the next uid), built without the keyword and default handling -- the
+    request a core makes of one ``mem_access_t`` of a warp instruction (GPGPU-Sim's
+    ``mem_fetch`` constructor via ``mem_fetch_allocator::alloc``), about 2.5x cheaper."""
+    mf = _new_object(MemFetch)
+    mf.addr = addr
+    mf.size = size
+    mf.sector_mask = sector_mask
+    mf.byte_mask = byte_mask or _SECTOR_BYTE_MASKS[sector_mask & 0xF]
+    mf.is_write = is_write
+    mf.access_type = access_type
+    mf.core_id = core_id
+    mf.cluster_id = cluster_id
+    mf.warp_id = warp_id
+    mf.uid = _next_uid()
+    mf.is_atomic = is_atomic
+    mf.token = token
+    mf.ctrl_size = WRITE_PACKET_SIZE if is_write else READ_PACKET_SIZE
+    mf.chip = -1
+    mf.sub_partition = -1
+    mf.bank = 0
+    mf.row = 0
+    mf.col = 0
+    mf.partition_addr = addr
+    mf.original = None
+    mf.original_wr = None
+    mf.is_reply = False
+    mf.timestamp = timestamp
+    mf.return_timestamp = 0
+    mf.icnt_receive_cycle = 0
+    mf.status = "INITIALIZED"
+    mf.status_cycle = timestamp
+    return mf

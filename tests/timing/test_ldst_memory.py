@@ -278,3 +278,50 @@ def test_atomics_coalesce_into_sectors_from_arch_40():
     assert volta == [(0x1060, 32, 0b1000), (0x1040, 32, 0b0100)]     # served highest first
     fermi = [(a.addr, a.size, a.sector_mask) for a in coalesce(lanes, addrs, 4, 20, 1, atomic=True)]
     assert fermi == [(0x1040, 64, 0b1100)]
+
+
+def test_latency_queue_wait_shortcut_is_exact(monkeypatch):
+    """``LdstUnit.latq_due`` (the first cycle an L1D latency-queue head can reach the tag
+    array) lets a cycle with nothing else to do skip the unit's full cycle: every statistic and
+    issue cycle equals a run that never uses it (the bound pinned at 0).  Two loads and a store
+    per thread of two warps, through the L1D (the default case above) and its 4 banks."""
+    from gpgpusim.timing.core.ldst import LdstUnit
+
+    scans = [0]
+    scan = LdstUnit._latency_queue_cycle
+
+    def counted(self, now):
+        scans[0] += 1
+        scan(self, now)
+
+    monkeypatch.setattr(LdstUnit, "_latency_queue_cycle", counted)
+
+    def run():
+        scans[0] = 0
+        body = LOADS.replace("{ld}", "").replace("{st}", "")
+        r = run_timing(ptx(body), "k", (1, 1, 1), (64, 1, 1), [("a", np.arange(128, dtype=np.uint32))])
+        return r, scans[0]
+
+    a, scans_a = run()
+    monkeypatch.setattr(LdstUnit, "latq_due", property(lambda self: 0, lambda self, v: None), raising=False)
+    b, scans_b = run()
+    assert (a.cycles, a.issues(), a.counters) == (b.cycles, b.issues(), b.counters)
+    assert a.counters["L1D_total_cache_accesses"] > 0
+    assert scans_a < scans_b, (scans_a, scans_b)       # the bound did skip queue scans
+
+
+def test_access_fetch_is_the_keyword_fetch():
+    """``mem_fetch.access_fetch`` (the core's request) builds the fetch ``MemFetch(...)`` builds
+    from the same values: every field but the uid, which is the next one."""
+    from gpgpusim.timing.mem_fetch import MemFetch, access_fetch
+    for args in ((0x1040, 32, False, "GLOBAL_ACC_R", 0b0100, 0xFF << 64, 3, 1, 5, False, "tok", 77),
+                 (0x2000, 128, True, "LOCAL_ACC_W", 0b1111, 0, 0, 0, 63, False, None, 0),
+                 (0x3020, 32, False, "GLOBAL_ACC_R", 0b0010, 0, 7, 7, 2, True, "atom", 12345)):
+        addr, size, w, at, sm, bm, core, cluster, warp, atomic, tok, ts = args
+        ref = MemFetch(addr, size, w, at, sector_mask=sm, byte_mask=bm, core_id=core, cluster_id=cluster,
+                       warp_id=warp, is_atomic=atomic, token=tok, timestamp=ts)
+        mf = access_fetch(*args)
+        assert mf.uid == ref.uid + 1
+        for f in MemFetch.__slots__:
+            if f != "uid":
+                assert getattr(mf, f) == getattr(ref, f), f

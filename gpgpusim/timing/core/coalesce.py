@@ -194,6 +194,8 @@ def local_addresses(lanes: np.ndarray, addrs: np.ndarray, size: int, hw_tid_base
     return [(lanes, (word * max_threads * 4 + thread_base + a % 4 + LOCAL_BASE).astype(np.int64), size)]
 
 
+#: shared_conflict_degree's memo, keyed (address bytes, lane bytes or b"" for one sub-warp,
+#: banks, sub-warps); ``LdstUnit.issue`` looks it up inline with the same key
 _DEGREE_MEMO: dict[tuple[bytes, bytes, int, int], int] = {}
 
 

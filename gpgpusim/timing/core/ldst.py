@@ -62,9 +62,6 @@ from .units import WarpInst
 #: the counter of each global/local stall reason _memory_cycle returns
 _GL_STALL_KEY = {r: f"gpgpu_stall_shd_mem[gl_mem][{r}]" for r in ("resource_stall", "coal_stall", "icnt_rc_fail", "")}
 
-_SPACE_ACC = {("global", False): "GLOBAL_ACC_R", ("global", True): "GLOBAL_ACC_W",
-              ("local", False): "LOCAL_ACC_R", ("local", True): "LOCAL_ACC_W"}
-
 
 class LdstUnit:
     def __init__(self, core: Any, cfg: Any, stats: Any) -> None:
@@ -84,6 +81,8 @@ class LdstUnit:
         self.bank_shift = inter.bit_length() - 1
         self.lat_q = [CompressingPipe(self.l1_latency) for _ in range(self.l1_banks)]
         self.n_latq = 0
+        # no latency-queue head reaches slot 0 before this cycle (a lower bound: see cycle())
+        self.latq_due = 0
         self.now = 0
         self.response: list[Any] = []
         self.response_size = max(1, int(g("gpgpu_n_ldst_response_buffer_size")))
@@ -115,9 +114,9 @@ class LdstUnit:
         """Nothing this unit would do in a cycle (outstanding loads/stores may still be out in
         the memory system: their replies wake the core)."""
         l1d = self.l1d
-        return (self.dispatch is None and not len(self.smem_pipe) and not self.n_latq and not self.response
+        return (self.dispatch is None and not self.smem_pipe.q and not self.n_latq and not self.response
                 and self.next_global is None and self.next_wb is None
-                and (l1d is None or (not l1d.miss_queue and not l1d.access_ready()))
+                and (l1d is None or (not l1d.miss_queue and not l1d.ready))
                 and (self.l1t is None or self.l1t.idle())
                 and (self.l1c is None or not self._l1c_active()))
 
@@ -151,8 +150,15 @@ class LdstUnit:
         if sp == "shared":
             st.add("gpgpu_n_shmem_insn", active)
             deg = 0
-            for acc in inst.mem or ():
-                deg += C.shared_conflict_degree(acc.lanes, acc.addrs, self.shmem_banks, self.warp_parts)
+            if inst.mem:
+                # coalesce.shared_conflict_degree, its memo looked up inline (C108)
+                memo = C._DEGREE_MEMO
+                banks = self.shmem_banks
+                parts = self.warp_parts
+                for acc in inst.mem:
+                    lanes = acc.lanes
+                    d = memo.get((acc.addrs.tobytes(), lanes.tobytes() if parts > 1 else b"", banks, parts))
+                    deg += C.shared_conflict_degree(lanes, acc.addrs, banks, parts) if d is None else d
             if deg > 1:
                 st.add("gpgpu_n_shmem_bkconflict", deg - 1)
             inst.cycles = max(deg, 1 if active else 0)
@@ -261,36 +267,43 @@ class LdstUnit:
         l1d = self.l1d
         l1t = self.l1t
         l1c = self.l1c
-        if (self.dispatch is None and not self.response and not self.n_latq and self.next_wb is None
+        if (self.dispatch is None and not self.response and self.next_wb is None
                 and self.next_global is None and not self.smem_pipe.q
                 and (l1d is None or (not l1d.miss_queue and not l1d.ready))
                 and (l1t is None or not (l1t.fragment or l1t.result))
-                and (l1c is None or not self._l1c_active())):
-            # nothing to do: only the L1D's port counters move (baseline_cache::cycle)
+                and ((not self.n_latq and (l1c is None or not self._l1c_active()))
+                     or (l1c is None and now < self.latq_due))):
+            # nothing to do: only the L1D's port counters move (baseline_cache::cycle).  With
+            # accesses in the L1D latency queues but none at a queue head yet, the full cycle
+            # would do nothing else either (no miss to send, nothing to write back, no
+            # instruction in the dispatch register) -- unless an L1C's ports must move
             if l1d is not None:
                 l1d.idle_cycles(1)
             return
         core = self.core
         self.now = now
         self._writeback()
-        if self.response:
-            mf = self.response[0]
-            if mf.access_type == "TEXTURE_ACC_R" and l1t is not None:
-                self.response.pop(0)      # the L1T's fill port is always free
+        resp = self.response
+        if resp:
+            mf = resp[0]
+            at = mf.access_type
+            if at == "TEXTURE_ACC_R" and l1t is not None:
+                resp.pop(0)      # the L1T's fill port is always free
                 l1t.fill(mf, now)
-            elif mf.access_type == "CONST_ACC_R" and l1c is not None:
+            elif at == "CONST_ACC_R" and l1c is not None:
                 if l1c.fill_port_free():
-                    self.response.pop(0)
+                    resp.pop(0)
                     l1c.fill(mf, now)
             elif mf.is_write and not mf.is_atomic:
-                self.response.pop(0)
+                resp.pop(0)
                 self._write_ack(mf)
-            elif self.l1d is None or not self.l1d.waiting_for_fill(mf):
+            elif l1d is None or id(mf.original if (l1d.mshr_type == "S" and mf.original is not None) else mf) \
+                    not in l1d.extra:           # not l1d.waiting_for_fill(mf)
                 if self.next_global is None:
-                    self.next_global = self.response.pop(0)
-            elif self.l1d.fill_port_free():
-                self.response.pop(0)
-                self.l1d.fill(mf, now)
+                    self.next_global = resp.pop(0)
+            elif not l1d.fill_port_occupied:    # l1d.fill_port_free()
+                resp.pop(0)
+                l1d.fill(mf, now)
         if l1t is not None and (l1t.fragment or l1t.result):
             mf = l1t.request_top()
             if mf is not None and core.cluster.can_inject(mf):
@@ -310,7 +323,7 @@ class LdstUnit:
                     mq.popleft()
                     cluster.inject(mf, now)
             l1d.cycle()
-            if self.n_latq:
+            if self.n_latq and now >= self.latq_due:
                 self._latency_queue_cycle(now)
         d = self.dispatch
         if d is None:
@@ -418,27 +431,38 @@ class LdstUnit:
         (kept here as ``[gl_mem][icnt_rc_fail]``)."""
         core = self.core
         q = d.accessq
-        bypass = self._bypass_l1d(d, q[-1][1])
-        if bypass:
+        cluster = core.cluster
+        if self._bypass_l1d(d, q[-1][1]):
             acc, space, is_store = q[-1]
-            mf = core.cluster.gpu.new_fetch(acc, d, space, is_store, core, bypass=True)
-            if not core.cluster.can_inject(mf):
+            mf = cluster.gpu.new_fetch(acc, d, space, is_store, core, bypass=True)
+            if not cluster.can_inject(mf):
                 return "icnt_rc_fail"
-            core.cluster.inject(mf, now)
+            cluster.inject(mf, now)
             q.pop()
             if is_store and not d.is_atomic:
                 d.warp.stores += 1
             return "coal_stall"
-        for _ in range(self.l1_banks):
+        new_fetch = cluster.gpu.new_fetch
+        lat_q = self.lat_q
+        banks = self.l1_banks
+        shift = self.bank_shift
+        for _ in range(banks):
             if not q:
                 return ""
             acc, space, is_store = q[-1]
-            lq = self.lat_q[(acc.addr >> self.bank_shift) % self.l1_banks]
+            lq = lat_q[(acc.addr >> shift) % banks]
             lqq = lq.q
-            if lqq and (lqq[-1][0] >= now or len(lqq) >= lq.depth):    # not lq.can_enter(now)
-                return "resource_stall"
-            mf = core.cluster.gpu.new_fetch(acc, d, space, is_store, core, bypass=False)
-            lq.enter(now, mf)
+            if lqq:
+                if lqq[-1][0] >= now or len(lqq) >= lq.depth:    # not lq.can_enter(now)
+                    return "resource_stall"
+            else:
+                # the bank's new head: at slot 0 from now + depth (and after the last one left)
+                t = now + lq.depth
+                if t <= lq.last_left:
+                    t = lq.last_left + 1
+                if t < self.latq_due:
+                    self.latq_due = t
+            lqq.append([now, new_fetch(acc, d, space, is_store, core, False)])     # lq.enter
             self.n_latq += 1
             q.pop()
             if is_store:
@@ -450,6 +474,7 @@ class LdstUnit:
         on a reservation fail it stays (and the queue does not move)."""
         core = self.core
         l1d = self.l1d
+        due = 1 << 62
         for lq in self.lat_q:
             q = lq.q
             if not q:
@@ -457,12 +482,24 @@ class LdstUnit:
             # CompressingPipe.head, inline (the item at slot 0 this cycle)
             t, mf = q[0]
             if now < t + lq.depth or now <= lq.last_left:
+                t += lq.depth
+                if t <= lq.last_left:
+                    t = lq.last_left + 1
+                if t < due:
+                    due = t
                 continue
             status = l1d.access(mf, now)
             if status == "RESERVATION_FAIL":
+                due = now       # retried next cycle
                 continue
             lq.pop(now)
             self.n_latq -= 1
+            if q:
+                t = q[0][0] + lq.depth
+                if t <= now:
+                    t = now + 1
+                if t < due:
+                    due = t
             if mf.is_write:
                 if self._ack_locally(mf, status):
                     core.store_ack(mf.warp_id)
@@ -470,6 +507,7 @@ class LdstUnit:
                 self._read_done(mf.token)
             # a read miss comes back through the L1D's access_ready(); a write that went
             # down to L2 is acknowledged by L2
+        self.latq_due = due
 
     def _write_ack(self, mf: Any) -> None:
         """A write acknowledgement from L2.  A sectored L2 splits a write into sector requests
@@ -529,43 +567,56 @@ class LdstUnit:
                 core.complete(nw, release=False)
             else:
                 self._read_done(nw)
+        # the clients with something to write back, as bits (1 << client): the shared-memory
+        # pipeline's head is due, the L1T / L1C have results, the bypass return is full, the
+        # L1D has ready accesses
+        sp = self.smem_pipe
+        sq = sp.q
+        now = self.now
+        ready = 1 if sq and now >= sq[0][0] + sp.depth and now > sp.last_left else 0
+        if self.next_global is not None:
+            ready |= 8
         l1d = self.l1d
+        if l1d is not None and l1d.ready:
+            ready |= 16
         l1t = self.l1t
+        if l1t is not None and l1t.result:
+            ready |= 2
         l1c = self.l1c
-        if not (self.smem_pipe.q or self.next_global is not None or (l1d is not None and l1d.ready)
-                or (l1t is not None and l1t.result) or (l1c is not None and l1c.ready)):
+        if l1c is not None and l1c.ready:
+            ready |= 4
+        if not ready:
             return              # no client has anything to write back
-        for c in range(5):
-            client = (c + self.wb_arb) % 5
+        # round robin from wb_arb: the ready clients in the order arb, arb+1, ..., 4, 0, ...
+        arb = self.wb_arb
+        rot = (ready >> arb) | ((ready << (5 - arb)) & 31)
+        while rot:
+            low = rot & -rot
+            rot ^= low
+            client = low.bit_length() - 1 + arb
+            if client >= 5:
+                client -= 5
             if client == 0:
-                d = self.smem_pipe.head(self.now)
-                if d is not None:
-                    self.smem_pipe.pop(self.now)
-                    if d.is_atomic:
-                        core.atomic_done(d.warp)
-                    self.next_wb = d
-            elif client == 1:
-                if l1t is not None and l1t.result:
-                    tok: WarpInst = l1t.next_access().token  # type: ignore[assignment]
-                    self.next_wb = tok
-            elif client == 2:
-                if l1c is not None and l1c.ready:
-                    tok2: WarpInst = l1c.next_access().token  # type: ignore[assignment]
-                    self.next_wb = tok2
+                d = sp.pop(now)
+                if d.is_atomic:
+                    core.atomic_done(d.warp)
+                self.next_wb = d
+            elif client == 4:
+                # an L1D-made fetch (a write-allocate read) carries no instruction: no writeback
+                self.next_wb = l1d.next_access().token  # type: ignore[union-attr]
             elif client == 3:
                 mf = self.next_global
-                if mf is not None:
-                    self.next_global = None
-                    inst = mf.token
-                    if mf.is_atomic:
-                        core.atomic_done(inst.warp)
-                    self.next_wb = inst
+                self.next_global = None
+                inst = mf.token
+                if mf.is_atomic:
+                    core.atomic_done(inst.warp)
+                self.next_wb = inst
+            elif client == 1:
+                self.next_wb = l1t.next_access().token  # type: ignore[union-attr,assignment]
             else:
-                if l1d is not None and l1d.access_ready():
-                    mf = l1d.next_access()
-                    self.next_wb = mf.token
+                self.next_wb = l1c.next_access().token  # type: ignore[union-attr,assignment]
             if self.next_wb is not None:
-                self.wb_arb = (client + 1) % 5
+                self.wb_arb = client + 1 if client < 4 else 0
                 return
 
     def dump(self) -> str:
