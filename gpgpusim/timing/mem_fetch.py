@@ -172,3 +172,42 @@ def access_fetch(addr: int, size: int, is_write: bool, access_type: str, sector_
     mf.status = "INITIALIZED"
     mf.status_cycle = timestamp
     return mf
+
+
+def sector_fetch(mf: MemFetch, addr: int, sector: int, timestamp: int) -> MemFetch:
+    """The request for sector ``sector`` (at ``addr``) of ``mf`` that a sectored L2's
+    sub-partition splits it into (``breakdown_request_to_sector_requests``, C153): ``mf``'s
+    kind, owner, header size and decoded DRAM address, its byte mask within the sector (the
+    whole sector when none of its bytes is set), ``original`` = ``mf``, the next uid --
+    the fetch ``MemFetch(...)`` with those keywords plus :meth:`MemFetch.copy_tlx` builds,
+    without the keyword and default handling."""
+    n = _new_object(MemFetch)
+    n.addr = addr
+    n.size = SECTOR_BYTES
+    n.sector_mask = 1 << sector
+    sbm = _SECTOR_BYTE_MASKS[1 << sector]
+    n.byte_mask = (mf.byte_mask & sbm) or sbm
+    n.is_write = mf.is_write
+    n.access_type = mf.access_type
+    n.core_id = mf.core_id
+    n.cluster_id = mf.cluster_id
+    n.warp_id = mf.warp_id
+    n.uid = _next_uid()
+    n.is_atomic = mf.is_atomic
+    n.token = mf.token
+    n.ctrl_size = mf.ctrl_size
+    n.chip = mf.chip
+    n.sub_partition = mf.sub_partition
+    n.bank = mf.bank
+    n.row = mf.row
+    n.col = mf.col
+    n.partition_addr = mf.partition_addr
+    n.original = mf
+    n.original_wr = None
+    n.is_reply = False
+    n.timestamp = timestamp
+    n.return_timestamp = 0
+    n.icnt_receive_cycle = 0
+    n.status = "INITIALIZED"
+    n.status_cycle = timestamp
+    return n

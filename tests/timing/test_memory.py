@@ -275,3 +275,29 @@ def test_l2_write_back_goes_to_the_victims_dram_row(cfg):
     wb = ms.subs[sp]._make_fetch(victim, "L2_WRBK_ACC", 0xF, (1 << 128) - 1, 128, True, like, 0)
     assert (wb.chip, wb.sub_partition, wb.bank, wb.row, wb.col) == (sp // 2, sp, bk, row, col)
     assert (wb.bank, wb.row) != (like.bank, like.row)
+
+
+def test_sector_fetch_is_the_keyword_split():
+    """``mem_fetch.sector_fetch`` (a sectored L2's split, ``SubPartition._breakdown``) builds the
+    fetch ``MemFetch(...)`` with the parent's fields plus ``copy_tlx`` builds: every field but
+    the uid, which is the next one; a sector none of whose bytes the parent writes gets the
+    whole sector's byte mask."""
+    from gpgpusim.timing.mem_fetch import MemFetch, sector_byte_mask, sector_fetch
+    parent = MemFetch(0x4000, 128, True, "GLOBAL_ACC_W", sector_mask=0b1011, byte_mask=0xF << 40,
+                      core_id=5, cluster_id=2, warp_id=9, token="tok", timestamp=40)
+    parent.chip, parent.sub_partition, parent.bank, parent.row, parent.col = 3, 7, 2, 0x55, 0x12
+    parent.partition_addr = 0x1234
+    for i in (0, 1, 3):
+        a = parent.addr + 32 * i
+        ref = MemFetch(a, 32, parent.is_write, parent.access_type, sector_mask=1 << i,
+                       byte_mask=(parent.byte_mask & sector_byte_mask(1 << i)) or sector_byte_mask(1 << i),
+                       core_id=5, cluster_id=2, warp_id=9, is_atomic=False, token="tok",
+                       ctrl_size=parent.ctrl_size, timestamp=77, original=parent)
+        ref.copy_tlx(parent)
+        mf = sector_fetch(parent, a, i, 77)
+        assert mf.uid == ref.uid + 1
+        for f in MemFetch.__slots__:
+            if f != "uid":
+                assert getattr(mf, f) == getattr(ref, f), f
+    assert sector_fetch(parent, parent.addr + 32, 1, 0).byte_mask == 0xF << 40
+    assert sector_fetch(parent, parent.addr, 0, 0).byte_mask == sector_byte_mask(1)

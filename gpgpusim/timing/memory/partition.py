@@ -22,7 +22,7 @@ from collections import deque
 from typing import Any
 
 from ..cache import HIT, RESERVATION_FAIL, WRITE_ALLOCATE_SENT, WRITE_REQUEST_SENT, Cache
-from ..mem_fetch import SECTOR_BYTES, SECTORS_PER_LINE, WRITEBACK_TYPES, MemFetch, sector_byte_mask
+from ..mem_fetch import SECTOR_BYTES, SECTORS_PER_LINE, WRITEBACK_TYPES, MemFetch, sector_fetch
 from .dram import NEVER, Dram, DramTimingParams
 
 
@@ -130,7 +130,6 @@ class SubPartition:
         smask = mf.sector_mask
         if mf.size == SECTOR_BYTES and smask.bit_count() == 1:
             return [mf]
-        out = []
         if mf.size == 128:
             # one request per sector the access touches (its sector mask); a mask-less
             # request stands for the whole line.  Knowing difference: GPGPU-Sim splits every
@@ -149,15 +148,7 @@ class SubPartition:
         else:
             idxs = [i for i in range(SECTORS_PER_LINE) if smask >> i & 1]
             addrs = [mf.addr + SECTOR_BYTES * i for i in idxs]
-        for i, a in zip(idxs, addrs, strict=True):
-            n = MemFetch(a, SECTOR_BYTES, mf.is_write, mf.access_type, sector_mask=1 << i,
-                         byte_mask=(mf.byte_mask & sector_byte_mask(1 << i)) or sector_byte_mask(1 << i),
-                         core_id=mf.core_id, cluster_id=mf.cluster_id, warp_id=mf.warp_id,
-                         is_atomic=mf.is_atomic, token=mf.token, ctrl_size=mf.ctrl_size, timestamp=now,
-                         original=mf)
-            n.copy_tlx(mf)
-            out.append(n)
-        return out
+        return [sector_fetch(mf, a, i, now) for i, a in zip(idxs, addrs, strict=True)]
 
     def top(self) -> MemFetch | None:
         """``memory_sub_partition::top``: write-backs at the head are consumed silently."""
