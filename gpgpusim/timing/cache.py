@@ -372,7 +372,6 @@ class Cache:
         self.stats = CacheStats()
         self.data_port_occupied = 0
         self.fill_port_occupied = 0
-        self.last_events: list[str] = []
         self.last_writeback_size = 0
         # A refused access is retried every cycle (the head of an LD/ST latency queue or of
         # an L2 bank's queue) while its MSHR or miss queue stays full.  Its probe answer is
@@ -799,7 +798,6 @@ class Cache:
         an accepted sector miss returns ``MISS`` as in GPGPU-Sim, ``RESERVATION_FAIL``)."""
         if events is None:
             events = []
-        self.last_events = events
         addr = fetch.addr
         retry = self._retry.get(fetch) if self._retry else None
         if (retry is not None and retry[0] == self._sver[retry[4]]
