@@ -351,7 +351,7 @@ class MemorySystem:
 
     def icnt_transfer(self) -> None:
         """ICNT phase 2: each network's ``advance``; a network with nothing in flight only
-        counts the cycle (the idle branch of :meth:`~.icnt.XbarRouter.advance`, inline).  The
+        counts the cycle (:meth:`~.icnt.XbarRouter.idle_advance`).  The
         sub-partitions a request reached join ``_active``."""
         icnt = self.icnt
         req = icnt.req
@@ -366,20 +366,14 @@ class MemorySystem:
                         self._order = None
                 req.delivered.clear()
         else:
-            req.cycles += 1
-            req.out_buffer_util += req.n_out
-            if req.algo != 1:
-                req.next_node_id = (req.next_node_id + 1) % req.n_nodes
+            req.idle_advance(1)
         reply = icnt.reply
         if reply is not req:
             if reply.n_in_flight:
                 reply.advance()
                 reply.delivered.clear()
             else:
-                reply.cycles += 1
-                reply.out_buffer_util += reply.n_out
-                if reply.algo != 1:
-                    reply.next_node_id = (reply.next_node_id + 1) % reply.n_nodes
+                reply.idle_advance(1)
 
     def icnt_cycle(self, now: int | None = None) -> None:
         """Both ICNT phases back to back (for callers that do not interleave clock domains)."""
