@@ -200,7 +200,7 @@ class Cluster:
             elif not core.response_buffer_full():
                 self.response.pop(0)
                 if self.memlat:                 # memlatstat_read_done: reads and write acks
-                    self.gpu.mem.read_done(mf, now)
+                    self.mem.read_done(mf, now)
                 core.accept_response(mf, now)
         if len(self.response) < self.eject and self._reply_q:
             mf = self.mem.pop_reply(self.cid, now)

@@ -709,7 +709,7 @@ class ShaderCore:
                         sch.cand &= ~wk
                         reg.waiters[idx] = wk
                         sch.n_route += wk.bit_count()
-            pol.last = ws               # (Policy.issued)
+            pol.issued(ws)
             ist = self.istats
             ist.single[sch.sid] += 1
             ist.slot_issues[ws] += 1
