@@ -29,6 +29,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=1 << 14, help="threads (multiple of 256)")
     ap.add_argument("--sms", type=int, default=8, help="SMs (-gpgpu_n_clusters)")
     ap.add_argument("--config", default="SM86_RTX3070")
+    ap.add_argument("--cold", action="store_true",
+                    help="no copy of the input into the L2 first: every load goes to DRAM (stream-like)")
     args = ap.parse_args(argv)
     text = compile_ptx((PROGRAMS / "strided.cu").read_text(), "strided")
     cfg, g, gpu, lm = timing_gpu(text, "strided.ptx", args.sms, args.config)
@@ -40,7 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     op = launch_op(lm, cfg, "_Z11stridedLoadPKfPfii", (n // 256, 1, 1), (256, 1, 1),
                    struct.pack("<QQii", din, dout, args.stride, n), regs=10, smem=0)
     t0 = time.process_time()
-    gpu.mem.memcpy_to_l2(din, src.nbytes, 0)
+    if not args.cold:
+        gpu.mem.memcpy_to_l2(din, src.nbytes, 0)
     t1 = time.process_time()
     rec, cpu = simulate(gpu, op)
     out = g.read(dout, 4 * n).view(np.float32)

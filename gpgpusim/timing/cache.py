@@ -42,7 +42,7 @@ from collections import deque
 from heapq import heappop, heappush, heapreplace
 from typing import Any, Callable
 
-from .mem_fetch import SECTOR_BYTES, SECTORS_PER_LINE, MemFetch, sector_byte_mask
+from .mem_fetch import SECTOR_BYTES, SECTORS_PER_LINE, MemFetch, access_fetch, sector_byte_mask
 
 INVALID, RESERVED, VALID, MODIFIED = 0, 1, 2, 3
 # tag-array line classes (victim bookkeeping): invalid, some sector reserved, clean, modified
@@ -144,6 +144,10 @@ def hash_set_index(addr: int, nset: int, line_log2: int, function: str) -> int:
 _ALL_INVALID = (INVALID,) * SECTORS_PER_LINE
 _ALL_TRUE = (True,) * SECTORS_PER_LINE
 _ALL_FALSE = (False,) * SECTORS_PER_LINE
+
+
+#: the byte mask of one whole sector (at sector 0)
+_SECTOR_FULL = (1 << SECTOR_BYTES) - 1
 
 
 class Line:
@@ -709,19 +713,28 @@ class Cache:
 
     def _mark_modified(self, idx: int, fetch: MemFetch) -> None:
         line = self.lines[idx]
-        if not line.is_modified():
+        st = line.status
+        if MODIFIED not in st:                  # not line.is_modified()
             self.n_dirty += 1
-        line.status[self._sidx(fetch.sector_mask)] = MODIFIED
+        m = fetch.sector_mask
+        st[(m & -m).bit_length() - 1 if (m and self.sectored) else 0] = MODIFIED   # _sidx
         line.dirty_byte_mask |= fetch.byte_mask
         self._sync(idx)
 
     def _update_readable(self, line: Line, fetch: MemFetch) -> None:
-        """``data_cache::update_m_readable``."""
-        for i in range(SECTORS_PER_LINE):
-            if fetch.sector_mask >> i & 1:
-                full = ((1 << SECTOR_BYTES) - 1) << (i * SECTOR_BYTES)
-                if line.dirty_byte_mask & full == full:
-                    line.readable[self._sidx(1 << i)] = True
+        """``data_cache::update_m_readable``: a sector of the access whose bytes are all dirty
+        becomes readable (sector ``i`` is slot ``i`` of a sector cache, slot 0 of a line
+        cache: ``_sidx(1 << i)``)."""
+        m = fetch.sector_mask & 0xF
+        dirty = line.dirty_byte_mask
+        sectored = self.sectored
+        while m:
+            low = m & -m
+            m ^= low
+            i = low.bit_length() - 1
+            full = _SECTOR_FULL << (i * SECTOR_BYTES)
+            if dirty & full == full:
+                line.readable[i if sectored else 0] = True
 
     # ------------------------------------------------------------------ MSHR / miss queue
     def _mshr_full(self, maddr: int) -> bool:
@@ -770,10 +783,18 @@ class Cache:
 
     def _default_factory(self, addr: int, access_type: str, sector_mask: int, byte_mask: int, size: int,
                          is_write: bool, like: MemFetch, time: int) -> MemFetch:
-        mf = MemFetch(addr, size, is_write, access_type, sector_mask=sector_mask, byte_mask=byte_mask,
-                      core_id=like.core_id if self.level == 1 else -1,
-                      cluster_id=like.cluster_id if self.level == 1 else -1,
-                      warp_id=like.warp_id if self.level == 1 else -1, timestamp=time)
+        """A write-back or write-allocate read this cache makes (``mem_fetch_allocator::alloc``):
+        an L1's carries ``like``'s core, cluster and warp, an L2's none; both take ``like``'s
+        decoded address.  The fetch ``MemFetch(addr, size, is_write, access_type,
+        sector_mask=..., byte_mask=..., core_id=..., cluster_id=..., warp_id=...,
+        timestamp=time)`` plus ``copy_tlx(like)`` builds, through the keyword-free
+        :func:`~.mem_fetch.access_fetch`."""
+        if self.level == 1:
+            mf = access_fetch(addr, size, is_write, access_type, sector_mask, byte_mask, like.core_id,
+                              like.cluster_id, like.warp_id, False, None, time)
+        else:
+            mf = access_fetch(addr, size, is_write, access_type, sector_mask, byte_mask, -1, -1, -1,
+                              False, None, time)
         mf.copy_tlx(like)
         return mf
 

@@ -469,3 +469,46 @@ def test_write_queue_in_the_memory_system():
     assert all(s.num_write_pending <= 1 and not s.write_mode for s in scheds)
     assert sum(s.n_mode_switches for s in scheds) > 0
     assert ms.idle() and not ms.busy()
+
+
+def _derived(d):
+    return (d.n_pend, d.n_rw, d.w2r, d.n_grp_rw, sorted(d.col_ready), d.col_all_ready, d.col_at, d.row_at)
+
+
+@pytest.mark.parametrize("gpu", ["SM7_QV100", "SM86_RTX3070"])
+@pytest.mark.parametrize("dual", [True, False], ids=["dual_bus", "single_bus"])
+def test_incremental_readiness_on_grant_is_exact(gpu, dual):
+    """A grant while nothing else changed since the last readiness derivation updates the
+    derived values for the one new bank (``Dram._ready_add``): after every such grant they
+    equal the full derivation's (``Dram._ready``), and the command log and statistics equal
+    those of a channel that derives everything again after every grant."""
+    c = load_config(None, gpu=gpu, env=False)
+    p = DramTimingParams(c)
+    p.dual_bus = dual
+    rng = np.random.default_rng(11)
+    reqs = [(int(t), int(rng.integers(p.nbk)), int(rng.integers(3)), bool(rng.random() < 0.3))
+            for t in np.sort(rng.integers(0, 1500, 400))]
+    n_add = [0]
+
+    def checked():
+        d = Dram(0, p)
+        add = d._ready_add
+
+        def add_and_compare(b):
+            add(b)
+            n_add[0] += 1
+            inc = _derived(d)
+            d._ready()
+            assert inc == _derived(d)
+        d._ready_add = add_and_compare
+        return d
+
+    def plain():
+        d = Dram(0, p)
+        d._ready_add = lambda b: d._ready()
+        return d
+    fast, log_fast = _commands(p, reqs, cycles=3000, make=checked)
+    slow, log_slow = _commands(p, reqs, cycles=3000, make=plain)
+    assert n_add[0] > 20
+    assert log_fast == log_slow and len(log_fast) > 600
+    assert fast.channel_stats() == slow.channel_stats()

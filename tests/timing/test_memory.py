@@ -301,3 +301,39 @@ def test_sector_fetch_is_the_keyword_split():
                 assert getattr(mf, f) == getattr(ref, f), f
     assert sector_fetch(parent, parent.addr + 32, 1, 0).byte_mask == 0xF << 40
     assert sector_fetch(parent, parent.addr, 0, 0).byte_mask == sector_byte_mask(1)
+
+
+@pytest.mark.parametrize("gpu", ["SM7_QV100", "SM86_RTX3070"])
+def test_cache_made_fetches_are_the_keyword_construction(gpu):
+    """The fetches a cache makes (a write-back of a dirty victim, a write-allocate read) --
+    an L2 sub-partition's ``_make_fetch`` and a cache's ``_default_factory`` (L1 and L2
+    levels), both through ``mem_fetch.access_fetch`` -- equal field by field (but the uid,
+    the next one) the keyword ``MemFetch(...)`` construction with the same fields, the
+    decoded address of the fetch's own address (sub-partition) or of ``like``."""
+    from gpgpusim.timing.cache import Cache
+    from gpgpusim.timing.mem_fetch import sector_byte_mask
+    cfg = load_config(None, gpu=gpu, env=False)
+    mem = MemorySystem(cfg, StatsRegistry(), 4)
+    like = MemFetch(0x8040, 32, True, "GLOBAL_ACC_W", sector_mask=0b0010, core_id=3, cluster_id=1,
+                    warp_id=6, token="tok", timestamp=9)
+    mem.decode(like)
+    l1 = Cache("L1D_t", cfg.get("gpgpu_cache:dl1"), "L1D", level=1)
+    l2 = Cache("L2_t", cfg.get("gpgpu_cache:dl2"), "L2", level=2)
+    cases = [(0x123480, "L2_WRBK_ACC", 0b0101, 0, 64, True), (0x8040, "L2_WR_ALLOC_R", 0b0010, 0xF << 36, 32, False),
+             (0x77700, "L1_WRBK_ACC", 0b1111, 0, 128, True)]
+    for addr, at, smask, bmask, size, wr in cases:
+        for maker, level, own in ((mem.subs[2]._make_fetch, 2, True), (l1._default_factory, 1, False),
+                                  (l2._default_factory, 2, False)):
+            ids = (like.core_id, like.cluster_id, like.warp_id) if level == 1 else (-1, -1, -1)
+            ref = MemFetch(addr, size, wr, at, sector_mask=smask, byte_mask=bmask, core_id=ids[0],
+                           cluster_id=ids[1], warp_id=ids[2], timestamp=55)
+            if own:
+                mem.decode(ref)
+            else:
+                ref.copy_tlx(like)
+            mf = maker(addr, at, smask, bmask, size, wr, like, 55)
+            assert mf.uid == ref.uid + 1
+            for f in MemFetch.__slots__:
+                if f != "uid":
+                    assert getattr(mf, f) == getattr(ref, f), (f, maker)
+            assert mf.byte_mask == (bmask or sector_byte_mask(smask)) and mf.chip >= 0

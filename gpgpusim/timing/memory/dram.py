@@ -402,6 +402,7 @@ class Dram:
         # parallelism samples are added when they change (_flush_samples)
         self.n_samples = 0
         self.col_ready: list[int] = []
+        self.col_all_ready = 0        # the latest of col_ready (every entry is <= it)
         self.col_at = self.row_at = NEVER
         self._grp_count: dict[int, int] = {}
         # counters (dram_t::print)
@@ -552,6 +553,7 @@ class Dram:
         self.n_pend = self.pend_mask.bit_count()
         ready: list[int] = []
         col_at = NEVER
+        last = 0
         if rw:
             n_rw = rw.bit_count()
             self.n_rw = n_rw
@@ -580,11 +582,14 @@ class Dram:
                 ready.append(r)
                 if r < col_at:
                     col_at = r
+                if r > last:
+                    last = r
             if col_at < self.CCD_until:
                 col_at = self.CCD_until
         else:
             self.n_rw = 0
         self.col_ready = ready
+        self.col_all_ready = last
         self.col_at = col_at
         row_at = act_at = NEVER
         m = self.pend_mask & ~rw
@@ -610,6 +615,60 @@ class Dram:
                 if act_at < row_at:
                     row_at = act_at
         self.row_at = row_at
+
+    def _ready_add(self, b: int) -> None:
+        """:meth:`_ready` after bank ``b`` (which held no request) took one, while nothing
+        else changed since the last :meth:`_ready` (not ``dirty``): the derived values
+        are updated for that one bank instead of derived again from every bank.  The
+        minima and maxima only take the new bank's term in (``min(max(a, c), max(r, c)) ==
+        max(min(a, r), c)`` for the tCCD / tRRD floors), and the counts and the write share
+        are computed as :meth:`_ready` computes them."""
+        self.dirty = False
+        if self.n_samples:
+            self._flush_samples()
+        self.n_pend += 1
+        bit = 1 << b
+        rd = self.rd_open
+        rw = rd | self.wr_open
+        bk = self.banks[b]
+        grp = self.grp_of[b]
+        if rw & bit:
+            n_rw = rw.bit_count()
+            self.n_rw = n_rw
+            self.w2r = (rw & ~rd).bit_count() / n_rw
+            g = self._grp_count.get(rw)
+            if g is None:
+                g = self._grp_count[rw] = sum(1 for m in self.grp_masks if rw & m)
+            self.n_grp_rw = g
+            c = self.grp_CCDL_until[grp]
+            if rd & bit:
+                r = bk.RCD_until
+                if self.WTR_until > c:
+                    c = self.WTR_until
+            else:
+                r = bk.RCDWR_until
+                if self.RTW_until > c:
+                    c = self.RTW_until
+            if c > r:
+                r = c
+            self.col_ready.append(r)
+            if r > self.col_all_ready:
+                self.col_all_ready = r
+            if r < self.CCD_until:
+                r = self.CCD_until
+            if r < self.col_at:
+                self.col_at = r
+        else:
+            if bk.state == BANK_ACTIVE:
+                r = bk.PRE_until
+                c = self.grp_RTPL_until[grp]
+            else:
+                r = bk.ACT_until
+                c = self.RRD_until
+            if c > r:
+                r = c
+            if r < self.row_at:
+                self.row_at = r
 
     def _flush_samples(self) -> None:
         """Add the bank-level-parallelism samples of the ``n_samples`` cycles taken with the
@@ -700,10 +759,13 @@ class Dram:
             self.n_samples += 1
             # open banks whose column command every constraint would allow now
             if rwq_free and self.CCD_until <= t and self.col_ready:
-                ready = 0
-                for r in self.col_ready:
-                    if r <= t:
-                        ready += 1
+                if t >= self.col_all_ready:         # every open bank's constraints have run out
+                    ready = self.n_rw
+                else:
+                    ready = 0
+                    for r in self.col_ready:
+                        if r <= t:
+                            ready += 1
                 if ready:
                     self.banks_time_ready += ready
                     self.banks_access_ready_total += 1
@@ -825,7 +887,11 @@ class Dram:
         bank = self.banks[b]
         bank.mrq = req
         bank.busy_from = self.n_cmd
-        self._track(b)
+        if self.dirty:
+            self._track(b)
+        else:
+            self._track(b)
+            self._ready_add(b)
         lat = now - req.timestamp
         self.mrq_lat_sum += lat
         self.mrq_lat_num += 1

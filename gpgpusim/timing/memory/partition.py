@@ -22,7 +22,7 @@ from collections import deque
 from typing import Any
 
 from ..cache import HIT, RESERVATION_FAIL, WRITE_ALLOCATE_SENT, WRITE_REQUEST_SENT, Cache
-from ..mem_fetch import SECTOR_BYTES, SECTORS_PER_LINE, WRITEBACK_TYPES, MemFetch, sector_fetch
+from ..mem_fetch import SECTOR_BYTES, SECTORS_PER_LINE, WRITEBACK_TYPES, MemFetch, access_fetch, sector_fetch
 from .dram import NEVER, Dram, DramTimingParams
 
 
@@ -100,9 +100,10 @@ class SubPartition:
         """``partition_mf_allocator::alloc``: a fetch the L2 makes (a write-back of a dirty victim,
         a write-allocate read).  Its DRAM bank, row and column are those of its own address, as
         GPGPU-Sim's ``mem_fetch`` constructor decodes them (``addrdec_tlx``): a write-back goes
-        to the victim's row, not to the row of the request that evicted it."""
-        mf = MemFetch(addr, size, is_write, access_type, sector_mask=sector_mask, byte_mask=byte_mask,
-                      timestamp=time)
+        to the victim's row, not to the row of the request that evicted it.  Built as
+        ``MemFetch(addr, size, is_write, access_type, sector_mask=..., byte_mask=...,
+        timestamp=time)`` builds it, through the keyword-free :func:`~..mem_fetch.access_fetch`."""
+        mf = access_fetch(addr, size, is_write, access_type, sector_mask, byte_mask, -1, -1, -1, False, None, time)
         if self.decode is not None:
             self.decode(mf)
         else:
@@ -432,16 +433,22 @@ class MemoryPartition:
                     self._return(s)
                 dram.return_pop()
         dram.cycle(now)
+        # one request from the sub-partitions: the first in round-robin order with one
+        # waiting, room in its DRAM->L2 queue and a credit (_has_credit, inline) goes into
+        # the latency queue unless the channel is full for it
         for s in self._rr[self.last_borrower]:
             sub = subs[s]
             q = sub.l2_dram.q
-            if q and not sub.dram_l2.full() and self._has_credit(s):
+            if q and len(sub.dram_l2.q) < sub.dram_l2.cap and (
+                    self.private[s] < self.private_limit or self.shared_limit == 0
+                    or self.shared < self.shared_limit):
                 top = q[0]
                 if dram.full(top.is_write):
                     break
-                sub.l2_dram.pop()
+                q.popleft()
                 lq.append((now + self.dram_latency, top))
-                top.set_status("IN_PARTITION_DRAM_LATENCY_QUEUE", now)
+                top.status = "IN_PARTITION_DRAM_LATENCY_QUEUE"
+                top.status_cycle = now
                 self._borrow(s)
                 break
         if lq:
