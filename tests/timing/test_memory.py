@@ -337,3 +337,34 @@ def test_cache_made_fetches_are_the_keyword_construction(gpu):
                 if f != "uid":
                     assert getattr(mf, f) == getattr(ref, f), (f, maker)
             assert mf.byte_mask == (bmask or sector_byte_mask(smask)) and mf.chip >= 0
+
+
+@pytest.mark.parametrize("small_l2", [False, True], ids=["l2", "small_l2"])
+def test_sleeping_sub_partitions_are_exact(monkeypatch, small_l2):
+    """Sleeping sub-partitions (not cycled while they only wait for a ROP head or DRAM, and
+    taking in a request that enters the ROP delay without waking) give every statistic,
+    every reply at its cycle and every L2 bank's port counters of the plain path, in which
+    every sub-partition with work is cycled every L2 cycle (each sleeper is woken before
+    each L2 phase)."""
+    from tests.timing import memory_scenarios as scen
+    keep: list = []
+    fast = scen.run_memory_scenario(21, n=1200, small_l2=small_l2, keep=keep)
+    slept = sum(s.l2.stats.port_cycles for s in keep[0].subs)
+    orig = MemorySystem.l2_cycle
+    woken = [0]
+
+    def plain(self, now=None):
+        for sub in self.subs:
+            if sub.sleep_from >= 0:
+                self._wake_sub(sub, self.n_l2_cycles + 1)
+                woken[0] += 1
+        orig(self, now)
+    monkeypatch.setattr(MemorySystem, "l2_cycle", plain)
+    keep2: list = []
+    ref = scen.run_memory_scenario(21, n=1200, small_l2=small_l2, keep=keep2)
+    assert woken[0] > 100
+    assert fast == ref
+    ports = [(s.l2.stats.port_cycles, s.l2.stats.data_port_busy, s.l2.stats.fill_port_busy) for s in keep[0].subs]
+    assert ports == [(s.l2.stats.port_cycles, s.l2.stats.data_port_busy, s.l2.stats.fill_port_busy)
+                     for s in keep2[0].subs]
+    assert slept == sum(p[0] for p in ports) > 0

@@ -277,7 +277,10 @@ class MemorySystem:
         until the ROP head's ready cycle, a request from the interconnect or a DRAM reply
         (nothing else changes those queues).  It is not cycled until then; the port cycles
         are added when it wakes.  The ROP entry or MSHR it waits for keeps it from leaving
-        ``_active`` in the meantime, as every skipped cycle would have found."""
+        ``_active`` in the meantime, as every skipped cycle would have found.  A request
+        arriving from the interconnect is taken in without waking it when it enters the ROP
+        delay: the cycle's ``cache_cycle`` would again move nothing (the new ROP entry is
+        ready ``-gpgpu_l2_rop_latency`` cycles later, after the waited-for head if any)."""
         t = self.now if now is None else now
         self.n_l2_cycles += 1
         active = self._active
@@ -296,23 +299,31 @@ class MemorySystem:
         for i in order:
             sub = subs[i]
             node = base + i
-            if sub.wake_at > t and not req_out[node] and not sub.dram_l2.q:
-                continue
+            fifo = sub.icnt_l2
+            took = False
+            if sub.wake_at > t and not sub.dram_l2.q:
+                if not req_out[node]:
+                    continue
+                if len(fifo.q) + 3 < fifo.cap:
+                    # asleep, and a request arrives: it is taken in as below; when it enters
+                    # the ROP delay (not a texture request, which goes to the icnt->L2
+                    # queue), the sub-partition only waits as before (for the earlier ROP
+                    # head, or now for this one), and its cache_cycle would count only the
+                    # port cycle: it sleeps on, that cycle counted with the others on waking
+                    self._take_request(sub, icnt.pop(node), t)
+                    n += 1
+                    if not fifo.q:
+                        sub.wake_at = sub.rop[0][0]
+                        continue
+                    took = True
             if sub.sleep_from >= 0:
                 self._wake_sub(sub, n_l2)
-            fifo = sub.icnt_l2
-            if len(fifo.q) + 3 >= fifo.cap:          # full_for(4)
+            if took:
+                pass
+            elif len(fifo.q) + 3 >= fifo.cap:          # full_for(4)
                 self.stats.add("gpu_stall_dramfull")
             elif req_out[node]:
-                mf = icnt.pop(node)
-                if self.memlat:
-                    # memlatstat_icnt2mem_pop (memory_sub_partition::push): inject -> here
-                    lat = t - mf.timestamp
-                    self.tot_icnt2mem += lat
-                    self.icnt2mem_lat_table[_log2_bin(lat, 24)] += 1
-                    if lat > self.max_icnt2mem:
-                        self.max_icnt2mem = lat
-                sub.push(mf, t)
+                self._take_request(sub, icnt.pop(node), t)
                 n += 1
             sub.cache_cycle(t)
             if not sub.tracker and not req_out[node] and sub.idle() and sub.l2 is not None \
@@ -336,6 +347,17 @@ class MemorySystem:
         if n:
             self.stats.add("icnt_l2_req_sum", n)
             self.stats.add("icnt_l2_busy_cycles", 1)
+
+    def _take_request(self, sub: SubPartition, mf: MemFetch, t: int) -> None:
+        """A request leaves the request network into sub-partition ``sub`` (its ``push``)."""
+        if self.memlat:
+            # memlatstat_icnt2mem_pop (memory_sub_partition::push): inject -> here
+            lat = t - mf.timestamp
+            self.tot_icnt2mem += lat
+            self.icnt2mem_lat_table[_log2_bin(lat, 24)] += 1
+            if lat > self.max_icnt2mem:
+                self.max_icnt2mem = lat
+        sub.push(mf, t)
 
     @staticmethod
     def _wake_sub(sub: SubPartition, n_l2: int) -> None:
