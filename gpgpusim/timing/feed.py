@@ -47,10 +47,16 @@ the plain functional path pays one ``is not None`` test per issue and per memory
   (concatenate, stable sort by warp); memory records stay as recorded (one per issue, covering
   all the warps of the group) and each warp's ``mem`` dict is cut out of them lazily, on first
   access of ``WarpTrace.mem`` (so the cost of building ``MemAccess`` objects is paid by the
-  consumer, per warp, and only once).
+  consumer, per warp, and only once).  An access of a (non-generic) shared-memory record is a
+  :class:`SharedAccess` instead: the same fields, its lanes and addresses sliced only when
+  read, and its bank-conflict degree (all the LD/ST unit needs of it) computed once per record
+  for all its warps (:meth:`_Prep.degrees`).  The live feed cuts ``MemAccess`` objects only.
+* :class:`TraceStream` (what the SIMT core reads) turns a ``WarpTrace`` into one list of
+  ``issue`` results, built when the CTA starts: one shared ``(full, full, None)`` tuple for
+  every full-mask instruction without memory accesses.
 
-``MemAccess`` conventions: one ``MemAccess`` per memory operation of a warp instruction and
-per resolved state space; **vector accesses are merged** (``ld.v4.f32`` is one access of
+``MemAccess`` conventions (``SharedAccess`` alike): one ``MemAccess`` per memory operation of
+a warp instruction and per resolved state space; **vector accesses are merged** (``ld.v4.f32`` is one access of
 ``size`` 16 at the address of element 0; the engine reads the elements in separate calls and
 the recorder merges consecutive calls of one instruction with the same lanes whose addresses
 follow on); ``cp.async`` is a global read followed by a shared write (4-byte pieces of one
@@ -241,8 +247,12 @@ class _Prep:
                 if b is None or ln is None:         # every lane: warp k is a[32k:32k + 32]
                     b = range(0, (nw + 1) << 5, 32)     # (slices stop at the end)
                     ln = None
-                ab = a.tobytes()
-                lb = (_AR32.tobytes() * nw if ln is None else ln.tobytes()) if warp_parts > 1 else None
+                else:
+                    ln = ln.astype(np.int64, copy=False)
+                ab = a.tobytes()                    # (8 bytes per address and per lane)
+                lb = None
+                if warp_parts > 1:
+                    lb = _AR32.tobytes() * nw if ln is None else ln.tobytes()
                 memo = C._DEGREE_MEMO
                 degs = []
                 for k in range(nw):
