@@ -47,10 +47,16 @@ the plain functional path pays one ``is not None`` test per issue and per memory
   (concatenate, stable sort by warp); memory records stay as recorded (one per issue, covering
   all the warps of the group) and each warp's ``mem`` dict is cut out of them lazily, on first
   access of ``WarpTrace.mem`` (so the cost of building ``MemAccess`` objects is paid by the
-  consumer, per warp, and only once).
+  consumer, per warp, and only once).  An access of a (non-generic) shared-memory record is a
+  :class:`SharedAccess` instead: the same fields, its lanes and addresses sliced only when
+  read, and its bank-conflict degree (all the LD/ST unit needs of it) computed once per record
+  for all its warps (:meth:`_Prep.degrees`).  The live feed cuts ``MemAccess`` objects only.
+* :class:`TraceStream` (what the SIMT core reads) turns a ``WarpTrace`` into one list of
+  ``issue`` results, built when the CTA starts: one shared ``(full, full, None)`` tuple for
+  every full-mask instruction without memory accesses.
 
-``MemAccess`` conventions: one ``MemAccess`` per memory operation of a warp instruction and
-per resolved state space; **vector accesses are merged** (``ld.v4.f32`` is one access of
+``MemAccess`` conventions (``SharedAccess`` alike): one ``MemAccess`` per memory operation of
+a warp instruction and per resolved state space; **vector accesses are merged** (``ld.v4.f32`` is one access of
 ``size`` 16 at the address of element 0; the engine reads the elements in separate calls and
 the recorder merges consecutive calls of one instruction with the same lanes whose addresses
 follow on); ``cp.async`` is a global read followed by a shared write (4-byte pieces of one
@@ -107,7 +113,7 @@ objects is the consumer's cost, paid lazily per warp.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Protocol
+from typing import Any, Callable, Iterator, Protocol, Sequence
 
 import numpy as np
 
@@ -115,11 +121,14 @@ from gpgpusim.functional import decode as dec
 from gpgpusim.functional import engine
 from gpgpusim.functional.state import LOCAL_WINDOW, SHARED_WINDOW, Exec
 from gpgpusim.ptx import ir
+from gpgpusim.timing.core import coalesce as C
 
 __all__ = ["MemAccess", "WarpTrace", "WarpStream", "TraceStream", "KernelTrace", "TraceRecorder",
            "record_kernel", "needs_live_feed", "cut_record"]
 
 _AR32 = np.arange(32, dtype=np.int64)
+#: records of fewer warps get their shared-memory degrees warp by warp (memoised), not vectorised
+_VEC_MIN_WARPS = 192
 _MASK_EMPTY = np.zeros(0, dtype=np.int64)
 
 
@@ -154,13 +163,13 @@ class WarpStream(Protocol):
 
     def attach(self, sid: int, slot: int) -> None: ...
 
-    def issue(self, now: int) -> tuple[int, int, list[MemAccess] | None]: ...
+    def issue(self, now: int) -> tuple[int, int, Sequence[Access] | None]: ...
 
 
 class _Chunk:
     """Memory records of one chunk, shared by its warps (sliced lazily per warp).
 
-    ``prep[i]`` is record ``i`` prepared (:func:`_prepare`) on the first cut from it, once
+    ``prep[i]`` is record ``i`` prepared (:class:`_Prep`) on the first cut from it, once
     for all the chunk's warps: a warp's part is then two slices of shared arrays
     (:func:`_cut`)."""
 
@@ -170,58 +179,190 @@ class _Chunk:
         self.recs = recs
         self.by_seq = by_seq
         self.mem_seqs = np.fromiter(sorted(by_seq), dtype=np.int64, count=len(by_seq))
-        self.prep: list[tuple | None] = [None] * len(recs)
+        self.prep: list[_Prep | None] = [None] * len(recs)
 
 
-def _prepare(rec: list) -> tuple:
-    """One recorded access (``TraceRecorder.recs`` entry) made ready for cutting per warp:
-    ``(space, store, atomic, size, uint64 addresses, lanes within the warp | None, first warp,
-    slice bounds | None)``.  ``bounds[k]:bounds[k + 1]`` is warp ``first + k``'s part of the
-    addresses and lanes (one ``searchsorted`` per record, not one per record and warp); lanes
-    None: every lane of the chunk, in lane order.  The bounds span only the warps from the
-    first to the last one the record holds, so a live-feed record (one warp's access, prepared
-    for that warp alone) costs the same whatever the warp's place in its chunk."""
-    _seq, space, addrs, lanes, size, is_store, is_atomic = rec
-    a = addrs.view(np.uint64) if addrs.dtype == np.int64 else addrs.astype(np.uint64)
-    if lanes is None:
-        return space, is_store, is_atomic, size, a, None, 0, None
-    if not len(lanes):
-        return space, is_store, is_atomic, size, a, lanes, 0, [0]
-    w0 = int(lanes[0]) >> 5
-    w1 = (int(lanes[-1]) >> 5) + 1
-    if w1 == w0 + 1:                # one warp's lanes (every live-feed record)
-        bounds = [0, len(lanes)]
-    else:
-        bounds = np.searchsorted(lanes, np.arange(w0 << 5, (w1 + 1) << 5, 32, dtype=np.int64)).tolist()
-    return space, is_store, is_atomic, size, a, lanes & 31, w0, bounds
+class _Prep:
+    """One recorded access (``TraceRecorder.recs`` entry) made ready for cutting per warp.
+
+    ``addrs`` are the uint64 addresses, ``lanes`` the lanes within the warp (None: every lane
+    of the chunk, in lane order; ``glanes`` the chunk's lane numbers then), ``bounds[k]:bounds[k
+    + 1]`` warp ``w0 + k``'s part of both (one ``searchsorted`` per record, not one per record
+    and warp; None with ``lanes`` None).  The bounds span only the warps from the first to the
+    last one the record holds, so a live-feed record (one warp's access, prepared for that warp
+    alone) costs the same whatever the warp's place in its chunk.  ``degrees`` caches the
+    shared-memory bank-conflict degree of every warp of the record (:meth:`degrees`)."""
+
+    __slots__ = ("space", "is_store", "is_atomic", "size", "addrs", "lanes", "glanes", "w0", "bounds",
+                 "deg_banks", "deg_parts", "degs")
+
+    def __init__(self, rec: list) -> None:
+        _seq, space, addrs, lanes, size, is_store, is_atomic = rec
+        self.space: str = space
+        self.is_store: bool = is_store
+        self.is_atomic: bool = is_atomic
+        self.size: int = size
+        self.addrs: np.ndarray = addrs.view(np.uint64) if addrs.dtype == np.int64 else addrs.astype(np.uint64)
+        self.glanes: np.ndarray | None = lanes
+        self.deg_banks = self.deg_parts = 0     # the configuration of ``degs`` (none yet)
+        self.degs: list[int] = []
+        self.w0 = 0
+        self.bounds: list[int] | None
+        if lanes is None:
+            self.lanes: np.ndarray | None = None
+            self.bounds = None
+            return
+        if not len(lanes):
+            self.lanes = lanes
+            self.bounds = [0]
+            return
+        w0 = int(lanes[0]) >> 5
+        w1 = (int(lanes[-1]) >> 5) + 1
+        if w1 == w0 + 1:                # one warp's lanes (every live-feed record)
+            self.bounds = [0, len(lanes)]
+        else:
+            self.bounds = np.searchsorted(lanes, np.arange(w0 << 5, (w1 + 1) << 5, 32, dtype=np.int64)).tolist()
+        self.lanes = lanes & 31
+        self.w0 = w0
+
+    def degrees(self, n_banks: int, warp_parts: int) -> list[int]:
+        """The bank-conflict degree of each warp ``w0 + k`` of the record (0 for a warp that
+        made no access), for all its warps at once (:func:`coalesce.shared_conflict_degrees`);
+        kept for the last configuration asked."""
+        if self.deg_banks != n_banks or self.deg_parts != warp_parts:
+            g = self.glanes
+            if g is None:
+                nw = (len(self.addrs) + 31) >> 5
+                slots = None
+            else:
+                nw = ((int(g[-1]) >> 5) + 1 - self.w0) if len(g) else 0
+                slots = g - (self.w0 << 5)
+            if nw >= _VEC_MIN_WARPS:
+                self.degs = C.shared_conflict_degrees(slots, self.addrs, nw, n_banks, warp_parts).tolist()
+            else:
+                # numpy's fixed costs outweigh a few lookups in shared_conflict_degree's memo
+                # (same key: the warp's address and lane bytes, cut from the record's bytes)
+                b: Sequence[int] | None = self.bounds
+                a, ln = self.addrs, self.lanes
+                if b is None or ln is None:         # every lane: warp k is a[32k:32k + 32]
+                    b = range(0, (nw + 1) << 5, 32)     # (slices stop at the end)
+                    ln = None
+                else:
+                    ln = ln.astype(np.int64, copy=False)
+                ab = a.tobytes()                    # (8 bytes per address and per lane)
+                lb = None
+                if warp_parts > 1:
+                    lb = _AR32.tobytes() * nw if ln is None else ln.tobytes()
+                memo = C._DEGREE_MEMO
+                degs = []
+                for k in range(nw):
+                    i, j = b[k], b[k + 1]
+                    d = memo.get((ab[i << 3:j << 3], lb[i << 3:j << 3] if lb is not None else b"", n_banks,
+                                  warp_parts))
+                    if d is None:
+                        ak = a[i:j]
+                        d = C.shared_conflict_degree(_AR32[:len(ak)] if ln is None else ln[i:j], ak, n_banks,
+                                                     warp_parts)
+                    degs.append(d)
+                self.degs = degs
+            self.deg_banks = n_banks
+            self.deg_parts = warp_parts
+        return self.degs
 
 
-def _cut(p: tuple, w: int, out: list[MemAccess]) -> None:
-    """Append warp ``w``'s part of prepared record ``p`` to ``out`` as ``MemAccess`` objects,
-    resolving generic addresses (nothing if it has none)."""
-    space, is_store, is_atomic, size, addrs, lanes, w0, bounds = p
+class SharedAccess:
+    """The trace feed's access of one warp to shared memory (a non-generic ``ld/st/atom
+    .shared`` record): :class:`MemAccess`'s fields, its lanes and addresses sliced only when
+    read, and the bank-conflict degree (:meth:`degree`) computed for every warp of the record
+    at once, so the LD/ST unit neither builds nor hashes per-warp arrays (C108)."""
+
+    __slots__ = ("p", "k")
+
+    space = "shared"
+    on_exit: Callable[[], None] | None = None      # (the trace feed defers nothing)
+
+    def __init__(self, p: _Prep, k: int) -> None:
+        self.p = p
+        self.k = k                      # warp p.w0 + k of the record
+
+    @property
+    def is_store(self) -> bool:
+        return self.p.is_store
+
+    @property
+    def is_atomic(self) -> bool:
+        return self.p.is_atomic
+
+    @property
+    def size(self) -> int:
+        return self.p.size
+
+    @property
+    def lanes(self) -> np.ndarray:
+        p = self.p
+        if p.bounds is None or p.lanes is None:
+            return _AR32
+        return p.lanes[p.bounds[self.k]:p.bounds[self.k + 1]]
+
+    @property
+    def addrs(self) -> np.ndarray:
+        p = self.p
+        if p.bounds is None:
+            lo = self.k << 5
+            return p.addrs[lo:lo + 32]
+        return p.addrs[p.bounds[self.k]:p.bounds[self.k + 1]]
+
+    def degree(self, n_banks: int, warp_parts: int) -> int:
+        """``coalesce.shared_conflict_degree(self.lanes, self.addrs, n_banks, warp_parts)``
+        (``LdstUnit.issue`` reads ``p.degs[k]`` inline once they are there)."""
+        p = self.p
+        if p.deg_banks != n_banks or p.deg_parts != warp_parts:
+            p.degrees(n_banks, warp_parts)
+        return p.degs[self.k]
+
+    def __repr__(self) -> str:
+        return (f"SharedAccess(store={self.is_store}, atomic={self.is_atomic}, size={self.size}, "
+                f"lanes={self.lanes.tolist()}, addrs={self.addrs.tolist()})")
+
+
+#: an access of the feed: MemAccess, or the trace feed's lazily sliced shared-memory one
+Access = MemAccess | SharedAccess
+
+
+def _cut(p: _Prep, w: int, out: list, lazy: bool = True) -> None:
+    """Append warp ``w``'s part of prepared record ``p`` to ``out`` (nothing if it has none):
+    a :class:`SharedAccess` for a shared-space record when ``lazy``, else ``MemAccess``
+    objects, resolving generic addresses."""
+    bounds = p.bounds
     if bounds is None:              # every lane of the chunk, in lane order
+        if lazy and p.space == "shared":
+            out.append(SharedAccess(p, w))        # (w0 is 0)
+            return
         lo = w << 5
-        a = addrs[lo:lo + 32]
+        a = p.addrs[lo:lo + 32]
         ln = _AR32
     else:
-        k = w - w0
+        k = w - p.w0
         if k < 0 or k + 1 >= len(bounds):
             return
         i = bounds[k]
         j = bounds[k + 1]
         if i == j:
             return
-        a = addrs[i:j]
-        ln = lanes[i:j]
-    if space == "generic":
-        _split_generic(a, ln, is_store, is_atomic, size, out)
+        if lazy and p.space == "shared":
+            out.append(SharedAccess(p, k))
+            return
+        a = p.addrs[i:j]
+        assert p.lanes is not None
+        ln = p.lanes[i:j]
+    if p.space == "generic":
+        _split_generic(a, ln, p.is_store, p.is_atomic, p.size, out)
         return
-    out.append(MemAccess(space, is_store, is_atomic, size, ln, a))
+    out.append(MemAccess(p.space, p.is_store, p.is_atomic, p.size, ln, a))
 
 
 def _split_generic(a: np.ndarray, ln: np.ndarray, is_store: bool, is_atomic: bool, size: int,
-                   out: list[MemAccess]) -> None:
+                   out: list) -> None:
     """A generic access: one ``MemAccess`` per window it touches (space-relative addresses)."""
     win = a >> np.uint64(48)
     if win.any():
@@ -238,7 +379,7 @@ def cut_record(rec: list, w: int, out: list[MemAccess]) -> None:
     ``out`` as ``MemAccess`` objects, resolving generic addresses (nothing if it has none):
     the live feed's cut, once per record and step (the trace feed prepares a record once for
     all the warps of its chunk, :class:`_Chunk`)."""
-    _cut(_prepare(rec), w, out)
+    _cut(_Prep(rec), w, out, lazy=False)
 
 
 class WarpTrace:
@@ -254,10 +395,10 @@ class WarpTrace:
         self._seqs = seqs
         self._chunk = chunk
         self._w = w
-        self._mem: dict[int, list[MemAccess]] | None = None
+        self._mem: dict[int, list[Access]] | None = None
 
     @property
-    def mem(self) -> dict[int, list[MemAccess]]:
+    def mem(self) -> dict[int, list[Access]]:
         """Position in ``pcs`` -> the accesses of that instruction (only for instructions
         that touched memory).  Built on first access."""
         m = self._mem
@@ -275,11 +416,11 @@ class WarpTrace:
                 k[k == len(ms)] = 0
                 at = np.flatnonzero(ms[k] == seqs)
                 for pos, sq in zip(at.tolist(), seqs[at].tolist(), strict=True):
-                    out: list[MemAccess] = []
+                    out: list[Access] = []
                     for ri in by_seq[sq]:
                         p = prep[ri]
                         if p is None:
-                            p = prep[ri] = _prepare(recs[ri])
+                            p = prep[ri] = _Prep(recs[ri])
                         _cut(p, w, out)
                     if out:
                         m[pos] = out
@@ -294,29 +435,45 @@ class WarpTrace:
         return f"WarpTrace({len(self.pcs)} instructions)"
 
 
-class TraceStream:
-    """The trace feed's :class:`WarpStream`: one recorded :class:`WarpTrace`, replayed."""
+#: TraceStream's result for an instruction with full masks and no memory access (shared)
+_FULL = (0xFFFFFFFF, 0xFFFFFFFF, None)
 
-    __slots__ = ("pcs", "exe", "act", "mem", "pos", "n", "pc")
+
+class TraceStream:
+    """The trace feed's :class:`WarpStream`: one recorded :class:`WarpTrace`, replayed.
+
+    ``res[pos]`` is what :meth:`issue` returns for position ``pos``, built when the stream is
+    made: one shared tuple for every full-mask instruction without memory accesses (most of
+    them), its own tuple for the others."""
+
+    __slots__ = ("pcs", "res", "pos", "n", "pc")
 
     def __init__(self, trace: WarpTrace) -> None:
         self.pcs: list[int] = trace.pcs.tolist()
-        self.n = len(self.pcs)
+        n = self.n = len(self.pcs)
         self.pcs.append(-1)             # sentinel: the pc after the last instruction
-        self.exe: list[int] = trace.executed.tolist()
-        self.act: list[int] = trace.active.tolist()
-        self.mem = trace.mem
+        res: list[tuple[int, int, list[Access] | None]] = [_FULL] * n
+        odd = np.flatnonzero((trace.executed & trace.active) != 0xFFFFFFFF)   # not both full
+        mem = trace.mem
+        if len(odd) or mem:
+            exe = trace.executed.tolist()
+            act = trace.active.tolist()
+            for pos in odd.tolist():
+                res[pos] = (exe[pos], act[pos], None)
+            for pos, accs in mem.items():
+                res[pos] = (exe[pos], act[pos], accs)
+        self.res = res
         self.pos = 0
         self.pc: int = self.pcs[0]
 
     def attach(self, sid: int, slot: int) -> None:
         """(The recorded values do not depend on where the warp runs.)"""
 
-    def issue(self, now: int) -> tuple[int, int, list[MemAccess] | None]:
+    def issue(self, now: int) -> tuple[int, int, list[Access] | None]:
         pos = self.pos
         self.pos = pos + 1
         self.pc = self.pcs[pos + 1]
-        return self.exe[pos], self.act[pos], self.mem.get(pos)
+        return self.res[pos]
 
 
 class TraceRecorder:

@@ -239,6 +239,75 @@ def _conflict_degree(lanes: np.ndarray, addrs: np.ndarray, n_banks: int, warp_pa
     return total
 
 
+#: per-column multipliers of the row hash of shared_conflict_degrees (odd, fixed: multiples
+#: of the 64-bit golden ratio, kept below 2**63)
+_ROW_MULT = np.array([((0x9E3779B97F4A7C15 * (i + 1)) & ((1 << 63) - 1)) | 1 for i in range(32)], dtype=np.int64)
+_ABSENT = np.int64((1 << 63) - 1)     # sorts after every key of a lane that accessed
+
+
+def shared_conflict_degrees(slots: np.ndarray | None, addrs: np.ndarray, n_warps: int, n_banks: int,
+                            warp_parts: int) -> np.ndarray:
+    """:func:`shared_conflict_degree` of ``n_warps`` warps at once: ``addrs[i]`` is accessed
+    by lane ``slots[i] % 32`` of warp ``slots[i] // 32`` (0 <= slot < 32 * n_warps, each slot
+    at most once; ``slots`` None: ``addrs`` holds every lane of every warp in order); returns
+    each warp's degree (0 for a warp without lanes), int64.
+
+    The trace feed asks it once per shared-memory record for all the warps of a chunk.
+    Warps with the same word per lane (CTAs tiling the same shared layout) are computed once:
+    rows are grouped by a hash, each grouped row checked equal to its representative.  Then per
+    row the keys (sub-warp, bank, word) are sorted, the distinct words counted per bank, the
+    largest count taken per sub-warp and summed (C108)."""
+    parts = max(1, warp_parts)
+    if not len(addrs):
+        return np.zeros(n_warps, dtype=np.int64)
+    words = (addrs if addrs.dtype == np.uint64 else addrs.astype(np.uint64)) >> np.uint64(2)
+    if parts > 32 or n_banks >= 1 << 18 or int(words.max()) >= 1 << 40:
+        # outside the packed key's fields: one warp at a time
+        sl = np.arange(len(addrs), dtype=np.int64) if slots is None else slots
+        out = np.zeros(n_warps, dtype=np.int64)
+        for w in range(n_warps):
+            m = (sl >> 5) == w
+            if m.any():
+                out[w] = _conflict_degree(sl[m] & 31, addrs[m], n_banks, warp_parts)
+        return out
+    M: np.ndarray
+    if slots is None and len(words) == n_warps * 32:
+        M = words.view(np.int64).reshape(n_warps, 32)
+    else:
+        M = np.full(n_warps * 32, -1, dtype=np.int64)
+        M[np.arange(len(words)) if slots is None else slots] = words.view(np.int64)
+        M = M.reshape(n_warps, 32)
+    h = (M * _ROW_MULT).sum(axis=1)         # (wraps around: a hash)
+    _u, first, inv = np.unique(h, return_index=True, return_inverse=True)
+    U = M[first]
+    if not np.array_equal(U[inv], M):       # a hash collision: every row on its own
+        U = M
+        inv = np.arange(n_warps)
+    return _row_degrees(U, n_banks, parts)[inv]
+
+
+def _row_degrees(U: np.ndarray, n_banks: int, parts: int) -> np.ndarray:
+    """Degree of each row of ``U`` (32 words per row, -1 for a lane without access)."""
+    nr = len(U)
+    present = U >= 0
+    bank = U % n_banks
+    key = (bank << 40) | U
+    if parts > 1:
+        sub = 32 // parts
+        part = np.minimum(np.arange(32, dtype=np.int64) // sub, parts - 1)
+        key |= part << 58
+    key = np.where(present, key, _ABSENT)
+    key.sort(axis=1)
+    new = np.empty(key.shape, dtype=bool)
+    new[:, 0] = True
+    np.not_equal(key[:, 1:], key[:, :-1], out=new[:, 1:])
+    new &= key != _ABSENT
+    # group (row, sub-warp, bank) of each distinct word
+    grp = (np.arange(nr, dtype=np.int64)[:, None] * parts + (key >> 58)) * n_banks + ((key >> 40) & ((1 << 18) - 1))
+    cnt = np.bincount(grp[new], minlength=nr * parts * n_banks)
+    return cnt.reshape(nr * parts, n_banks).max(axis=1).reshape(nr, parts).sum(axis=1)
+
+
 def texture_lines(mem: list, line_bytes: int) -> list[int]:
     """The texture-cache accesses of one ``tex``/``tld4`` warp instruction
     (``generate_mem_accesses`` for ``tex_space``; C110): one access per distinct

@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 
 from ..cache import HIT, RESERVATION_FAIL, Cache, TexCache, sector_parts
+from ..feed import SharedAccess
 from ..mem_fetch import MemFetch
 from . import coalesce as C
 from .pipe import CompressingPipe
@@ -151,11 +152,18 @@ class LdstUnit:
             st.add("gpgpu_n_shmem_insn", active)
             deg = 0
             if inst.mem:
-                # coalesce.shared_conflict_degree, its memo looked up inline (C108)
+                # coalesce.shared_conflict_degree (C108): the trace feed's SharedAccess has it
+                # for all the warps of its record; otherwise its memo, looked up inline
                 memo = C._DEGREE_MEMO
                 banks = self.shmem_banks
                 parts = self.warp_parts
                 for acc in inst.mem:
+                    if acc.__class__ is SharedAccess:
+                        p = acc.p
+                        if p.deg_banks != banks or p.deg_parts != parts:
+                            p.degrees(banks, parts)
+                        deg += p.degs[acc.k]
+                        continue
                     lanes = acc.lanes
                     d = memo.get((acc.addrs.tobytes(), lanes.tobytes() if parts > 1 else b"", banks, parts))
                     deg += C.shared_conflict_degree(lanes, acc.addrs, banks, parts) if d is None else d
