@@ -555,13 +555,7 @@ class Dram:
         col_at = NEVER
         last = 0
         if rw:
-            n_rw = rw.bit_count()
-            self.n_rw = n_rw
-            self.w2r = (rw & ~rd).bit_count() / n_rw
-            g = self._grp_count.get(rw)
-            if g is None:
-                g = self._grp_count[rw] = sum(1 for m in self.grp_masks if rw & m)
-            self.n_grp_rw = g
+            self._rw_counts(rw, rd)
             ccdl, wtr, rtw = self.grp_CCDL_until, self.WTR_until, self.RTW_until
             m = rw
             while m:
@@ -616,6 +610,18 @@ class Dram:
                     row_at = act_at
         self.row_at = row_at
 
+    def _rw_counts(self, rw: int, rd: int) -> None:
+        """The bank-level-parallelism sample values of the open banks with a request
+        (``rw``, non-empty; ``rd`` those open for a read): their number, write share and
+        bank groups (memoised per mask)."""
+        n_rw = rw.bit_count()
+        self.n_rw = n_rw
+        self.w2r = (rw & ~rd).bit_count() / n_rw
+        g = self._grp_count.get(rw)
+        if g is None:
+            g = self._grp_count[rw] = sum(1 for m in self.grp_masks if rw & m)
+        self.n_grp_rw = g
+
     def _ready_add(self, b: int) -> None:
         """:meth:`_ready` after bank ``b`` (which held no request) took one, while nothing
         else changed since the last :meth:`_ready` (not ``dirty``): the derived values
@@ -633,13 +639,7 @@ class Dram:
         bk = self.banks[b]
         grp = self.grp_of[b]
         if rw & bit:
-            n_rw = rw.bit_count()
-            self.n_rw = n_rw
-            self.w2r = (rw & ~rd).bit_count() / n_rw
-            g = self._grp_count.get(rw)
-            if g is None:
-                g = self._grp_count[rw] = sum(1 for m in self.grp_masks if rw & m)
-            self.n_grp_rw = g
+            self._rw_counts(rw, rd)
             c = self.grp_CCDL_until[grp]
             if rd & bit:
                 r = bk.RCD_until
