@@ -318,13 +318,12 @@ class MemorySystem:
                     took = True
             if sub.sleep_from >= 0:
                 self._wake_sub(sub, n_l2)
-            if took:
-                pass
-            elif len(fifo.q) + 3 >= fifo.cap:          # full_for(4)
-                self.stats.add("gpu_stall_dramfull")
-            elif req_out[node]:
-                self._take_request(sub, icnt.pop(node), t)
-                n += 1
+            if not took:
+                if len(fifo.q) + 3 >= fifo.cap:          # full_for(4)
+                    self.stats.add("gpu_stall_dramfull")
+                elif req_out[node]:
+                    self._take_request(sub, icnt.pop(node), t)
+                    n += 1
             sub.cache_cycle(t)
             if not sub.tracker and not req_out[node] and sub.idle() and sub.l2 is not None \
                     and sub.l2.data_port_free() and sub.l2.fill_port_free() and not self._partition_of(i).latency_q:

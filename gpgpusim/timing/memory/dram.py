@@ -887,10 +887,9 @@ class Dram:
         bank = self.banks[b]
         bank.mrq = req
         bank.busy_from = self.n_cmd
-        if self.dirty:
-            self._track(b)
-        else:
-            self._track(b)
+        derived = not self.dirty       # (_track marks the derived values stale)
+        self._track(b)
+        if derived:
             self._ready_add(b)
         lat = now - req.timestamp
         self.mrq_lat_sum += lat
