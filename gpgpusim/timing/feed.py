@@ -314,7 +314,7 @@ class SharedAccess:
 
     def degree(self, n_banks: int, warp_parts: int) -> int:
         """``coalesce.shared_conflict_degree(self.lanes, self.addrs, n_banks, warp_parts)``
-        (``LdstUnit.issue`` reads ``p.degs[k]`` inline once they are there)."""
+        (what ``LdstUnit.issue`` asks of a shared-memory access of the trace feed)."""
         p = self.p
         if p.deg_banks != n_banks or p.deg_parts != warp_parts:
             p.degrees(n_banks, warp_parts)

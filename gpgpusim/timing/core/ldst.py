@@ -159,10 +159,7 @@ class LdstUnit:
                 parts = self.warp_parts
                 for acc in inst.mem:
                     if acc.__class__ is SharedAccess:
-                        p = acc.p
-                        if p.deg_banks != banks or p.deg_parts != parts:
-                            p.degrees(banks, parts)
-                        deg += p.degs[acc.k]
+                        deg += acc.degree(banks, parts)
                         continue
                     lanes = acc.lanes
                     d = memo.get((acc.addrs.tobytes(), lanes.tobytes() if parts > 1 else b"", banks, parts))
