@@ -912,7 +912,10 @@ class Cache:
         return status
 
     # refusal kinds (see _refusal_kind)
-    _K_OTHER, _K_LINE, _K_MISS0, _K_MISS1 = 0, 1, 2, 3
+    _K_OTHER = 0
+    _K_LINE = 1
+    _K_MISS0 = 2
+    _K_MISS1 = 3
 
     def _refusal_kind(self, fetch: MemFetch, probe: str) -> int:
         """How a refused access with this probe answer is decided when :meth:`access` sees it

@@ -131,8 +131,10 @@ class MemFetch:
                 f"chip={self.chip}, sp={self.sub_partition}, status={self.status}@{self.status_cycle})")
 
 
-_new_object = object.__new__
 _next_uid = _uids.__next__
+# Compiled by mypyc (gpgpusim/timing/native.py) this module's class cannot be made by
+# object.__new__: there a keyword call of MemFetch is the cheap one (compiled into a direct call).
+_COMPILED = not __file__.endswith((".py", ".pyc"))
 
 
 def access_fetch(addr: int, size: int, is_write: bool, access_type: str, sector_mask: int, byte_mask: int,
@@ -143,7 +145,11 @@ def access_fetch(addr: int, size: int, is_write: bool, access_type: str, sector_
     (every field, the next uid), built without the keyword and default handling -- the
     request a core makes of one ``mem_access_t`` of a warp instruction (GPGPU-Sim's
     ``mem_fetch`` constructor via ``mem_fetch_allocator::alloc``), about 2.5x cheaper."""
-    mf = _new_object(MemFetch)
+    if _COMPILED:
+        return MemFetch(addr, size, is_write, access_type, sector_mask=sector_mask, byte_mask=byte_mask,
+                        core_id=core_id, cluster_id=cluster_id, warp_id=warp_id, is_atomic=is_atomic,
+                        token=token, timestamp=timestamp)
+    mf = object.__new__(MemFetch)
     mf.addr = addr
     mf.size = size
     mf.sector_mask = sector_mask
@@ -181,7 +187,15 @@ def sector_fetch(mf: MemFetch, addr: int, sector: int, timestamp: int) -> MemFet
     whole sector when none of its bytes is set), ``original`` = ``mf``, the next uid --
     the fetch ``MemFetch(...)`` with those keywords plus :meth:`MemFetch.copy_tlx` builds,
     without the keyword and default handling."""
-    n = _new_object(MemFetch)
+    if _COMPILED:
+        sbm = _SECTOR_BYTE_MASKS[1 << sector]
+        n = MemFetch(addr, SECTOR_BYTES, mf.is_write, mf.access_type, sector_mask=1 << sector,
+                     byte_mask=(mf.byte_mask & sbm) or sbm, core_id=mf.core_id, cluster_id=mf.cluster_id,
+                     warp_id=mf.warp_id, is_atomic=mf.is_atomic, token=mf.token, ctrl_size=mf.ctrl_size,
+                     timestamp=timestamp, original=mf)
+        n.copy_tlx(mf)
+        return n
+    n = object.__new__(MemFetch)
     n.addr = addr
     n.size = SECTOR_BYTES
     n.sector_mask = 1 << sector

@@ -252,8 +252,8 @@ class ShaderCore:
         self.opcoll.keep_woken = (self.sub_core and self.max_issue == 1
                                   and all(len(r.slots) >= self.n_sched for r in in_regs)
                                   and all(type(sch.policy) in (Lrr, Gto, Oldest) for sch in self.scheds))
-        if self.max_issue > 1:
-            self._sched_cycle = self._sched_cycle_multi     # type: ignore[method-assign]
+        self.multi_issue = self.max_issue > 1     # dual issue: _sched_cycle_multi (not a method
+        #                                           swap on the instance: the compiled class has none)
         self.istats = IssueStats(self.n_sched, self.max_warps, cfg.warp_size)
         self.uid = 0
         # per-core counters (folded into the GPU's stats by the GPU)
@@ -585,7 +585,10 @@ class ShaderCore:
     def _issue(self, now: int) -> None:
         for sch in self.scheds:
             if sch.cand:
-                self._sched_cycle(sch, now)
+                if self.multi_issue:
+                    self._sched_cycle_multi(sch, now)
+                else:
+                    self._sched_cycle(sch, now)
             elif sch.n_route:
                 self.istats.stall += 1
             elif sch.n_sb:
