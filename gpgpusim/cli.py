@@ -296,7 +296,9 @@ def build_parser() -> argparse.ArgumentParser:
     for name, text, fn in (("configs", "list, describe and compare the shipped GPU configs", cmd_configs),
                            ("plot", "plot statistics from stats.json files", cmd_plot),
                            ("correlate", "compare simulated kernels with real-GPU measurements (CSV)",
-                            cmd_correlate)):
+                            cmd_correlate),
+                           ("native", "build the compiled performance model, or say whether it is in use",
+                            cmd_native)):
         c = sub.add_parser(name, help=text, add_help=False)
         c.add_argument("rest", nargs=argparse.REMAINDER)
         c.set_defaults(fn=fn)
@@ -321,6 +323,12 @@ def cmd_correlate(a: argparse.Namespace) -> int:
     return int(correlate_main(list(a.rest)) or 0)
 
 
+def cmd_native(a: argparse.Namespace) -> int:
+    from gpgpusim.timing import native
+
+    return native.main(list(a.rest))
+
+
 def _join_set_values(args: list[str]) -> list[str]:
     """``--set -opt=value`` -> ``--set=-opt=value`` (argparse would read ``-opt`` as a flag);
     stops at ``--`` so that the application's own arguments are left alone."""
@@ -341,7 +349,7 @@ def _join_set_values(args: list[str]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    handover = {"configs": cmd_configs, "plot": cmd_plot, "correlate": cmd_correlate}
+    handover = {"configs": cmd_configs, "plot": cmd_plot, "correlate": cmd_correlate, "native": cmd_native}
     if args and args[0] in handover:
         # handed over untouched: their options would otherwise be read as gpgpusim's own
         return handover[args[0]](argparse.Namespace(rest=args[1:]))

@@ -42,6 +42,14 @@ from .. import __version__ as _pkg_version
 from .data import KernelInfo, KernelStats
 from .stats import tree_copy, LINES, Values, delta, render
 
+
+def _model_kind() -> str:
+    """``gpgpusim.timing.native.model_kind()`` (imported late: the report does not need the
+    timing package otherwise)."""
+    from gpgpusim.timing.native import model_kind
+
+    return model_kind()
+
 #: the version GPGPU-Sim's banner names; we reproduce 4.2.0's behaviour and statistics
 GPGPUSIM_VERSION = "4.2.0"
 
@@ -344,7 +352,8 @@ class Reporter:
         if self._last_counters:
             totals["counters"] = self._last_counters
         doc: dict[str, Any] = {
-            "simulator": {"name": "gpgpusim", "version": _pkg_version, "gpgpusim_compat": GPGPUSIM_VERSION},
+            "simulator": {"name": "gpgpusim", "version": _pkg_version, "gpgpusim_compat": GPGPUSIM_VERSION,
+                          **({} if self.cfg.functional_only else {"performance_model": _model_kind()})},
             "mode": "functional" if self.cfg.functional_only else "performance",
             "gpu": getattr(self.cfg, "gpu_name", None),
             "config_sources": list(getattr(self.cfg, "sources", [])),

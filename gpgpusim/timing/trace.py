@@ -319,6 +319,10 @@ def install(gpu: Any) -> None:
     cfg = gpu.config
     if not wanted(cfg):
         return
+    if str(getattr(sys.modules.get(type(gpu.cores[0]).__module__), "__file__", "")).endswith(".so"):
+        from gpgpusim.options.config import ConfigError
+        raise ConfigError("tracing and pipeline dumps need the pure-Python performance model, and this GPU "
+                          "was built from the compiled one (set GPGPUSIM_NATIVE=0)")
     tr = getattr(gpu, "tracer", None)
     if tr is None:
         tr = gpu.tracer = Tracer(gpu, cfg)
