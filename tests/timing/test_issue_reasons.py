@@ -73,7 +73,7 @@ def _text(w: Any, reason: str, x: Any) -> str:
 
 
 class Watch:
-    """Shadows one core's ``_sched_cycle``, ``_issue_warp`` and ``_flush`` (instance attributes,
+    """Shadows one core's ``_sched_cycle`` (``_sched_cycle_multi``), ``_issue_warp`` and ``_flush`` (instance attributes,
     as the trace does) and its schedulers' policies (a recording subclass), and checks every
     scheduler cycle; ``expected`` keeps, per (cycle, core, scheduler) that issued nothing, the
     trace text of each examined warp's reason."""
@@ -97,7 +97,9 @@ class Watch:
                 orders[_sid] = list(out)
                 return out
             sch.policy.__class__ = type(f"Seen{base.__name__}", (base,), {"__slots__": (), "order": order})
-        sched_cycle, issue_warp, flush = core._sched_cycle, core._issue_warp, core._flush
+        # a dual-issue core steps its schedulers with _sched_cycle_multi
+        sched_name = "_sched_cycle_multi" if core.multi_issue else "_sched_cycle"
+        sched_cycle, issue_warp, flush = getattr(core, sched_name), core._issue_warp, core._flush
 
         def traced_issue_warp(w: Any, *a: Any) -> None:
             self.issued.append(w.slot)
@@ -116,7 +118,7 @@ class Watch:
         core._issue = traced_issue                   # type: ignore[method-assign]
         core._issue_warp = traced_issue_warp         # type: ignore[method-assign]
         core._flush = traced_flush                   # type: ignore[method-assign]
-        core._sched_cycle = traced_sched_cycle       # type: ignore[method-assign]
+        setattr(core, sched_name, traced_sched_cycle)
 
     def _parked(self, sch: Any) -> Counter[int]:
         return Counter(ws for reg in self.core.id_oc.values() for m in reg.waiters for ws in sch.warps
