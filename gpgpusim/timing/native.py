@@ -229,8 +229,10 @@ def build(out_dir: str = NATIVE_DIR, *, pkg_root: str = PKG_ROOT, quiet: bool = 
 
     _ParallelBuildExt = _parallel_build_ext()
 
-    src_root = os.path.dirname(os.path.abspath(pkg_root))
+    out_dir, pkg_root = os.path.abspath(out_dir), os.path.abspath(pkg_root)     # the build changes folder
+    src_root = os.path.dirname(pkg_root)
     paths = [os.path.join("gpgpusim", rel) for rel in MODULES]
+    digests = {rel: _digest(os.path.join(pkg_root, rel)) for rel in MODULES}    # what is compiled
     cwd = os.getcwd()
     tmp = tempfile.mkdtemp(prefix="gpgpusim-mypyc-")
     try:
@@ -250,13 +252,19 @@ def build(out_dir: str = NATIVE_DIR, *, pkg_root: str = PKG_ROOT, quiet: bool = 
         suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
         man: dict[str, Any] = {"suffix": suffix, "group": GROUP + "__mypyc",
                                "group_file": GROUP + "__mypyc" + suffix, "modules": {}}
-        shutil.copy2(os.path.join(cmd.build_lib, man["group_file"]), os.path.join(out_dir, man["group_file"]))
+
+        def install(src: str, dst: str) -> None:
+            """Copy, then rename over the old file: a process running the old build keeps
+            its mapped file (the inode) intact."""
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy2(src, dst + ".new")
+            os.replace(dst + ".new", dst)
+
+        install(os.path.join(cmd.build_lib, man["group_file"]), os.path.join(out_dir, man["group_file"]))
         for rel in MODULES:
             so_rel = rel[:-3] + suffix
-            dst = os.path.join(out_dir, so_rel)
-            os.makedirs(os.path.dirname(dst), exist_ok=True)
-            shutil.copy2(os.path.join(cmd.build_lib, "gpgpusim", so_rel), dst)
-            man["modules"][rel] = [so_rel, _digest(os.path.join(pkg_root, rel))]
+            install(os.path.join(cmd.build_lib, "gpgpusim", so_rel), os.path.join(out_dir, so_rel))
+            man["modules"][rel] = [so_rel, digests[rel]]
         path = os.path.join(out_dir, MANIFEST)
         with open(path, "w") as f:
             json.dump(man, f, indent=1, sort_keys=True)
