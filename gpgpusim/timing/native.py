@@ -5,7 +5,7 @@ class derives from the runtime's, nor :mod:`.trace`, which patches instances) ar
 Python.  mypyc (part of mypy) compiles them, unchanged, into C extension modules whose classes
 keep their attributes in C structs and call their methods directly, which removes most of
 CPython's per-object work on the hot path (``bench/NOTES.md``, "Eighth session").  Nothing
-about the model changes: cycles and every statistic are identical (``tests/timing/test_native.py``
+about the model changes: cycles and every statistic are identical (``tests/apps/test_native_model.py``
 compares whole runs).
 
 Build (done by ``pip install``; ~2-4 minutes)::
@@ -40,6 +40,7 @@ PKG_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # .../g
 NATIVE_DIR = os.path.join(PKG_ROOT, "_native")
 MANIFEST = "manifest.json"
 GROUP = "gpgpusim_timing"          # mypyc's shared library: gpgpusim_timing__mypyc.<abi>.so
+GROUP_MODULE = GROUP + "__mypyc"
 
 # The compiled modules, relative to the package root.  Left out: gpu.py (TimingGpu derives from
 # the runtime's interpreted Gpu class), trace.py (wraps instance methods), native.py (this).
@@ -162,20 +163,23 @@ def in_use() -> bool:
     return _finder is not None
 
 
+def is_compiled(name: str) -> bool:
+    """Is module ``name`` imported, and from an extension file?"""
+    return str(getattr(sys.modules.get(name), "__file__", None) or "").endswith(".so")
+
+
 def loaded() -> list[str]:
     """The compiled modules this process has imported."""
-    return sorted(n for n, m in list(sys.modules.items())
-                  if (n.startswith("gpgpusim.timing") or n == GROUP + "__mypyc")
-                  and (getattr(m, "__file__", None) or "").endswith(".so"))
+    return sorted(n for n in list(sys.modules)
+                  if (n.startswith("gpgpusim.timing") or n == GROUP_MODULE) and is_compiled(n))
 
 
 def model_kind() -> str:
     """What the SM core of this process's performance model is: ``"compiled (mypyc)"`` or
     ``"python"`` (for the run's ``stats.json``)."""
-    mod = sys.modules.get("gpgpusim.timing.core.shader")
-    if mod is None:
-        return "compiled (mypyc)" if in_use() else "python"
-    return "compiled (mypyc)" if (getattr(mod, "__file__", None) or "").endswith(".so") else "python"
+    name = "gpgpusim.timing.core.shader"
+    compiled = is_compiled(name) if name in sys.modules else in_use()
+    return "compiled (mypyc)" if compiled else "python"
 
 
 def use_pure_for(what: str) -> None:
@@ -189,7 +193,7 @@ def use_pure_for(what: str) -> None:
     deactivate()
     keep = {"gpgpusim.timing", __name__, "gpgpusim.timing.trace"}
     for name in [n for n in sys.modules
-                 if (n.startswith("gpgpusim.timing.") and n not in keep) or n == GROUP + "__mypyc"]:
+                 if (n.startswith("gpgpusim.timing.") and n not in keep) or n == GROUP_MODULE]:
         del sys.modules[name]
     print(f"gpgpusim: {what} run the performance model as pure Python (slower than the compiled one)",
           file=sys.stderr)
@@ -250,8 +254,8 @@ def build(out_dir: str = NATIVE_DIR, *, pkg_root: str = PKG_ROOT, quiet: bool = 
         cmd.run()
         os.makedirs(out_dir, exist_ok=True)
         suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
-        man: dict[str, Any] = {"suffix": suffix, "group": GROUP + "__mypyc",
-                               "group_file": GROUP + "__mypyc" + suffix, "modules": {}}
+        man: dict[str, Any] = {"suffix": suffix, "group": GROUP_MODULE,
+                               "group_file": GROUP_MODULE + suffix, "modules": {}}
 
         def install(src: str, dst: str) -> None:
             """Copy, then rename over the old file: a process running the old build keeps

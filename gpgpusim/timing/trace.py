@@ -319,7 +319,8 @@ def install(gpu: Any) -> None:
     cfg = gpu.config
     if not wanted(cfg):
         return
-    if str(getattr(sys.modules.get(type(gpu.cores[0]).__module__), "__file__", "")).endswith(".so"):
+    from gpgpusim.timing.native import is_compiled
+    if is_compiled(type(gpu.cores[0]).__module__):
         from gpgpusim.options.config import ConfigError
         raise ConfigError("tracing and pipeline dumps need the pure-Python performance model, and this GPU "
                           "was built from the compiled one (set GPGPUSIM_NATIVE=0)")
