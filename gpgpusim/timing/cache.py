@@ -40,26 +40,32 @@ from __future__ import annotations
 
 from collections import deque
 from heapq import heappop, heappush, heapreplace
-from typing import Any, Callable
+from typing import Any, Callable, Final
 
 from .mem_fetch import SECTOR_BYTES, SECTORS_PER_LINE, MemFetch, access_fetch, sector_byte_mask
 
-INVALID, RESERVED, VALID, MODIFIED = 0, 1, 2, 3
+INVALID: Final = 0
+RESERVED: Final = 1
+VALID: Final = 2
+MODIFIED: Final = 3
 # tag-array line classes (victim bookkeeping): invalid, some sector reserved, clean, modified
-_C_INV, _C_RESV, _C_CLEAN, _C_DIRTY = 0, 1, 2, 3
+_C_INV: Final = 0
+_C_RESV: Final = 1
+_C_CLEAN: Final = 2
+_C_DIRTY: Final = 3
 
-HIT = "HIT"
-HIT_RESERVED = "HIT_RESERVED"
-MISS = "MISS"
-RESERVATION_FAIL = "RESERVATION_FAIL"
-SECTOR_MISS = "SECTOR_MISS"
-MSHR_HIT = "MSHR_HIT"
+HIT: Final = "HIT"
+HIT_RESERVED: Final = "HIT_RESERVED"
+MISS: Final = "MISS"
+RESERVATION_FAIL: Final = "RESERVATION_FAIL"
+SECTOR_MISS: Final = "SECTOR_MISS"
+MSHR_HIT: Final = "MSHR_HIT"
 
 # cache events (``cache_event_type``)
-WRITE_BACK_REQUEST_SENT = "WRITE_BACK_REQUEST_SENT"
-READ_REQUEST_SENT = "READ_REQUEST_SENT"
-WRITE_REQUEST_SENT = "WRITE_REQUEST_SENT"
-WRITE_ALLOCATE_SENT = "WRITE_ALLOCATE_SENT"
+WRITE_BACK_REQUEST_SENT: Final = "WRITE_BACK_REQUEST_SENT"
+READ_REQUEST_SENT: Final = "READ_REQUEST_SENT"
+WRITE_REQUEST_SENT: Final = "WRITE_REQUEST_SENT"
+WRITE_ALLOCATE_SENT: Final = "WRITE_ALLOCATE_SENT"
 
 
 def ipoly_hash(higher: int, index: int, nbanks: int) -> int:
@@ -330,24 +336,25 @@ class Cache:
         self.name = name
         self.cfg = cfg
         self.stats_prefix = stats_prefix
-        self.nset = cfg.nsets
-        self.assoc = cfg.assoc
-        self.line_bytes = cfg.line_bytes
-        self.line_log2 = cfg.line_bytes.bit_length() - 1
+        # (typed: the compiled model keeps them as machine integers and strings)
+        self.nset: int = cfg.nsets
+        self.assoc: int = cfg.assoc
+        self.line_bytes: int = cfg.line_bytes
+        self.line_log2: int = cfg.line_bytes.bit_length() - 1
         self.sectored = bool(cfg.sector)
-        self.atom_bytes = SECTOR_BYTES if self.sectored else cfg.line_bytes
-        self.replacement = cfg.replacement
-        self.write_policy = cfg.write_policy
+        self.atom_bytes: int = SECTOR_BYTES if self.sectored else cfg.line_bytes
+        self.replacement: str = cfg.replacement
+        self.write_policy: str = cfg.write_policy
         alloc = cfg.alloc_policy
         self.streaming = alloc == "s"
         self.alloc_on_miss = alloc == "m"
-        self.write_alloc = cfg.write_alloc
-        self.set_function = cfg.set_index if cfg.set_index is not None else "H"
-        self.mshr_type = cfg.mshr_type
-        self.mshr_entries = cfg.mshr_entries
-        self.mshr_max_merge = cfg.mshr_max_merge
-        self.miss_queue_size = cfg.miss_queue
-        self.port_width = cfg.data_port_width or cfg.line_bytes
+        self.write_alloc: str = cfg.write_alloc
+        self.set_function: str = cfg.set_index if cfg.set_index is not None else "H"
+        self.mshr_type: str = cfg.mshr_type
+        self.mshr_entries: int = cfg.mshr_entries
+        self.mshr_max_merge: int = cfg.mshr_max_merge
+        self.miss_queue_size: int = cfg.miss_queue
+        self.port_width: int = cfg.data_port_width or cfg.line_bytes
         self.wr_percent = wr_percent
         self.set_index_addr = set_index_addr
         # the set index is a function of ``addr >> _set_shift``: of the line address, or, when
@@ -474,7 +481,7 @@ class Cache:
         self._tag_ver += 1
         s = idx // self.assoc
         self._sver[s] += 1
-        line = self.lines[idx]
+        line: Line = self.lines[idx]
         st = line.status
         if RESERVED in st:
             c = _C_RESV
@@ -540,7 +547,7 @@ class Cache:
             if cls[idx] != c:
                 heappop(heap)
                 continue
-            line = lines[idx]
+            line: Line = lines[idx]
             ts = line.last_access if lru else line.alloc_time
             if k == ts:
                 return heap[0]
@@ -561,7 +568,7 @@ class Cache:
         if idx is not None:
             sidx = (sector_mask & -sector_mask).bit_length() - 1 if (self.sectored and sector_mask) else 0
             # _match_status, inline
-            line = self.lines[idx]
+            line: Line = self.lines[idx]
             st = line.status[sidx]
             if st == RESERVED:
                 return HIT_RESERVED, idx
@@ -660,7 +667,7 @@ class Cache:
         m = fetch.sector_mask
         sidx = (m & -m).bit_length() - 1 if (m and self.sectored) else 0    # _sidx
         if status is HIT or status is HIT_RESERVED:
-            line = self.lines[idx]
+            line: Line = self.lines[idx]
             if self._lru:
                 old = line.last_access
                 line.sector_access[sidx] = time
@@ -696,7 +703,7 @@ class Cache:
         if status == RESERVATION_FAIL:
             return
         sidx = (sector_mask & -sector_mask).bit_length() - 1 if (self.sectored and sector_mask) else 0   # _sidx
-        line = self.lines[idx]
+        line: Line = self.lines[idx]
         st = line.status
         if status == MISS:
             if MODIFIED in st:
@@ -712,7 +719,7 @@ class Cache:
         self._sync(idx)
 
     def _mark_modified(self, idx: int, fetch: MemFetch) -> None:
-        line = self.lines[idx]
+        line: Line = self.lines[idx]
         st = line.status
         if MODIFIED not in st:                  # not line.is_modified()
             self.n_dirty += 1
@@ -970,7 +977,7 @@ class Cache:
             wp = "E" if fetch.access_type == "GLOBAL_ACC_W" else "B"
         if wp == "B":
             _, idx, _ = self._tag_access(self.block_addr(addr), now, fetch)
-            line = self.lines[idx]
+            line: Line = self.lines[idx]
             self._mark_modified(idx, fetch)
             self._update_readable(line, fetch)
             return HIT
@@ -1042,7 +1049,7 @@ class Cache:
                     self.stats.inc_fail(fetch.access_type, "MISS_QUEUE_FULL")
                     return RESERVATION_FAIL
                 st, idx, evicted = self._tag_access(self.block_addr(addr), now, fetch)
-                line = self.lines[idx]
+                line: Line = self.lines[idx]
                 self._mark_modified(idx, fetch)
                 if st != RESERVATION_FAIL:
                     if evicted is not None and self.write_policy != "T":
@@ -1197,7 +1204,7 @@ class Cache:
     def fill_line(self, idx: int, time: int, sector_mask: int, byte_mask: int) -> None:
         """``tag_array::fill(index, time, mf)``: mark line ``idx`` (allocated by a miss) valid."""
         self._tag_ver += 1
-        line = self.lines[idx]
+        line: Line = self.lines[idx]
         before = line.is_modified()
         line.fill(time, self._sidx(sector_mask), byte_mask)
         if line.is_modified() and not before:

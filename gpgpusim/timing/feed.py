@@ -113,7 +113,7 @@ objects is the consumer's cost, paid lazily per warp.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Protocol, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -147,7 +147,7 @@ class MemAccess:
     on_exit: Callable[[], None] | None = None
 
 
-class WarpStream(Protocol):
+class WarpStream:
     """The feed interface of the SIMT core: one warp's dynamic instructions, one at a time.
 
     ``pc`` is the pc of the warp's next instruction (an index into ``prog.insts``), -1 once
@@ -157,13 +157,20 @@ class WarpStream(Protocol):
     that executed it (active and guard true, a 32-bit mask), the SIMT-active lanes (a 32-bit
     mask: the warp-distribution statistics count these) and its memory accesses (None when it
     made none), and moves ``pc`` on.  Implementations: :class:`TraceStream` (recorded ahead
-    by the batched driver) and :class:`gpgpusim.timing.live.LiveWarp` (executed at issue)."""
+    by the batched driver) and :class:`gpgpusim.timing.live.LiveWarp` (executed at issue).
+
+    A base class rather than a protocol: the compiled model (``timing/native.py``) then calls
+    ``issue`` through the class's method table instead of a generic attribute lookup."""
+
+    __slots__ = ()
 
     pc: int
 
-    def attach(self, sid: int, slot: int) -> None: ...
+    def attach(self, sid: int, slot: int) -> None:
+        raise NotImplementedError
 
-    def issue(self, now: int) -> tuple[int, int, Sequence[Access] | None]: ...
+    def issue(self, now: int) -> tuple[int, int, Sequence[Any] | None]:
+        raise NotImplementedError
 
 
 class _Chunk:
@@ -439,7 +446,7 @@ class WarpTrace:
 _FULL = (0xFFFFFFFF, 0xFFFFFFFF, None)
 
 
-class TraceStream:
+class TraceStream(WarpStream):
     """The trace feed's :class:`WarpStream`: one recorded :class:`WarpTrace`, replayed.
 
     ``res[pos]`` is what :meth:`issue` returns for position ``pos``, built when the stream is
@@ -469,7 +476,7 @@ class TraceStream:
     def attach(self, sid: int, slot: int) -> None:
         """(The recorded values do not depend on where the warp runs.)"""
 
-    def issue(self, now: int) -> tuple[int, int, list[Access] | None]:
+    def issue(self, now: int) -> tuple[int, int, Sequence[Any] | None]:
         pos = self.pos
         self.pos = pos + 1
         self.pc = self.pcs[pos + 1]

@@ -81,13 +81,10 @@ from gpgpusim.report.stats import StatsRegistry
 from gpgpusim.runtime.gpu import Gpu, KernelRecord
 
 from .clock import CORE, DRAM, ClockDomains
-from .mem_fetch import access_fetch
+from .cluster import Cluster
 from .core.shader import ShaderCore
 
 #: the access type of a core's non-atomic request by (space, is a store)
-_ACCESS_TYPE = {("global", False): "GLOBAL_ACC_R", ("global", True): "GLOBAL_ACC_W",
-                ("local", False): "LOCAL_ACC_R", ("local", True): "LOCAL_ACC_W"}
-
 #: core cycles without an issued instruction before the deadlock detector fires (GPGPU-Sim
 #: uses 200,000 cycles without a committed instruction)
 DEADLOCK_CYCLES = 200_000
@@ -143,72 +140,6 @@ class KernelRun:
 
     def more_ctas(self) -> bool:
         return self.issued < self.n_ctas and self.latency_left == 0 and self.error is None
-
-
-class Cluster:
-    """A SIMT core cluster (``simt_core_cluster``): its cores share one interconnect port and
-    one response FIFO of ``-gpgpu_n_cluster_ejection_buffer_size`` entries."""
-
-    def __init__(self, cid: int, gpu: TimingGpu, n_cores: int, first_sid: int) -> None:
-        self.cid = cid
-        self.gpu = gpu
-        self.cores: list[ShaderCore] = []
-        self.cta_next_core = n_cores - 1
-        self.response: list[Any] = []
-        self.memlat = gpu.mem.memlat
-        self.mem = gpu.mem
-        # the cluster's input buffer on the request network and its bound (icnt_has_buffer)
-        self._req_net = gpu.mem.icnt.req
-        self._in_q = self._req_net.in_buf[cid]
-        self._in_limit = self._req_net.in_limit
-        # where replies for the cluster wait on the reply network (icnt_pop's buffer)
-        self._reply_q = gpu.mem.icnt.reply.out_buf[cid]
-        self.eject = max(1, int(gpu.config.get("gpgpu_n_cluster_ejection_buffer_size")))
-        for i in range(n_cores):
-            self.cores.append(ShaderCore(first_sid + i, self, gpu.config, gpu.stats))
-
-    def can_inject(self, mf: Any) -> bool:
-        """``icnt_has_buffer`` for one packet on the cluster's request input (C067, C142),
-        inline; a refusal counts in the network's ``in_buffer_full``.  Always True with
-        ``-gpgpu_perfect_mem`` (nothing is ever queued there)."""
-        if len(self._in_q) < self._in_limit or self.gpu.perfect_mem:
-            return True
-        self._req_net.in_buffer_full += 1
-        return False
-
-    def inject(self, mf: Any, now: int) -> None:
-        if self.gpu.perfect_mem:
-            # -gpgpu_perfect_mem (C012): GPGPU-Sim's perfect_memory_interface turns the request
-            # into its reply at once, in the cluster's response FIFO
-            mf.is_reply = True
-            if mf.is_atomic:
-                mf.do_atomic()
-            self.response.append(mf)
-            return
-        self.mem.inject(self.cid, mf, now)
-
-    def icnt_cycle(self, now: int) -> None:
-        """``simt_core_cluster::icnt_cycle``: hand one reply to its core, take one from the
-        interconnect."""
-        if self.response:
-            mf = self.response[0]
-            core = self.cores[mf.core_id - self.cores[0].sid]
-            if mf.access_type == "INST_ACC_R":
-                # instruction fetch: the fetch unit always takes it, no read-latency statistics
-                self.response.pop(0)
-                core.accept_fetch_response(mf, now)
-            elif not core.response_buffer_full():
-                self.response.pop(0)
-                if self.memlat:                 # memlatstat_read_done: reads and write acks
-                    self.mem.read_done(mf, now)
-                core.accept_response(mf, now)
-        if len(self.response) < self.eject and self._reply_q:
-            mf = self.mem.pop_reply(self.cid, now)
-            if mf is not None:
-                self.response.append(mf)
-
-    def busy(self) -> bool:
-        return bool(self.response) or any(c.busy() for c in self.cores)
 
 
 #: the youngest generation's threshold while a performance model exists (CPython's default 700)
@@ -329,16 +260,6 @@ class TimingGpu(Gpu):
             dl1 = dataclasses.replace(dl1, assoc=self.l1d_assoc)
         return Cache(f"L1D_{sid}", dl1, "L1D", level=1,
                      wr_percent=int(self.config.get("gpgpu_l1_cache_write_ratio") or 0))
-
-    def new_fetch(self, acc: Any, inst: Any, space: str, is_store: bool, core: ShaderCore,
-                  bypass: bool) -> Any:
-        """The request of one access ``acc`` (``coalesce.Access``) of warp instruction ``inst``
-        (C105): an atomic is a ``GLOBAL_ACC_R``, other accesses are typed by space and direction."""
-        atomic = inst.is_atomic
-        return access_fetch(acc.addr, acc.size, is_store and not atomic,
-                            "GLOBAL_ACC_R" if atomic else _ACCESS_TYPE[space, is_store],
-                            acc.sector_mask, acc.byte_mask, core.sid, core.cluster.cid, inst.slot, atomic, inst,
-                            self.gpu_tot_sim_cycle + self.gpu_sim_cycle)
 
     # ------------------------------------------------------------------ kernels
     def start_kernel(self, op: Any, stream_id: int | None = None) -> KernelRecord:

@@ -47,7 +47,7 @@ driver's vectorised steps for the trace feed.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -56,7 +56,7 @@ from gpgpusim.functional import engine
 from gpgpusim.functional.state import Exec
 from gpgpusim.ptx import ir
 
-from .feed import MemAccess, TraceRecorder, cut_record
+from .feed import MemAccess, TraceRecorder, WarpStream, cut_record
 
 __all__ = ["LiveKernel", "LiveWarp", "FEEDS", "choose_feed"]
 
@@ -151,7 +151,7 @@ class _LiveChunk:
         k.open_chunks.discard(self)
 
 
-class LiveWarp:
+class LiveWarp(WarpStream):
     """The live feed's ``feed.WarpStream``: warp ``w`` of a chunk, stepped at issue."""
 
     __slots__ = ("chunk", "w", "pc")
@@ -168,7 +168,7 @@ class LiveWarp:
         self.chunk.smid[lo:lo + 32] = sid
         self.chunk.hwid[lo:lo + 32] = slot
 
-    def issue(self, now: int) -> tuple[int, int, list[MemAccess] | None]:
+    def issue(self, now: int) -> tuple[int, int, Sequence[Any] | None]:
         ch = self.chunk
         ex = ch.ex
         w = self.w

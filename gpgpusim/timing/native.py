@@ -45,7 +45,7 @@ GROUP_MODULE = GROUP + "__mypyc"
 # The compiled modules, relative to the package root.  Left out: gpu.py (TimingGpu derives from
 # the runtime's interpreted Gpu class), trace.py (wraps instance methods), native.py (this).
 MODULES = (
-    "timing/cache.py", "timing/clock.py", "timing/feed.py", "timing/live.py", "timing/mem_fetch.py",
+    "timing/cache.py", "timing/clock.py", "timing/cluster.py", "timing/feed.py", "timing/live.py", "timing/mem_fetch.py",
     "timing/occupancy.py", "timing/sampling.py", "timing/static.py",
     "timing/core/coalesce.py", "timing/core/icache.py", "timing/core/ldst.py", "timing/core/opcoll.py",
     "timing/core/pipe.py", "timing/core/scheduler.py", "timing/core/shader.py", "timing/core/stats.py",

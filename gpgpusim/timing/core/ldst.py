@@ -49,7 +49,7 @@ the interconnect (``icnt_inject_request_packet``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -60,15 +60,21 @@ from . import coalesce as C
 from .pipe import CompressingPipe
 from .units import WarpInst
 
+if TYPE_CHECKING:
+    from .shader import ShaderCore
+
 #: the counter of each global/local stall reason _memory_cycle returns
 _GL_STALL_KEY = {r: f"gpgpu_stall_shd_mem[gl_mem][{r}]" for r in ("resource_stall", "coal_stall", "icnt_rc_fail", "")}
 
 
 class LdstUnit:
-    def __init__(self, core: Any, cfg: Any, stats: Any) -> None:
+    def __init__(self, core: ShaderCore, cfg: Any, stats: Any) -> None:
         g = cfg.get
         self.core = core
         self.stats = stats
+        #: the statistics registry's counters, which :meth:`_add` updates as ``stats.add`` does
+        #: (a compiled call instead of an interpreted one, per memory instruction and stall)
+        self.counters: dict[str, Any] = stats.values
         self.dispatch: WarpInst | None = None
         self.smem_latency = max(1, int(g("gpgpu_smem_latency")))
         self.smem_pipe = CompressingPipe(self.smem_latency)
@@ -85,15 +91,15 @@ class LdstUnit:
         # no latency-queue head reaches slot 0 before this cycle (a lower bound: see cycle())
         self.latq_due = 0
         self.now = 0
-        self.response: list[Any] = []
+        self.response: list[MemFetch] = []
         self.response_size = max(1, int(g("gpgpu_n_ldst_response_buffer_size")))
-        self.next_global: Any = None
+        self.next_global: MemFetch | None = None
         self.next_wb: WarpInst | None = None
         self.next_wb_regs: tuple[int, ...] = ()
         self.wb_arb = 0
         self.pending: dict[tuple[int, int], int] = {}      # (warp slot, reg) -> accesses left
         self.part_acks: dict[int, int] = {}       # split write -> sector acknowledgements left
-        self.l1d = core.cluster.gpu.make_l1d(core.sid)
+        self.l1d: Cache | None = core.cluster.gpu.make_l1d(core.sid)
         tex = g("gpgpu_tex_cache:l1")
         self.l1t: TexCache | None = None
         if tex is not None and not isinstance(tex, str):
@@ -103,6 +109,11 @@ class LdstUnit:
         if not g("gpgpu_perfect_inst_const_cache") and const is not None and not isinstance(const, str):
             self.l1c = Cache(f"L1C_{core.sid:03d}", const, "L1C", level=1)
         self.stall_cycles = 0
+
+    def _add(self, name: str, n: int = 1) -> None:
+        """``stats.add(name, n)`` (``report.stats.StatsRegistry.add``)."""
+        c = self.counters
+        c[name] = c.get(name, 0) + n
 
     # ------------------------------------------------------------------ interface
     def busy(self) -> bool:
@@ -131,7 +142,7 @@ class LdstUnit:
     def response_full(self) -> bool:
         return len(self.response) >= self.response_size
 
-    def accept_response(self, mf: Any, now: int) -> None:
+    def accept_response(self, mf: MemFetch, now: int) -> None:
         self.response.append(mf)
 
     def invalidate_l1(self) -> None:
@@ -140,7 +151,6 @@ class LdstUnit:
 
     def issue(self, inst: WarpInst, now: int) -> None:
         """The instruction enters the dispatch register (``ldst_unit::issue``)."""
-        st = self.stats
         active = inst.executed.bit_count()
         sp = inst.space
         if sp not in ("shared", "global", "local", "const", "param", "tex"):
@@ -149,7 +159,7 @@ class LdstUnit:
             sp = inst.space = mem[0].space if mem else "global"
         inst.accessq = []
         if sp == "shared":
-            st.add("gpgpu_n_shmem_insn", active)
+            self._add("gpgpu_n_shmem_insn", active)
             deg = 0
             if inst.mem:
                 # coalesce.shared_conflict_degree (C108): the trace feed's SharedAccess has it
@@ -165,10 +175,10 @@ class LdstUnit:
                     d = memo.get((acc.addrs.tobytes(), lanes.tobytes() if parts > 1 else b"", banks, parts))
                     deg += C.shared_conflict_degree(lanes, acc.addrs, banks, parts) if d is None else d
             if deg > 1:
-                st.add("gpgpu_n_shmem_bkconflict", deg - 1)
+                self._add("gpgpu_n_shmem_bkconflict", deg - 1)
             inst.cycles = max(deg, 1 if active else 0)
         elif sp in ("const", "param"):
-            st.add("gpgpu_n_const_mem_insn" if sp == "const" else "gpgpu_n_param_mem_insn", active)
+            self._add("gpgpu_n_const_mem_insn" if sp == "const" else "gpgpu_n_param_mem_insn", active)
             if self.l1c is not None and inst.executed:
                 self._generate_const(inst, sp)
                 n = len(inst.accessq)
@@ -177,9 +187,9 @@ class LdstUnit:
                     self.pending[key] = self.pending.get(key, 0) + n
         elif sp in ("global", "local"):
             if inst.is_store:
-                st.add("gpgpu_n_store_insn", active)
+                self._add("gpgpu_n_store_insn", active)
             else:
-                st.add("gpgpu_n_load_insn", active)
+                self._add("gpgpu_n_load_insn", active)
             self._generate(inst)
             if inst.is_atomic and inst.executed and len(inst.accessq) > 1:
                 inst.warp.n_atomic += len(inst.accessq) - 1   # one reply per access
@@ -189,7 +199,7 @@ class LdstUnit:
                     key = (inst.slot, r)
                     self.pending[key] = self.pending.get(key, 0) + n
         elif sp == "tex":
-            st.add("gpgpu_n_tex_insn", active)
+            self._add("gpgpu_n_tex_insn", active)
             if self.l1t is not None and inst.executed and inst.mem:
                 for block in C.texture_lines(inst.mem, self.l1t.line_bytes):
                     inst.accessq.append((block, "tex", False))
@@ -256,14 +266,14 @@ class LdstUnit:
             for a in reversed(accs):
                 q.append((a, sp, acc.is_store))
 
-    def _send_miss(self, cache: Any, counter: str | None, now: int) -> None:
+    def _send_miss(self, cache: Cache, counter: str | None, now: int) -> None:
         """A read-only or data L1's cycle: its oldest miss enters the interconnect when there
         is room (counted under ``counter``), then the cache cycles."""
         mf = cache.miss_queue_top()
         if mf is not None and self.core.cluster.can_inject(mf):
             cache.pop_miss()
             if counter is not None:
-                self.stats.add(counter)
+                self._add(counter)
             self.core.cluster.inject(mf, now)
         cache.cycle()
 
@@ -310,11 +320,11 @@ class LdstUnit:
                 resp.pop(0)
                 l1d.fill(mf, now)
         if l1t is not None and (l1t.fragment or l1t.result):
-            mf = l1t.request_top()
-            if mf is not None and core.cluster.can_inject(mf):
+            tmf = l1t.request_top()
+            if tmf is not None and core.cluster.can_inject(tmf):
                 l1t.pop_request()
-                self.stats.add("gpgpu_n_mem_texture")
-                core.cluster.inject(mf, now)
+                self._add("gpgpu_n_mem_texture")
+                core.cluster.inject(tmf, now)
             l1t.cycle()
         if l1c is not None:
             self._send_miss(l1c, "gpgpu_n_mem_const", now)
@@ -337,28 +347,27 @@ class LdstUnit:
         if sp == "shared":
             if d.cycles > 1:
                 d.cycles -= 1
-                self.stats.add("gpgpu_stall_shd_mem[s_mem][bk_conf]")
-                self.stats.add("gpgpu_n_stall_shd_mem")
+                self._add("gpgpu_stall_shd_mem[s_mem][bk_conf]")
+                self._add("gpgpu_n_stall_shd_mem")
                 return
         elif sp in ("global", "local") and d.accessq:
             stall = self._memory_cycle(d, now)
             if d.accessq:
-                add = self.stats.add
-                add("gpgpu_n_stall_shd_mem")
-                add(_GL_STALL_KEY[stall])
+                self._add("gpgpu_n_stall_shd_mem")
+                self._add(_GL_STALL_KEY[stall])
                 if stall == "resource_stall":       # BK_CONF: a latency-queue bank was busy
-                    add("gpgpu_n_l1cache_bkconflict")
+                    self._add("gpgpu_n_l1cache_bkconflict")
                 return
         elif sp in ("const", "param") and d.accessq:
             self._constant_cycle(d, now)
             if d.accessq:
-                self.stats.add("gpgpu_n_stall_shd_mem")
+                self._add("gpgpu_n_stall_shd_mem")
                 return
         elif sp == "tex" and d.accessq:
             self._texture_cycle(d, now)
             if d.accessq:
                 # GPGPU-Sim counts it under T_MEM, which its report does not print by reason
-                self.stats.add("gpgpu_n_stall_shd_mem")
+                self._add("gpgpu_n_stall_shd_mem")
                 return
         # the instruction leaves the dispatch register
         if sp == "shared" and (d.is_load or d.is_atomic) and d.executed:
@@ -385,36 +394,31 @@ class LdstUnit:
         """``constant_cycle`` with a finite L1C: ``process_memory_access_queue``, one access per
         cycle (the read-only cache uses no data port)."""
         core = self.core
-        gpu = core.cluster.gpu
         l1c = self.l1c
         assert l1c is not None
-        st = self.stats
         block = d.accessq[-1][0]
         mf = MemFetch(block, l1c.line_bytes, False, "CONST_ACC_R", core_id=core.sid,
-                      cluster_id=core.cluster.cid, warp_id=d.slot, token=d,
-                      timestamp=gpu.gpu_tot_sim_cycle + gpu.gpu_sim_cycle)
+                      cluster_id=core.cluster.cid, warp_id=d.slot, token=d, timestamp=now)
         status = l1c.access(mf, now)
         if status == RESERVATION_FAIL:
-            st.add("gpgpu_stall_shd_mem[c_mem][resource_stall]")     # BK_CONF
-            st.add("gpgpu_n_cmem_portconflict")
+            self._add("gpgpu_stall_shd_mem[c_mem][resource_stall]")     # BK_CONF
+            self._add("gpgpu_n_cmem_portconflict")
             return
         d.accessq.pop()
         if status == HIT:
             self._read_done(d)
         if d.accessq:
-            st.add("gpgpu_n_cmem_portconflict")       # a coalescing stall, counted as GPGPU-Sim does
+            self._add("gpgpu_n_cmem_portconflict")       # a coalescing stall, counted as GPGPU-Sim does
 
     def _texture_cycle(self, d: WarpInst, now: int) -> None:
         """``texture_cycle``: offer the next access to the L1T (``process_memory_access_queue``;
         its data port is always free)."""
         core = self.core
-        gpu = core.cluster.gpu
         l1t = self.l1t
         assert l1t is not None
         block = d.accessq[-1][0]
         mf = MemFetch(block, l1t.line_bytes, False, "TEXTURE_ACC_R", core_id=core.sid,
-                      cluster_id=core.cluster.cid, warp_id=d.slot, token=d,
-                      timestamp=gpu.gpu_tot_sim_cycle + gpu.gpu_sim_cycle)
+                      cluster_id=core.cluster.cid, warp_id=d.slot, token=d, timestamp=now)
         if l1t.access(mf, now) != RESERVATION_FAIL:
             d.accessq.pop()
 
@@ -439,7 +443,7 @@ class LdstUnit:
         cluster = core.cluster
         if self._bypass_l1d(d, q[-1][1]):
             acc, space, is_store = q[-1]
-            mf = cluster.gpu.new_fetch(acc, d, space, is_store, core, bypass=True)
+            mf = cluster.new_fetch(acc, d, space, is_store, core, now)
             if not cluster.can_inject(mf):
                 return "icnt_rc_fail"
             cluster.inject(mf, now)
@@ -447,7 +451,6 @@ class LdstUnit:
             if is_store and not d.is_atomic:
                 d.warp.stores += 1
             return "coal_stall"
-        new_fetch = cluster.gpu.new_fetch
         lat_q = self.lat_q
         banks = self.l1_banks
         shift = self.bank_shift
@@ -467,7 +470,7 @@ class LdstUnit:
                     t = lq.last_left + 1
                 if t < self.latq_due:
                     self.latq_due = t
-            lqq.append([now, new_fetch(acc, d, space, is_store, core, False)])     # lq.enter
+            lqq.append([now, cluster.new_fetch(acc, d, space, is_store, core, now)])     # lq.enter
             self.n_latq += 1
             q.pop()
             if is_store:
@@ -479,6 +482,7 @@ class LdstUnit:
         on a reservation fail it stays (and the queue does not move)."""
         core = self.core
         l1d = self.l1d
+        assert l1d is not None
         due = 1 << 62
         for lq in self.lat_q:
             q = lq.q
@@ -514,7 +518,7 @@ class LdstUnit:
             # down to L2 is acknowledged by L2
         self.latq_due = due
 
-    def _write_ack(self, mf: Any) -> None:
+    def _write_ack(self, mf: MemFetch) -> None:
         """A write acknowledgement from L2.  A sectored L2 splits a write into sector requests
         (``breakdown_request_to_sector_requests``) and acknowledges each one; the store is
         acknowledged when every part was."""
@@ -533,12 +537,13 @@ class LdstUnit:
         else:
             self.part_acks[key] = left
 
-    def _ack_locally(self, mf: Any, status: str) -> bool:
+    def _ack_locally(self, mf: MemFetch, status: str) -> bool:
         """Is a store acknowledged by the L1D itself (``l1_latency_queue_cycle``)?  Write-back
         lines take a write hit, and a write miss that allocates locally (fetch-on-write or
         lazy-fetch-on-read, not write-through) is acknowledged at once; writes that the L1D
         forwards (write-through, local-wb-global-wt for global data) are acknowledged by L2."""
         l1 = self.l1d
+        assert l1 is not None
         wp = l1.write_policy
         forwards = wp == "T" or (wp == "L" and mf.access_type == "GLOBAL_ACC_W") or wp == "E"
         if forwards:
@@ -608,11 +613,12 @@ class LdstUnit:
                 self.next_wb = d
             elif client == 4:
                 # an L1D-made fetch (a write-allocate read) carries no instruction: no writeback
-                self.next_wb = l1d.next_access().token  # type: ignore[union-attr]
+                self.next_wb = l1d.next_access().token  # type: ignore[union-attr,assignment]
             elif client == 3:
                 mf = self.next_global
+                assert mf is not None
                 self.next_global = None
-                inst = mf.token
+                inst: WarpInst = mf.token  # type: ignore[assignment]
                 if mf.is_atomic:
                     core.atomic_done(inst.warp)
                 self.next_wb = inst

@@ -39,18 +39,23 @@ runs.  The core does not know which feed it reads (recorded trace or live execut
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bisect import bisect_right, insort
 
 
 from . import units as U
 from .icache import InstCache
+from ..feed import WarpStream
 from .ldst import LdstUnit
 from .opcoll import OperandCollector
 from .scheduler import Gto, Lrr, Oldest, TwoLevelActive, make_policy
 from .stats import IssueStats
+from .table import CoreTable
 from .units import PipelinedUnit, RegisterSet, ResultRegister, WarpInst
+
+if TYPE_CHECKING:
+    from ..cluster import Cluster
 
 
 def _unit_order(u: PipelinedUnit) -> int:
@@ -81,7 +86,11 @@ class Warp:
 
     __slots__ = ("slot", "active", "src", "fdone", "ibuf", "next_pc",
                  "in_pipe", "at_bar", "membar", "stores", "n_atomic", "cta", "dyn", "done_exit",
-                 "pending", "kernel", "sched", "sb_wait", "sb", "src_banks", "dst_banks")
+                 "pending", "kernel", "tbl", "sched", "sb_wait", "sb", "src_banks", "dst_banks")
+
+    src: WarpStream           # the warp's instruction feed (set by start)
+    tbl: CoreTable            # its kernel's static table (``kernel.table``, set by start)
+    ibuf: list[int]           # the I-buffer: pcs of the decoded instructions
 
     def __init__(self, slot: int, sched: int) -> None:
         self.slot = slot
@@ -99,13 +108,13 @@ class Warp:
         self.src_banks: list[tuple[int, ...]] = []
         self.dst_banks: list[tuple[int, ...]] = []
 
-    def start(self, src: Any, cta: int, dyn: int, kernel: Any) -> None:
+    def start(self, src: WarpStream, cta: int, dyn: int, kernel: Any) -> None:
         """Run the warp whose instructions ``src`` feeds (a ``feed.WarpStream``)."""
         self.active = True
         self.done_exit = False
         self.src = src
         self.fdone = src.pc < 0       # functionally done: no instruction left to issue
-        self.ibuf: list[int] = []
+        self.ibuf = []
         self.next_pc = 0 if self.fdone else src.pc
         self.in_pipe = 0
         self.at_bar = -1
@@ -118,6 +127,7 @@ class Warp:
         self.sb_wait = None
         self.sb = False
         self.kernel = kernel
+        self.tbl = kernel.table
 
 
 class CtaSlot:
@@ -170,7 +180,7 @@ class ShaderCore:
     """One SM.  ``cycle()`` advances it one core cycle; the GPU adds CTAs with
     :meth:`issue_cta` and delivers memory replies with :meth:`accept_response`."""
 
-    def __init__(self, sid: int, cluster: Any, cfg: Any, stats: Any) -> None:
+    def __init__(self, sid: int, cluster: Cluster, cfg: Any, stats: Any) -> None:
         g = cfg.get
         self.sid = sid
         self.cluster = cluster
@@ -671,7 +681,7 @@ class ShaderCore:
                 self._flush(w, want)
                 cm ^= low
                 continue
-            tbl = w.kernel.table
+            tbl = w.tbl
             pend = w.pending
             if pend:
                 need = tbl.regs_all[pc]
@@ -757,7 +767,7 @@ class ShaderCore:
                 if pc != want:
                     self._flush(w, want)
                     break
-                tbl = w.kernel.table
+                tbl = w.tbl
                 if w.pending and not w.pending.isdisjoint(tbl.regs_all[pc]):
                     if sch.two_level:
                         sch.policy.demote(ws)   # type: ignore[attr-defined]
@@ -798,7 +808,7 @@ class ShaderCore:
 
     def _issue_warp(self, w: Warp, sched: int, pc: int, unit: int, reg: RegisterSet, idx: int,
                     now: int) -> None:
-        tbl = w.kernel.table
+        tbl = w.tbl
         src = w.src
         # the feed: what the instruction did (live: executes it now)
         ex, act, mem = src.issue(now)
@@ -897,7 +907,7 @@ class ShaderCore:
             return
         ws, pc = fb
         w = self.warps[ws]
-        n_static = w.kernel.table.n
+        n_static = w.tbl.n
         ib = [pc]
         if pc + 1 < n_static:
             ib.append(pc + 1)
@@ -1042,7 +1052,7 @@ class ShaderCore:
         pc = ib[0]
         if pc != w.src.pc:
             return "control_hazard", w.src.pc
-        tbl = w.kernel.table
+        tbl = w.tbl
         coll = w.pending & tbl.regs_all[pc]
         if coll:
             return "scoreboard", coll

@@ -14,13 +14,13 @@ class CoreTable:
 
     def __init__(self, t: Any, n: int, prog: Any = None) -> None:
         self.n = n
-        self.unit = [int(x) for x in t.unit]
+        self.unit: list[int] = [int(x) for x in t.unit]
         self.latency = [max(1, int(x)) for x in t.latency]
         self.initiation = [max(1, int(x)) for x in t.initiation]
-        self.dst_regs = [tuple(x) for x in t.dst_regs]
-        self.src_regs = [tuple(x) for x in t.src_regs]
-        self.regs_all = [frozenset(d) | frozenset(s) for d, s in zip(self.dst_regs, self.src_regs, strict=True)]
-        self.mem_space = list(t.mem_space)
+        self.dst_regs: list[tuple[int, ...]] = [tuple(x) for x in t.dst_regs]
+        self.src_regs: list[tuple[int, ...]] = [tuple(x) for x in t.src_regs]
+        self.regs_all: list[frozenset[int]] = [frozenset(d) | frozenset(s) for d, s in zip(self.dst_regs, self.src_regs, strict=True)]
+        self.mem_space: list[str] = list(t.mem_space)
         self.mem_vec = [int(x) for x in t.vec_len]
         self.is_load = [bool(x) for x in t.is_load]
         self.is_store = [bool(x) for x in t.is_store]
@@ -29,7 +29,7 @@ class CoreTable:
         self.is_barrier = [bool(b) and k != "arrive" for b, k in zip(t.is_barrier, kinds, strict=True)]
         self.barrier_id = [int(x) for x in t.bar_id]
         self.is_membar = [bool(x) for x in t.is_membar]
-        self.cache_op = list(t.cache_op)           # the LD/ST unit's L1D bypass decision
+        self.cache_op: list[str] = list(t.cache_op)           # the LD/ST unit's L1D bypass decision
         self.param_offset = [int(x) for x in t.param_offset]   # its L1C address of an ld.param
         # register-file banks use GPGPU-Sim's "architectural" register number: the first
         # number in the register's name (%r12 -> 12, %fd3 -> 3; none -> no bank access), as its

@@ -12,11 +12,19 @@ latency would reach writeback in the same cycle (the ``occupied`` bit set).
 
 from __future__ import annotations
 
-import heapq
-from typing import Any
+from heapq import heappop, heappush
+from typing import TYPE_CHECKING, Any, Final
 
-# execution units (issue/dispatch targets)
-SP, DP, SFU, INT, TENSOR, MEM = range(6)
+if TYPE_CHECKING:
+    from .shader import SchedulerUnit, Warp
+
+# execution units (issue/dispatch targets); Final so that the compiled model inlines them
+SP: Final = 0
+DP: Final = 1
+SFU: Final = 2
+INT: Final = 3
+TENSOR: Final = 4
+MEM: Final = 5
 UNIT_NAMES = ("SP", "DP", "SFU", "INT", "TENSOR", "MEM")
 
 
@@ -31,7 +39,7 @@ class WarpInst:
 
     src_banks: tuple[int, ...]    # register-file banks of the operands the collector reads
     wb_left: tuple[int, ...]      # ... of the destinations still to be written back
-    warp: Any                     # the core's Warp
+    warp: Warp                    # the core's Warp
     slot: int                     # hardware warp slot
     pc: int
     unit: int
@@ -46,7 +54,7 @@ class WarpInst:
     is_load: bool
     is_store: bool
     is_atomic: bool
-    accessq: list[Any]            # the LD/ST unit's access queue
+    accessq: list[tuple[Any, str, bool]]   # the LD/ST unit's access queue: (access, space, store)
     cycles: int                   # the LD/ST unit's shared-memory cycles left
 
     def do_atomic(self) -> None:
@@ -78,7 +86,7 @@ class RegisterSet:
         #: registers), a bit mask of warp slots; they become candidates again when the slot is
         #: freed, each of its scheduler's (``wait_scheds``: the schedulers that may wait there)
         self.waiters: list[int] = [0] * len(self.slots)
-        self.wait_scheds: list[list[Any]] = [[] for _ in self.slots]
+        self.wait_scheds: list[list[SchedulerUnit]] = [[] for _ in self.slots]
         #: per slot (sub-core model, see ``OperandCollector.keep_woken``): the waiters woken
         #: when the slot was last freed, while it stays free (a bit mask, as ``waiters``)
         self.woken: list[int] = [0] * len(self.slots)
@@ -231,7 +239,7 @@ class PipelinedUnit:
             if v + self.offset <= now:
                 res = self.result
                 if res.count < len(res.slots):
-                    heapq.heappop(heap)
+                    heappop(heap)
                     res.move_in(self.inflight.pop(v))
                     n -= 1
                     self.n_active = n
@@ -247,7 +255,7 @@ class PipelinedUnit:
             v = now + start + 1 - self.offset
             if v not in self.inflight:
                 self.inflight[v] = d
-                heapq.heappush(self.heap, v)
+                heappush(self.heap, v)
                 self.dispatch = d = None
                 n += 1
                 self.n_active = n

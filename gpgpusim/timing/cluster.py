@@ -1,0 +1,100 @@
+"""A SIMT core cluster (GPGPU-Sim ``simt_core_cluster``; checklist C065-C069): its cores share
+one interconnect port, on which their requests enter (``icnt_inject_request_packet``), and one
+response FIFO of ``-gpgpu_n_cluster_ejection_buffer_size`` entries, from which one reply a core
+cycle goes to its core (``icnt_cycle``).
+
+A module of its own, apart from ``gpu.py``, so that it is compiled with the rest of the
+performance model (``timing/native.py``): the LD/ST unit reaches the interconnect through it for
+every memory access it sends.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .core.shader import ShaderCore
+from .mem_fetch import MemFetch, access_fetch
+from .memory import MemorySystem
+from .memory.icnt import XbarRouter
+
+_ACCESS_TYPE = {("global", False): "GLOBAL_ACC_R", ("global", True): "GLOBAL_ACC_W",
+                ("local", False): "LOCAL_ACC_R", ("local", True): "LOCAL_ACC_W"}
+
+
+class Cluster:
+    """The cluster ``cid`` of ``gpu`` (a ``TimingGpu``) with cores ``first_sid`` ..
+    ``first_sid + n_cores - 1``."""
+
+    def __init__(self, cid: int, gpu: Any, n_cores: int, first_sid: int) -> None:
+        self.cid = cid
+        self.gpu = gpu
+        self.cores: list[ShaderCore] = []
+        self.cta_next_core = n_cores - 1
+        self.response: list[MemFetch] = []
+        mem: MemorySystem = gpu.mem
+        self.mem = mem
+        self.memlat = mem.memlat
+        #: -gpgpu_perfect_mem (C012): every request is its own reply at once
+        self.perfect_mem = bool(gpu.config.get("gpgpu_perfect_mem"))
+        # the cluster's input buffer on the request network and its bound (icnt_has_buffer)
+        self._req_net: XbarRouter = mem.icnt.req
+        self._in_q = self._req_net.in_buf[cid]
+        self._in_limit = self._req_net.in_limit
+        # where replies for the cluster wait on the reply network (icnt_pop's buffer)
+        self._reply_q = mem.icnt.reply.out_buf[cid]
+        self.eject = max(1, int(gpu.config.get("gpgpu_n_cluster_ejection_buffer_size")))
+        for i in range(n_cores):
+            self.cores.append(ShaderCore(first_sid + i, self, gpu.config, gpu.stats))
+
+    def can_inject(self, mf: MemFetch) -> bool:
+        """``icnt_has_buffer`` for one packet on the cluster's request input (C067, C142),
+        inline; a refusal counts in the network's ``in_buffer_full``.  Always True with
+        ``-gpgpu_perfect_mem`` (nothing is ever queued there)."""
+        if len(self._in_q) < self._in_limit or self.perfect_mem:
+            return True
+        self._req_net.in_buffer_full += 1
+        return False
+
+    def inject(self, mf: MemFetch, now: int) -> None:
+        if self.perfect_mem:
+            # -gpgpu_perfect_mem (C012): GPGPU-Sim's perfect_memory_interface turns the request
+            # into its reply at once, in the cluster's response FIFO
+            mf.is_reply = True
+            if mf.is_atomic:
+                mf.do_atomic()
+            self.response.append(mf)
+            return
+        self.mem.inject(self.cid, mf, now)
+
+    def new_fetch(self, acc: Any, inst: Any, space: str, is_store: bool, core: ShaderCore,
+                  now: int) -> MemFetch:
+        """The request of one access ``acc`` (``coalesce.Access``) of warp instruction ``inst``
+        made by ``core`` in core cycle ``now`` (C105): an atomic is a ``GLOBAL_ACC_R``, other
+        accesses are typed by space and direction."""
+        atomic = inst.is_atomic
+        return access_fetch(acc.addr, acc.size, is_store and not atomic,
+                            "GLOBAL_ACC_R" if atomic else _ACCESS_TYPE[space, is_store],
+                            acc.sector_mask, acc.byte_mask, core.sid, self.cid, inst.slot, atomic, inst, now)
+
+    def icnt_cycle(self, now: int) -> None:
+        """``simt_core_cluster::icnt_cycle``: hand one reply to its core, take one from the
+        interconnect."""
+        if self.response:
+            mf = self.response[0]
+            core = self.cores[mf.core_id - self.cores[0].sid]
+            if mf.access_type == "INST_ACC_R":
+                # instruction fetch: the fetch unit always takes it, no read-latency statistics
+                self.response.pop(0)
+                core.accept_fetch_response(mf, now)
+            elif not core.response_buffer_full():
+                self.response.pop(0)
+                if self.memlat:                 # memlatstat_read_done: reads and write acks
+                    self.mem.read_done(mf, now)
+                core.accept_response(mf, now)
+        if len(self.response) < self.eject and self._reply_q:
+            mf2 = self.mem.pop_reply(self.cid, now)
+            if mf2 is not None:
+                self.response.append(mf2)
+
+    def busy(self) -> bool:
+        return bool(self.response) or any(c.busy() for c in self.cores)
