@@ -98,3 +98,22 @@ class Cluster:
 
     def busy(self) -> bool:
         return bool(self.response) or any(c.busy() for c in self.cores)
+
+
+def icnt_cycles(clusters: list[Cluster], now: int) -> None:
+    """The core clock's first step of ``gpgpu_sim::cycle`` for every cluster: those with a
+    reply in their response FIFO or waiting for them on the reply network run
+    :meth:`Cluster.icnt_cycle` (the others would do nothing).  Compiled with the model, so the
+    loop over the clusters costs no interpreted call per cluster and cycle."""
+    for cl in clusters:
+        if cl.response or cl._reply_q:
+            cl.icnt_cycle(now)
+
+
+def cycle_cores(cores: list[ShaderCore], now: int) -> list[ShaderCore]:
+    """Cycle each of ``cores`` (the awake ones, in core order) at core cycle ``now``; return
+    those still awake afterwards (a core that found itself quiescent sleeps until a reply or a
+    CTA wakes it: ``TimingGpu.core_woken``)."""
+    for core in cores:
+        core.cycle(now)
+    return [c for c in cores if not c.asleep]

@@ -81,7 +81,7 @@ from gpgpusim.report.stats import StatsRegistry
 from gpgpusim.runtime.gpu import Gpu, KernelRecord
 
 from .clock import CORE, DRAM, ClockDomains
-from .cluster import Cluster
+from .cluster import Cluster, cycle_cores, icnt_cycles
 from .core.shader import ShaderCore
 
 #: the access type of a core's non-atomic request by (space, is a store)
@@ -401,7 +401,6 @@ class TimingGpu(Gpu):
         step = self.clock.step
         clusters = self.clusters
         mem = self.mem
-        reply_net = mem.icnt.reply       # where replies wait for their cluster (icnt_pop)
         if self.limits_on:
             why = self._limit_reached()
             if why is not None:
@@ -413,10 +412,7 @@ class TimingGpu(Gpu):
             mask = step()
             now = self.gpu_tot_sim_cycle + self.gpu_sim_cycle
             if mask & CORE:
-                out_buf = reply_net.out_buf if reply_net.n_out else None
-                for cl in clusters:
-                    if cl.response or (out_buf is not None and out_buf[cl.cid]):
-                        cl.icnt_cycle(now)
+                icnt_cycles(clusters, now)
             if mask == DRAM:
                 # most steps are DRAM edges alone (its clock is the fastest)
                 mem.now = now
@@ -430,9 +426,7 @@ class TimingGpu(Gpu):
                     if self._woken:
                         aw = sorted(set(aw) | self._woken, key=_core_order)
                         self._woken.clear()
-                    for core in aw:
-                        core.cycle(now)
-                    self.awake = [c for c in aw if not c.asleep]
+                    self.awake = cycle_cores(aw, now)
                 else:   # the reference loop: every core that has work or threads, every cycle
                     for core in self.cores:
                         if core.n_live_ctas or not core.asleep:

@@ -290,3 +290,44 @@ def test_fma_operands_in_one_bank_are_read_one_per_step(tmp_path):
     _r, st = _stage_cycles(body, tmp_path)
     got = [(st[pc]["issue"], st[pc]["cu"], st[pc]["oc_ex"], st[pc]["unit"], st[pc]["wb"]) for pc in (4, 5, 6)]
     assert got == [(10, 11, 13, 14, 21), (21, 22, 24, 25, 32), (32, 33, 35, 36, 43)]
+
+
+def _fetch_core() -> Any:
+    from gpgpusim.options import load_config
+    from gpgpusim.timing.gpu import TimingGpu
+    from gpgpusim.functional.memory import GlobalMemory
+    cfg = load_config(None, overrides=["-gpgpu_n_clusters 1", "-gpgpu_kernel_launch_latency 0"],
+                      env=False, gpu="SM7_QV100")
+    return TimingGpu(cfg, GlobalMemory(), None).cores[0]
+
+
+@pytest.mark.parametrize("last, fetched, retired", [
+    (-1, 3, [1]),          # from warp 0: retires 1, fetches for 3 (5 is not reached)
+    (3, 60, [5, 40]),      # from warp 4: retires 5 and 40 on the way to 60
+    (60, 3, [63, 1]),      # wraps around: 63, then 1, then 3
+    (63, 3, [1]),          # from the last slot: the scan starts again at warp 0
+])
+def test_fetch_scans_round_robin_retiring_done_warps_on_the_way(last, fetched, retired):
+    """``shader_core_ctx::fetch``: from the warp after the last one fetched, in slot order and
+    round robin, every warp that finished and has nothing in flight retires, and the first
+    warp with an empty I-buffer is fetched for; the scan stops there."""
+    core = _fetch_core()
+    core.ctas[0].live = 100                 # (no CTA completes)
+    done = [1, 5, 40, 63, 7]
+    core.warps[7].stores = 1                # finished, but a store is still in flight
+    for ws in done:
+        w = core.warps[ws]
+        w.fdone, w.done_exit, w.in_pipe, w.pending, w.cta, w.active = True, False, 0, set(), 0, True
+        w.stores = 1 if ws == 7 else 0
+        core.retire_mask |= 1 << ws
+    for ws in (3, 60):
+        w = core.warps[ws]
+        w.fdone, w.ibuf, w.next_pc = False, [], 12
+        core.fetch_mask |= 1 << ws
+    core.last_fetched = last
+    core.fetch_dirty = True
+    assert core._fetch(0) is True
+    assert core.fetch_buf == (fetched, 12) and core.last_fetched == fetched
+    assert [ws for ws in done if core.warps[ws].done_exit] == sorted(retired, key=done.index)
+    assert core.retire_mask == sum(1 << ws for ws in done if ws not in retired)
+    assert core.ctas[0].live == 100 - len(retired)

@@ -41,7 +41,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from bisect import bisect_right, insort
+from bisect import insort
 
 
 from . import units as U
@@ -186,7 +186,7 @@ class ShaderCore:
         self.cluster = cluster
         self.cfg = cfg
         self.stats = stats
-        self.max_warps = cfg.max_threads_per_core // cfg.warp_size
+        self.max_warps: int = cfg.max_threads_per_core // cfg.warp_size
         self.max_cta = int(g("gpgpu_shader_cta"))
         self.n_sched = max(1, int(g("gpgpu_num_sched_per_core")))
         self.sub_core = bool(g("gpgpu_sub_core_model"))
@@ -203,11 +203,11 @@ class ShaderCore:
         self.active_slots: list[int] = []      # slots running a warp, ascending
         self.n_live_ctas = 0
         self.next_dyn = 0
-        self.last_fetched = self.max_warps - 1
+        self.last_fetched: int = self.max_warps - 1
         self.fetch_buf: tuple[int, int] | None = None     # (warp slot, pc)
         self.fetch_dirty = True
         self.fetch_mask = 0                 # bit w: running warp w has an empty I-buffer
-        self.retire_wait: set[int] = set()  # warps past their last instruction, not retired
+        self.retire_mask = 0                # warps past their last instruction, not retired (bits)
         widths = list(g("gpgpu_pipeline_widths").values) + [1] * 13
         # ID_OC_SP, ID_OC_DP, ID_OC_INT, ID_OC_SFU, ID_OC_MEM, OC_EX_SP, OC_EX_DP, OC_EX_INT,
         # OC_EX_SFU, OC_EX_MEM, EX_WB, ID_OC_TENSOR_CORE, OC_EX_TENSOR_CORE
@@ -379,7 +379,7 @@ class ShaderCore:
         sch.act_mask &= ~(1 << w.slot)
         sch.cand &= ~(1 << w.slot)
         self.fetch_mask &= ~(1 << w.slot)
-        self.retire_wait.discard(w.slot)
+        self.retire_mask &= ~(1 << w.slot)
 
     def _wake_warp(self, w: Warp) -> None:
         self.scheds[w.sched].cand |= 1 << w.slot
@@ -871,7 +871,7 @@ class ShaderCore:
             w.in_pipe -= len(w.ibuf)
             w.ibuf = []
             self.fetch_mask &= ~(1 << w.slot)
-            self.retire_wait.add(w.slot)
+            self.retire_mask |= 1 << w.slot
             self.fetch_dirty = True
             self._warp_exits_barrier(w)
 
@@ -929,7 +929,8 @@ class ShaderCore:
         if not self.fetch_dirty:
             return False
         m = self.fetch_mask
-        if not self.retire_wait:
+        rm = self.retire_mask
+        if not rm:
             if not m:
                 self.fetch_dirty = False
                 return False
@@ -945,19 +946,29 @@ class ShaderCore:
                 self.fetch_buf = (ws, self.warps[ws].next_pc)
                 return True
         warps = self.warps
-        cands = sorted(self.retire_wait.union(_bits(m)))
-        # round robin from the warp after the last one fetched (only candidates can be
-        # fetched or retired; the scan of every warp would skip the others)
-        k0 = bisect_right(cands, self.last_fetched)
-        n = len(cands)
+        # round robin from the warp after the last one fetched over the candidates (only warps
+        # to fetch for, ``fetch_mask``, or to retire, ``retire_mask``, disjoint: the scan of
+        # every warp would skip the others), as bit masks: those above the last one fetched in
+        # ascending order, then the others
+        cm: int = rm | m
+        lf = self.last_fetched + 1
+        hi: int = cm >> lf << lf
+        lo: int = cm ^ hi
         retired = False
-        for k in range(n):
-            ws = cands[(k0 + k) % n]
-            w = warps[ws]
+        while True:
+            if not hi:
+                if not lo:
+                    break
+                hi = lo
+                lo = 0
+            low: int = hi & -hi
+            hi ^= low
+            ws = low.bit_length() - 1
+            w: Warp = warps[ws]
             if w.fdone:
                 if not w.done_exit and w.stores == 0 and w.in_pipe == 0 and not w.pending:
                     retired = True
-                    self.retire_wait.discard(ws)
+                    self.retire_mask &= ~low
                     w.done_exit = True
                     w.active = False
                     slot = self.ctas[w.cta]
