@@ -480,7 +480,7 @@ class Cache:
         """Bring the per-set indices up to date with line ``idx``'s status and tag."""
         self._tag_ver += 1
         s = idx // self.assoc
-        self._sver[s] += 1
+        self._sver[s] = self._sver[s] + 1
         line: Line = self.lines[idx]
         st = line.status
         if RESERVED in st:
@@ -856,7 +856,7 @@ class Cache:
                 # inc_fail_stats with the reason
                 at = fetch.access_type
                 row = self.stats.counts[at]     # the first refusal created the row and entry
-                row[RESERVATION_FAIL] += 1
+                row[RESERVATION_FAIL] = row[RESERVATION_FAIL] + 1
                 frow = self.stats.fails[at]
                 frow[reason] = frow.get(reason, 0) + 1
                 return RESERVATION_FAIL
@@ -913,7 +913,7 @@ class Cache:
                                       addr & ~(self.atom_bytes - 1))
         else:
             self._tag_ver += 1
-            self._sver[set_idx] += 1
+            self._sver[set_idx] = self._sver[set_idx] + 1
             if retry is not None:
                 del self._retry[fetch]
         return status

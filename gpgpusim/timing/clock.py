@@ -9,9 +9,12 @@ same as in the C++ simulator.  :meth:`skip` advances many core edges at once, bi
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
-CORE, L2, ICNT, DRAM = 1, 2, 4, 8
+CORE: Final = 1
+L2: Final = 2
+ICNT: Final = 4
+DRAM: Final = 8
 
 
 class ClockDomains:
@@ -35,7 +38,11 @@ class ClockDomains:
 
     def step(self) -> int:
         """Advance to the next edge(s); the mask of the domains that tick."""
-        smallest = min(self.t_core, self.t_icnt, self.t_dram)
+        smallest = self.t_core              # min(core, icnt, dram), without a builtin call
+        if self.t_icnt < smallest:
+            smallest = self.t_icnt
+        if self.t_dram < smallest:
+            smallest = self.t_dram
         mask = 0
         if self.t_l2 <= smallest:
             smallest = self.t_l2

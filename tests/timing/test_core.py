@@ -331,3 +331,10 @@ def test_fetch_scans_round_robin_retiring_done_warps_on_the_way(last, fetched, r
     assert [ws for ws in done if core.warps[ws].done_exit] == sorted(retired, key=done.index)
     assert core.retire_mask == sum(1 << ws for ws in done if ws not in retired)
     assert core.ctas[0].live == 100 - len(retired)
+
+
+@pytest.mark.parametrize("m", [0, 1, 0xFF, 0x100, 0x8000_0001, 0xFFFF_FFFF, 1 << 47, (1 << 64) - 1,
+                               0x5555_5555_5555_5555, (1 << 128) - 3])
+def test_popcount_counts_set_bits_of_any_mask(m):
+    from gpgpusim.timing.core.units import popcount
+    assert popcount(m) == m.bit_count() == bin(m).count("1")

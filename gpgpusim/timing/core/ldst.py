@@ -58,7 +58,7 @@ from ..feed import SharedAccess
 from ..mem_fetch import MemFetch
 from . import coalesce as C
 from .pipe import CompressingPipe
-from .units import WarpInst
+from .units import WarpInst, popcount
 
 if TYPE_CHECKING:
     from .shader import ShaderCore
@@ -151,7 +151,7 @@ class LdstUnit:
 
     def issue(self, inst: WarpInst, now: int) -> None:
         """The instruction enters the dispatch register (``ldst_unit::issue``)."""
-        active = inst.executed.bit_count()
+        active = popcount(inst.executed)
         sp = inst.space
         if sp not in ("shared", "global", "local", "const", "param", "tex"):
             # generic (or a space the static table could not tell): the accesses say where
@@ -168,7 +168,7 @@ class LdstUnit:
                 banks = self.shmem_banks
                 parts = self.warp_parts
                 for acc in inst.mem:
-                    if acc.__class__ is SharedAccess:
+                    if isinstance(acc, SharedAccess):     # (a type test the compiled model narrows on)
                         deg += acc.degree(banks, parts)
                         continue
                     lanes = acc.lanes

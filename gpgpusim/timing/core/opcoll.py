@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .units import RegisterSet, WarpInst
+from .units import RegisterSet, WarpInst, popcount
 
 
 class CollectorUnit:
@@ -173,11 +173,11 @@ class OperandCollector:
         out: RegisterSet = cu.out  # type: ignore[assignment]
         oi = cu.oi
         if oi >= 0:
-            out.ready_for[oi] += 1
+            out.ready_for[oi] = out.ready_for[oi] + 1
             if out.slots[oi] is None:
                 self.dispatch_blocked = False
         else:
-            out.ready_for[0] += 1
+            out.ready_for[0] = out.ready_for[0] + 1
             if out.count < len(out.slots):
                 self.dispatch_blocked = False
 
@@ -273,10 +273,10 @@ class OperandCollector:
         slots = out.slots
         i = cu.oi
         if i >= 0:
-            out.ready_for[i] -= 1
+            out.ready_for[i] = out.ready_for[i] - 1
         else:
             i = slots.index(None)
-            out.ready_for[0] -= 1
+            out.ready_for[0] = out.ready_for[0] - 1
         slots[i] = cu.inst
         out.count += 1
         cu.inst = None
@@ -284,7 +284,7 @@ class OperandCollector:
         cu.free = True
         g = cu.group
         n_free = self.n_free
-        n_free[g] += 1
+        n_free[g] = n_free[g] + 1
         if n_free[g] == 1 and self.group_bits is not None:
             self.free_bits |= self.group_bits[g]
         self.n_busy -= 1
@@ -344,7 +344,7 @@ class OperandCollector:
             for cu in groups[g]:
                 if cu.free:
                     self.waiting ^= low
-                    n_free[g] -= 1
+                    n_free[g] = n_free[g] - 1
                     if not n_free[g] and self.group_bits is not None:
                         gb = self.group_bits[g]
                         self.free_bits &= ~gb
@@ -358,14 +358,14 @@ class OperandCollector:
                         if self.keep_woken:         # (one scheduler waits there)
                             sch = reg.wait_scheds[k][0]
                             sch.cand |= wm
-                            sch.n_route -= wm.bit_count()
+                            sch.n_route -= popcount(wm)
                             reg.woken[k] = wm
                         else:
                             for sch in reg.wait_scheds[k]:
                                 b = wm & sch.warp_bits
                                 if b:
                                     sch.cand |= b
-                                    sch.n_route -= b.bit_count()
+                                    sch.n_route -= popcount(b)
                     self.n_in -= 1
                     cu.free = False
                     cu.inst = inst

@@ -52,7 +52,7 @@ from .opcoll import OperandCollector
 from .scheduler import Gto, Lrr, Oldest, TwoLevelActive, make_policy
 from .stats import IssueStats
 from .table import CoreTable
-from .units import PipelinedUnit, RegisterSet, ResultRegister, WarpInst
+from .units import PipelinedUnit, RegisterSet, ResultRegister, WarpInst, popcount
 
 if TYPE_CHECKING:
     from ..cluster import Cluster
@@ -499,9 +499,13 @@ class ShaderCore:
         w = self.warps[inst.slot]
         if release and inst.dst:
             pend = w.pending
-            pend.difference_update(inst.dst)
             sw = w.sb_wait
-            if sw is None or (not sw.isdisjoint(inst.dst) and pend.isdisjoint(sw)):
+            hit = False         # one of the registers the warp's scoreboard block waits for
+            for r in inst.dst:  # (a loop, not set methods: those are boxed calls when compiled)
+                pend.discard(r)
+                if sw is not None and r in sw:
+                    hit = True
+            if sw is None or (hit and pend.isdisjoint(sw)):
                 sch = self.scheds[w.sched]
                 sch.cand |= 1 << w.slot
                 if w.sb:
@@ -511,7 +515,7 @@ class ShaderCore:
         self.n_inflight -= 1
         if self.count_done:   # gpu_sim_insn counts at completion (the stop limits, C011)
             k = w.kernel
-            k.thread_done += inst.executed.bit_count()
+            k.thread_done += popcount(inst.executed)
             k.warp_done += 1
 
     def release_reg(self, slot: int, reg: int) -> None:
@@ -721,11 +725,13 @@ class ShaderCore:
                     if wk:
                         sch.cand &= ~wk
                         reg.waiters[idx] = wk
-                        sch.n_route += wk.bit_count()
+                        sch.n_route += popcount(wk)
             pol.issued(ws)
             ist = self.istats
-            ist.single[sch.sid] += 1
-            ist.slot_issues[ws] += 1
+            single = ist.single
+            single[sch.sid] = single[sch.sid] + 1
+            per_slot = ist.slot_issues
+            per_slot[ws] = per_slot[ws] + 1
             return
         sch.cand = cm
         # nothing issued (scheduler_unit::cycle's stall statistics; W0_Idle is the rest; the
@@ -860,8 +866,10 @@ class ShaderCore:
         if self.trace is not None:
             self.trace.append((now, w.slot, pc))
         self.n_warp_insn += 1
-        self.n_thread_insn += ex.bit_count()
-        self.istats.w_hist[act.bit_count()] += 1
+        self.n_thread_insn += popcount(ex)
+        hist = self.istats.w_hist
+        n_act = popcount(act)
+        hist[n_act] = hist[n_act] + 1       # (``+=`` on a list item is a generic add when compiled)
         if tbl.is_barrier[pc]:
             self._barrier_arrive(w, tbl.barrier_id[pc])
         elif tbl.is_membar[pc]:

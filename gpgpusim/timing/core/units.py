@@ -27,6 +27,20 @@ TENSOR: Final = 4
 MEM: Final = 5
 UNIT_NAMES = ("SP", "DP", "SFU", "INT", "TENSOR", "MEM")
 
+#: set bits of each byte value (``popcount``)
+_POP8: Final = [bin(i).count("1") for i in range(256)]
+
+
+def popcount(m: int) -> int:
+    """``m.bit_count()`` for a mask ``m >= 0`` (active masks, warp-slot masks), by bytes:
+    mypyc has no primitive for ``int.bit_count``, whose boxed method call costs several times
+    the table lookups when the model is compiled (pure Python it is the slower of the two)."""
+    n = 0
+    while m:
+        n += _POP8[m & 255]
+        m >>= 8
+    return n
+
 
 class WarpInst:
     """One dynamic warp instruction in flight (GPGPU-Sim ``warp_inst_t``).  The memory fields
