@@ -84,7 +84,6 @@ from .clock import CORE, DRAM, ClockDomains
 from .cluster import Cluster, cycle_cores, icnt_cycles
 from .core.shader import ShaderCore
 
-#: the access type of a core's non-atomic request by (space, is a store)
 #: core cycles without an issued instruction before the deadlock detector fires (GPGPU-Sim
 #: uses 200,000 cycles without a committed instruction)
 DEADLOCK_CYCLES = 200_000

@@ -313,8 +313,7 @@ def test_fetch_scans_round_robin_retiring_done_warps_on_the_way(last, fetched, r
     warp with an empty I-buffer is fetched for; the scan stops there."""
     core = _fetch_core()
     core.ctas[0].live = 100                 # (no CTA completes)
-    done = [1, 5, 40, 63, 7]
-    core.warps[7].stores = 1                # finished, but a store is still in flight
+    done = [1, 5, 40, 63, 7]                # 7 finished, but a store is still in flight
     for ws in done:
         w = core.warps[ws]
         w.fdone, w.done_exit, w.in_pipe, w.pending, w.cta, w.active = True, False, 0, set(), 0, True
