@@ -332,7 +332,8 @@ def test_fetch_scans_round_robin_retiring_done_warps_on_the_way(last, fetched, r
     assert core.ctas[0].live == 100 - len(retired)
 
 
-@pytest.mark.parametrize("m", [0, 1, 0xFF, 0x100, 0x8000_0001, 0xFFFF_FFFF, 1 << 47, (1 << 64) - 1,
+@pytest.mark.parametrize("m", [0, 1, 0xFF, 0x100, 0x8000_0001, 0xFFFF_FFFE, 0xFFFF_FFFF, 0x1_0000_0000,
+                               0x7FFF_FFFF, 0xDEAD_BEEF, 1 << 47, (1 << 64) - 1,
                                0x5555_5555_5555_5555, (1 << 128) - 3])
 def test_popcount_counts_set_bits_of_any_mask(m):
     from gpgpusim.timing.core.units import popcount

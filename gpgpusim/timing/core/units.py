@@ -32,9 +32,18 @@ _POP8: Final = [bin(i).count("1") for i in range(256)]
 
 
 def popcount(m: int) -> int:
-    """``m.bit_count()`` for a mask ``m >= 0`` (active masks, warp-slot masks), by bytes:
-    mypyc has no primitive for ``int.bit_count``, whose boxed method call costs several times
-    the table lookups when the model is compiled (pure Python it is the slower of the two)."""
+    """``m.bit_count()`` for a mask ``m >= 0`` (active masks, warp-slot masks).  mypyc has no
+    primitive for ``int.bit_count``, whose boxed method call costs several times this when the
+    model is compiled (pure Python it is the slower of the two): a full 32-lane mask (the
+    common case) is answered at once, other masks under 2**32 by the usual shift-and-add
+    reduction (all intermediate values stay machine-word ints), wider ones by bytes."""
+    if m == 0xFFFFFFFF:
+        return 32
+    if m < 0x100000000:
+        m = m - ((m >> 1) & 0x55555555)
+        m = (m & 0x33333333) + ((m >> 2) & 0x33333333)
+        m = (m + (m >> 4)) & 0x0F0F0F0F
+        return ((m * 0x01010101) & 0xFFFFFFFF) >> 24
     n = 0
     while m:
         n += _POP8[m & 255]
