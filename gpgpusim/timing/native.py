@@ -8,9 +8,9 @@ CPython's per-object work on the hot path (``bench/NOTES.md``, "Eighth session")
 about the model changes: cycles and every statistic are identical (``tests/apps/test_native_model.py``
 compares whole runs).
 
-Build (done by ``pip install``; ~2-4 minutes)::
+Build (done by ``pip install``; ~4-6 minutes)::
 
-    gpgpusim native build       # -> gpgpusim/_native/
+    gpgpusim native build       # -> gpgpusim/_native/ (profile-guided; --no-pgo: one pass)
     gpgpusim native status      # built? fresh? in use?
 
 The compiled modules live apart from the source, in ``gpgpusim/_native/`` with a manifest of the
@@ -37,7 +37,9 @@ import sys
 from typing import Any
 
 PKG_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # .../gpgpusim
-NATIVE_DIR = os.path.join(PKG_ROOT, "_native")
+#: where the build lives; ``GPGPUSIM_NATIVE_DIR`` points a process at another one (the
+#: profile-guided build's training run loads its instrumented build from there)
+NATIVE_DIR = os.environ.get("GPGPUSIM_NATIVE_DIR") or os.path.join(PKG_ROOT, "_native")
 MANIFEST = "manifest.json"
 GROUP = "gpgpusim_timing"          # mypyc's shared library: gpgpusim_timing__mypyc.<abi>.so
 GROUP_MODULE = GROUP + "__mypyc"
@@ -222,17 +224,77 @@ def _parallel_build_ext() -> Any:
     return ParallelBuildExt
 
 
-def build(out_dir: str = NATIVE_DIR, *, pkg_root: str = PKG_ROOT, quiet: bool = True) -> str:
-    """Compile :data:`MODULES` of the package at ``pkg_root`` with mypyc into ``out_dir`` and
-    write its manifest; returns the manifest's path.  Needs mypy (mypyc) and a C compiler."""
+#: C flags of the optimised build: link-time optimisation lets gcc inline mypyc's small
+#: run-time helpers (list and dict access, tagged-int boxing; compiled as separate C files) into
+#: the model's functions, and calls between the model's own C files
+_LTO = ["-flto=auto", "-fno-semantic-interposition"]
+
+
+def _compile(exts: list[Any], base: list[tuple[list[str], list[str]]], tmp: str, cflags: list[str],
+             ldflags: list[str]) -> str:
+    """Compile mypyc's extensions (``base``: their own compile and link flags) with extra flags
+    into ``tmp/lib``; the objects go to ``tmp/obj``, the same paths on every pass (gcc finds a
+    pass's profile by its object's path)."""
+    from setuptools import Distribution
+
+    for e, (cf, lf) in zip(exts, base, strict=True):
+        e.extra_compile_args = cf + cflags
+        e.extra_link_args = lf + ldflags
+    cmd = _parallel_build_ext()(Distribution({"ext_modules": exts}))
+    cmd.build_lib = os.path.join(tmp, "lib")
+    cmd.build_temp = os.path.join(tmp, "obj")
+    cmd.force = True
+    cmd.ensure_finalized()
+    cmd.run()
+    return str(cmd.build_lib)
+
+
+def _install(build_lib: str, out_dir: str, digests: dict[str, str], profile: str) -> str:
+    """Copy a compiled build into ``out_dir`` and write its manifest (``profile``: how it was
+    optimised, for :func:`status`); returns its path."""
     import shutil
+
+    os.makedirs(out_dir, exist_ok=True)
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    man: dict[str, Any] = {"suffix": suffix, "group": GROUP_MODULE,
+                           "group_file": GROUP_MODULE + suffix, "modules": {}, "profile": profile}
+
+    def install(src: str, dst: str) -> None:
+        """Copy, then rename over the old file: a process running the old build keeps
+        its mapped file (the inode) intact."""
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        shutil.copy2(src, dst + ".new")
+        os.replace(dst + ".new", dst)
+
+    install(os.path.join(build_lib, man["group_file"]), os.path.join(out_dir, man["group_file"]))
+    for rel in MODULES:
+        so_rel = rel[:-3] + suffix
+        install(os.path.join(build_lib, "gpgpusim", so_rel), os.path.join(out_dir, so_rel))
+        man["modules"][rel] = [so_rel, digests[rel]]
+    path = os.path.join(out_dir, MANIFEST)
+    with open(path, "w") as f:
+        json.dump(man, f, indent=1, sort_keys=True)
+    return path
+
+
+def build(out_dir: str = NATIVE_DIR, *, pkg_root: str = PKG_ROOT, quiet: bool = True,
+          pgo: bool | None = None) -> str:
+    """Compile :data:`MODULES` of the package at ``pkg_root`` with mypyc into ``out_dir`` and
+    write its manifest; returns the manifest's path.  Needs mypy (mypyc) and a C compiler.
+
+    With ``pgo`` (the default unless ``GPGPUSIM_NATIVE_PGO=0``) the build is profile-guided:
+    an instrumented build runs :mod:`.native_train` (small simulations on two configs), and
+    the optimised build is compiled with the branch and call counts it left.  The C code, and
+    so every cycle and statistic, is the same either way; only gcc's layout and inlining
+    choices change (``bench/NOTES.md``, "Eleventh session")."""
+    import shutil
+    import subprocess
     import tempfile
 
     from mypyc.build import mypycify
-    from setuptools import Distribution
 
-    _ParallelBuildExt = _parallel_build_ext()
-
+    if pgo is None:
+        pgo = os.environ.get("GPGPUSIM_NATIVE_PGO", "") != "0"
     out_dir, pkg_root = os.path.abspath(out_dir), os.path.abspath(pkg_root)     # the build changes folder
     src_root = os.path.dirname(pkg_root)
     paths = [os.path.join("gpgpusim", rel) for rel in MODULES]
@@ -246,44 +308,49 @@ def build(out_dir: str = NATIVE_DIR, *, pkg_root: str = PKG_ROOT, quiet: bool = 
         exts = mypycify(["--ignore-missing-imports", "--follow-imports=silent", *paths], opt_level="3",
                         debug_level="0", multi_file=True, group_name=GROUP,
                         target_dir=os.path.join(tmp, "c"), verbose=not quiet)
-        dist = Distribution({"ext_modules": exts})
-        cmd = _ParallelBuildExt(dist)
-        cmd.build_lib = os.path.join(tmp, "lib")
-        cmd.build_temp = os.path.join(tmp, "obj")
-        cmd.ensure_finalized()
-        cmd.run()
-        os.makedirs(out_dir, exist_ok=True)
-        suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
-        man: dict[str, Any] = {"suffix": suffix, "group": GROUP_MODULE,
-                               "group_file": GROUP_MODULE + suffix, "modules": {}}
-
-        def install(src: str, dst: str) -> None:
-            """Copy, then rename over the old file: a process running the old build keeps
-            its mapped file (the inode) intact."""
-            os.makedirs(os.path.dirname(dst), exist_ok=True)
-            shutil.copy2(src, dst + ".new")
-            os.replace(dst + ".new", dst)
-
-        install(os.path.join(cmd.build_lib, man["group_file"]), os.path.join(out_dir, man["group_file"]))
-        for rel in MODULES:
-            so_rel = rel[:-3] + suffix
-            install(os.path.join(cmd.build_lib, "gpgpusim", so_rel), os.path.join(out_dir, so_rel))
-            man["modules"][rel] = [so_rel, digests[rel]]
-        path = os.path.join(out_dir, MANIFEST)
-        with open(path, "w") as f:
-            json.dump(man, f, indent=1, sort_keys=True)
-        return path
+        base = [(list(e.extra_compile_args or []), list(e.extra_link_args or [])) for e in exts]
+        use: list[str] = []
+        profile = "none (--no-pgo or GPGPUSIM_NATIVE_PGO=0)"
+        if pgo:
+            prof = os.path.join(tmp, "profile")
+            # (the same flags on both passes: the profile must fit the code gcc instruments)
+            g = [f"-fprofile-generate={prof}"]
+            gen = _install(_compile(exts, base, tmp, _LTO + g, _LTO + ["-O3"] + g),
+                           os.path.join(tmp, "native-gen"), digests, "instrumented")
+            env = dict(os.environ, GPGPUSIM_NATIVE_DIR=os.path.dirname(gen), GPGPUSIM_NATIVE="1",
+                       PYTHONPATH=os.pathsep.join([src_root, os.environ.get("PYTHONPATH", "")]))
+            run = subprocess.run([sys.executable, "-m", "gpgpusim.timing.native_train"], env=env,
+                                 cwd=tmp, capture_output=True, text=True)
+            if run.returncode == 0:
+                use = [f"-fprofile-use={prof}", "-fprofile-partial-training", "-Wno-missing-profile",
+                       "-Wno-error=coverage-mismatch"]
+                profile = "profile-guided"
+            else:       # (a build environment without the simulator's dependencies, say)
+                tail = (run.stdout + run.stderr).strip().splitlines()[-1:]
+                profile = f"none (the training run failed: {' '.join(tail)})"
+                print(f"gpgpusim: the profile-guided build's training run failed ({' '.join(tail)}); "
+                      "building without a profile", file=sys.stderr)
+        return _install(_compile(exts, base, tmp, _LTO + use, _LTO + ["-O3"] + use), out_dir, digests, profile)
     finally:
         os.chdir(cwd)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def profile() -> str:
+    """How the build in :data:`NATIVE_DIR` was optimised (its manifest's ``profile``)."""
+    try:
+        with open(os.path.join(NATIVE_DIR, MANIFEST)) as f:
+            return str(json.load(f).get("profile", "none (built before profile-guided builds)"))
+    except (OSError, ValueError):
+        return "none (no build)"
 
 
 def status() -> str:
     files, why = _load_manifest()
     if files is None:
         return f"compiled performance model: {why}"
-    return (f"compiled performance model: fresh build in {NATIVE_DIR} ({len(MODULES)} modules); "
-            + ("in use" if in_use() else f"not in use: {_note}"))
+    return (f"compiled performance model: fresh build in {NATIVE_DIR} ({len(MODULES)} modules, "
+            f"profile: {profile()}); " + ("in use" if in_use() else f"not in use: {_note}"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -291,11 +358,11 @@ def main(argv: list[str] | None = None) -> int:
     if args[:1] == ["build"]:
         import time
         t = time.time()
-        path = build(quiet="-v" not in args)
+        path = build(quiet="-v" not in args, pgo=False if "--no-pgo" in args else None)
         print(f"built {path} in {time.time() - t:.0f} s")
         return 0
     if args[:1] == ["status"]:
         print(status())
         return 0
-    print("usage: gpgpusim native build [-v] | status", file=sys.stderr)
+    print("usage: gpgpusim native build [-v] [--no-pgo] | status", file=sys.stderr)
     return 2

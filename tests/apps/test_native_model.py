@@ -137,3 +137,17 @@ def test_tracing_runs_the_pure_model(app_bin, native_built, tmp_path):
             "(slower than the compiled one)") in proc.stderr.splitlines()
     assert any(" WARP_SCHEDULER - Core 0 - Scheduler " in ln for ln in proc.stderr.splitlines())
     assert json.loads((tmp_path / "stats.json").read_text())["simulator"]["performance_model"] == "python"
+
+
+def test_install_build_is_profile_guided(native_built):
+    """``pip install`` makes the profile-guided build (an instrumented build runs
+    ``native_train``, the optimised one is compiled with its profile): a training run that
+    failed would leave a slower build behind with only a warning in the install log, so the
+    manifest records how the build was made and CI's build must say profile-guided."""
+    from gpgpusim.timing import native
+
+    if os.environ.get("GPGPUSIM_REQUIRE_NATIVE") != "1" and native.profile() != "profile-guided":
+        pytest.skip(f"this checkout's build: profile {native.profile()}")
+    assert native.profile() == "profile-guided"
+    assert "profile: profile-guided" in native.status()
+
