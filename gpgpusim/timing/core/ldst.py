@@ -461,16 +461,18 @@ class LdstUnit:
             lq = lat_q[(acc.addr >> shift) % banks]
             lqq = lq.q
             if lqq:
-                if lqq[-1][0] >= now or len(lqq) >= lq.depth:    # not lq.can_enter(now)
+                if lq.tail_t >= now or len(lqq) >= lq.depth:    # not lq.can_enter(now)
                     return "resource_stall"
             else:
                 # the bank's new head: at slot 0 from now + depth (and after the last one left)
+                lq.head_t = now
                 t = now + lq.depth
                 if t <= lq.last_left:
                     t = lq.last_left + 1
                 if t < self.latq_due:
                     self.latq_due = t
             lqq.append([now, cluster.new_fetch(acc, d, space, is_store, core, now)])     # lq.enter
+            lq.tail_t = now
             self.n_latq += 1
             q.pop()
             if is_store:
@@ -489,7 +491,7 @@ class LdstUnit:
             if not q:
                 continue
             # CompressingPipe.head, inline (the item at slot 0 this cycle)
-            t, mf = q[0]
+            t = lq.head_t
             if now < t + lq.depth or now <= lq.last_left:
                 t += lq.depth
                 if t <= lq.last_left:
@@ -497,6 +499,7 @@ class LdstUnit:
                 if t < due:
                     due = t
                 continue
+            mf: MemFetch = q[0][1]
             status = l1d.access(mf, now)
             if status == "RESERVATION_FAIL":
                 due = now       # retried next cycle
@@ -504,7 +507,7 @@ class LdstUnit:
             lq.pop(now)
             self.n_latq -= 1
             if q:
-                t = q[0][0] + lq.depth
+                t = lq.head_t + lq.depth
                 if t <= now:
                     t = now + 1
                 if t < due:
@@ -513,7 +516,7 @@ class LdstUnit:
                 if self._ack_locally(mf, status):
                     core.store_ack(mf.warp_id)
             elif status == "HIT":
-                self._read_done(mf.token)
+                self._read_done(mf.token)  # type: ignore[arg-type]
             # a read miss comes back through the L1D's access_ready(); a write that went
             # down to L2 is acknowledged by L2
         self.latq_due = due
@@ -583,7 +586,7 @@ class LdstUnit:
         sp = self.smem_pipe
         sq = sp.q
         now = self.now
-        ready = 1 if sq and now >= sq[0][0] + sp.depth and now > sp.last_left else 0
+        ready = 1 if sq and now >= sp.head_t + sp.depth and now > sp.last_left else 0
         if self.next_global is not None:
             ready |= 8
         l1d = self.l1d

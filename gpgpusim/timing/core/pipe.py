@@ -25,36 +25,49 @@ from typing import Any
 
 
 class CompressingPipe:
-    __slots__ = ("depth", "q", "last_left")
+    """``q`` holds ``[entry cycle, item]`` pairs, oldest first; ``head_t`` / ``tail_t`` repeat
+    the entry cycles of the first and last pair as typed ints (valid while ``q`` is not empty),
+    so the per-cycle tests of the LD/ST unit, which reads them in place, index nothing."""
+
+    __slots__ = ("depth", "q", "last_left", "head_t", "tail_t")
 
     def __init__(self, depth: int) -> None:
         self.depth = max(1, depth)
         self.q: deque[list[Any]] = deque()       # [entry cycle, item]
         self.last_left = -1                      # cycle the previous head left slot 0
+        self.head_t = 0
+        self.tail_t = 0
 
     def __len__(self) -> int:
         return len(self.q)
 
     def can_enter(self, now: int) -> bool:
         q = self.q
-        return not q or (q[-1][0] < now and len(q) < self.depth)
+        return not q or (self.tail_t < now and len(q) < self.depth)
 
     def enter(self, now: int, item: Any) -> None:
-        self.q.append([now, item])
+        q = self.q
+        if not q:
+            self.head_t = now
+        q.append([now, item])
+        self.tail_t = now
 
     def head(self, now: int) -> Any:
         """The item at slot 0 in cycle ``now`` (before that cycle's shift), or None."""
         q = self.q
         if not q:
             return None
-        t, item = q[0]
-        if now >= t + self.depth and now > self.last_left:
-            return item
+        if now >= self.head_t + self.depth and now > self.last_left:
+            return q[0][1]
         return None
 
     def pop(self, now: int) -> Any:
         self.last_left = now
-        return self.q.popleft()[1]
+        q = self.q
+        item = q.popleft()[1]
+        if q:
+            self.head_t = q[0][0]
+        return item
 
     def items(self) -> list[Any]:
         return [x[1] for x in self.q]
