@@ -277,6 +277,36 @@ def _install(build_lib: str, out_dir: str, digests: dict[str, str], profile: str
     return path
 
 
+def _train(exts: list[Any], base: list[tuple[list[str], list[str]]], tmp: str, src_root: str,
+           digests: dict[str, str]) -> tuple[list[str], str]:
+    """The profile-guided build's first pass: an instrumented build, then
+    :mod:`.native_train` run under it.  Returns the flags that compile the optimised build with
+    the profile and the manifest's ``profile`` label; no flags (and why, said in one line) when
+    a step failed, so the build goes on without a profile."""
+    import subprocess
+
+    prof = os.path.join(tmp, "profile")
+    # (the same flags on both passes: the profile must fit the code gcc instruments)
+    gen_flags = [f"-fprofile-generate={prof}"]
+    why = ""
+    try:
+        gen = _install(_compile(exts, base, tmp, _LTO + gen_flags, _LTO + ["-O3"] + gen_flags),
+                       os.path.join(tmp, "native-gen"), digests, "instrumented")
+        env = dict(os.environ, GPGPUSIM_NATIVE_DIR=os.path.dirname(gen), GPGPUSIM_NATIVE="1",
+                   PYTHONPATH=os.pathsep.join([src_root, os.environ.get("PYTHONPATH", "")]))
+        run = subprocess.run([sys.executable, "-m", "gpgpusim.timing.native_train"], env=env,
+                             cwd=tmp, capture_output=True, text=True, timeout=1800)
+        if run.returncode != 0:     # (a build environment without the simulator's dependencies, say)
+            why = "the training run failed: " + " ".join((run.stdout + run.stderr).strip().splitlines()[-1:])
+    except Exception as exc:  # noqa: BLE001 - instrumented compile refused, training timed out
+        why = f"{type(exc).__name__}: {exc}"
+    if why:
+        print(f"gpgpusim: no profile for the native build ({why}); building without one", file=sys.stderr)
+        return [], f"none ({why})"
+    return ([f"-fprofile-use={prof}", "-fprofile-partial-training", "-Wno-missing-profile",
+             "-Wno-error=coverage-mismatch"], "profile-guided")
+
+
 def build(out_dir: str = NATIVE_DIR, *, pkg_root: str = PKG_ROOT, quiet: bool = True,
           pgo: bool | None = None) -> str:
     """Compile :data:`MODULES` of the package at ``pkg_root`` with mypyc into ``out_dir`` and
@@ -288,7 +318,6 @@ def build(out_dir: str = NATIVE_DIR, *, pkg_root: str = PKG_ROOT, quiet: bool = 
     so every cycle and statistic, is the same either way; only gcc's layout and inlining
     choices change (``bench/NOTES.md``, "Eleventh session")."""
     import shutil
-    import subprocess
     import tempfile
 
     from mypyc.build import mypycify
@@ -312,25 +341,15 @@ def build(out_dir: str = NATIVE_DIR, *, pkg_root: str = PKG_ROOT, quiet: bool = 
         use: list[str] = []
         profile = "none (--no-pgo or GPGPUSIM_NATIVE_PGO=0)"
         if pgo:
-            prof = os.path.join(tmp, "profile")
-            # (the same flags on both passes: the profile must fit the code gcc instruments)
-            g = [f"-fprofile-generate={prof}"]
-            gen = _install(_compile(exts, base, tmp, _LTO + g, _LTO + ["-O3"] + g),
-                           os.path.join(tmp, "native-gen"), digests, "instrumented")
-            env = dict(os.environ, GPGPUSIM_NATIVE_DIR=os.path.dirname(gen), GPGPUSIM_NATIVE="1",
-                       PYTHONPATH=os.pathsep.join([src_root, os.environ.get("PYTHONPATH", "")]))
-            run = subprocess.run([sys.executable, "-m", "gpgpusim.timing.native_train"], env=env,
-                                 cwd=tmp, capture_output=True, text=True)
-            if run.returncode == 0:
-                use = [f"-fprofile-use={prof}", "-fprofile-partial-training", "-Wno-missing-profile",
-                       "-Wno-error=coverage-mismatch"]
-                profile = "profile-guided"
-            else:       # (a build environment without the simulator's dependencies, say)
-                tail = (run.stdout + run.stderr).strip().splitlines()[-1:]
-                profile = f"none (the training run failed: {' '.join(tail)})"
-                print(f"gpgpusim: the profile-guided build's training run failed ({' '.join(tail)}); "
-                      "building without a profile", file=sys.stderr)
-        return _install(_compile(exts, base, tmp, _LTO + use, _LTO + ["-O3"] + use), out_dir, digests, profile)
+            use, profile = _train(exts, base, tmp, src_root, digests)
+        try:
+            lib = _compile(exts, base, tmp, _LTO + use, _LTO + ["-O3"] + use)
+        except Exception as exc:  # noqa: BLE001 - a compiler without LTO / these profile flags
+            print(f"gpgpusim: the optimised build failed ({type(exc).__name__}: {exc}); "
+                  "building with mypyc's own flags", file=sys.stderr)
+            lib = _compile(exts, base, tmp, [], [])
+            profile = f"none (the compiler refused -flto or the profile flags: {exc})"
+        return _install(lib, out_dir, digests, profile)
     finally:
         os.chdir(cwd)
         shutil.rmtree(tmp, ignore_errors=True)
