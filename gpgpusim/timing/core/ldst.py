@@ -459,20 +459,16 @@ class LdstUnit:
                 return ""
             acc, space, is_store = q[-1]
             lq = lat_q[(acc.addr >> shift) % banks]
-            lqq = lq.q
-            if lqq:
-                if lq.tail_t >= now or len(lqq) >= lq.depth:    # not lq.can_enter(now)
-                    return "resource_stall"
-            else:
+            if not lq.can_enter(now):
+                return "resource_stall"
+            if not lq.q:
                 # the bank's new head: at slot 0 from now + depth (and after the last one left)
-                lq.head_t = now
                 t = now + lq.depth
                 if t <= lq.last_left:
                     t = lq.last_left + 1
                 if t < self.latq_due:
                     self.latq_due = t
-            lqq.append([now, cluster.new_fetch(acc, d, space, is_store, core, now)])     # lq.enter
-            lq.tail_t = now
+            lq.enter(now, cluster.new_fetch(acc, d, space, is_store, core, now))
             self.n_latq += 1
             q.pop()
             if is_store:
