@@ -35,32 +35,19 @@ def compile_ptx(source: str, stem: str) -> str:
 
 def timing_gpu(ptx_text: str, name: str, sms: int, config: str) -> tuple[Any, Any, Any, Any]:
     """``(cfg, gmem, gpu, loaded module)``: config ``config`` with ``sms`` SMs and launch latency 0."""
-    from gpgpusim.functional.loader import load_module
-    from gpgpusim.functional.memory import GlobalMemory
-    from gpgpusim.options import load_config
-    from gpgpusim.ptx import parse_ptx
-    from gpgpusim.timing.gpu import TimingGpu
-
-    mod = parse_ptx(ptx_text, name)
-    cfg = load_config(None, overrides=[f"-gpgpu_n_clusters {sms}", "-gpgpu_kernel_launch_latency 0"],
-                      env=False, gpu=config)
-    g = GlobalMemory()
-    gpu = TimingGpu(cfg, g, None)
-    return cfg, g, gpu, load_module(mod, g)
+    from gpgpusim.timing.native_train import timing_gpu as make
+    return make(ptx_text, name, sms, config)
 
 
 def launch_op(lm: Any, cfg: Any, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int],
               params: bytes, regs: int, smem: int) -> Any:
-    from gpgpusim.runtime.gpu import KernelLaunchOp
-    return KernelLaunchOp(lm, kernel, grid, block, 0, params, {"options": cfg}, regs_per_thread=regs,
-                          static_smem_bytes=smem)
+    from gpgpusim.timing.native_train import launch_op as make
+    return make(lm, cfg, kernel, grid, block, params, regs, smem)
 
 
 def simulate(gpu: Any, op: Any) -> tuple[Any, float]:
     """Run launch ``op`` to its end: ``(kernel record, CPU seconds)``."""
+    from gpgpusim.timing.native_train import run_to_end
     t0 = time.process_time()
-    rec = gpu.start_kernel(op, 0)
-    done: list = []
-    while not done:
-        done = gpu.advance()
+    rec = run_to_end(gpu, op)
     return rec, time.process_time() - t0

@@ -15,13 +15,17 @@ import os
 import struct
 import sys
 import time
+from typing import Any
 
 import numpy as np
 
 PTX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pgo", "train.ptx")
 
 
-def _gpu(config: str, sms: int, text: str) -> tuple:
+def timing_gpu(ptx_text: str, name: str, sms: int, config: str) -> tuple[Any, Any, Any, Any]:
+    """``(cfg, gmem, gpu, loaded module)``: a performance-mode GPU of ``config`` with ``sms``
+    SMs and no launch latency, with PTX ``ptx_text`` loaded (``bench/inproc.py`` sets up its
+    speed benchmarks with it too)."""
     from gpgpusim.functional.loader import load_module
     from gpgpusim.functional.memory import GlobalMemory
     from gpgpusim.options import load_config
@@ -31,21 +35,30 @@ def _gpu(config: str, sms: int, text: str) -> tuple:
     cfg = load_config(None, overrides=[f"-gpgpu_n_clusters {sms}", "-gpgpu_kernel_launch_latency 0"],
                       env=False, gpu=config)
     g = GlobalMemory()
-    return cfg, g, TimingGpu(cfg, g, None), load_module(parse_ptx(text, "train.ptx"), g)
+    return cfg, g, TimingGpu(cfg, g, None), load_module(parse_ptx(ptx_text, name), g)
 
 
-def _run(gpu: object, lm: object, cfg: object, kernel: str, grid: int | tuple[int, int, int], block: int | tuple[int, int, int],
-         params: bytes, smem: int = 0) -> int:
+def launch_op(lm: Any, cfg: Any, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int],
+              params: bytes, regs: int, smem: int) -> Any:
+    """The launch of ``kernel`` of loaded module ``lm`` (``regs`` and ``smem`` feed occupancy)."""
     from gpgpusim.runtime.gpu import KernelLaunchOp
+    return KernelLaunchOp(lm, kernel, grid, block, 0, params, {"options": cfg}, regs_per_thread=regs,
+                          static_smem_bytes=smem)
 
+
+def run_to_end(gpu: Any, op: Any) -> Any:
+    """Simulate launch ``op`` on ``gpu`` to its end; its kernel record."""
+    rec = gpu.start_kernel(op, 0)
+    while not gpu.advance():
+        pass
+    return rec
+
+
+def _run(gpu: Any, lm: Any, cfg: Any, kernel: str, grid: int | tuple[int, int, int],
+         block: int | tuple[int, int, int], params: bytes, smem: int = 0) -> None:
     g3 = grid if isinstance(grid, tuple) else (grid, 1, 1)
     b3 = block if isinstance(block, tuple) else (block, 1, 1)
-    op = KernelLaunchOp(lm, kernel, g3, b3, 0, params, {"options": cfg}, regs_per_thread=32,
-                        static_smem_bytes=smem)
-    rec = gpu.start_kernel(op, 0)  # type: ignore[attr-defined]
-    while not gpu.advance():  # type: ignore[attr-defined]
-        pass
-    return int(rec.report_stats.cycles)
+    run_to_end(gpu, launch_op(lm, cfg, kernel, g3, b3, params, 32, smem))
 
 
 def _put(g: object, arr: np.ndarray) -> int:
@@ -59,7 +72,7 @@ def train(config: str, sms: int, n: int, threads: int) -> None:
     ``threads``-thread gathers (unit and 33-word stride), bins and branchy kernels."""
     with open(PTX) as f:
         text = f.read()
-    cfg, g, gpu, lm = _gpu(config, sms, text)
+    cfg, g, gpu, lm = timing_gpu(text, "train.ptx", sms, config)
     rng = np.random.default_rng(7)
     a = rng.integers(-4, 4, (n, n)).astype(np.float32)
     b = rng.integers(-4, 4, (n, n)).astype(np.float32)
