@@ -112,6 +112,7 @@ objects is the consumer's cost, paid lazily per warp.
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
@@ -618,22 +619,68 @@ class KernelTrace:
     def streams(self) -> Iterator[tuple[int, list[TraceStream]]]:
         """:meth:`ctas` as the SIMT core reads it: ``(CTA id, its warps' streams)``."""
         for cid, ws in self.ctas():
-            yield cid, [TraceStream(w) for w in ws]
+            was = _gc_pause()
+            try:
+                out = [TraceStream(w) for w in ws]
+            finally:
+                _gc_settle(was)
+            yield cid, out
 
     def _gen(self) -> Iterator[tuple[int, list[WarpTrace]]]:
         lc = self._lc
         Wc = self.warps_per_cta
-        for ex in engine.run_chunks(lc, lambda ex: TraceRecorder()):
-            rec: TraceRecorder = ex.trace_rec
-            ex.trace_rec = None
-            ws = rec.warps(ex)
-            ids = ex.cta_ids.tolist()
-            del ex, rec
+        chunks = engine.run_chunks(lc, lambda ex: TraceRecorder())
+        while True:
+            got = _record_chunk(chunks)
+            if got is None:
+                break
+            ws, ids = got
             for c, cid in enumerate(ids):
                 yield cid, ws[c * Wc:(c + 1) * Wc]
-            del ws
+            del ws, got
         engine.finish_launch(lc)
         self.done = True
+
+
+def _record_chunk(chunks: Iterator[Exec]) -> tuple[list[WarpTrace], list[int]] | None:
+    """The functional run of the next chunk of CTAs, recorded: its warps' traces (CTA by
+    CTA, warp order within each) and its CTA ids; None after the last chunk."""
+    was = _gc_pause()
+    try:
+        ex = next(chunks, None)
+        if ex is None:
+            return None
+        rec: TraceRecorder = ex.trace_rec
+        ex.trace_rec = None
+        return rec.warps(ex), ex.cta_ids.tolist()
+    finally:
+        _gc_settle(was)
+
+
+def _gc_pause() -> bool:
+    """Switch the cyclic garbage collector off while a trace chunk is recorded or its
+    streams are built; returns whether it was on (for :func:`_gc_settle`).
+
+    Recording allocates millions of objects that live as long as their warps (per-warp
+    arrays, memory records, the streams' result lists) and form no reference cycles.  Each
+    young collection the allocation would trigger walks all of them and frees nothing: with
+    the collector on, recording the 256² matmul's trace took ~5.0 s of CPU instead of ~3.8 s
+    (``bench/NOTES.md``, twelfth session)."""
+    was = gc.isenabled()
+    gc.disable()
+    return was
+
+
+def _gc_settle(was: bool) -> None:
+    """After :func:`_gc_pause`: move every object the collector tracks into its oldest
+    generation without walking them (``gc.freeze`` then ``gc.unfreeze``), so that the new
+    trace objects are not walked by the next young collections either; then switch the
+    collector back on if it was.  Nothing is freed or kept alive by this; reference cycles
+    that were young at that moment are collected by the next full collection instead."""
+    gc.freeze()
+    gc.unfreeze()
+    if was:
+        gc.enable()
 
 
 def record_kernel(lm: Any, kernel: str, grid, block, dyn_smem_bytes: int, params: bytes, *,

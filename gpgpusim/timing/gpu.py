@@ -142,17 +142,21 @@ class KernelRun:
 
 
 #: the youngest generation's threshold while a performance model exists (CPython's default 700)
-GC_YOUNG_THRESHOLD = 20000
+GC_YOUNG_THRESHOLD = 1_000_000
 
 
 def _relax_gc() -> None:
-    """Collect the youngest generation every ``GC_YOUNG_THRESHOLD`` allocations instead of
-    every 700.  The cycle loop allocates millions of short-lived objects (warp instructions,
-    memory fetches, accesses) that reference counting frees; at CPython's default the
-    collector ran ~4,400 young and ~15 full collections in the 256² matmul (6.5 s of its
-    183 s, the full ones walking every recorded trace object) and freed few objects (3,591
-    in the 64² run).
-    Reference cycles are still collected, later.  Never lowers a threshold someone raised."""
+    """Collect the youngest generation every ``GC_YOUNG_THRESHOLD`` net allocations instead
+    of every 700.  CPython counts a generation's objects as allocations *minus* frees, so the
+    short-lived objects of the cycle loop (warp instructions, memory fetches, accesses), which
+    reference counting frees, hardly move the count: what triggers a collection is the growth
+    of the long-lived ones, the recorded trace (per-warp results, memory records), and every
+    collection walks them again for nothing (the 256² matmul on 80 SMs frees ~2,600 objects by
+    collection in the whole run).  At 700 the collector took 6.5 s of that run's 183 s (third
+    session); at 20,000 it still took 2.7 s of ~71 s (361 young and 23 middle collections,
+    ``bench/NOTES.md``, twelfth session); at 1,000,000 it takes ~0.6 s (4 young ones) at the
+    same peak memory.  Reference cycles are still collected, after at most a million new
+    objects.  Never lowers a threshold someone raised."""
     import gc
     t0, t1, t2 = gc.get_threshold()
     if t0 and t0 < GC_YOUNG_THRESHOLD:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import struct
 import sys
 from pathlib import Path
@@ -229,6 +230,52 @@ def test_matmul_counts_match():
     ld_pos = [p for p, accs in w.mem.items() if accs[0].space == "global" and not accs[0].is_store]
     assert len(ld_pos) == 2 * (n // 16)
     assert all(len(a.lanes) == 32 for accs in w.mem.values() for a in accs)
+
+
+def _matmul_trace(n=64):
+    mod = load_ptx_cached((DATA / "matmul.ptx").read_text(), "matmul.ptx")
+    g = GlobalMemory()
+    lm = load_module(mod, g)
+    da, db, dc = (g.allocate(4 * n * n) for _ in range(3))
+    return record_kernel(lm, "_Z11matmulTiledPKfS0_Pfi", (n // 16, n // 16, 1), (16, 16, 1), 0,
+                         struct.pack("<QQQi", da, db, dc, n), gmem=g)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_recording_pauses_the_collector_and_promotes_the_trace(enabled):
+    """The collector is off while a chunk is recorded and its streams built, and comes back
+    as it was; the new trace objects go straight to the oldest generation, so no young
+    collection walks them (the young count restarts near zero after each CTA's streams)."""
+    saved = gc.get_threshold(), gc.isenabled()
+    gc.set_threshold(10**9)         # no collection of its own during the test
+    (gc.enable if enabled else gc.disable)()
+    try:
+        kt = _matmul_trace()
+        for cid, streams in kt.streams():
+            assert gc.isenabled() is enabled
+            assert gc.get_count()[0] < 50           # thousands of new objects per CTA
+            if cid == 3:
+                old = {id(o) for o in gc.get_objects(generation=2)}
+                assert id(streams[0].res) in old and id(streams[-1].pcs) in old
+        assert kt.done and gc.isenabled() is enabled
+    finally:
+        gc.set_threshold(*saved[0])
+        (gc.enable if saved[1] else gc.disable)()
+
+
+def test_a_fault_while_recording_leaves_the_collector_on():
+    m = ptx("""
+.reg .u64 %rd<4>; .reg .u32 %r<4>;
+mov.u64 %rd1, 16;
+ld.global.u32 %r1, [%rd1];
+ret;
+""")
+    g, lm, buf = _setup(m, 16)
+    kt = record_kernel(lm, "k", (1, 1, 1), (32, 1, 1), 0, struct.pack("<Q", buf), gmem=g)
+    assert gc.isenabled()
+    with pytest.raises(CudaError):
+        list(kt.streams())
+    assert gc.isenabled()
 
 
 def test_faults_propagate_like_launch():
