@@ -701,25 +701,27 @@ _ORDERED_LOADS = ("volatile", "acquire", "relaxed")
 
 def _regs_read(inst: ir.Instruction, skip_dst: bool) -> list[str]:
     out: list[str] = []
-    ops = inst.operands[1:] if skip_dst else inst.operands
-
-    def see(op) -> None:
-        if isinstance(op, ir.Reg):
-            out.append(op.name)
-        elif isinstance(op, ir.Vec):
-            for e in op.elems:
-                if e is not None:
-                    see(e)
-        elif isinstance(op, ir.Addr) and isinstance(op.base, ir.Reg):
-            out.append(op.base.name)
-        elif isinstance(op, ir.ParamList):
-            for e in op.items:
-                see(e)
-    for op in ops:
-        see(op)
+    for op in (inst.operands[1:] if skip_dst else inst.operands):
+        _see_reg_names(op, out)
     if inst.guard is not None:
         out.append(inst.guard[0].name)
     return out
+
+
+def _see_reg_names(op: Any, out: list[str]) -> None:
+    """Append the names of the registers operand ``op`` reads to ``out`` (a module function,
+    not a recursive closure: that would be a reference cycle per call, left to the collector)."""
+    if isinstance(op, ir.Reg):
+        out.append(op.name)
+    elif isinstance(op, ir.Vec):
+        for e in op.elems:
+            if e is not None:
+                _see_reg_names(e, out)
+    elif isinstance(op, ir.Addr) and isinstance(op.base, ir.Reg):
+        out.append(op.base.name)
+    elif isinstance(op, ir.ParamList):
+        for e in op.items:
+            _see_reg_names(e, out)
 
 
 _NOT_GLOBAL = ("param", "shared", "local", "const")

@@ -238,26 +238,29 @@ def _space(inst: ir.Instruction) -> str:
 
 def _regs(fi: dec.FuncInfo, ops) -> list[int]:
     out: list[int] = []
-
-    def see(op) -> None:
-        if isinstance(op, ir.Reg):
-            s = fi.slots.get(op.name)
-            if s is not None:
-                out.append(s)
-        elif isinstance(op, ir.Vec):
-            for e in op.elems:
-                if e is not None:
-                    see(e)
-        elif isinstance(op, ir.PredPair):
-            see(op.p)
-            if op.q is not None:
-                see(op.q)
-        elif isinstance(op, ir.Addr):
-            if isinstance(op.base, ir.Reg):
-                see(op.base)
     for op in ops:
-        see(op)
+        _see_reg_slots(fi, op, out)
     return out
+
+
+def _see_reg_slots(fi: dec.FuncInfo, op: Any, out: list[int]) -> None:
+    """Append the register slots operand ``op`` names to ``out`` (a module function, not a
+    recursive closure: that would be a reference cycle per call, left to the collector)."""
+    if isinstance(op, ir.Reg):
+        s = fi.slots.get(op.name)
+        if s is not None:
+            out.append(s)
+    elif isinstance(op, ir.Vec):
+        for e in op.elems:
+            if e is not None:
+                _see_reg_slots(fi, e, out)
+    elif isinstance(op, ir.PredPair):
+        _see_reg_slots(fi, op.p, out)
+        if op.q is not None:
+            _see_reg_slots(fi, op.q, out)
+    elif isinstance(op, ir.Addr):
+        if isinstance(op.base, ir.Reg):
+            _see_reg_slots(fi, op.base, out)
 
 
 def _param_offset(prog: dec.Program, d: dec.DInst, inst: ir.Instruction) -> int:
