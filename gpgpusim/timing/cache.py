@@ -42,6 +42,7 @@ from collections import deque
 from heapq import heappop, heappush, heapreplace
 from typing import Any, Callable, Final
 
+from .core.units import popcount
 from .mem_fetch import SECTOR_BYTES, SECTORS_PER_LINE, MemFetch, access_fetch, sector_byte_mask
 
 INVALID: Final = 0
@@ -445,7 +446,9 @@ class Cache:
     #   way, so pristine ways are used top down and stay a prefix.
     # * ``_inv[set]``: max-heap (negated index) of created ways that became invalid;
     #   ``_clean[set]`` / ``_dirty[set]``: min-heaps of (LRU/FIFO stamp, index) of lines with no
-    #   reserved sector, without / with a modified sector.  Entries are validated lazily
+    #   reserved sector, without / with a modified sector, each pair kept as the one int
+    #   ``stamp << _ib | index`` (``_ib`` bits hold any index), which orders exactly as the
+    #   pair does and compares as a machine word instead of a tuple.  Entries are validated lazily
     #   against ``_cls`` (the class as last synchronised) and the line's stamp: an entry's
     #   stamp is a lower bound (LRU stamps only grow on a hit; a smaller one is pushed), so an
     #   outdated top is re-keyed, and the valid top is the first oldest way, as in the scan.
@@ -459,8 +462,9 @@ class Cache:
         self._tags: list[dict[int, int]] = [{} for _ in range(self.nset)]
         self._pristine = [self.assoc] * self.nset
         self._inv: list[list[int]] = [[] for _ in range(self.nset)]
-        self._clean: list[list[tuple[int, int]]] = [[] for _ in range(self.nset)]
-        self._dirty: list[list[tuple[int, int]]] = [[] for _ in range(self.nset)]
+        self._clean: list[list[int]] = [[] for _ in range(self.nset)]
+        self._dirty: list[list[int]] = [[] for _ in range(self.nset)]
+        self._ib: int = n.bit_length()      # victim-heap keys: stamp << _ib | index
         self._dup = False
         # GPGPU-Sim indexes line -1 (the last line) after a failed allocation: keep it real
         self.lines[n - 1] = Line()
@@ -511,20 +515,22 @@ class Cache:
         if c != cls[idx]:
             cls[idx] = c
             if c == _C_CLEAN:
-                self._push(self._clean[s], (line.last_access if self._lru else line.alloc_time, idx))
+                self._push(self._clean[s], ((line.last_access if self._lru else line.alloc_time) << self._ib) | idx, c)
             elif c == _C_DIRTY:
-                self._push(self._dirty[s], (line.last_access if self._lru else line.alloc_time, idx))
+                self._push(self._dirty[s], ((line.last_access if self._lru else line.alloc_time) << self._ib) | idx, c)
             elif c == _C_INV:
                 heappush(self._inv[s], -idx)
 
-    def _push(self, heap: list[tuple[int, int]], entry: tuple[int, int]) -> None:
-        heappush(heap, entry)
+    def _push(self, heap: list[int], key: int, c: int) -> None:
+        """Push victim-heap ``key`` (``stamp << _ib | index``) onto ``heap``, the heap of
+        class ``c`` (``_C_CLEAN`` / ``_C_DIRTY``) of the line's set."""
+        heappush(heap, key)
         if len(heap) > self._heap_cap:        # drop stale / duplicate entries
-            c = _C_CLEAN if heap in self._clean else _C_DIRTY
-            s = entry[1] // self.assoc
+            ib = self._ib
+            s = (key & ((1 << ib) - 1)) // self.assoc
             base = s * self.assoc
             lines, cls = self.lines, self._cls
-            heap[:] = sorted((self._stamp(lines[i]), i) for i in range(base, base + self.assoc) if cls[i] == c)
+            heap[:] = sorted((self._stamp(lines[i]) << ib) | i for i in range(base, base + self.assoc) if cls[i] == c)
 
     def _unregister(self, s: int, tag: int, idx: int) -> None:
         d = self._tags[s]
@@ -539,23 +545,27 @@ class Cache:
                     d[tag] = i
                     break
 
-    def _top(self, heap: list[tuple[int, int]], c: int) -> tuple[int, int] | None:
-        """The valid (stamp, index) minimum of a victim heap, or None."""
+    def _top(self, heap: list[int], c: int) -> int:
+        """The valid minimum key (``stamp << _ib | index``) of a victim heap, or -1."""
         cls, lines, lru = self._cls, self.lines, self._lru
+        ib = self._ib
+        mask = (1 << ib) - 1
         while heap:
-            k, idx = heap[0]
+            key = heap[0]
+            idx = key & mask
             if cls[idx] != c:
                 heappop(heap)
                 continue
             line: Line = lines[idx]
             ts = line.last_access if lru else line.alloc_time
+            k = key >> ib
             if k == ts:
-                return heap[0]
+                return key
             if k < ts:
-                heapreplace(heap, (ts, idx))
+                heapreplace(heap, (ts << ib) | idx)
             else:               # a later, smaller entry of the same line exists
                 heappop(heap)
-        return None
+        return -1
 
     def probe(self, addr: int, sector_mask: int, is_write: bool) -> tuple[str, int]:
         """``tag_array::probe`` -> (status, line index)."""
@@ -597,11 +607,11 @@ class Cache:
         best = self._top(self._clean[set_idx], _C_CLEAN)
         if (100.0 * self.n_dirty / self._nlines) >= self.wr_percent:
             d = self._top(self._dirty[set_idx], _C_DIRTY)
-            if d is not None and (best is None or d < best):
+            if d >= 0 and (best < 0 or d < best):
                 best = d
-        if best is None:
+        if best < 0:
             return RESERVATION_FAIL, -1
-        return MISS, best[1]
+        return MISS, best & ((1 << self._ib) - 1)
 
     def _probe_scan(self, addr: int, sector_mask: int, is_write: bool) -> tuple[str, int]:
         """GPGPU-Sim's linear scan (reference; used only for a line cache whose matching line
@@ -672,9 +682,10 @@ class Cache:
                 old = line.last_access
                 line.sector_access[sidx] = time
                 line.last_access = time
-                if time < old and self._cls[idx] >= _C_CLEAN:
+                c = self._cls[idx]
+                if time < old and c >= _C_CLEAN:
                     s = idx // self.assoc
-                    self._push(self._clean[s] if self._cls[idx] == _C_CLEAN else self._dirty[s], (time, idx))
+                    self._push(self._clean[s] if c == _C_CLEAN else self._dirty[s], (time << self._ib) | idx, c)
             else:
                 line.touch(time, sidx)
         elif status == MISS:
@@ -1265,13 +1276,14 @@ class Cache:
 def sector_parts(size: int, sector_mask: int) -> int:
     """How many sector requests a sectored L2 makes of one request (the rule of GPGPU-Sim's
     ``breakdown_request_to_sector_requests``, as ``memory.partition`` applies it)."""
-    if size == 32 and sector_mask.bit_count() == 1:
+    n = popcount(sector_mask)
+    if size == 32 and n == 1:
         return 1
     if size == 128:
-        return sector_mask.bit_count() or 4
+        return n or 4
     if size == 64 and sector_mask in (0xF, 0):
         return 2
-    return max(1, sector_mask.bit_count())
+    return max(1, n)
 
 
 class _RobEntry:

@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.units import popcount
 from ..mem_fetch import MemFetch, WRITEBACK_TYPES
 
 BANK_IDLE, BANK_ACTIVE = 0, 1
@@ -550,7 +551,7 @@ class Dram:
         banks, grp_of = self.banks, self.grp_of
         rd = self.rd_open
         rw = rd | self.wr_open
-        self.n_pend = self.pend_mask.bit_count()
+        self.n_pend = popcount(self.pend_mask)
         ready: list[int] = []
         col_at = NEVER
         last = 0
@@ -614,9 +615,9 @@ class Dram:
         """The bank-level-parallelism sample values of the open banks with a request
         (``rw``, non-empty; ``rd`` those open for a read): their number, write share and
         bank groups (memoised per mask)."""
-        n_rw = rw.bit_count()
+        n_rw = popcount(rw)
         self.n_rw = n_rw
-        self.w2r = (rw & ~rd).bit_count() / n_rw
+        self.w2r = popcount(rw & ~rd) / n_rw
         g = self._grp_count.get(rw)
         if g is None:
             g = self._grp_count[rw] = sum(1 for m in self.grp_masks if rw & m)
@@ -934,20 +935,21 @@ class Dram:
         rd, wr = self.rd_open, self.wr_open
         banks = self.banks
         if self.rwq.full():
-            self.rwq_limit += (rd | wr).bit_count()
+            self.rwq_limit += popcount(rd | wr)
         held = 0                      # banks of the groups whose CCDLc is running
         for g, end in enumerate(self.grp_CCDL_until):
             if end > t:
                 held |= self.grp_masks[g]
         if held:
-            n_rd, n_wr = (rd & held).bit_count(), (wr & held).bit_count()
+            n_rd, n_wr = popcount(rd & held), popcount(wr & held)
             self.CCDLc_limit += n_rd + n_wr
         else:
             n_rd = n_wr = 0
         if rd:
             if self.WTR_until > t:
-                self.WTRc_limit += rd.bit_count()
-                self.WTRc_limit_alone += rd.bit_count() - n_rd
+                n = popcount(rd)
+                self.WTRc_limit += n
+                self.WTRc_limit_alone += n - n_rd
             else:
                 self.CCDLc_limit_alone += n_rd
             m = rd
@@ -958,8 +960,9 @@ class Dram:
                     self.RCDc_limit += 1
         if wr:
             if self.RTW_until > t:
-                self.RTWc_limit += wr.bit_count()
-                self.RTWc_limit_alone += wr.bit_count() - n_wr
+                n = popcount(wr)
+                self.RTWc_limit += n
+                self.RTWc_limit_alone += n - n_wr
             else:
                 self.CCDLc_limit_alone += n_wr
             m = wr

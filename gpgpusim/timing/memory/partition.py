@@ -22,6 +22,7 @@ from collections import deque
 from typing import Any
 
 from ..cache import HIT, RESERVATION_FAIL, WRITE_ALLOCATE_SENT, WRITE_REQUEST_SENT, Cache
+from ..core.units import popcount
 from ..mem_fetch import SECTOR_BYTES, SECTORS_PER_LINE, WRITEBACK_TYPES, MemFetch, access_fetch, sector_fetch
 from .dram import NEVER, Dram, DramTimingParams
 
@@ -129,7 +130,7 @@ class SubPartition:
     def _breakdown(self, mf: MemFetch, now: int) -> list[MemFetch]:
         """``breakdown_request_to_sector_requests``."""
         smask = mf.sector_mask
-        if mf.size == SECTOR_BYTES and smask.bit_count() == 1:
+        if mf.size == SECTOR_BYTES and popcount(smask) == 1:
             return [mf]
         if mf.size == 128:
             # one request per sector the access touches (its sector mask); a mask-less
