@@ -263,7 +263,8 @@ def test_recording_pauses_the_collector_and_promotes_the_trace(enabled):
         (gc.enable if saved[1] else gc.disable)()
 
 
-def test_a_fault_while_recording_leaves_the_collector_on():
+def _faulting_trace():
+    """A one-warp kernel whose load at address 16 faults while it is recorded."""
     m = ptx("""
 .reg .u64 %rd<4>; .reg .u32 %r<4>;
 mov.u64 %rd1, 16;
@@ -271,7 +272,11 @@ ld.global.u32 %r1, [%rd1];
 ret;
 """)
     g, lm, buf = _setup(m, 16)
-    kt = record_kernel(lm, "k", (1, 1, 1), (32, 1, 1), 0, struct.pack("<Q", buf), gmem=g)
+    return record_kernel(lm, "k", (1, 1, 1), (32, 1, 1), 0, struct.pack("<Q", buf), gmem=g)
+
+
+def test_a_fault_while_recording_leaves_the_collector_on():
+    kt = _faulting_trace()
     assert gc.isenabled()
     with pytest.raises(CudaError):
         list(kt.streams())
@@ -279,14 +284,7 @@ ret;
 
 
 def test_faults_propagate_like_launch():
-    m = ptx("""
-.reg .u64 %rd<4>; .reg .u32 %r<4>;
-mov.u64 %rd1, 16;
-ld.global.u32 %r1, [%rd1];
-ret;
-""")
-    g, lm, buf = _setup(m, 16)
-    kt = record_kernel(lm, "k", (1, 1, 1), (32, 1, 1), 0, struct.pack("<Q", buf), gmem=g)
+    kt = _faulting_trace()
     with pytest.raises(CudaError):
         list(kt.ctas())
 
