@@ -692,10 +692,11 @@ class Cache:
                 old = line.last_access
                 line.sector_access[sidx] = time
                 line.last_access = time
-                c = self._cls[idx]
-                if time < old and c >= _C_CLEAN:
-                    s = idx // self.assoc
-                    self._push(self._clean[s] if c == _C_CLEAN else self._dirty[s], (time << self._ib) | idx, c)
+                if time < old:
+                    c = self._cls[idx]
+                    if c >= _C_CLEAN:
+                        s = idx // self.assoc
+                        self._push(self._clean[s] if c == _C_CLEAN else self._dirty[s], (time << self._ib) | idx, c)
             else:
                 line.touch(time, sidx)
         elif status == MISS:

@@ -154,8 +154,9 @@ def _relax_gc() -> None:
     collection walks them again for nothing (the 256² matmul on 80 SMs frees ~2,600 objects by
     collection in the whole run).  At 700 the collector took 6.5 s of that run's 183 s (third
     session); at 20,000 it still took 2.7 s of ~71 s (361 young and 23 middle collections,
-    ``bench/NOTES.md``, twelfth session); at 1,000,000 it takes ~0.6 s (4 young ones) at the
-    same peak memory.  Reference cycles are still collected, after at most a million new
+    ``bench/NOTES.md``, twelfth session); at 1,000,000 alone ~0.6 s (4 young ones) at the
+    same peak memory, and 0.07 s once the trace feed also promotes what it records
+    (``feed._gc_settle``).  Reference cycles are still collected, after at most a million new
     objects.  Never lowers a threshold someone raised."""
     import gc
     t0, t1, t2 = gc.get_threshold()
