@@ -298,7 +298,9 @@ def build_parser() -> argparse.ArgumentParser:
                            ("correlate", "compare simulated kernels with real-GPU measurements (CSV)",
                             cmd_correlate),
                            ("native", "build the compiled performance model, or say whether it is in use",
-                            cmd_native)):
+                            cmd_native),
+                           ("sweep", "run programs x GPU configs x options in parallel; tables and plots",
+                            cmd_sweep)):
         c = sub.add_parser(name, help=text, add_help=False)
         c.add_argument("rest", nargs=argparse.REMAINDER)
         c.set_defaults(fn=fn)
@@ -329,6 +331,12 @@ def cmd_native(a: argparse.Namespace) -> int:
     return native.main(list(a.rest))
 
 
+def cmd_sweep(a: argparse.Namespace) -> int:
+    from gpgpusim.sweep.cli import main as sweep_main
+
+    return sweep_main(list(a.rest))
+
+
 def _join_set_values(args: list[str]) -> list[str]:
     """``--set -opt=value`` -> ``--set=-opt=value`` (argparse would read ``-opt`` as a flag);
     stops at ``--`` so that the application's own arguments are left alone."""
@@ -349,7 +357,8 @@ def _join_set_values(args: list[str]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    handover = {"configs": cmd_configs, "plot": cmd_plot, "correlate": cmd_correlate, "native": cmd_native}
+    handover = {"configs": cmd_configs, "plot": cmd_plot, "correlate": cmd_correlate, "native": cmd_native,
+                "sweep": cmd_sweep}
     if args and args[0] in handover:
         # handed over untouched: their options would otherwise be read as gpgpusim's own
         return handover[args[0]](argparse.Namespace(rest=args[1:]))

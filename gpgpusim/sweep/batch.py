@@ -1,0 +1,32 @@
+"""Batch-scheduler clusters (Slurm, PBS) through dask-jobqueue.
+
+Each batch job is one Dask worker with one thread: it runs one simulation at a time, as many
+as the job's walltime allows, and the sweep's scheduler (in the ``gpgpusim sweep run``
+process, on the login node) hands it the next.  Resources come from the sweep file's
+``[cluster]`` table (``queue``, ``account``, ``walltime``, ``memory``, ``cores``,
+``local_directory``, ``interface``, ``job_extra_directives``, ``job_script_prologue``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .spec import Sweep, SweepError
+
+DEFAULTS = {"cores": 1, "memory": "4GB", "walltime": "04:00:00"}
+
+
+def batch_cluster(kind: str, sweep: Sweep) -> Any:
+    """A ``SLURMCluster`` or ``PBSCluster`` (not yet scaled) for the sweep's ``[cluster]``."""
+    try:
+        import dask_jobqueue
+    except ImportError:
+        raise SweepError(f"--{kind} needs dask-jobqueue: python3 -m pip install dask-jobqueue") from None
+    cls = {"slurm": dask_jobqueue.SLURMCluster, "pbs": dask_jobqueue.PBSCluster}[kind]
+    opts: dict[str, Any] = {**DEFAULTS, **sweep.cluster}
+    opts.setdefault("processes", 1)
+    opts.setdefault("log_directory", str(sweep.output / "jobs"))
+    try:
+        return cls(**opts)
+    except (TypeError, ValueError) as exc:
+        raise SweepError(f"{sweep.path}: [cluster]: {exc}") from None

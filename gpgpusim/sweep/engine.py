@@ -1,0 +1,328 @@
+"""Running a sweep: which runs are left, where they run, progress, results.
+
+Engines (the sweep does not schedule anything itself):
+
+* default: a Dask ``LocalCluster`` with one single-threaded worker process per core
+  (``--jobs N`` for another count); the scheduler lives in this process;
+* ``--cluster tcp://host:8786``: an existing Dask scheduler (its workers need this package and
+  the sweep's files at the same paths: a shared file system);
+* ``--slurm N`` / ``--pbs N``: dask-jobqueue submits N batch jobs, each one Dask worker, with the
+  resources of the sweep file's ``[cluster]`` settings (see ``docs/SWEEP.md``);
+* ``--serial``: one run after the other in this process, no engine (the baseline).
+
+A run whose result says ``ok`` with the same content hash (spec, binary, inputs, config files,
+simulator version) is skipped.  A run whose process was killed or whose worker died is
+resubmitted up to ``retries`` times (Dask itself also reschedules a task whose worker died).
+Ctrl-C cancels what is queued, stops what is running and keeps everything that finished.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from . import table
+from .execute import LOST, OK, TRANSIENT, execute_run, read_result, record_lost
+from .spec import RunSpec, Sweep, SweepError, run_hash, simulator_version
+
+
+@dataclass
+class Outcome:
+    total: int = 0
+    skipped: int = 0
+    results: dict[str, dict[str, Any]] = field(default_factory=dict)   # run_id -> result record
+    interrupted: bool = False
+    wall_s: float = 0.0
+    tables: list[Path] = field(default_factory=list)
+
+    def count(self, status: str) -> int:
+        return sum(1 for r in self.results.values() if r.get("status") == status)
+
+    @property
+    def not_ok(self) -> list[dict[str, Any]]:
+        return [r for r in self.results.values() if r.get("status") != OK]
+
+
+def task_of(sweep: Sweep, spec: RunSpec, hash_: str) -> dict[str, Any]:
+    """The picklable description of a run handed to :func:`execute_run`."""
+    from .spec import config_files
+
+    p = spec.program
+    return {
+        "run_id": spec.run_id, "run_dir": str(sweep.output / "runs" / spec.run_id), "hash": hash_,
+        "keys": dict(spec.keys), "binary": str(p.binary), "args": list(p.args),
+        "inputs": [str(f) for f in p.inputs], "cwd": str(p.cwd) if p.cwd else None,
+        "gpu": spec.config.gpu, "config_file": str(spec.config.file) if spec.config.file else None,
+        "config_files": [str(f) for f in config_files(spec.config)],
+        "functional": spec.mode == "functional", "sets": spec.sets, "timeout_s": sweep.timeout_s,
+    }
+
+
+def build_programs(sweep: Sweep, specs: list[RunSpec], log: Callable[[str], None]) -> None:
+    """Run each needed program's ``build`` command when its binary is missing (in the sweep
+    file's folder, output in ``<output>/build.log``); a binary still missing is an error."""
+    import subprocess
+
+    needed = {s.program.name: s.program for s in specs}
+    for name, prog in needed.items():
+        if prog.binary.is_file() or not prog.build:
+            continue
+        log(f"building {name}: {prog.build}")
+        sweep.output.mkdir(parents=True, exist_ok=True)
+        with open(sweep.output / "build.log", "ab") as f:
+            rc = subprocess.run(prog.build, shell=True, cwd=sweep.path.resolve().parent, stdout=f,
+                                stderr=subprocess.STDOUT, check=False).returncode
+        if rc != 0:
+            raise SweepError(f"{sweep.where('programs', name, 'build')}: the build command failed "
+                             f"(exit status {rc}; see {sweep.output / 'build.log'})")
+    from gpgpusim.cli import check_binary
+
+    for name, prog in needed.items():
+        if not prog.binary.is_file():
+            hint = "" if prog.build else " (build it first, or give the program a `build` command)"
+            raise SweepError(f"{sweep.where('programs', name, 'binary')}: {prog.binary} does not exist{hint}")
+        problem = check_binary(str(prog.binary))
+        if problem:
+            raise SweepError(f"{sweep.where('programs', name, 'binary')}: {problem}")
+
+
+def check_configs(sweep: Sweep, specs: list[RunSpec]) -> None:
+    """Load every distinct (config, options, mode) once, as the runs will, so that a bad option
+    or value stops the sweep before anything runs, with the key and line it came from."""
+    from gpgpusim.cli import check_config, run_env
+    from gpgpusim.options.config import ConfigError
+
+    seen = set()
+    for s in specs:
+        key = (s.config.name, s.options, s.mode)
+        if key in seen:
+            continue
+        seen.add(key)
+        env = run_env(s.config.gpu, str(s.config.file) if s.config.file else None, s.mode == "functional",
+                      s.sets)
+        try:
+            check_config(env)
+        except ConfigError as exc:
+            where = sweep.where("configs", s.config.name)
+            for opt, _ in s.options:
+                if opt.lstrip("-") in exc.message:
+                    variant = dict(s.keys).get("variant")
+                    where = sweep.where("vary", opt) if opt in sweep.vary else sweep.where("variants", variant or "", opt)
+                    break
+            raise SweepError(f"{where}: {exc.message}") from None
+
+
+class Progress:
+    """One status line (rewritten in place on a terminal, a line per finished run otherwise):
+    done/total, failed, running, ETA from the mean time per finished run."""
+
+    def __init__(self, total: int, skipped: int, stream: Any = None, enabled: bool = True) -> None:
+        self.total, self.skipped = total, skipped
+        self.stream = stream or sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.enabled = enabled
+        self.done = self.bad = 0
+        self.start = time.monotonic()
+        self._last = 0.0
+
+    def line(self, running: int) -> str:
+        todo = self.total - self.skipped
+        frac = (self.done / todo) if todo else 1.0
+        width = 24
+        bar = "#" * int(frac * width) + "." * (width - int(frac * width))
+        el = time.monotonic() - self.start
+        eta = el / self.done * (todo - self.done) if self.done else None
+        eta_s = "--:--" if eta is None else time.strftime("%H:%M:%S", time.gmtime(eta))
+        return (f"[{bar}] {self.done}/{todo} run, {self.bad} not ok, {running} running, "
+                f"{self.skipped} skipped (done before), elapsed {time.strftime('%H:%M:%S', time.gmtime(el))}, "
+                f"ETA {eta_s}")
+
+    def update(self, running: int, finished: dict[str, Any] | None = None) -> None:
+        if finished is not None:
+            self.done += 1
+            self.bad += finished.get("status") != OK
+        if not self.enabled:
+            return
+        if self.tty:
+            now = time.monotonic()
+            if finished is None and now - self._last < 0.5:
+                return
+            self._last = now
+            self.stream.write("\r" + self.line(running) + "\033[K")
+            self.stream.flush()
+        elif finished is not None:
+            st = finished.get("status")
+            why = f" ({finished.get('reason')})" if st != OK and finished.get("reason") else ""
+            self.stream.write(f"[{self.done}/{self.total - self.skipped}] {finished.get('run_id')}: {st}{why}"
+                              f" {finished.get('wall_s', 0):.1f} s\n")
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled and self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _client(jobs: int | None, cluster: str | None, batch: tuple[str, int] | None, sweep: Sweep,
+            retries: int) -> tuple[Any, Any]:
+    try:
+        import dask
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise SweepError("the sweep engine needs Dask: python3 -m pip install 'gpgpusim[sweep]' "
+                         "(or dask distributed), or run with --serial") from None
+    import logging
+
+    dask.config.set({"distributed.scheduler.allowed-failures": retries,
+                     "distributed.worker.daemon": False,
+                     "distributed.admin.tick.limit": "1h"})
+    if cluster:
+        try:
+            return Client(cluster, timeout="30s"), None
+        except (OSError, TimeoutError) as exc:
+            raise SweepError(f"cannot reach the Dask scheduler at {cluster}: {exc}") from None
+    if batch:
+        from .batch import batch_cluster
+
+        kind, n = batch
+        bc = batch_cluster(kind, sweep)
+        bc.scale(jobs=n)
+        return Client(bc), bc
+    n = jobs or os.cpu_count() or 1
+    lc = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                      memory_limit=0, silence_logs=logging.ERROR)
+    return Client(lc), lc
+
+
+def run_sweep(sweep: Sweep, *, subset: str | None = None, jobs: int | None = None, serial: bool = False,
+              cluster: str | None = None, batch: tuple[str, int] | None = None, force: bool = False,
+              progress: bool = True, log: Callable[[str], None] | None = None,
+              on_submit: Callable[[dict[str, Any]], None] | None = None) -> Outcome:
+    """Run what is left of the sweep and write its tables; see the module docstring."""
+    say = log or (lambda m: print(f"gpgpusim sweep: {m}", file=sys.stderr, flush=True))
+    t0 = time.monotonic()
+    specs = sweep.runs(subset)
+    build_programs(sweep, specs, say)
+    check_configs(sweep, specs)
+    sweep.output.mkdir(parents=True, exist_ok=True)
+    version = simulator_version()
+    keys = list(dict(specs[0].keys)) if specs else []
+    _write_manifest(sweep, specs, keys, version)
+    out = Outcome(total=len(specs))
+    todo: list[dict[str, Any]] = []
+    for s in specs:
+        h = run_hash(s, version)
+        run_dir = sweep.output / "runs" / s.run_id
+        prev = read_result(run_dir)
+        if not force and prev and prev.get("status") == OK and prev.get("hash") == h and (run_dir / "stats.json").is_file():
+            out.skipped += 1
+            out.results[s.run_id] = prev
+            continue
+        if prev is not None:                   # a new attempt starts from one
+            (run_dir / "attempts").unlink(missing_ok=True)
+        todo.append(task_of(sweep, s, h))
+    bar = Progress(out.total, out.skipped, enabled=progress)
+    if todo:
+        where = ("serially" if serial else f"on the Dask cluster at {cluster}" if cluster
+                 else f"on {batch[1]} {batch[0]} jobs" if batch
+                 else f"on {jobs or os.cpu_count() or 1} local workers")
+        say(f"{len(todo)} of {out.total} runs to do ({out.skipped} done before), {where}; results in {sweep.output}")
+    else:
+        say(f"all {out.total} runs done before; results in {sweep.output}")
+    try:
+        if serial:
+            _run_serial(todo, sweep.retries, out, bar, on_submit)
+        elif todo:
+            _run_dask(todo, sweep.retries, out, bar, jobs, cluster, batch, sweep, on_submit)
+    except KeyboardInterrupt:
+        out.interrupted = True
+    finally:
+        bar.close()
+        krows, rrows = table.collect([(dict(s.keys), s.run_id, sweep.output / "runs" / s.run_id) for s in specs])
+        out.tables = table.write_tables(sweep.output, keys, krows, rrows)
+        out.wall_s = time.monotonic() - t0
+    return out
+
+
+def _run_serial(todo: list[dict[str, Any]], retries: int, out: Outcome, bar: Progress,
+                on_submit: Callable[[dict[str, Any]], None] | None) -> None:
+    for task in todo:
+        for attempt in range(retries + 1):
+            if on_submit:
+                on_submit(task)
+            bar.update(1)
+            res = execute_run(task)
+            if res["status"] not in TRANSIENT or attempt == retries:
+                break
+        out.results[task["run_id"]] = res
+        bar.update(0, res)
+
+
+def _run_dask(todo: list[dict[str, Any]], retries: int, out: Outcome, bar: Progress, jobs: int | None,
+              cluster: str | None, batch: tuple[str, int] | None, sweep: Sweep,
+              on_submit: Callable[[dict[str, Any]], None] | None) -> None:
+    from distributed import as_completed
+
+    client, owned = _client(jobs, cluster, batch, sweep, max(1, retries + 1))
+    futures: dict[Any, dict[str, Any]] = {}
+    resubmits: dict[str, int] = {}
+    try:
+        def submit(task: dict[str, Any]) -> Any:
+            n = resubmits.get(task["run_id"], 0)
+            fut = client.submit(execute_run, task, key=f"run-{task['run_id']}-{task['hash'][:8]}-{n}", pure=False)
+            futures[fut] = task
+            if on_submit:
+                on_submit(task)
+            return fut
+
+        ac = as_completed([submit(t) for t in todo], with_results=False)
+        running = len(todo)
+        for fut in ac:
+            task = futures.pop(fut)
+            run_dir = Path(task["run_dir"])
+            try:
+                res = fut.result()
+            except Exception as exc:  # noqa: BLE001 - KilledWorker and the like: the run is lost
+                res = record_lost(run_dir, task["run_id"], task["hash"],
+                                  f"worker lost ({type(exc).__name__}: {str(exc)[:200]})")
+            if res.get("status") in TRANSIENT and resubmits.get(task["run_id"], 0) < retries:
+                resubmits[task["run_id"]] = resubmits.get(task["run_id"], 0) + 1
+                ac.add(submit(task))
+                continue
+            running -= 1
+            out.results[task["run_id"]] = res
+            bar.update(running, res)
+    except KeyboardInterrupt:
+        for fut in list(futures):
+            fut.cancel()
+        raise
+    finally:
+        _close(client, owned)
+
+
+def _close(client: Any, owned: Any) -> None:
+    import contextlib
+    import logging
+
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)
+    with contextlib.suppress(Exception):
+        client.close(timeout=10)
+    if owned is not None:
+        with contextlib.suppress(Exception):
+            owned.close(timeout=10)
+
+
+def _write_manifest(sweep: Sweep, specs: list[RunSpec], keys: list[str], version: str) -> None:
+    doc = {"name": sweep.name, "sweep_file": str(sweep.path.resolve()), "keys": keys, "simulator": version,
+           "runs": [{"run_id": s.run_id, **dict(s.keys)} for s in specs]}
+    tmp = sweep.output / "sweep.json.tmp"
+    tmp.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    tmp.replace(sweep.output / "sweep.json")
+
+
+__all__ = ["Outcome", "run_sweep", "LOST"]
