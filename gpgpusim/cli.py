@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 SONAME = "libcudart.so.13"
 
@@ -62,6 +63,34 @@ int main()
     cudaFree(da); cudaFree(db); cudaFree(dc);
     return bad || err ? 1 : 0;
 }
+"""
+
+
+RUN_EPILOG = """\
+what is simulated:
+  the GPU config is --gpu NAME or --config FILE ($GPGPUSIM_GPU / $GPGPUSIM_CONFIG), else
+  ./gpgpusim.config of the working directory, else the default {default_gpu}; the run's first
+  line names it and says why.  Performance simulation (-gpgpu_ptx_sim_mode 0) unless
+  --functional.  `gpgpusim configs` lists the shipped GPUs.
+
+environment variables (read by the simulated application):
+  GPGPUSIM_GPU, GPGPUSIM_CONFIG  the config (what --gpu / --config set)
+  GPGPUSIM_OPTIONS             extra "-opt value" overrides, applied before --set
+  PTX_SIM_MODE_FUNC=1          functional simulation (what --functional sets)
+  GPGPUSIM_STATS_JSON          the JSON statistics file (what -o sets)
+  GPGPUSIM_DRIVER=warp         functional mode: step warps one by one
+  GPGPUSIM_PROGRESS=0          no liveness line (-liveness_message_freq seconds apart)
+  GPGPUSIM_NATIVE=0            performance model as pure Python (same statistics, slower)
+  GPGPUSIM_SKIP_IDLE=0         cycle every component every cycle (same statistics, slower)
+  GPGPUSIM_TRACEBACK=1         Python tracebacks behind CUDA errors
+  PTX_SIM_DEBUG, PTX_SIM_DEBUG_THREAD_UID, PTX_SIM_USE_PTX_FILE, PTX_SIM_KERNELFILE  as in GPGPU-Sim
+
+exit status:
+  the application's own; 1 when a stop limit (-gpgpu_max_cycle, -gpgpu_max_insn,
+  -gpgpu_max_cta, -gpgpu_max_completed_cta) ended the run; --error-exitcode (default 1) when
+  memcheck reported errors; 128+N after signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP: the
+  statistics so far are printed and written first); 2 when gpgpusim run refused to start
+  (bad option or config, unusable -o path, unrunnable binary).
 """
 
 
@@ -137,8 +166,10 @@ def run_env(gpu: str | None = None, config: str | None = None, functional: bool 
     if functional:
         env["PTX_SIM_MODE_FUNC"] = "1"
     if sets:
+        from gpgpusim.options import ENV_SET_OPTIONS
+
         extra = " ".join(shlex.quote(s) if " " in s else s for s in sets)
-        env["GPGPUSIM_OPTIONS"] = (env.get("GPGPUSIM_OPTIONS", "") + " " + extra).strip()
+        env[ENV_SET_OPTIONS] = (env.get(ENV_SET_OPTIONS, "") + " " + extra).strip()
     if stats_json:
         env["GPGPUSIM_STATS_JSON"] = os.path.abspath(stats_json)
     return env
@@ -176,7 +207,7 @@ def check_binary(path: str) -> str | None:
     return None
 
 
-def check_config(env: dict[str, str], cwd: str | None = None) -> None:
+def check_config(env: dict[str, str], cwd: str | None = None) -> Any:
     """Load the complete config the application will get (``--gpu`` / ``--config`` with its
     includes, or ``./gpgpusim.config``, then ``$GPGPUSIM_OPTIONS``, ``--set`` and
     ``PTX_SIM_MODE_FUNC``) exactly as the library will, under the application's environment,
@@ -185,7 +216,7 @@ def check_config(env: dict[str, str], cwd: str | None = None) -> None:
     working directory (where ``gpgpusim.config`` is looked for), default ours."""
     from gpgpusim.runtime import load_active_config
 
-    load_active_config(env, cwd)
+    return load_active_config(env, cwd)
 
 
 def _exit_code(rc: int) -> int:
@@ -201,48 +232,72 @@ def cmd_run(a: argparse.Namespace) -> int:
     sets = list(a.set)
     if getattr(a, "memcheck", None):
         sets.append(f"-gpgpusim_memcheck={2 if a.memcheck == 'stop' else 1}")
+    if a.error_exitcode is not None:
+        sets.append(f"-gpgpusim_memcheck_error_exitcode={a.error_exitcode}")
+    if a.output:
+        problem = check_output_path(a.output)
+        if problem is not None:
+            print(f"gpgpusim run: -o {a.output}: {problem}", file=sys.stderr)
+            return 2
     env = run_env(a.gpu, a.config, a.functional, sets, a.output)
-    check_config(env)
+    cfg = check_config(env)
+    trace_file = str(cfg.get("gpgpusim_trace_file") or "stderr") if cfg is not None else "stderr"
+    if trace_file not in ("stderr", "stdout"):
+        problem = check_output_path(trace_file)
+        if problem is not None:
+            print(f"gpgpusim run: -gpgpusim_trace_file {trace_file}: {problem}", file=sys.stderr)
+            return 2
     exe = shutil.which(argv[0]) or argv[0]
     problem = check_binary(exe)
     if problem is not None:
         print(f"gpgpusim run: {problem}", file=sys.stderr)
         return 2
-    sys.stdout.flush()
     try:
-        return _exit_code(_run_app(argv, env))
+        _exec_app(argv, env)
     except FileNotFoundError:
         raise SystemExit(f"gpgpusim run: {argv[0]}: no such file") from None
     except PermissionError:
         raise SystemExit(f"gpgpusim run: {argv[0]}: not executable") from None
+    except OSError as exc:
+        raise SystemExit(f"gpgpusim run: {argv[0]}: cannot execute: {exc.strerror}") from None
+    return 0    # not reached: exec replaced this process
 
 
-def _run_app(argv: list[str], env: dict[str, str]) -> int:
-    """Run the application and wait for it, as ``system()`` does with signals: Ctrl-C (which
-    the terminal sends to the application as well) does not stop us before it, so that it can
-    print its statistics (gpgpusim.runtime.interrupt); a SIGTERM sent to us is passed on."""
-    def ignore(signum: int, frame: object) -> None:
-        pass
+def check_output_path(path: str) -> str | None:
+    """Why the statistics cannot be written to ``path`` when the run ends, or None; checked
+    before the run so that a long simulation does not end with nowhere to put its results."""
+    target = Path(path)
+    if target.is_dir():
+        return "is a directory"
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        return f"directory {str(parent)!r} does not exist"
+    if target.exists():
+        return None if os.access(target, os.W_OK) else "not writable"
+    return None if os.access(parent, os.W_OK | os.X_OK) else f"directory {str(parent)!r} is not writable"
 
-    old_int = signal.signal(signal.SIGINT, ignore)   # a handler, not SIG_IGN: exec resets it
+
+def _exec_app(argv: list[str], env: dict[str, str]) -> None:
+    """Replace this process by the application (``execvpe``), as ``env``, ``nice`` or
+    ``numactl`` do: every signal meant for ``gpgpusim run`` (Ctrl-C from the terminal,
+    ``kill``, ``timeout -s INT``, a job runner's SIGTERM or SIGHUP, to the process or its group)
+    reaches the application itself, which stops keeping its statistics
+    (:mod:`gpgpusim.runtime.interrupt`), and a SIGKILL ends the application, never leaving it
+    running without us.  Python ignores SIGPIPE and SIGXFSZ, and an ignored signal stays
+    ignored across exec: both get their default action back first, as ``subprocess`` gives a
+    child, so that ``./app | head`` behaves as without the simulator."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    restored = {}
+    for name in ("SIGPIPE", "SIGXFSZ"):
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            restored[sig] = signal.signal(sig, signal.SIG_DFL)
     try:
-        proc = subprocess.Popen(argv, env=env)
-    except BaseException:
-        signal.signal(signal.SIGINT, old_int)
-        raise
-
-    def forward(signum: int, frame: object) -> None:
-        try:
-            proc.send_signal(signum)
-        except OSError:
-            pass
-
-    old_term = signal.signal(signal.SIGTERM, forward)
-    try:
-        return proc.wait()
-    finally:
-        signal.signal(signal.SIGINT, old_int)
-        signal.signal(signal.SIGTERM, old_term)
+        os.execvpe(argv[0], argv, env)
+    finally:        # only reached when exec failed
+        for sig, handler in restored.items():
+            signal.signal(sig, handler)
 
 
 def cmd_libdir(a: argparse.Namespace) -> int:
@@ -272,19 +327,35 @@ def cmd_demo(a: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from gpgpusim import __version__
+    from gpgpusim.options.config import DEFAULT_GPU
+
     p = argparse.ArgumentParser(prog="gpgpusim", description="Run unmodified CUDA binaries on a simulated GPU")
+    p.add_argument("--version", action="version",
+                   version=f"gpgpusim {__version__} (GPGPU-Sim 4.2.0, {SONAME})")
     sub = p.add_subparsers(dest="command", required=True)
-    r = sub.add_parser("run", help="run a CUDA application on the simulator")
+    r = sub.add_parser("run", help="run a CUDA application on the simulator",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       usage="gpgpusim run [options] -- ./app [args]",
+                       description="Run an unmodified `nvcc -cudart shared` binary on the simulated GPU "
+                                   "(performance simulation unless --functional).",
+                       epilog=RUN_EPILOG.format(default_gpu=DEFAULT_GPU))
     g = r.add_mutually_exclusive_group()
-    g.add_argument("--gpu", help="a shipped GPU config (see `gpgpusim configs`)")
+    g.add_argument("--gpu", help=f"a shipped GPU config (see `gpgpusim configs`; default {DEFAULT_GPU}, "
+                                 f"or ./gpgpusim.config when the working directory has one)")
     g.add_argument("--config", help="a gpgpusim.config file")
-    r.add_argument("--functional", action="store_true", help="functional simulation only (PTX_SIM_MODE_FUNC=1)")
+    r.add_argument("--functional", action="store_true",
+                   help="functional simulation only (PTX_SIM_MODE_FUNC=1); default: performance simulation")
     r.add_argument("--set", action="append", default=[], metavar="-opt=value",
-                   help="override a GPGPU-Sim option (repeatable)")
-    r.add_argument("-o", "--output", metavar="stats.json", help="write the statistics as JSON")
+                   help="override a GPGPU-Sim option (repeatable; after the config and $GPGPUSIM_OPTIONS)")
+    r.add_argument("-o", "--output", metavar="stats.json",
+                   help="write the statistics as JSON (fields: docs/STATS_JSON.md); checked before the run")
     r.add_argument("--memcheck", nargs="?", const="continue", choices=("continue", "stop"),
                    help="report every device access outside an allocation, as compute-sanitizer "
                         "does, and continue (default) or stop (-gpgpusim_memcheck 1|2)")
+    r.add_argument("--error-exitcode", type=int, metavar="N",
+                   help="exit status when memcheck reported errors (default 1; 0 keeps the application's; "
+                        "-gpgpusim_memcheck_error_exitcode)")
     r.add_argument("app", nargs=argparse.REMAINDER, help="-- ./app args")
     r.set_defaults(fn=cmd_run)
     sub.add_parser("libdir", help="print the directory of libcudart.so.13").set_defaults(fn=cmd_libdir)
@@ -356,6 +427,19 @@ def _join_set_values(args: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # the reader of our output went away (`gpgpusim configs --diff A B | head -1`): stop
+        # quietly, as a command killed by SIGPIPE does; stdout is pointed at /dev/null so that
+        # the interpreter's final flush does not fail again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 128 + signal.SIGPIPE
+
+
+def _main(argv: list[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     handover = {"configs": cmd_configs, "plot": cmd_plot, "correlate": cmd_correlate, "native": cmd_native,
                 "sweep": cmd_sweep}

@@ -46,7 +46,7 @@ def test_run_env(with_lib, tmp_path):
     assert env["LD_LIBRARY_PATH"] == f"{with_lib}{os.pathsep}/old"
     assert env["GPGPUSIM_GPU"] == "SM75_RTX2060" and "GPGPUSIM_CONFIG" not in env
     assert env["PTX_SIM_MODE_FUNC"] == "1"
-    assert env["GPGPUSIM_OPTIONS"] == "-gpgpu_n_clusters=4"
+    assert env["GPGPUSIM_SET_OPTIONS"] == "-gpgpu_n_clusters=4" and "GPGPUSIM_OPTIONS" not in env
     assert env["GPGPUSIM_STATS_JSON"] == os.path.abspath("s.json")
     assert env["GPGPUSIM_PYTHONPATH"].split(os.pathsep)[0] == ROOT
     cfg = tmp_path / "my.config"
@@ -109,10 +109,76 @@ def test_run_validates_the_complete_config_first(with_lib, tmp_path, monkeypatch
     assert cli.main(["run", "--", app]) == 2
     assert "gpgpusim.config: bad value 'many' for -gpgpu_shader_cta" in capsys.readouterr().err
     assert not marker.exists()
-    # a good config (--gpu plus --set) runs the application, and the cwd is unchanged
+    # a good config (--gpu plus --set) runs the application (gpgpusim run execs it, so in a
+    # process of its own), and the cwd is unchanged
     (tmp_path / "gpgpusim.config").unlink()
-    assert cli.main(["run", "--gpu", "SM75_RTX2060", "--set", "-gpgpu_n_clusters=4", "--", app]) == 3
-    assert marker.exists() and os.getcwd() == str(tmp_path)
+    r = _run_cli(with_lib, ["run", "--gpu", "SM75_RTX2060", "--set", "-gpgpu_n_clusters=4", "--", app], tmp_path)
+    assert r.returncode == 3 and marker.exists(), r.stderr
+
+
+def _run_cli(lib, args, cwd, env=None):
+    """``gpgpusim ARGS`` in a process of its own (``run`` replaces the process by the app)."""
+    base = {**os.environ, "PYTHONPATH": ROOT, "GPGPUSIM_LIBDIR": str(lib)}
+    for var in ("GPGPUSIM_OPTIONS", "GPGPUSIM_CONFIG", "GPGPUSIM_GPU", "PTX_SIM_MODE_FUNC", "GPGPUSIM_STATS_JSON"):
+        base.pop(var, None)
+    return subprocess.run([sys.executable, "-c", "import sys; from gpgpusim import cli; sys.exit(cli.main())", *args],
+                          env={**base, **(env or {})}, cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def test_set_errors_name_set_as_their_source(with_lib, monkeypatch, capsys):
+    monkeypatch.delenv("GPGPUSIM_OPTIONS", raising=False)
+    assert cli.main(["run", "--set", "-gpgpu_max_insn=abc", "--", "true"]) == 2
+    assert capsys.readouterr().err == ("gpgpusim run: --set: bad value 'abc' for -gpgpu_max_insn: "
+                                       "'abc' is not an integer\n")
+    monkeypatch.setenv("GPGPUSIM_OPTIONS", "-gpgpu_max_cta 5")
+    env = cli.run_env(sets=["-gpgpu_max_cta=7"])
+    assert env["GPGPUSIM_OPTIONS"] == "-gpgpu_max_cta 5" and env["GPGPUSIM_SET_OPTIONS"] == "-gpgpu_max_cta=7"
+    cfg = cli.check_config(env)
+    assert cfg["gpgpu_max_cta"] == 7 and cfg.origin["gpgpu_max_cta"] == "--set"
+
+
+def test_output_paths_are_checked_before_the_run(with_lib, tmp_path, capsys):
+    app, marker = _marker_app(tmp_path)
+    assert cli.main(["run", "-o", "/nonexistent/dir/s.json", "--", app]) == 2
+    assert capsys.readouterr().err == ("gpgpusim run: -o /nonexistent/dir/s.json: directory "
+                                       "'/nonexistent/dir' does not exist\n")
+    assert cli.main(["run", "-o", str(tmp_path), "--", app]) == 2
+    assert capsys.readouterr().err == f"gpgpusim run: -o {tmp_path}: is a directory\n"
+    assert cli.main(["run", "--set", "-gpgpusim_trace_file=/nonexistent/t.txt", "--", app]) == 2
+    assert capsys.readouterr().err == ("gpgpusim run: -gpgpusim_trace_file /nonexistent/t.txt: directory "
+                                       "'/nonexistent' does not exist\n")
+    assert not marker.exists()
+    assert cli.check_output_path(str(tmp_path / "s.json")) is None
+
+
+def test_version_and_run_help(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out == "gpgpusim 0.1.0 (GPGPU-Sim 4.2.0, libcudart.so.13)\n"
+    with pytest.raises(SystemExit):
+        cli.main(["run", "--help"])
+    out = capsys.readouterr().out
+    assert "default\n                        SM7_QV100" in out or "default SM7_QV100" in out
+    for text in ("environment variables", "GPGPUSIM_OPTIONS", "PTX_SIM_MODE_FUNC=1", "GPGPUSIM_PROGRESS=0",
+                 "exit status:", "130 SIGINT, 143 SIGTERM, 129 SIGHUP", "--error-exitcode N"):
+        assert text in out, text
+
+
+def test_closed_pipe_is_no_traceback():
+    # the reader stops after one line: gpgpusim ends quietly with 141 (128 + SIGPIPE)
+    cmd = [sys.executable, "-c", "import sys; from gpgpusim import cli; sys.exit(cli.main())",
+           "configs", "--diff", "SM7_QV100", "QuadroFX5800"]
+    for _ in range(3):
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env={**os.environ, "PYTHONPATH": ROOT})
+        assert proc.stdout is not None and proc.stderr is not None
+        first = proc.stdout.readline()
+        proc.stdout.close()
+        err = proc.stderr.read()
+        rc = proc.wait(60)
+        assert first.startswith(b"-gpgpu_occupancy_sm_number ")
+        assert err == b"" and rc in (0, 141), (rc, err)
 
 
 def test_help_lists_every_command(capsys):
@@ -136,8 +202,24 @@ def test_exit_code_passes_through(with_lib, tmp_path):
     script = tmp_path / "app.sh"
     script.write_text("#!/bin/sh\nexit 3\n")
     script.chmod(0o755)
-    assert cli.main(["run", "--", str(script)]) == 3
+    assert _run_cli(with_lib, ["run", "--", str(script)], tmp_path).returncode == 3
     assert cli._exit_code(-11) == 139
+
+
+def test_run_execs_the_application(with_lib, tmp_path):
+    """gpgpusim run becomes the application (same pid), so no signal meant for it misses the
+    application and a SIGKILL cannot leave the application behind; SIGPIPE is back to its
+    default action in the application (Python ignores it)."""
+    script = tmp_path / "app.sh"
+    script.write_text("#!/bin/sh\necho $$\ngrep SigIgn /proc/$$/status\n")
+    script.chmod(0o755)
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; from gpgpusim import cli; sys.exit(cli.main())",
+                             "run", "--", str(script)], stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": ROOT, "GPGPUSIM_LIBDIR": str(with_lib)})
+    out, _ = proc.communicate(timeout=120)
+    pid, ignored = out.split("\n")[:2]
+    assert proc.returncode == 0 and int(pid) == proc.pid, out
+    assert not int(ignored.split()[1], 16) & (1 << (13 - 1)), ignored     # SIGPIPE not ignored
 
 
 def test_libdir_prints(capsys):

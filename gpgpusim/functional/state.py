@@ -56,6 +56,48 @@ def _opt(options: Any, name: str, default: Any) -> Any:
     return default if v is None else v
 
 
+class InstructionLimitReached(BaseException):
+    """Raised out of the functional engine when the run's thread instructions reach
+    ``-gpgpu_max_insn`` (functional mode, see :class:`Progress`).  A BaseException, like
+    KeyboardInterrupt, so that no ``except Exception`` between the engine and the runtime's
+    functional GPU takes it for a kernel fault."""
+
+
+class Progress:
+    """The functional GPU's view into the engine while a kernel runs: how many thread
+    instructions the run has executed so far, read by the liveness line, and the
+    ``-gpgpu_max_insn`` limit, enforced exactly.
+
+    The runtime's functional GPU (``gpgpusim.runtime.gpu.Gpu``) makes one per run and sets
+    :data:`active` to it while it executes a kernel chunk by chunk; every :class:`Exec` created
+    meanwhile registers as :attr:`current`.  ``base`` is the thread instructions of everything
+    that ran before the current chunk (earlier kernels and chunks), kept up to date by the GPU
+    between chunks.  The engine's drivers consult :meth:`Exec.watchdog` once the issue steps
+    pass ``Exec.step_limit``; with a limit set, ``step_limit`` is the first step at which the
+    limit can have been reached (one step executes at most ``Exec.N`` thread instructions), and
+    the step that reaches it raises :class:`InstructionLimitReached` right after it executed, as
+    GPGPU-Sim's cycle loop stops once ``gpu_sim_insn + gpu_tot_sim_insn >= max_insn``.  Other
+    threads (the liveness line) only read the counts.
+    """
+
+    __slots__ = ("base", "current", "max_insn")
+
+    def __init__(self, max_insn: int = 0) -> None:
+        self.max_insn = max_insn
+        self.base = 0
+        self.current: Exec | None = None
+
+    def thread_insn(self) -> int:
+        """Thread instructions executed so far in this run (any thread may call it)."""
+        ex = self.current
+        return self.base + (ex.thread_insn if ex is not None else 0)
+
+
+#: the :class:`Progress` of the functional kernel being executed, None otherwise (performance
+#: mode's trace feed and the live feed run the engine without one)
+active: Progress | None = None
+
+
 #: special registers the timing model supplies in performance mode with the live feed (the
 #: SIMT-core cycle, the core and the hardware warp slot; GPGPU-Sim ``ptx_thread_info::get_builtin``)
 HW_SPECIALS = frozenset(("%clock", "%clock64", "%smid", "%warpid"))
@@ -158,7 +200,14 @@ class Exec:
         self.steps = 0
         # per-warp count of issued instructions: the functional-mode %clock (see special())
         self.wclock: np.ndarray | None = np.zeros(self.W, dtype=np.int64) if prog.reads_clock else None
-        self.step_limit = int(_opt(options, "functional_step_limit", 50_000_000))
+        #: the watchdog: more issue steps than this end the kernel (``-functional_step_limit``)
+        self.watchdog_steps = int(_opt(options, "functional_step_limit", 50_000_000))
+        #: the drivers call :meth:`watchdog` once ``steps`` exceeds this
+        self.step_limit = self.watchdog_steps
+        self.progress = active
+        if active is not None:
+            active.current = self
+            self.step_limit = self._next_check()
         # memcheck (gpgpusim.functional.memcheck): the hook GlobalMemory.translate calls for
         # lanes outside every allocation; None when off, so the access path pays nothing
         self.memcheck = _memcheck_mode(options)
@@ -546,13 +595,33 @@ class Exec:
                         f"deadlock in {self.prog.kernel.name}: barrier can never complete: "
                         + " | ".join(parts), sticky=True)
 
+    def _next_check(self) -> int:
+        """The value of ``step_limit`` under which the watchdog and the instruction limit are
+        both consulted in time (see :class:`Progress`)."""
+        p = self.progress
+        if p is None or not p.max_insn:
+            return self.watchdog_steps
+        left = p.max_insn - p.base - self.thread_insn
+        n = max(self.N, 1)
+        return max(self.steps - 1, min(self.watchdog_steps, self.steps + (left + n - 1) // n - 1))
+
     def watchdog(self) -> None:
+        """Consulted by the drivers once ``steps > step_limit``: stop at the instruction limit
+        (:class:`InstructionLimitReached`), or end a kernel that issued more than
+        ``watchdog_steps`` steps (``cudaErrorLaunchTimeout``)."""
+        p = self.progress
+        if p is not None and p.max_insn and p.base + self.thread_insn >= p.max_insn:
+            raise InstructionLimitReached(p.base + self.thread_insn)
+        if self.steps <= self.watchdog_steps:
+            self.step_limit = self._next_check()
+            return
         live = np.flatnonzero(self.depth > 0)
         where = sorted({int(self.spc[w, self.depth[w] - 1]) for w in live[:64]})[:6]
         lines = ", ".join(f"line {self.prog.insts[pc].line} (pc {pc})" for pc in where)
         raise CudaError(Err.LaunchTimeout,
-                        f"{self.prog.kernel.name}: functional watchdog: more than {self.step_limit} "
-                        f"issue steps (infinite loop?); {live.size} warps still running, at {lines}",
+                        f"{self.prog.kernel.name}: functional watchdog: more than {self.watchdog_steps} "
+                        f"issue steps (infinite loop? raise -functional_step_limit); {live.size} warps "
+                        f"still running, at {lines}",
                         sticky=True)
 
     # ------------------------------------------------------------------ debug trace (C019 C020 C204)

@@ -7,7 +7,7 @@ Public interface (docs/CONTRACTS.md): :func:`load_config` -> :class:`Config`
 
 from __future__ import annotations
 
-from .config import (ENV_OPTIONS, Config, ConfigError, configs_dir, gpu_config_path, load_config,
+from .config import (ENV_OPTIONS, ENV_SET_OPTIONS, Config, ConfigError, configs_dir, gpu_config_path, load_config,
                      parse_icnt, shipped_gpus)
 from .registry import registry
 
@@ -19,5 +19,5 @@ def main_configs(argv: list[str] | None = None) -> int:
     return main(argv)
 
 
-__all__ = ["ENV_OPTIONS", "Config", "ConfigError", "configs_dir", "gpu_config_path", "load_config",
+__all__ = ["ENV_OPTIONS", "ENV_SET_OPTIONS", "Config", "ConfigError", "configs_dir", "gpu_config_path", "load_config",
            "main_configs", "parse_icnt", "registry", "shipped_gpus"]

@@ -8,8 +8,9 @@ GPGPU-Sim counterpart: ``option_parser_cmdline`` / ``option_parser_cfgfile`` and
   single spaces, so the option dump shows ``RC=40: CL=12`` for a quoted two-line value);
 * ``-config <file>`` includes another file at that point (relative to the including file,
   else to the working directory);
-* the last occurrence of an option wins (config file, then ``GPGPUSIM_OPTIONS``, then the
-  explicit overrides, e.g. ``gpgpusim run --set -gpgpu_n_clusters=40``);
+* the last occurrence of an option wins (config file, then ``GPGPUSIM_OPTIONS``, then
+  ``gpgpusim run --set -gpgpu_n_clusters=40`` (``GPGPUSIM_SET_OPTIONS``), then the explicit
+  overrides of :func:`load_config`);
 * an unknown option is an error with a did-you-mean suggestion; a malformed value is an error
   naming the option, the value and the file.
 
@@ -31,6 +32,9 @@ from .formats import INT_KINDS
 from .registry import Legacy, Opt, registry
 
 ENV_OPTIONS = "GPGPUSIM_OPTIONS"
+#: the ``--set`` overrides of ``gpgpusim run`` (applied after ``$GPGPUSIM_OPTIONS``; its own
+#: variable so that a bad value names ``--set`` as its source)
+ENV_SET_OPTIONS = "GPGPUSIM_SET_OPTIONS"
 DEFAULT_GPU = "SM7_QV100"
 
 
@@ -500,7 +504,7 @@ def load_config(path: str | os.PathLike[str] | None = None, overrides: Iterable[
 
     ``path`` None (and ``gpu`` None) = the embedded default, SM7_QV100.  ``gpu`` names a shipped
     config (``gpgpusim configs`` lists them).  Then ``$GPGPUSIM_OPTIONS`` (if ``env``), then
-    ``overrides`` (``-opt=value`` or ``-opt value`` strings), later wins.  ``PTX_SIM_MODE_FUNC=1``
+    ``$GPGPUSIM_SET_OPTIONS`` (``gpgpusim run --set``), then ``overrides`` (``-opt=value`` or ``-opt value`` strings), later wins.  ``PTX_SIM_MODE_FUNC=1``
     in the environment selects functional simulation as in GPGPU-Sim.  ``env`` may also be the
     environment to read instead of the process's (``gpgpusim run`` checks the application's).
     """
@@ -521,6 +525,10 @@ def load_config(path: str | os.PathLike[str] | None = None, overrides: Iterable[
         if extra.strip():
             cfg.sources.append(f"${ENV_OPTIONS}")
             cfg.apply_overrides([extra], f"${ENV_OPTIONS}")
+        sets = environ.get(ENV_SET_OPTIONS, "")
+        if sets.strip():
+            cfg.sources.append("--set")
+            cfg.apply_overrides([sets], "--set")
         mode = environ.get("PTX_SIM_MODE_FUNC")
         if mode is not None and mode.strip():
             cfg.set("gpgpu_ptx_sim_mode", mode.strip(), "$PTX_SIM_MODE_FUNC")

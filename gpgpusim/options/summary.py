@@ -82,8 +82,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.describe:
             from .registry import registry
 
+            from .groups.functional import EXTENSIONS
+
             needle = args.describe.lower()
-            for group, opts in registry().groups.items():
+            groups: dict[str, list[Any]] = dict(registry().groups)
+            groups["gpgpusim (not in GPGPU-Sim)"] = list(EXTENSIONS)
+            for group, opts in groups.items():
                 hits = [o for o in opts if needle in o.name.lower() or needle in o.desc.lower()]
                 if hits:
                     print(f"[{group}]")

@@ -174,6 +174,15 @@ class Reporter:
                  f"sim_rate={rate} (inst/sec) elapsed = {d}:{h}:{m:02d}:{s:02d} / "
                  + time.asctime(time.localtime(now)))
 
+    def functional_progress(self, kernel: str, insn: int, elapsed_s: float, now: float | None = None) -> None:
+        """Functional mode's liveness line (no cycles are simulated there): the kernel running,
+        the thread instructions of the whole run so far, then as :meth:`progress`."""
+        rate = int(insn / elapsed_s) if elapsed_s > 0 else 0
+        d, h, m, s = split_time(int(elapsed_s))
+        self.out(f"GPGPU-Sim PTX: functional simulation: kernel '{kernel}' inst.: {insn} "
+                 f"sim_rate={rate} (inst/sec) elapsed = {d}:{h}:{m:02d}:{s:02d} / "
+                 + time.asctime(time.localtime(now)))
+
     def sync_wait(self) -> None:
         """What GPGPU-Sim prints when the host synchronizes on an idle simulator."""
         self.out("GPGPU-Sim: synchronize waiting for inactive GPU simulation")

@@ -408,6 +408,7 @@ class Gpu:
         self.kernels: collections.deque[KernelRecord] = collections.deque(maxlen=KEEP_KERNEL_RECORDS)
         self._running: list[KernelRecord] = []     # m_running_kernels (started, not finished)
         self._next_uid = 1
+        self._frun: Any = None      # funcrun.FunctionalRun, made with the first kernel
 
     # ---- clock -------------------------------------------------------------------------------
     @property
@@ -480,15 +481,21 @@ class Gpu:
         return dropped
 
     def _run_functional(self, rec: KernelRecord) -> None:
+        """Execute ``rec`` on the functional engine (``launch_fn`` when given, else through
+        :class:`~gpgpusim.runtime.funcrun.FunctionalRun`: stop limits and liveness line)."""
         op = rec.op
         launch = self._launch_fn
-        if launch is None:
-            from gpgpusim.functional import engine  # the engine lands separately
-            launch = engine.launch
         rec.start_cycles = self.now_cycles
+        stopped = None
         try:
-            rec.stats = launch(op.module, op.kernel, op.grid, op.block, op.dyn_smem_bytes,
-                               op.params, gmem=self.gmem, **op.launch_kwargs)
+            if launch is None:
+                if self._frun is None:
+                    from .funcrun import FunctionalRun
+                    self._frun = FunctionalRun(self)
+                rec.stats, stopped = self._frun.run(rec)
+            else:
+                rec.stats = launch(op.module, op.kernel, op.grid, op.block, op.dyn_smem_bytes,
+                                   op.params, gmem=self.gmem, **op.launch_kwargs)
         except CudaError as exc:
             rec.error = exc
         except Exception as exc:  # noqa: BLE001 - an engine bug: the kernel's results are undefined
@@ -500,7 +507,13 @@ class Gpu:
         rec.end_cycles = self.now_cycles
         if rec.stats is not None:
             rec.report_stats = self._report_stats(rec)
+            if stopped is not None and self._frun is not None:
+                self._frun.stop(rec, stopped)
+                rec.report_stats = dataclasses.replace(rec.report_stats, functional_insn=None,
+                                                       opcode_counts={}, line_counts=None)
             self._notify("functional_done", rec.report_stats)
+            if stopped is not None and self._frun is not None:
+                self._frun.announce()
 
     def _notify(self, what: str, *args: Any) -> None:
         """Call the reporter's ``what`` if it has one; a reporter fault must not stop the GPU."""

@@ -1,20 +1,23 @@
-"""Ctrl-C / SIGTERM that keep the work: stop, print the statistics so far, write the JSON, exit.
+"""Ctrl-C / SIGTERM / SIGHUP that keep the work: stop, print the statistics so far, write the
+JSON, exit.
 
 No GPGPU-Sim counterpart (GPGPU-Sim dies with the default action and loses its statistics).
 
 Behaviour, inside an application (installed by :func:`gpgpusim.runtime.get_runtime` when the
 runtime is created in the shim, on the interpreter's main thread):
 
-* The first SIGINT or SIGTERM sets :data:`requested` (the signal number; components that loop
+* The first SIGINT, SIGTERM or SIGHUP (one the application ignores, e.g. under ``nohup``,
+  stays ignored) sets :data:`requested` (the signal number; components that loop
   for long, such as the timing model, may poll it or call :func:`check`), prints
   ``GPGPU-Sim: ** interrupted by SIGINT at kernel <name> **`` (or ``... between kernels **``),
   what the interrupted kernel had executed so far (functional engine: thread and warp
   instructions), the Reporter's end-of-run output (:meth:`Reporter.exit`: PTX line statistics,
   ``*** exit detected ***``), the memcheck summary when memcheck is on, writes the ``-o`` JSON
   (``$GPGPUSIM_STATS_JSON``) with an ``"interrupted"`` entry in its ``"run"`` section, flushes the
-  application's stdout and ends the process with 128 + signal (130 for SIGINT, 143 for SIGTERM).
-* A second SIGINT while that runs ends the process at once (exit 130); a repeated SIGTERM is
-  ignored (the shutdown is already under way and takes well under a second).
+  application's stdout and ends the process with 128 + signal (130 for SIGINT, 143 for SIGTERM,
+  129 for SIGHUP).
+* A second SIGINT while that runs ends the process at once (exit 130); a repeated SIGTERM or
+  SIGHUP is ignored (the shutdown is already under way and takes well under a second).
 
 How (and why this shape): the simulation runs on a background thread, and the application's
 main thread may be anywhere -- inside a blocking CUDA call (a Python wait) or in its own C
@@ -29,8 +32,8 @@ counts are read from the simulation thread's frames (best effort: the engine's `
 Latency: as long as the simulation thread holds the interpreter lock, i.e. one
 ``sys.getswitchinterval()`` (5 ms) or one numpy operation.
 
-``gpgpusim run`` does not forward SIGINT (the terminal's Ctrl-C already reaches the application,
-which shares its process group) but forwards SIGTERM to the application.
+``gpgpusim run`` execs the application, so a signal sent to it (or to its process group) is
+received by the application itself, once.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from typing import Any, Callable
 
 #: the first interrupting signal's number, 0 while none arrived (polled by long loops)
 requested = 0
-_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _state: dict[str, Any] = {"runtime": None, "installed": False}
 _callbacks: list[Callable[[int], None]] = []
 
@@ -54,7 +57,7 @@ class SimulationInterrupted(BaseException):
 
 
 def check() -> None:
-    """Raise :class:`SimulationInterrupted` when SIGINT/SIGTERM arrived (cheap: one global read)."""
+    """Raise :class:`SimulationInterrupted` when SIGINT/SIGTERM/SIGHUP arrived (cheap: one global read)."""
     if requested:
         raise SimulationInterrupted(signal.Signals(requested).name)
 
@@ -66,7 +69,7 @@ def on_interrupt(fn: Callable[[int], None]) -> None:
 
 
 def install(runtime: Any) -> bool:
-    """Install the SIGINT/SIGTERM handling for ``runtime``; False when it cannot be done here
+    """Install the SIGINT/SIGTERM/SIGHUP handling for ``runtime``; False when it cannot be done here
     (not the interpreter's main thread, or already installed)."""
     if _state["installed"] or threading.current_thread() is not threading.main_thread():
         return False
@@ -75,7 +78,8 @@ def install(runtime: Any) -> bool:
     try:
         signal.set_wakeup_fd(w, warn_on_full_buffer=False)
         for sig in _SIGNALS:
-            signal.signal(sig, _python_handler)
+            if signal.getsignal(sig) is not signal.SIG_IGN:   # nohup, `cmd &`: stay ignored
+                signal.signal(sig, _python_handler)
     except (ValueError, OSError):
         os.close(r)
         os.close(w)

@@ -43,3 +43,46 @@ def test_max_cycle_ends_the_program_with_status_1(many_launches, tmp_path):
     run = json.loads((tmp_path / "out.json").read_text())["run"]
     assert run["limit"] == {"option": "-gpgpu_max_cycle", "gpu_tot_sim_cycle": 20000,
                             "gpu_tot_sim_insn": 3 * 704, "gpu_tot_issued_cta": 3}
+
+
+def _functional(app: Path, tmp_path: Path, *opts: str) -> tuple[subprocess.CompletedProcess, dict]:
+    proc = subprocess.run(gpgpusim_cmd() + ["run", "--functional", *(f"--set={o}" for o in opts),
+                                            "-o", str(tmp_path / "out.json"), "--", str(app)],
+                          capture_output=True, text=True, cwd=tmp_path, env=sim_env(), timeout=600)
+    return proc, json.loads((tmp_path / "out.json").read_text())
+
+
+def test_functional_max_insn_stops_inside_a_kernel(many_launches, tmp_path):
+    # 704 thread instructions per kernel: the third kernel reaches 2000 at its step that brings
+    # the run to 2048 (each step runs the CTA's 2 warps); it stops there, partly executed
+    proc, doc = _functional(many_launches, tmp_path, "-gpgpu_max_insn=2000")
+    out = proc.stdout
+    assert proc.returncode == 1, out[-3000:] + proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr and "many_launches: " not in out
+    done = re.findall(r"^GPGPU-Sim: Done functional simulation \((\d+) instructions simulated\)\.$", out, re.M)
+    assert done == ["704", "1408", "2048"]
+    lines = out.splitlines()
+    i = lines.index("GPGPU-Sim: *** simulation thread exiting ***")
+    assert lines[i + 1] == "GPGPU-Sim: ** break due to reaching the maximum cycles (or instructions) **"
+    assert doc["run"]["limit"] == {"option": "-gpgpu_max_insn", "gpu_tot_sim_insn": 2048, "gpu_tot_issued_cta": 3}
+    assert [k["thread_insn"] for k in doc["kernels"]] == [704, 704, 640]
+
+
+def test_functional_max_cta_stops_before_the_next_kernel(many_launches, tmp_path):
+    proc, doc = _functional(many_launches, tmp_path, "-gpgpu_max_cta=3")
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert doc["run"]["limit"] == {"option": "-gpgpu_max_cta", "gpu_tot_sim_insn": 3 * 704, "gpu_tot_issued_cta": 3}
+    assert [(k["thread_insn"], k["ctas"]) for k in doc["kernels"]] == [(704, 1)] * 3 + [(0, 0)]
+
+
+def test_functional_step_limit_is_an_option(tmp_path):
+    nvcc = find_nvcc()
+    if nvcc is None:
+        pytest.skip("nvcc not found: apps/spin_forever cannot be built")
+    subprocess.run(["make", "-s", "-C", str(APPS_DIR), "bin/spin_forever", f"NVCC={nvcc}"], check=True, timeout=600)
+    proc = subprocess.run(gpgpusim_cmd() + ["run", "--functional", "--set=-functional_step_limit=1000", "--",
+                                            str(BIN_DIR / "spin_forever"), "forever"],
+                          capture_output=True, text=True, cwd=tmp_path, env=sim_env(), timeout=600)
+    assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert ("cudaErrorLaunchTimeout: _Z4spinPViiPi: functional watchdog: more than 1000 issue steps (infinite "
+            "loop? raise -functional_step_limit); 1 warps still running, at line 74 (pc 21)") in proc.stderr

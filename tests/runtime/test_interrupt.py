@@ -143,3 +143,65 @@ def test_install_refuses_off_the_main_thread():
     t.start()
     t.join()
     assert got == [False]
+
+
+def test_sigint_to_gpgpusim_run_alone_stops_the_run(spin_app, tmp_path):
+    # `timeout -s INT`, job runners: the signal reaches `gpgpusim run` only, not its group
+    proc, lines, spinning = _start(spin_app, tmp_path)
+    rc, took, err = _finish(proc, spinning, signal.SIGINT, group=False)
+    time.sleep(0.2)
+    out = "".join(lines)
+    assert rc == 130 and took < 2, (rc, took, out[-2000:] + err)
+    assert "GPGPU-Sim: ** interrupted by SIGINT at kernel _Z4spinPViiPi **" in out
+    assert out.rstrip().endswith("GPGPU-Sim: *** exit detected ***")
+    assert json.loads((tmp_path / "out.json").read_text())["run"]["interrupted"]["signal"] == "SIGINT"
+
+
+def test_sighup_keeps_statistics(spin_app, tmp_path):
+    proc, lines, spinning = _start(spin_app, tmp_path)
+    rc, took, err = _finish(proc, spinning, signal.SIGHUP, group=True)
+    time.sleep(0.2)
+    out = "".join(lines)
+    assert rc == 129 and took < 2, (rc, took, out[-2000:] + err)
+    assert "GPGPU-Sim: ** interrupted by SIGHUP at kernel _Z4spinPViiPi **" in out
+    assert json.loads((tmp_path / "out.json").read_text())["run"]["interrupted"]["signal"] == "SIGHUP"
+
+
+def _running(exe: Path) -> list[int]:
+    """Processes running the program ``exe``."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.readlink(f"/proc/{entry}/exe") == str(exe):
+                    pids.append(int(entry))
+            except OSError:
+                continue
+    return pids
+
+
+def test_sigkill_of_gpgpusim_run_leaves_no_application(spin_app, tmp_path):
+    app = tmp_path / "spin_copy"          # a path of its own, to find its processes
+    shutil.copy(spin_app, app)
+    proc, _, spinning = _start(app, tmp_path)
+    try:
+        assert spinning.wait(120), "the kernel never started"
+        proc.send_signal(signal.SIGKILL)
+        assert proc.wait(10) == -signal.SIGKILL
+        time.sleep(0.5)
+        assert _running(app) == []
+    finally:
+        for pid in _running(app):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_functional_liveness_line_from_the_first_second(spin_app, tmp_path):
+    proc, lines, spinning = _start(spin_app, tmp_path)
+    assert spinning.wait(120), "the kernel never started"
+    time.sleep(2.5)
+    _finish(proc, spinning, signal.SIGINT, group=True)
+    live = [ln for ln in lines if ln.startswith("GPGPU-Sim PTX: functional simulation: kernel '_Z4spinPViiPi'")]
+    assert len(live) >= 2, "".join(lines)[-2000:]
+    counts = [int(ln.split("inst.: ")[1].split()[0]) for ln in live]
+    assert counts == sorted(counts) and counts[0] > 0
+    assert " sim_rate=" in live[0] and " (inst/sec) elapsed = 0:0:00:0" in live[0]

@@ -53,11 +53,22 @@ EXTENSIONS = [
     Legacy("gpgpusim_memcheck_print_limit", "memcheck_print_limit", "100",
            "memcheck prints at most this many reports (0 = no limit); the error summary counts all",
            "int"),
+    Legacy("gpgpusim_memcheck_error_exitcode", "memcheck_error_exitcode", "1",
+           "exit status of an application in which memcheck reported errors (as compute-sanitizer's "
+           "--error-exitcode; 0 = the application's own)", "int"),
+    Legacy("functional_step_limit", "functional_step_limit", "50000000",
+           "functional engine watchdog: a kernel (chunk of CTAs) that takes more issue steps than this "
+           "ends with cudaErrorLaunchTimeout (an infinite loop); one step issues one instruction for "
+           "every warp at the same pc", "int"),
     Legacy("gpgpusim_timing_feed", "timing_feed", "auto",
            "performance mode's instruction feed: auto (live for kernels whose values can depend on "
            "timing -- used atomic results, volatile loads, %clock/%smid/%warpid, grid sync -- trace "
            "for the rest), trace (replay the batched functional engine's record), live (execute "
            "each warp instruction when it issues, GPGPU-Sim's own model)", "str"),
+    Legacy("gpgpusim_feed_window", "feed_window", "256",
+           "trace feed: warp instructions the functional engine may run ahead of the timing model, "
+           "per warp (bounds the trace held in memory; 0 = record each chunk of CTAs whole before "
+           "timing it)", "int"),
     # narrowing of GPGPU-Sim's -trace_* event trace, and pipeline dumps (timing/trace.py)
     Legacy("gpgpusim_trace_kernel", "trace_kernel", "all",
            "trace only these kernels: comma-separated launch numbers (kernel_launch_uid, 1 = first "

@@ -1,0 +1,174 @@
+"""Functional mode's stop limits and liveness line (``-gpgpu_ptx_sim_mode 1``).
+
+GPGPU-Sim counterpart: the limits of ``gpgpu_sim::active`` (``-gpgpu_max_insn``,
+``-gpgpu_max_cta``, checklist C011) and the liveness line of ``gpgpu_sim_thread_concurrent``
+(``-liveness_message_freq``).  GPGPU-Sim's functional mode consults neither; here a long
+functional run can be bounded and shows that it is alive, as a performance run does.
+
+:class:`FunctionalRun` executes one kernel on the functional engine chunk by chunk
+(``engine.prepare_launch`` / ``run_chunks`` / ``finish_launch``, the same chunks
+``engine.launch`` runs) for :class:`gpgpusim.runtime.gpu.Gpu`:
+
+* ``-gpgpu_max_cta N``: CTAs run in CTA order (the order GPGPU-Sim issues them); once N CTAs
+  have run since the program started, no more run.  A kernel with more CTAs than are left runs
+  the first ones and is stopped; a kernel launched after the limit was reached is stopped
+  before it runs.  A kernel whose last CTA is the N-th completes normally (the stop then comes
+  with the next kernel, as in performance mode).
+* ``-gpgpu_max_insn N``: thread instructions (``gpu_sim_insn``, guard-true active lanes) since
+  the program started.  The issue step that reaches N ends the kernel right after it executed
+  (:class:`gpgpusim.functional.state.Progress`: the engine consults its watchdog hook exactly
+  when the limit can have been reached), so the count at the stop is exact and deterministic:
+  N plus at most one step's instructions.  When that step was the kernel's last, the kernel
+  completes normally and the stop comes with the next kernel.
+* A stopped kernel ends as in performance mode: its statistics block with the partial counts
+  (thread and warp instructions, CTAs run; no opcode or per-line counts), then
+  ``GPGPU-Sim: ** break due to reaching the maximum cycles (or instructions) **`` and, inside an
+  application, exit status 1 after the end-of-run report and the JSON (``"limit"`` in its
+  ``"run"`` section; :func:`gpgpusim.runtime.interrupt.stop_program`).  As a library the kernel
+  completes with a sticky ``cudaErrorLaunchFailure``.
+* Liveness (inside an application, every ``-liveness_message_freq`` seconds while a kernel
+  runs, from the first; off with ``GPGPUSIM_PROGRESS=0`` or a frequency of 0): a background
+  thread prints ``GPGPU-Sim PTX: functional simulation: kernel '<name>' inst.: <n> sim_rate=<r>
+  (inst/sec) elapsed = d:h:mm:ss / <date>`` (:meth:`Reporter.functional_progress`), ``inst.``
+  counting the thread instructions of the whole run so far.  Outside an application (tests
+  driving a GPU object) no thread is started, so their output stays deterministic.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from typing import Any
+
+from gpgpusim.errors import CudaError, Err
+
+
+def _opt(config: Any, name: str) -> int:
+    try:
+        return int(config.get(name) or 0)
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return 0
+
+
+class FunctionalRun:
+    """The limits and the liveness state of one functional GPU (see the module docstring)."""
+
+    def __init__(self, gpu: Any) -> None:
+        from gpgpusim.functional.state import Progress
+
+        config = gpu.config
+        self.gpu = gpu
+        self.max_insn = _opt(config, "gpgpu_max_insn")
+        self.max_cta = _opt(config, "gpgpu_max_cta")
+        self.progress = Progress(self.max_insn)
+        self.insn_before = 0          # thread instructions of the kernels already ended
+        self.ctas_before = 0          # CTAs run by the kernels already ended
+        #: the limit that ended the run ("insn" or "cta"), None while none did
+        self.stopped: str | None = None
+        self.kernel: str | None = None      # the kernel running now (the liveness line names it)
+        self._t_start = time.time()
+        freq = _opt(config, "liveness_message_freq") if config is not None else 0
+        self._liveness_s = float(freq)
+        self._monitor: threading.Thread | None = None
+
+    # ------------------------------------------------------------------ limits
+    def limit_reached(self) -> str | None:
+        """The limit that stops a kernel before it runs (reached by the earlier ones), or None."""
+        if self.max_insn and self.insn_before >= self.max_insn:
+            return "insn"
+        if self.max_cta and self.ctas_before >= self.max_cta:
+            return "cta"
+        return None
+
+    def run(self, rec: Any) -> tuple[Any, str | None]:
+        """Execute kernel ``rec`` (a ``KernelRecord``); returns the engine's ``KernelStats`` and
+        the limit that stopped it (None: it completed)."""
+        from gpgpusim.functional import engine, state
+        from gpgpusim.functional.engine import KernelStats
+
+        op = rec.op
+        why = self.limit_reached()
+        if why is not None:
+            return KernelStats(kernel=op.kernel), why
+        lc = engine.prepare_launch(op.module, op.kernel, op.grid, op.block, op.dyn_smem_bytes,
+                                   op.params, gmem=self.gpu.gmem, **op.launch_kwargs)
+        stopped: str | None = None
+        if self.max_cta and self.ctas_before + lc.total > self.max_cta:
+            lc.total = self.max_cta - self.ctas_before      # hit_max_cta_count: no more CTAs
+            stopped = "cta"
+        prog = self.progress
+        prog.base = self.insn_before
+        prog.current = None
+        self.kernel = op.kernel
+        self._start_monitor()
+        state.active = prog
+        stats: Any
+        try:
+            done = 0
+            for chunk in engine.run_chunks(lc):
+                done += chunk.ncta
+                prog.base = self.insn_before + lc.stats.thread_insn
+                prog.current = None
+            stats = engine.finish_launch(lc)
+        except state.InstructionLimitReached:
+            ex = prog.current
+            assert ex is not None        # the exception comes out of a registered Exec
+            prog.current = None
+            if not (ex.depth > 0).any() and done + ex.ncta >= lc.total:
+                # the step that reached the limit was the kernel's last: it completes
+                engine.fold_chunk(lc, ex)
+                stats = engine.finish_launch(lc)
+            else:
+                stats = KernelStats(kernel=op.kernel, thread_insn=lc.stats.thread_insn + ex.thread_insn,
+                                    warp_insn=lc.stats.warp_insn + ex.warp_insn, ctas=done + ex.ncta)
+                stopped = "insn"
+        finally:
+            state.active = None
+            self.kernel = None
+        self.insn_before += int(stats.thread_insn)
+        self.ctas_before += int(stats.ctas)
+        return stats, stopped
+
+    def stop(self, rec: Any, why: str) -> None:
+        """Kernel ``rec`` was stopped by limit ``why``: mark it, as performance mode does."""
+        self.stopped = why
+        rec.error = CudaError(Err.LaunchFailure, f"kernel '{rec.name}' stopped by -gpgpu_max_{why} "
+                              f"(the simulation reached its limit)", sticky=True)
+
+    def announce(self) -> None:
+        """GPGPU-Sim's closing lines after a limit stop; inside an application the process then
+        ends with status 1 after the end-of-run report and the JSON."""
+        from gpgpusim.runtime import hostio, interrupt
+
+        hostio.out("GPGPU-Sim: *** simulation thread exiting ***\n"
+                   "GPGPU-Sim: ** break due to reaching the maximum cycles (or instructions) **\n")
+        interrupt.stop_program(1, "limit", {
+            "option": f"-gpgpu_max_{self.stopped}", "gpu_tot_sim_insn": self.insn_before,
+            "gpu_tot_issued_cta": self.ctas_before})
+
+    # ------------------------------------------------------------------ liveness
+    def _start_monitor(self) -> None:
+        if self._monitor is not None or self._liveness_s <= 0 \
+                or os.environ.get("GPGPUSIM_PROGRESS", "1") == "0" \
+                or "_gpgpusim_cudart" not in sys.modules:       # inside an application only
+            return
+        self._monitor = threading.Thread(target=self._watch, name="gpgpusim-liveness", daemon=True)
+        self._monitor.start()
+
+    def _watch(self) -> None:
+        from gpgpusim.runtime import interrupt
+
+        period = self._liveness_s
+        while True:
+            time.sleep(period)
+            if interrupt.requested:
+                return
+            name = self.kernel
+            if name is None:
+                continue
+            now = time.time()
+            fn = getattr(self.gpu.reporter, "functional_progress", None)
+            if fn is not None:
+                fn(name, self.progress.thread_insn(), now - self._t_start, now)
