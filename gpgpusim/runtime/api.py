@@ -516,7 +516,7 @@ class Runtime(StreamApi, TextureApi):
         res = k.resources()
         kwargs = self._engine_kwargs(cooperative)
         op = KernelLaunchOp(k.module.loaded, k.name, grid, block, shmem, params, launch_kwargs=kwargs,
-                            host_fun=k.host_fun, regs_per_thread=res.regs,
+                            host_fun=k.host_fun, regs_per_thread=self.device.kernel_regs(res.regs),
                             static_smem_bytes=res.static_smem_bytes)
         self.streams.enqueue(stream, op)
         if os.environ.get("CUDA_LAUNCH_BLOCKING") == "1":
@@ -947,22 +947,18 @@ class Runtime(StreamApi, TextureApi):
         a.constSizeBytes = r.const_bytes
         a.localSizeBytes = r.local_bytes
         a.maxThreadsPerBlock = self._max_threads(k)
-        a.numRegs = r.regs
+        a.numRegs = self.device.kernel_regs(r.regs)
         a.ptxVersion = k.module.ptx_arch          # the compute_XY the simulated PTX targets
         a.binaryVersion = k.module.ptx_arch
         a.maxDynamicSharedSizeBytes = k.attrs.get(FUNC_ATTR_MAX_DYN_SMEM, self._default_dyn_smem(k))
         a.preferredShmemCarveout = k.attrs.get(FUNC_ATTR_CARVEOUT, -1)
 
     def _default_dyn_smem(self, k: Kernel) -> int:
-        return max(0, 48 * 1024 - k.resources().static_smem_bytes)
+        return max(0, self.device.smem_per_block_default_bytes - k.resources().static_smem_bytes)
 
     def _max_threads(self, k: Kernel) -> int:
         r = k.resources()
-        limit = min(r.max_threads or 1024, self.device.max_threads_per_block)
-        if r.regs:
-            by_regs = self.device.regs_per_block // r.regs
-            limit = min(limit, by_regs // self.device.warp_size * self.device.warp_size)
-        return limit
+        return self.device.max_threads_for(r.regs, r.max_threads)
 
     @api
     def cudaFuncSetAttribute(self, func: int, attr: int, value: int) -> None:
@@ -992,20 +988,24 @@ class Runtime(StreamApi, TextureApi):
     def occupancy(self, k: Kernel, block_size: int, dyn_smem: int) -> int:
         """CTAs per SM, as GPGPU-Sim's ``shader_core_config::max_cta`` computes it: the minimum
         of the CTA slots, threads (padded to whole warps), registers (per-thread count rounded
-        up to 4) and shared memory."""
+        up to 4) and shared memory (static + dynamic here); 0 for a block that cannot launch.
+        A block that launches gets at least one (GPGPU-Sim's rounding of registers to 4 can
+        exceed the register file where the GPU's own allocation fits: cc 1.x and 2.x)."""
         d = self.device
         if block_size > self._max_threads(k):
             return 0
         r = k.resources()
+        smem = r.static_smem_bytes + dyn_smem
+        if smem > d.smem_per_block_bytes:
+            return 0
         padded = -(-block_size // d.warp_size) * d.warp_size
         limits = [d.ctas_per_sm, d.threads_per_sm // padded]
-        regs = (r.regs + 3) & ~3
+        regs = (d.kernel_regs(r.regs) + 3) & ~3
         if regs:
             limits.append(d.regs_per_sm // (padded * regs))
-        smem = r.static_smem_bytes + dyn_smem
         if smem:
             limits.append(d.smem_per_sm_bytes // smem)
-        return max(0, min(limits))
+        return max(1, min(limits))
 
     def _occupancy(self, num_blocks: int, func: int, block_size: int, dyn_smem: int, flags: int,
                    what: str) -> None:

@@ -6,14 +6,21 @@ read using the PTX ``.param`` list of the kernel (each parameter's size and byte
 PTX front end laid them out, so structs passed by value, vectors and alignment padding land
 where the kernel's ``ld.param`` expects them).
 
-Launch checks return CUDA's codes:
+Launch checks (the figures are :class:`gpgpusim.runtime.device.DeviceInfo`'s, the modelled
+GPU's) return CUDA's codes, each with a one-line reason:
 
-* a zero grid/block dimension, block dims over 1024 x 1024 x 64, more threads per block than the
-  device or the kernel (``.maxntid``, registers) allows, grid dims over 2^31-1 x 65535 x 65535
+* a zero grid/block dimension, block or grid dimensions over the GPU's (e.g. 512 x 512 x 64 and
+  65535 x 65535 x 1 on cc 1.x), more threads per block than the GPU allows
   -> ``cudaErrorInvalidConfiguration``;
-* registers x threads over the per-block register file -> ``cudaErrorLaunchOutOfResources``;
-* static + dynamic shared memory over the per-block limit (48 KiB of dynamic memory unless
-  ``cudaFuncSetAttribute(MaxDynamicSharedMemorySize)`` raised it) -> ``cudaErrorInvalidValue``.
+* more threads than the kernel's ``.maxntid`` (``__launch_bounds__``), or a block whose
+  registers, allocated as the GPU allocates them (:func:`gpgpusim.runtime.limits.block_registers`),
+  exceed the registers of a block -> ``cudaErrorLaunchOutOfResources``;
+* dynamic shared memory over what the kernel may use (the GPU's per-block shared memory less
+  the static part, unless ``cudaFuncSetAttribute(MaxDynamicSharedMemorySize)`` raised it), or
+  static + dynamic over the most a block may opt in to -> ``cudaErrorInvalidValue``.
+
+GPGPU-Sim itself never refuses a launch on ``-gpgpu_registers_per_block`` or the thread and
+dimension limits; these checks follow the real GPU instead (README, "Launch limits").
 """
 
 from __future__ import annotations
@@ -23,9 +30,13 @@ from typing import Any
 
 from gpgpusim.errors import CudaError, Err
 
-MAX_BLOCK = (1024, 1024, 64)
-MAX_GRID = (2**31 - 1, 65535, 65535)
-DEFAULT_DYN_SMEM_LIMIT = 48 * 1024
+
+def dynamic_smem_limit(kernel: Any, device: Any) -> int:
+    """Dynamic shared memory a launch of ``kernel`` may ask for: its
+    ``cudaFuncAttributeMaxDynamicSharedMemorySize`` (attribute 8) when set, else the GPU's
+    per-block shared memory less the kernel's static shared memory."""
+    static = kernel.resources().static_smem_bytes
+    return int(kernel.attrs.get(8, max(0, device.smem_per_block_default_bytes - static)))
 
 
 def validate_launch(what: str, kernel: Any, device: Any, grid: tuple[int, int, int],
@@ -35,27 +46,34 @@ def validate_launch(what: str, kernel: Any, device: Any, grid: tuple[int, int, i
         raise CudaError(Err.InvalidConfiguration,
                         f"{what} {name}: grid {grid} / block {block} has a zero dimension")
     for i, axis in enumerate("xyz"):
-        if block[i] > MAX_BLOCK[i]:
+        if block[i] > device.max_block_dims[i]:
             raise CudaError(Err.InvalidConfiguration,
-                            f"{what} {name}: blockDim.{axis}={block[i]} exceeds {MAX_BLOCK[i]}")
-        if grid[i] > MAX_GRID[i]:
+                            f"{what} {name}: blockDim.{axis}={block[i]} exceeds {device.max_block_dims[i]}")
+        if grid[i] > device.max_grid_dims[i]:
             raise CudaError(Err.InvalidConfiguration,
-                            f"{what} {name}: gridDim.{axis}={grid[i]} exceeds {MAX_GRID[i]}")
+                            f"{what} {name}: gridDim.{axis}={grid[i]} exceeds {device.max_grid_dims[i]}")
     threads = block[0] * block[1] * block[2]
-    res = kernel.resources()
-    limit = min(device.max_threads_per_block, res.max_threads or device.max_threads_per_block)
-    if threads > limit:
+    if threads > device.max_threads_per_block:
         raise CudaError(Err.InvalidConfiguration,
-                        f"{what} {name}: {threads} threads per block exceed the limit of {limit}")
-    if res.regs and res.regs * threads > device.regs_per_block:
+                        f"{what} {name}: {threads} threads per block exceed the limit of "
+                        f"{device.max_threads_per_block}")
+    res = kernel.resources()
+    if res.max_threads and threads > res.max_threads:
         raise CudaError(Err.LaunchOutOfResources,
-                        f"{what} {name}: {res.regs} registers x {threads} threads exceed the "
-                        f"{device.regs_per_block} registers of a block")
-    dyn_limit = kernel.attrs.get(8, max(0, DEFAULT_DYN_SMEM_LIMIT - res.static_smem_bytes))
-    if shmem > dyn_limit or res.static_smem_bytes + shmem > device.max_smem_per_block_bytes:
+                        f"{what} {name}: {threads} threads per block exceed the kernel's "
+                        f".maxntid of {res.max_threads}")
+    regs = device.kernel_regs(res.regs)
+    need = device.block_registers(res.regs, threads)
+    if need > device.regs_per_block:
+        raise CudaError(Err.LaunchOutOfResources,
+                        f"{what} {name}: {regs} registers x {threads} threads need {need} registers, "
+                        f"more than the {device.regs_per_block} of a block")
+    dyn_limit = dynamic_smem_limit(kernel, device)
+    if shmem > dyn_limit or res.static_smem_bytes + shmem > device.smem_per_block_bytes:
         raise CudaError(Err.InvalidValue,
                         f"{what} {name}: {shmem} bytes of dynamic shared memory (+{res.static_smem_bytes} static) "
-                        f"exceed the limit of {dyn_limit} (raise it with cudaFuncSetAttribute)")
+                        f"exceed the limit of {min(dyn_limit, device.smem_per_block_bytes - res.static_smem_bytes)}"
+                        f" (raise it with cudaFuncSetAttribute)")
 
 
 def marshal_params(what: str, fn: Any, args: int) -> bytes:

@@ -486,7 +486,8 @@ class StreamApi:
         res = k.resources() if hasattr(k, "resources") else None
         return KernelLaunchOp(k.module.loaded, k.name, grid, block, shmem, params,
                               launch_kwargs=kwargs, host_fun=getattr(k, "host_fun", None),
-                              regs_per_thread=getattr(res, "regs", None),
+                              regs_per_thread=(self.device.kernel_regs(res.regs)  # type: ignore[attr-defined]
+                                               if res is not None else None),
                               static_smem_bytes=getattr(res, "static_smem_bytes", None))
 
     # ---- node parameter structs -> operation templates

@@ -17,11 +17,19 @@ l1d_assoc)``:
 
 GPGPU-Sim counts only the kernel's static shared memory (ptxas ``smem``) here, not the dynamic
 shared memory of the launch; we follow it for fidelity (documented difference from hardware).
+
+A CTA that passed the launch check always gets at least one slot: where GPGPU-Sim's rounding of
+registers to 4 per thread exceeds ``-gpgpu_shader_registers`` although the registers as the GPU
+allocates them fit (:func:`gpgpusim.runtime.limits.block_registers`; e.g. 640 threads x 50
+registers on cc 2.0), and, as in GPGPU-Sim, whenever ``-gpgpu_ignore_resources_limitation 1``
+is set.  ``printed`` stays the computed 0 then, as GPGPU-Sim's ``CTA/core`` line prints it.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from gpgpusim.runtime.limits import arch_limits, block_registers
 
 
 def max_cta(cfg: Any, block: tuple[int, int, int], regs: int, smem: int, n_blocks: int
@@ -46,6 +54,12 @@ def max_cta(cfg: Any, block: tuple[int, int, int], regs: int, smem: int, n_block
     if result == r_cta:
         why.append("cta_limit")
     printed = result
+    if result < 1 and (bool(g("gpgpu_ignore_resources_limitation")) or (
+            min(r_thread, r_shmem, r_cta) > 0
+            and block_registers(arch_limits(int(g("gpgpu_compute_capability_major")),
+                                            int(g("gpgpu_compute_capability_minor"))),
+                                regs, threads, warp) <= int(g("gpgpu_shader_registers")))):
+        result = 1
     n_cores = cfg.num_cores
     if n_blocks < result * n_cores:
         result = -(-n_blocks // n_cores)

@@ -59,7 +59,7 @@ def test_mem_get_info_null_arguments(rt):
     assert rt.cudaMemGetInfo(addr(free), 0) == Err.InvalidValue
     assert rt.cudaMemGetInfo(0, addr(total)) == Err.InvalidValue
     assert rt.cudaMemGetInfo(addr(free), addr(total)) == 0
-    assert total.value == 16 << 30 and free.value == total.value
+    assert total.value == 32 << 30 and free.value == total.value
 
 
 def test_malloc_pitch_arguments(rt):

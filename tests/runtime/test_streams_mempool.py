@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from gpgpusim.errors import Err
-from gpgpusim.runtime.device import DEVICE_MEMORY_BYTES
 from gpgpusim.runtime.stream_mempool import ATTR_RELEASE_THRESHOLD, ATTR_USED_MEM_CURRENT, ATTR_USED_MEM_HIGH
 
 
@@ -91,18 +90,18 @@ def test_created_pool_and_malloc_from_pool(rt):
 
 def test_malloc_async_counts_against_device_memory(rt, capsys):
     """cudaMallocAsync goes through the same capacity check and accounting as cudaMalloc."""
-    total = DEVICE_MEMORY_BYTES
+    total = 32 << 30                                             # SM7_QV100's Quadro GV100
     assert mem_info(rt) == (total, total)
     p, q = u64(), u64()
-    assert rt.cudaMallocAsync(a(p), 20 << 30, 0) == Err.MemoryAllocation      # 20 GiB > 16 GiB
-    assert "cudaMallocAsync: 21474836480 bytes requested, 17179869184 free" in capsys.readouterr().err
-    assert rt.cudaMallocAsync(a(p), 10 << 30, 0) == 0
-    assert mem_info(rt) == (total - (10 << 30), total)
-    assert rt.cudaMalloc(a(q), 8 << 30) == Err.MemoryAllocation
-    assert "8589934592 bytes requested, 6442450944 free" in capsys.readouterr().err
+    assert rt.cudaMallocAsync(a(p), 40 << 30, 0) == Err.MemoryAllocation      # 40 GiB > 32 GiB
+    assert "cudaMallocAsync: 42949672960 bytes requested, 34359738368 free" in capsys.readouterr().err
+    assert rt.cudaMallocAsync(a(p), 20 << 30, 0) == 0
+    assert mem_info(rt) == (total - (20 << 30), total)
+    assert rt.cudaMalloc(a(q), 16 << 30) == Err.MemoryAllocation
+    assert "17179869184 bytes requested, 12884901888 free" in capsys.readouterr().err
     assert rt.cudaFreeAsync(p.value, 0) == 0                     # free at once for accounting
     assert mem_info(rt) == (total, total)
-    assert rt.cudaMalloc(a(q), 8 << 30) == 0
+    assert rt.cudaMalloc(a(q), 16 << 30) == 0
     assert rt.cudaFree(q.value) == 0
     assert mem_info(rt) == (total, total)
 
