@@ -66,6 +66,9 @@ class KernelStats:
     counters: dict[str, Any] = field(default_factory=dict)
     line_counts: dict[tuple[str, int], int] | None = None
     functional_insn: int | None = None
+    #: why the kernel ended before completing: the stop limit's option (``-gpgpu_max_insn``)
+    #: or the signal (``SIGINT``); None when it completed
+    stopped: str | None = None
 
     @property
     def functional_count(self) -> int:
@@ -81,4 +84,6 @@ class KernelStats:
         }
         if self.cycles is not None:
             d["cycles"] = self.cycles
+        if self.stopped is not None:
+            d["stopped"] = self.stopped
         return d

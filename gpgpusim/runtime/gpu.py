@@ -510,7 +510,8 @@ class Gpu:
             if stopped is not None and self._frun is not None:
                 self._frun.stop(rec, stopped)
                 rec.report_stats = dataclasses.replace(rec.report_stats, functional_insn=None,
-                                                       opcode_counts={}, line_counts=None)
+                                                       opcode_counts={}, line_counts=None,
+                                                       stopped=f"-gpgpu_max_{stopped}")
             self._notify("functional_done", rec.report_stats)
             if stopped is not None and self._frun is not None:
                 self._frun.announce()

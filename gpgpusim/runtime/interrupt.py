@@ -48,7 +48,7 @@ from typing import Any, Callable
 requested = 0
 _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _state: dict[str, Any] = {"runtime": None, "installed": False}
-_callbacks: list[Callable[[int], None]] = []
+_callbacks: list[Callable[[int], dict[str, Any] | None]] = []
 
 
 class SimulationInterrupted(BaseException):
@@ -62,9 +62,12 @@ def check() -> None:
         raise SimulationInterrupted(signal.Signals(requested).name)
 
 
-def on_interrupt(fn: Callable[[int], None]) -> None:
+def on_interrupt(fn: Callable[[int], dict[str, Any] | None]) -> None:
     """Call ``fn(signum)`` during the shutdown, before the statistics are printed (e.g. the
-    timing model publishing its counters so far)."""
+    timing model ending its running kernels with their statistics so far).  A dict it returns
+    (``kernel``, ``thread_insn``, ``warp_insn``) replaces what the interrupt line reports (by
+    default the functional engine's counts, which in performance mode run ahead of what the
+    timing model completed)."""
     _callbacks.append(fn)
 
 
@@ -175,9 +178,13 @@ def finish(runtime: Any, signum: int) -> None:
     name, counts = current_kernel(runtime)
     for cb in _callbacks:
         try:
-            cb(signum)
+            got = cb(signum)
         except Exception as exc:  # noqa: BLE001 - the report matters more
             hostio.err(f"gpgpusim: interrupt callback failed: {exc!r}")
+            continue
+        if got:
+            name = got.get("kernel", name)
+            counts = {k: int(got[k]) for k in ("thread_insn", "warp_insn") if k in got}
     hostio.flush()
     where = f"at kernel {name}" if name else "between kernels"
     lines = [f"GPGPU-Sim: ** interrupted by {sig} {where} **"]

@@ -62,8 +62,13 @@ and C062 (the stop limits ``-gpgpu_max_cycle/_insn/_cta/_completed_cta``).
   ``-gpgpu_max_cta`` reached inside a kernel GPGPU-Sim 4.2 never stops (its
   ``cycle_insn_cta_max_hit`` reads ``gpu_tot_issued_cta``, which only ``update_stats`` advances,
   so its thread loop spins with the machine idle) -- we stop once the machine drained, which is
-  what the option is documented to do.  Functional mode (``-gpgpu_ptx_sim_mode 1``) ignores the
-  limits, as GPGPU-Sim does (only the performance loop consults ``active()``).
+  what the option is documented to do.  Functional mode (``-gpgpu_ptx_sim_mode 1``) applies
+  ``-gpgpu_max_insn`` and ``-gpgpu_max_cta`` itself (``runtime/funcrun.py``; GPGPU-Sim's
+  functional mode ignores them).
+* **Interrupts** (SIGINT/SIGTERM/SIGHUP, ``runtime/interrupt.py``): the cycle loop parks at its
+  next liveness check (every 1024 core cycles) and the running kernels end as at a stop limit
+  (their statistics block and JSON entries with the figures so far, marked ``"stopped":
+  "SIGINT"``); the interrupt lines report the same completed thread instructions.
 
 Counters: the report's GPGPU-Sim stat names (``report/stats.py``), cumulative since program
 start, handed to ``Reporter.kernel_end`` with each finished kernel.
@@ -72,7 +77,9 @@ start, handed to ``Reporter.kernel_end`` with each finished kernel.
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 import time
 from typing import Any
 
@@ -131,6 +138,9 @@ class KernelRun:
         #: counted only when a stop limit is set, the only user)
         self.thread_done = 0
         self.warp_done = 0
+        #: the cores' issued thread and warp instructions when the kernel started (an
+        #: interrupt reports the kernel's issued instructions when completions are not counted)
+        self.issued_before = (0, 0)
         #: byte pc of each program pc, for instruction fetches through a finite L1I (icache.py)
         self.inst_addr: list[int] = []
         #: the decoded program (``functional.decode.Program``): register and instruction names
@@ -205,18 +215,40 @@ class TimingGpu(Gpu):
         self._code_next = 0
         self._last_limit_kernel = ""
         from gpgpusim.runtime import interrupt
+        self._parked = threading.Event()     # the cycle loop waits for the interrupt's shutdown
         interrupt.on_interrupt(self._on_interrupt)
 
-    def _on_interrupt(self, signum: int) -> None:
-        """SIGINT/SIGTERM during a performance run: say how far the running kernels got (the
-        shutdown then prints the statistics of the finished kernels and writes the JSON)."""
+    def _on_interrupt(self, signum: int) -> dict[str, Any] | None:
+        """SIGINT/SIGTERM/SIGHUP during a performance run (on the shutdown thread): once the
+        cycle loop parked (at most 1.5 s), the running kernels end as at a stop limit, with
+        their statistics so far; returns what the interrupt line reports for the first of them
+        (its completed thread and warp instructions, the ``gpu_sim_insn`` of its block)."""
         from gpgpusim.runtime import hostio
-        insn = sum(c.n_thread_insn for c in self.cores)
-        for run in list(self.runs):
+        parked = self._parked.wait(1.5)
+        runs = list(self.runs)
+        if not runs:
+            return None
+        if not any(c.count_done for c in self.cores):
+            # completions are counted only under a stop limit: report the instructions issued
+            # since the kernel started (with kernels running side by side, all of them for the
+            # oldest, which the cores' totals cannot split)
+            thread = sum(c.n_thread_insn for c in self.cores)
+            warp = sum(c.n_warp_insn for c in self.cores)
+            for i, run in enumerate(sorted(runs, key=lambda r: r.start_cycle)):
+                run.thread_done = thread - run.issued_before[0] if i == 0 else 0
+                run.warp_done = warp - run.issued_before[1] if i == 0 else 0
+        first = runs[0]
+        info: dict[str, Any] = {"kernel": first.rec.name, "thread_insn": first.thread_done,
+                                "warp_insn": first.warp_done}
+        for run in runs:
             hostio.out(f"GPGPU-Sim: interrupted kernel '{run.rec.name}' (uid {run.rec.uid}) at "
                        f"gpu_sim_cycle = {self.gpu_sim_cycle} (gpu_tot_sim_cycle = "
                        f"{self.gpu_tot_sim_cycle + self.gpu_sim_cycle}); {run.done} of {run.n_ctas} CTAs "
-                       f"done; {insn} thread instructions issued since the start of the run\n")
+                       f"done; {run.thread_done} thread instructions\n")
+        if parked:
+            for run in runs:
+                self._finish(run.rec, stopped=signal.Signals(signum).name)
+        return info
 
     # ------------------------------------------------------------------ construction
     def _build(self) -> None:
@@ -283,6 +315,7 @@ class TimingGpu(Gpu):
                                   sticky=True)
             return rec
         run.start_cycle = self.gpu_tot_sim_cycle + self.gpu_sim_cycle
+        run.issued_before = (sum(c.n_thread_insn for c in self.cores), sum(c.n_warp_insn for c in self.cores))
         self.last_issue_cycle = run.start_cycle + run.latency_left
         rec.start_cycles = self.now_cycles
         self.runs.append(run)
@@ -506,8 +539,9 @@ class TimingGpu(Gpu):
         with ``GPGPUSIM_PROGRESS=0``), and a pending Ctrl-C/SIGTERM stops the loop."""
         from gpgpusim.runtime import interrupt
         while interrupt.requested:
-            # Ctrl-C/SIGTERM: the shutdown thread reports and ends the process; stop here so
-            # the counters it prints do not move under it
+            # Ctrl-C/SIGTERM/SIGHUP: the shutdown thread reports and ends the process; stop
+            # here so the counters it prints do not move under it
+            self._parked.set()
             time.sleep(0.05)
         if not self.progress:
             return
@@ -603,7 +637,8 @@ class TimingGpu(Gpu):
             run.finished = True
 
     def _finish(self, rec: KernelRecord, stopped: str | None = None) -> None:
-        """End kernel ``rec``: it finished, or a stop limit (``stopped``) ended it early."""
+        """End kernel ``rec``: it finished, or a stop limit (``stopped``: "cycle", "insn", ...)
+        or a signal (``stopped``: "SIGINT", ...) ended it early."""
         import dataclasses
         run = next(r for r in self.runs if r.rec is rec)
         self.runs.remove(run)
@@ -618,8 +653,10 @@ class TimingGpu(Gpu):
                 pass
         else:
             # the CTAs never issued are not run (the point of the limit)
-            rec.error = CudaError(Err.LaunchFailure, f"kernel '{rec.name}' stopped by "
-                                  f"-gpgpu_max_{stopped} (the simulation reached its limit)", sticky=True)
+            why = stopped if stopped.startswith("SIG") else f"-gpgpu_max_{stopped}"
+            rec.error = CudaError(Err.LaunchFailure, f"kernel '{rec.name}' stopped by {why}"
+                                  + ("" if stopped.startswith("SIG") else " (the simulation reached its limit)"),
+                                  sticky=True)
         self._fold_core_counters()
         idle = not self.runs
         if idle:
@@ -630,7 +667,7 @@ class TimingGpu(Gpu):
         if stopped is not None:
             report = dataclasses.replace(report, thread_insn=run.thread_done, warp_insn=run.warp_done,
                                          ctas=run.issued, functional_insn=None, opcode_counts={},
-                                         line_counts=None)
+                                         line_counts=None, stopped=why)
         report.cycles = cycles
         report.counters = self.stats.snapshot()
         rec.report_stats = report

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -54,11 +55,13 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _start(app: Path, tmp_path: Path, *extra: str) -> tuple[subprocess.Popen, list[str], threading.Event]:
+def _start(app: Path, tmp_path: Path, *extra: str, mode: str = "--functional",
+           ready: str = "spin_forever: kernel spinning") -> tuple[subprocess.Popen, list[str], threading.Event]:
     """``gpgpusim run`` in its own session (like a terminal's foreground job); returns the
-    process, its stdout lines (filled by a reader thread) and an event set once the kernel spins."""
+    process, its stdout lines (filled by a reader thread) and an event set once a line
+    containing ``ready`` was printed (by default: the kernel spins)."""
     cmd = [sys.executable, "-c", "import sys; from gpgpusim.cli import main; sys.exit(main())",
-           "run", "--functional", "-o", str(tmp_path / "out.json"), *extra, "--", str(app), "forever"]
+           "run", *([mode] if mode else []), "-o", str(tmp_path / "out.json"), *extra, "--", str(app), "forever"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=tmp_path, env=_env(), start_new_session=True)
     lines: list[str] = []
@@ -68,7 +71,7 @@ def _start(app: Path, tmp_path: Path, *extra: str) -> tuple[subprocess.Popen, li
         assert proc.stdout is not None
         for line in proc.stdout:
             lines.append(line)
-            if "spin_forever: kernel spinning" in line:
+            if ready in line:
                 spinning.set()
 
     threading.Thread(target=read, daemon=True).start()
@@ -205,3 +208,29 @@ def test_functional_liveness_line_from_the_first_second(spin_app, tmp_path):
     counts = [int(ln.split("inst.: ")[1].split()[0]) for ln in live]
     assert counts == sorted(counts) and counts[0] > 0
     assert " sim_rate=" in live[0] and " (inst/sec) elapsed = 0:0:00:0" in live[0]
+
+
+def test_performance_interrupt_keeps_the_running_kernels_statistics(spin_app, tmp_path):
+    """Performance mode: the interrupted kernel's statistics block and JSON entry are kept
+    (marked "stopped": "SIGINT"), and every line reports the same instruction count."""
+    proc, lines, started = _start(spin_app, tmp_path, mode="", ready="GPGPU-Sim uArch: cycles simulated:")
+    rc, took, err = _finish(proc, started, signal.SIGINT, group=False)
+    time.sleep(0.2)
+    out = "".join(lines)
+    assert rc == 130 and took < 3, (rc, took, out[-3000:] + err)
+    insn = [int(v) for v in re.findall(r"^gpu_sim_insn = (\d+)$", out, re.M)]
+    assert len(insn) == 1 and insn[0] > 0, out[-3000:]
+    n = insn[0]
+    assert re.search(r"^gpu_tot_sim_insn = %d$" % n, out, re.M)
+    assert re.search(r"^GPGPU-Sim: interrupted kernel '_Z4spinPViiPi' \(uid 1\) at gpu_sim_cycle = \d+ "
+                     r"\(gpu_tot_sim_cycle = \d+\); 0 of 1 CTAs done; %d thread instructions$" % n, out, re.M)
+    assert "GPGPU-Sim: ** interrupted by SIGINT at kernel _Z4spinPViiPi **" in out
+    assert re.search(r"^GPGPU-Sim: interrupted kernel '_Z4spinPViiPi' had executed %d thread instructions "
+                     r"\(\d+ warp instructions\) so far$" % n, out, re.M)
+    doc = json.loads((tmp_path / "out.json").read_text())
+    [k] = doc["kernels"]
+    assert k["kernel_name"] == "_Z4spinPViiPi" and k["stopped"] == "SIGINT" and k["thread_insn"] == n
+    assert k["cycles"] > 0 and k["counters"]["L1D_total_cache_accesses"] > 0
+    assert doc["totals"]["gpu_tot_sim_insn"] == n and doc["totals"]["kernels"] == 1
+    assert doc["run"]["interrupted"] == {"signal": "SIGINT", "kernel": "_Z4spinPViiPi", "thread_insn": n,
+                                         "warp_insn": k["warp_insn"]}
