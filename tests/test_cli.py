@@ -294,3 +294,46 @@ def test_check_binary_skips_scripts(with_lib, tmp_path):
     script = tmp_path / "s.sh"
     script.write_text("#!/bin/sh\n")
     assert cli.check_binary(str(script)) is None
+
+
+@needs_nvcc
+def test_the_run_says_what_it_simulates(with_lib, demo_app, tmp_path):
+    r = _run_cli(with_lib, ["run", "--functional", "-o", str(tmp_path / "a.json"), "--", str(demo_app)], tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[0] == ("GPGPU-Sim: simulating SM7_QV100 (the default GPU: no --gpu, --config or "
+                                        "./gpgpusim.config); functional simulation (-gpgpu_ptx_sim_mode 1)")
+    # SM7_QV100's -gpgpu_ptx_force_max_capability 70 is older than any PTX nvcc 13 emits: a note
+    assert r.stderr.splitlines() == [
+        "GPGPU-Sim PTX: note: fat binary #1 has no PTX for compute capability <= 70 (-gpgpu_ptx_force_max_capability "
+        "70, the config's own value), so its oldest PTX, compute_75, is simulated (CUDA 13's nvcc emits compute_75 at "
+        "the oldest); --set -gpgpu_ptx_force_max_capability=75 selects it without this note"]
+    doc = json.loads((tmp_path / "a.json").read_text())
+    assert doc["gpu"] == doc["run"]["gpu"] == "SM7_QV100"
+    # a limit the user set is a warning with its remedy; 75 is silent
+    r = _run_cli(with_lib, ["run", "--functional", "--set", "-gpgpu_ptx_force_max_capability=60", "--",
+                            str(demo_app)], tmp_path)
+    assert r.stderr.splitlines() == [
+        "GPGPU-Sim PTX: WARNING: fat binary #1 has no PTX for compute capability <= 60 (-gpgpu_ptx_force_max_capability "
+        "60, set by --set), so its oldest PTX, compute_75, is simulated; raise -gpgpu_ptx_force_max_capability to 75 "
+        "or rebuild the application with PTX for it (nvcc -gencode arch=compute_60,code=compute_60, where the "
+        "toolkit supports it)"]
+    r = _run_cli(with_lib, ["run", "--functional", "--gpu", "SM86_RTX3070", "--", str(demo_app)], tmp_path)
+    assert r.stderr == "" and r.stdout.splitlines()[0] == (
+        "GPGPU-Sim: simulating SM86_RTX3070 (given by --gpu ($GPGPUSIM_GPU)); functional simulation "
+        "(-gpgpu_ptx_sim_mode 1)")
+    # ./gpgpusim.config replaces the default, and says so; the JSON names the file
+    from gpgpusim.options.config import gpu_config_path
+
+    src = gpu_config_path("SM75_RTX2060").parent
+    for name in os.listdir(src):
+        shutil.copy(src / name, tmp_path / name)
+    r = _run_cli(with_lib, ["run", "-o", str(tmp_path / "b.json"), "--", str(demo_app)], tmp_path,
+                 env={"GPGPUSIM_NATIVE": "0"})
+    assert r.returncode == 0, r.stderr
+    path = str((tmp_path / "gpgpusim.config").resolve())
+    assert r.stdout.splitlines()[0] == (
+        f"GPGPU-Sim: simulating {path} (found as ./gpgpusim.config in the working directory, as GPGPU-Sim reads "
+        f"it); performance simulation (-gpgpu_ptx_sim_mode 0)")
+    doc = json.loads((tmp_path / "b.json").read_text())
+    assert doc["gpu"] == doc["run"]["gpu"] == path
+    assert doc["gpu_selected_by"] == "found as ./gpgpusim.config in the working directory, as GPGPU-Sim reads it"

@@ -151,6 +151,10 @@ class Config:
         self.icnt: dict[str, Any] | None = None
         self.icnt_path: str | None = None
         self.gpu_name: str | None = None
+        #: the config file a non-shipped config was read from (absolute), else None
+        self.config_file: str | None = None
+        #: why this config was chosen (``gpgpusim.runtime.load_active_config``), else None
+        self.selected_by: str | None = None
         for name, opt in self._reg.by_name.items():
             self._raw[name] = opt.default
             self.origin[name] = "default"
@@ -307,7 +311,14 @@ class Config:
         c.icnt = None if self.icnt is None else dict(self.icnt)
         c.icnt_path = self.icnt_path
         c.gpu_name = self.gpu_name
+        c.config_file = self.config_file
+        c.selected_by = self.selected_by
         return c
+
+    @property
+    def label(self) -> str:
+        """What is simulated, in one word: the shipped GPU's name, else the config file."""
+        return self.gpu_name or self.config_file or "(no config file)"
 
     # ---- derived values the runtime needs (device properties) -----------------------------
 
@@ -518,6 +529,7 @@ def load_config(path: str | os.PathLike[str] | None = None, overrides: Iterable[
         cfg.gpu_name = gpu
     else:
         p = Path(path)
+        cfg.config_file = str(p.resolve())
     cfg.apply_file(p)
     base = p.parent
     if environ:

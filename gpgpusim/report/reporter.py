@@ -364,7 +364,8 @@ class Reporter:
             "simulator": {"name": "gpgpusim", "version": _pkg_version, "gpgpusim_compat": GPGPUSIM_VERSION,
                           **({} if self.cfg.functional_only else {"performance_model": _model_kind()})},
             "mode": "functional" if self.cfg.functional_only else "performance",
-            "gpu": getattr(self.cfg, "gpu_name", None),
+            "gpu": _gpu_label(self.cfg),
+            "gpu_selected_by": getattr(self.cfg, "selected_by", None),
             "config_sources": list(getattr(self.cfg, "sources", [])),
             "config": self.cfg.to_dict(),
             "kernels": self.kernels,
@@ -377,3 +378,8 @@ class Reporter:
 
     def write_json(self, path: str | Path, run: dict[str, Any] | None = None) -> None:
         Path(path).write_text(json.dumps(self.to_json(run), indent=1) + "\n")
+
+
+def _gpu_label(cfg: Any) -> str | None:
+    """The JSON's ``gpu``: the shipped GPU's name, else the config file's path."""
+    return getattr(cfg, "gpu_name", None) or getattr(cfg, "config_file", None)

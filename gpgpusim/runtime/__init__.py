@@ -4,7 +4,9 @@
 use (GPGPU-Sim's lazy ``GPGPUSim_Init``, checklist C014-C016).  The config comes from
 ``$GPGPUSIM_CONFIG`` (a file), else ``$GPGPUSIM_GPU`` (a shipped GPU name), else
 ``./gpgpusim.config`` (C018), else the embedded default (SM7_QV100); ``$GPGPUSIM_OPTIONS`` and
-``PTX_SIM_MODE_FUNC`` (C003) are applied by :func:`gpgpusim.options.load_config`.
+``PTX_SIM_MODE_FUNC`` (C003) are applied by :func:`gpgpusim.options.load_config`.  Inside an
+application the first line printed names the config, why it was chosen and the mode
+(:func:`startup_line`).
 """
 
 from __future__ import annotations
@@ -31,11 +33,28 @@ def load_active_config(environ: Mapping[str, str] | None = None, cwd: str | None
 
     path = env.get("GPGPUSIM_CONFIG") or None
     gpu = env.get("GPGPUSIM_GPU") or None
-    if path is None and gpu is None and os.path.isfile(at("gpgpusim.config")):
-        path = "gpgpusim.config"
     if path is not None:
-        return load_config(at(path), env=env)
-    return load_config(None, gpu=gpu, env=env) if gpu else load_config(None, env=env)
+        why = "given by --config ($GPGPUSIM_CONFIG)"
+    elif gpu is not None:
+        why = "given by --gpu ($GPGPUSIM_GPU)"
+    elif os.path.isfile(at("gpgpusim.config")):
+        path = "gpgpusim.config"
+        why = "found as ./gpgpusim.config in the working directory, as GPGPU-Sim reads it"
+    else:
+        why = "the default GPU: no --gpu, --config or ./gpgpusim.config"
+    if path is not None:
+        cfg = load_config(at(path), env=env)
+    else:
+        cfg = load_config(None, gpu=gpu, env=env) if gpu else load_config(None, env=env)
+    cfg.selected_by = why
+    return cfg
+
+
+def startup_line(cfg: Any) -> str:
+    """The run's first simulator line: what is simulated, why that config, and the mode."""
+    mode = ("functional simulation (-gpgpu_ptx_sim_mode 1)" if cfg.functional_only
+            else "performance simulation (-gpgpu_ptx_sim_mode 0)")
+    return f"GPGPU-Sim: simulating {cfg.label} ({cfg.selected_by}); {mode}"
 
 
 def get_runtime() -> Any:
@@ -49,6 +68,8 @@ def get_runtime() -> Any:
             from .api import Runtime
 
             cfg = load_active_config()
+            if "_gpgpusim_cudart" in sys.modules:      # inside an application: say what runs
+                hostio.out(startup_line(cfg) + "\n")
             reporter = Reporter(cfg, lambda line: hostio.out(line + "\n"))
             _runtime = Runtime(cfg, reporter=reporter)
             if "_gpgpusim_cudart" in sys.modules:      # inside an application (the shim)

@@ -295,7 +295,8 @@ class Runtime(StreamApi, TextureApi):
         m = self.registry.new_module(wrapper_addr)
         self._modules_open += 1
         try:
-            text, name = ptx_for_module(m, self.max_capability)
+            text, name = ptx_for_module(m, self.max_capability, capability_origin=getattr(
+                self.config, "origin", {}).get("gpgpu_ptx_force_max_capability"))
             m.ptx_name = name
             m.ir = _parse_ptx(text, name)
         except Exception as exc:  # noqa: BLE001 - kept on the module, reported once
@@ -1423,7 +1424,7 @@ class Runtime(StreamApi, TextureApi):
 
         return {
             "argv": list(getattr(sys, "argv", []) or []),   # the shim sets it from /proc/self/cmdline
-            "gpu": getattr(self.config, "gpu_name", None),
+            "gpu": getattr(self.config, "gpu_name", None) or getattr(self.config, "config_file", None),
             "functional": bool(getattr(self.config, "functional_only", False)),
             "kernels": len(getattr(self.gpu, "kernels", [])),
             "device_memory_used_bytes": self.used_device_bytes(),

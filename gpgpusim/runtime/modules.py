@@ -206,9 +206,15 @@ class Registry:
 # ------------------------------------------------------------------------------ PTX sources
 
 
-def ptx_for_module(m: Module, max_capability: int, env: Mapping[str, str] | None = None) -> tuple[str, str]:
+def ptx_for_module(m: Module, max_capability: int, env: Mapping[str, str] | None = None, *,
+                   capability_origin: str | None = None) -> tuple[str, str]:
     """``(ptx_text, name)`` for module ``m``: a file under ``PTX_SIM_USE_PTX_FILE`` (C021/C022),
-    else the embedded PTX read from the application's memory (C027, C029)."""
+    else the embedded PTX read from the application's memory (C027, C029).
+
+    When no embedded PTX is as old as ``max_capability`` the oldest is used and one line says
+    so: a note when the limit is the shipped config's own (``capability_origin``: where
+    ``-gpgpu_ptx_force_max_capability`` was set; e.g. SM7_QV100's 70, older than anything
+    nvcc 13 emits), a WARNING when the user set it."""
     env_map: Mapping[str, str] = os.environ if env is None else env
     use_file = env_map.get("PTX_SIM_USE_PTX_FILE", "").strip()
     if use_file and use_file != "0":
@@ -237,13 +243,29 @@ def ptx_for_module(m: Module, max_capability: int, env: Mapping[str, str] | None
         entry = min(ptx, key=lambda e: e.arch)
         from . import hostio
 
-        hostio.err(f"GPGPU-Sim PTX: WARNING: no PTX for compute capability <= {max_capability} "
-                   f"(-gpgpu_ptx_force_max_capability) in fat binary #{m.index}; "
-                   f"using the oldest embedded PTX, compute_{entry.arch}")
+        hostio.err(_capability_note(m.index, max_capability, entry.arch, capability_origin))
     m.ptx_arch = entry.arch
     name = getattr(entry, "name", "") or f"fatbin{m.index}.sm_{entry.arch}.ptx"
     text = entry.text
     return text, name
+
+
+def _capability_note(index: int, max_capability: int, arch: int, origin: str | None) -> str:
+    """The line saying that fat binary ``index`` has no PTX <= ``max_capability`` and that
+    ``compute_<arch>`` is simulated instead (see :func:`ptx_for_module`)."""
+    from gpgpusim.options.config import configs_dir
+
+    shipped = origin in (None, "default") or str(origin).startswith(str(configs_dir()))
+    what = (f"fat binary #{index} has no PTX for compute capability <= {max_capability} "
+            f"(-gpgpu_ptx_force_max_capability {max_capability}"
+            + (f", set by {origin}" if not shipped else ", the config's own value") + f"), so its oldest PTX, "
+            f"compute_{arch}, is simulated")
+    if shipped:
+        return (f"GPGPU-Sim PTX: note: {what} (CUDA 13's nvcc emits compute_75 at the oldest); "
+                f"--set -gpgpu_ptx_force_max_capability={arch} selects it without this note")
+    return (f"GPGPU-Sim PTX: WARNING: {what}; raise -gpgpu_ptx_force_max_capability to {arch} or rebuild "
+            f"the application with PTX for it (nvcc -gencode arch=compute_{max_capability},"
+            f"code=compute_{max_capability}, where the toolkit supports it)")
 
 
 def elf_resources(m: Module) -> dict[str, Any]:
