@@ -126,6 +126,33 @@ def summary(force: bool = False) -> str | None:
     return text
 
 
+def exit_status(options: Any) -> int:
+    """The exit status the application ends with because memcheck reported errors
+    (``-gpgpusim_memcheck_error_exitcode``, default 1, as compute-sanitizer's
+    ``--error-exitcode``), or 0: memcheck off, no errors, or the option set to 0 (the
+    application's own status stands)."""
+    if not mode_of(options) or not _state["errors"]:
+        return 0
+    try:
+        return int(options.get("gpgpusim_memcheck_error_exitcode") or 0)
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return 1
+
+
+def end_process(code: int) -> None:
+    """End the process now with ``code``: every C stdio stream flushed first (the application's
+    own files too), as ``exit`` would, but without running its remaining exit handlers."""
+    import ctypes
+    import os
+
+    try:
+        sys.stdout.flush()
+        ctypes.CDLL(None).fflush(None)
+    except (OSError, ValueError, AttributeError):
+        pass
+    os._exit(code)
+
+
 def reset() -> None:
     """Forget every report (tests)."""
     with _lock:

@@ -312,19 +312,49 @@ KEY_COLUMNS = ("kernel", "launch", "run")
 
 
 def read_hw_csv(path: str | Path) -> tuple[list[dict[str, str]], list[str]]:
-    """The CSV's rows (cells stripped) and its column names; checks the required columns."""
+    """The CSV's rows (cells stripped) and its column names; checks the required columns.
+
+    A demangled kernel name holds commas (``reduceTree(int const*, int*, int)``); unquoted, it
+    spreads over several cells.  Such a row is read back whole when joining the cells from the
+    ``kernel`` column on, up to the one that closes its parentheses, gives the header's number
+    of cells; any other row with too many or too few cells is an error naming it."""
     try:
         with open(path, newline="") as f:
-            reader = csv.DictReader(f)
-            rows = [{(k or "").strip(): (v or "").strip() for k, v in row.items()} for row in reader]
-            columns = [(c or "").strip() for c in (reader.fieldnames or [])]
+            table = [[c.strip() for c in r] for r in csv.reader(f)]
     except OSError as exc:
         raise InputError(f"{path}: {exc.strerror or exc}") from None
+    except (csv.Error, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: not a readable CSV file ({exc})") from None
+    columns = table[0] if table else []
     if "kernel" not in columns:
         raise InputError(f"{path}: no 'kernel' column (columns: {', '.join(columns)})")
+    at = columns.index("kernel")
+    rows = []
+    for i, cells in enumerate(table[1:], 1):
+        if not any(cells):
+            continue
+        if len(cells) > len(columns):
+            cells = _join_name_cells(cells, at, len(columns))
+        if len(cells) > len(columns):
+            raise InputError(f"{path}: data row {i} has {len(cells)} cells, the header {len(columns)}; "
+                             f"quote a kernel name that contains commas (\"f(int, float)\")")
+        cells = cells + [""] * (len(columns) - len(cells))
+        rows.append(dict(zip(columns, cells)))
     if "cycles" not in columns and "time_us" not in columns:
         raise InputError(f"{path}: needs a 'cycles' or a 'time_us' column")
     return rows, columns
+
+
+def _join_name_cells(cells: list[str], at: int, width: int) -> list[str]:
+    """``cells`` with the kernel name that an unquoted comma split rejoined (see
+    :func:`read_hw_csv`), or unchanged when that does not make ``width`` cells."""
+    depth = 0
+    for j in range(at, len(cells)):
+        depth += cells[j].count("(") - cells[j].count(")")
+        if depth <= 0:
+            joined = cells[:at] + [", ".join(cells[at:j + 1])] + cells[j + 1:]
+            return joined if len(joined) == width else cells
+    return cells
 
 
 @dataclass

@@ -1444,10 +1444,12 @@ class Runtime(StreamApi, TextureApi):
         fn = getattr(rep, "exit", None) if rep is not None else None
         if fn is not None:
             fn()
+        status = 0
         if int(self._cfg("gpgpusim_memcheck", 0) or 0):
             from gpgpusim.functional import memcheck
 
             memcheck.summary(force=True)     # ========= ERROR SUMMARY: N errors
+            status = memcheck.exit_status(self.config)
         path = os.environ.get("GPGPUSIM_STATS_JSON")
         if path:
             try:
@@ -1457,6 +1459,11 @@ class Runtime(StreamApi, TextureApi):
             except (ImportError, AttributeError, TypeError, OSError) as exc:
                 hostio.err(f"gpgpusim: cannot write the statistics to {path}: {exc}")
         hostio.flush()
+        import sys
+
+        if status and "_gpgpusim_cudart" in sys.modules:
+            # memcheck found errors: the application ends with -gpgpusim_memcheck_error_exitcode
+            memcheck.end_process(status)
 
 
 for _n in [n for n in vars(Runtime) if n.startswith("x__cuda")]:

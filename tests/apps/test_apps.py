@@ -455,20 +455,24 @@ def test_app_in_timing_mode(app, run_app, timing_model):
 def test_stencil_oob_memcheck_reports_each_access(app_bin, tmp_path):
     """stencil_oob reads the row before its first cudaMalloc block: it passes by default (the
     page is mapped, as on hardware); ``--memcheck`` reports every such read once, compute-
-    sanitizer style, and the program still passes; ``--memcheck=stop`` stops the kernel."""
+    sanitizer style, and the program still passes, but the run exits 1 (``--error-exitcode``:
+    0 keeps the program's status); ``--memcheck=stop`` stops the kernel."""
     cmd = gpgpusim_cmd() + ["run", "--functional", "--memcheck", "--set",
                             "-gpgpusim_memcheck_print_limit=0", "--", str(app_bin / "stencil_oob")]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=sim_env(), cwd=tmp_path, timeout=TIMEOUT_S)
-    assert proc.returncode == 0 and "stencil_oob: PASS" in proc.stdout, proc.stdout + proc.stderr
+    assert proc.returncode == 1 and "stencil_oob: PASS" in proc.stdout, proc.stdout + proc.stderr
+    keep = subprocess.run(cmd[:-2] + ["--error-exitcode", "0", "--", str(app_bin / "stencil_oob")],
+                          capture_output=True, text=True, env=sim_env(), cwd=tmp_path, timeout=TIMEOUT_S)
+    assert keep.returncode == 0 and keep.stderr.rstrip().endswith("========= ERROR SUMMARY: 128 errors")
     err = proc.stderr
     assert err.count("========= Invalid __global__ read of size 4 bytes") == 128     # x = 0..127, row 0
     assert "=========     by thread (0,0,0) in block (0,0,0)" in err
     assert ("=========     Address 0xbffffe00 is 512 bytes before the nearest allocation at 0xc0000000 "
             "of size 32768 bytes") in err
     assert "ld.global.u32" in err and err.rstrip().endswith("========= ERROR SUMMARY: 128 errors")
-    stop = subprocess.run(gpgpusim_cmd() + ["run", "--functional", "--memcheck=stop", "--",
-                                            str(app_bin / "stencil_oob")],
+    stop = subprocess.run(gpgpusim_cmd() + ["run", "--functional", "--memcheck=stop", "--error-exitcode", "7",
+                                            "--", str(app_bin / "stencil_oob")],
                           capture_output=True, text=True, env=sim_env(), cwd=tmp_path, timeout=TIMEOUT_S)
-    assert stop.returncode != 0 and "cudaErrorIllegalAddress" in stop.stdout + stop.stderr
+    assert stop.returncode == 7 and "cudaErrorIllegalAddress" in stop.stdout + stop.stderr
     # stop mode reports the faulting instruction's out-of-bounds threads, then stops the kernel
     assert "Address 0xbffffe00 is 512 bytes before" in stop.stderr and "ERROR SUMMARY: " in stop.stderr

@@ -34,9 +34,12 @@ def _write(path: Path, kernels: list[dict], mhz: str | None = "1000.0:1000.0:100
 @pytest.fixture()
 def runs(tmp_path: Path) -> list[Path]:
     return [
-        _write(tmp_path / "vectoradd.json", [_kernel("_Z6vecAddPKfS0_Pfi", 1, 2200, L2_total_cache_accesses=24000)]),
-        _write(tmp_path / "reduce.json", [_kernel("_Z9reduceSumPKiPii", 1, 3300),
-                                          _kernel("_Z9reduceSumPKiPii", 2, 900)]),
+        # the kernels of apps/vector_add and apps/reduction, which the example CSV names
+        _write(tmp_path / "vector_add.json", [_kernel("_Z9vectorAddPKfS0_Pfi", 1, 2200,
+                                                      L2_total_cache_accesses=24000)]),
+        _write(tmp_path / "reduction.json", [_kernel("_Z10reduceTreePKiPii", 1, 3300),
+                                             _kernel("_Z10reduceTreePKiPii", 2, 900),
+                                             _kernel("_Z13reduceShufflePKiPii", 3, 2500)]),
     ]
 
 
@@ -98,9 +101,9 @@ def test_example_csv_matches_and_converts_time(runs):
     matching = cr.match_kernels(cr.load_runs(runs), rows, cols)
     assert matching.unmatched == [] and matching.ignored_columns == []
     got = [(m.row, m.run.path.stem, m.record["kernel_launch_uid"], m.hw) for m in matching.matches]
-    assert got == [(1, "vectoradd", 1, {"cycles": 2000.0, "l2_accesses": 25000.0}),
-                   (2, "reduce", 1, {"cycles": 3000.0}),
-                   (3, "reduce", 2, {"cycles": 1000.0})]
+    assert got == [(1, "vector_add", 1, {"cycles": 2000.0, "l2_accesses": 25000.0}),
+                   (2, "reduction", 1, {"cycles": 3000.0}),
+                   (3, "reduction", 2, {"cycles": 1000.0})]
     reports = {r.metric: r for r in cr.correlate(matching)}
     assert list(reports) == ["cycles", "l2_accesses"]
     assert reports["cycles"].stats.mae == pytest.approx(0.10)
@@ -141,7 +144,7 @@ def test_cli_output_and_json(runs, tmp_path, capsys):
     assert rc == 0
     assert "matched 3 of 3 hardware rows" in out
     assert "## cycles" in out and "## l2_accesses" in out
-    assert "| 1 | vectoradd.json | `_Z6vecAddPKfS0_Pfi` | 1 | 2,200 | 2,000 | +10.00% |" in out
+    assert "| 1 | vector_add.json | `_Z9vectorAddPKfS0_Pfi` | 1 | 2,200 | 2,000 | +10.00% |" in out
     assert ("kernels 3, MAE 10.00%, aggregate error +6.67% (Agg_Err 10.00%), NRMSE 0.1080, "
             "Pearson r 0.9988") in out
     doc = json.loads(out_json.read_text())
@@ -167,3 +170,32 @@ def test_cli_plot_png(runs, tmp_path, capsys):
     assert cli_main(["correlate", "--hw", str(HW_EXAMPLE), *map(str, runs), "--plot", str(png)]) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert f"plot written to {png}" in capsys.readouterr().out
+
+
+def test_example_csv_names_the_shipped_apps_kernels():
+    """The README's example CSV is about apps/vector_add and apps/reduction: every row's run is
+    a shipped app whose source defines the kernel it names."""
+    rows, _ = cr.read_hw_csv(HW_EXAMPLE)
+    apps = Path(__file__).resolve().parents[2] / "apps"
+    for row in rows:
+        source = (apps / f"{row['run']}.cu").read_text()
+        bare = row["kernel"].split("(")[0]
+        assert f"__global__ void {bare}(" in source, row
+
+
+def test_unquoted_kernel_names_with_commas(runs, tmp_path, capsys):
+    csv_path = tmp_path / "hw.csv"
+    csv_path.write_text("run,kernel,launch,cycles\nreduction,reduceTree(int const*, int*, int),2,1000\n"
+                        "reduction,reduceShuffle(int const*, int*, int),,2000\n")
+    rows, cols = cr.read_hw_csv(csv_path)
+    assert rows == [{"run": "reduction", "kernel": "reduceTree(int const*, int*, int)", "launch": "2", "cycles": "1000"},
+                    {"run": "reduction", "kernel": "reduceShuffle(int const*, int*, int)", "launch": "",
+                     "cycles": "2000"}]
+    matching = cr.match_kernels(cr.load_runs(runs), rows, cols)
+    assert [(m.record["kernel_name"], m.record["kernel_launch_uid"]) for m in matching.matches] == [
+        ("_Z10reduceTreePKiPii", 2), ("_Z13reduceShufflePKiPii", 3)]
+    bad = tmp_path / "bad.csv"
+    bad.write_text("kernel,cycles\nk,1,2,3\n")
+    assert cli_main(["correlate", "--hw", str(bad), str(runs[0])]) == 2
+    assert capsys.readouterr().err == (f"gpgpusim correlate: {bad}: data row 1 has 4 cells, the header 2; quote a "
+                                       f"kernel name that contains commas (\"f(int, float)\")\n")
