@@ -339,7 +339,7 @@ def read_hw_csv(path: str | Path) -> tuple[list[dict[str, str]], list[str]]:
             raise InputError(f"{path}: data row {i} has {len(cells)} cells, the header {len(columns)}; "
                              f"quote a kernel name that contains commas (\"f(int, float)\")")
         cells = cells + [""] * (len(columns) - len(cells))
-        rows.append(dict(zip(columns, cells)))
+        rows.append(dict(zip(columns, cells, strict=True)))
     if "cycles" not in columns and "time_us" not in columns:
         raise InputError(f"{path}: needs a 'cycles' or a 'time_us' column")
     return rows, columns
