@@ -8,9 +8,13 @@ chart per numeric series against ``tot_cycle`` (the run's cycle), each sample be
 over its interval (or the level, for the sampler's gauges), plus derived ones (``ipc`` = ``globalinsncount`` / interval cycles,
 ``L1D_hit_rate``/``L2_hit_rate`` from ``*_total_cache_accesses``/``*_misses``).
 
-Readability rules: every chart names both axes; per-kernel bar charts switch to a log scale
-when kernels differ by 100x or more, and the per-kernel instruction mix shows each kernel's
-shares (percent of its own instructions), so a small kernel is as readable as a large one.
+Readability rules: every chart names both axes; kernels are labelled ``<launch uid>:<function
+name>`` (demangled: ``vectorAdd``, not ``_Z9vectorAddPKfS0_Pfi``); per-kernel bar charts switch
+to a log scale when kernels differ by 100x or more, and the per-kernel instruction mix shows
+each kernel's shares (percent of its own instructions), so a small kernel is as readable as a
+large one.  Time series mark where each kernel started (a dashed line, labelled while there are
+few kernels), and a value that does not exist is not drawn: a hit or miss rate over an interval
+or kernel without accesses is a gap, never 0.
 """
 
 from __future__ import annotations
@@ -55,6 +59,41 @@ def _series_label(name: str, default: str) -> str:
     return default
 
 
+#: time series mark at most this many kernel starts, and label them while there are no more than
+MAX_MARKED_KERNELS = 60
+MAX_LABELLED_KERNELS = 12
+_NAN = float("nan")
+
+
+def kernel_labels(kernels: list[dict[str, Any]]) -> list[str]:
+    """``<launch uid>:<function name>`` of each kernel (demangled, at most 28 characters)."""
+    from .correlate import demangle, short_name
+
+    demangle([str(k.get("kernel_name", "?")) for k in kernels])      # one c++filt call for all
+    return [f"{k.get('kernel_launch_uid', '?')}:{short_name(str(k.get('kernel_name', '?')))[:28]}" for k in kernels]
+
+
+def kernel_starts(kernels: list[dict[str, Any]], labels: list[str]) -> list[tuple[float, str]]:
+    """``(start cycle, label)`` of each kernel of a timing run, on the time series' axis
+    (``gpu_tot_sim_cycle`` at its end minus its ``cycles``); empty for a functional run."""
+    starts = []
+    for k, label in zip(kernels, labels, strict=True):
+        end, cycles = k.get("gpu_tot_sim_cycle"), k.get("cycles")
+        if isinstance(end, (int, float)) and isinstance(cycles, (int, float)):
+            starts.append((float(end - cycles), label))
+    return starts
+
+
+def _mark_kernels(ax: Any, starts: list[tuple[float, str]]) -> None:
+    if len(starts) > MAX_MARKED_KERNELS:
+        return
+    for x, label in starts:
+        ax.axvline(x, color="0.55", ls="--", lw=0.7, zorder=0)
+        if len(starts) <= MAX_LABELLED_KERNELS:
+            ax.text(x, 0.98, " " + label, transform=ax.get_xaxis_transform(), rotation=90, va="top",
+                    ha="left", fontsize=6, color="0.35")
+
+
 def plot_stats(doc: dict[str, Any], outdir: Path, prefix: str = "gpgpusim") -> list[Path]:
     """Write the charts for one stats document; returns the PNG paths written."""
     plt = _plt()
@@ -71,7 +110,7 @@ def plot_stats(doc: dict[str, Any], outdir: Path, prefix: str = "gpgpusim") -> l
 
     kernel_axis = "kernel (launch uid: name)"
     if kernels:
-        labels = [f"{k['kernel_launch_uid']}:{k['kernel_name'][:24]}" for k in kernels]
+        labels = kernel_labels(kernels)
         fig, ax = plt.subplots(figsize=(max(6, len(kernels) * 0.8), 4))
         insn = [k.get("thread_insn", 0) for k in kernels]
         ax.bar(range(len(kernels)), insn, color="tab:blue")
@@ -95,7 +134,8 @@ def plot_stats(doc: dict[str, Any], outdir: Path, prefix: str = "gpgpusim") -> l
             acc = [x.get(f"{c}_total_cache_accesses") for x in ctr]
             miss = [x.get(f"{c}_total_cache_misses") for x in ctr]
             if all(isinstance(a, (int, float)) and isinstance(m, (int, float)) for a, m in zip(acc, miss, strict=True)):
-                rates[c] = [m / a if a else 0.0 for a, m in zip(acc, miss, strict=True)]
+                # no accesses: no bar (a miss rate of 0 would be invented)
+                rates[c] = [m / a if a else _NAN for a, m in zip(acc, miss, strict=True)]
         if rates:
             fig, ax = plt.subplots(figsize=(max(6, len(kernels) * 0.8), 4))
             width = 0.8 / len(rates)
@@ -171,6 +211,7 @@ def plot_stats(doc: dict[str, Any], outdir: Path, prefix: str = "gpgpusim") -> l
             if isinstance(sa, (int, float)) and isinstance(sm, (int, float)) and sa:
                 s[f"{c}_hit_rate"] = 1.0 - sm / sa
     if samples:
+        starts = kernel_starts(kernels, kernel_labels(kernels)) if kernels else []
         xs = [s.get("tot_cycle", s.get("cycle", i)) for i, s in enumerate(samples)]
         skip = {"cycle", "tot_cycle", "cycles"}
         names = sorted({k for s in samples for k, v in s.items() if k not in skip and isinstance(v, (int, float, list))})
@@ -179,16 +220,24 @@ def plot_stats(doc: dict[str, Any], outdir: Path, prefix: str = "gpgpusim") -> l
             first = next(s[name] for s in samples if name in s)
             if isinstance(first, list):  # per core / per partition: one line per unit (first 16)
                 for u in range(min(len(first), 16)):
-                    ax.plot(xs, [(s.get(name) or [0] * (u + 1))[u] for s in samples], lw=0.8)
+                    ax.plot(xs, [_at(s.get(name), u) for s in samples], lw=0.8)
                 ylabel = f"{name} per unit (first {min(len(first), 16)})"
             else:
-                ax.plot(xs, [s.get(name, 0) for s in samples], lw=1.2)
+                # a sample without the series (e.g. a hit rate of an interval without
+                # accesses) is a gap in the line
+                ax.plot(xs, [s.get(name, _NAN) for s in samples], lw=1.2, marker="." if len(xs) < 50 else None)
                 ylabel = name
+            _mark_kernels(ax, starts)
             ax.set_xlabel("cycle (whole run)")
             ax.set_ylabel(_series_label(name, ylabel))
             ax.set_title(f"{name} over time")
             save(fig, "series_" + "".join(c if c.isalnum() else "_" for c in name))
     return written
+
+
+def _at(values: Any, u: int) -> float:
+    """Unit ``u`` of a per-unit sample, NaN (a gap) when the sample has none."""
+    return float(values[u]) if isinstance(values, list) and u < len(values) else _NAN
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -172,3 +172,44 @@ def test_aerialvision_zlevel_validation_and_members(tmp_path):
     w2 = AerialVisionWriter(tmp_path / "av.gz", 6)  # a new run starts the file afresh
     w2.write(5, {})
     assert gzip.open(tmp_path / "av.gz", "rt").read() == "globalcyclecount: 5\n"
+
+
+def test_plot_names_kernels_marks_their_starts_and_invents_no_zeros(tmp_path, monkeypatch):
+    import math
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from gpgpusim.report.plot import plot_stats
+
+    plt.close("all")
+    monkeypatch.setattr(plt, "close", lambda fig=None: None)  # keep the figures to inspect them
+    no_access = {"L1D_total_cache_accesses": 0, "L1D_total_cache_misses": 0,
+                 "L2_total_cache_accesses": 0, "L2_total_cache_misses": 0}
+    doc = {"kernels": [
+        {"kernel_launch_uid": 1, "kernel_name": "_Z9vectorAddPKfS0_Pfi", "thread_insn": 1000, "cycles": 300,
+         "gpu_tot_sim_cycle": 300, "gpu_ipc": 3.3,
+         "counters": {"L1D_total_cache_accesses": 10, "L1D_total_cache_misses": 5,
+                      "L2_total_cache_accesses": 5, "L2_total_cache_misses": 5}},
+        {"kernel_launch_uid": 2, "kernel_name": "_Z10reduceTreePKiPii", "thread_insn": 500, "cycles": 200,
+         "gpu_tot_sim_cycle": 500, "gpu_ipc": 2.5, "counters": no_access}],
+        "totals": {},
+        "samples": [{"cycle": 100, "tot_cycle": 100, "L2_total_cache_accesses": 4, "L2_total_cache_misses": 1},
+                    {"cycle": 100, "tot_cycle": 400, "L2_total_cache_accesses": 0, "L2_total_cache_misses": 0}]}
+    plot_stats(doc, tmp_path, "t")
+    by_title = {f.axes[0].get_title(): f.axes[0] for f in (plt.figure(n) for n in plt.get_fignums())}
+    ticks = [t.get_text() for t in by_title["Instructions per kernel"].get_xticklabels()]
+    assert ticks == ["1:vectorAdd", "2:reduceTree"]
+    # the kernel without accesses has no miss-rate bar (NaN), not a 0 % one
+    bars = [p.get_height() for p in by_title["Cache miss rate per kernel"].patches]
+    assert bars[0] == 0.5 and math.isnan(bars[1]) and bars[2] == 1.0 and math.isnan(bars[3])
+    hit = by_title["L2_hit_rate over time"]
+    ys = list(hit.lines[0].get_ydata())
+    assert ys[0] == 0.75 and math.isnan(ys[1])           # an interval without accesses is a gap
+    starts = [ln.get_xdata()[0] for ln in hit.lines[1:]]
+    assert starts == [0.0, 300.0]                         # kernel 1 from cycle 0, kernel 2 from 300
+    assert [t.get_text() for t in hit.texts] == [" 1:vectorAdd", " 2:reduceTree"]
+    monkeypatch.undo()
+    plt.close("all")
