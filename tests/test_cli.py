@@ -337,3 +337,25 @@ def test_the_run_says_what_it_simulates(with_lib, demo_app, tmp_path):
     doc = json.loads((tmp_path / "b.json").read_text())
     assert doc["gpu"] == doc["run"]["gpu"] == path
     assert doc["gpu_selected_by"] == "found as ./gpgpusim.config in the working directory, as GPGPU-Sim reads it"
+
+
+@needs_nvcc
+def test_every_stats_json_field_is_documented(with_lib, demo_app, tmp_path):
+    """docs/STATS_JSON.md names every field a performance and a functional run write."""
+    import re
+
+    doc_text = open(os.path.join(ROOT, "docs", "STATS_JSON.md")).read()
+    documented = set(re.findall(r"`([A-Za-z_][\w\[\]]*)`", doc_text))
+    for mode in ([], ["--functional"]):
+        out = tmp_path / f"s{len(mode)}.json"
+        r = _run_cli(with_lib, ["run", *mode, "-o", str(out), "--", str(demo_app)], tmp_path,
+                     env={"GPGPUSIM_NATIVE": "0"})
+        assert r.returncode == 0, r.stderr
+        d = json.loads(out.read_text())
+        fields = set(d) | set(d["simulator"]) | set(d["totals"]) | set(d["run"])
+        for k in d["kernels"]:
+            fields |= set(k) | set(k.get("counters", {})) | set(k["simulation_time"])
+        for s in d["samples"]:
+            fields |= set(s)
+        fields |= set(d["totals"].get("counters", {}))
+        assert fields - documented == set(), mode
