@@ -359,3 +359,15 @@ def test_every_stats_json_field_is_documented(with_lib, demo_app, tmp_path):
             fields |= set(s)
         fields |= set(d["totals"].get("counters", {}))
         assert fields - documented == set(), mode
+
+
+def test_unmodelled_options_say_so():
+    from gpgpusim.options import load_config
+    from gpgpusim.runtime import unmodelled_notes
+
+    assert unmodelled_notes(load_config(None, env=False)) == []
+    cfg = load_config(None, overrides=["-power_simulation_enabled 1", "-checkpoint_option 1"], env=False)
+    assert unmodelled_notes(cfg) == [
+        "GPGPU-Sim: NOTE: -power_simulation_enabled is set but not modelled (the AccelWattch power model: no "
+        "power figures are produced)",
+        "GPGPU-Sim: NOTE: -checkpoint_option is set but not modelled (checkpointing: no checkpoint is written)"]

@@ -57,6 +57,30 @@ def startup_line(cfg: Any) -> str:
     return f"GPGPU-Sim: simulating {cfg.label} ({cfg.selected_by}); {mode}"
 
 
+#: options GPGPU-Sim acts on that this simulator accepts (so that its configs load) but does not
+#: model: option -> what is not done
+UNMODELLED = {
+    "power_simulation_enabled": "the AccelWattch power model: no power figures are produced",
+    "gpgpu_ptx_convert_to_ptxplus": "SASS-to-PTXPlus conversion: the embedded PTX is simulated",
+    "checkpoint_option": "checkpointing: no checkpoint is written",
+    "resume_option": "resuming from a checkpoint: the program runs from its start",
+}
+
+
+def unmodelled_notes(cfg: Any) -> list[str]:
+    """One line for each option in :data:`UNMODELLED` the config turns on (``-network_mode 1``,
+    BookSim, says so in the timing model)."""
+    notes = []
+    for name, what in UNMODELLED.items():
+        try:
+            on = bool(int(cfg.get(name) or 0))
+        except (AttributeError, KeyError, TypeError, ValueError):
+            on = False
+        if on:
+            notes.append(f"GPGPU-Sim: NOTE: -{name} is set but not modelled ({what})")
+    return notes
+
+
 def get_runtime() -> Any:
     """The process singleton (C026: one simulated GPU)."""
     global _runtime
@@ -70,6 +94,8 @@ def get_runtime() -> Any:
             cfg = load_active_config()
             if "_gpgpusim_cudart" in sys.modules:      # inside an application: say what runs
                 hostio.out(startup_line(cfg) + "\n")
+                for note in unmodelled_notes(cfg):
+                    hostio.err(note)
             reporter = Reporter(cfg, lambda line: hostio.out(line + "\n"))
             _runtime = Runtime(cfg, reporter=reporter)
             if "_gpgpusim_cudart" in sys.modules:      # inside an application (the shim)
