@@ -20,22 +20,43 @@ int main() {
   printf("device 0 of %d: %s, cc %d.%d\n", count, p.name, p.major, p.minor);
   printf("SMs=%d warpSize=%d maxThreadsPerBlock=%d sharedMemPerBlock=%zu\n", p.multiProcessorCount,
          p.warpSize, p.maxThreadsPerBlock, p.sharedMemPerBlock);
-  if (count < 1 || dev != 0 || p.warpSize != 32 || p.multiProcessorCount < 1 || p.maxThreadsPerBlock < 1024 ||
-      p.sharedMemPerBlock < 48 * 1024 || p.totalGlobalMem == 0 || p.maxGridSize[0] < 65535 ||
-      p.maxThreadsDim[0] < 1024 || p.regsPerBlock < 1) {
+  printf("regsPerBlock=%d maxThreadsDim=%dx%dx%d maxGridSize=%dx%dx%d sharedMemPerBlockOptin=%zu\n", p.regsPerBlock,
+         p.maxThreadsDim[0], p.maxThreadsDim[1], p.maxThreadsDim[2], p.maxGridSize[0], p.maxGridSize[1],
+         p.maxGridSize[2], p.sharedMemPerBlockOptin);
+  printf("totalGlobalMem=%zu l2CacheSize=%d memoryBusWidth=%d\n", p.totalGlobalMem, p.l2CacheSize, p.memoryBusWidth);
+  // The least any GPU of this compute capability offers (CUDA Programming Guide): cc 1.x has
+  // 512-thread blocks, 16 KB of shared memory per block and 2-D grids.
+  const bool cc1 = p.major < 2;
+  const int minThreads = cc1 ? 512 : 1024;
+  const size_t minSmem = (cc1 ? 16 : 48) * 1024;
+  if (count < 1 || dev != 0 || p.warpSize != 32 || p.multiProcessorCount < 1 || p.maxThreadsPerBlock < minThreads ||
+      p.sharedMemPerBlock < minSmem || p.sharedMemPerBlockOptin < p.sharedMemPerBlock || p.totalGlobalMem == 0 ||
+      p.maxGridSize[0] < 65535 || p.maxGridSize[2] < 1 || p.maxThreadsDim[0] < minThreads ||
+      p.regsPerBlock < 8192 || p.regsPerBlock > p.regsPerMultiprocessor) {
     printf("implausible properties\n");
     bad++;
   }
-  int attr = 0;
-  CHECK(cudaDeviceGetAttribute(&attr, cudaDevAttrMultiProcessorCount, 0));
-  bad += (attr != p.multiProcessorCount);
-  CHECK(cudaDeviceGetAttribute(&attr, cudaDevAttrWarpSize, 0));
-  bad += (attr != p.warpSize);
-  CHECK(cudaDeviceGetAttribute(&attr, cudaDevAttrMaxThreadsPerBlock, 0));
-  bad += (attr != p.maxThreadsPerBlock);
+  // cudaDeviceGetAttribute agrees with cudaGetDeviceProperties
+  const struct { cudaDeviceAttr a; long long v; } same[] = {
+      {cudaDevAttrMultiProcessorCount, p.multiProcessorCount}, {cudaDevAttrWarpSize, p.warpSize},
+      {cudaDevAttrMaxThreadsPerBlock, p.maxThreadsPerBlock}, {cudaDevAttrMaxBlockDimX, p.maxThreadsDim[0]},
+      {cudaDevAttrMaxBlockDimZ, p.maxThreadsDim[2]}, {cudaDevAttrMaxGridDimX, p.maxGridSize[0]},
+      {cudaDevAttrMaxGridDimZ, p.maxGridSize[2]}, {cudaDevAttrMaxRegistersPerBlock, p.regsPerBlock},
+      {cudaDevAttrMaxSharedMemoryPerBlock, (long long)p.sharedMemPerBlock},
+      {cudaDevAttrMaxSharedMemoryPerBlockOptin, (long long)p.sharedMemPerBlockOptin},
+      {cudaDevAttrL2CacheSize, p.l2CacheSize}, {cudaDevAttrComputeCapabilityMajor, p.major},
+      {cudaDevAttrComputeCapabilityMinor, p.minor}};
+  for (const auto &s : same) {
+    int attr = 0;
+    CHECK(cudaDeviceGetAttribute(&attr, s.a, 0));
+    if (attr != s.v) {
+      printf("attribute %d = %d, property says %lld\n", (int)s.a, attr, s.v);
+      bad++;
+    }
+  }
   size_t freeB = 0, totalB = 0;
   CHECK(cudaMemGetInfo(&freeB, &totalB));
-  if (totalB == 0 || freeB > totalB) {
+  if (totalB != p.totalGlobalMem || freeB > totalB) {
     printf("cudaMemGetInfo: free %zu total %zu\n", freeB, totalB);
     bad++;
   }

@@ -11,10 +11,12 @@ GPGPU-Sim counterpart: ``cudaGetDeviceProperties`` / ``cudaDeviceGetAttribute`` 
   ``gpgpu_shader_registers``; shared memory ``gpgpu_shmem_size``;
 * per block, from the config where it sets the option, else from the compute capability's
   documented limits (:mod:`gpgpusim.runtime.limits`), never more than one SM holds: registers
-  ``gpgpu_registers_per_block``, the most shared memory a block may opt in to
-  ``gpgpu_shmem_per_block``; threads per block, block and grid dimensions, registers per thread,
-  the register allocation rule and the shared memory a block gets without opting in always
-  from the compute capability (GPGPU-Sim has no options for them);
+  ``gpgpu_registers_per_block``; shared memory ``gpgpu_shmem_per_block`` (GPGPU-Sim's
+  ``sharedMemPerBlock``: a value below the architecture's lowers both what a block gets and what
+  it may opt in to, a value above it raises only the opt-in limit, as CUDA grants more than
+  48 KiB only to a kernel that opts in); threads per block, block and grid dimensions,
+  registers per thread and the register allocation rule always from the compute capability
+  (GPGPU-Sim has no options for them);
 * L2 = ``gpgpu_n_mem * gpgpu_n_sub_partition_per_mchannel`` slices of ``gpgpu_cache:dl2``
   (sets x line x assoc), 0 when ``gpgpu_cache:dl2_texture_only`` makes it a texture cache (as
   on GT200, which has no L2 for global memory); memory bus width = ``gpgpu_n_mem *
@@ -171,19 +173,32 @@ class DeviceInfo:
         self.max_grid_dims = arch.max_grid_dims
         self.max_regs_per_thread = arch.max_regs_per_thread
         src["max_block_dims"] = src["max_grid_dims"] = src["max_regs_per_thread"] = cc
-        for attr, option, arch_value, sm_attr, sm_option in (
-                ("regs_per_block", "gpgpu_registers_per_block", arch.regs_per_block, "regs_per_sm",
-                 "gpgpu_shader_registers"),
-                ("smem_per_block_bytes", "gpgpu_shmem_per_block", arch.smem_per_block_optin_bytes,
-                 "smem_per_sm_bytes", "gpgpu_shmem_size")):
-            value, where = (int(_num(cfg, option, arch_value)), option) if _set(cfg, option) else (arch_value, cc)
-            if value > getattr(self, sm_attr):
-                value, where = getattr(self, sm_attr), sm_option
-            setattr(self, attr, value)
-            src[attr] = where
-        self.smem_per_block_default_bytes = min(arch.smem_per_block_bytes, self.smem_per_block_bytes)
-        src["smem_per_block_default_bytes"] = (cc if self.smem_per_block_default_bytes == arch.smem_per_block_bytes
-                                               else src["smem_per_block_bytes"])
+        if _set(cfg, "gpgpu_registers_per_block"):
+            self.regs_per_block = int(_num(cfg, "gpgpu_registers_per_block", arch.regs_per_block))
+            src["regs_per_block"] = "gpgpu_registers_per_block"
+        else:
+            self.regs_per_block, src["regs_per_block"] = arch.regs_per_block, cc
+        if self.regs_per_block > self.regs_per_sm:
+            self.regs_per_block, src["regs_per_block"] = self.regs_per_sm, "gpgpu_shader_registers"
+        # Shared memory: -gpgpu_shmem_per_block is GPGPU-Sim's sharedMemPerBlock.  Below the
+        # architecture's figure it lowers what a block may use, opted in or not; above it (QV100
+        # sets 64 KiB) it is GPGPU-Sim's way of giving a block more than 48 KiB, which CUDA
+        # grants only after opting in, so it raises the opt-in limit instead.
+        default, optin = arch.smem_per_block_bytes, arch.smem_per_block_optin_bytes
+        src["smem_per_block_default_bytes"] = src["smem_per_block_bytes"] = cc
+        if _set(cfg, "gpgpu_shmem_per_block"):
+            given = int(_num(cfg, "gpgpu_shmem_per_block", default))
+            if given < default:
+                default = optin = given
+                src["smem_per_block_default_bytes"] = src["smem_per_block_bytes"] = "gpgpu_shmem_per_block"
+            elif given > optin:
+                optin = given
+                src["smem_per_block_bytes"] = "gpgpu_shmem_per_block"
+        if optin > self.smem_per_sm_bytes:
+            optin, src["smem_per_block_bytes"] = self.smem_per_sm_bytes, "gpgpu_shmem_size"
+        if default > optin:
+            default, src["smem_per_block_default_bytes"] = optin, src["smem_per_block_bytes"]
+        self.smem_per_block_bytes, self.smem_per_block_default_bytes = optin, default
 
     # ------------------------------------------------------------------ per-kernel limits
     def kernel_regs(self, regs: int) -> int:

@@ -69,11 +69,12 @@ def validate_launch(what: str, kernel: Any, device: Any, grid: tuple[int, int, i
                         f"{what} {name}: {regs} registers x {threads} threads need {need} registers, "
                         f"more than the {device.regs_per_block} of a block")
     dyn_limit = dynamic_smem_limit(kernel, device)
-    if shmem > dyn_limit or res.static_smem_bytes + shmem > device.smem_per_block_bytes:
+    top = max(0, device.smem_per_block_bytes - res.static_smem_bytes)
+    if shmem > min(dyn_limit, top):
+        hint = f" (cudaFuncSetAttribute can raise it to {top})" if dyn_limit < top else ""
         raise CudaError(Err.InvalidValue,
                         f"{what} {name}: {shmem} bytes of dynamic shared memory (+{res.static_smem_bytes} static) "
-                        f"exceed the limit of {min(dyn_limit, device.smem_per_block_bytes - res.static_smem_bytes)}"
-                        f" (raise it with cudaFuncSetAttribute)")
+                        f"exceed the limit of {min(dyn_limit, top)}{hint}")
 
 
 def marshal_params(what: str, fn: Any, args: int) -> bytes:

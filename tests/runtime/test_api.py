@@ -113,7 +113,7 @@ def test_device_properties_from_config(rt):
     assert p.maxThreadsPerMultiProcessor == 2048
     assert p.regsPerMultiprocessor == 65536
     assert p.sharedMemPerMultiprocessor == 98304
-    assert p.sharedMemPerBlockOptin == 65536
+    assert p.sharedMemPerBlockOptin == 98304      # a V100 block may opt in to 96 KiB
     assert p.sharedMemPerBlock == 49152
     assert p.l2CacheSize == 32 * 128 * 24 * 32 * 2
     assert p.memoryBusWidth == 4096
@@ -127,7 +127,7 @@ def test_device_properties_from_config(rt):
 def test_device_attributes(rt):
     v = i32()
     expect = {16: 80, 10: 32, 13: 1132000, 36: 850000, 75: 7, 76: 0, 39: 2048, 82: 65536, 37: 4096,
-              1: 1024, 97: 65536, 106: 32}
+              1: 1024, 97: 98304, 106: 32}
     for attr, value in expect.items():
         assert rt.cudaDeviceGetAttribute(addr(v), attr, 0) == 0
         assert v.value == value, attr
@@ -339,7 +339,7 @@ def test_launch_validation(rt, engine):
     # opting in raises the dynamic shared memory limit
     assert rt.cudaFuncSetAttribute(stub, 8, 60000) == 0
     assert launch(rt, stub, (1, 1, 1), (32, 1, 1), addr(args), shmem=60000) == 0
-    assert rt.cudaFuncSetAttribute(stub, 8, 70000) == Err.InvalidValue
+    assert rt.cudaFuncSetAttribute(stub, 8, 98305) == Err.InvalidValue
     assert rt.cudaDeviceSynchronize() == 0
     assert len(engine.calls) == 1
 
