@@ -269,8 +269,17 @@ def test_ld_library_path_route_reads_cwd_config(libdir, demo_app, tmp_path):
     r = subprocess.run([str(demo_app)], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "vector_add: PASS" in r.stdout
+    assert r.stdout.splitlines()[0] == (
+        f"GPGPU-Sim: simulating {(tmp_path / 'gpgpusim.config').resolve()} (found as ./gpgpusim.config in the "
+        f"working directory, as GPGPU-Sim reads it); functional simulation (-gpgpu_ptx_sim_mode 1)")
     assert "-gpgpu_n_clusters                      30" in r.stdout or "-gpgpu_n_clusters 30" in " ".join(
         r.stdout.split())
+    # without a gpgpusim.config the route says it runs the default GPU
+    (tmp_path / "gpgpusim.config").unlink()
+    r = subprocess.run([str(demo_app)], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.splitlines()[0] == (
+        "GPGPU-Sim: simulating SM7_QV100 (the default GPU: no --gpu, --config or ./gpgpusim.config); functional "
+        "simulation (-gpgpu_ptx_sim_mode 1)"), r.stdout[:500]
 
 
 @needs_nvcc
