@@ -78,7 +78,8 @@ def cmd_report(a: argparse.Namespace) -> int:
 def cmd_correlate(a: argparse.Namespace) -> int:
     from .compare import correlate
 
-    return correlate(_results_dir(a.target), a.select, a.ref, a.hw, list(a.rest))
+    rest = (["--plot", a.plot] if a.plot else []) + (["--json-out", a.json_out] if a.json_out else [])
+    return correlate(_results_dir(a.target), a.select, a.ref, a.hw, rest)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -120,7 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
     src.add_argument("--hw", metavar="CSV", help="real-GPU measurements (as for gpgpusim correlate)")
     src.add_argument("--ref", action="append", metavar="KEY=VALUE",
                      help="the reference runs: the selected runs with these keys changed (e.g. config=RTX3070)")
-    c.add_argument("rest", nargs=argparse.REMAINDER, help="-- further gpgpusim correlate options (--plot, --json-out)")
+    c.add_argument("--plot", metavar="out.png", help="as for gpgpusim correlate: a log-log scatter of the cycles")
+    c.add_argument("--json-out", metavar="FILE", help="as for gpgpusim correlate: the figures as JSON")
     c.set_defaults(fn=cmd_correlate)
     return p
 

@@ -41,7 +41,7 @@ def correlate(out_dir: Path, select: list[str], ref: list[str] | None, hw: str |
     if not chosen:
         raise SweepError(f"no finished run has {', '.join(f'{k}={v}' for k, v in sel.items()) or 'any keys'}")
     stats = {str(r["run_id"]): str((out_dir / "runs" / str(r["run_id"]) / "stats.json").resolve()) for r in chosen}
-    args = [a for a in rest if a != "--"]
+    args = list(rest)
     if hw is not None:
         return correlate_main([*stats.values(), "--hw", hw, *args])
     change = _pairs(ref or [], res.keys, "--ref")

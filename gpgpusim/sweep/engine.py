@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import time
 from dataclasses import dataclass, field
@@ -194,9 +195,37 @@ def _client(jobs: int | None, cluster: str | None, batch: tuple[str, int] | None
         bc.scale(jobs=n)
         return Client(bc), bc
     n = jobs or os.cpu_count() or 1
-    lc = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
-                      memory_limit=0, silence_logs=logging.ERROR)
-    return Client(lc), lc
+    # The workers inherit SIGINT ignored: a terminal's Ctrl-C reaches the whole process group,
+    # and it is this process that stops the sweep (closing the cluster ends the workers).
+    import threading
+
+    main = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        lc = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                          memory_limit=0, silence_logs=logging.ERROR)
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, old)
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    class IgnoreSigint(WorkerPlugin):
+        name = "gpgpusim-ignore-sigint"
+
+        def setup(self, worker: Any) -> None:
+            _ignore_sigint()
+
+    client = Client(lc)
+    client.register_plugin(IgnoreSigint())      # workers restarted later (after a crash) too
+    return client, lc
+
+
+def _ignore_sigint() -> None:
+    """In a Dask worker: ignore SIGINT (see :func:`_client`)."""
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def run_sweep(sweep: Sweep, *, subset: str | None = None, jobs: int | None = None, serial: bool = False,

@@ -97,9 +97,11 @@ def _text(v: Any) -> str:
     return str(v)
 
 
-def _fmt(v: float | None) -> str:
+def _fmt(v: float | None, ratio: bool = False) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "-"
+    if ratio:
+        return f"{v:.3f}"
     if abs(v) >= 1e6 or (abs(v) < 1e-2 and v != 0):
         return f"{v:.3g}"
     return f"{v:,.0f}" if float(v).is_integer() else f"{v:.3f}"
@@ -126,18 +128,18 @@ def summary(res: Results, metric: str, baseline: str | None) -> str:
     ws = [max(10, len(lab)) for lab in labels]
     lines.append("")
     lines.append(f"{metric} per run:")
-    lines.append("  ".join(["program".ljust(w0)] + [lab.rjust(w) for lab, w in zip(labels, ws)]))
+    lines.append("  ".join(["program".ljust(w0)] + [lab.rjust(w) for lab, w in zip(labels, ws, strict=False)]))
     for p in programs:
-        lines.append("  ".join([p.ljust(w0)] + [_fmt(cells.get((p, lab))).rjust(w) for lab, w in zip(labels, ws)]))
+        lines.append("  ".join([p.ljust(w0)] + [_fmt(cells.get((p, lab))).rjust(w) for lab, w in zip(labels, ws, strict=False)]))
     sp = speedups(res, baseline)
     if sp is not None:
         base, table = sp
         lines.append("")
         lines.append(f"speed-up over {base} (its cycles / cycles):")
         for p in programs:
-            lines.append("  ".join([p.ljust(w0)] + [_fmt(table.get((p, lab))).rjust(w) for lab, w in zip(labels, ws)]))
+            lines.append("  ".join([p.ljust(w0)] + [_fmt(table.get((p, lab)), True).rjust(w) for lab, w in zip(labels, ws, strict=False)]))
         geo = {lab: _geomean([v for (pp, ll), v in table.items() if ll == lab]) for lab in labels}
-        lines.append("  ".join(["geomean".ljust(w0)] + [_fmt(geo[lab]).rjust(w) for lab, w in zip(labels, ws)]))
+        lines.append("  ".join(["geomean".ljust(w0)] + [_fmt(geo[lab], True).rjust(w) for lab, w in zip(labels, ws, strict=False)]))
     return "\n".join(lines) + "\n"
 
 
@@ -170,7 +172,7 @@ def plots(res: Results, metric: str, baseline: str | None, out_dir: Path) -> lis
     import matplotlib.pyplot as plt
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
+    written: list[Path] = []
     programs, labels, cells = res.grid(metric)
     if not cells:
         return written

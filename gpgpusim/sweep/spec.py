@@ -163,8 +163,8 @@ class Sweep:
         programs, configs, variants = list(self.programs), list(self.configs), list(self.variants)
         if subset is not None:
             if subset not in self.subsets:
-                names = ", ".join(self.subsets) or "none defined"
-                raise SweepError(f"{self.path}: no subset {subset!r} (subsets: {names})")
+                known = ", ".join(self.subsets) or "none defined"
+                raise SweepError(f"{self.path}: no subset {subset!r} (subsets: {known})")
             sel = self.subsets[subset]
             programs = sel.get("programs", programs)
             configs = sel.get("configs", configs)
@@ -172,14 +172,14 @@ class Sweep:
         names = list(self.vary)
         combos = list(itertools.product(*(self.vary[n] for n in names))) if names else [()]
         out: list[RunSpec] = []
-        for p, c, mode, v, combo in itertools.product(programs, configs, self.modes, variants or [None],
-                                                       combos):
+        chosen: list[str | None] = list(variants) if variants else [None]
+        for p, c, mode, v, combo in itertools.product(programs, configs, self.modes, chosen, combos):
             opts: dict[str, str] = dict(self.variants[v]) if v is not None else {}
-            opts.update(zip(names, combo))
+            opts.update(zip(names, combo, strict=False))
             keys = [("program", p), ("config", c), ("mode", mode)]
             if self.variants:
                 keys.append(("variant", v or ""))
-            keys += [(n.lstrip("-"), val) for n, val in zip(names, combo)]
+            keys += [(n.lstrip("-"), val) for n, val in zip(names, combo, strict=False)]
             out.append(RunSpec(self.programs[p], self.configs[c], mode, tuple(sorted(opts.items())),
                                tuple(keys), _run_id(keys)))
         return out
@@ -199,7 +199,7 @@ def _run_id(keys: list[tuple[str, str]]) -> str:
 
 _TOP = {"sweep", "programs", "configs", "vary", "variants", "subsets", "build", "cluster"}
 #: [cluster]: dask-jobqueue settings for --slurm / --pbs (each batch job is one worker)
-CLUSTER_KEYS = {"queue": str, "account": str, "walltime": str, "memory": str, "cores": int,
+CLUSTER_KEYS: dict[str, type] = {"queue": str, "account": str, "walltime": str, "memory": str, "cores": int,
                 "local_directory": str, "interface": str, "job_extra_directives": list,
                 "job_script_prologue": list}
 _SWEEP_KEYS = {"name", "mode", "timeout_s", "retries", "output"}
@@ -234,6 +234,8 @@ def load(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = N
         m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
         if m:
             msg = f"{p}:{m.group(1)}:{m.group(2)}: {msg[:m.start()].strip()}"
+        elif "(at end of document)" in msg:
+            msg = f"{p}:{max(1, len(text.splitlines()))}: {msg.replace('(at end of document)', '').strip()} at the end"
         else:
             msg = f"{p}: {msg}"
         raise SweepError(f"{msg} (not valid TOML)") from None
@@ -369,12 +371,13 @@ def load(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = N
             if c is None:
                 raise err(kp + (k,), f"expected a string, number or boolean, got {_kind(val)}")
             if k in vary:
-                raise err(kp + (k,), f"also varied in [vary]; set it in one place")
+                raise err(kp + (k,), "also varied in [vary]; set it in one place")
             opts[k] = c
         variants[vname] = opts
 
     subsets: dict[str, dict[str, list[str]]] = {}
-    choices = {"programs": programs, "configs": configs, "variants": variants}
+    choices: dict[str, list[str]] = {"programs": list(programs), "configs": list(configs),
+                                     "variants": list(variants)}
     for sname, sv in table(data.get("subsets", {}), ("subsets",)).items():
         kp = ("subsets", sname)
         sv = table(sv, kp)
@@ -393,7 +396,7 @@ def load(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = N
         want = CLUSTER_KEYS.get(k)
         if want is None:
             raise err(("cluster", k), f"unknown key (allowed: {', '.join(sorted(CLUSTER_KEYS))})")
-        if not isinstance(v, want) or isinstance(v, bool) or (want is list and not all(isinstance(x, str) for x in v)):
+        if not isinstance(v, want) or isinstance(v, bool) or (isinstance(v, list) and not all(isinstance(x, str) for x in v)):
             raise err(("cluster", k), f"expected {'a list of strings' if want is list else _kind(want())}, got {_kind(v)}")
 
     return Sweep(p, text, name, out, tuple(modes), float(timeout), retries, programs, configs, vary,
@@ -424,8 +427,13 @@ def file_digest(path: Path) -> str:
 def simulator_version() -> str:
     """The package version plus a digest of the simulator's sources, shipped configs and
     runtime library: any change to what a run executes changes it (the sweep package itself
-    is left out: it does not affect results)."""
+    is left out: it does not affect results).  ``$GPGPUSIM_SWEEP_VERSION`` replaces it, e.g. to
+    keep a sweep's results across edits known not to change them."""
     import gpgpusim
+
+    pinned = os.environ.get("GPGPUSIM_SWEEP_VERSION", "").strip()
+    if pinned:
+        return pinned
 
     root = Path(gpgpusim.__file__).resolve().parent
     h = hashlib.sha256()
