@@ -4,9 +4,11 @@ GPGPU-Sim counterpart: the ``setup_environment`` + ``LD_LIBRARY_PATH`` workflow 
 C018, C003, C021, C022); here one command sets everything up:
 
 * ``gpgpusim run [--gpu NAME | --config FILE] [--functional] [--set -opt=value ...] [-o stats.json]
-  -- ./app args`` runs an unmodified ``nvcc -cudart shared`` binary on the simulated GPU and exits
-  with the application's exit status; the complete config is loaded first, so a bad option,
-  value or include stops the run (exit 2) before the application starts;
+  -- ./app args`` runs an unmodified ``nvcc -cudart shared`` binary on the simulated GPU: the
+  complete config is loaded and the output paths are checked first, so a bad option, value or
+  include, or an ``-o`` that cannot be written, stops the run (exit 2) before the application
+  starts; then it execs the application (:func:`_exec_app`), whose exit status and signals are
+  the run's;
 * ``gpgpusim libdir`` prints the directory holding our ``libcudart.so.13``, for the GPGPU-Sim
   style ``LD_LIBRARY_PATH=$(gpgpusim libdir) ./app`` (a ``gpgpusim.config`` in the working
   directory is then used, as in GPGPU-Sim);
@@ -16,7 +18,8 @@ C018, C003, C021, C022); here one command sets everything up:
   :mod:`gpgpusim.options`, :mod:`gpgpusim.report.plot` and :mod:`gpgpusim.report.correlate`.
 
 The run is configured through the environment the library reads: ``GPGPUSIM_CONFIG`` /
-``GPGPUSIM_GPU`` (config), ``GPGPUSIM_OPTIONS`` (overrides), ``PTX_SIM_MODE_FUNC=1``
+``GPGPUSIM_GPU`` (config), ``GPGPUSIM_OPTIONS`` (the user's overrides),
+``GPGPUSIM_SET_OPTIONS`` (``--set``), ``PTX_SIM_MODE_FUNC=1``
 (functional), ``GPGPUSIM_STATS_JSON`` (JSON statistics), ``GPGPUSIM_PYTHONPATH`` (this package).
 """
 
