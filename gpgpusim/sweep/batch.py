@@ -4,7 +4,9 @@ Each batch job is one Dask worker with one thread: it runs one simulation at a t
 as the job's walltime allows, and the sweep's scheduler (in the ``gpgpusim sweep run``
 process, on the login node) hands it the next.  Resources come from the sweep file's
 ``[cluster]`` table (``queue``, ``account``, ``walltime``, ``memory``, ``cores``,
-``local_directory``, ``interface``, ``job_extra_directives``, ``job_script_prologue``).
+``local_directory``, ``interface``, ``job_extra_directives``, ``job_script_prologue``,
+``worker_extra_args``, e.g. ``["--lifetime", "3h50m", "--lifetime-stagger", "5m"]`` so that a
+worker stops taking runs before its job's walltime ends).
 """
 
 from __future__ import annotations

@@ -178,7 +178,7 @@ def plots(res: Results, metric: str, baseline: str | None, out_dir: Path) -> lis
         return written
 
     def bars(table: dict[tuple[str, str], float], ylabel: str, title: str, path: Path, hline: float | None) -> None:
-        fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(programs) * max(1, len(labels)) ** 0.5 + 2), 4.5))
+        fig, ax = plt.subplots(figsize=(min(14.0, max(6.0, 0.3 * len(programs) * len(labels) + 2)), 5.0))
         width = 0.8 / max(1, len(labels))
         for i, lab in enumerate(labels):
             xs = [j + (i - (len(labels) - 1) / 2) * width for j in range(len(programs))]

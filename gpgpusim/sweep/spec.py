@@ -201,7 +201,7 @@ _TOP = {"sweep", "programs", "configs", "vary", "variants", "subsets", "build", 
 #: [cluster]: dask-jobqueue settings for --slurm / --pbs (each batch job is one worker)
 CLUSTER_KEYS: dict[str, type] = {"queue": str, "account": str, "walltime": str, "memory": str, "cores": int,
                 "local_directory": str, "interface": str, "job_extra_directives": list,
-                "job_script_prologue": list}
+                "job_script_prologue": list, "worker_extra_args": list}
 _SWEEP_KEYS = {"name", "mode", "timeout_s", "retries", "output"}
 _PROGRAM_KEYS = {"binary", "args", "inputs", "cwd", "build"}
 _SUBSET_KEYS = {"programs", "configs", "variants"}

@@ -1,0 +1,47 @@
+"""--slurm / --pbs: the batch jobs dask-jobqueue would submit carry the sweep's [cluster]
+settings (the job scripts are checked; no batch system is needed to build them)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpgpusim.sweep.batch import batch_cluster
+from gpgpusim.sweep.spec import load
+
+pytest.importorskip("dask_jobqueue")
+
+
+def test_job_scripts(tmp_path: Path) -> None:
+    path = tmp_path / "hpc.toml"
+    path.write_text(f"""\
+[programs.a]
+binary = "{sys.executable}"
+
+[cluster]
+queue = "short"
+account = "arch"
+walltime = "02:00:00"
+memory = "3GB"
+job_extra_directives = ["--qos=low"]
+worker_extra_args = ["--lifetime", "110m", "--lifetime-stagger", "5m"]
+""")
+    sw = load(path)
+    slurm = batch_cluster("slurm", sw)
+    try:
+        script = slurm.job_script()
+    finally:
+        slurm.close()
+    for line in ("#SBATCH -p short", "#SBATCH -A arch", "#SBATCH -n 1", "#SBATCH --cpus-per-task=1",
+                 "#SBATCH --mem=3G", "#SBATCH -t 02:00:00", "#SBATCH --qos=low",
+                 f"#SBATCH -o {tmp_path}/hpc-results/jobs/dask-worker-%J.out"):
+        assert line in script.splitlines(), script
+    assert "--nthreads 1 " in script and "--lifetime 110m --lifetime-stagger 5m" in script
+    pbs = batch_cluster("pbs", sw)
+    try:
+        script = pbs.job_script()
+    finally:
+        pbs.close()
+    assert "#PBS -q short" in script and "#PBS -l walltime=02:00:00" in script
+    assert "#PBS -l select=1:ncpus=1:mem=2862MB" in script
