@@ -11,8 +11,9 @@ Engines (the sweep does not schedule anything itself):
 * ``--serial``: one run after the other in this process, no engine (the baseline).
 
 A run whose result says ``ok`` with the same content hash (spec, binary, inputs, config files,
-simulator version) is skipped.  A run whose process was killed or whose worker died is
-resubmitted up to ``retries`` times (Dask itself also reschedules a task whose worker died).
+simulator version) is skipped.  A run whose process was killed from outside is resubmitted up
+to ``retries`` times; a run whose worker died is run again by the Dask scheduler, up to
+``retries`` times (its ``allowed-failures``; with ``--cluster`` the scheduler's own setting).
 Ctrl-C cancels what is queued, stops what is running and keeps everything that finished.
 """
 
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import table
-from .execute import LOST, OK, TRANSIENT, execute_run, read_result, record_lost
+from .execute import CRASHED, LOST, OK, TRANSIENT, execute_run, read_result, record_lost
 from .spec import RunSpec, Sweep, SweepError, run_hash, simulator_version
 
 
@@ -139,7 +140,7 @@ class Progress:
         el = time.monotonic() - self.start
         eta = el / self.done * (todo - self.done) if self.done else None
         eta_s = "--:--" if eta is None else time.strftime("%H:%M:%S", time.gmtime(eta))
-        return (f"[{bar}] {self.done}/{todo} run, {self.bad} not ok, {running} running, "
+        return (f"[{bar}] {self.done}/{todo} run, {self.bad} not ok, {running} queued or running, "
                 f"{self.skipped} skipped (done before), elapsed {time.strftime('%H:%M:%S', time.gmtime(el))}, "
                 f"ETA {eta_s}")
 
@@ -162,6 +163,20 @@ class Progress:
             self.stream.write(f"[{self.done}/{self.total - self.skipped}] {finished.get('run_id')}: {st}{why}"
                               f" {finished.get('wall_s', 0):.1f} s\n")
             self.stream.flush()
+
+    def ticking(self, running: Callable[[], int]) -> Callable[[], None]:
+        """Redraw the line every second (elapsed, ETA) until the returned function is called."""
+        import threading
+
+        stop = threading.Event()
+
+        def loop() -> None:
+            while not stop.wait(1.0):
+                self.update(running())
+
+        if self.enabled and self.tty:
+            threading.Thread(target=loop, name="sweep-progress", daemon=True).start()
+        return stop.set
 
     def close(self) -> None:
         if self.enabled and self.tty:
@@ -297,8 +312,9 @@ def _run_dask(todo: list[dict[str, Any]], retries: int, out: Outcome, bar: Progr
               on_submit: Callable[[dict[str, Any]], None] | None) -> None:
     from distributed import as_completed
 
-    client, owned = _client(jobs, cluster, batch, sweep, max(1, retries + 1))
+    client, owned = _client(jobs, cluster, batch, sweep, retries)
     futures: dict[Any, dict[str, Any]] = {}
+    stop_ticking: Callable[[], None] = lambda: None  # noqa: E731
     resubmits: dict[str, int] = {}
     try:
         def submit(task: dict[str, Any]) -> Any:
@@ -311,6 +327,7 @@ def _run_dask(todo: list[dict[str, Any]], retries: int, out: Outcome, bar: Progr
 
         ac = as_completed([submit(t) for t in todo], with_results=False)
         running = len(todo)
+        stop_ticking = bar.ticking(lambda: running)
         for fut in ac:
             task = futures.pop(fut)
             run_dir = Path(task["run_dir"])
@@ -319,7 +336,8 @@ def _run_dask(todo: list[dict[str, Any]], retries: int, out: Outcome, bar: Progr
             except Exception as exc:  # noqa: BLE001 - KilledWorker and the like: the run is lost
                 res = record_lost(run_dir, task["run_id"], task["hash"],
                                   f"worker lost ({type(exc).__name__}: {str(exc)[:200]})")
-            if res.get("status") in TRANSIENT and resubmits.get(task["run_id"], 0) < retries:
+            # a lost worker's task was already rerun by the scheduler (allowed-failures = retries)
+            if res.get("status") == CRASHED and resubmits.get(task["run_id"], 0) < retries:
                 resubmits[task["run_id"]] = resubmits.get(task["run_id"], 0) + 1
                 ac.add(submit(task))
                 continue
@@ -331,6 +349,7 @@ def _run_dask(todo: list[dict[str, Any]], retries: int, out: Outcome, bar: Progr
             fut.cancel()
         raise
     finally:
+        stop_ticking()
         _close(client, owned)
 
 
