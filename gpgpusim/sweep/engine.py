@@ -254,6 +254,30 @@ def run_sweep(sweep: Sweep, *, subset: str | None = None, jobs: int | None = Non
     build_programs(sweep, specs, say)
     check_configs(sweep, specs)
     sweep.output.mkdir(parents=True, exist_ok=True)
+    lock = _lock(sweep.output)
+    try:
+        return _run_locked(sweep, specs, serial, jobs, cluster, batch, force, progress, say, on_submit, t0)
+    finally:
+        lock.close()
+
+
+def _lock(out_dir: Path) -> Any:
+    """An exclusive lock on ``<output>/.lock`` for the sweep's duration: two sweeps writing the
+    same run directories would overwrite each other's runs."""
+    import fcntl
+
+    f = open(out_dir / ".lock", "w")  # noqa: SIM115 - held until the sweep ends
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        f.close()
+        raise SweepError(f"{out_dir}: another `gpgpusim sweep run` is using this results folder") from None
+    return f
+
+
+def _run_locked(sweep: Sweep, specs: list[RunSpec], serial: bool, jobs: int | None, cluster: str | None,
+                batch: tuple[str, int] | None, force: bool, progress: bool, say: Callable[[str], None],
+                on_submit: Callable[[dict[str, Any]], None] | None, t0: float) -> Outcome:
     version = simulator_version()
     keys = list(dict(specs[0].keys)) if specs else []
     _write_manifest(sweep, specs, keys, version)

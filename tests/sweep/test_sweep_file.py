@@ -2,6 +2,7 @@
 every kind of mistake (tomllib gives no positions for values it accepted)."""
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -152,3 +153,34 @@ def test_cli_messages(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "cannot read the sweep file" in proc.stderr and "Traceback" not in proc.stderr
     proc = sweep_cli("report", str(tmp_path))
     assert proc.returncode == 2 and "no sweep results here" in proc.stderr
+
+
+def test_config_files_and_hash(tmp_path: Path) -> None:
+    """A config file's includes and interconnect file are part of the run's content hash."""
+    from gpgpusim.options.config import gpu_config_path
+    from gpgpusim.sweep.spec import config_files, run_hash
+
+    shipped = gpu_config_path("SM7_QV100").parent
+    cfg = tmp_path / "cfg"
+    cfg.mkdir()
+    for f in shipped.iterdir():
+        shutil.copy2(f, cfg / ("base.config" if f.name == "gpgpusim.config" else f.name))
+    (cfg / "my.config").write_text("-config base.config\n-gpgpu_scheduler gto\n"
+                                   "-inter_config_file config_volta_islip.icnt\n")
+    (cfg / "unrelated.txt").write_text("not read by the config\n")
+    path = write(tmp_path, f"""\
+        [programs.a]
+        binary = "{sys.executable}"
+        [configs]
+        mine = {{ file = "cfg/my.config" }}
+        """)
+    spec = load(path).runs()[0]
+    assert spec.config.file == cfg / "my.config"
+    assert [f.name for f in config_files(spec.config)] == ["my.config", "base.config", "config_volta_islip.icnt"]
+    h1 = run_hash(spec, "v1")
+    assert run_hash(spec, "v1") == h1 and run_hash(spec, "v2") != h1
+    (cfg / "unrelated.txt").write_text("changed\n")
+    assert run_hash(spec, "v1") == h1
+    with open(cfg / "config_volta_islip.icnt", "a") as f:
+        f.write("\n")
+    assert run_hash(spec, "v1") != h1

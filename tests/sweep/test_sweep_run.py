@@ -294,3 +294,54 @@ binary = "%s"
     assert third.skipped == 1 and third.count("ok") == 2
     forced = run_sweep(sw, serial=True, progress=False, log=lambda m: None, force=True)
     assert forced.skipped == 0 and forced.count("ok") == 2
+
+
+def test_existing_cluster_and_config_file(sweep_bin: Path, tmp_path: Path) -> None:
+    """--cluster ADDRESS: a scheduler started elsewhere (here a LocalCluster of this test);
+    a config given as a file is copied into the run's directory and used."""
+    import logging
+
+    from distributed import LocalCluster
+
+    from gpgpusim.options.config import gpu_config_path
+
+    shutil.copy2(gpu_config_path("SM7_QV100"), tmp_path / "mine.config")
+    with open(tmp_path / "mine.config", "a") as f:
+        f.write("\n-gpgpu_n_clusters 4\n")
+    path = sweep_file(tmp_path / "ext.toml", f"""\
+[sweep]
+mode = "functional"
+[programs.vector_add]
+binary = "{sweep_bin / 'vector_add'}"
+[configs]
+mine = {{ file = "mine.config" }}
+QV100 = "SM7_QV100"
+""")
+    sw = load(path)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                      silence_logs=logging.ERROR) as lc:
+        out = run_sweep(sw, cluster=lc.scheduler_address, progress=False, log=lambda m: None)
+    assert out.count("ok") == 2, out.not_ok
+    runs = {r["config"]: r for r in read_csv(sw.output / "runs.csv")}
+    mine = sw.output / "runs" / str(runs["mine"]["run_id"])
+    assert (mine / "config" / "mine.config").read_text() == (tmp_path / "mine.config").read_text()
+    stats = json.loads((mine / "stats.json").read_text())
+    assert stats["config"]["gpgpu_n_clusters"] == "4"
+    assert stats["config_sources"][0] == str(tmp_path / "mine.config")
+    qv = json.loads((sw.output / "runs" / str(runs["QV100"]["run_id"]) / "stats.json").read_text())
+    assert qv["config"]["gpgpu_n_clusters"] == "80"
+
+
+def test_one_sweep_per_results_folder(sweep_bin: Path, tmp_path: Path) -> None:
+    import fcntl
+
+    from gpgpusim.sweep.spec import SweepError
+
+    path = sweep_file(tmp_path / "l.toml", f'[programs.a]\nbinary = "{sweep_bin / "vector_add"}"\n')
+    sw = load(path)
+    sw.output.mkdir()
+    with open(sw.output / ".lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        with pytest.raises(SweepError, match="another `gpgpusim sweep run` is using this results folder"):
+            run_sweep(sw, serial=True, progress=False, log=lambda m: None)
+    assert not (sw.output / "runs").exists()
