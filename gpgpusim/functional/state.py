@@ -64,27 +64,36 @@ class InstructionLimitReached(BaseException):
 
 
 class Progress:
-    """The functional GPU's view into the engine while a kernel runs: how many thread
-    instructions the run has executed so far, read by the liveness line, and the
-    ``-gpgpu_max_insn`` limit, enforced exactly.
+    """The functional GPU's view into the engine: what the run has executed so far (read by the
+    liveness line) and the stop limits ``-gpgpu_max_insn`` and ``-gpgpu_max_cta``, enforced
+    exactly.
 
-    The runtime's functional GPU (``gpgpusim.runtime.gpu.Gpu``) makes one per run and sets
-    :data:`active` to it while it executes a kernel chunk by chunk; every :class:`Exec` created
-    meanwhile registers as :attr:`current`.  ``base`` is the thread instructions of everything
-    that ran before the current chunk (earlier kernels and chunks), kept up to date by the GPU
-    between chunks.  The engine's drivers consult :meth:`Exec.watchdog` once the issue steps
-    pass ``Exec.step_limit``; with a limit set, ``step_limit`` is the first step at which the
-    limit can have been reached (one step executes at most ``Exec.N`` thread instructions), and
-    the step that reaches it raises :class:`InstructionLimitReached` right after it executed, as
-    GPGPU-Sim's cycle loop stops once ``gpu_sim_insn + gpu_tot_sim_insn >= max_insn``.  Other
-    threads (the liveness line) only read the counts.
+    The runtime's functional GPU (``gpgpusim.runtime.funcrun``) makes one per run and sets
+    :data:`active` to it while the engine executes a kernel; every :class:`Exec` (chunk of CTAs)
+    created meanwhile registers as :attr:`current` and, when closed, adds its counts to
+    ``base`` / ``warp_base`` (so they hold everything that ran before the current chunk).
+
+    * ``max_cta``: CTAs are given to chunks in CTA order; once ``ctas_started`` reaches the
+      limit, the CTAs of a chunk beyond it start finished (they execute nothing), as GPGPU-Sim
+      issues no CTA past the limit.
+    * ``max_insn``: the engine's drivers consult :meth:`Exec.watchdog` once the issue steps pass
+      ``Exec.step_limit``, which is the first step at which the limit can have been reached (a
+      step executes at most ``Exec.N`` thread instructions); the step that reaches it raises
+      :class:`InstructionLimitReached` right after it executed, as GPGPU-Sim's cycle loop stops
+      once ``gpu_tot_sim_insn + gpu_sim_insn >= max_insn`` -- unless that step was the kernel's
+      last, which then completes normally (the stop comes with the next kernel).
+
+    Other threads only read the counts.
     """
 
-    __slots__ = ("base", "current", "max_insn")
+    __slots__ = ("base", "ctas_started", "current", "max_cta", "max_insn", "warp_base")
 
-    def __init__(self, max_insn: int = 0) -> None:
+    def __init__(self, max_insn: int = 0, max_cta: int = 0) -> None:
         self.max_insn = max_insn
-        self.base = 0
+        self.max_cta = max_cta
+        self.base = 0               # thread instructions of the closed chunks
+        self.warp_base = 0          # warp instructions of the closed chunks
+        self.ctas_started = 0       # CTAs given to chunks (not counting those past max_cta)
         self.current: Exec | None = None
 
     def thread_insn(self) -> int:
@@ -207,6 +216,11 @@ class Exec:
         self.progress = active
         if active is not None:
             active.current = self
+            self._counted = False
+            if active.max_cta:
+                self._limit_ctas(active)
+            else:
+                active.ctas_started += self.ncta
             self.step_limit = self._next_check()
         # memcheck (gpgpusim.functional.memcheck): the hook GlobalMemory.translate calls for
         # lanes outside every allocation; None when off, so the access path pays nothing
@@ -281,6 +295,13 @@ class Exec:
         return self.param_gbase
 
     def close(self) -> None:
+        p = self.progress
+        if p is not None and not self._counted:      # the chunk's counts join the run's
+            self._counted = True
+            p.base += self.thread_insn
+            p.warp_base += self.warp_insn
+            if p.current is self:
+                p.current = None
         if self.param_gbase is not None:
             self.gmem.free(self.param_gbase)
             self.param_gbase = None
@@ -595,6 +616,16 @@ class Exec:
                         f"deadlock in {self.prog.kernel.name}: barrier can never complete: "
                         + " | ".join(parts), sticky=True)
 
+    def _limit_ctas(self, p: Progress) -> None:
+        """``-gpgpu_max_cta``: the CTAs of this chunk past the limit start finished."""
+        run = max(0, min(self.ncta, p.max_cta - p.ctas_started))
+        p.ctas_started += run
+        if run < self.ncta:
+            warps = slice(run * self.Wc, self.W)
+            self.depth[warps] = 0
+            self.exited[run * self.Wc * 32:] = True
+            self.live_warps[run:] = 0
+
     def _next_check(self) -> int:
         """The value of ``step_limit`` under which the watchdog and the instruction limit are
         both consulted in time (see :class:`Progress`)."""
@@ -611,7 +642,10 @@ class Exec:
         ``watchdog_steps`` steps (``cudaErrorLaunchTimeout``)."""
         p = self.progress
         if p is not None and p.max_insn and p.base + self.thread_insn >= p.max_insn:
-            raise InstructionLimitReached(p.base + self.thread_insn)
+            last = int(self.cta_ids[-1]) == self.grid[0] * self.grid[1] * self.grid[2] - 1
+            if not (last and not (self.depth > 0).any()):
+                raise InstructionLimitReached(p.base + self.thread_insn)
+            # the kernel's last step reached it: the kernel completes, the next one stops
         if self.steps <= self.watchdog_steps:
             self.step_limit = self._next_check()
             return

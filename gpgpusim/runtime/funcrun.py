@@ -5,9 +5,9 @@ GPGPU-Sim counterpart: the limits of ``gpgpu_sim::active`` (``-gpgpu_max_insn``,
 (``-liveness_message_freq``).  GPGPU-Sim's functional mode consults neither; here a long
 functional run can be bounded and shows that it is alive, as a performance run does.
 
-:class:`FunctionalRun` executes one kernel on the functional engine chunk by chunk
-(``engine.prepare_launch`` / ``run_chunks`` / ``finish_launch``, the same chunks
-``engine.launch`` runs) for :class:`gpgpusim.runtime.gpu.Gpu`:
+:class:`FunctionalRun` runs each kernel through ``engine.launch`` with a
+:class:`gpgpusim.functional.state.Progress` active, which the engine's execution state
+consults (see its docstring for the exact rules):
 
 * ``-gpgpu_max_cta N``: CTAs run in CTA order (the order GPGPU-Sim issues them); once N CTAs
   have run since the program started, no more run.  A kernel with more CTAs than are left runs
@@ -15,11 +15,10 @@ functional run can be bounded and shows that it is alive, as a performance run d
   before it runs.  A kernel whose last CTA is the N-th completes normally (the stop then comes
   with the next kernel, as in performance mode).
 * ``-gpgpu_max_insn N``: thread instructions (``gpu_sim_insn``, guard-true active lanes) since
-  the program started.  The issue step that reaches N ends the kernel right after it executed
-  (:class:`gpgpusim.functional.state.Progress`: the engine consults its watchdog hook exactly
-  when the limit can have been reached), so the count at the stop is exact and deterministic:
-  N plus at most one step's instructions.  When that step was the kernel's last, the kernel
-  completes normally and the stop comes with the next kernel.
+  the program started.  The issue step that reaches N ends the kernel right after it executed,
+  so the count at the stop is exact and deterministic: N plus at most one step's
+  instructions.  When that step was the kernel's last, the kernel completes normally and the
+  stop comes with the next kernel.
 * A stopped kernel ends as in performance mode: its statistics block with the partial counts
   (thread and warp instructions, CTAs run; no opcode or per-line counts), then
   ``GPGPU-Sim: ** break due to reaching the maximum cycles (or instructions) **`` and, inside an
@@ -62,29 +61,27 @@ class FunctionalRun:
         self.gpu = gpu
         self.max_insn = _opt(config, "gpgpu_max_insn")
         self.max_cta = _opt(config, "gpgpu_max_cta")
-        self.progress = Progress(self.max_insn)
-        self.insn_before = 0          # thread instructions of the kernels already ended
-        self.ctas_before = 0          # CTAs run by the kernels already ended
+        self.progress = Progress(self.max_insn, self.max_cta)
         #: the limit that ended the run ("insn" or "cta"), None while none did
         self.stopped: str | None = None
         self.kernel: str | None = None      # the kernel running now (the liveness line names it)
         self._t_start = time.time()
-        freq = _opt(config, "liveness_message_freq") if config is not None else 0
-        self._liveness_s = float(freq)
+        self._liveness_s = float(_opt(config, "liveness_message_freq"))
         self._monitor: threading.Thread | None = None
 
     # ------------------------------------------------------------------ limits
     def limit_reached(self) -> str | None:
         """The limit that stops a kernel before it runs (reached by the earlier ones), or None."""
-        if self.max_insn and self.insn_before >= self.max_insn:
+        p = self.progress
+        if self.max_insn and p.base >= self.max_insn:
             return "insn"
-        if self.max_cta and self.ctas_before >= self.max_cta:
+        if self.max_cta and p.ctas_started >= self.max_cta:
             return "cta"
         return None
 
     def run(self, rec: Any) -> tuple[Any, str | None]:
-        """Execute kernel ``rec`` (a ``KernelRecord``); returns the engine's ``KernelStats`` and
-        the limit that stopped it (None: it completed)."""
+        """Execute kernel ``rec`` (a ``KernelRecord``) with ``engine.launch``; returns the
+        engine's ``KernelStats`` and the limit that stopped it (None: it completed)."""
         from gpgpusim.functional import engine, state
         from gpgpusim.functional.engine import KernelStats
 
@@ -92,43 +89,27 @@ class FunctionalRun:
         why = self.limit_reached()
         if why is not None:
             return KernelStats(kernel=op.kernel), why
-        lc = engine.prepare_launch(op.module, op.kernel, op.grid, op.block, op.dyn_smem_bytes,
-                                   op.params, gmem=self.gpu.gmem, **op.launch_kwargs)
-        stopped: str | None = None
-        if self.max_cta and self.ctas_before + lc.total > self.max_cta:
-            lc.total = self.max_cta - self.ctas_before      # hit_max_cta_count: no more CTAs
-            stopped = "cta"
-        prog = self.progress
-        prog.base = self.insn_before
-        prog.current = None
+        p = self.progress
+        insn0, warp0, cta0 = p.base, p.warp_base, p.ctas_started
         self.kernel = op.kernel
         self._start_monitor()
-        state.active = prog
-        stats: Any
+        state.active = p
+        stopped: str | None = None
         try:
-            done = 0
-            for chunk in engine.run_chunks(lc):
-                done += chunk.ncta
-                prog.base = self.insn_before + lc.stats.thread_insn
-                prog.current = None
-            stats = engine.finish_launch(lc)
+            stats = engine.launch(op.module, op.kernel, op.grid, op.block, op.dyn_smem_bytes,
+                                  op.params, gmem=self.gpu.gmem, **op.launch_kwargs)
+            ran = p.ctas_started - cta0
+            if self.max_cta and ran < stats.ctas:       # the limit left the last CTAs out
+                stats.ctas = ran
+                stopped = "cta"
         except state.InstructionLimitReached:
-            ex = prog.current
-            assert ex is not None        # the exception comes out of a registered Exec
-            prog.current = None
-            if not (ex.depth > 0).any() and done + ex.ncta >= lc.total:
-                # the step that reached the limit was the kernel's last: it completes
-                engine.fold_chunk(lc, ex)
-                stats = engine.finish_launch(lc)
-            else:
-                stats = KernelStats(kernel=op.kernel, thread_insn=lc.stats.thread_insn + ex.thread_insn,
-                                    warp_insn=lc.stats.warp_insn + ex.warp_insn, ctas=done + ex.ncta)
-                stopped = "insn"
+            stats = KernelStats(kernel=op.kernel, thread_insn=p.base - insn0, warp_insn=p.warp_base - warp0,
+                                ctas=p.ctas_started - cta0)
+            stopped = "insn"
         finally:
             state.active = None
+            p.current = None
             self.kernel = None
-        self.insn_before += int(stats.thread_insn)
-        self.ctas_before += int(stats.ctas)
         return stats, stopped
 
     def stop(self, rec: Any, why: str) -> None:
@@ -145,8 +126,8 @@ class FunctionalRun:
         hostio.out("GPGPU-Sim: *** simulation thread exiting ***\n"
                    "GPGPU-Sim: ** break due to reaching the maximum cycles (or instructions) **\n")
         interrupt.stop_program(1, "limit", {
-            "option": f"-gpgpu_max_{self.stopped}", "gpu_tot_sim_insn": self.insn_before,
-            "gpu_tot_issued_cta": self.ctas_before})
+            "option": f"-gpgpu_max_{self.stopped}", "gpu_tot_sim_insn": self.progress.base,
+            "gpu_tot_issued_cta": self.progress.ctas_started})
 
     # ------------------------------------------------------------------ liveness
     def _start_monitor(self) -> None:

@@ -86,3 +86,18 @@ def test_functional_step_limit_is_an_option(tmp_path):
     assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert ("cudaErrorLaunchTimeout: _Z4spinPViiPi: functional watchdog: more than 1000 issue steps (infinite "
             "loop? raise -functional_step_limit); 1 warps still running, at line 74 (pc 21)") in proc.stderr
+
+
+def test_functional_max_cta_stops_inside_a_kernel(tmp_path):
+    # apps/vector_add: one kernel of 40 CTAs x 128 threads; the first 10 CTAs run whole
+    # (21 thread instructions per thread, 22 per warp), the other 30 never start
+    nvcc = find_nvcc()
+    if nvcc is None:
+        pytest.skip("nvcc not found: apps/vector_add cannot be built")
+    subprocess.run(["make", "-s", "-C", str(APPS_DIR), "bin/vector_add", f"NVCC={nvcc}"], check=True, timeout=600)
+    proc, doc = _functional(BIN_DIR / "vector_add", tmp_path, "-gpgpu_max_cta=10")
+    assert proc.returncode == 1 and "vector_add: " not in proc.stdout, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert doc["run"]["limit"] == {"option": "-gpgpu_max_cta", "gpu_tot_sim_insn": 10 * 128 * 21,
+                                   "gpu_tot_issued_cta": 10}
+    [k] = doc["kernels"]
+    assert (k["ctas"], k["thread_insn"], k["warp_insn"], k["stopped"]) == (10, 26880, 10 * 4 * 22, "-gpgpu_max_cta")

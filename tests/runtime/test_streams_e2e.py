@@ -158,9 +158,7 @@ import gpgpusim.functional.engine as _engine
 def _broken_launch(*args, **kwargs):
     raise RuntimeError("injected engine failure")
 
-# functional kernels run chunk by chunk (runtime/funcrun.py), other callers use launch()
 _engine.launch = _broken_launch
-_engine.run_chunks = _broken_launch
 '''
 
 
