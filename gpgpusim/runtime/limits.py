@@ -7,7 +7,9 @@ register allocation units from the CUDA Occupancy Calculator / ``cuda_occupancy.
 
 * threads per block (512 on cc 1.x, else 1024), block dimensions and grid dimensions;
 * registers one block may hold and the registers one thread may use (the compiler spills
-  beyond that: 124 on cc 1.x, 63 on cc 2.x and 3.0, 255 from cc 3.2 on);
+  beyond that: 124 on cc 1.x, 63 on cc 2.x and 3.0, 255 from cc 3.5 on), which caps the
+  binary's per-kernel register count before it feeds the launch check and occupancy
+  (checklist C133);
 * how the register file is allocated: per warp in units of ``reg_alloc_unit`` registers
   (cc 2.x: 64, cc 3.0 on: 256), or on cc 1.x per block in units of 512 (256 on cc 1.0/1.1)
   with warps counted in pairs — :func:`block_registers`;

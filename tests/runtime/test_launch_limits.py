@@ -1,4 +1,4 @@
-"""Per-config device figures and launch limits (checklist C016, C026, C132): every shipped config
+"""Per-config device figures and launch limits (checklist C132, C133): every shipped config
 reports and enforces the limits of the GPU it models, from one place (``DeviceInfo``).
 
 The expected figures are the modelled boards' (CUDA Programming Guide, "Technical
