@@ -216,6 +216,7 @@ class TimingGpu(Gpu):
         self._last_limit_kernel = ""
         from gpgpusim.runtime import interrupt
         self._parked = threading.Event()     # the cycle loop waits for the interrupt's shutdown
+        self._live_thread: threading.Thread | None = None
         interrupt.on_interrupt(self._on_interrupt)
 
     def _on_interrupt(self, signum: int) -> dict[str, Any] | None:
@@ -401,6 +402,7 @@ class TimingGpu(Gpu):
             return failed
         t0 = time.perf_counter()
         self.limit_stop = None
+        self._start_liveness_thread()
         try:
             done = self._simulate()
         except CudaError as exc:
@@ -434,6 +436,7 @@ class TimingGpu(Gpu):
 
     # ------------------------------------------------------------------ the cycle loop
     def _simulate(self) -> list[KernelRecord]:
+        from gpgpusim.runtime import interrupt
         finished: list[KernelRecord] = []
         step = self.clock.step
         clusters = self.clusters
@@ -495,7 +498,8 @@ class TimingGpu(Gpu):
                     why = self._limit_reached()
                     if why is not None:
                         return self._stop_at_limit(why)
-                if not self.gpu_sim_cycle & 1023:
+                if not self.gpu_sim_cycle & 1023 or interrupt.requested:
+                    # (a signal parks the loop within a core cycle: its shutdown then reports)
                     self._check_limits()
                     self._liveness()
         for rec in finished:
@@ -543,7 +547,7 @@ class TimingGpu(Gpu):
             # here so the counters it prints do not move under it
             self._parked.set()
             time.sleep(0.05)
-        if not self.progress:
+        if not self.progress or self._live_thread is not None:
             return
         now = time.time()
         if now - self._last_liveness < self.liveness_s:
@@ -552,6 +556,27 @@ class TimingGpu(Gpu):
         insn = sum(c.n_thread_insn for c in self.cores)
         self._notify("progress", self.gpu_tot_sim_cycle + self.gpu_sim_cycle, insn,
                           now - self._t_start, now)
+
+    def _start_liveness_thread(self) -> None:
+        """Inside an application, the liveness line comes from a thread of its own, every
+        ``-liveness_message_freq`` seconds while kernels run, however long a stretch of 1024
+        cycles (the cycle loop's check) or a kernel's first trace recording takes."""
+        if self._live_thread is not None or not self.progress or self.liveness_s <= 0 \
+                or "_gpgpusim_cudart" not in sys.modules:
+            return
+        self._live_thread = threading.Thread(target=self._liveness_watch, name="gpgpusim-liveness", daemon=True)
+        self._live_thread.start()
+
+    def _liveness_watch(self) -> None:
+        from gpgpusim.runtime import interrupt
+        while not interrupt.requested:
+            time.sleep(max(0.05, self._last_liveness + self.liveness_s - time.time()))
+            now = time.time()
+            if not self.runs or interrupt.requested or now - self._last_liveness < self.liveness_s:
+                continue
+            self._last_liveness = now
+            insn = sum(c.n_thread_insn for c in self.cores)
+            self._notify("progress", self.gpu_tot_sim_cycle + self.gpu_sim_cycle, insn, now - self._t_start, now)
 
     def _check_limits(self) -> None:
         issued = max((c.last_issue for c in self.cores), default=0)

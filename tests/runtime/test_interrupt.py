@@ -234,3 +234,63 @@ def test_performance_interrupt_keeps_the_running_kernels_statistics(spin_app, tm
     assert doc["totals"]["gpu_tot_sim_insn"] == n and doc["totals"]["kernels"] == 1
     assert doc["run"]["interrupted"] == {"signal": "SIGINT", "kernel": "_Z4spinPViiPi", "thread_insn": n,
                                          "warp_insn": k["warp_insn"]}
+
+
+BIG_KERNEL = r"""
+#include <cstdio>
+__global__ void work(float *a, int iters) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float x = a[i];
+  for (int k = 0; k < iters; k++) x = x * 1.0001f + 0.5f;
+  a[i] = x;
+}
+int main() {
+  int n = 4096 * 256;
+  float *d;
+  cudaMalloc(&d, n * sizeof(float));
+  cudaMemset(d, 0, n * sizeof(float));
+  work<<<n / 256, 256>>>(d, 200);
+  cudaDeviceSynchronize();
+  printf("big: done\n");
+  return 0;
+}
+"""
+
+
+def test_performance_liveness_line_from_the_first_second(tmp_path):
+    """A kernel whose 1024-cycle stretches take seconds (4,096 CTAs filling 80 SMs) still shows
+    GPGPU-Sim's liveness line within about a second of its launch."""
+    nvcc = _nvcc()
+    if nvcc is None:
+        pytest.skip("nvcc not found")
+    (tmp_path / "big.cu").write_text(BIG_KERNEL)
+    subprocess.run([nvcc, "-cudart", "shared", str(tmp_path / "big.cu"), "-o", str(tmp_path / "big")],
+                   check=True, capture_output=True, timeout=600)
+    proc, lines, pushed = _start(tmp_path / "big", tmp_path, mode="", ready="pushing kernel '_Z4workPfi'")
+    try:
+        assert pushed.wait(120), "".join(lines)[-2000:]
+        t0 = time.monotonic()
+        while not any(ln.startswith("GPGPU-Sim uArch: cycles simulated: ") for ln in lines):
+            assert time.monotonic() - t0 < 2.5, "no liveness line 2.5 s after the launch"
+            time.sleep(0.05)
+    finally:
+        _finish(proc, pushed, signal.SIGINT, group=False)
+
+
+def test_performance_interrupt_of_a_long_stretch_keeps_statistics(tmp_path):
+    """SIGINT while 80 SMs are busy (seconds per 1024 cycles) still ends the kernel with its
+    statistics within a second or two."""
+    nvcc = _nvcc()
+    if nvcc is None:
+        pytest.skip("nvcc not found")
+    (tmp_path / "big.cu").write_text(BIG_KERNEL)
+    subprocess.run([nvcc, "-cudart", "shared", str(tmp_path / "big.cu"), "-o", str(tmp_path / "big")],
+                   check=True, capture_output=True, timeout=600)
+    proc, lines, started = _start(tmp_path / "big", tmp_path, mode="", ready="GPGPU-Sim uArch: cycles simulated:")
+    rc, took, err = _finish(proc, started, signal.SIGINT, group=True)
+    time.sleep(0.2)
+    out = "".join(lines)
+    assert rc == 130 and took < 3, (rc, took, out[-2000:] + err)
+    [k] = json.loads((tmp_path / "out.json").read_text())["kernels"]
+    assert k["stopped"] == "SIGINT" and k["kernel_name"] == "_Z4workPfi" and k["thread_insn"] > 0
+    assert re.search(r"^gpu_sim_insn = %d$" % k["thread_insn"], out, re.M)

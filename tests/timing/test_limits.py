@@ -158,10 +158,9 @@ def test_max_completed_cta_counts_since_the_gpu_went_idle():
     assert m.gpu.completed_cta == 0 and rec.report_stats.ctas == 3
 
 
-def test_functional_mode_ignores_the_limits():
+def _functional_run(limit: str):
     from gpgpusim.runtime.gpu import Gpu
-    cfg = load_config(None, overrides=list(SMALL) + ["-gpgpu_max_cycle 1", "-gpgpu_max_insn 1"],
-                      env=False)
+    cfg = load_config(None, overrides=list(SMALL) + [limit], env=False)
     g = GlobalMemory()
     gpu = Gpu(cfg, g, None)
     lm = load_module(ptx(CHAIN), g)
@@ -169,4 +168,15 @@ def test_functional_mode_ignores_the_limits():
     op = KernelLaunchOp(lm, "k", (2, 1, 1), (32, 1, 1), 0, struct.pack("<Q", out), {"options": cfg})
     rec = gpu.start_kernel(op, 0)
     assert gpu.advance() == [rec]
+    return rec
+
+
+def test_functional_mode_honours_max_insn_but_has_no_cycles():
+    # no cycles are simulated in functional mode: -gpgpu_max_cycle does not apply
+    rec = _functional_run("-gpgpu_max_cycle 1")
     assert rec.error is None and rec.stats.thread_insn == 2 * 9 * 32
+    # both CTAs run in one chunk (64 lanes a step): the second step reaches 100
+    rec = _functional_run("-gpgpu_max_insn 100")
+    assert rec.error is not None and "stopped by -gpgpu_max_insn" in rec.error.message
+    st = rec.report_stats
+    assert (st.thread_insn, st.warp_insn, st.ctas, st.stopped) == (128, 4, 2, "-gpgpu_max_insn")
