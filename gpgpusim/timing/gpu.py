@@ -65,8 +65,11 @@ and C062 (the stop limits ``-gpgpu_max_cycle/_insn/_cta/_completed_cta``).
   what the option is documented to do.  Functional mode (``-gpgpu_ptx_sim_mode 1``) applies
   ``-gpgpu_max_insn`` and ``-gpgpu_max_cta`` itself (``runtime/funcrun.py``; GPGPU-Sim's
   functional mode ignores them).
-* **Interrupts** (SIGINT/SIGTERM/SIGHUP, ``runtime/interrupt.py``): the cycle loop parks at its
-  next liveness check (every 1024 core cycles) and the running kernels end as at a stop limit
+* **Liveness** (``-liveness_message_freq``, ``GPGPUSIM_PROGRESS=0`` for none): inside an
+  application a thread prints GPGPU-Sim's line every that many seconds while kernels run;
+  elsewhere the cycle loop prints it, checking every 1024 core cycles.
+* **Interrupts** (SIGINT/SIGTERM/SIGHUP, ``runtime/interrupt.py``): the cycle loop parks at the
+  end of the core cycle it is in and the running kernels end as at a stop limit
   (their statistics block and JSON entries with the figures so far, marked ``"stopped":
   "SIGINT"``); the interrupt lines report the same completed thread instructions.
 
