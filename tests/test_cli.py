@@ -380,3 +380,33 @@ def test_unmodelled_options_say_so():
         "GPGPU-Sim: NOTE: -power_simulation_enabled is set but not modelled (the AccelWattch power model: no "
         "power figures are produced)",
         "GPGPU-Sim: NOTE: -checkpoint_option is set but not modelled (checkpointing: no checkpoint is written)"]
+
+
+CDP_SOURCE = r"""
+#include <cstdio>
+__global__ void child(int *a) { a[threadIdx.x] += 1; }
+__global__ void parent(int *a) { if (threadIdx.x == 0) child<<<1, 32>>>(a); }
+int main() {
+  int *d;
+  cudaMalloc(&d, 32 * sizeof(int));
+  parent<<<1, 32>>>(d);
+  printf("cdp: %s\n", cudaGetErrorName(cudaDeviceSynchronize()));
+  return 0;
+}
+"""
+
+
+@needs_nvcc
+def test_device_runtime_registration_is_one_line(with_lib, tmp_path):
+    (tmp_path / "cdp.cu").write_text(CDP_SOURCE)
+    subprocess.run([NVCC, "-cudart", "shared", "-rdc=true", str(tmp_path / "cdp.cu"), "-o", str(tmp_path / "cdp"),
+                    "-lcudadevrt"], check=True, capture_output=True)
+    r = _run_cli(with_lib, ["run", "--functional", "--set", "-gpgpu_ptx_force_max_capability=75", "--",
+                            str(tmp_path / "cdp")], tmp_path)
+    assert r.returncode == 0 and "cdp: cudaErrorNotSupported" in r.stdout.splitlines()
+    assert r.stderr.splitlines() == [
+        "gpgpusim: fat binary #1 links CUDA's device runtime (libcudadevrt, for dynamic parallelism), whose kernels "
+        "and variables have no PTX in it: device-side kernel launches are not supported (they return "
+        "cudaErrorNotSupported)",
+        "gpgpusim: cudaDeviceSynchronize: cudaErrorNotSupported: not supported: call of "
+        "__cudaCDP2GetParameterBufferV2 at fatbin1.sm_75.ptx:79"]

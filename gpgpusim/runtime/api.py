@@ -118,6 +118,16 @@ def api(fn: Callable[..., Any]) -> Callable[..., int]:
     return wrapper
 
 
+#: variables of CUDA's device runtime library (libcudadevrt) without a recognisable prefix
+_CUDADEVRT_VARS = frozenset(("cudartErrorTable", "cudartErrorTableEntryCount", "cudartErrorCnpMap",
+                             "cudartErrorCnpMapEntryCount", "__CNPRT_VERSION_NUMBER__"))
+
+
+def _device_runtime_symbol(name: str) -> bool:
+    """Whether ``name`` is a kernel or variable of CUDA's device runtime library."""
+    return "_cuda_device_runtime_cu_" in name or name in _CUDADEVRT_VARS
+
+
 def registration(default: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Wrap a registration call (runs before ``main`` and returns no ``cudaError_t``): a failure
     is reported as one line on stderr and never raised into the application.
@@ -189,6 +199,7 @@ class Runtime(StreamApi, TextureApi):
         self._smem_config = 0
         self._modules_open = 0
         self._exited = False
+        self._cudadevrt_noted: set[int] = set()    # fat binaries whose libcudadevrt was noted
         self.max_capability = int(self._cfg("gpgpu_ptx_force_max_capability", 0) or 0)
         # Functional driver of the engine: "batched" (default, fastest) or "warp" (warp-step,
         # the timing model's path), chosen with GPGPUSIM_DRIVER.
@@ -250,6 +261,17 @@ class Runtime(StreamApi, TextureApi):
             hostio.flush()
             traceback.print_exception(type(exc), exc, exc.__traceback__)
         return self._record(name, _internal(name, exc))
+
+    def _device_runtime_note(self, m: Module) -> None:
+        """One line per fat binary for the kernels and variables of CUDA's device runtime
+        (``-rdc=true -lcudadevrt``, dynamic parallelism) that the host registers but whose PTX the
+        binary does not carry (instead of one line for each of its ~40 symbols)."""
+        if m.index in self._cudadevrt_noted:
+            return
+        self._cudadevrt_noted.add(m.index)
+        hostio.err(f"gpgpusim: fat binary #{m.index} links CUDA's device runtime (libcudadevrt, for "
+                   f"dynamic parallelism), whose kernels and variables have no PTX in it: device-side "
+                   f"kernel launches are not supported (they return cudaErrorNotSupported)")
 
     def _registration_failed(self, name: str, exc: BaseException, consequence: str = "") -> CudaError:
         """One stderr line for a failed registration call (with ``GPGPUSIM_TRACEBACK=1`` the
@@ -355,7 +377,9 @@ class Runtime(StreamApi, TextureApi):
         self.registry.kernels[host_fun] = Kernel(m, name, host_fun)
         if m.ir is not None:
             fn = m.ir.functions.get(name)
-            if fn is None or not getattr(fn, "is_entry", True):
+            if fn is None and _device_runtime_symbol(name):
+                self._device_runtime_note(m)
+            elif fn is None or not getattr(fn, "is_entry", True):
                 self._registration_failed("__cudaRegisterFunction", CudaError(
                     Err.InvalidDeviceFunction, f"kernel {name} is not an .entry of the PTX {m.ptx_name}"),
                     "launching it returns this error")
@@ -395,7 +419,9 @@ class Runtime(StreamApi, TextureApi):
             raise CudaError(Err.InvalidValue, f"NULL host shadow for variable {name}: nothing registered")
         self.registry.variables[host_var] = Variable(m, name, host_var, int(size), bool(constant),
                                                      managed, ptr_addr)
-        if m.ir is not None and name not in m.ir.variables:
+        if m.ir is not None and name not in m.ir.variables and _device_runtime_symbol(name):
+            self._device_runtime_note(m)
+        elif m.ir is not None and name not in m.ir.variables:
             self._registration_failed(what, CudaError(
                 Err.InvalidSymbol, f"variable {name} is not in the PTX {m.ptx_name}"),
                 "using the symbol returns this error")
