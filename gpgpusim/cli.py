@@ -244,11 +244,10 @@ def cmd_run(a: argparse.Namespace) -> int:
             return 2
     env = run_env(a.gpu, a.config, a.functional, sets, a.output)
     cfg = check_config(env)
-    trace_file = str(cfg.get("gpgpusim_trace_file") or "stderr") if cfg is not None else "stderr"
-    if trace_file not in ("stderr", "stdout"):
-        problem = check_output_path(trace_file)
+    for option, path in _config_output_paths(cfg):
+        problem = check_output_path(path)
         if problem is not None:
-            print(f"gpgpusim run: -gpgpusim_trace_file {trace_file}: {problem}", file=sys.stderr)
+            print(f"gpgpusim run: -{option} {path}: {problem}", file=sys.stderr)
             return 2
     exe = shutil.which(argv[0]) or argv[0]
     problem = check_binary(exe)
@@ -264,6 +263,25 @@ def cmd_run(a: argparse.Namespace) -> int:
     except OSError as exc:
         raise SystemExit(f"gpgpusim run: {argv[0]}: cannot execute: {exc.strerror}") from None
     return 0    # not reached: exec replaced this process
+
+
+def _config_output_paths(cfg: Any) -> list[tuple[str, str]]:
+    """``(option, path)`` of each file the config makes the run write: the event trace, the
+    AerialVision log and the instruction debug trace, when on."""
+    def opt(name: str) -> str:
+        try:
+            return str(cfg.get(name) or "")
+        except (AttributeError, KeyError, TypeError, ValueError):
+            return ""
+
+    paths = []
+    if opt("gpgpusim_trace_file") not in ("", "stderr", "stdout"):
+        paths.append(("gpgpusim_trace_file", opt("gpgpusim_trace_file")))
+    if opt("visualizer_enabled") in ("1", "True") and opt("visualizer_outputfile") not in ("", "NULL"):
+        paths.append(("visualizer_outputfile", opt("visualizer_outputfile")))
+    if opt("gpgpu_ptx_inst_debug_to_file") in ("1", "True") and opt("gpgpu_ptx_inst_debug_file"):
+        paths.append(("gpgpu_ptx_inst_debug_file", opt("gpgpu_ptx_inst_debug_file")))
+    return paths
 
 
 def check_output_path(path: str) -> str | None:

@@ -147,6 +147,10 @@ def test_output_paths_are_checked_before_the_run(with_lib, tmp_path, capsys):
     assert cli.main(["run", "--set", "-gpgpusim_trace_file=/nonexistent/t.txt", "--", app]) == 2
     assert capsys.readouterr().err == ("gpgpusim run: -gpgpusim_trace_file /nonexistent/t.txt: directory "
                                        "'/nonexistent' does not exist\n")
+    assert cli.main(["run", "--set", "-visualizer_enabled=1", "--set", "-visualizer_outputfile=/nonexistent/v.log.gz",
+                     "--", app]) == 2
+    assert capsys.readouterr().err == ("gpgpusim run: -visualizer_outputfile /nonexistent/v.log.gz: directory "
+                                       "'/nonexistent' does not exist\n")
     assert not marker.exists()
     assert cli.check_output_path(str(tmp_path / "s.json")) is None
 
