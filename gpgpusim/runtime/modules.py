@@ -261,7 +261,8 @@ def _capability_note(index: int, max_capability: int, arch: int, origin: str | N
             + (f", set by {origin}" if not shipped else ", the config's own value") + f"), so its oldest PTX, "
             f"compute_{arch}, is simulated")
     if shipped:
-        return (f"GPGPU-Sim PTX: note: {what} (CUDA 13's nvcc emits compute_75 at the oldest); "
+        why = " (CUDA 13's nvcc emits compute_75 at the oldest)" if arch == 75 else ""
+        return (f"GPGPU-Sim PTX: note: {what}{why}; "
                 f"--set -gpgpu_ptx_force_max_capability={arch} selects it without this note")
     return (f"GPGPU-Sim PTX: WARNING: {what}; raise -gpgpu_ptx_force_max_capability to {arch} or rebuild "
             f"the application with PTX for it (nvcc -gencode arch=compute_{max_capability},"
