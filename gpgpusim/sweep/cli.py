@@ -134,6 +134,10 @@ def main(argv: list[str] | None = None) -> int:
     except SweepError as exc:
         print(f"gpgpusim sweep: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"gpgpusim sweep: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("gpgpusim sweep: interrupted", file=sys.stderr)
         return 130

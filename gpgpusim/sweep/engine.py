@@ -97,7 +97,7 @@ def check_configs(sweep: Sweep, specs: list[RunSpec]) -> None:
     """Load every distinct (config, options, mode) once, as the runs will, so that a bad option
     or value stops the sweep before anything runs, with the key and line it came from."""
     from gpgpusim.cli import check_config, run_env
-    from gpgpusim.options.config import ConfigError
+    from gpgpusim.errors import CudaError
 
     seen = set()
     for s in specs:
@@ -109,7 +109,7 @@ def check_configs(sweep: Sweep, specs: list[RunSpec]) -> None:
                       s.sets)
         try:
             check_config(env)
-        except ConfigError as exc:
+        except CudaError as exc:
             where = sweep.where("configs", s.config.name)
             for opt, _ in s.options:
                 if opt.lstrip("-") in exc.message:
@@ -185,7 +185,7 @@ class Progress:
 
 
 def _client(jobs: int | None, cluster: str | None, batch: tuple[str, int] | None, sweep: Sweep,
-            retries: int) -> tuple[Any, Any]:
+            retries: int, n_runs: int) -> tuple[Any, Any]:
     try:
         import dask
         from distributed import Client, LocalCluster
@@ -209,7 +209,7 @@ def _client(jobs: int | None, cluster: str | None, batch: tuple[str, int] | None
         bc = batch_cluster(kind, sweep)
         bc.scale(jobs=n)
         return Client(bc), bc
-    n = jobs or os.cpu_count() or 1
+    n = max(1, min(jobs or os.cpu_count() or 1, n_runs))
     # The workers inherit SIGINT ignored: a terminal's Ctrl-C reaches the whole process group,
     # and it is this process that stops the sweep (closing the cluster ends the workers).
     import threading
@@ -217,7 +217,7 @@ def _client(jobs: int | None, cluster: str | None, batch: tuple[str, int] | None
     main = threading.current_thread() is threading.main_thread()
     old = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
     try:
-        lc = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+        lc = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
                           memory_limit=0, silence_logs=logging.ERROR)
     finally:
         if main:
@@ -298,7 +298,7 @@ def _run_locked(sweep: Sweep, specs: list[RunSpec], serial: bool, jobs: int | No
     if todo:
         where = ("serially" if serial else f"on the Dask cluster at {cluster}" if cluster
                  else f"on {batch[1]} {batch[0]} jobs" if batch
-                 else f"on {jobs or os.cpu_count() or 1} local workers")
+                 else f"on {max(1, min(jobs or os.cpu_count() or 1, len(todo)))} local workers")
         say(f"{len(todo)} of {out.total} runs to do ({out.skipped} done before), {where}; results in {sweep.output}")
     else:
         say(f"all {out.total} runs done before; results in {sweep.output}")
@@ -336,7 +336,7 @@ def _run_dask(todo: list[dict[str, Any]], retries: int, out: Outcome, bar: Progr
               on_submit: Callable[[dict[str, Any]], None] | None) -> None:
     from distributed import as_completed
 
-    client, owned = _client(jobs, cluster, batch, sweep, retries)
+    client, owned = _client(jobs, cluster, batch, sweep, retries, len(todo))
     futures: dict[Any, dict[str, Any]] = {}
     stop_ticking: Callable[[], None] = lambda: None  # noqa: E731
     resubmits: dict[str, int] = {}

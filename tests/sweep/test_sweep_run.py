@@ -318,7 +318,7 @@ mine = {{ file = "mine.config" }}
 QV100 = "SM7_QV100"
 """)
     sw = load(path)
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
                       silence_logs=logging.ERROR) as lc:
         out = run_sweep(sw, cluster=lc.scheduler_address, progress=False, log=lambda m: None)
     assert out.count("ok") == 2, out.not_ok
