@@ -345,3 +345,27 @@ def test_one_sweep_per_results_folder(sweep_bin: Path, tmp_path: Path) -> None:
         with pytest.raises(SweepError, match="another `gpgpusim sweep run` is using this results folder"):
             run_sweep(sw, serial=True, progress=False, log=lambda m: None)
     assert not (sw.output / "runs").exists()
+
+
+def test_build_command(sweep_bin: Path, tmp_path: Path) -> None:
+    """A missing binary is built with the program's `build` command; a failing build stops the
+    sweep with the key, the line and the log."""
+    path = sweep_file(tmp_path / "b.toml", f"""\
+[sweep]
+mode = "functional"
+
+[programs.va]
+binary = "out/va"
+build = "mkdir -p out && cp {sweep_bin / 'vector_add'} out/va && echo built"
+""")
+    sw = load(path)
+    out = run_sweep(sw, serial=True, progress=False, log=lambda m: None)
+    assert out.count("ok") == 1
+    assert (sw.output / "build.log").read_text() == "built\n"
+    path.write_text(path.read_text().replace("out/va", "out/vb").replace("&& echo built", "&& false"))
+    from gpgpusim.sweep.spec import SweepError
+
+    with pytest.raises(SweepError) as exc:
+        run_sweep(load(path), serial=True, progress=False, log=lambda m: None)
+    assert str(exc.value) == (f"{path}:6: programs.va.build: the build command failed (exit status 1; "
+                              f"see {sw.output / 'build.log'})")
