@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import table
-from .execute import CRASHED, LOST, OK, TRANSIENT, execute_run, read_result, record_lost
+from .execute import CRASHED, OK, TRANSIENT, execute_run, read_result, record_lost
 from .spec import RunSpec, Sweep, SweepError, run_hash, simulator_version
 
 
@@ -245,8 +245,7 @@ def _ignore_sigint() -> None:
 
 def run_sweep(sweep: Sweep, *, subset: str | None = None, jobs: int | None = None, serial: bool = False,
               cluster: str | None = None, batch: tuple[str, int] | None = None, force: bool = False,
-              progress: bool = True, log: Callable[[str], None] | None = None,
-              on_submit: Callable[[dict[str, Any]], None] | None = None) -> Outcome:
+              progress: bool = True, log: Callable[[str], None] | None = None) -> Outcome:
     """Run what is left of the sweep and write its tables; see the module docstring."""
     say = log or (lambda m: print(f"gpgpusim sweep: {m}", file=sys.stderr, flush=True))
     t0 = time.monotonic()
@@ -256,7 +255,7 @@ def run_sweep(sweep: Sweep, *, subset: str | None = None, jobs: int | None = Non
     sweep.output.mkdir(parents=True, exist_ok=True)
     lock = _lock(sweep.output)
     try:
-        return _run_locked(sweep, specs, serial, jobs, cluster, batch, force, progress, say, on_submit, t0)
+        return _run_locked(sweep, specs, serial, jobs, cluster, batch, force, progress, say, t0)
     finally:
         lock.close()
 
@@ -277,7 +276,7 @@ def _lock(out_dir: Path) -> Any:
 
 def _run_locked(sweep: Sweep, specs: list[RunSpec], serial: bool, jobs: int | None, cluster: str | None,
                 batch: tuple[str, int] | None, force: bool, progress: bool, say: Callable[[str], None],
-                on_submit: Callable[[dict[str, Any]], None] | None, t0: float) -> Outcome:
+                t0: float) -> Outcome:
     version = simulator_version()
     keys = list(dict(specs[0].keys)) if specs else []
     _write_manifest(sweep, specs, keys, version)
@@ -304,9 +303,9 @@ def _run_locked(sweep: Sweep, specs: list[RunSpec], serial: bool, jobs: int | No
         say(f"all {out.total} runs done before; results in {sweep.output}")
     try:
         if serial:
-            _run_serial(todo, sweep.retries, out, bar, on_submit)
+            _run_serial(todo, sweep.retries, out, bar)
         elif todo:
-            _run_dask(todo, sweep.retries, out, bar, jobs, cluster, batch, sweep, on_submit)
+            _run_dask(todo, sweep.retries, out, bar, jobs, cluster, batch, sweep)
     except KeyboardInterrupt:
         out.interrupted = True
     finally:
@@ -317,12 +316,9 @@ def _run_locked(sweep: Sweep, specs: list[RunSpec], serial: bool, jobs: int | No
     return out
 
 
-def _run_serial(todo: list[dict[str, Any]], retries: int, out: Outcome, bar: Progress,
-                on_submit: Callable[[dict[str, Any]], None] | None) -> None:
+def _run_serial(todo: list[dict[str, Any]], retries: int, out: Outcome, bar: Progress) -> None:
     for task in todo:
         for attempt in range(retries + 1):
-            if on_submit:
-                on_submit(task)
             bar.update(1)
             res = execute_run(task)
             if res["status"] not in TRANSIENT or attempt == retries:
@@ -332,8 +328,7 @@ def _run_serial(todo: list[dict[str, Any]], retries: int, out: Outcome, bar: Pro
 
 
 def _run_dask(todo: list[dict[str, Any]], retries: int, out: Outcome, bar: Progress, jobs: int | None,
-              cluster: str | None, batch: tuple[str, int] | None, sweep: Sweep,
-              on_submit: Callable[[dict[str, Any]], None] | None) -> None:
+              cluster: str | None, batch: tuple[str, int] | None, sweep: Sweep) -> None:
     from distributed import as_completed
 
     client, owned = _client(jobs, cluster, batch, sweep, retries, len(todo))
@@ -345,8 +340,6 @@ def _run_dask(todo: list[dict[str, Any]], retries: int, out: Outcome, bar: Progr
             n = resubmits.get(task["run_id"], 0)
             fut = client.submit(execute_run, task, key=f"run-{task['run_id']}-{task['hash'][:8]}-{n}", pure=False)
             futures[fut] = task
-            if on_submit:
-                on_submit(task)
             return fut
 
         ac = as_completed([submit(t) for t in todo], with_results=False)
@@ -397,4 +390,4 @@ def _write_manifest(sweep: Sweep, specs: list[RunSpec], keys: list[str], version
     tmp.replace(sweep.output / "sweep.json")
 
 
-__all__ = ["Outcome", "run_sweep", "LOST"]
+__all__ = ["Outcome", "run_sweep"]
