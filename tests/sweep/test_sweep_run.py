@@ -369,3 +369,40 @@ build = "mkdir -p out && cp {sweep_bin / 'vector_add'} out/va && echo built"
         run_sweep(load(path), serial=True, progress=False, log=lambda m: None)
     assert str(exc.value) == (f"{path}:6: programs.va.build: the build command failed (exit status 1; "
                               f"see {sw.output / 'build.log'})")
+
+
+def test_inputs_and_cwd(sweep_bin: Path, tmp_path: Path) -> None:
+    """`inputs` are copied into the run's directory, where the program runs; `cwd` runs it
+    elsewhere (the log and statistics still go to the run's directory)."""
+    (tmp_path / "data.txt").write_text("input\n")
+    (tmp_path / "work").mkdir()
+    script = tmp_path / "check.sh"
+    script.write_text(f"#!/bin/sh\n[ \"$(cat $1)\" = input ] || exit 3\necho \"cwd=$PWD\"\nexec {sweep_bin / 'vector_add'}\n")
+    script.chmod(0o755)
+    path = sweep_file(tmp_path / "io.toml", f"""\
+[sweep]
+mode = "functional"
+[programs.copied]
+binary = "check.sh"
+args = ["data.txt"]
+inputs = ["data.txt"]
+[programs.elsewhere]
+binary = "check.sh"
+args = ["{tmp_path / 'data.txt'}"]
+cwd = "work"
+[programs.missing]
+binary = "check.sh"
+args = ["data.txt"]
+""")
+    sw = load(path)
+    out = run_sweep(sw, serial=True, progress=False, log=lambda m: None)
+    runs = {r["program"]: r for r in read_csv(sw.output / "runs.csv")}
+    assert runs["copied"]["status"] == runs["elsewhere"]["status"] == "ok"
+    assert (runs["missing"]["status"], runs["missing"]["exit_code"]) == ("failed", 3)
+    assert runs["missing"]["reason"] == "exit status 3: cat: data.txt: No such file or directory"
+    copied = sw.output / "runs" / str(runs["copied"]["run_id"])
+    assert f"cwd={copied}\n" in (copied / "run.log").read_text()
+    elsewhere = sw.output / "runs" / str(runs["elsewhere"]["run_id"])
+    assert f"cwd={tmp_path / 'work'}\n" in (elsewhere / "run.log").read_text()
+    assert (elsewhere / "stats.json").is_file()
+    assert out.count("ok") == 2
