@@ -11,7 +11,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 HERE = Path(__file__).resolve().parent
 PROGRAMS = HERE.parent.parent / "shared" / "reference" / "programs"
@@ -33,10 +33,12 @@ def compile_ptx(source: str, stem: str) -> str:
         return out.read_text()
 
 
-def timing_gpu(ptx_text: str, name: str, sms: int, config: str) -> tuple[Any, Any, Any, Any]:
-    """``(cfg, gmem, gpu, loaded module)``: config ``config`` with ``sms`` SMs and launch latency 0."""
+def timing_gpu(ptx_text: str, name: str, sms: int, config: str,
+               options: Sequence[str] = ()) -> tuple[Any, Any, Any, Any]:
+    """``(cfg, gmem, gpu, loaded module)``: config ``config`` with ``sms`` SMs, launch latency 0
+    and the ``-option value`` strings ``options``."""
     from gpgpusim.timing.native_train import timing_gpu as make
-    return make(ptx_text, name, sms, config)
+    return make(ptx_text, name, sms, config, options)
 
 
 def launch_op(lm: Any, cfg: Any, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int],

@@ -29,10 +29,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n", type=int, default=128, help="matrix size (multiple of 16)")
     ap.add_argument("--sms", type=int, default=16, help="SMs (-gpgpu_n_clusters; QV100 has 80)")
     ap.add_argument("--config", default="SM7_QV100")
+    ap.add_argument("--set", action="append", default=[], metavar="'-OPTION VALUE'",
+                    help="a GPGPU-Sim option, e.g. --set '-gpgpusim_feed_window 0' (repeatable)")
     args = ap.parse_args(argv)
     n = args.n
     text = compile_ptx(re.sub(r"#define N \d+", f"#define N {n}", PROGRAM.read_text()), "mm")
-    cfg, g, gpu, lm = timing_gpu(text, "mm.ptx", args.sms, args.config)
+    cfg, g, gpu, lm = timing_gpu(text, "mm.ptx", args.sms, args.config, args.set)
     rng = np.random.default_rng(1)
     a = rng.integers(-4, 4, (n, n)).astype(np.float32)
     b = rng.integers(-4, 4, (n, n)).astype(np.float32)

@@ -506,77 +506,120 @@ def _barrier(ex: Exec, d: dec.DInst, G, esel, sel) -> None:
 
 # ----------------------------------------------------------------------------- drivers
 def run_batched(ex: Exec) -> None:
-    """Pure functional mode: issue the lowest pc among runnable warps for all warps there.
-
-    Lowest-pc-first keeps warps together (a loop's warps re-merge at its head), so most steps
-    run every resident warp at once.  For fairness (a warp spinning on a lock held by a warp at
-    a higher pc must not starve it), every ``_FAIR_PERIOD`` steps the pc of the warp that has
-    waited longest is issued instead.
-    """
-    if ex.W <= _SMALL_W:
-        _run_small(ex)
-        return
-    ar = ex.warp_ids
-    big = np.iinfo(np.int64).max
-    limit = ex.step_limit
-    issue = _issue
-    last = np.zeros(ex.W, dtype=np.int64)
-    while True:
-        depth = ex.depth
-        live = depth > 0
-        wpc = ex.spc[ar, np.maximum(depth - 1, 0)]
-        runnable = live & (ex.at_bar < 0)
-        wpc = np.where(runnable, wpc, big)
-        p = int(wpc.min())
-        if p == big:
-            if live.any():
-                ex.deadlock()
-            return
-        step = ex.steps
-        if step % _FAIR_PERIOD == _FAIR_PERIOD - 1:
-            oldest = int(np.argmin(np.where(runnable, last, big)))
-            p = int(wpc[oldest])
-        G = np.flatnonzero(wpc == p)
-        last[G] = step
-        issue(ex, G, p)
-        ex.steps = step + 1
-        if step >= limit:
-            ex.watchdog()
+    """Pure functional mode: issue the lowest pc among runnable warps for all warps there,
+    until every warp has exited (:class:`BatchedRun` is the schedule)."""
+    BatchedRun(ex).run()
 
 
 _FAIR_PERIOD = 64
 _SMALL_W = 8
 
 
-def _run_small(ex: Exec) -> None:
-    """:func:`run_batched` for a few warps: the same schedule (lowest pc first, the same
-    fairness rule), with scalar bookkeeping and one :func:`_issue1` per warp, which is cheaper
-    than whole-array steps when there is little to vectorise."""
-    W = ex.W
-    big = 1 << 62
-    limit = ex.step_limit
-    last = [0] * W
-    spc, depth, at_bar = ex.spc, ex.depth, ex.at_bar
-    while True:
-        dl = depth.tolist()
-        bl = at_bar.tolist()
-        pcs = [int(spc[w, dl[w] - 1]) if dl[w] and bl[w] < 0 else big for w in range(W)]
-        p = min(pcs)
-        if p == big:
-            if any(dl):
-                ex.deadlock()
-            return
-        step = ex.steps
-        if step % _FAIR_PERIOD == _FAIR_PERIOD - 1:
-            p = pcs[min((w for w in range(W) if pcs[w] != big), key=lambda w: last[w])]
-        for w in range(W):
-            if pcs[w] == p:
-                last[w] = step
-                _issue1(ex, w, p)
-                spc = ex.spc          # a divergent branch may have grown the stack arrays
-        ex.steps = step + 1
-        if step >= limit:
-            ex.watchdog()
+class BatchedRun:
+    """The batched driver's schedule over one chunk, resumable.
+
+    Lowest-pc-first keeps warps together (a loop's warps re-merge at its head), so most steps
+    run every resident warp at once.  For fairness (a warp spinning on a lock held by a warp at
+    a higher pc must not starve it), every ``_FAIR_PERIOD`` steps the pc of the warp that has
+    waited longest is issued instead.  A chunk of at most ``_SMALL_W`` warps is stepped warp by
+    warp (:func:`_issue1`, scalar bookkeeping), which is cheaper than whole-array steps when
+    there is little to vectorise; the schedule is the same.
+
+    :meth:`run` issues until ``until()`` is true after a step, so the timing model's trace feed
+    (``gpgpusim.timing.feed``) can run a chunk a window at a time; ``hold`` (a bool per warp,
+    or None) keeps the marked warps from issuing, which is how the feed stops warps that are
+    far enough ahead of the timing model (it is read at every step, so ``until`` may update
+    it in place).  Pausing and resuming do not change the schedule:
+    the fairness clock and each warp's last issue step live here, across calls.
+    """
+
+    __slots__ = ("ex", "last", "hold")
+
+    def __init__(self, ex: Exec) -> None:
+        self.ex = ex
+        self.last: Any = [0] * ex.W if ex.W <= _SMALL_W else np.zeros(ex.W, dtype=np.int64)
+        self.hold: np.ndarray | None = None
+
+    def run(self, until: Callable[[], bool] | None = None) -> bool:
+        """Issue until ``until()`` holds after a step (True), or until no warp can issue
+        (False): every warp has exited, or every warp that could issue is held.  Live warps
+        that can never issue again (all waiting at barriers that none of them can release)
+        are a deadlock (``Exec.deadlock`` raises)."""
+        if self.ex.W <= _SMALL_W:
+            return self._run_small(until)
+        return self._run_big(until)
+
+    def _stuck(self, live: Any) -> bool:
+        """No warp can issue: False when held warps could (the caller stops), else a deadlock
+        if warps are still live."""
+        ex, hold = self.ex, self.hold
+        if hold is not None and bool((np.asarray(live) & (ex.at_bar < 0) & hold).any()):
+            return False
+        if bool(np.asarray(live).any()):
+            ex.deadlock()
+        return False
+
+    def _run_big(self, until: Callable[[], bool] | None) -> bool:
+        ex = self.ex
+        ar = ex.warp_ids
+        big = np.iinfo(np.int64).max
+        limit = ex.step_limit
+        issue = _issue
+        last = self.last
+        hold = self.hold
+        while True:
+            depth = ex.depth
+            live = depth > 0
+            wpc = ex.spc[ar, np.maximum(depth - 1, 0)]
+            runnable = live & (ex.at_bar < 0)
+            if hold is not None:
+                runnable &= ~hold
+            wpc = np.where(runnable, wpc, big)
+            p = int(wpc.min())
+            if p == big:
+                return self._stuck(live)
+            step = ex.steps
+            if step % _FAIR_PERIOD == _FAIR_PERIOD - 1:
+                oldest = int(np.argmin(np.where(runnable, last, big)))
+                p = int(wpc[oldest])
+            G = np.flatnonzero(wpc == p)
+            last[G] = step
+            issue(ex, G, p)
+            ex.steps = step + 1
+            if step >= limit:
+                ex.watchdog()
+            if until is not None and until():
+                return True
+
+    def _run_small(self, until: Callable[[], bool] | None) -> bool:
+        ex = self.ex
+        W = ex.W
+        big = 1 << 62
+        limit = ex.step_limit
+        last = self.last
+        spc, depth, at_bar = ex.spc, ex.depth, ex.at_bar
+        while True:
+            dl = depth.tolist()
+            bl = at_bar.tolist()
+            hold = None if self.hold is None else self.hold.tolist()   # may change between steps
+            pcs = [int(spc[w, dl[w] - 1]) if dl[w] and bl[w] < 0 and not (hold and hold[w]) else big
+                   for w in range(W)]
+            p = min(pcs)
+            if p == big:
+                return self._stuck(depth > 0)
+            step = ex.steps
+            if step % _FAIR_PERIOD == _FAIR_PERIOD - 1:
+                p = pcs[min((w for w in range(W) if pcs[w] != big), key=lambda w: last[w])]
+            for w in range(W):
+                if pcs[w] == p:
+                    last[w] = step
+                    _issue1(ex, w, p)
+                    spc = ex.spc          # a divergent branch may have grown the stack arrays
+            ex.steps = step + 1
+            if step >= limit:
+                ex.watchdog()
+            if until is not None and until():
+                return True
 
 
 def run_warps(ex: Exec) -> None:

@@ -24,6 +24,11 @@ Use::
             wt.pcs, wt.active, wt.executed, wt.mem
     kt.stats                                  # KernelStats, once every CTA has been yielded
 
+    for cta_id, streams in kt.streams():     # what the SIMT cores read (instead of ctas()):
+        s = streams[0]                        # WindowStream, recorded a window at a time
+        while s.pc >= 0:
+            executed, active, accesses = s.issue(now)
+
 How it is recorded
 ------------------
 :func:`record_kernel` runs the grid through the engine's own chunk loop
@@ -90,10 +95,22 @@ data flow within each function).  Not detected: such races through addresses tha
 depend on loaded data, or through values passed across calls; force ``-gpgpusim_timing_feed
 live`` for those.
 
-Memory use: one chunk's trace is held at a time; it costs about 8 bytes per lane per memory
-access (addresses, plus the lane index for partial warps) and ~20 bytes per warp instruction,
-so a chunk of 65,536 threads making ~600 accesses each (256×256 tiled matmul) holds ~250 MB;
-lower ``-functional_chunk_threads`` to bound it.
+Memory: a bounded window
+------------------------
+The SIMT cores read :meth:`KernelTrace.streams`, which does not record a chunk whole: each
+chunk's ``Exec`` is made when its first CTA is issued and runs on the batched driver
+(:class:`~gpgpusim.functional.engine.BatchedRun`, paused and resumed) only when a warp's
+:class:`WindowStream` has replayed everything recorded for it.  Each run stops once that warp
+has a quarter of the window more, and warps already ``-gpgpusim_feed_window`` instructions
+(default 256) ahead of the timing model are held meanwhile (:class:`_WindowChunk`).  The trace
+held is then about ``window`` instructions per warp of the open chunks -- set by the window and
+by the CTAs in flight, not by the kernel's length (``bench/feed_memory.py``: a kernel 10x
+longer peaks at the same memory).  The recorded instructions, masks and lane addresses are
+those of the whole-chunk recording (``tests/timing/test_feed_window.py``): the driver's schedule
+changes only where warps are held, and the kernels this feed runs do not depend on it.
+``-gpgpusim_feed_window 0`` records each chunk whole before its first CTA is timed (about 8
+bytes per lane per memory access and ~20 bytes per warp instruction for the whole chunk:
+~250 MB for the 256x256 tiled matmul's chunk of 65,536 threads).
 
 Measured overhead (``/tmp``-style bench on this machine, 2 cores shared with other jobs, so
 noisy; 256x256 tiled matmul from ``../shared/reference/programs/matmul.cu`` compiled with
@@ -113,24 +130,29 @@ objects is the consumer's cost, paid lazily per warp.
 from __future__ import annotations
 
 import gc
+from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
+from gpgpusim.errors import CudaError, Err
 from gpgpusim.functional import decode as dec
 from gpgpusim.functional import engine
 from gpgpusim.functional.state import LOCAL_WINDOW, SHARED_WINDOW, Exec
 from gpgpusim.ptx import ir
 from gpgpusim.timing.core import coalesce as C
 
-__all__ = ["MemAccess", "WarpTrace", "WarpStream", "TraceStream", "KernelTrace", "TraceRecorder",
-           "record_kernel", "needs_live_feed", "cut_record"]
+__all__ = ["MemAccess", "WarpTrace", "WarpStream", "TraceStream", "WindowStream", "KernelTrace",
+           "TraceRecorder", "record_kernel", "needs_live_feed", "cut_record", "DEFAULT_WINDOW"]
 
 _AR32 = np.arange(32, dtype=np.int64)
 #: records of fewer warps get their shared-memory degrees warp by warp (memoised), not vectorised
 _VEC_MIN_WARPS = 192
 _MASK_EMPTY = np.zeros(0, dtype=np.int64)
+#: ``-gpgpusim_feed_window``'s default: instructions a warp may be recorded ahead of the timing
+#: model before the functional run stops issuing it (see :class:`_WindowChunk`)
+DEFAULT_WINDOW = 256
 
 
 @dataclass(slots=True)
@@ -447,30 +469,35 @@ class WarpTrace:
 _FULL = (0xFFFFFFFF, 0xFFFFFFFF, None)
 
 
-class TraceStream(WarpStream):
-    """The trace feed's :class:`WarpStream`: one recorded :class:`WarpTrace`, replayed.
+def _results(trace: WarpTrace) -> tuple[list[int], list[tuple[int, int, Sequence[Any] | None]]]:
+    """What a stream returns for each position of ``trace``: its pcs (a list) and one
+    ``issue`` result per position -- one shared tuple for every full-mask instruction without
+    memory accesses (most of them), its own tuple for the others."""
+    pcs: list[int] = trace.pcs.tolist()
+    n = len(pcs)
+    res: list[tuple[int, int, Sequence[Any] | None]] = [_FULL] * n
+    odd = np.flatnonzero((trace.executed & trace.active) != 0xFFFFFFFF)   # not both full
+    mem = trace.mem
+    if len(odd) or mem:
+        exe = trace.executed.tolist()
+        act = trace.active.tolist()
+        for pos in odd.tolist():
+            res[pos] = (exe[pos], act[pos], None)
+        for pos, accs in mem.items():
+            res[pos] = (exe[pos], act[pos], accs)
+    return pcs, res
 
-    ``res[pos]`` is what :meth:`issue` returns for position ``pos``, built when the stream is
-    made: one shared tuple for every full-mask instruction without memory accesses (most of
-    them), its own tuple for the others."""
+
+class TraceStream(WarpStream):
+    """The trace feed's :class:`WarpStream` over one whole recorded :class:`WarpTrace`
+    (``-gpgpusim_feed_window 0``; :class:`WindowStream` is the default)."""
 
     __slots__ = ("pcs", "res", "pos", "n", "pc")
 
     def __init__(self, trace: WarpTrace) -> None:
-        self.pcs: list[int] = trace.pcs.tolist()
-        n = self.n = len(self.pcs)
+        self.pcs, self.res = _results(trace)
+        self.n = len(self.res)
         self.pcs.append(-1)             # sentinel: the pc after the last instruction
-        res: list[tuple[int, int, list[Access] | None]] = [_FULL] * n
-        odd = np.flatnonzero((trace.executed & trace.active) != 0xFFFFFFFF)   # not both full
-        mem = trace.mem
-        if len(odd) or mem:
-            exe = trace.executed.tolist()
-            act = trace.active.tolist()
-            for pos in odd.tolist():
-                res[pos] = (exe[pos], act[pos], None)
-            for pos, accs in mem.items():
-                res[pos] = (exe[pos], act[pos], accs)
-        self.res = res
         self.pos = 0
         self.pc: int = self.pcs[0]
 
@@ -484,18 +511,73 @@ class TraceStream(WarpStream):
         return self.res[pos]
 
 
+class WindowStream(WarpStream):
+    """The trace feed's :class:`WarpStream` with a bounded window: warp ``w`` of a
+    :class:`_WindowChunk`, replayed segment by segment as the chunk's functional run records
+    them.  ``pcs``/``res`` hold the current segment (:func:`_results`); when its last
+    instruction issues, the next recorded segment is taken, and when none is left the chunk
+    runs further (:meth:`_WindowChunk.pump`) -- so ``pc`` is always the warp's next
+    instruction, or -1 once it has none."""
+
+    __slots__ = ("chunk", "w", "pcs", "res", "pos", "n", "pc")
+
+    def __init__(self, chunk: _WindowChunk, w: int) -> None:
+        self.chunk: _WindowChunk | None = chunk
+        self.w = w
+        self.pcs: list[int] = []
+        self.res: list[tuple[int, int, Sequence[Any] | None]] = []
+        self.pos = 0
+        self.n = 0
+        self.pc: int = -1
+        self._next()
+
+    def attach(self, sid: int, slot: int) -> None:
+        """(The recorded values do not depend on where the warp runs.)"""
+
+    def issue(self, now: int) -> tuple[int, int, Sequence[Any] | None]:
+        pos = self.pos
+        r = self.res[pos]
+        pos += 1
+        self.pos = pos
+        if pos < self.n:
+            self.pc = self.pcs[pos]
+        else:
+            self._next()
+        return r
+
+    def _next(self) -> None:
+        """Move to the next recorded segment (running the chunk for it when none is
+        recorded yet); ``pc`` -1 when the warp has no instruction left."""
+        ch = self.chunk
+        if ch is None:
+            self.pc = -1
+            return
+        t = ch.take(self.w)
+        if t is None:
+            self.chunk = None
+            self.pcs, self.res, self.n, self.pos = [], [], 0, 0
+            self.pc = -1
+            return
+        self.pcs, self.res = _results(t)
+        self.n = len(self.res)
+        self.pos = 0
+        self.pc = self.pcs[0]
+
+
 class TraceRecorder:
     """Attached to an :class:`Exec` as ``ex.trace_rec``; the engine calls :meth:`issue`,
     :meth:`issue1` and :meth:`access` (see the module docstring)."""
 
-    __slots__ = ("seq", "batch", "single", "recs", "mem_on")
+    __slots__ = ("seq", "batch", "single", "recs", "mem_on", "cnt")
 
-    def __init__(self) -> None:
+    def __init__(self, n_warps: int = 0) -> None:
         self.seq = 0
         self.batch: list[tuple] = []        # (seq, pc, G, masks, exec masks) per group issue
         self.single: list[tuple] = []       # (seq, warp, pc, mask, exec mask) per warp issue
         self.recs: list[list] = []          # [seq, space, addrs, lanes|None, size, store, atomic]
         self.mem_on = False
+        #: instructions recorded so far per warp (``n_warps`` > 0: the windowed feed's counts)
+        self.cnt: np.ndarray | None = np.zeros(n_warps, dtype=np.int64) if n_warps else None
 
     def issue(self, ex: Exec, p: int, G: np.ndarray, masks: np.ndarray, sel, esel, mem: bool) -> None:
         self.seq += 1
@@ -505,11 +587,15 @@ class TraceRecorder:
             em = engine._warp_masks(ex, esel, G) & masks
         self.batch.append((self.seq, p, G, masks, em))
         self.mem_on = mem
+        if self.cnt is not None:
+            self.cnt[G] += 1
 
     def issue1(self, w: int, p: int, mask: int, emask: int, mem: bool) -> None:
         self.seq += 1
         self.single.append((self.seq, w, p, mask, emask))
         self.mem_on = mem
+        if self.cnt is not None:
+            self.cnt[w] += 1
 
     def access(self, ex: Exec, space: str, addrs: np.ndarray, lanes: np.ndarray, size: int,
                is_store: bool, is_atomic: bool) -> None:
@@ -535,7 +621,13 @@ class TraceRecorder:
 
     # ------------------------------------------------------------------ end of chunk
     def warps(self, ex: Exec) -> list[WarpTrace]:
-        """Per-warp traces of the chunk (chunk warp order), built vectorised."""
+        """Per-warp traces of what was recorded since the last call (chunk warp order; all of
+        the chunk's run at its end), built vectorised; the records are then dropped."""
+        return [t for _, t in self.segments(ex, keep_empty=True)]
+
+    def segments(self, ex: Exec, keep_empty: bool = False) -> list[tuple[int, WarpTrace]]:
+        """``(warp, its trace)`` of what was recorded since the last call, in warp order;
+        warps that issued nothing are left out unless ``keep_empty``."""
         W = ex.W
         parts_seq, parts_w, parts_p, parts_a, parts_e = [], [], [], [], []
         if self.batch:
@@ -583,9 +675,9 @@ class TraceRecorder:
                 by_seq.setdefault(r[0], []).append(i)
             chunk = _Chunk(self.recs, by_seq)
         out = []
-        for w in range(W):
+        for w in (range(W) if keep_empty else np.flatnonzero(counts).tolist()):
             a, b_ = bounds[w], bounds[w + 1]
-            out.append(WarpTrace(pv[a:b_], av[a:b_], ev[a:b_], seq[a:b_], chunk, w))
+            out.append((w, WarpTrace(pv[a:b_], av[a:b_], ev[a:b_], seq[a:b_], chunk, w)))
         self.batch = []
         self.single = []
         self.recs = []
@@ -593,9 +685,11 @@ class TraceRecorder:
 
 
 class KernelTrace:
-    """A kernel launch whose per-warp traces are produced chunk by chunk (see :meth:`ctas`)."""
+    """A kernel launch whose per-warp traces are produced chunk by chunk (:meth:`ctas`: each
+    chunk recorded whole) or a bounded window at a time (:meth:`streams`, what the SIMT cores
+    read)."""
 
-    def __init__(self, lc: engine.LaunchChunks) -> None:
+    def __init__(self, lc: engine.LaunchChunks, window: int = DEFAULT_WINDOW) -> None:
         self._lc = lc
         self._started = False
         self.prog: dec.Program = lc.prog
@@ -606,22 +700,46 @@ class KernelTrace:
         self.warps_per_cta: int = (lc.block[0] * lc.block[1] * lc.block[2] + 31) // 32
         self.stats: engine.KernelStats = lc.stats   # complete once ctas() is exhausted
         self.done = False
+        #: instructions each warp may be recorded ahead of the timing model (0: whole chunks)
+        self.window = max(0, int(window))
+        self.open_chunks: list[_WindowChunk] = []
+        self._workspace: int | None = None
+        self._all_taken = False
 
     def ctas(self) -> Iterator[tuple[int, list[WarpTrace]]]:
         """``(linear CTA id, its warps)`` in CTA id order, lazily: each chunk of CTAs is
         executed (exactly as ``engine.launch`` would) when the previous one has been consumed.
         Can be iterated once (executing the kernel has side effects)."""
-        if self._started:
-            raise RuntimeError(f"KernelTrace({self.kernel}).ctas() can be iterated only once")
-        self._started = True
+        self._start()
         return self._gen()
 
-    def streams(self) -> Iterator[tuple[int, list[TraceStream]]]:
-        """:meth:`ctas` as the SIMT core reads it: ``(CTA id, its warps' streams)``."""
-        for cid, ws in self.ctas():
+    def streams(self) -> Iterator[tuple[int, list[WarpStream]]]:
+        """``(CTA id, its warps' streams)`` in CTA id order, as the SIMT core reads them.
+
+        With a window (the default) each chunk's :class:`~gpgpusim.functional.state.Exec` is
+        made when its first CTA is taken and runs on the batched driver only as far as the
+        streams need (:class:`_WindowChunk`), so the trace held is bounded by the window and
+        the warps in flight, not by the kernel's length.  With ``window`` 0 each chunk is
+        recorded whole (:meth:`ctas`) before its first CTA runs.  ``stats`` is complete once the
+        iterator is exhausted and (with a window) every stream has issued its last
+        instruction, as both are when the GPU drains the iterator at the kernel's end.  A
+        windowed chunk that is dropped before its warps finish (a stop limit ended the kernel)
+        is not run further."""
+        self._start()
+        if self.window == 0:
+            return self._whole_streams()
+        return self._window_gen()
+
+    def _start(self) -> None:
+        if self._started:
+            raise RuntimeError(f"KernelTrace({self.kernel}) can be iterated only once")
+        self._started = True
+
+    def _whole_streams(self) -> Iterator[tuple[int, list[WarpStream]]]:
+        for cid, ws in self._gen():
             was = _gc_pause()
             try:
-                out = [TraceStream(w) for w in ws]
+                out: list[WarpStream] = [TraceStream(w) for w in ws]
             finally:
                 _gc_settle(was)
             yield cid, out
@@ -640,6 +758,157 @@ class KernelTrace:
             del ws, got
         engine.finish_launch(lc)
         self.done = True
+
+    def _window_gen(self) -> Iterator[tuple[int, list[WarpStream]]]:
+        lc = self._lc
+        Wc = self.warps_per_cta
+        if lc.cooperative:
+            self._workspace = lc.gmem.allocate(64)
+        per, total = lc.per, lc.total
+        try:
+            for c0 in range(0, total, per):
+                ids = list(range(c0, min(total, c0 + per)))
+                ch = _WindowChunk(self, engine.chunk_exec(lc, ids, self._workspace))
+                self.open_chunks.append(ch)
+                for c, cid in enumerate(ids):
+                    was = _gc_pause()
+                    try:
+                        out: list[WarpStream] = [WindowStream(ch, c * Wc + i) for i in range(Wc)]
+                    finally:
+                        _gc_settle(was)
+                    yield cid, out
+            # every CTA was taken: the launch completes when its last chunk closes, which
+            # is now already once the GPU drains the iterator at the kernel's end
+            self._all_taken = True
+            self._maybe_finish()
+        finally:
+            if not self._all_taken:      # closed early (the launch failed or was aborted)
+                for ch in self.open_chunks:
+                    ch.ex.close()
+                self.open_chunks.clear()
+                self._free_workspace()
+
+    def _maybe_finish(self) -> None:
+        """Complete the launch's counts once every CTA was taken and every chunk has closed."""
+        if self._all_taken and not self.open_chunks and not self.done:
+            self._free_workspace()
+            engine.finish_launch(self._lc)
+            self.done = True
+
+    def _free_workspace(self) -> None:
+        if self._workspace is not None:
+            self._lc.gmem.free(self._workspace)
+            self._workspace = None
+
+
+def feed_window(option: Any) -> int:
+    """The value of ``-gpgpusim_feed_window`` (None: :data:`DEFAULT_WINDOW`)."""
+    if option is None:
+        return DEFAULT_WINDOW
+    n = int(option)
+    if n < 0:
+        raise CudaError(Err.InvalidValue, f"-gpgpusim_feed_window {option}: expected 0 (whole "
+                                          f"chunks) or a number of instructions per warp")
+    return n
+
+
+class _WindowChunk:
+    """One chunk of CTAs run on the batched driver a bounded window ahead of the timing model.
+
+    The chunk's warps are run only when a :class:`WindowStream` has issued every instruction
+    recorded for its warp (:meth:`pump`): the driver then issues, lowest pc first as always,
+    until that warp has ``refill`` (a quarter of the window) new instructions or has exited,
+    skipping the warps that already have ``window`` or more instructions recorded and not yet
+    replayed (``BatchedRun.hold``).  What was recorded becomes one segment per warp
+    (``TraceRecorder.segments``), queued for its stream (``pending``).  So a warp holds at most
+    about ``window + refill`` recorded instructions, whatever the kernel's length; held warps
+    are still run when the warp being refilled cannot go on without them (a barrier), which a
+    barrier interval bounds.
+
+    The functional results are those of ``engine.launch`` for every kernel the trace feed is
+    used for (values that do not depend on the order of warps): the driver's schedule only
+    interleaves the warps differently when some are held.  The chunk's counts join the
+    launch's (``engine.fold_chunk``) when its last warp has exited."""
+
+    __slots__ = ("kt", "ex", "rec", "run", "pending", "ahead", "window", "refill", "closed")
+
+    def __init__(self, kt: KernelTrace, ex: Exec) -> None:
+        self.kt = kt
+        self.ex = ex
+        self.rec = TraceRecorder(ex.W)
+        ex.trace_rec = self.rec
+        self.run = engine.BatchedRun(ex)
+        self.pending: list[deque[WarpTrace]] = [deque() for _ in range(ex.W)]
+        self.ahead = np.zeros(ex.W, dtype=np.int64)     # instructions queued, per warp
+        self.window = kt.window
+        self.refill = max(1, kt.window // 4)
+        self.closed = False
+
+    def take(self, w: int) -> WarpTrace | None:
+        """Warp ``w``'s next recorded segment (recording it first if none is queued); None
+        once the warp has exited and everything recorded for it was taken."""
+        q = self.pending[w]
+        if not q and not self.closed:
+            self.pump(w)
+        if not q:
+            return None
+        t = q.popleft()
+        self.ahead[w] -= len(t)
+        return t
+
+    def pump(self, w: int) -> None:
+        """Run the chunk until warp ``w`` has ``refill`` new instructions or has exited."""
+        ex, rec = self.ex, self.rec
+        cnt = rec.cnt
+        assert cnt is not None
+        target = int(cnt[w]) + self.refill
+        lim = self.window - self.ahead + cnt      # a warp is held once its count reaches this
+        hold = cnt >= lim
+        hold[w] = False
+        over = np.empty_like(hold)
+
+        def enough() -> bool:
+            if cnt[w] >= target or ex.depth[w] == 0:
+                return True
+            np.greater_equal(cnt, lim, out=over)      # the warps that reached the window now
+            hold[:] |= over
+            hold[w] = False
+            return False
+
+        was = _gc_pause()
+        try:
+            if not enough():
+                run = self.run
+                run.hold = hold
+                if not run.run(enough) and not enough():
+                    # the warps still free wait for held ones (a barrier of w's CTA): free the
+                    # CTA's warps, then, if that is not enough, every warp
+                    wc = ex.Wc
+                    c0 = w // wc * wc
+                    hold[c0:c0 + wc] = False
+                    lim[c0:c0 + wc] = 1 << 62
+                    if not run.run(enough) and not enough():
+                        run.hold = None
+                        run.run(enough)
+                run.hold = None
+            for v, t in rec.segments(ex):
+                self.pending[v].append(t)
+                self.ahead[v] += len(t)
+            if not bool((ex.depth > 0).any()):
+                self._close()
+        finally:
+            _gc_settle(was)
+
+    def _close(self) -> None:
+        """Every warp has exited: the chunk's counts join the launch's."""
+        self.closed = True
+        kt = self.kt
+        ex = self.ex
+        ex.trace_rec = None
+        ex.close()
+        engine.fold_chunk(kt._lc, ex)
+        kt.open_chunks.remove(self)
+        kt._maybe_finish()
 
 
 def _record_chunk(chunks: Iterator[Exec]) -> tuple[list[WarpTrace], list[int]] | None:
@@ -685,12 +954,14 @@ def _gc_settle(was: bool) -> None:
 
 def record_kernel(lm: Any, kernel: str, grid, block, dyn_smem_bytes: int, params: bytes, *,
                   gmem: Any, printf: Callable[[str], None] | None = None, line_stats: dict | None = None,
-                  options: Any = None, cooperative: bool = False) -> KernelTrace:
-    """Validate the launch (raising as ``engine.launch`` does) and return its lazy trace."""
+                  options: Any = None, cooperative: bool = False,
+                  window: int = DEFAULT_WINDOW) -> KernelTrace:
+    """Validate the launch (raising as ``engine.launch`` does) and return its lazy trace
+    (``window``: see :class:`KernelTrace`)."""
     lc = engine.prepare_launch(lm, kernel, grid, block, dyn_smem_bytes, params, gmem=gmem,
                                driver="batched", printf=printf, line_stats=line_stats,
                                options=options, cooperative=cooperative)
-    return KernelTrace(lc)
+    return KernelTrace(lc, window)
 
 
 # ----------------------------------------------------------------------------- static scan

@@ -328,7 +328,7 @@ class TimingGpu(Gpu):
     def _make_run(self, rec: KernelRecord) -> KernelRun:
         from .occupancy import max_cta
         from gpgpusim.functional import engine
-        from .feed import KernelTrace, needs_live_feed
+        from .feed import KernelTrace, feed_window, needs_live_feed
         from .live import LiveKernel, choose_feed
         from .static import build_table
         from .core.table import CoreTable
@@ -340,7 +340,11 @@ class TimingGpu(Gpu):
         prog = lc.prog
         why = needs_live_feed(prog)
         feed = choose_feed(self.config.get("gpgpusim_timing_feed"), why)
-        trace: KernelTrace | LiveKernel = LiveKernel(lc) if feed == "live" else KernelTrace(lc)
+        trace: KernelTrace | LiveKernel
+        if feed == "live":
+            trace = LiveKernel(lc)
+        else:
+            trace = KernelTrace(lc, feed_window(self.config.get("gpgpusim_feed_window")))
         key = ("timing_table", op.kernel)
         cache = getattr(op.module, "cache", None)
         table = cache.get(key) if cache is not None else None

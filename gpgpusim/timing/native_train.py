@@ -15,25 +15,26 @@ import os
 import struct
 import sys
 import time
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 PTX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pgo", "train.ptx")
 
 
-def timing_gpu(ptx_text: str, name: str, sms: int, config: str) -> tuple[Any, Any, Any, Any]:
+def timing_gpu(ptx_text: str, name: str, sms: int, config: str,
+               options: Sequence[str] = ()) -> tuple[Any, Any, Any, Any]:
     """``(cfg, gmem, gpu, loaded module)``: a performance-mode GPU of ``config`` with ``sms``
-    SMs and no launch latency, with PTX ``ptx_text`` loaded (``bench/inproc.py`` sets up its
-    speed benchmarks with it too)."""
+    SMs, no launch latency and the ``-option value`` strings ``options``, with PTX ``ptx_text``
+    loaded (``bench/inproc.py`` sets up its speed benchmarks with it too)."""
     from gpgpusim.functional.loader import load_module
     from gpgpusim.functional.memory import GlobalMemory
     from gpgpusim.options import load_config
     from gpgpusim.ptx import parse_ptx
     from gpgpusim.timing.gpu import TimingGpu
 
-    cfg = load_config(None, overrides=[f"-gpgpu_n_clusters {sms}", "-gpgpu_kernel_launch_latency 0"],
-                      env=False, gpu=config)
+    cfg = load_config(None, overrides=[f"-gpgpu_n_clusters {sms}", "-gpgpu_kernel_launch_latency 0",
+                                       *options], env=False, gpu=config)
     g = GlobalMemory()
     return cfg, g, TimingGpu(cfg, g, None), load_module(parse_ptx(ptx_text, name), g)
 
