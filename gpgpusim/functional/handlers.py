@@ -35,7 +35,7 @@ Writer = Callable[[Exec, Any, Any], None]
 
 _NOPS = {"membar", "fence", "nanosleep", "prefetch", "prefetchu", "pmevent", "griddepcontrol",
          "discard", "applypriority", "createpolicy", "setmaxnreg"}
-_UNSUPPORTED = {"mma", "wmma", "ldmatrix", "stmatrix", "cp", "tex", "tld4", "txq", "suld", "sust",
+_UNSUPPORTED = {"mma", "ldmatrix", "stmatrix", "cp", "tex", "tld4", "txq", "suld", "sust",
                 "sured", "suq", "mbarrier", "brx", "istypep", "alloca", "elect", "tensormap",
                 "wgmma", "tcgen05", "multimem", "clusterlaunchcontrol", "getctarank", "stackrestore",
                 "stacksave"}
@@ -320,6 +320,9 @@ def _decode(lm, prog, fi, pc, inst, d: dec.DInst) -> None:
     elif op in ("tex", "tld4", "txq", "suld", "sust", "suq"):
         from .tex_insts import decode as _decode_tex     # texture/surface objects
         _decode_tex(lm, prog, fi, inst, d)
+    elif op == "wmma":
+        from .wmma import decode as _decode_wmma     # warp-level matrix load/store/mma
+        _decode_wmma(lm, prog, fi, inst, d)
     elif op in _UNSUPPORTED:
         raise NotSupportedError(f"not supported: {inst} at {_where(prog, inst)}")
     else:

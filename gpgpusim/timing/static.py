@@ -352,7 +352,7 @@ def build_table(prog: dec.Program, config: Any = None) -> PcTable:
         elif op == "call":
             tgt = dec.call_target(inst)
             srcs = _regs(fi, [tgt] if tgt is not None else [])
-        elif op in _NO_DST or not ops:
+        elif op in _NO_DST or not ops or (op == "wmma" and "store" in mods):   # [addr], fragment
             srcs = _regs(fi, ops)
         else:
             dsts = _regs(fi, ops[:1])

@@ -1,0 +1,125 @@
+"""Tensor-core ``wmma`` instructions (gpgpusim/functional/wmma.py): apps/wmma_gemm (f16 and
+8-bit integer fragments, the default architecture) in both modes and both functional drivers,
+and the sm_80 types (.bf16, .tf32, .f64) from a program built here with -arch=sm_80; every
+result is checked exactly by the program itself."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from app_helpers import APPS_DIR, BIN_DIR, find_nvcc, gpgpusim_cmd, sim_env
+
+SM80_SOURCE = r"""
+#include <mma.h>
+#include <cuda_bf16.h>
+#include <cstdio>
+using namespace nvcuda;
+
+__global__ void bf16_tf32_f64(const __nv_bfloat16 *a, const __nv_bfloat16 *b, float *c,
+                              const float *ta, const float *tb, float *tc,
+                              const double *da, const double *db, double *dc) {
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+  wmma::fill_fragment(fc, 1.0f);
+  wmma::load_matrix_sync(fa, a, 16);
+  wmma::load_matrix_sync(fb, b, 16);
+  wmma::mma_sync(fc, fa, fb, fc);
+  wmma::store_matrix_sync(c, fc, 16, wmma::mem_row_major);
+  wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> ga;
+  wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major> gb;
+  wmma::fragment<wmma::accumulator, 16, 16, 8, float> gc;
+  wmma::fill_fragment(gc, 0.0f);
+  wmma::load_matrix_sync(ga, ta, 8);
+  wmma::load_matrix_sync(gb, tb, 16);
+  for (int i = 0; i < ga.num_elements; i++) ga.x[i] = wmma::__float_to_tf32(ga.x[i]);
+  wmma::mma_sync(gc, ga, gb, gc);
+  wmma::store_matrix_sync(tc, gc, 16, wmma::mem_col_major);
+  wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::row_major> ha;
+  wmma::fragment<wmma::matrix_b, 8, 8, 4, double, wmma::row_major> hb;
+  wmma::fragment<wmma::accumulator, 8, 8, 4, double> hc;
+  wmma::fill_fragment(hc, 0.25);
+  wmma::load_matrix_sync(ha, da, 4);
+  wmma::load_matrix_sync(hb, db, 8);
+  wmma::mma_sync(hc, ha, hb, hc);
+  wmma::store_matrix_sync(dc, hc, 8, wmma::mem_row_major);
+}
+
+int main() {
+  __nv_bfloat16 a[256], bt[256];
+  float fa[256], fb[256], ta[128], tb[128], c[256], tc[256];
+  double da[32], db[32], dc[64];
+  for (int i = 0; i < 256; i++) { fa[i] = (float)(i % 5 - 2); fb[i] = (float)(i % 3) * 0.5f; a[i] = __float2bfloat16(fa[i]); }
+  for (int k = 0; k < 16; k++) for (int j = 0; j < 16; j++) bt[j * 16 + k] = __float2bfloat16(fb[k * 16 + j]);
+  // tf32 keeps 10 mantissa bits: ta[3] = 3 + 2^-12 is multiplied as 3
+  for (int i = 0; i < 128; i++) { ta[i] = (float)(i % 7) + (i == 3 ? 1.0f / 4096 : 0.0f); tb[i] = (float)(i % 4 - 1); }
+  for (int i = 0; i < 32; i++) { da[i] = 0.5 * (i % 9); db[i] = (double)(i % 5) - 1.5; }
+  void *d[9];
+  size_t sz[9] = {sizeof a, sizeof bt, sizeof c, sizeof ta, sizeof tb, sizeof tc, sizeof da, sizeof db, sizeof dc};
+  const void *src[9] = {a, bt, nullptr, ta, tb, nullptr, da, db, nullptr};
+  for (int i = 0; i < 9; i++) {
+    cudaMalloc(&d[i], sz[i]);
+    if (src[i]) cudaMemcpy(d[i], src[i], sz[i], cudaMemcpyHostToDevice);
+  }
+  bf16_tf32_f64<<<1, 32>>>((__nv_bfloat16 *)d[0], (__nv_bfloat16 *)d[1], (float *)d[2], (float *)d[3],
+                           (float *)d[4], (float *)d[5], (double *)d[6], (double *)d[7], (double *)d[8]);
+  cudaError_t e = cudaMemcpy(c, d[2], sizeof c, cudaMemcpyDeviceToHost);
+  cudaMemcpy(tc, d[5], sizeof tc, cudaMemcpyDeviceToHost);
+  cudaMemcpy(dc, d[8], sizeof dc, cudaMemcpyDeviceToHost);
+  int bad = e != cudaSuccess;
+  for (int i = 0; i < 16; i++)
+    for (int j = 0; j < 16; j++) {
+      float r = 1.0f, t = 0.0f;
+      for (int k = 0; k < 16; k++) r += fa[i * 16 + k] * fb[k * 16 + j];
+      for (int k = 0; k < 8; k++) t += (i * 8 + k == 3 ? 3.0f : ta[i * 8 + k]) * tb[k * 16 + j];
+      bad += c[i * 16 + j] != r;
+      bad += tc[j * 16 + i] != t;
+    }
+  for (int i = 0; i < 8; i++)
+    for (int j = 0; j < 8; j++) {
+      double r = 0.25;
+      for (int k = 0; k < 4; k++) r += da[i * 4 + k] * db[k * 8 + j];
+      bad += dc[i * 8 + j] != r;
+    }
+  printf("wmma_sm80: %s (%s, %d mismatches)\n", bad ? "FAIL" : "PASS", cudaGetErrorName(e), bad);
+  return bad ? 1 : 0;
+}
+"""
+
+
+def _nvcc() -> str:
+    nvcc = find_nvcc()
+    if nvcc is None:
+        pytest.skip("nvcc not found")
+    return nvcc
+
+
+def _run(exe: Path, tmp_path: Path, *opts: str) -> subprocess.CompletedProcess:
+    return subprocess.run(gpgpusim_cmd() + ["run", *opts, "--", str(exe)], capture_output=True, text=True,
+                          cwd=tmp_path, env=sim_env(), timeout=600)
+
+
+@pytest.mark.parametrize("opts", [["--functional"], [], ["--set=-gpgpusim_timing_feed=live"]],
+                         ids=["functional", "performance", "live-feed"])
+def test_wmma_gemm_app(tmp_path, opts):
+    nvcc = _nvcc()
+    subprocess.run(["make", "-s", "-C", str(APPS_DIR), "bin/wmma_gemm", f"NVCC={nvcc}"], check=True, timeout=600)
+    r = _run(BIN_DIR / "wmma_gemm", tmp_path, *opts)
+    assert r.returncode == 0 and "wmma_gemm: PASS" in r.stdout.splitlines(), r.stdout[-3000:] + r.stderr[-3000:]
+    if opts != ["--functional"]:
+        # the tensor-core timing of both feeds is the same
+        assert [ln for ln in r.stdout.splitlines() if ln.startswith("gpu_sim_cycle = ")] == [
+            "gpu_sim_cycle = 6166", "gpu_sim_cycle = 5551", "gpu_sim_cycle = 9864"]
+
+
+def test_wmma_sm80_types(tmp_path):
+    nvcc = _nvcc()
+    (tmp_path / "w.cu").write_text(SM80_SOURCE)
+    subprocess.run([nvcc, "-cudart", "shared", "-arch=sm_80", str(tmp_path / "w.cu"), "-o", str(tmp_path / "w")],
+                   check=True, capture_output=True, timeout=600)
+    for opts in (["--functional"], []):
+        r = _run(tmp_path / "w", tmp_path, *opts)
+        assert r.returncode == 0 and "wmma_sm80: PASS (cudaSuccess, 0 mismatches)" in r.stdout, (
+            opts, r.stdout[-3000:] + r.stderr[-3000:])
