@@ -323,6 +323,9 @@ def _decode(lm, prog, fi, pc, inst, d: dec.DInst) -> None:
     elif op == "wmma":
         from .wmma import decode as _decode_wmma     # warp-level matrix load/store/mma
         _decode_wmma(lm, prog, fi, inst, d)
+    elif op == "mma" and "sync" in inst.mods:
+        from .wmma import decode_mma_sync
+        decode_mma_sync(lm, prog, fi, inst, d)
     elif op in _UNSUPPORTED:
         raise NotSupportedError(f"not supported: {inst} at {_where(prog, inst)}")
     else:

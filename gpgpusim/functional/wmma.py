@@ -1,4 +1,5 @@
-"""Warp-level matrix instructions: ``wmma.load``, ``wmma.store`` and ``wmma.mma`` (functional).
+"""Warp-level matrix instructions: ``wmma.load``, ``wmma.store``, ``wmma.mma`` and ``mma.sync``
+(functional).
 
 GPGPU-Sim counterpart: ``mma_ld_impl``, ``mma_st_impl`` and ``mma_impl`` (``cuda-sim/
 instructions.cc``), which GPGPU-Sim times on its tensor-core unit (here ``timing/static.py``
@@ -20,6 +21,11 @@ fragment's registers unpacked in order, low half / low byte first) holds element
 ``(l * S + j) mod (rows * cols)`` of the matrix in row-major order, ``S`` being the slots per
 lane.  Where a fragment has more slots than elements (``.f16`` a/b fragments hold every element
 two or four times, as on the hardware) the copies are equal, and ``wmma.mma`` reads the first.
+
+``mma.sync`` fragments, unlike ``wmma``'s, are specified by the PTX ISA (which lane holds which
+element) and are used as such by hand-written code: :func:`decode_mma_sync` implements them for
+``m16n8k8`` and ``m16n8k16`` with ``.f16``/``.bf16`` inputs and ``.f16``/``.f32`` accumulators;
+other ``mma`` shapes and types, ``ldmatrix`` and ``stmatrix`` are not implemented.
 
 Arithmetic: products and sums in float64 (int64 for integers), rounded once to the result type;
 exact wherever the inputs are representable with few bits, which is what tests use (the tensor
@@ -144,16 +150,84 @@ def decode(lm: Any, prog: Any, fi: Any, inst: ir.Instruction, d: Any) -> None:
     d.run = wmma_mma
 
 
+def _mma_sync_elems(frag: str, shape: str, slots: int) -> np.ndarray | None:
+    """``(lane, slot) -> row * cols + col`` of an ``mma.sync`` fragment with 16-bit inputs, as
+    the PTX ISA lays them out (``groupID = lane >> 2``, ``threadID_in_group = lane % 4``), or
+    None for a fragment this module does not implement."""
+    lane = np.arange(32)[:, None]
+    i = np.arange(slots)[None, :]
+    g, t = lane >> 2, lane & 3
+    if frag == "a" and shape == "m16n8k16" and slots == 8:
+        row, col, cols = g + 8 * ((i // 2) % 2), t * 2 + (i & 1) + 8 * (i // 4), 16
+    elif frag == "a" and shape == "m16n8k8" and slots == 4:
+        row, col, cols = g + 8 * (i // 2), t * 2 + (i & 1), 8
+    elif frag == "b" and shape == "m16n8k16" and slots == 4:
+        row, col, cols = t * 2 + (i & 1) + 8 * (i // 2), g, 8
+    elif frag == "b" and shape == "m16n8k8" and slots == 2:
+        row, col, cols = t * 2 + i, g, 8
+    elif frag == "c" and slots == 4:
+        row, col, cols = g + 8 * (i // 2), t * 2 + (i & 1), 8
+    else:
+        return None
+    return np.asarray(row * cols + col, dtype=np.int64)
+
+
+def decode_mma_sync(lm: Any, prog: Any, fi: Any, inst: ir.Instruction, d: Any) -> None:
+    """``mma.sync.aligned.{m16n8k8,m16n8k16}.row.col`` with ``.f16``/``.bf16`` inputs and
+    ``.f16``/``.f32`` accumulators (what CUDA code reaches through inline PTX and libraries
+    such as CUTLASS), on the fragments the PTX ISA specifies; other shapes and types fail with
+    ``cudaErrorNotSupported`` naming the instruction."""
+    from .handlers import _where, make_reader, make_writer
+
+    where = f"{inst} at {_where(prog, inst)}"
+    mods = inst.mods
+    shape = next((m for m in mods if re.fullmatch(r"m\d+n\d+k\d+", m)), "")
+    ts = inst.types
+    if shape not in ("m16n8k8", "m16n8k16") or len(ts) != 4 or ts[1] != ts[2] or ts[1] not in ("f16", "bf16") \
+            or ts[0] not in ("f16", "f32") or ts[3] not in ("f16", "f32") or "row" not in mods or "col" not in mods:
+        raise NotSupportedError(f"not supported: {where} (mma.sync: m16n8k8/m16n8k16 .row.col with .f16/.bf16 "
+                                f"inputs only)")
+    m, n, k = (int(x) for x in re.findall(r"\d+", shape))
+    dt, at, _, ct = ts
+    parts = []
+    for op, t, frag, (rows, cols) in zip(inst.operands, (dt, at, at, ct), ("c", "a", "b", "c"),
+                                         ((m, n), (m, k), (k, n), (m, n)), strict=True):
+        if not isinstance(op, ir.Vec) or any(e is None for e in op.elems):
+            raise NotSupportedError(f"not supported: {where} (fragment operand)")
+        regs = [e for e in op.elems if e is not None]
+        size, per_reg, rtyp = _ELEM[t]
+        elems = _mma_sync_elems(frag, shape, len(regs) * per_reg)
+        if elems is None:
+            raise NotSupportedError(f"not supported: {where} ({len(regs)}-register {frag} fragment)")
+        parts.append((t, size, per_reg, rtyp, regs, _Layout(rows, cols, len(regs) * per_reg, False, elems)))
+    _, dsize, dper, drtyp, dregs, dlay = parts[0]
+    writers = [make_writer(prog, fi, inst, r, drtyp) for r in dregs]
+    src = [(t, size, per_reg, [make_reader(lm, prog, fi, inst, r, rtyp) for r in regs], lay)
+           for (t, size, per_reg, rtyp, regs, lay) in parts[1:]]
+
+    def mma_sync(ex: Any, sel: Any) -> None:
+        lanes = _full_warps(ex, sel, where)
+        nw = lanes.size // 32
+        a, b, c = (lay.gather(_unpack(ex, sel, readers, per_reg, size * 8, lanes.size), nw, _decoder(t))
+                   for t, size, per_reg, readers, lay in src)
+        acc = np.matmul(a.reshape(nw, m, k), b.reshape(nw, k, n)) + c.reshape(nw, m, n)
+        _pack(ex, sel, writers, dlay.scatter(_encode(dt, acc.reshape(nw, m * n), False), nw), dper, dsize * 8)
+    d.run = mma_sync
+
+
 class _Layout:
     """The fragment mapping of the module docstring for a ``rows x cols`` matrix, ``slots``
     slots per lane."""
 
-    def __init__(self, rows: int, cols: int, slots: int, col_major: bool) -> None:
+    def __init__(self, rows: int, cols: int, slots: int, col_major: bool,
+                 elem: np.ndarray | None = None) -> None:
         self.rows, self.cols, self.slots, self.col_major = rows, cols, slots, col_major
         self.total = rows * cols
         lane = np.arange(32)
-        #: element (row-major index) of each (lane, slot)
-        self.elem = (lane[:, None] * slots + np.arange(slots)[None, :]) % self.total
+        #: element (row-major index) of each (lane, slot); ``elem`` gives it explicitly
+        #: (``mma.sync``'s documented fragments)
+        self.elem = ((lane[:, None] * slots + np.arange(slots)[None, :]) % self.total
+                     if elem is None else elem)
         #: the (lane, slot) holding each element first
         first = np.full(self.total, -1, dtype=np.int64)
         flat = self.elem.ravel()

@@ -1,7 +1,8 @@
-"""Tensor-core ``wmma`` instructions (gpgpusim/functional/wmma.py): apps/wmma_gemm (f16 and
-8-bit integer fragments, the default architecture) in both modes and both functional drivers,
-and the sm_80 types (.bf16, .tf32, .f64) from a program built here with -arch=sm_80; every
-result is checked exactly by the program itself."""
+"""Tensor-core instructions (gpgpusim/functional/wmma.py): apps/wmma_gemm (``wmma`` with f16
+and 8-bit integer fragments, the default architecture) in both modes and both feeds, the sm_80
+``wmma`` types (.bf16, .tf32, .f64) and ``mma.sync`` (inline PTX, the fragments the PTX ISA
+specifies) from programs built here with -arch=sm_80; every result is checked exactly by the
+program itself."""
 
 from __future__ import annotations
 
@@ -89,6 +90,102 @@ int main() {
 """
 
 
+MMA_SYNC_SOURCE = r"""
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <cstdio>
+#include <cstring>
+// One warp: D = A B + C for m16n8k16 (f16 and bf16 inputs, f32 accumulators) and m16n8k8 (f16
+// inputs and accumulators), fragments filled and read back by the PTX ISA's layouts
+// (g = lane >> 2, t = lane % 4).
+__device__ unsigned pack(unsigned short lo, unsigned short hi) { return lo | ((unsigned)hi << 16); }
+
+__global__ void k16(const unsigned short *a, const unsigned short *b, const float *c, float *d, int bf) {
+  int lane = threadIdx.x, g = lane >> 2, t = lane & 3;
+  unsigned ra[4], rb[2];
+  float rc[4], rd[4];
+  for (int r = 0; r < 4; r++) {          // a0..a7: rows g / g+8, columns 2t(+1) / +8
+    int row = g + 8 * (r & 1), col = 2 * t + 8 * (r >> 1);
+    ra[r] = pack(a[row * 16 + col], a[row * 16 + col + 1]);
+  }
+  for (int r = 0; r < 2; r++) {          // b0..b3: rows 2t(+1) / +8, column g
+    int row = 2 * t + 8 * r;
+    rb[r] = pack(b[row * 8 + g], b[(row + 1) * 8 + g]);
+  }
+  for (int i = 0; i < 4; i++) rc[i] = c[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)];
+  if (bf)
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%10,%11,%12,%13};" : "=f"(rd[0]), "=f"(rd[1]), "=f"(rd[2]), "=f"(rd[3])
+                 : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]),
+                   "f"(rc[0]), "f"(rc[1]), "f"(rc[2]), "f"(rc[3]));
+  else
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%10,%11,%12,%13};" : "=f"(rd[0]), "=f"(rd[1]), "=f"(rd[2]), "=f"(rd[3])
+                 : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]),
+                   "f"(rc[0]), "f"(rc[1]), "f"(rc[2]), "f"(rc[3]));
+  for (int i = 0; i < 4; i++) d[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)] = rd[i];
+}
+
+__global__ void k8(const unsigned short *a, const unsigned short *b, const unsigned short *c, unsigned short *d) {
+  int lane = threadIdx.x, g = lane >> 2, t = lane & 3;
+  unsigned ra[2], rb, rc[2], rd[2];
+  for (int r = 0; r < 2; r++) ra[r] = pack(a[(g + 8 * r) * 8 + 2 * t], a[(g + 8 * r) * 8 + 2 * t + 1]);
+  rb = pack(b[(2 * t) * 8 + g], b[(2 * t + 1) * 8 + g]);
+  for (int r = 0; r < 2; r++) rc[r] = pack(c[(g + 8 * r) * 8 + 2 * t], c[(g + 8 * r) * 8 + 2 * t + 1]);
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%3}, {%4}, {%5,%6};"
+               : "=r"(rd[0]), "=r"(rd[1]) : "r"(ra[0]), "r"(ra[1]), "r"(rb), "r"(rc[0]), "r"(rc[1]));
+  for (int r = 0; r < 2; r++) {
+    d[(g + 8 * r) * 8 + 2 * t] = rd[r] & 0xffff;
+    d[(g + 8 * r) * 8 + 2 * t + 1] = rd[r] >> 16;
+  }
+}
+
+static unsigned short h16(float f) { __half h = __float2half(f); unsigned short u; memcpy(&u, &h, 2); return u; }
+static unsigned short b16(float f) { __nv_bfloat16 h = __float2bfloat16(f); unsigned short u; memcpy(&u, &h, 2); return u; }
+static float f16(unsigned short u) { __half h; memcpy(&h, &u, 2); return __half2float(h); }
+
+int main() {
+  float fa[256], fb[128], fc[128], out[128];
+  unsigned short ha[256], hb[128], ba[256], bb[128];
+  for (int i = 0; i < 256; i++) { fa[i] = (float)(i % 7 - 3); ha[i] = h16(fa[i]); ba[i] = b16(fa[i]); }
+  for (int i = 0; i < 128; i++) { fb[i] = (float)(i % 5 - 2) * 0.5f; fc[i] = (float)(i % 3); hb[i] = h16(fb[i]); bb[i] = b16(fb[i]); }
+  unsigned short *da, *db, *dh;
+  float *dc, *dd;
+  cudaMalloc(&da, 512); cudaMalloc(&db, 256); cudaMalloc(&dc, 512); cudaMalloc(&dd, 512); cudaMalloc(&dh, 256);
+  cudaMemcpy(dc, fc, 512, cudaMemcpyHostToDevice);
+  int bad = 0;
+  for (int bf = 0; bf < 2; bf++) {
+    cudaMemcpy(da, bf ? ba : ha, 512, cudaMemcpyHostToDevice);
+    cudaMemcpy(db, bf ? bb : hb, 256, cudaMemcpyHostToDevice);
+    k16<<<1, 32>>>(da, db, dc, dd, bf);
+    cudaMemcpy(out, dd, 512, cudaMemcpyDeviceToHost);
+    for (int i = 0; i < 16; i++)
+      for (int j = 0; j < 8; j++) {
+        float r = fc[i * 8 + j];
+        for (int k = 0; k < 16; k++) r += fa[i * 16 + k] * fb[k * 8 + j];
+        bad += out[i * 8 + j] != r;
+      }
+  }
+  // m16n8k8, f16 accumulators: A 16x8 (the first 128 values), B 8x8, C 16x8
+  unsigned short hc[128], hd[128];
+  for (int i = 0; i < 128; i++) hc[i] = h16(fc[i]);
+  cudaMemcpy(da, ha, 256, cudaMemcpyHostToDevice);
+  cudaMemcpy(db, hb, 128, cudaMemcpyHostToDevice);
+  cudaMemcpy(dh, hc, 256, cudaMemcpyHostToDevice);
+  k8<<<1, 32>>>(da, db, dh, dh);
+  cudaError_t e = cudaMemcpy(hd, dh, 256, cudaMemcpyDeviceToHost);
+  for (int i = 0; i < 16; i++)
+    for (int j = 0; j < 8; j++) {
+      float r = fc[i * 8 + j];
+      for (int k = 0; k < 8; k++) r += fa[i * 8 + k] * fb[k * 8 + j];
+      bad += f16(hd[i * 8 + j]) != r;
+    }
+  printf("mma_sync: %s (%s, %d mismatches)\n", bad ? "FAIL" : "PASS", cudaGetErrorName(e), bad);
+  return bad ? 1 : 0;
+}
+"""
+
+
 def _nvcc() -> str:
     nvcc = find_nvcc()
     if nvcc is None:
@@ -122,4 +219,15 @@ def test_wmma_sm80_types(tmp_path):
     for opts in (["--functional"], []):
         r = _run(tmp_path / "w", tmp_path, *opts)
         assert r.returncode == 0 and "wmma_sm80: PASS (cudaSuccess, 0 mismatches)" in r.stdout, (
+            opts, r.stdout[-3000:] + r.stderr[-3000:])
+
+
+def test_mma_sync_fragments(tmp_path):
+    nvcc = _nvcc()
+    (tmp_path / "m.cu").write_text(MMA_SYNC_SOURCE)
+    subprocess.run([nvcc, "-cudart", "shared", "-arch=sm_80", str(tmp_path / "m.cu"), "-o", str(tmp_path / "m")],
+                   check=True, capture_output=True, timeout=600)
+    for opts in (["--functional"], []):
+        r = _run(tmp_path / "m", tmp_path, *opts)
+        assert r.returncode == 0 and "mma_sync: PASS (cudaSuccess, 0 mismatches)" in r.stdout, (
             opts, r.stdout[-3000:] + r.stderr[-3000:])
