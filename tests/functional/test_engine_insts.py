@@ -259,8 +259,8 @@ def test_half_and_bf16_atomic_adds_colliding_lanes():
 ])
 def test_unmodelled_instructions_fail_only_when_executed(text):
     """mma (a form not implemented), ldmatrix and suld are parsed and loaded; a kernel that never
-    executes them runs;
-    executing one raises NotSupported naming the instruction and its file:line."""
+    executes them runs; executing one raises NotSupported naming the instruction and its
+    file:line."""
     body = TID + _addr(4) + f"""
     .reg .f32 %f<10>;
     mov.u32 %r14, 0;
