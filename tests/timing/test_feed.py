@@ -232,20 +232,21 @@ def test_matmul_counts_match():
     assert all(len(a.lanes) == 32 for accs in w.mem.values() for a in accs)
 
 
-def _matmul_trace(n=64):
+def _matmul_trace(n=64, window=0):
     mod = load_ptx_cached((DATA / "matmul.ptx").read_text(), "matmul.ptx")
     g = GlobalMemory()
     lm = load_module(mod, g)
     da, db, dc = (g.allocate(4 * n * n) for _ in range(3))
     return record_kernel(lm, "_Z11matmulTiledPKfS0_Pfi", (n // 16, n // 16, 1), (16, 16, 1), 0,
-                         struct.pack("<QQQi", da, db, dc, n), gmem=g)
+                         struct.pack("<QQQi", da, db, dc, n), gmem=g, window=window)
 
 
 @pytest.mark.parametrize("enabled", [True, False])
 def test_recording_pauses_the_collector_and_promotes_the_trace(enabled):
-    """The collector is off while a chunk is recorded and its streams built, and comes back
-    as it was; the new trace objects go straight to the oldest generation, so no young
-    collection walks them (the young count restarts near zero after each CTA's streams)."""
+    """Whole-chunk recording (``-gpgpusim_feed_window 0``): the collector is off while a chunk
+    is recorded and its streams built, and comes back as it was; the new trace objects go
+    straight to the oldest generation, so no young collection walks them (the young count
+    restarts near zero after each CTA's streams)."""
     saved = gc.get_threshold(), gc.isenabled()
     gc.set_threshold(10**9)         # no collection of its own during the test
     (gc.enable if enabled else gc.disable)()

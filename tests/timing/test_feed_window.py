@@ -249,3 +249,22 @@ def test_pausing_the_batched_driver_keeps_its_schedule():
             engine._issue = orig
         return seen
     assert trace(True) == trace(False)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_pumping_leaves_the_collector_as_it_was(enabled):
+    """The collector is paused while a chunk runs for a stream and comes back as it was."""
+    import gc
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        kt, _, _, _ = _matmul(8)
+        streams = [s for _, ws in kt.streams() for s in ws]
+        while any(s.pc >= 0 for s in streams):
+            for s in streams:
+                if s.pc >= 0:
+                    s.issue(0)
+                    assert gc.isenabled() is enabled
+        assert kt.done
+    finally:
+        (gc.enable if was else gc.disable)()
