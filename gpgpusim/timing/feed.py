@@ -369,7 +369,7 @@ def _cut(p: _Prep, w: int, out: list, lazy: bool = True) -> None:
             out.append(SharedAccess(p, w))        # (w0 is 0)
             return
         lo = w << 5
-        a = p.addrs[lo:lo + 32]
+        a = p.addrs[lo:lo + 32].copy()     # (a copy: see below)
         ln = _AR32
     else:
         k = w - p.w0
@@ -382,9 +382,12 @@ def _cut(p: _Prep, w: int, out: list, lazy: bool = True) -> None:
         if lazy and p.space == "shared":
             out.append(SharedAccess(p, k))
             return
-        a = p.addrs[i:j]
+        # copies, not views: a MemAccess can outlive its instruction's issue by thousands of
+        # cycles (an in-flight request), and a view would keep the whole record (every warp's
+        # addresses, 512 KB for 2,048 warps) alive that long
+        a = p.addrs[i:j].copy()
         assert p.lanes is not None
-        ln = p.lanes[i:j]
+        ln = p.lanes[i:j].copy()
     if p.space == "generic":
         _split_generic(a, ln, p.is_store, p.is_atomic, p.size, out)
         return
@@ -771,11 +774,7 @@ class KernelTrace:
                 ch = _WindowChunk(self, engine.chunk_exec(lc, ids, self._workspace))
                 self.open_chunks.append(ch)
                 for c, cid in enumerate(ids):
-                    was = _gc_pause()
-                    try:
-                        out: list[WarpStream] = [WindowStream(ch, c * Wc + i) for i in range(Wc)]
-                    finally:
-                        _gc_settle(was)
+                    out: list[WarpStream] = [WindowStream(ch, c * Wc + i) for i in range(Wc)]
                     yield cid, out
             # every CTA was taken: the launch completes when its last chunk closes, which
             # is now already once the GPU drains the iterator at the kernel's end
@@ -875,7 +874,10 @@ class _WindowChunk:
             hold[w] = False
             return False
 
-        was = _gc_pause()
+        # the collector is off while the chunk runs (as for a whole chunk), but nothing is
+        # promoted: what a run records lives for a window, not for the kernel
+        was = gc.isenabled()
+        gc.disable()
         try:
             if not enough():
                 run = self.run
@@ -897,7 +899,8 @@ class _WindowChunk:
             if not bool((ex.depth > 0).any()):
                 self._close()
         finally:
-            _gc_settle(was)
+            if was:
+                gc.enable()
 
     def _close(self) -> None:
         """Every warp has exited: the chunk's counts join the launch's."""
