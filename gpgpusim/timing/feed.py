@@ -102,10 +102,10 @@ chunk's ``Exec`` is made when its first CTA is issued and runs on the batched dr
 (:class:`~gpgpusim.functional.engine.BatchedRun`, paused and resumed) only when a warp's
 :class:`WindowStream` has replayed everything recorded for it.  Each run stops once that warp
 has a quarter of the window more, and warps already ``-gpgpusim_feed_window`` instructions
-(default 256) ahead of the timing model are held meanwhile (:class:`_WindowChunk`).  The trace
+(default 64) ahead of the timing model are held meanwhile (:class:`_WindowChunk`).  The trace
 held is then about ``window`` instructions per warp of the open chunks -- set by the window and
-by the CTAs in flight, not by the kernel's length (``bench/feed_memory.py``: a kernel 10x
-longer peaks at the same memory).  The recorded instructions, masks and lane addresses are
+by the CTAs in flight, not by the kernel's length (``bench/feed_memory.py`` and
+``docs/PERFORMANCE.md`` give the figures and what else grows).  The recorded instructions, masks and lane addresses are
 those of the whole-chunk recording (``tests/timing/test_feed_window.py``): the driver's schedule
 changes only where warps are held, and the kernels this feed runs do not depend on it.
 ``-gpgpusim_feed_window 0`` records each chunk whole before its first CTA is timed (about 8
@@ -152,7 +152,7 @@ _VEC_MIN_WARPS = 192
 _MASK_EMPTY = np.zeros(0, dtype=np.int64)
 #: ``-gpgpusim_feed_window``'s default: instructions a warp may be recorded ahead of the timing
 #: model before the functional run stops issuing it (see :class:`_WindowChunk`)
-DEFAULT_WINDOW = 256
+DEFAULT_WINDOW = 64
 
 
 @dataclass(slots=True)
@@ -937,7 +937,7 @@ def _gc_pause() -> bool:
     arrays, memory records, the streams' result lists) and form no reference cycles.  Each
     young collection the allocation would trigger walks all of them and frees nothing: with
     the collector on, recording the 256² matmul's trace took ~5.0 s of CPU instead of ~3.8 s
-    (``bench/NOTES.md``, twelfth session)."""
+    (``bench/NOTES.md``)."""
     was = gc.isenabled()
     gc.disable()
     return was

@@ -217,7 +217,7 @@ ret;
 
 
 def test_feed_window_option():
-    assert feed_window(None) == 256
+    assert feed_window(None) == 64
     assert feed_window("0") == 0
     assert feed_window(64) == 64
     with pytest.raises(CudaError, match="feed_window"):

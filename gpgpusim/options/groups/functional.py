@@ -65,7 +65,7 @@ EXTENSIONS = [
            "timing -- used atomic results, volatile loads, %clock/%smid/%warpid, grid sync -- trace "
            "for the rest), trace (replay the batched functional engine's record), live (execute "
            "each warp instruction when it issues, GPGPU-Sim's own model)", "str"),
-    Legacy("gpgpusim_feed_window", "feed_window", "256",
+    Legacy("gpgpusim_feed_window", "feed_window", "64",
            "trace feed: warp instructions the functional engine may run ahead of the timing model, "
            "per warp (bounds the trace held in memory; 0 = record each chunk of CTAs whole before "
            "timing it)", "int"),
