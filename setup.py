@@ -14,7 +14,7 @@ as pure Python.
 In editable mode it also byte-compiles the package in place (``__pycache__``, git-ignored), as
 pip does for a regular install: an environment with ``PYTHONDONTWRITEBYTECODE=1`` would
 otherwise recompile every module in every process (the CLI and each simulated app), ~0.25 s
-of a small app's 0.8 s run (``bench/NOTES.md``, "Start-up").  A stale ``.pyc`` (a source edited
+of a small app's 0.8 s run.  A stale ``.pyc`` (a source edited
 later) is ignored by Python, never used.
 
 ``GPGPUSIM_CUDART_SONAME=libcudart.so.12`` builds a library for binaries of an older toolkit.

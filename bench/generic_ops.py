@@ -14,7 +14,7 @@ compiler run, about a minute) and counts those calls in each compiled function's
 
 A count says where a function leaves direct C, not how often that runs: weigh it with a
 profile (``perf record --call-graph dwarf`` or ``valgrind --tool=callgrind`` of ``bench/mem_speed.py``
-or ``bench/timing_speed.py``; see ``bench/NOTES.md``).  The C stays in ``bench/build/mypyc-c/``.
+or ``bench/timing_speed.py``; see ``docs/PERFORMANCE.md``).  The C stays in ``bench/build/mypyc-c/``.
 """
 
 from __future__ import annotations

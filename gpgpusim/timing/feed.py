@@ -936,8 +936,8 @@ def _gc_pause() -> bool:
     Recording allocates millions of objects that live as long as their warps (per-warp
     arrays, memory records, the streams' result lists) and form no reference cycles.  Each
     young collection the allocation would trigger walks all of them and frees nothing: with
-    the collector on, recording the 256² matmul's trace took ~5.0 s of CPU instead of ~3.8 s
-    (``bench/NOTES.md``)."""
+    the collector on, recording the 256² matmul's whole trace took ~5.0 s of CPU instead of
+    ~3.8 s."""
     was = gc.isenabled()
     gc.disable()
     return was

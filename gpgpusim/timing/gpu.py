@@ -165,12 +165,12 @@ def _relax_gc() -> None:
     reference counting frees, hardly move the count: what triggers a collection is the growth
     of the long-lived ones, the recorded trace (per-warp results, memory records), and every
     collection walks them again for nothing (the 256² matmul on 80 SMs frees ~2,600 objects by
-    collection in the whole run).  At 700 the collector took 6.5 s of that run's 183 s (third
-    session); at 20,000 it still took 2.7 s of ~71 s (361 young and 23 middle collections,
-    ``bench/NOTES.md``, twelfth session); at 1,000,000 alone ~0.6 s (4 young ones) at the
-    same peak memory, and 0.07 s once the trace feed also promotes what it records
-    (``feed._gc_settle``).  Reference cycles are still collected, after at most a million new
-    objects.  Never lowers a threshold someone raised."""
+    collection in the whole run).  With the whole-chunk trace (``-gpgpusim_feed_window 0``)
+    the collector took 6.5 s of a 183 s run at CPython's 700, 2.7 s of ~71 s at 20,000 (361
+    young and 23 middle collections), ~0.6 s at 1,000,000, and 0.07 s with the feed also
+    promoting what it records (``feed._gc_settle``); the windowed feed holds a bounded trace,
+    so there the threshold mostly keeps young collections rare.  Reference cycles are still
+    collected, after at most a million new objects.  Never lowers a threshold someone raised."""
     import gc
     t0, t1, t2 = gc.get_threshold()
     if t0 and t0 < GC_YOUNG_THRESHOLD:

@@ -41,8 +41,8 @@ result: the warp may retire before the reply), an ``atom`` into the sink ``_`` a
 atomics are applied at issue.
 The functional step watchdog (``-functional_step_limit``) does not apply; a kernel that never
 ends is stopped by the timing model's limits (``-gpgpu_max_cycle``, the deadlock detector).
-Cost: about one warp-step per warp instruction (see ``bench/NOTES.md``), against the batched
-driver's vectorised steps for the trace feed.
+Cost: about one warp-step per warp instruction (``bench/live_feed_bench.py``), against the
+batched driver's vectorised steps for the trace feed.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The timing package's modules (the SM core, caches, memory side, feed; not :mod:`
 class derives from the runtime's, nor :mod:`.trace`, which patches instances) are plain typed
 Python.  mypyc (part of mypy) compiles them, unchanged, into C extension modules whose classes
 keep their attributes in C structs and call their methods directly, which removes most of
-CPython's per-object work on the hot path (``bench/NOTES.md``, "Eighth session").  Nothing
+CPython's per-object work on the hot path (``docs/PERFORMANCE.md``).  Nothing
 about the model changes: cycles and every statistic are identical (``tests/apps/test_native_model.py``
 compares whole runs).
 
@@ -316,7 +316,7 @@ def build(out_dir: str = NATIVE_DIR, *, pkg_root: str = PKG_ROOT, quiet: bool = 
     an instrumented build runs :mod:`.native_train` (small simulations on two configs), and
     the optimised build is compiled with the branch and call counts it left.  The C code, and
     so every cycle and statistic, is the same either way; only gcc's layout and inlining
-    choices change (``bench/NOTES.md``, "Eleventh session")."""
+    choices change."""
     import shutil
     import tempfile
 

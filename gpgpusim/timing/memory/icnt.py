@@ -32,8 +32,8 @@ class XbarRouter:
     #: (:meth:`_islip_keep`, the arbiter 4.2's logs point to) instead of a one-to-one matching
     #: (:meth:`_islip_match`).  Off by default: with it on, the replies wait ~5x longer on
     #: the reply network than in 4.2's logs (a second, reply-side difference not found yet)
-    #: and the cycles MAE against 4.2 gets worse (SM7_QV100 0.90 % -> 1.02 %), see
-    #: bench/NOTES.md "Crossbar arbitration".
+    #: and the cycles MAE against 4.2 gets worse (SM7_QV100 0.90 % -> 1.02 % on
+    #: ``bench/accuracy.py``).
     keep_granted = False
 
     def __init__(self, n_shader: int, n_mem: int, in_limit: int, out_limit: int, algo: int, grant_cycles: int,
