@@ -22,7 +22,7 @@ import sys
 import time
 
 import numpy as np
-from inproc import compile_ptx, launch_op, simulate, timing_gpu
+from inproc import compile_ptx, launch_op, simulate, timing_gpu, upload
 
 SOURCE = r"""
 #define TILE 16
@@ -62,11 +62,7 @@ def one(mode: str, k: int, window: int) -> dict:
     rng = np.random.default_rng(1)
     a = rng.integers(-4, 4, (N, k)).astype(np.float32)
     b = rng.integers(-4, 4, (k, N)).astype(np.float32)
-    addrs = []
-    for arr in (a, b, np.zeros((N, N), np.float32)):
-        p = g.allocate(arr.nbytes)
-        g.write(p, arr)
-        addrs.append(p)
+    addrs = upload(g, a, b, np.zeros((N, N), np.float32))
     params = struct.pack("<QQQii", *addrs, N, k)
     grid, block = (N // 16, N // 16, 1), (16, 16, 1)
     out: dict = {"mode": mode, "k": k, "window": window if mode == "performance" else None}

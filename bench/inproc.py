@@ -47,6 +47,16 @@ def launch_op(lm: Any, cfg: Any, kernel: str, grid: tuple[int, int, int], block:
     return make(lm, cfg, kernel, grid, block, params, regs, smem)
 
 
+def upload(gmem: Any, *arrays: Any) -> list[int]:
+    """Allocate each numpy array in device memory ``gmem`` and copy it there; their addresses."""
+    addrs = []
+    for arr in arrays:
+        p = gmem.allocate(arr.nbytes)
+        gmem.write(p, arr)
+        addrs.append(p)
+    return addrs
+
+
 def simulate(gpu: Any, op: Any) -> tuple[Any, float]:
     """Run launch ``op`` to its end: ``(kernel record, CPU seconds)``."""
     from gpgpusim.timing.native_train import run_to_end

@@ -19,7 +19,7 @@ import struct
 import sys
 
 import numpy as np
-from inproc import PROGRAMS, compile_ptx, launch_op, simulate, timing_gpu
+from inproc import PROGRAMS, compile_ptx, launch_op, simulate, timing_gpu, upload
 
 PROGRAM = PROGRAMS / "matmul.cu"
 
@@ -38,11 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(1)
     a = rng.integers(-4, 4, (n, n)).astype(np.float32)
     b = rng.integers(-4, 4, (n, n)).astype(np.float32)
-    addrs = []
-    for arr in (a, b, np.zeros((n, n), np.float32)):
-        p = g.allocate(arr.nbytes)
-        g.write(p, arr)
-        addrs.append(p)
+    addrs = upload(g, a, b, np.zeros((n, n), np.float32))
     op = launch_op(lm, cfg, "_Z11matmulTiledPKfS0_Pfi", (n // 16, n // 16, 1), (16, 16, 1),
                    struct.pack("<QQQi", *addrs, n), regs=38, smem=2048)
     rec, cpu = simulate(gpu, op)
