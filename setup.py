@@ -6,7 +6,7 @@ The package's own install step builds the CUDA runtime stand-in ``gpgpusim/_lib/
 * ``pip install .``     -> built into the wheel's ``gpgpusim/_lib/``;
 * ``pip install -e .``  -> built into the source tree's ``gpgpusim/_lib/`` (editable mode).
 
-It then compiles the performance model with mypyc (``gpgpusim/timing/native.py``) into
+It then compiles the performance model with mypyc (``gpgpusim/native/__init__.py``) into
 ``gpgpusim/_native/`` (2-4 minutes; about twice as fast a model).  Without a C compiler or
 mypy, or with ``GPGPUSIM_NATIVE=0`` set, the step is skipped with a warning and the model runs
 as pure Python.
@@ -43,12 +43,12 @@ def _build_shim(outdir: str) -> str:
 
 
 def _build_native(pkg_dir: str) -> str:
-    """Compile the performance model into ``pkg_dir/_native`` (native.py is loaded by path: the
+    """Compile the performance model into ``pkg_dir/_native`` (gpgpusim/native/__init__.py is loaded by path: the
     build environment need not have gpgpusim's dependencies)."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(
-        "_gpgpusim_native_build", os.path.join(ROOT, "gpgpusim", "timing", "native.py"))
+        "_gpgpusim_native_build", os.path.join(ROOT, "gpgpusim", "native", "__init__.py"))
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

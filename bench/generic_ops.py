@@ -5,7 +5,7 @@ compiled class, a ``list[Warp]`` element) to direct C; on a value typed ``Any`` 
 one) it falls back to the C API: ``PyObject_GetAttr`` for ``x.attr``, ``PyNumber_And`` for
 ``a & b``, ``PyObject_VectorcallMethod`` for ``x.m()`` (also for methods of builtins mypyc has no
 primitive for, such as ``int.bit_count`` or ``set.isdisjoint``), ``PyObject_IsTrue`` for ``if x``.
-This script has mypyc write the model's C (``timing/native.py``'s module list and options, no C
+This script has mypyc write the model's C (``native/__init__.py``'s module list and options, no C
 compiler run, about a minute) and counts those calls in each compiled function's body::
 
     python3 bench/generic_ops.py                       # every function with one, most first
@@ -43,7 +43,7 @@ def write_c() -> None:
     sys.path.insert(0, str(REPO))
     from mypyc.build import mypycify
 
-    from gpgpusim.timing import native
+    from gpgpusim import native
 
     shutil.rmtree(OUT, ignore_errors=True)
     cwd = os.getcwd()

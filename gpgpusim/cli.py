@@ -418,7 +418,7 @@ def cmd_correlate(a: argparse.Namespace) -> int:
 
 
 def cmd_native(a: argparse.Namespace) -> int:
-    from gpgpusim.timing import native
+    from gpgpusim import native
 
     return native.main(list(a.rest))
 

@@ -44,9 +44,9 @@ from .stats import tree_copy, LINES, Values, delta, render
 
 
 def _model_kind() -> str:
-    """``gpgpusim.timing.native.model_kind()`` (imported late: the report does not need the
+    """``gpgpusim.native.model_kind()`` (imported late: the report does not need the
     timing package otherwise)."""
-    from gpgpusim.timing.native import model_kind
+    from gpgpusim.native import model_kind
 
     return model_kind()
 

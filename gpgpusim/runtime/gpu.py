@@ -689,7 +689,8 @@ def make_gpu(config: Any = None, gmem: Any = None, reporter: Any = None, *,
             functional = int(_cfg(config, "gpgpu_ptx_sim_mode", 0) or 0) != 0
     if functional:
         return Gpu(config, gmem, reporter, launch_fn=launch_fn)
-    from gpgpusim.timing import native, trace
+    from gpgpusim import native
+    from gpgpusim.timing import trace
     if trace.wanted(config):        # tracing wraps the model's instances: not the compiled classes
         native.use_pure_for("tracing and pipeline dumps")
     else:

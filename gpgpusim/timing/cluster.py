@@ -4,7 +4,7 @@ response FIFO of ``-gpgpu_n_cluster_ejection_buffer_size`` entries, from which o
 cycle goes to its core (``icnt_cycle``).
 
 A module of its own, apart from ``gpu.py``, so that it is compiled with the rest of the
-performance model (``timing/native.py``): the LD/ST unit reaches the interconnect through it for
+performance model (``native/__init__.py``): the LD/ST unit reaches the interconnect through it for
 every memory access it sends.
 """
 

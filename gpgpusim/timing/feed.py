@@ -182,7 +182,7 @@ class WarpStream:
     made none), and moves ``pc`` on.  Implementations: :class:`TraceStream` (recorded ahead
     by the batched driver) and :class:`gpgpusim.timing.live.LiveWarp` (executed at issue).
 
-    A base class rather than a protocol: the compiled model (``timing/native.py``) then calls
+    A base class rather than a protocol: the compiled model (``native/__init__.py``) then calls
     ``issue`` through the class's method table instead of a generic attribute lookup."""
 
     __slots__ = ()

@@ -132,7 +132,7 @@ class MemFetch:
 
 
 _next_uid = _uids.__next__
-# Compiled by mypyc (gpgpusim/timing/native.py) this module's class cannot be made by
+# Compiled by mypyc (gpgpusim/native/__init__.py) this module's class cannot be made by
 # object.__new__: there a keyword call of MemFetch is the cheap one (compiled into a direct call).
 _COMPILED = not __file__.endswith((".py", ".pyc"))
 

@@ -319,7 +319,7 @@ def install(gpu: Any) -> None:
     cfg = gpu.config
     if not wanted(cfg):
         return
-    from gpgpusim.timing.native import is_compiled
+    from gpgpusim.native import is_compiled
     if is_compiled(type(gpu.cores[0]).__module__):
         from gpgpusim.options.config import ConfigError
         raise ConfigError("tracing and pipeline dumps need the pure-Python performance model, and this GPU "

@@ -1,4 +1,4 @@
-"""The compiled performance model (``gpgpusim/timing/native.py``, mypyc) against the same
+"""The compiled performance model (``gpgpusim/native/__init__.py``, mypyc) against the same
 source run as pure Python: whole apps in performance mode, every per-kernel statistic equal
 (wall-clock fields aside), and the run's ``stats.json`` says which model ran.
 
@@ -26,7 +26,7 @@ APPS = ["matmul_tiled", "reduction", "prefix_scan", "histogram", "bfs", "local_a
 
 def _fresh_build() -> str:
     """"" when a fresh build exists, else why not."""
-    from gpgpusim.timing import native
+    from gpgpusim import native
 
     files, why = native._load_manifest()
     return "" if files is not None else why
@@ -100,7 +100,7 @@ def test_stale_build_is_not_used(native_built, tmp_path):
     man["modules"][rel][1] = "0" * 64               # as if shader.py had changed
     native_dir.mkdir()
     (native_dir / "manifest.json").write_text(json.dumps(man))
-    code = ("import sys; from gpgpusim.timing import native as n; n.deactivate(); "
+    code = ("import sys; from gpgpusim import native as n; "
             f"n.NATIVE_DIR = {str(native_dir)!r}; "
             "print(n.activate(), n.model_kind()); n.announce(); n.announce()")
     env = dict(os.environ, PYTHONPATH=str(REPO))
@@ -113,7 +113,7 @@ def test_stale_build_is_not_used(native_built, tmp_path):
 
 
 def test_fresh_build_serves_the_compiled_modules(native_built):
-    code = ("from gpgpusim.timing import native as n; import gpgpusim.timing.core.shader as s, "
+    code = ("from gpgpusim import native as n; import gpgpusim.timing.core.shader as s, "
             "gpgpusim.timing.memory.dram as d; print(n.model_kind(), s.__file__.endswith('.so'), "
             "d.__file__.endswith('.so'))")
     env = dict(os.environ, PYTHONPATH=str(REPO))
@@ -144,7 +144,7 @@ def test_install_build_is_profile_guided(native_built):
     ``native_train``, the optimised one is compiled with its profile): a training run that
     failed would leave a slower build behind with only a warning in the install log, so the
     manifest records how the build was made and CI's build must say profile-guided."""
-    from gpgpusim.timing import native
+    from gpgpusim import native
 
     if os.environ.get("GPGPUSIM_REQUIRE_NATIVE") != "1" and native.profile() != "profile-guided":
         pytest.skip(f"this checkout's build: profile {native.profile()}")

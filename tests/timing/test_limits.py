@@ -21,7 +21,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from timing_helpers import SMALL, ptx  # noqa: E402
-from test_core import CHAIN  # noqa: E402
+from tests.timing.core.test_core import CHAIN  # noqa: E402
 
 from gpgpusim.errors import Err  # noqa: E402
 from gpgpusim.functional.loader import load_module  # noqa: E402

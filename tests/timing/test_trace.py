@@ -17,7 +17,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from test_core import CHAIN, INDEP, VECADD  # noqa: E402
+from tests.timing.core.test_core import CHAIN, INDEP, VECADD  # noqa: E402
 from timing_helpers import ptx, run_timing  # noqa: E402
 
 from gpgpusim.options import ConfigError, load_config  # noqa: E402

@@ -15,7 +15,7 @@ behaviour in O(1) per cycle by storing each item's entry cycle:
   did not enter this cycle and fewer than ``depth`` items are queued (a full, piled-up queue
   occupies every slot).
 
-``tests/timing/test_pipe.py`` checks it against the slot-array model on random traffic.
+``tests/timing/core/test_pipe.py`` checks it against the slot-array model on random traffic.
 """
 
 from __future__ import annotations

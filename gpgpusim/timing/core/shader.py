@@ -14,7 +14,7 @@ One core cycle runs the stages back to front, as ``shader_core_ctx::cycle`` does
   pipeline, no pending register write, stores acknowledged) and frees a CTA's slot when its
   last warp retires.
 * **Issue** (C078-C091): ``-gpgpu_num_sched_per_core`` scheduler units, warp ``w`` supervised by
-  scheduler ``w mod n``; each examines its warps in the policy's order (``scheduler.py``) and
+  scheduler ``w mod n``; each examines its warps in the policy's order (``schedulers/``) and
   issues up to ``-gpgpu_max_insn_issue_per_warp`` instructions of one warp per cycle.  A warp
   whose I-buffer head is not the next instruction of its trace (a taken branch or a
   reconvergence) has a control hazard: its I-buffer is flushed and fetch restarts at the right
@@ -49,7 +49,7 @@ from .icache import InstCache
 from ..feed import WarpStream
 from .ldst import LdstUnit
 from .opcoll import OperandCollector
-from .scheduler import Gto, Lrr, Oldest, TwoLevelActive, make_policy
+from .schedulers import make_policy
 from .stats import IssueStats
 from .table import CoreTable
 from .units import PipelinedUnit, RegisterSet, ResultRegister, WarpInst, popcount
@@ -146,8 +146,8 @@ class SchedulerUnit:
     warp, in slot order (the policies order these: inactive slots never issue, so leaving them
     out keeps every policy's relative order)."""
 
-    __slots__ = ("sid", "warps", "policy", "two_level", "active", "act_mask", "cand", "lrr", "gto", "route",
-                 "n_sb", "n_route", "warp_bits")
+    __slots__ = ("sid", "warps", "policy", "demotes", "active", "act_mask", "cand", "rotates", "orders_subset",
+                 "route", "n_sb", "n_route", "warp_bits")
 
     def __init__(self, sid: int, policy: str) -> None:
         self.sid = sid
@@ -164,9 +164,10 @@ class SchedulerUnit:
         self.n_route = 0
         self.warp_bits = 0  # its supervised slots as a bit mask
         self.policy = make_policy(policy)
-        self.two_level = isinstance(self.policy, TwoLevelActive)
-        self.lrr = type(self.policy) is Lrr
-        self.gto = type(self.policy) is Gto
+        # what the policy declares about its order (schedulers/base.py), read once
+        self.rotates = self.policy.rotates_after_last
+        self.orders_subset = self.policy.orders_any_subset
+        self.demotes = self.policy.demotes
         #: per op class: (unit it issues to, that unit's ID_OC register, this scheduler's slot
         #: in it with the sub-core model or -1) -- filled in by the core
         self.route: list[tuple[int, RegisterSet, int]] = []
@@ -261,7 +262,7 @@ class ShaderCore:
         self.rf_tp = max(1, int(g("gpgpu_reg_file_port_throughput")))
         self.opcoll.keep_woken = (self.sub_core and self.max_issue == 1
                                   and all(len(r.slots) >= self.n_sched for r in in_regs)
-                                  and all(type(sch.policy) in (Lrr, Gto, Oldest) for sch in self.scheds))
+                                  and all(sch.policy.pure for sch in self.scheds))
         self.multi_issue = self.max_issue > 1     # dual issue: _sched_cycle_multi (not a method
         #                                           swap on the instance: the compiled class has none)
         self.istats = IssueStats(self.n_sched, self.max_warps, cfg.warp_size)
@@ -628,7 +629,7 @@ class ShaderCore:
         warps = self.warps
         cm = sch.cand
         pol = sch.policy
-        lrr = sch.lrr
+        lrr = sch.rotates
         hi = lo = n = i = 0
         order: Sequence[int] = ()
         if lrr:
@@ -644,9 +645,9 @@ class ShaderCore:
             else:
                 hi = cm
         else:
-            if sch.gto:
-                # greedy then oldest needs no filtering: ordering only the candidates gives the
-                # order of all running warps restricted to them (dynamic warp ids are unique)
+            if sch.orders_subset:
+                # a ranking needs no filtering: ordering only the candidates gives the order of
+                # all running warps restricted to them
                 order = pol.order(_bits(cm), warps)
             else:
                 order = [ws for ws in pol.order(sch.active, warps) if (cm >> ws) & 1]
@@ -690,8 +691,8 @@ class ShaderCore:
             if pend:
                 need = tbl.regs_all[pc]
                 if not pend.isdisjoint(need):
-                    if sch.two_level:    # its demotion must see every scoreboard stall
-                        pol.demote(ws)   # type: ignore[attr-defined]
+                    if sch.demotes:      # its demotion must see every scoreboard stall
+                        pol.demote(ws)
                     else:
                         w.sb_wait = need    # woken when none of these is pending any more
                         cm ^= low
@@ -757,7 +758,10 @@ class ShaderCore:
         return reg.slots[idx] is None if idx >= 0 else reg.count < len(reg.slots)
 
     def _sched_cycle_multi(self, sch: SchedulerUnit, now: int) -> None:
-        """The same with several instructions per warp per cycle (dual issue)."""
+        """The same with several instructions per warp per cycle (dual issue): each warp in the
+        policy's order issues while :meth:`issue_block` finds it ready, up to
+        ``-gpgpu_max_insn_issue_per_warp`` instructions (with
+        ``-gpgpu_dual_issue_diff_exec_units``, to different units)."""
         warps = self.warps
         sid = sch.sid
         ist = self.istats
@@ -768,21 +772,23 @@ class ShaderCore:
             prev_unit = -1
             while (not w.fdone and w.ibuf and checked < self.max_issue and checked <= issued
                    and issued < self.max_issue and not self._waiting(w)):
-                pc = w.ibuf[0]
-                want = w.src.pc
-                if pc != want:
-                    self._flush(w, want)
+                why, _detail = self.issue_block(sch, w)
+                if why == "control_hazard":
+                    self._flush(w, w.src.pc)
                     break
-                tbl = w.tbl
-                if w.pending and not w.pending.isdisjoint(tbl.regs_all[pc]):
-                    if sch.two_level:
-                        sch.policy.demote(ws)   # type: ignore[attr-defined]
+                if why == "scoreboard":
+                    if sch.demotes:
+                        sch.policy.demote(ws)
                     if not w.sb:
                         w.sb = True
                         sch.n_sb += 1
                     break
-                unit, reg, idx = sch.route[tbl.unit[pc]]
-                if unit < 0 or not self._room(reg, idx) or (self.diff_units and prev_unit == unit):
+                if why != "ready":          # no unit for its op class, or no room in ID_OC
+                    stalled = True
+                    break
+                pc = w.ibuf[0]
+                unit, reg, idx = sch.route[w.tbl.unit[pc]]
+                if self.diff_units and prev_unit == unit:
                     stalled = True
                     break
                 self._issue_warp(w, sid, pc, unit, reg, idx, now)
@@ -1053,10 +1059,11 @@ class ShaderCore:
           scheduler's slot);
         * ``("ready", None)``: it issues if the scheduler examines it.
 
-        The hot :meth:`_sched_cycle` keeps these tests inlined; the trace's ``no issue`` reasons
-        (``trace.py``) come from here, and ``tests/timing/test_issue_reasons.py`` checks, on
-        every scheduler cycle of a few kernels, that this verdict agrees with what
-        :meth:`_sched_cycle` / :meth:`_sched_cycle_multi` did (so neither can change alone)."""
+        Dual issue (:meth:`_sched_cycle_multi`) and the trace's ``no issue`` reasons
+        (``trace.py``) use this rule.  The single-issue :meth:`_sched_cycle`, the hottest loop
+        of the model, keeps the same tests inlined over bit masks; ``tests/timing/core/
+        test_issue_reasons.py`` checks, on every scheduler cycle of a few kernels, that this
+        verdict agrees with what it did (so neither can change alone)."""
         if w.fdone:
             return "done", None
         ib = w.ibuf

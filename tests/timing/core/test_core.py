@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))
 
 from timing_helpers import ptx, run_timing  # noqa: E402
 

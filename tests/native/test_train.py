@@ -1,11 +1,11 @@
-"""The training workload of the profile-guided native build (``gpgpusim/timing/native_train.py``)."""
+"""The training workload of the profile-guided native build (``gpgpusim/native/train.py``)."""
 from __future__ import annotations
 
 
 def test_training_run_simulates_its_kernels_correctly():
     """The training workload (pure Python here, on small GPUs): every kernel's result is
     checked against numpy inside ``train``, which raises on a difference."""
-    from gpgpusim.timing import native_train
+    from gpgpusim.native import train as native_train
 
     native_train.train("SM7_QV100", 2, 32, 2048)
     native_train.train("SM86_RTX3070", 1, 16, 1024)
@@ -14,7 +14,7 @@ def test_training_run_simulates_its_kernels_correctly():
 def test_build_goes_on_without_a_profile_when_the_training_pass_fails(tmp_path, capsys):
     """``native._train`` never stops the build: a step that fails (here the instrumented build
     has nothing to install) gives no profile flags, a manifest label saying why, and one line."""
-    from gpgpusim.timing import native
+    from gpgpusim import native
 
     flags, label = native._train([], [], str(tmp_path), str(tmp_path), {})
     assert flags == []

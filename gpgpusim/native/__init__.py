@@ -45,16 +45,18 @@ GROUP = "gpgpusim_timing"          # mypyc's shared library: gpgpusim_timing__my
 GROUP_MODULE = GROUP + "__mypyc"
 
 # The compiled modules, relative to the package root.  Left out: gpu.py (TimingGpu derives from
-# the runtime's interpreted Gpu class), trace.py (wraps instance methods), native.py (this).
+# the runtime's interpreted Gpu class), trace.py (wraps instance methods).
 MODULES = (
     "timing/cache.py", "timing/clock.py", "timing/cluster.py", "timing/feed.py", "timing/live.py", "timing/mem_fetch.py",
     "timing/occupancy.py", "timing/sampling.py", "timing/static.py",
     "timing/core/coalesce.py", "timing/core/icache.py", "timing/core/ldst.py", "timing/core/opcoll.py",
-    "timing/core/pipe.py", "timing/core/scheduler.py", "timing/core/shader.py", "timing/core/stats.py",
+    "timing/core/pipe.py", "timing/core/shader.py", "timing/core/stats.py",
     "timing/core/table.py", "timing/core/units.py",
     "timing/memory/__init__.py", "timing/memory/addrdec.py", "timing/memory/dram.py",
     "timing/memory/icnt.py", "timing/memory/partition.py",
-)
+) + tuple(sorted(  # every warp-scheduling policy (a new one is a new file there)
+    "timing/core/schedulers/" + f for f in os.listdir(os.path.join(PKG_ROOT, "timing", "core", "schedulers"))
+    if f.endswith(".py")))
 
 _finder: _NativeFinder | None = None
 _note: str = ""          # why the compiled modules are not in use ("" when they are)
@@ -127,6 +129,8 @@ def activate() -> bool:
     global _finder, _note
     if _finder is not None:
         return True
+    if _note.startswith("off"):      # GPGPUSIM_NATIVE=0 or deactivate(): pure Python stays
+        return False
     if os.environ.get("GPGPUSIM_NATIVE", "") == "0":
         _note = "off (GPGPUSIM_NATIVE=0)"
         return False
@@ -151,13 +155,14 @@ def announce() -> None:
 
 
 def deactivate() -> None:
-    """Pure Python from here on.  Only for a process that has not imported a compiled module
-    yet (a test session) or that drops them all (:func:`use_pure_for`)."""
+    """Pure Python from here on, also for a later import of :mod:`gpgpusim.timing`.  Only for a
+    process that has not imported a compiled module yet (a test session) or that drops them
+    all (:func:`use_pure_for`)."""
     global _finder, _note
     if _finder is not None:
         sys.meta_path.remove(_finder)
         _finder = None
-        _note = "off (deactivated)"
+    _note = "off (deactivated)"
 
 
 def in_use() -> bool:
@@ -280,7 +285,7 @@ def _install(build_lib: str, out_dir: str, digests: dict[str, str], profile: str
 def _train(exts: list[Any], base: list[tuple[list[str], list[str]]], tmp: str, src_root: str,
            digests: dict[str, str]) -> tuple[list[str], str]:
     """The profile-guided build's first pass: an instrumented build, then
-    :mod:`.native_train` run under it.  Returns the flags that compile the optimised build with
+    :mod:`.train` run under it.  Returns the flags that compile the optimised build with
     the profile and the manifest's ``profile`` label; no flags (and why, said in one line) when
     a step failed, so the build goes on without a profile."""
     import subprocess
@@ -294,7 +299,7 @@ def _train(exts: list[Any], base: list[tuple[list[str], list[str]]], tmp: str, s
                        os.path.join(tmp, "native-gen"), digests, "instrumented")
         env = dict(os.environ, GPGPUSIM_NATIVE_DIR=os.path.dirname(gen), GPGPUSIM_NATIVE="1",
                    PYTHONPATH=os.pathsep.join([src_root, os.environ.get("PYTHONPATH", "")]))
-        run = subprocess.run([sys.executable, "-m", "gpgpusim.timing.native_train"], env=env,
+        run = subprocess.run([sys.executable, "-m", "gpgpusim.native.train"], env=env,
                              cwd=tmp, capture_output=True, text=True, timeout=1800)
         if run.returncode != 0:     # (a build environment without the simulator's dependencies, say)
             why = "the training run failed: " + " ".join((run.stdout + run.stderr).strip().splitlines()[-1:])
@@ -313,7 +318,7 @@ def build(out_dir: str = NATIVE_DIR, *, pkg_root: str = PKG_ROOT, quiet: bool = 
     write its manifest; returns the manifest's path.  Needs mypy (mypyc) and a C compiler.
 
     With ``pgo`` (the default unless ``GPGPUSIM_NATIVE_PGO=0``) the build is profile-guided:
-    an instrumented build runs :mod:`.native_train` (small simulations on two configs), and
+    an instrumented build runs :mod:`.train` (small simulations on two configs), and
     the optimised build is compiled with the branch and call counts it left.  The C code, and
     so every cycle and statistic, is the same either way; only gcc's layout and inlining
     choices change."""
@@ -365,6 +370,7 @@ def profile() -> str:
 
 
 def status() -> str:
+    activate()          # (what importing gpgpusim.timing does)
     files, why = _load_manifest()
     if files is None:
         return f"compiled performance model: {why}"

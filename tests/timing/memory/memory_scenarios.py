@@ -4,7 +4,7 @@ cycle) is captured as JSON.  ``test_memory_determinism.py`` compares it with a f
 from the straightforward (pre-optimisation) implementation, so speed-ups of the memory side must
 keep results bit-identical.  Regenerate the fixture only for an intended behaviour change::
 
-    python -m tests.timing.memory_scenarios > tests/timing/data/memory_determinism.json
+    python -m tests.timing.memory.memory_scenarios > tests/timing/memory/data/memory_determinism.json
 """
 
 from __future__ import annotations

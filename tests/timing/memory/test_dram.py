@@ -22,7 +22,7 @@ from gpgpusim.timing.mem_fetch import MemFetch
 from gpgpusim.timing.memory import MemorySystem
 from gpgpusim.timing.memory.dram import Dram, DramTimingParams
 
-from .timing_helpers import ptx, run_timing
+from ..timing_helpers import ptx, run_timing
 
 _KIND = ("ACT", "PRE", "RD", "WR")
 

@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))
 
 from timing_helpers import ptx, run_timing  # noqa: E402
-from test_core import CHAIN  # noqa: E402
+from tests.timing.core.test_core import CHAIN  # noqa: E402
 
 from gpgpusim.timing.core.icache import INST_BYTES, PROGRAM_MEM_START, InstCache, instruction_addresses  # noqa: E402
 

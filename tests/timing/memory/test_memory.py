@@ -346,7 +346,7 @@ def test_sleeping_sub_partitions_are_exact(monkeypatch, small_l2):
     every reply at its cycle and every L2 bank's port counters of the plain path, in which
     every sub-partition with work is cycled every L2 cycle (each sleeper is woken before
     each L2 phase)."""
-    from tests.timing import memory_scenarios as scen
+    from tests.timing.memory import memory_scenarios as scen
     keep: list = []
     fast = scen.run_memory_scenario(21, n=1200, small_l2=small_l2, keep=keep)
     slept = sum(s.l2.stats.port_cycles for s in keep[0].subs)

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))
 
-from test_core import CHAIN, INDEP  # noqa: E402
+from tests.timing.core.test_core import CHAIN, INDEP  # noqa: E402
 from timing_helpers import ptx, run_timing  # noqa: E402
 
 
@@ -121,7 +121,7 @@ def test_dual_issue_counts_and_the_warp_issue_quirk():
 
 
 def test_buckets_cover_every_scheduler_cycle_of_a_multi_sm_run():
-    from test_core import _vecadd
+    from tests.timing.core.test_core import _vecadd
     r = _vecadd(True)
     c = r.counters
     d = c["warp_occupancy"]
@@ -136,7 +136,7 @@ def test_buckets_cover_every_scheduler_cycle_of_a_multi_sm_run():
 def test_busy_l1d_banks_are_bank_conflict_resource_stalls():
     # GPGPU-Sim 4.2: a busy latency-queue bank is BK_CONF, printed as [gl_mem][resource_stall]
     # and counted again in gpgpu_n_l1cache_bkconflict (equal in every reference log)
-    from test_core import _vecadd
+    from tests.timing.core.test_core import _vecadd
     c = _vecadd(True).counters
     n = c["gpgpu_n_l1cache_bkconflict"]
     assert n > 0
@@ -153,7 +153,7 @@ class _Samples:
 
 
 def test_samples_are_identical_with_idle_skipping_on_and_off(tmp_path):
-    from test_core import _vecadd
+    from tests.timing.core.test_core import _vecadd
     runs = []
     for skip in (True, False):
         rep = _Samples()

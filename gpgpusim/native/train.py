@@ -1,6 +1,6 @@
-"""Training run of the profile-guided native build (:func:`gpgpusim.timing.native.build`).
+"""Training run of the profile-guided native build (:func:`gpgpusim.native.build`).
 
-``python -m gpgpusim.timing.native_train`` simulates the kernels of ``pgo/train.ptx`` in
+``python -m gpgpusim.native.train`` simulates the kernels of ``pgo/train.ptx`` in
 performance mode on small SM7_QV100 and SM86_RTX3070 GPUs: shared-memory tiles and barriers,
 streaming and strided global traffic, atomics, divergence.  Run under an instrumented build
 (``GPGPUSIM_NATIVE_DIR`` names it), it leaves the branch and call counts that the optimised
@@ -98,10 +98,10 @@ def train(config: str, sms: int, n: int, threads: int) -> None:
 
 
 def main() -> int:
-    from gpgpusim.timing import native
+    from gpgpusim import native
 
     want = os.environ.get("GPGPUSIM_NATIVE_DIR")
-    if want and not native.in_use():
+    if want and not native.activate():
         # training the pure-Python model would leave no profile: the build must not go on
         print(f"gpgpusim: the build in {want} is not in use: {native.status()}", file=sys.stderr)
         return 1

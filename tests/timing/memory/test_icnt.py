@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))
 
-from test_core import VECADD  # noqa: E402
+from tests.timing.core.test_core import VECADD  # noqa: E402
 from timing_helpers import ptx, run_timing  # noqa: E402
 
 from gpgpusim.timing.memory.icnt import XbarRouter  # noqa: E402

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))
 
 from timing_helpers import ptx, run_timing  # noqa: E402
 
@@ -149,7 +149,7 @@ class Watch:
         # single-issue path computes itself; the others: the policy's order)
         if multi:
             order = self.orders.get(sch.sid, [])
-        elif sch.lrr:
+        elif sch.rotates:
             order = sorted(cand)
         else:
             order = [ws for ws in self.orders.get(sch.sid, []) if ws in cand]
@@ -157,7 +157,7 @@ class Watch:
             x = self.issued[0]
             assert pre[x][0] == "ready", (now, x, pre[x])
             self.kinds["ready"] += 1
-            if sch.lrr and not multi:
+            if sch.rotates and not multi:
                 return                  # (which candidates came before it is the rotation's business)
             order = order[:order.index(x)]
         for ws in order:
@@ -170,7 +170,7 @@ class Watch:
                 assert w.sb, where
             if not multi:
                 assert bool(now_parked[ws]) == (reason == "full"), where
-                assert (ws in sch.candidates()) == (reason == "no_unit" or (reason == "scoreboard" and sch.two_level)), where
+                assert (ws in sch.candidates()) == (reason == "no_unit" or (reason == "scoreboard" and sch.demotes)), where
             self.kinds[reason] += 1
         if not self.issued:
             self.seen[sch] = (now, {ws: pre[ws] for ws in order if pre[ws][0] != "done"})
