@@ -37,13 +37,13 @@ def timing_gpu(ptx_text: str, name: str, sms: int, config: str,
                options: Sequence[str] = ()) -> tuple[Any, Any, Any, Any]:
     """``(cfg, gmem, gpu, loaded module)``: config ``config`` with ``sms`` SMs, launch latency 0
     and the ``-option value`` strings ``options``."""
-    from gpgpusim.native.train import timing_gpu as make
+    from gpgpusim.pgo.train import timing_gpu as make
     return make(ptx_text, name, sms, config, options)
 
 
 def launch_op(lm: Any, cfg: Any, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int],
               params: bytes, regs: int, smem: int) -> Any:
-    from gpgpusim.native.train import launch_op as make
+    from gpgpusim.pgo.train import launch_op as make
     return make(lm, cfg, kernel, grid, block, params, regs, smem)
 
 
@@ -59,7 +59,7 @@ def upload(gmem: Any, *arrays: Any) -> list[int]:
 
 def simulate(gpu: Any, op: Any) -> tuple[Any, float]:
     """Run launch ``op`` to its end: ``(kernel record, CPU seconds)``."""
-    from gpgpusim.native.train import run_to_end
+    from gpgpusim.pgo.train import run_to_end
     t0 = time.process_time()
     rec = run_to_end(gpu, op)
     return rec, time.process_time() - t0

@@ -109,7 +109,7 @@ def report_internal_error(where: str, exc: BaseException) -> str:
     """
     line = f"{where}: internal simulator error: {type(exc).__name__}: {exc}"
     try:
-        from gpgpusim.runtime import hostio
+        from gpgpusim import hostio
 
         hostio.flush()
         if os.environ.get("GPGPUSIM_TRACEBACK") == "1":

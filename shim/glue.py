@@ -139,7 +139,7 @@ def _get_runtime():
     if _runtime is None and _init_error is None:
         try:
             from gpgpusim.runtime import get_runtime
-            from gpgpusim.runtime import hostio
+            from gpgpusim import hostio
 
             hostio.set_stdout_writer(sys.stdout.write, sys.stdout.flush)
             _runtime = get_runtime()

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from gpgpusim import cli
+from gpgpusim import appenv, cli
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "shim"))
@@ -30,7 +30,7 @@ def libdir(tmp_path_factory):
 
 @pytest.fixture
 def with_lib(monkeypatch, libdir):
-    monkeypatch.setattr(cli, "libdir", lambda: libdir)
+    monkeypatch.setattr(appenv, "libdir", lambda: libdir)
     return libdir
 
 
@@ -197,7 +197,7 @@ def test_help_lists_every_command(capsys):
 
 
 def test_missing_library_is_a_clear_error(monkeypatch, tmp_path):
-    monkeypatch.setattr(cli, "libdir", lambda: tmp_path)
+    monkeypatch.setattr(appenv, "libdir", lambda: tmp_path)
     with pytest.raises(SystemExit, match="is missing"):
         cli.run_env()
 

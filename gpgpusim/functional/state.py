@@ -68,7 +68,7 @@ class Progress:
     liveness line) and the stop limits ``-gpgpu_max_insn`` and ``-gpgpu_max_cta``, enforced
     exactly.
 
-    The runtime's functional GPU (``gpgpusim.runtime.funcrun``) makes one per run and sets
+    The runtime's functional GPU (``gpgpusim.device.funcrun``) makes one per run and sets
     :data:`active` to it while the engine executes a kernel; every :class:`Exec` (chunk of CTAs)
     created meanwhile registers as :attr:`current` and, when closed, adds its counts to
     ``base`` / ``warp_base`` (so they hold everything that ran before the current chunk).

@@ -285,7 +285,7 @@ def _install(build_lib: str, out_dir: str, digests: dict[str, str], profile: str
 def _train(exts: list[Any], base: list[tuple[list[str], list[str]]], tmp: str, src_root: str,
            digests: dict[str, str]) -> tuple[list[str], str]:
     """The profile-guided build's first pass: an instrumented build, then
-    :mod:`.train` run under it.  Returns the flags that compile the optimised build with
+    :mod:`gpgpusim.pgo.train` run under it.  Returns the flags that compile the optimised build with
     the profile and the manifest's ``profile`` label; no flags (and why, said in one line) when
     a step failed, so the build goes on without a profile."""
     import subprocess
@@ -299,7 +299,7 @@ def _train(exts: list[Any], base: list[tuple[list[str], list[str]]], tmp: str, s
                        os.path.join(tmp, "native-gen"), digests, "instrumented")
         env = dict(os.environ, GPGPUSIM_NATIVE_DIR=os.path.dirname(gen), GPGPUSIM_NATIVE="1",
                    PYTHONPATH=os.pathsep.join([src_root, os.environ.get("PYTHONPATH", "")]))
-        run = subprocess.run([sys.executable, "-m", "gpgpusim.native.train"], env=env,
+        run = subprocess.run([sys.executable, "-m", "gpgpusim.pgo.train"], env=env,
                              cwd=tmp, capture_output=True, text=True, timeout=1800)
         if run.returncode != 0:     # (a build environment without the simulator's dependencies, say)
             why = "the training run failed: " + " ".join((run.stdout + run.stderr).strip().splitlines()[-1:])
@@ -318,7 +318,7 @@ def build(out_dir: str = NATIVE_DIR, *, pkg_root: str = PKG_ROOT, quiet: bool = 
     write its manifest; returns the manifest's path.  Needs mypy (mypyc) and a C compiler.
 
     With ``pgo`` (the default unless ``GPGPUSIM_NATIVE_PGO=0``) the build is profile-guided:
-    an instrumented build runs :mod:`.train` (small simulations on two configs), and
+    an instrumented build runs :mod:`gpgpusim.pgo.train` (small simulations on two configs), and
     the optimised build is compiled with the branch and call counts it left.  The C code, and
     so every cycle and statistic, is the same either way; only gcc's layout and inlining
     choices change."""

@@ -30,6 +30,7 @@ from ..errors import CudaError, Err
 from .booksim import check_param
 from .formats import INT_KINDS
 from .registry import Legacy, Opt, registry
+from .tracing import check_options
 
 ENV_OPTIONS = "GPGPUSIM_OPTIONS"
 #: the ``--set`` overrides of ``gpgpusim run`` (applied after ``$GPGPUSIM_OPTIONS``; its own
@@ -491,7 +492,6 @@ def validate(cfg: Config) -> None:
     if amap is not None and amap.dramid_start is None and n_mem & (n_mem - 1):
         raise ConfigError(f"{cfg.origin.get('gpgpu_mem_addr_mapping', 'config')}: -gpgpu_mem_addr_mapping without "
                           f"dramid@ needs a power-of-two -gpgpu_n_mem, got {n_mem}")
-    from gpgpusim.timing.trace import check_options
     bad = check_options(cfg)
     if bad is not None:
         raise ConfigError(f"{cfg.origin.get(bad[0], 'config')}: -{bad[0]}: {bad[1]}")

@@ -88,7 +88,7 @@ def get_runtime() -> Any:
         if _runtime is None:
             from gpgpusim.report import Reporter
 
-            from . import hostio
+            from gpgpusim import hostio
             from .api import Runtime
 
             cfg = load_active_config()
@@ -99,7 +99,7 @@ def get_runtime() -> Any:
             reporter = Reporter(cfg, lambda line: hostio.out(line + "\n"))
             _runtime = Runtime(cfg, reporter=reporter)
             if "_gpgpusim_cudart" in sys.modules:      # inside an application (the shim)
-                from . import interrupt
+                from gpgpusim.device import interrupt
 
                 interrupt.install(_runtime)   # Ctrl-C / SIGTERM keep the statistics
         return _runtime

@@ -38,7 +38,8 @@ import numpy as np
 from gpgpusim.errors import CudaError, Err
 from gpgpusim.functional.memory import GLOBAL_HEAP_START as DEVICE_WINDOW_START
 
-from . import abi, hostio
+from . import abi
+from gpgpusim import hostio
 from .device import DEFINED_DEVICE_ATTRIBUTES, DeviceInfo
 from .errors_table import MESSAGES, NAMES
 from .modules import Kernel, Module, Registry, elf_resources, ptx_for_module
@@ -227,7 +228,7 @@ class Runtime(StreamApi, TextureApi):
         return default if v is None else v
 
     def _start_streams(self) -> None:
-        from .gpu import make_gpu
+        from gpgpusim.device import make_gpu
         from .streams import StreamManager
 
         self.gpu = make_gpu(self.config, self.gmem, _ReporterHooks(self.reporter), launch_fn=self._launch_fn)
@@ -538,7 +539,7 @@ class Runtime(StreamApi, TextureApi):
     def launch(self, k: Kernel, grid: tuple[int, int, int], block: tuple[int, int, int], shmem: int,
                params: bytes, stream: int = 0, *, cooperative: bool = False) -> None:
         """Enqueue one kernel on ``stream`` (CUDA: asynchronous; ``CUDA_LAUNCH_BLOCKING=1`` waits)."""
-        from .gpu import KernelLaunchOp
+        from gpgpusim.device.gpu import KernelLaunchOp
 
         res = k.resources()
         kwargs = self._engine_kwargs(cooperative)
@@ -829,7 +830,7 @@ class Runtime(StreamApi, TextureApi):
         return kind
 
     def _memcpy(self, dst: int, src: int, count: int, kind: int, stream: int, sync: bool, what: str) -> None:
-        from .gpu import MemcpyOp
+        from gpgpusim.device.gpu import MemcpyOp
 
         kind = self._copy_kind(dst, src, count, kind, what)
         if not count:
@@ -850,7 +851,7 @@ class Runtime(StreamApi, TextureApi):
     @api
     def cudaMemcpy2D(self, dst: int, dpitch: int, src: int, spitch: int, width: int, height: int,
                      kind: int) -> None:
-        from .gpu import Memcpy2DOp
+        from gpgpusim.device.gpu import Memcpy2DOp
 
         what = "cudaMemcpy2D"
         if not check_memcpy2d(what, dpitch, spitch, width, height, kind):
@@ -866,7 +867,7 @@ class Runtime(StreamApi, TextureApi):
                              what=what)
 
     def _memset(self, ptr: int, value: int, count: int, stream: int, sync: bool, what: str) -> None:
-        from .gpu import MemsetOp
+        from gpgpusim.device.gpu import MemsetOp
 
         if not count:
             return
@@ -1194,7 +1195,7 @@ class Runtime(StreamApi, TextureApi):
 
     @api
     def cudaMemset2D(self, ptr: int, pitch: int, value: int, width: int, height: int) -> None:
-        from .gpu import MemsetOp
+        from gpgpusim.device.gpu import MemsetOp
 
         if width > pitch and height > 1:
             raise CudaError(Err.InvalidValue, f"cudaMemset2D: width {width} exceeds pitch {pitch}")
@@ -1267,7 +1268,7 @@ class Runtime(StreamApi, TextureApi):
         abi.write(pitched, struct.pack("<4Q", ptr, pitch, width, height))
 
     def _copy3d_ops(self, what: str, p: int) -> list[Any]:
-        from .gpu import Memcpy2DOp
+        from gpgpusim.device.gpu import Memcpy2DOp
 
         _check_ptr(p, f"{what}: p")
         raw = abi.read(p, 160)
@@ -1314,7 +1315,7 @@ class Runtime(StreamApi, TextureApi):
 
     @api
     def gs_memset3d(self, pitched: int, value: int, extent: int, stream: int, is_async: int) -> None:
-        from .gpu import MemsetOp
+        from gpgpusim.device.gpu import MemsetOp
 
         what = "cudaMemset3DAsync" if is_async else "cudaMemset3D"
         ptr, pitch, _xsize, ysize = struct.unpack("<4Q", abi.read(pitched, 32))

@@ -10,7 +10,7 @@ GPGPU-Sim counterpart: ``cudaGetDeviceProperties`` / ``cudaDeviceGetAttribute`` 
   ``gpgpu_shader_core_pipeline`` (``threads:warp``); CTA slots ``gpgpu_shader_cta``; registers
   ``gpgpu_shader_registers``; shared memory ``gpgpu_shmem_size``;
 * per block, from the config where it sets the option, else from the compute capability's
-  documented limits (:mod:`gpgpusim.runtime.limits`), never more than one SM holds: registers
+  documented limits (:mod:`gpgpusim.device.limits`), never more than one SM holds: registers
   ``gpgpu_registers_per_block``; shared memory ``gpgpu_shmem_per_block`` (GPGPU-Sim's
   ``sharedMemPerBlock``: a value below the architecture's lowers both what a block gets and what
   it may opt in to, a value above it raises only the opt-in limit, as CUDA grants more than
@@ -25,7 +25,7 @@ GPGPU-Sim counterpart: ``cudaGetDeviceProperties`` / ``cudaDeviceGetAttribute`` 
   memory clock as CUDA counts it, DRAM clock x ``dram_data_command_freq_ratio`` / 2 (so that
   2 x memory clock x bus width is the bandwidth);
 * compute capability ``gpgpu_compute_capability_major/minor``;
-* device memory: the modelled board's (:data:`gpgpusim.runtime.limits.MODELLED_GPUS`), else
+* device memory: the modelled board's (:data:`gpgpusim.device.limits.MODELLED_GPUS`), else
   :data:`DEVICE_MEMORY_BYTES`; ``GPGPUSIM_DEVICE_MEMORY`` overrides either.
 
 ``docs/DEVICES.md`` tabulates the result for every shipped config (a test keeps it in step).
@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .abi import CudaDeviceProp
-from .limits import GRID_3X, ArchLimits, arch_limits, block_registers, max_threads_for_registers, modelled_gpu
+from gpgpusim.device.limits import GRID_3X, ArchLimits, arch_limits, block_registers, max_threads_for_registers, modelled_gpu
 
 DEVICE_MEMORY_BYTES = 16 << 30
 

@@ -2,7 +2,7 @@
 
 No GPGPU-Sim counterpart (GPGPU-Sim has no graphs; anchors.md §1a).  A :class:`Graph` holds
 :class:`GraphNode` objects (kernel, memcpy, memset, host, empty, event record/wait, child graph)
-whose payload is a template operation from :mod:`gpgpusim.runtime.gpu`; graphs come from stream capture (the stream manager
+whose payload is a template operation from :mod:`gpgpusim.device.gpu`; graphs come from stream capture (the stream manager
 adds one node per captured operation) or from explicit construction (``cudaGraphAdd*Node``).
 
 ``instantiate`` freezes a topological order of the nodes (child graphs flattened) into a
@@ -19,7 +19,7 @@ import threading
 from collections.abc import Iterable
 
 from gpgpusim.errors import CudaError, Err
-from gpgpusim.runtime.gpu import (
+from gpgpusim.device.gpu import (
     EmptyOp,
     EventRecordOp,
     HostFuncOp,

@@ -13,7 +13,7 @@ GPU's) return CUDA's codes, each with a one-line reason:
   65535 x 65535 x 1 on cc 1.x), more threads per block than the GPU allows
   -> ``cudaErrorInvalidConfiguration``;
 * more threads than the kernel's ``.maxntid`` (``__launch_bounds__``), or a block whose
-  registers, allocated as the GPU allocates them (:func:`gpgpusim.runtime.limits.block_registers`),
+  registers, allocated as the GPU allocates them (:func:`gpgpusim.device.limits.block_registers`),
   exceed the registers of a block -> ``cudaErrorLaunchOutOfResources``;
 * dynamic shared memory over what the kernel may use (the GPU's per-block shared memory less
   the static part, unless ``cudaFuncSetAttribute(MaxDynamicSharedMemorySize)`` raised it), or

@@ -241,7 +241,7 @@ def ptx_for_module(m: Module, max_capability: int, env: Mapping[str, str] | None
                             f"fat binary #{m.index} holds no PTX (it has {archs}); gpgpusim simulates "
                             f"PTX: rebuild with PTX embedded (e.g. -gencode arch=compute_75,code=compute_75)")
         entry = min(ptx, key=lambda e: e.arch)
-        from . import hostio
+        from gpgpusim import hostio
 
         hostio.err(_capability_note(m.index, max_capability, entry.arch, capability_origin))
     m.ptx_arch = entry.arch

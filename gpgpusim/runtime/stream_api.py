@@ -43,7 +43,7 @@ from typing import Any
 from gpgpusim.errors import CudaError, Err
 from gpgpusim.runtime import abi
 from gpgpusim.runtime import graphs as g
-from gpgpusim.runtime.gpu import (
+from gpgpusim.device.gpu import (
     EventRecordOp,
     FreeOp,
     HostFuncOp,
@@ -457,7 +457,7 @@ class StreamApi:
         printf to the app's stdout, the functional driver (``GPGPUSIM_DRIVER``), the config
         (engine options such as ``-gpgpu_ptx_inst_debug_to_file``), per-line statistics when
         ``-enable_ptx_file_line_stats`` is on, and grid-wide residency for cooperative launches."""
-        from gpgpusim.runtime import hostio
+        from gpgpusim import hostio
 
         kwargs: dict[str, Any] = {"printf": hostio.out}
         driver = getattr(self, "driver", None)

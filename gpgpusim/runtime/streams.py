@@ -2,9 +2,9 @@
 
 GPGPU-Sim counterpart: ``stream_manager`` / ``CUstream_st`` / ``CUevent_st`` and
 ``gpgpu_sim_thread_concurrent`` (checklist C040, C041, C047–C056).  Every kernel launch, copy,
-memset, event record, wait and host function is an operation (:mod:`gpgpusim.runtime.gpu`)
+memset, event record, wait and host function is an operation (:mod:`gpgpusim.device.gpu`)
 pushed onto a stream; one background simulation thread, started on first use, executes them on
-the :class:`~gpgpusim.runtime.gpu.Gpu`.  Host threads block only where CUDA blocks
+the :class:`~gpgpusim.device.gpu.Gpu`.  Host threads block only where CUDA blocks
 (synchronise calls), never while enqueueing.
 
 Semantics (CUDA's, where GPGPU-Sim differs it is noted):
@@ -56,7 +56,7 @@ from typing import Any
 
 from gpgpusim.errors import CudaError, Err, report_internal_error
 from gpgpusim.runtime import graphs
-from gpgpusim.runtime.gpu import (
+from gpgpusim.device.gpu import (
     EmptyOp,
     EventRecordOp,
     FreeOp,

@@ -41,7 +41,7 @@ from gpgpusim.errors import CudaError, Err
 from gpgpusim.functional import texture as T
 
 from . import abi
-from .gpu import Memcpy2DOp, MemcpyKind
+from gpgpusim.device.gpu import Memcpy2DOp, MemcpyKind
 from .stream_api import _entry
 
 ARRAY_HANDLE_BASE = 0x7A0000000000          # cudaArray_t values (opaque to programs)

@@ -82,7 +82,7 @@ def build_programs(sweep: Sweep, specs: list[RunSpec], log: Callable[[str], None
         if rc != 0:
             raise SweepError(f"{sweep.where('programs', name, 'build')}: the build command failed "
                              f"(exit status {rc}; see {sweep.output / 'build.log'})")
-    from gpgpusim.cli import check_binary
+    from gpgpusim.appenv import check_binary
 
     for name, prog in needed.items():
         if not prog.binary.is_file():
@@ -96,7 +96,7 @@ def build_programs(sweep: Sweep, specs: list[RunSpec], log: Callable[[str], None
 def check_configs(sweep: Sweep, specs: list[RunSpec]) -> None:
     """Load every distinct (config, options, mode) once, as the runs will, so that a bad option
     or value stops the sweep before anything runs, with the key and line it came from."""
-    from gpgpusim.cli import check_config, run_env
+    from gpgpusim.appenv import check_config, run_env
     from gpgpusim.errors import CudaError
 
     seen = set()

@@ -1,7 +1,7 @@
 """One run of a sweep, executed where a worker is (a Dask worker, or the sweep's own process).
 
 :func:`execute_run` takes a plain dict (picklable, so any engine can ship it) and runs the
-application exactly as ``gpgpusim run`` would (same environment: :func:`gpgpusim.cli.run_env`)
+application exactly as ``gpgpusim run`` would (same environment: :func:`gpgpusim.appenv.run_env`)
 in the run's own directory::
 
     <run dir>/spec.json     what was asked (keys, options, binary, content hash)
@@ -75,7 +75,7 @@ def execute_run(task: dict[str, Any]) -> dict[str, Any]:
     ``task`` keys: run_id, run_dir, hash, keys, binary, args, inputs, cwd, gpu, config_file,
     config_files, functional, sets, timeout_s.
     """
-    from gpgpusim.cli import run_env
+    from gpgpusim.appenv import run_env
 
     run_dir = Path(task["run_dir"])
     run_dir.mkdir(parents=True, exist_ok=True)

@@ -88,7 +88,7 @@ from typing import Any
 
 from gpgpusim.errors import CudaError, Err, report_internal_error
 from gpgpusim.report.stats import StatsRegistry
-from gpgpusim.runtime.gpu import Gpu, KernelRecord
+from gpgpusim.device.gpu import Gpu, KernelRecord
 
 from .clock import CORE, DRAM, ClockDomains
 from .cluster import Cluster, cycle_cores, icnt_cycles
@@ -217,7 +217,7 @@ class TimingGpu(Gpu):
         self._code_base: dict[int, tuple[Any, int]] = {}     # id(module) -> (module, base)
         self._code_next = 0
         self._last_limit_kernel = ""
-        from gpgpusim.runtime import interrupt
+        from gpgpusim.device import interrupt
         self._parked = threading.Event()     # the cycle loop waits for the interrupt's shutdown
         self._live_thread: threading.Thread | None = None
         interrupt.on_interrupt(self._on_interrupt)
@@ -227,7 +227,7 @@ class TimingGpu(Gpu):
         cycle loop parked (at most 1.5 s), the running kernels end as at a stop limit, with
         their statistics so far; returns what the interrupt line reports for the first of them
         (its completed thread and warp instructions, the ``gpu_sim_insn`` of its block)."""
-        from gpgpusim.runtime import hostio
+        from gpgpusim import hostio
         parked = self._parked.wait(1.5)
         runs = list(self.runs)
         if not runs:
@@ -443,7 +443,7 @@ class TimingGpu(Gpu):
 
     # ------------------------------------------------------------------ the cycle loop
     def _simulate(self) -> list[KernelRecord]:
-        from gpgpusim.runtime import interrupt
+        from gpgpusim.device import interrupt
         finished: list[KernelRecord] = []
         step = self.clock.step
         clusters = self.clusters
@@ -548,7 +548,7 @@ class TimingGpu(Gpu):
     def _liveness(self) -> None:
         """GPGPU-Sim's periodic liveness line (``-liveness_message_freq`` seconds apart; off
         with ``GPGPUSIM_PROGRESS=0``), and a pending Ctrl-C/SIGTERM stops the loop."""
-        from gpgpusim.runtime import interrupt
+        from gpgpusim.device import interrupt
         while interrupt.requested:
             # Ctrl-C/SIGTERM/SIGHUP: the shutdown thread reports and ends the process; stop
             # here so the counters it prints do not move under it
@@ -575,7 +575,7 @@ class TimingGpu(Gpu):
         self._live_thread.start()
 
     def _liveness_watch(self) -> None:
-        from gpgpusim.runtime import interrupt
+        from gpgpusim.device import interrupt
         while not interrupt.requested:
             time.sleep(max(0.05, self._last_liveness + self.liveness_s - time.time()))
             now = time.time()
@@ -738,7 +738,8 @@ class TimingGpu(Gpu):
     def _announce_limit_stop(self) -> None:
         """GPGPU-Sim's last two lines after a limit stop; inside an application the process
         then ends with status 1 (``exit(1)``), after the end-of-run report and the JSON."""
-        from gpgpusim.runtime import hostio, interrupt
+        from gpgpusim import hostio
+        from gpgpusim.device import interrupt
         # one write: the host thread may be printing its next launch at the same moment
         hostio.out("GPGPU-Sim: *** simulation thread exiting ***\n"
                    "GPGPU-Sim: ** break due to reaching the maximum cycles (or instructions) **\n")
@@ -797,7 +798,7 @@ class TimingGpu(Gpu):
         ``perf_memcpy_to_gpu``): a dirty L2 sector it covers becomes clean (the forced fill sets
         it VALID), and a line it allocates evicts its victim without a write-back."""
         super().memcpy(op)
-        from gpgpusim.runtime.gpu import MemcpyKind
+        from gpgpusim.device.gpu import MemcpyKind
         if not op.nbytes:
             return
         kind = self._resolve(op.direction, op.dst, op.src)
@@ -808,7 +809,7 @@ class TimingGpu(Gpu):
 
     def memcpy2d(self, op: Any) -> None:
         super().memcpy2d(op)
-        from gpgpusim.runtime.gpu import MemcpyKind
+        from gpgpusim.device.gpu import MemcpyKind
         if self._resolve(op.direction, op.dst, op.src) == MemcpyKind.HostToDevice and isinstance(op.dst, int):
             for row in range(op.height):
                 self._perf_memcpy(op.dst + row * op.dpitch, op.width)

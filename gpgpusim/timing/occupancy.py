@@ -20,7 +20,7 @@ shared memory of the launch; we follow it for fidelity (documented difference fr
 
 A CTA that passed the launch check always gets at least one slot: where GPGPU-Sim's rounding of
 registers to 4 per thread exceeds ``-gpgpu_shader_registers`` although the registers as the GPU
-allocates them fit (:func:`gpgpusim.runtime.limits.block_registers`; e.g. 640 threads x 50
+allocates them fit (:func:`gpgpusim.device.limits.block_registers`; e.g. 640 threads x 50
 registers on cc 2.0), and, as in GPGPU-Sim, whenever ``-gpgpu_ignore_resources_limitation 1``
 is set.  ``printed`` stays the computed 0 then, as GPGPU-Sim's ``CTA/core`` line prints it.
 """
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpgpusim.runtime.limits import arch_limits, block_registers
+from gpgpusim.device.limits import arch_limits, block_registers
 
 
 def max_cta(cfg: Any, block: tuple[int, int, int], regs: int, smem: int, n_blocks: int

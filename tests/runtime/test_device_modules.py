@@ -10,7 +10,7 @@ import pytest
 
 from gpgpusim.errors import CudaError, Err
 from gpgpusim.options import load_config
-from gpgpusim.runtime import hostio
+from gpgpusim import hostio
 from gpgpusim.runtime.device import DeviceInfo
 from gpgpusim.runtime.launch import marshal_params
 from gpgpusim.runtime.modules import Registry, ptx_for_module

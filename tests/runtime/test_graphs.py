@@ -13,7 +13,7 @@ import pytest
 from gpgpusim.errors import CudaError, Err
 from gpgpusim.functional.memory import GlobalMemory
 from gpgpusim.runtime import graphs
-from gpgpusim.runtime.gpu import Gpu, HostFuncOp, KernelLaunchOp, MemcpyKind, MemcpyOp, MemsetOp
+from gpgpusim.device.gpu import Gpu, HostFuncOp, KernelLaunchOp, MemcpyKind, MemcpyOp, MemsetOp
 from gpgpusim.runtime.stream_api import StreamApi
 from gpgpusim.runtime.streams import (
     CAPTURE_STATUS_ACTIVE,

@@ -1,4 +1,4 @@
-"""Ctrl-C / SIGTERM during a never-ending kernel keep the statistics (gpgpusim.runtime.interrupt):
+"""Ctrl-C / SIGTERM during a never-ending kernel keep the statistics (gpgpusim.device.interrupt):
 ``apps/spin_forever forever`` runs under ``gpgpusim run -o out.json``; once its kernel spins, a
 signal stops it; the exit code, the interrupted line, the end-of-run output and the JSON are
 checked."""
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from gpgpusim.runtime import interrupt
+from gpgpusim.device import interrupt
 
 REPO = Path(__file__).resolve().parents[2]
 APPS = REPO / "apps"

@@ -19,7 +19,7 @@ from gpgpusim.options import load_config
 from gpgpusim.options.config import configs_dir, shipped_gpus
 from gpgpusim.runtime.device import DEVICE_MEMORY_BYTES, DeviceInfo
 from gpgpusim.runtime.launch import validate_launch
-from gpgpusim.runtime.limits import arch_limits, block_registers, max_threads_for_registers
+from gpgpusim.device.limits import arch_limits, block_registers, max_threads_for_registers
 from gpgpusim.timing.occupancy import max_cta
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "DEVICES.md"

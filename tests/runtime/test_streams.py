@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from gpgpusim.errors import CudaError, Err
-from gpgpusim.runtime.gpu import (
+from gpgpusim.device.gpu import (
     FreeOp,
     Gpu,
     KernelLaunchOp,

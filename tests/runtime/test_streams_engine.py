@@ -10,7 +10,7 @@ from gpgpusim.errors import Err
 from gpgpusim.functional.loader import load_module
 from gpgpusim.functional.memory import GlobalMemory
 from gpgpusim.ptx import parse_ptx
-from gpgpusim.runtime.gpu import Gpu, KernelLaunchOp, MemcpyKind, MemcpyOp, estimate_cycles
+from gpgpusim.device.gpu import Gpu, KernelLaunchOp, MemcpyKind, MemcpyOp, estimate_cycles
 from gpgpusim.runtime.streams import STREAM_NON_BLOCKING, StreamManager
 
 from stream_helpers import _watchdog  # noqa: F401 - _watchdog: autouse fixture

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from gpgpusim.errors import CudaError, Err
-from gpgpusim.runtime.gpu import Gpu, KernelLaunchOp, MemsetOp
+from gpgpusim.device.gpu import Gpu, KernelLaunchOp, MemsetOp
 from gpgpusim.runtime.streams import (
     CAPTURE_MODE_GLOBAL,
     CAPTURE_MODE_RELAXED,
@@ -176,7 +176,7 @@ def test_sync_copy_reports_its_own_failure_first():
     """A synchronous copy that fails returns its own error; an earlier asynchronous failure
     stays pending for the next synchronising call (each reported once)."""
     from gpgpusim.functional.memory import GlobalMemory
-    from gpgpusim.runtime.gpu import MemcpyOp
+    from gpgpusim.device.gpu import MemcpyOp
 
     mgr = StreamManager(Gpu(None, GlobalMemory()))
     bad = mgr.enqueue(0, MemsetOp(0x10, 0, 4))          # fails on the simulation thread

@@ -27,7 +27,7 @@ from gpgpusim.errors import Err  # noqa: E402
 from gpgpusim.functional.loader import load_module  # noqa: E402
 from gpgpusim.functional.memory import GlobalMemory  # noqa: E402
 from gpgpusim.options import load_config  # noqa: E402
-from gpgpusim.runtime.gpu import KernelLaunchOp  # noqa: E402
+from gpgpusim.device.gpu import KernelLaunchOp  # noqa: E402
 from gpgpusim.timing.gpu import TimingGpu  # noqa: E402
 
 BREAK = "GPGPU-Sim: ** break due to reaching the maximum cycles (or instructions) **"
@@ -159,7 +159,7 @@ def test_max_completed_cta_counts_since_the_gpu_went_idle():
 
 
 def _functional_run(limit: str):
-    from gpgpusim.runtime.gpu import Gpu
+    from gpgpusim.device.gpu import Gpu
     cfg = load_config(None, overrides=list(SMALL) + [limit], env=False)
     g = GlobalMemory()
     gpu = Gpu(cfg, g, None)

@@ -17,7 +17,7 @@ from gpgpusim.functional.loader import load_module
 from gpgpusim.functional.memory import GlobalMemory
 from gpgpusim.options import load_config
 from gpgpusim.ptx import parse_ptx
-from gpgpusim.runtime.gpu import KernelLaunchOp
+from gpgpusim.device.gpu import KernelLaunchOp
 from gpgpusim.timing.gpu import TimingGpu
 
 #: a small machine: one SM, no launch latency (cycles then count from the first CTA)

@@ -23,7 +23,7 @@ consults (see its docstring for the exact rules):
   (thread and warp instructions, CTAs run; no opcode or per-line counts), then
   ``GPGPU-Sim: ** break due to reaching the maximum cycles (or instructions) **`` and, inside an
   application, exit status 1 after the end-of-run report and the JSON (``"limit"`` in its
-  ``"run"`` section; :func:`gpgpusim.runtime.interrupt.stop_program`).  As a library the kernel
+  ``"run"`` section; :func:`gpgpusim.device.interrupt.stop_program`).  As a library the kernel
   completes with a sticky ``cudaErrorLaunchFailure``.
 * Liveness (inside an application, every ``-liveness_message_freq`` seconds while a kernel
   runs, from the first; off with ``GPGPUSIM_PROGRESS=0`` or a frequency of 0): a background
@@ -121,7 +121,8 @@ class FunctionalRun:
     def announce(self) -> None:
         """GPGPU-Sim's closing lines after a limit stop; inside an application the process then
         ends with status 1 after the end-of-run report and the JSON."""
-        from gpgpusim.runtime import hostio, interrupt
+        from gpgpusim import hostio
+        from gpgpusim.device import interrupt
 
         hostio.out("GPGPU-Sim: *** simulation thread exiting ***\n"
                    "GPGPU-Sim: ** break due to reaching the maximum cycles (or instructions) **\n")
@@ -139,7 +140,7 @@ class FunctionalRun:
         self._monitor.start()
 
     def _watch(self) -> None:
-        from gpgpusim.runtime import interrupt
+        from gpgpusim.device import interrupt
 
         period = self._liveness_s
         while True:

@@ -1,6 +1,6 @@
 """Training run of the profile-guided native build (:func:`gpgpusim.native.build`).
 
-``python -m gpgpusim.native.train`` simulates the kernels of ``pgo/train.ptx`` in
+``python -m gpgpusim.pgo.train`` simulates the kernels of ``train.ptx`` in
 performance mode on small SM7_QV100 and SM86_RTX3070 GPUs: shared-memory tiles and barriers,
 streaming and strided global traffic, atomics, divergence.  Run under an instrumented build
 (``GPGPUSIM_NATIVE_DIR`` names it), it leaves the branch and call counts that the optimised
@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-PTX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pgo", "train.ptx")
+PTX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "train.ptx")
 
 
 def timing_gpu(ptx_text: str, name: str, sms: int, config: str,
@@ -42,7 +42,7 @@ def timing_gpu(ptx_text: str, name: str, sms: int, config: str,
 def launch_op(lm: Any, cfg: Any, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int],
               params: bytes, regs: int, smem: int) -> Any:
     """The launch of ``kernel`` of loaded module ``lm`` (``regs`` and ``smem`` feed occupancy)."""
-    from gpgpusim.runtime.gpu import KernelLaunchOp
+    from gpgpusim.device.gpu import KernelLaunchOp
     return KernelLaunchOp(lm, kernel, grid, block, 0, params, {"options": cfg}, regs_per_thread=regs,
                           static_smem_bytes=smem)
 

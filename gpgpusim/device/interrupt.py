@@ -168,7 +168,7 @@ def current_kernel(runtime: Any) -> tuple[str | None, dict[str, int]]:
 
 def finish(runtime: Any, signum: int) -> None:
     """Print the interrupted end-of-run output and write the JSON (no exit)."""
-    from gpgpusim.runtime import hostio
+    from gpgpusim import hostio
 
     sig = signal.Signals(signum).name
     if runtime is None:
@@ -218,7 +218,7 @@ def stop_program(code: int, key: str, info: dict[str, Any]) -> None:
 def _final_report(runtime: Any, meta_extra: dict[str, Any]) -> None:
     """The Reporter's end-of-run output, the memcheck summary and the JSON (with
     ``meta_extra`` in its ``"run"`` section), then flush the application's output."""
-    from gpgpusim.runtime import hostio
+    from gpgpusim import hostio
 
     rep = runtime.reporter
     exit_fn = getattr(rep, "exit", None) if rep is not None else None

@@ -68,7 +68,7 @@ KERNEL_LAUNCH_CYCLES = 1
 
 def _debug_out(text: str) -> None:
     if text:
-        from . import hostio
+        from gpgpusim import hostio
         hostio.out(text)
 
 
@@ -482,7 +482,7 @@ class Gpu:
 
     def _run_functional(self, rec: KernelRecord) -> None:
         """Execute ``rec`` on the functional engine (``launch_fn`` when given, else through
-        :class:`~gpgpusim.runtime.funcrun.FunctionalRun`: stop limits and liveness line)."""
+        :class:`~gpgpusim.device.funcrun.FunctionalRun`: stop limits and liveness line)."""
         op = rec.op
         launch = self._launch_fn
         rec.start_cycles = self.now_cycles
@@ -673,27 +673,3 @@ class Gpu:
 
     def free(self, op: FreeOp) -> None:
         self.gmem.free(op.addr)
-
-
-def make_gpu(config: Any = None, gmem: Any = None, reporter: Any = None, *,
-             launch_fn: Callable[..., Any] | None = None) -> Gpu:
-    """The one place the runtime picks its GPU: the functional :class:`Gpu` when the config asks
-    for functional simulation (``-gpgpu_ptx_sim_mode 1`` / ``PTX_SIM_MODE_FUNC=1``) or a stand-in
-    engine is given (``launch_fn``, unit tests), else the cycle-level
-    :class:`gpgpusim.timing.gpu.TimingGpu` (GPGPU-Sim's default, performance simulation)."""
-    functional = launch_fn is not None or config is None
-    if not functional:
-        try:
-            functional = bool(config.functional_only)
-        except (AttributeError, KeyError, TypeError, ValueError):
-            functional = int(_cfg(config, "gpgpu_ptx_sim_mode", 0) or 0) != 0
-    if functional:
-        return Gpu(config, gmem, reporter, launch_fn=launch_fn)
-    from gpgpusim import native
-    from gpgpusim.timing import trace
-    if trace.wanted(config):        # tracing wraps the model's instances: not the compiled classes
-        native.use_pure_for("tracing and pipeline dumps")
-    else:
-        native.announce()
-    from gpgpusim.timing.gpu import TimingGpu
-    return TimingGpu(config, gmem, reporter)
