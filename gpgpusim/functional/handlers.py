@@ -326,6 +326,9 @@ def _decode(lm, prog, fi, pc, inst, d: dec.DInst) -> None:
     elif op == "mma" and "sync" in inst.mods:
         from .wmma import decode_mma_sync
         decode_mma_sync(lm, prog, fi, inst, d)
+    elif op in ("ldmatrix", "stmatrix"):
+        from .wmma import decode_ldmatrix
+        decode_ldmatrix(lm, prog, fi, inst, d)
     elif op in _UNSUPPORTED:
         raise NotSupportedError(f"not supported: {inst} at {_where(prog, inst)}")
     else:

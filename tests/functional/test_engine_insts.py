@@ -252,13 +252,12 @@ def test_half_and_bf16_atomic_adds_colliding_lanes():
 
 # ----------------------------------------------------------------------------- not modelled
 @pytest.mark.parametrize("text", [
-    "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%r10, %r11, %r12, %r13}, {%r10, %r11, %r12, %r13}, "
-    "{%r14, %r15}, {%r10, %r11, %r12, %r13};",
-    "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r10, %r11, %r12, %r13}, [%r14];",
+    "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc {%r10, %r11}, {%r12}, {%r13}, {%r10, %r11};",
+    "ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r10, %r11}, [%r14];",
     "suld.b.1d.b32.trap {%r10}, [surf0, {%r14}];",
 ])
 def test_unmodelled_instructions_fail_only_when_executed(text):
-    """mma (a form not implemented), ldmatrix and suld are parsed and loaded; a kernel that never
+    """mma and ldmatrix (forms not implemented) and suld are parsed and loaded; a kernel that never
     executes them runs; executing one raises NotSupported naming the instruction and its
     file:line."""
     body = TID + _addr(4) + f"""
