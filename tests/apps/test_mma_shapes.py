@@ -1,5 +1,6 @@
 """``mma.sync`` shapes and types, ``ldmatrix`` and ``stmatrix`` (gpgpusim/functional/wmma.py)
-against numpy, from CUDA programs with inline PTX built here by nvcc.
+against numpy, from CUDA programs with inline PTX built here by nvcc (-arch=sm_90: the
+``m16n8k*`` ``.f64`` forms and ``stmatrix`` need it; the simulator runs any PTX on any config).
 
 Every form runs in one warp: the kernel fills the fragment registers from the matrices in
 global memory by the PTX ISA's fragment layouts ("Matrix fragments for mma.m*n*k*", written out
@@ -31,6 +32,9 @@ FORMS = [
     ("m16n8k4", "row.col", "f32", "tf32", "tf32", "f32", False),
     ("m16n8k8", "row.col", "f32", "tf32", "tf32", "f32", False),
     ("m8n8k4", "row.col", "f64", "f64", "f64", "f64", False),
+    ("m16n8k4", "row.col", "f64", "f64", "f64", "f64", False),
+    ("m16n8k8", "row.col", "f64", "f64", "f64", "f64", False),
+    ("m16n8k16", "row.col", "f64", "f64", "f64", "f64", False),
     ("m8n8k16", "row.col", "s32", "s8", "s8", "s32", False),
     ("m8n8k16", "row.col", "s32", "u8", "s8", "s32", False),
     ("m16n8k16", "row.col", "s32", "u8", "u8", "s32", False),
@@ -144,8 +148,8 @@ __device__ u64 pack(const Form &f, int frag, int bits, const u64 *m, int lane, i
 __global__ void mma(int which, const u64 *A, const u64 *B, const u64 *C, u64 *D) {
   const Form &f = forms[which];
   int lane = threadIdx.x;
-  unsigned ra[4], rb[4], rc[8], rd[8];
-  u64 wa[4], wb[4], wc[8], wd[8];
+  unsigned ra[8], rb[8], rc[8], rd[8];
+  u64 wa[8], wb[8], wc[8], wd[8];
   for (int r = 0; r < f.na; r++) wa[r] = pack(f, 0, f.abits, A, lane, r), ra[r] = (unsigned)wa[r];
   for (int r = 0; r < f.nb; r++) wb[r] = pack(f, 1, f.bbits, B, lane, r), rb[r] = (unsigned)wb[r];
   for (int r = 0; r < f.nc; r++) wc[r] = pack(f, 2, f.cbits, C, lane, r), rc[r] = (unsigned)wc[r];
@@ -260,7 +264,7 @@ def _run(exe: Path, cwd: Path, *opts: str) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def mma_exe(tmp_path_factory):
     d = tmp_path_factory.mktemp("mma")
-    return _build(d, "mma_shapes", mma_source(), "sm_80")
+    return _build(d, "mma_shapes", mma_source(), "sm_90")
 
 
 @pytest.mark.parametrize("opts", [["--functional"], []], ids=["functional", "performance"])
