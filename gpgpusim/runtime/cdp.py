@@ -1,0 +1,43 @@
+"""CUDA dynamic parallelism, runtime side: the child grids a kernel launched from the device
+(:mod:`gpgpusim.functional.cdp`) become kernel launches on the parent's stream.
+
+When a kernel finishes, the stream manager (:meth:`StreamManager._sim_loop`) asks
+:func:`child_launches` for its children and puts them on the parent's stream right after it, in
+launch order, ahead of anything the host queued after the parent; so a child (and, the same way,
+its own children) completes before any later work of that stream starts, before
+``cudaStreamSynchronize``/``cudaDeviceSynchronize`` return and before an event recorded after
+the parent completes.  Each child is an ordinary kernel launch of the same module: it gets the
+next ``kernel_launch_uid``, GPGPU-Sim's launch lines and, in performance mode, its own
+statistics block (its cycles follow the parent's; no launch latency is modelled).
+
+How this differs from GPGPU-Sim 4.x: GPGPU-Sim implements the CUDA 5-11 device runtime
+(``cudaGetParameterBufferV2``, ``cudaLaunchDeviceV2``, ``cudaStreamCreateWithFlags``,
+device-side ``cudaDeviceSynchronize``) in ``cuda-sim/cuda_device_runtime.cc`` and starts a
+child kernel while its parent still runs, after ``-cdp_latency`` cycles, on per-CTA device
+streams.  Here the children run only once the whole parent grid has finished (CUDA 12+
+semantics: device-side synchronisation no longer exists, so no result can depend on the child
+running earlier), device-side stream creation is not implemented (``cudaErrorNotSupported``)
+and ``-cdp_latency`` is not modelled.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .gpu import KernelLaunchOp
+
+
+def child_launches(parent: KernelLaunchOp, stats: Any, gmem: Any) -> list[KernelLaunchOp]:
+    """The kernel launches of the child grids ``parent`` launched (``stats.device_launches``),
+    in launch order; their parameter buffers are read and freed."""
+    out = []
+    for dl in getattr(stats, "device_launches", None) or ():
+        from gpgpusim.functional.engine import get_program
+        n = int(get_program(parent.module, dl.kernel).kernel.param_bytes)
+        params = gmem.read(dl.buffer, n).tobytes() if n else b""
+        gmem.free(dl.buffer)
+        kwargs = dict(parent.launch_kwargs)
+        if isinstance(kwargs.get("line_stats"), dict):
+            kwargs["line_stats"] = {}        # the engine fills it per launch
+        out.append(KernelLaunchOp(parent.module, dl.kernel, dl.grid, dl.block, dl.smem, params, kwargs))
+    return out
