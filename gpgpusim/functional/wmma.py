@@ -243,7 +243,8 @@ def decode_mma_sync(lm: Any, prog: Any, fi: Any, inst: ir.Instruction, d: Any) -
     shape = next((x for x in mods if re.fullmatch(r"m\d+n\d+k\d+", x)), "")
     ts = [x for x in mods if x in _MMA_TYPES]
     layouts = [x for x in mods if x in ("row", "col")]
-    ok = len(ts) == 4 and len(layouts) == 2 and ts[1] in _MMA_IN and ts[2] in _MMA_IN
+    ok = len(ts) == 4 and len(layouts) == 2 and ts[1] in _MMA_IN and ts[2] in _MMA_IN \
+        and len(inst.operands) == 4 and not any(x == "sp" or x.startswith("sp::") for x in mods)
     if ok:
         cls, accs = _MMA_IN[ts[1]]
         ok = (_MMA_IN[ts[2]][0] == cls and (ts[1] == ts[2] or cls in ("i8", "i4")) and ts[0] in accs

@@ -254,6 +254,8 @@ def test_half_and_bf16_atomic_adds_colliding_lanes():
 @pytest.mark.parametrize("text", [
     "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc {%r10, %r11}, {%r12}, {%r13}, {%r10, %r11};",
     "ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r10, %r11}, [%r14];",
+    "mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r10, %r11, %r12, %r13}, "
+    "{%r14, %r15, %r16, %r17}, {%f1, %f2, %f3, %f4}, %r18, 0x0;",
     "suld.b.1d.b32.trap {%r10}, [surf0, {%r14}];",
 ])
 def test_unmodelled_instructions_fail_only_when_executed(text):
