@@ -953,7 +953,7 @@ class StreamManager:
                     children: list[KernelLaunchOp] = []
                     with self._lock:
                         for rec in finished:
-                            if rec.error is None and rec.stats is not None and rec.stats.device_launches:
+                            if rec.error is None and getattr(rec.stats, "device_launches", None):
                                 children += self._queue_children(rec.op, rec.stats)
                             self._complete(rec.op, rec.error)
                     for child in children:
