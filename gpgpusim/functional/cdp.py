@@ -8,7 +8,8 @@ binary carries as SASS only, so they are implemented here:
 * ``__cudaCDP2GetParameterBufferV2(func, gridDim, blockDim, sharedMem)`` returns a parameter
   buffer allocated from device memory (the size of ``func``'s parameters, 64-byte aligned) and
   remembers the launch configuration with it; the kernel then stores the arguments into it.
-  ``func`` that is no kernel of the module returns NULL (the launch is skipped, as in CUDA).
+  A ``func`` that is no kernel of the module's PTX stops the parent with
+  ``cudaErrorInvalidDeviceFunction`` naming the call.
 * ``__cudaCDP2LaunchDeviceV2(buffer, stream)`` queues the child grid on the launching kernel's
   :class:`~gpgpusim.functional.engine.KernelStats` (``device_launches``) and returns
   ``cudaSuccess``; a buffer that came from no ``GetParameterBuffer`` returns
@@ -37,8 +38,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-#: cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidDeviceFunction
-_SUCCESS, _INVALID_VALUE, _INVALID_DEVICE_FUNCTION = 0, 1, 98
+#: cudaSuccess, cudaErrorInvalidValue
+_SUCCESS, _INVALID_VALUE = 0, 1
 
 #: the calls this module implements (their PTX names)
 CALLS = ("__cudaCDP2GetParameterBufferV2", "__cudaCDP2LaunchDeviceV2", "__cudaCDP2GetParameterBuffer",
@@ -88,6 +89,13 @@ def _param_bytes(lm: Any, kernel: str) -> int:
     return int(get_program(lm, kernel).kernel.param_bytes)
 
 
+def _no_kernel(ex: Any, name: str, handle: int, where: str) -> Exception:
+    from gpgpusim.errors import CudaError, Err
+    return CudaError(Err.InvalidDeviceFunction, f"{name} at {where}: {handle:#x} is no kernel of "
+                     f"{ex.lm.module.filename} (device-side launches reach the kernels of the launching "
+                     f"module's PTX only)", sticky=True)
+
+
 def make_call(lm: Any, name: str, args: list[Any], arg: Callable[[Any, str, int], Any],
               ret: Callable[[str], Callable[[Any, np.ndarray, Any], None]], where: str) -> Callable[[Any, Any], None]:
     """The ``run`` of a call of device-runtime function ``name`` (one of :data:`CALLS`).
@@ -126,7 +134,7 @@ def make_call(lm: Any, name: str, args: list[Any], arg: Callable[[Any, str, int]
                 if v2:
                     kernel = kernels.get(int(funcs[i]))
                     if kernel is None:
-                        continue                      # NULL: no such kernel
+                        raise _no_kernel(ex, name, int(funcs[i]), where)
                     size = _param_bytes(ex.lm, kernel)
                     conf: _Conf = (kernel, _dim(grids[i]), _dim(blocks[i]), int(smems[i]))
                 else:
@@ -169,8 +177,7 @@ def make_call(lm: Any, name: str, args: list[Any], arg: Callable[[Any, str, int]
                 smem = int(smems[i])
             if kernel is None:
                 ex.gmem.free(addr)
-                res[i] = _INVALID_DEVICE_FUNCTION
-                continue
+                raise _no_kernel(ex, name, int(funcs[i]), where)
             ex.device_launches.append(DeviceLaunch(kernel, grid, block, smem, addr, int(streams[i])))
         wret(ex, lanes, res)
     return launch

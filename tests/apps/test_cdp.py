@@ -58,3 +58,40 @@ def test_explicit_device_launch_api(tmp_path, opts):
         # the parent and its two children, each with its own statistics block
         assert [ln for ln in lines if ln.startswith("kernel_name = ")] == [
             "kernel_name = _Z6parentPi ", "kernel_name = _Z5childPii ", "kernel_name = _Z5childPii "]
+
+
+NOT_A_KERNEL_SOURCE = r"""
+#include <cstdio>
+__device__ __noinline__ void helper(int *out) { out[0] = 1; }
+__global__ void parent(int *out) {
+  if (threadIdx.x == 0) {
+    void *p = cudaGetParameterBuffer(8, 8);
+    *(int **)p = out;
+    cudaLaunchDevice((void *)helper, p, dim3(1), dim3(1), 0, 0);
+  }
+}
+int main() {
+  int *d;
+  cudaMalloc(&d, 4);
+  parent<<<1, 32>>>(d);
+  printf("sync: %s\n", cudaGetErrorName(cudaDeviceSynchronize()));
+  return 0;
+}
+"""
+
+
+def test_launch_of_a_non_kernel_fails_cleanly(tmp_path):
+    """cudaLaunchDevice of a __device__ function: the parent stops with one line naming the call
+    and cudaErrorInvalidDeviceFunction, no traceback."""
+    nvcc = find_nvcc()
+    if nvcc is None:
+        pytest.skip("nvcc not found")
+    (tmp_path / "nk.cu").write_text(NOT_A_KERNEL_SOURCE)
+    subprocess.run([nvcc, "-cudart", "shared", "-rdc=true", str(tmp_path / "nk.cu"), "-o", str(tmp_path / "nk"),
+                    "-lcudadevrt"], check=True, capture_output=True, timeout=600)
+    r = subprocess.run(gpgpusim_cmd() + ["run", "--functional", "--", str(tmp_path / "nk")], capture_output=True,
+                       text=True, cwd=tmp_path, env=sim_env(), timeout=600)
+    assert "sync: cudaErrorInvalidDeviceFunction" in r.stdout.splitlines(), r.stdout[-2000:] + r.stderr[-2000:]
+    lines = [ln for ln in r.stderr.splitlines() if "is no kernel of" in ln]
+    assert len(lines) == 1 and "__cudaCDP2LaunchDevice at " in lines[0], r.stderr[-2000:]
+    assert "Traceback" not in r.stderr
