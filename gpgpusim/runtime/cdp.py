@@ -8,16 +8,17 @@ its own children) completes before any later work of that stream starts, before
 ``cudaStreamSynchronize``/``cudaDeviceSynchronize`` return and before an event recorded after
 the parent completes.  Each child is an ordinary kernel launch of the same module: it gets the
 next ``kernel_launch_uid``, GPGPU-Sim's launch lines and, in performance mode, its own
-statistics block (its cycles follow the parent's; no launch latency is modelled).
+statistics block (its cycles follow the parent's).
 
-How this differs from GPGPU-Sim 4.x: GPGPU-Sim implements the CUDA 5-11 device runtime
-(``cudaGetParameterBufferV2``, ``cudaLaunchDeviceV2``, ``cudaStreamCreateWithFlags``,
-device-side ``cudaDeviceSynchronize``) in ``cuda-sim/cuda_device_runtime.cc`` and starts a
-child kernel while its parent still runs, after ``-cdp_latency`` cycles, on per-CTA device
-streams.  Here the children run only once the whole parent grid has finished (CUDA 12+
-semantics: device-side synchronisation no longer exists, so no result can depend on the child
-running earlier), device-side stream creation is not implemented (``cudaErrorNotSupported``)
-and ``-cdp_latency`` is not modelled.
+How this differs from GPGPU-Sim 4.x, whose device runtime serves the CUDA 5-11 calls
+(``cudaGetParameterBufferV2``, ``cudaLaunchDeviceV2``, device-side ``cudaStreamCreateWithFlags``)
+with ``-gpgpu_cdp_enabled`` and charges them the latencies of ``-cdp_latency`` (stream creation,
+parameter buffer and launch, per warp and per kernel): a child grid may start there while its
+parent still runs.  Here the children start once the whole parent grid has finished (a schedule
+CUDA 12+ allows: device-side synchronisation no longer exists, so no correct program depends on
+a child running earlier); device-side stream creation is not implemented
+(``cudaErrorNotSupported`` naming the call); ``-cdp_latency`` is accepted and not modelled, and
+CDP is on whatever ``-gpgpu_cdp_enabled`` says.
 """
 
 from __future__ import annotations
