@@ -34,9 +34,9 @@ block-scaled and sparse (``mma.sp``) forms are not implemented.  :func:`decode_l
 implements ``ldmatrix`` and ``stmatrix`` (sm_90) ``.m8n8`` ``.x1/.x2/.x4`` ``{.trans}`` ``.b16``
 as the PTX ISA lays their registers out; ``.m16n16``/``.m8n16`` (``.b8``, sm_100) are not.
 
-Timing: ``mma`` is a TENSOR_CORE_OP (``timing/static.py``); ``ldmatrix`` and ``stmatrix`` have
-no op class of their own there and are timed as 1-cycle ALU instructions (their shared-memory
-accesses do not go through the LD/ST unit; the functional result is exact).
+Timing: ``mma`` is a TENSOR_CORE_OP (``timing/static.py``); ``ldmatrix`` and ``stmatrix`` are
+shared-memory loads and stores on the LD/ST unit, one 16-bit access per element a lane moves
+(``timing/gpu.matrix_memory_ops``).
 
 Arithmetic: products and sums in float64 (int64 for integers), rounded once to the result type;
 exact wherever the inputs are representable with few bits, which is what tests use (the tensor
