@@ -1,5 +1,5 @@
-"""Warp-level matrix instructions: ``wmma.load``, ``wmma.store``, ``wmma.mma`` and ``mma.sync``
-(functional).
+"""Warp-level matrix instructions: ``wmma.load``, ``wmma.store``, ``wmma.mma``, ``mma.sync``,
+``ldmatrix`` and ``stmatrix`` (functional).
 
 GPGPU-Sim counterpart: ``mma_ld_impl``, ``mma_st_impl`` and ``mma_impl`` (``cuda-sim/
 instructions.cc``), which GPGPU-Sim times on its tensor-core unit (here ``timing/static.py``
@@ -42,8 +42,8 @@ Arithmetic: products and sums in float64 (int64 for integers), rounded once to t
 exact wherever the inputs are representable with few bits, which is what tests use (the tensor
 cores' internal order of summation is not modelled).  ``.tf32`` inputs keep 10 mantissa bits
 (the low 13 bits of the f32 ignored, as the hardware does); ``.bf16`` values are the upper half
-of an f32.  Every lane of a warp that executes a ``wmma`` instruction must be active (``.sync
-.aligned``); otherwise the instruction fails with ``cudaErrorLaunchFailure`` naming it.
+of an f32.  Every lane of a warp that executes one of these instructions must be active
+(``.sync.aligned``); otherwise the instruction fails with ``cudaErrorLaunchFailure`` naming it.
 """
 
 from __future__ import annotations
@@ -316,8 +316,8 @@ def _full_warps(ex: Any, sel: Any, where: str) -> np.ndarray:
     lanes = ex.all_lanes if sel is None else sel
     g = lanes.reshape(-1, 32) if lanes.size % 32 == 0 else None
     if g is None or not ((g & 31) == np.arange(32)).all() or not ((g >> 5) == (g[:, :1] >> 5)).all():
-        raise CudaError(Err.LaunchFailure, f"{where}: a wmma instruction needs all 32 lanes of the warp "
-                                           f"active (.sync.aligned)", sticky=True)
+        raise CudaError(Err.LaunchFailure, f"{where}: a warp-level matrix instruction needs all 32 lanes "
+                                           f"of the warp active (.sync.aligned)", sticky=True)
     return lanes
 
 
