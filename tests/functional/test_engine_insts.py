@@ -284,6 +284,30 @@ DONE:
         assert f"at t.ptx:{line}" in str(e.value)
 
 
+@pytest.mark.parametrize("text", [
+    "ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r10}, [%r14];",
+    "mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16 {%r10, %r11}, {%r12, %r13}, {%r15}, {%r10, %r11};",
+])
+def test_warp_matrix_instruction_needs_the_whole_warp(text):
+    """ldmatrix and mma.sync are .sync.aligned: executed by half a warp they stop the kernel
+    with cudaErrorLaunchFailure naming the instruction (both drivers)."""
+    from gpgpusim.errors import CudaError
+    m = ptx(TID + _addr(4) + f"""
+    .shared .align 16 .b8 sm[256];
+    mov.u32 %r14, sm;
+    setp.ge.u32 %p1, %r1, 16;
+    @%p1 bra DONE;
+    {text}
+DONE:
+    st.global.u32 [%rd3], %r1;
+    ret;""")
+    for driver in ("batched", "warp"):
+        with pytest.raises(CudaError) as e:
+            run_once(m, "k", (1, 1, 1), (32, 1, 1), [("o", np.zeros(32, np.uint32))], driver=driver)
+        assert e.value.code == Err.LaunchFailure
+        assert str(e.value).startswith(text.split()[0]) and "needs all 32 lanes of the warp active" in str(e.value)
+
+
 def test_min_max_xorsign_and_three_input_forms_run_in_kernels():
     """PTX 7.2 min.xorsign.abs.f32 and PTX 8.8 three-input max.f32 / min.abs.f32."""
     m = ptx(TID + _addr(16) + """
