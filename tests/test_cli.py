@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -389,12 +390,25 @@ def test_unmodelled_options_say_so():
 CDP_SOURCE = r"""
 #include <cstdio>
 __global__ void child(int *a) { a[threadIdx.x] += 1; }
-__global__ void parent(int *a) { if (threadIdx.x == 0) child<<<1, 32>>>(a); }
-int main() {
-  int *d;
+__global__ void parent(int *a, int stream) {
+  if (threadIdx.x == 0) {
+    if (stream) {
+      cudaStream_t s;
+      cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+      child<<<1, 32, 0, s>>>(a);
+    } else {
+      child<<<1, 32>>>(a);
+    }
+  }
+}
+int main(int argc, char **argv) {
+  int *d, h[32];
   cudaMalloc(&d, 32 * sizeof(int));
-  parent<<<1, 32>>>(d);
+  cudaMemset(d, 0, 32 * sizeof(int));
+  parent<<<1, 32>>>(d, argc > 1);
   printf("cdp: %s\n", cudaGetErrorName(cudaDeviceSynchronize()));
+  cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+  printf("a[31] = %d\n", h[31]);
   return 0;
 }
 """
@@ -402,15 +416,24 @@ int main() {
 
 @needs_nvcc
 def test_device_runtime_registration_is_one_line(with_lib, tmp_path):
+    """A binary linking libcudadevrt: one line about it, not one per device-runtime symbol; the
+    device-side launch runs; a device-runtime call that is not simulated (stream creation)
+    fails the kernel with one line naming it and cudaErrorNotSupported, no traceback."""
     (tmp_path / "cdp.cu").write_text(CDP_SOURCE)
     subprocess.run([NVCC, "-cudart", "shared", "-rdc=true", str(tmp_path / "cdp.cu"), "-o", str(tmp_path / "cdp"),
                     "-lcudadevrt"], check=True, capture_output=True)
+    note = ("gpgpusim: fat binary #1 links CUDA's device runtime (libcudadevrt, dynamic parallelism), which it "
+            "carries without PTX: device-side kernel launches run after their parent grid; other device-runtime "
+            "calls return cudaErrorNotSupported")
     r = _run_cli(with_lib, ["run", "--functional", "--set", "-gpgpu_ptx_force_max_capability=75", "--",
                             str(tmp_path / "cdp")], tmp_path)
+    out = r.stdout.splitlines()
+    assert r.returncode == 0 and "cdp: cudaSuccess" in out and "a[31] = 1" in out, r.stdout[-2000:]
+    assert r.stderr.splitlines() == [note]
+    r = _run_cli(with_lib, ["run", "--functional", "--set", "-gpgpu_ptx_force_max_capability=75", "--",
+                            str(tmp_path / "cdp"), "stream"], tmp_path)
     assert r.returncode == 0 and "cdp: cudaErrorNotSupported" in r.stdout.splitlines()
-    assert r.stderr.splitlines() == [
-        "gpgpusim: fat binary #1 links CUDA's device runtime (libcudadevrt, for dynamic parallelism), whose kernels "
-        "and variables have no PTX in it: device-side kernel launches are not supported (they return "
-        "cudaErrorNotSupported)",
-        "gpgpusim: cudaDeviceSynchronize: cudaErrorNotSupported: not supported: call of "
-        "__cudaCDP2GetParameterBufferV2 at fatbin1.sm_75.ptx:79"]
+    err = r.stderr.splitlines()
+    assert err[0] == note and len(err) == 2, r.stderr
+    assert re.fullmatch(r"gpgpusim: cudaDeviceSynchronize: cudaErrorNotSupported: not supported: call of "
+                        r"__cudaCDP2StreamCreateWithFlags at fatbin1\.sm_75\.ptx:\d+", err[1]), err[1]

@@ -79,6 +79,9 @@ class KernelStats:
     opcode_counts: dict[str, int] = field(default_factory=dict)   # thread-level, by opcode
     line_stats: dict[int, list[int]] | None = None    # PTX line -> [warp, thread, active lanes]
     wall_s: float = 0.0
+    #: child grids launched from the device (``cdp.DeviceLaunch``, in launch order), which the
+    #: runtime runs after this grid (dynamic parallelism)
+    device_launches: list[Any] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -856,6 +859,7 @@ def chunk_exec(lc: LaunchChunks, cta_ids: list[int], workspace: int | None) -> E
     launch's grid-barrier workspace, or None)."""
     ex = Exec(lc.prog, lc.lm, lc.gmem, lc.grid, lc.block, lc.dyn_smem_bytes, lc.params, cta_ids,
               printf=lc.printf, options=lc.options, gridid=lc.gridid)
+    ex.device_launches = lc.stats.device_launches
     if workspace is not None:
         ex.envreg[1] = workspace >> 32
         ex.envreg[2] = workspace & 0xFFFFFFFF

@@ -326,6 +326,9 @@ def _decode(lm, prog, fi, pc, inst, d: dec.DInst) -> None:
     elif op == "mma" and "sync" in inst.mods:
         from .wmma import decode_mma_sync
         decode_mma_sync(lm, prog, fi, inst, d)
+    elif op in ("ldmatrix", "stmatrix"):
+        from .wmma import decode_ldmatrix
+        decode_ldmatrix(lm, prog, fi, inst, d)
     elif op in _UNSUPPORTED:
         raise NotSupportedError(f"not supported: {inst} at {_where(prog, inst)}")
     else:
@@ -1041,7 +1044,8 @@ def _make_fend(prog, callee: dec.FuncInfo, save_slots: list[int]) -> None:
 
 
 def _builtin(lm, prog, fi, inst, name, rets, args) -> Callable:
-    """``vprintf``, ``malloc``, ``free`` and ``__assertfail`` (CUDA's device runtime calls)."""
+    """``vprintf``, ``malloc``, ``free``, ``__assertfail`` and the device-side launch calls of
+    :mod:`.cdp` (CUDA's device runtime calls)."""
     def arg_reader(a, typ):
         if isinstance(a, ir.Sym):
             space, off = sym_address(lm, prog, fi, inst, a.name)
@@ -1125,6 +1129,19 @@ def _builtin(lm, prog, fi, inst, name, rets, args) -> Callable:
             raise CudaError(Err.Assert, f"{fname}:{line}: {prog.kernel.name}: {ex.describe_lane(lane)} "
                             f"Assertion `{msg}` failed.", sticky=True)
         return assertfail
+    from .cdp import CALLS, make_call
+    if name in CALLS:            # device-side kernel launches (dynamic parallelism)
+        def field_reader(a, typ, offset):
+            if isinstance(a, ir.Sym):
+                space, off = sym_address(lm, prog, fi, inst, a.name)
+                if space == "local":
+                    tdt = dec.dtype_of(typ)
+                    o = off + offset
+                    return lambda ex, sel, lanes: ex.load("local", (ex.fp[lanes] + o).astype(np.uint64), lanes, tdt)
+            if offset:
+                raise PtxError(f"{_where(prog, inst)}: {name}: a dim3 argument must be a .param")
+            return arg_reader(a, typ)
+        return make_call(lm, name, args, field_reader, ret_writer, _where(prog, inst))
     raise NotSupportedError(f"not supported: call of {name} at {_where(prog, inst)}")
 
 

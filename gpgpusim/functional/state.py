@@ -142,6 +142,8 @@ class Exec:
         self.block = block
         self.options = options
         self.gridid = gridid
+        #: child grids launched by ``cudaLaunchDevice`` (the launch's list, see ``engine.chunk_exec``)
+        self.device_launches: list[Any] = []
         self.printf = printf or (lambda s: (sys.stdout.write(s), sys.stdout.flush()))
         self.cta_ids = np.asarray(cta_ids, dtype=np.int64)
         self.ncta = len(cta_ids)

@@ -266,13 +266,14 @@ class Runtime(StreamApi, TextureApi):
     def _device_runtime_note(self, m: Module) -> None:
         """One line per fat binary for the kernels and variables of CUDA's device runtime
         (``-rdc=true -lcudadevrt``, dynamic parallelism) that the host registers but whose PTX the
-        binary does not carry (instead of one line for each of its ~40 symbols)."""
+        binary does not carry (instead of one line for each of its ~40 symbols); the device-side
+        launch calls are simulated (:mod:`gpgpusim.functional.cdp`)."""
         if m.index in self._cudadevrt_noted:
             return
         self._cudadevrt_noted.add(m.index)
-        hostio.err(f"gpgpusim: fat binary #{m.index} links CUDA's device runtime (libcudadevrt, for "
-                   f"dynamic parallelism), whose kernels and variables have no PTX in it: device-side "
-                   f"kernel launches are not supported (they return cudaErrorNotSupported)")
+        hostio.err(f"gpgpusim: fat binary #{m.index} links CUDA's device runtime (libcudadevrt, dynamic "
+                   f"parallelism), which it carries without PTX: device-side kernel launches run after "
+                   f"their parent grid; other device-runtime calls return cudaErrorNotSupported")
 
     def _registration_failed(self, name: str, exc: BaseException, consequence: str = "") -> CudaError:
         """One stderr line for a failed registration call (with ``GPGPUSIM_TRACEBACK=1`` the

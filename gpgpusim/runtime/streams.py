@@ -905,6 +905,23 @@ class StreamManager:
             self._active.remove(s)
         self._cv.notify_all()
 
+    def _queue_children(self, op: KernelLaunchOp, stats: Any) -> list[KernelLaunchOp]:
+        """Put the child grids ``op`` launched from the device on its stream right after it
+        (lock held; :mod:`gpgpusim.runtime.cdp`); returns them."""
+        from .cdp import child_launches
+
+        s = op.stream
+        kids = child_launches(op, stats, self.gpu.gmem)
+        at = 1 if s.ops and s.ops[0] is op else 0
+        for i, child in enumerate(kids):
+            self.gpu.push_kernel(child, self._stream_id(s))
+            child.stream = s
+            child.seq = next(self._seq)
+            s.ops.insert(at + i, child)
+        if kids and s.last_op is op:
+            s.last_op = kids[-1]
+        return kids
+
     def _sim_loop(self) -> None:
         """``gpgpu_sim_thread_concurrent``: start ready operations; advance the GPU when busy."""
         try:
@@ -933,9 +950,14 @@ class StreamManager:
                     # dropped, not simulated
                     finished = self.gpu.abort() if self.sticky_error is not None \
                         else self.gpu.advance()
+                    children: list[KernelLaunchOp] = []
                     with self._lock:
                         for rec in finished:
+                            if rec.error is None and getattr(rec.stats, "device_launches", None):
+                                children += self._queue_children(rec.op, rec.stats)
                             self._complete(rec.op, rec.error)
+                    for child in children:
+                        self.gpu.announce_kernel(child)      # outside the lock: it prints
                     continue
                 self._execute(op)
         except BaseException as exc:  # noqa: BLE001 - a simulator bug: blocked host threads fail loudly

@@ -2,7 +2,8 @@
 and 8-bit integer fragments, the default architecture) in both modes and both feeds, the sm_80
 ``wmma`` types (.bf16, .tf32, .f64) and ``mma.sync`` (inline PTX, the fragments the PTX ISA
 specifies) from programs built here with -arch=sm_80; every result is checked exactly by the
-program itself."""
+program itself.  ``test_mma_shapes.py`` covers the other ``mma.sync`` shapes and types,
+``ldmatrix`` and ``stmatrix`` against numpy."""
 
 from __future__ import annotations
 
@@ -211,23 +212,20 @@ def test_wmma_gemm_app(tmp_path, opts):
             "gpu_sim_cycle = 6166", "gpu_sim_cycle = 5551", "gpu_sim_cycle = 9864"]
 
 
-def test_wmma_sm80_types(tmp_path):
+def _check_sm80_program(tmp_path: Path, name: str, source: str, expect: str) -> None:
+    """Build ``source`` with -arch=sm_80 and run it in both modes; it prints ``expect``."""
     nvcc = _nvcc()
-    (tmp_path / "w.cu").write_text(SM80_SOURCE)
-    subprocess.run([nvcc, "-cudart", "shared", "-arch=sm_80", str(tmp_path / "w.cu"), "-o", str(tmp_path / "w")],
+    (tmp_path / f"{name}.cu").write_text(source)
+    subprocess.run([nvcc, "-cudart", "shared", "-arch=sm_80", str(tmp_path / f"{name}.cu"), "-o", str(tmp_path / name)],
                    check=True, capture_output=True, timeout=600)
     for opts in (["--functional"], []):
-        r = _run(tmp_path / "w", tmp_path, *opts)
-        assert r.returncode == 0 and "wmma_sm80: PASS (cudaSuccess, 0 mismatches)" in r.stdout, (
-            opts, r.stdout[-3000:] + r.stderr[-3000:])
+        r = _run(tmp_path / name, tmp_path, *opts)
+        assert r.returncode == 0 and expect in r.stdout, (opts, r.stdout[-3000:] + r.stderr[-3000:])
+
+
+def test_wmma_sm80_types(tmp_path):
+    _check_sm80_program(tmp_path, "w", SM80_SOURCE, "wmma_sm80: PASS (cudaSuccess, 0 mismatches)")
 
 
 def test_mma_sync_fragments(tmp_path):
-    nvcc = _nvcc()
-    (tmp_path / "m.cu").write_text(MMA_SYNC_SOURCE)
-    subprocess.run([nvcc, "-cudart", "shared", "-arch=sm_80", str(tmp_path / "m.cu"), "-o", str(tmp_path / "m")],
-                   check=True, capture_output=True, timeout=600)
-    for opts in (["--functional"], []):
-        r = _run(tmp_path / "m", tmp_path, *opts)
-        assert r.returncode == 0 and "mma_sync: PASS (cudaSuccess, 0 mismatches)" in r.stdout, (
-            opts, r.stdout[-3000:] + r.stderr[-3000:])
+    _check_sm80_program(tmp_path, "m", MMA_SYNC_SOURCE, "mma_sync: PASS (cudaSuccess, 0 mismatches)")

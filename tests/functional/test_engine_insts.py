@@ -252,13 +252,14 @@ def test_half_and_bf16_atomic_adds_colliding_lanes():
 
 # ----------------------------------------------------------------------------- not modelled
 @pytest.mark.parametrize("text", [
-    "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%r10, %r11, %r12, %r13}, {%r10, %r11, %r12, %r13}, "
-    "{%r14, %r15}, {%r10, %r11, %r12, %r13};",
-    "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r10, %r11, %r12, %r13}, [%r14];",
+    "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc {%r10, %r11}, {%r12}, {%r13}, {%r10, %r11};",
+    "ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r10, %r11}, [%r14];",
+    "mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r10, %r11, %r12, %r13}, "
+    "{%r14, %r15, %r16, %r17}, {%f1, %f2, %f3, %f4}, %r18, 0x0;",
     "suld.b.1d.b32.trap {%r10}, [surf0, {%r14}];",
 ])
 def test_unmodelled_instructions_fail_only_when_executed(text):
-    """mma (a form not implemented), ldmatrix and suld are parsed and loaded; a kernel that never
+    """mma and ldmatrix (forms not implemented) and suld are parsed and loaded; a kernel that never
     executes them runs; executing one raises NotSupported naming the instruction and its
     file:line."""
     body = TID + _addr(4) + f"""
@@ -281,6 +282,30 @@ DONE:
         assert e.value.code == Err.NotSupported and e.value.sticky
         assert str(e.value).startswith(f"not supported: {text.split()[0]}")
         assert f"at t.ptx:{line}" in str(e.value)
+
+
+@pytest.mark.parametrize("text", [
+    "ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r10}, [%r14];",
+    "mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16 {%r10, %r11}, {%r12, %r13}, {%r15}, {%r10, %r11};",
+])
+def test_warp_matrix_instruction_needs_the_whole_warp(text):
+    """ldmatrix and mma.sync are .sync.aligned: executed by half a warp they stop the kernel
+    with cudaErrorLaunchFailure naming the instruction (both drivers)."""
+    from gpgpusim.errors import CudaError
+    m = ptx(TID + _addr(4) + f"""
+    .shared .align 16 .b8 sm[256];
+    mov.u32 %r14, sm;
+    setp.ge.u32 %p1, %r1, 16;
+    @%p1 bra DONE;
+    {text}
+DONE:
+    st.global.u32 [%rd3], %r1;
+    ret;""")
+    for driver in ("batched", "warp"):
+        with pytest.raises(CudaError) as e:
+            run_once(m, "k", (1, 1, 1), (32, 1, 1), [("o", np.zeros(32, np.uint32))], driver=driver)
+        assert e.value.code == Err.LaunchFailure
+        assert str(e.value).startswith(text.split()[0]) and "needs all 32 lanes of the warp active" in str(e.value)
 
 
 def test_min_max_xorsign_and_three_input_forms_run_in_kernels():

@@ -162,3 +162,30 @@ def test_cache_operator_per_pc():
                    ("ld", "ca"), ("st", "wt"), ("st", "cg"), ("st", "wb"), ("red", "cg"), ("ret", "")]
     # the kernel's ld.param reads offset 0 of the parameter buffer (its L1C address)
     assert [int(x) for x in t.param_offset[:3]] == [0, -1, -1]
+
+
+def test_ldmatrix_stmatrix_are_shared_memory_loads_and_stores():
+    """timing/gpu.matrix_memory_ops: ldmatrix a LOAD_OP, stmatrix a STORE_OP, both on the LD/ST
+    unit with 16-bit accesses in shared memory; stmatrix's address register is a source."""
+    from gpgpusim.timing.gpu import matrix_memory_ops
+    g = GlobalMemory()
+    lm = load_module(ptx("""
+.reg .b32 %r<8>;
+mov.u32 %r1, 0;
+ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%r2, %r3}, [%r1];
+stmatrix.sync.aligned.m8n8.x2.shared.b16 [%r1], {%r2, %r3};
+ret;
+"""), g)
+    prog = engine.get_program(lm, "k")
+    t = matrix_memory_ops(build_table(prog, load_config(None, env=False)), prog)
+    ld, st = prog.opcode_of.index("ldmatrix"), prog.opcode_of.index("stmatrix")
+    sl = {n: i for i, n in enumerate(prog.slot_names)}
+    r1, r2, r3 = (sl["k:%r" + str(i)] for i in (1, 2, 3))
+    assert (OpClass(t.op_class[ld]), OpClass(t.op_class[st])) == (OpClass.LOAD_OP, OpClass.STORE_OP)
+    assert Unit(t.unit[ld]) == Unit(t.unit[st]) == Unit.MEM
+    assert (t.mem_space[ld], t.mem_space[st]) == ("shared", "shared")
+    assert (bool(t.is_load[ld]), bool(t.is_store[ld]), bool(t.is_load[st]), bool(t.is_store[st])) == (
+        True, False, False, True)
+    assert t.width_bytes[ld] == t.width_bytes[st] == 2
+    assert sorted(t.dst_regs[ld]) == sorted([r2, r3]) and list(t.src_regs[ld]) == [r1]
+    assert list(t.dst_regs[st]) == [] and sorted(t.src_regs[st]) == sorted([r1, r2, r3])
