@@ -72,3 +72,15 @@ def test_imports_go_down_the_layers():
             if a != b and not (LAYER[a] > LAYER[b] or (a, b) in SAME_LAYER):
                 wrong.append(f"{path.relative_to(PKG.parent)} imports {target} ({a} -> {b})")
     assert not wrong, "\n".join(sorted(wrong))
+
+
+def test_every_import_of_ours_names_a_module_that_exists():
+    """(mypy skips missing imports: a module moved without updating an import is caught here)"""
+    mods = _modules()
+    missing = []
+    for name, path in mods.items():
+        for target in _imports(name, path, mods):
+            if target not in mods:
+                missing.append(f"{path.relative_to(PKG.parent)} imports {target}")
+    assert not missing, "\n".join(sorted(missing))
+

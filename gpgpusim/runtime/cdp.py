@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .gpu import KernelLaunchOp
+from gpgpusim.device.gpu import KernelLaunchOp
 
 
 def child_launches(parent: KernelLaunchOp, stats: Any, gmem: Any) -> list[KernelLaunchOp]:
