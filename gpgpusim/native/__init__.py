@@ -47,16 +47,16 @@ GROUP_MODULE = GROUP + "__mypyc"
 # The compiled modules, relative to the package root.  Left out: gpu.py (TimingGpu derives from
 # the runtime's interpreted Gpu class), trace.py (wraps instance methods).
 MODULES = (
-    "timing/cache.py", "timing/clock.py", "timing/cluster.py", "timing/feed.py", "timing/live.py", "timing/mem_fetch.py",
+    "timing/clock.py", "timing/cluster.py", "timing/feed.py", "timing/live.py", "timing/mem_fetch.py",
     "timing/occupancy.py", "timing/sampling.py", "timing/static.py",
     "timing/core/coalesce.py", "timing/core/icache.py", "timing/core/ldst.py", "timing/core/opcoll.py",
     "timing/core/pipe.py", "timing/core/shader.py", "timing/core/stats.py",
     "timing/core/table.py", "timing/core/units.py",
     "timing/memory/__init__.py", "timing/memory/addrdec.py", "timing/memory/dram.py",
     "timing/memory/icnt.py", "timing/memory/partition.py",
-) + tuple(sorted(  # every warp-scheduling policy (a new one is a new file there)
-    "timing/core/schedulers/" + f for f in os.listdir(os.path.join(PKG_ROOT, "timing", "core", "schedulers"))
-    if f.endswith(".py")))
+) + tuple(sorted(  # every module of these packages (a new scheduler is a new file there)
+    f"{pkg}/{f}" for pkg in ("timing/cache", "timing/core/schedulers")
+    for f in os.listdir(os.path.join(PKG_ROOT, *pkg.split("/"))) if f.endswith(".py")))
 
 _finder: _NativeFinder | None = None
 _note: str = ""          # why the compiled modules are not in use ("" when they are)

@@ -2,7 +2,7 @@
 
 GPGPU-Sim counterparts: ``gpgpu_sim::gpu_print_stat`` (gpu-sim.cc), ``shader_print_cache_stats``,
 ``shader_core_stats::print``, ``memory_stats_t::memlatstat_print``, the L2 part of
-``gpgpu_sim::gpu_print_stat`` (checklist C193; format facts: anchors.md §1c and the 4.2 logs).
+``gpgpu_sim::gpu_print_stat`` (checklist C193; the format is GPGPU-Sim 4.2's output).
 
 Design (gem5 / ChampSim style):
 

@@ -2,7 +2,7 @@
 
 GPGPU-Sim counterpart: ``libcuda/cuda_runtime_api.cc`` (the ``cuda*`` entry points and their
 ``*Internal`` helpers) plus ``CUctx_st``; checklist C013-C016, C026-C041, C044-C046.  Unlike
-GPGPU-Sim (see ``reference/anchors.md`` §1a) every call validates its arguments and returns the
+GPGPU-Sim (which aborts, or returns success, on much of the API) every call validates its arguments and returns the
 ``cudaError_t`` CUDA returns, ``cudaFree`` really frees, ``cudaMemGetInfo`` reports the true free
 memory, and nothing unsupported succeeds silently.
 

@@ -1,6 +1,6 @@
 """CUDA graphs: nodes with dependencies, instantiation, and replay on a stream.
 
-No GPGPU-Sim counterpart (GPGPU-Sim has no graphs; anchors.md §1a).  A :class:`Graph` holds
+No GPGPU-Sim counterpart (GPGPU-Sim has no graphs).  A :class:`Graph` holds
 :class:`GraphNode` objects (kernel, memcpy, memset, host, empty, event record/wait, child graph)
 whose payload is a template operation from :mod:`gpgpusim.device.gpu`; graphs come from stream capture (the stream manager
 adds one node per captured operation) or from explicit construction (``cudaGraphAdd*Node``).

@@ -5,7 +5,7 @@ signature of the CUDA function of the same name with every pointer as an int add
 contract of ``shim/cudart_api.h``), validates its arguments, and returns a ``cudaError_t``.
 GPGPU-Sim counterpart: the stream/event part of ``libcuda/cuda_runtime_api.cc`` (C040, C041,
 C047, C049); graphs, capture, host functions and stream-ordered allocation have none
-(anchors.md §1a: GPGPU-Sim aborts or lacks them).
+(GPGPU-Sim aborts or lacks them).
 
 What the mixin needs from the class that inherits it:
 

@@ -379,7 +379,7 @@ class StreamManager:
     def _stream_id(self, stream: Stream) -> int:
         """``kernel_stream_id``: the stream's id (``cudaStreamGetId``: 0 for the legacy stream,
         then 1, 2, ... in creation order).  GPGPU-Sim prints the ``CUstream_st`` pointer, which
-        users report as garbage (anchors.md §2, item 13); a small stable id is
+        users report as garbage (a common complaint about GPGPU-Sim); a small stable id is
         comparable across runs."""
         return stream.uid
 

@@ -2,8 +2,8 @@
 
 The timing model decides *when* instructions run; the functional engine decides *what* they
 do.  The SIMT core reads each warp's instructions through one interface, :class:`WarpStream`
-(next pc; ``issue(now)`` -> executed mask and memory accesses), with two implementations
-(DESIGN.md §6), chosen per kernel by ``-gpgpusim_timing_feed auto|trace|live``:
+(next pc; ``issue(now)`` -> executed mask and memory accesses), with two implementations,
+chosen per kernel by ``-gpgpusim_timing_feed auto|trace|live``:
 
 * the **trace** feed (this module, the default for kernels whose values cannot depend on
   timing): the fast batched functional driver records every warp's dynamic instruction stream

@@ -1,7 +1,7 @@
 """The static per-PC table of a kernel: what the timing core needs to know about each pc.
 
 Built once per kernel (:func:`build_table`); the cycle loop indexes these arrays by pc and
-never looks at PTX text or IR objects (DESIGN.md §6).
+never looks at PTX text or IR objects.
 
 GPGPU-Sim counterparts: ``ptx_instruction::pre_decode`` / ``set_opcode_and_latency`` /
 ``set_bar_type`` (``cuda-sim/cuda-sim.cc``) and the dispatch of ``scheduler_unit::cycle``

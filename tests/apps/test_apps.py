@@ -437,7 +437,7 @@ def timing_model(app_bin, tmp_path_factory) -> bool:
 @pytest.mark.parametrize("app", [pytest.param(a, marks=_gap_marks(a)) for a in APPS])
 def test_app_in_timing_mode(app, run_app, timing_model):
     """Performance mode gives the same results and per-kernel instruction counts as
-    functional mode, plus cycles (DESIGN: every app runs in both modes)."""
+    functional mode, plus cycles (every app runs in both modes)."""
     if not timing_model:
         pytest.skip("performance simulation reports no cycles yet (no timing model)")
     timed = run_app(app, "timing")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..cache import bitwise_xor_hash, ipoly_hash
+from ..cache.hashing import bitwise_xor_hash, ipoly_hash
 
 _PRESETS = {  # -gpgpu_mem_address_mask: (chip start, bank, row, column masks)
     0: (10, 0x300, 0x7FFE000, 0x1CFF),
