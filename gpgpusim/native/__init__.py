@@ -52,7 +52,7 @@ MODULES = (
     "timing/core/coalesce.py", "timing/core/icache.py", "timing/core/ldst.py", "timing/core/opcoll.py",
     "timing/core/pipe.py", "timing/core/shader.py", "timing/core/stats.py",
     "timing/core/table.py", "timing/core/units.py",
-    "timing/memory/__init__.py", "timing/memory/addrdec.py", "timing/memory/dram.py",
+    "timing/memory/__init__.py", "timing/memory/system.py", "timing/memory/addrdec.py", "timing/memory/dram.py",
     "timing/memory/icnt.py", "timing/memory/partition.py",
 ) + tuple(sorted(  # every module of these packages (a new scheduler is a new file there)
     f"{pkg}/{f}" for pkg in ("timing/cache", "timing/core/schedulers")

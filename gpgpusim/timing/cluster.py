@@ -36,24 +36,19 @@ class Cluster:
         self.memlat = mem.memlat
         #: -gpgpu_perfect_mem (C012): every request is its own reply at once
         self.perfect_mem = bool(gpu.config.get("gpgpu_perfect_mem"))
-        # the cluster's input buffer on the request network and its bound (icnt_has_buffer)
+        # the cluster's ports: its input on the request network, its output on the reply one
         self._req_net: XbarRouter = mem.icnt.req
-        self._in_q = self._req_net.in_buf[cid]
-        self._in_limit = self._req_net.in_limit
-        # where replies for the cluster wait on the reply network (icnt_pop's buffer)
-        self._reply_q = mem.icnt.reply.out_buf[cid]
+        self._reply_net: XbarRouter = mem.icnt.reply
         self.eject = max(1, int(gpu.config.get("gpgpu_n_cluster_ejection_buffer_size")))
         for i in range(n_cores):
-            self.cores.append(ShaderCore(first_sid + i, self, gpu.config, gpu.stats))
+            sid = first_sid + i
+            self.cores.append(ShaderCore(sid, self, gpu.config, gpu.stats, gpu.make_l1d(sid)))
 
     def can_inject(self, mf: MemFetch) -> bool:
-        """``icnt_has_buffer`` for one packet on the cluster's request input (C067, C142),
-        inline; a refusal counts in the network's ``in_buffer_full``.  Always True with
+        """``icnt_has_buffer`` for one packet on the cluster's request input (C067, C142); a
+        refusal counts in the network's ``in_buffer_full``.  Always True with
         ``-gpgpu_perfect_mem`` (nothing is ever queued there)."""
-        if len(self._in_q) < self._in_limit or self.perfect_mem:
-            return True
-        self._req_net.in_buffer_full += 1
-        return False
+        return self.perfect_mem or self._req_net.has_buffer_in(self.cid)
 
     def inject(self, mf: MemFetch, now: int) -> None:
         if self.perfect_mem:
@@ -91,7 +86,7 @@ class Cluster:
                 if self.memlat:                 # memlatstat_read_done: reads and write acks
                     self.mem.read_done(mf, now)
                 core.accept_response(mf, now)
-        if len(self.response) < self.eject and self._reply_q:
+        if len(self.response) < self.eject and self._reply_net.has_output(self.cid):
             mf2 = self.mem.pop_reply(self.cid, now)
             if mf2 is not None:
                 self.response.append(mf2)
@@ -106,7 +101,7 @@ def icnt_cycles(clusters: list[Cluster], now: int) -> None:
     :meth:`Cluster.icnt_cycle` (the others would do nothing).  Compiled with the model, so the
     loop over the clusters costs no interpreted call per cluster and cycle."""
     for cl in clusters:
-        if cl.response or cl._reply_q:
+        if cl.response or cl._reply_net.has_output(cl.cid):
             cl.icnt_cycle(now)
 
 

@@ -68,7 +68,7 @@ _GL_STALL_KEY = {r: f"gpgpu_stall_shd_mem[gl_mem][{r}]" for r in ("resource_stal
 
 
 class LdstUnit:
-    def __init__(self, core: ShaderCore, cfg: Any, stats: Any) -> None:
+    def __init__(self, core: ShaderCore, cfg: Any, stats: Any, l1d: Cache | None) -> None:
         g = cfg.get
         self.core = core
         self.stats = stats
@@ -99,7 +99,7 @@ class LdstUnit:
         self.wb_arb = 0
         self.pending: dict[tuple[int, int], int] = {}      # (warp slot, reg) -> accesses left
         self.part_acks: dict[int, int] = {}       # split write -> sector acknowledgements left
-        self.l1d: Cache | None = core.cluster.gpu.make_l1d(core.sid)
+        self.l1d = l1d     # built by the GPU (its associativity follows the carve-out)
         tex = g("gpgpu_tex_cache:l1")
         self.l1t: TexCache | None = None
         if tex is not None and not isinstance(tex, str):

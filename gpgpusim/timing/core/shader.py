@@ -181,7 +181,7 @@ class ShaderCore:
     """One SM.  ``cycle()`` advances it one core cycle; the GPU adds CTAs with
     :meth:`issue_cta` and delivers memory replies with :meth:`accept_response`."""
 
-    def __init__(self, sid: int, cluster: Cluster, cfg: Any, stats: Any) -> None:
+    def __init__(self, sid: int, cluster: Cluster, cfg: Any, stats: Any, l1d: Any = None) -> None:
         g = cfg.get
         self.sid = sid
         self.cluster = cluster
@@ -251,7 +251,7 @@ class ShaderCore:
         #: ``index mod width``; else -1: the oldest instruction)
         self.ex_slots = [(reg, [(u.index % len(reg.slots) if self.sub_core else -1, u) for u in us])
                          for reg, us in self.ex_groups]
-        self.ldst = LdstUnit(self, cfg, stats)
+        self.ldst = LdstUnit(self, cfg, stats, l1d)
         #: the L1 instruction cache; None: perfect (every fetch hits, no cache model)
         self.icache = None if bool(g("gpgpu_perfect_inst_const_cache")) else InstCache(self, cfg)
         in_regs = [self.id_oc[k] for k in (U.SP, U.DP, U.INT, U.SFU, U.MEM, U.TENSOR)]

@@ -89,6 +89,10 @@ class XbarRouter:
         q = self.out_buf[node]
         return q[0] if q else None
 
+    def has_output(self, node: int) -> bool:
+        """Something waits for ``node`` at its output (what ``pop`` would return)."""
+        return len(self.out_buf[node]) > 0
+
     def busy(self) -> bool:
         return self.n_in_flight > 0 or self.n_out > 0
 
