@@ -895,6 +895,16 @@ class Cache:
         return False
 
     # ------------------------------------------------------------------ ports
+    def waits_for_fills(self) -> bool:
+        """Nothing to do until a fill or a new access arrives: no access ready to return, an
+        empty miss queue and both ports free (its owner may sleep)."""
+        return not self.ready and not self.miss_queue and not self.data_port_occupied \
+            and not self.fill_port_occupied
+
+    def has_pending_misses(self) -> bool:
+        """Some miss has not been filled yet (an MSHR entry is taken)."""
+        return bool(self.mshr)
+
     def data_port_free(self) -> bool:
         return self.data_port_occupied == 0
 

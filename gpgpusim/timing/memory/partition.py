@@ -182,7 +182,7 @@ class SubPartition:
         mf: MemFetch | None
         l2_icnt = self.l2_icnt
         # 1. L2 MSHR responses
-        if l2 is not None and l2.ready and len(l2_icnt.q) < l2_icnt.cap:
+        if l2 is not None and l2.access_ready() and len(l2_icnt.q) < l2_icnt.cap:
             mf = l2.next_access()
             if mf.access_type != "L2_WR_ALLOC_R":
                 mf.is_reply = True
@@ -201,11 +201,9 @@ class SubPartition:
         dq = self.dram_l2.q
         if dq:
             mf = dq[0]
-            # Cache.waiting_for_fill, inline: the fetch (with sectored MSHRs, the request a
-            # sector fetch was split from) is one this L2 sent down
-            if l2 is not None and id(mf.original if (l2.mshr_type == "S" and mf.original is not None) else mf) \
-                    in l2.extra:
-                if not l2.fill_port_occupied:
+            # a reply to a request this L2 sent down fills it (when its fill port is free)
+            if l2 is not None and l2.waiting_for_fill(mf):
+                if l2.fill_port_free():
                     mf.status = "IN_PARTITION_L2_FILL_QUEUE"
                     mf.status_cycle = now
                     l2.fill(mf, t)
@@ -216,30 +214,22 @@ class SubPartition:
         # 3. L2 misses to the L2->DRAM queue (baseline_cache::cycle with L2interface::full/push:
         # the head of the miss queue moves when the queue has room)
         if l2 is not None:
-            mq = l2.miss_queue
-            if mq and len(self.l2_dram.q) < self.l2_dram.cap:
-                mf = mq.popleft()
+            if not l2.miss_queue_empty() and len(self.l2_dram.q) < self.l2_dram.cap:
+                mf = l2.pop_miss()
+                assert mf is not None
                 mf.status = "IN_PARTITION_L2_TO_DRAM_QUEUE"
                 mf.status_cycle = now
                 self.l2_dram.push(mf)
                 if self.wake_dram is not None:
                     self.wake_dram()
-            # Cache.cycle without a miss-queue port (port bandwidth sample and replenish)
-            st = l2.stats
-            st.port_cycles += 1
-            if l2.data_port_occupied:
-                st.data_port_busy += 1
-                l2.data_port_occupied -= 1
-            if l2.fill_port_occupied:
-                st.fill_port_busy += 1
-                l2.fill_port_occupied -= 1
+            l2.cycle()          # (its miss queue served above): port bandwidth sample and replenish
         # 4. a new access
         if len(self.l2_dram.q) < self.l2_dram.cap:
             q = self.icnt_l2.q
             if q:
                 mf = q[0]
                 if l2 is not None and (not self.texture_only or mf.access_type == "TEXTURE_ACC_R"):
-                    if len(l2_icnt.q) < l2_icnt.cap and not l2.data_port_occupied:
+                    if len(l2_icnt.q) < l2_icnt.cap and l2.data_port_free():
                         events: list[str] = []
                         status = l2.access(mf, t, events)
                         write_sent = WRITE_REQUEST_SENT in events

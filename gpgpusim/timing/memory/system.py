@@ -333,9 +333,9 @@ class MemorySystem:
                     done.append(i)
             else:
                 l2 = sub.l2
-                if l2 is not None and not l2.ready and not l2.miss_queue and not fifo.q and not sub.dram_l2.q \
-                        and not sub.l2_icnt.q and (sub.rop or l2.mshr) and not l2.data_port_occupied \
-                        and not l2.fill_port_occupied and len(sub.l2_dram.q) < sub.l2_dram.cap \
+                if l2 is not None and l2.waits_for_fills() and not fifo.q and not sub.dram_l2.q \
+                        and not sub.l2_icnt.q and (sub.rop or l2.has_pending_misses()) \
+                        and len(sub.l2_dram.q) < sub.l2_dram.cap \
                         and not req_out[node]:
                     sub.wake_at = sub.rop[0][0] if sub.rop else NEVER
                     sub.sleep_from = n_l2 + 1
