@@ -300,8 +300,37 @@ def build_table(prog: dec.Program, config: Any = None) -> PcTable:
            "tensor": _values(config, "ptx_opcode_initiation_tensor", 1)}
     n_int = _values(config, "gpgpu_num_int_units", 1)[0]
     n_dp = _values(config, "gpgpu_num_dp_units", 1)[0]
+    t = _empty_table(prog)
+    for pc, d in enumerate(prog.insts):
+        inst = d.inst
+        if inst is None:
+            t.unit[pc] = _unit(OpClass.ALU_OP, n_int, n_dp)
+            continue
+        t.counted[pc] = True
+        op = inst.opcode
+        c, la, ii = _op_latency(inst, lat, ini)
+        if op == "call" and d.kind == "call":
+            if d.extra is not None:         # a .func (printf/malloc/free run in place: ALU_OP)
+                c = OpClass.CALL_OPS
+                t.is_call[pc] = True
+        elif op == "call":                  # indirect call
+            c = OpClass.CALL_OPS
+            t.is_call[pc] = True
+        t.op_class[pc] = int(c)
+        t.latency[pc] = la
+        t.initiation[pc] = ii
+        t.unit[pc] = _unit(c, n_int, n_dp)
+        _set_registers(t, pc, prog, d, inst)
+        if d.mem or op in ("tex", "tld4"):
+            _set_memory(t, pc, prog, d, inst)
+        _set_control(t, pc, d, inst)
+    return t
+
+
+def _empty_table(prog: dec.Program) -> PcTable:
+    """A table for ``prog`` with every pc a plain ALU instruction."""
     n = len(prog.insts)
-    t = PcTable(
+    return PcTable(
         n=n,
         op_class=np.full(n, int(OpClass.ALU_OP), dtype=np.int8),
         unit=np.zeros(n, dtype=np.int8),
@@ -318,106 +347,102 @@ def build_table(prog: dec.Program, config: Any = None) -> PcTable:
         is_branch=np.zeros(n, dtype=bool), is_call=np.zeros(n, dtype=bool),
         is_ret=np.zeros(n, dtype=bool), counted=np.zeros(n, dtype=bool),
         opcode=list(prog.opcode_of))
-    for pc, d in enumerate(prog.insts):
-        inst = d.inst
-        if inst is None:
-            t.unit[pc] = _unit(OpClass.ALU_OP, n_int, n_dp)
-            continue
-        t.counted[pc] = True
-        op = inst.opcode
-        mods = inst.mods
-        c, la, ii = _op_latency(inst, lat, ini)
-        if op == "call" and d.kind == "call":
-            if d.extra is not None:         # a .func (printf/malloc/free run in place: ALU_OP)
-                c = OpClass.CALL_OPS
-                t.is_call[pc] = True
-        elif op == "call":                  # indirect call
-            c = OpClass.CALL_OPS
-            t.is_call[pc] = True
-        t.op_class[pc] = int(c)
-        t.latency[pc] = la
-        t.initiation[pc] = ii
-        t.unit[pc] = _unit(c, n_int, n_dp)
-        fi = d.func
-        # registers
-        ops = inst.operands
-        srcs: list[int] = []
-        dsts: list[int] = []
-        if op == "bar" or op == "barrier":
-            if "red" in mods and ops:
-                dsts = _regs(fi, ops[:1])
-                srcs = _regs(fi, ops[1:])
-            else:
-                srcs = _regs(fi, ops)
-        elif op == "call":
-            tgt = dec.call_target(inst)
-            srcs = _regs(fi, [tgt] if tgt is not None else [])
-        elif op in _NO_DST or not ops or (op == "wmma" and "store" in mods):   # [addr], fragment
-            srcs = _regs(fi, ops)
-        else:
+
+
+def _set_registers(t: PcTable, pc: int, prog: dec.Program, d: Any, inst: Any) -> None:
+    """The scoreboard's view of the instruction at ``pc``: the registers it writes and reads
+    (guard predicate and carry flag included)."""
+    op = inst.opcode
+    mods = inst.mods
+    fi = d.func
+    ops = inst.operands
+    srcs: list[int] = []
+    dsts: list[int] = []
+    if op == "bar" or op == "barrier":
+        if "red" in mods and ops:
             dsts = _regs(fi, ops[:1])
             srcs = _regs(fi, ops[1:])
-        if inst.guard is not None:
-            s = fi.slots.get(inst.guard[0].name)
-            if s is not None:
-                srcs.append(s)
-        if "cc" in mods:
-            dsts.append(prog.cc_slot)
-        if op in ("addc", "subc", "madc"):
-            srcs.append(prog.cc_slot)
-        t.dst_regs[pc] = _dedup(dsts)
-        t.src_regs[pc] = _dedup(srcs)
-        # memory
-        if d.mem or op in ("tex", "tld4"):
-            sp = _space(inst)
-            t.mem_space[pc] = sp
-            vec = 1
-            for m in mods:
-                if m in ("v2", "v4", "v8"):
-                    vec = int(m[1])
-            tys = inst.types
-            if op == "cp":
-                w = int(ops[2].value) if len(ops) > 2 and isinstance(ops[2], ir.Imm) else 0
-            else:
-                w = ir.TYPE_SIZES.get(tys[-1], 0) * vec if tys else 0
-            t.width_bytes[pc] = w
-            if op != "cp":
-                t.vec_len[pc] = vec
-            if op in ("atom", "red"):
-                t.is_atomic[pc] = True
-            elif op == "st":
-                t.is_store[pc] = True
-            else:
-                t.is_load[pc] = True
-                if op == "ld" and sp == "param":
-                    t.is_param_load[pc] = True
-                    t.param_offset[pc] = _param_offset(prog, d, inst)
-            explicit = next((m for m in mods if m in _CACHE_OPS), "")
-            if explicit:
-                t.cache_op[pc] = explicit
-            elif op in ("ld", "ldu") or (op == "wmma" and "load" in mods):
-                t.cache_op[pc] = "ca"
-            elif op == "st" or (op == "wmma" and "store" in mods):
-                t.cache_op[pc] = "wb"
-            elif op in ("atom", "red"):
-                t.cache_op[pc] = "cg"
-        # control
-        if d.kind == "bar":
-            t.is_barrier[pc] = True
-            t.bar_kind[pc] = d.extra[0]
-            bops = list(ops[1:-1]) if d.extra[0] == "red" else list(ops)
-            if bops:
-                b = bops[0]
-                t.bar_id[pc] = int(b.value) if isinstance(b, ir.Imm) else -1
-            if len(bops) > 1:
-                b = bops[1]
-                t.bar_count[pc] = int(b.value) if isinstance(b, ir.Imm) else -1
-        if op in ("membar", "fence"):
-            t.is_membar[pc] = True
-        if d.kind == "exit":
-            t.is_exit[pc] = True
-        if op in ("bra", "brx"):
-            t.is_branch[pc] = True
-        if d.kind == "ret":
-            t.is_ret[pc] = True
-    return t
+        else:
+            srcs = _regs(fi, ops)
+    elif op == "call":
+        tgt = dec.call_target(inst)
+        srcs = _regs(fi, [tgt] if tgt is not None else [])
+    elif op in _NO_DST or not ops or (op == "wmma" and "store" in mods):   # [addr], fragment
+        srcs = _regs(fi, ops)
+    else:
+        dsts = _regs(fi, ops[:1])
+        srcs = _regs(fi, ops[1:])
+    if inst.guard is not None:
+        s = fi.slots.get(inst.guard[0].name)
+        if s is not None:
+            srcs.append(s)
+    if "cc" in mods:
+        dsts.append(prog.cc_slot)
+    if op in ("addc", "subc", "madc"):
+        srcs.append(prog.cc_slot)
+    t.dst_regs[pc] = _dedup(dsts)
+    t.src_regs[pc] = _dedup(srcs)
+
+
+def _set_memory(t: PcTable, pc: int, prog: dec.Program, d: Any, inst: Any) -> None:
+    """What the LD/ST unit needs of a memory instruction: space, width, vector length, kind
+    (load, store, atomic, parameter load) and cache operator (explicit or the default)."""
+    op = inst.opcode
+    mods = inst.mods
+    ops = inst.operands
+    sp = _space(inst)
+    t.mem_space[pc] = sp
+    vec = 1
+    for m in mods:
+        if m in ("v2", "v4", "v8"):
+            vec = int(m[1])
+    tys = inst.types
+    if op == "cp":
+        w = int(ops[2].value) if len(ops) > 2 and isinstance(ops[2], ir.Imm) else 0
+    else:
+        w = ir.TYPE_SIZES.get(tys[-1], 0) * vec if tys else 0
+    t.width_bytes[pc] = w
+    if op != "cp":
+        t.vec_len[pc] = vec
+    if op in ("atom", "red"):
+        t.is_atomic[pc] = True
+    elif op == "st":
+        t.is_store[pc] = True
+    else:
+        t.is_load[pc] = True
+        if op == "ld" and sp == "param":
+            t.is_param_load[pc] = True
+            t.param_offset[pc] = _param_offset(prog, d, inst)
+    explicit = next((m for m in mods if m in _CACHE_OPS), "")
+    if explicit:
+        t.cache_op[pc] = explicit
+    elif op in ("ld", "ldu") or (op == "wmma" and "load" in mods):
+        t.cache_op[pc] = "ca"
+    elif op == "st" or (op == "wmma" and "store" in mods):
+        t.cache_op[pc] = "wb"
+    elif op in ("atom", "red"):
+        t.cache_op[pc] = "cg"
+
+
+def _set_control(t: PcTable, pc: int, d: Any, inst: Any) -> None:
+    """Barriers (kind, id, thread count), fences, exits, branches and returns."""
+    op = inst.opcode
+    ops = inst.operands
+    if d.kind == "bar":
+        t.is_barrier[pc] = True
+        t.bar_kind[pc] = d.extra[0]
+        bops = list(ops[1:-1]) if d.extra[0] == "red" else list(ops)
+        if bops:
+            b = bops[0]
+            t.bar_id[pc] = int(b.value) if isinstance(b, ir.Imm) else -1
+        if len(bops) > 1:
+            b = bops[1]
+            t.bar_count[pc] = int(b.value) if isinstance(b, ir.Imm) else -1
+    if op in ("membar", "fence"):
+        t.is_membar[pc] = True
+    if d.kind == "exit":
+        t.is_exit[pc] = True
+    if op in ("bra", "brx"):
+        t.is_branch[pc] = True
+    if d.kind == "ret":
+        t.is_ret[pc] = True

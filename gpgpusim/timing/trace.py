@@ -356,29 +356,49 @@ def _why(core: Any, sch: Any) -> str:
 
 
 def _trace_core(core: Any, tr: Tracer) -> None:
+    """Wrap the methods of ``core`` whose events the chosen components report."""
     comps = tr.comps
-    from .core import units as U
     sched_on = "WARP_SCHEDULER" in comps
     sb_on = "SCOREBOARD" in comps
     ex_on = "EXECUTION_UNIT" in comps
+    if sched_on or sb_on:
+        _trace_issue(core, tr, sched_on, sb_on)
+    if sb_on or ex_on:
+        _trace_completion(core, tr, sb_on, ex_on)
+    if "FETCH" in comps:
+        _trace_fetch(core, tr)
+    if "LIVENESS" in comps:
+        _trace_liveness(core, tr)
+    if "OPERAND_COLLECTOR" in comps:
+        _swap_class(core.opcoll, _traced_opcoll_class(core, tr))
+    if ex_on:
+        _trace_units(core, tr)
+    if "LDST_UNIT" in comps:
+        _trace_ldst(core, tr)
+
+
+def _trace_issue(core: Any, tr: Tracer, sched_on: bool, sb_on: bool) -> None:
+    """WARP_SCHEDULER (issues, why a scheduler issued nothing, flushes) and the scoreboard's
+    reservations."""
+    from .core import units as U        # (the model's modules: imported once tracing is chosen)
+
     issued: set[int] = set()
     last_why: dict[int, str] = {}
 
-    if sched_on or sb_on:
-        def on_issue_warp(w: Any, sched: int, pc: int, unit: int, reg: Any, idx: int, now: int) -> None:
-            issued.add(sched)
-            if sched_on:
-                text, bpc = _inst_text(w.kernel, pc)
-                inst = next((s for s in reg.slots if s is not None and s.uid == core.uid), None)
-                n = inst.executed.bit_count() if inst is not None else -1
-                tr.core_event("WARP_SCHEDULER", core,
-                              f"Warp (warp_id {w.slot}, dynamic_warp_id {w.dyn}) issued: pc={pc} [{bpc:#06x}] "
-                              f"{text} | unit={U.UNIT_NAMES[unit]} active={n}", w, now, f" - Scheduler {sched}")
-            if sb_on:
-                for r in w.kernel.table.dst_regs[pc]:
-                    tr.core_event("SCOREBOARD", core, f"Reserved Register - warp:{w.slot}, reg: {_reg_name(w, r)}",
-                                  w, now)
-        _after(core, "_issue_warp", on_issue_warp)
+    def on_issue_warp(w: Any, sched: int, pc: int, unit: int, reg: Any, idx: int, now: int) -> None:
+        issued.add(sched)
+        if sched_on:
+            text, bpc = _inst_text(w.kernel, pc)
+            inst = next((s for s in reg.slots if s is not None and s.uid == core.uid), None)
+            n = inst.executed.bit_count() if inst is not None else -1
+            tr.core_event("WARP_SCHEDULER", core,
+                          f"Warp (warp_id {w.slot}, dynamic_warp_id {w.dyn}) issued: pc={pc} [{bpc:#06x}] "
+                          f"{text} | unit={U.UNIT_NAMES[unit]} active={n}", w, now, f" - Scheduler {sched}")
+        if sb_on:
+            for r in w.kernel.table.dst_regs[pc]:
+                tr.core_event("SCOREBOARD", core, f"Reserved Register - warp:{w.slot}, reg: {_reg_name(w, r)}",
+                              w, now)
+    _after(core, "_issue_warp", on_issue_warp)
 
     if sched_on:
         def on_issue(now: int) -> None:
@@ -406,17 +426,21 @@ def _trace_core(core: Any, tr: Tracer) -> None:
                           f"hazard instruction flush: next pc={want}", w, None, f" - Scheduler {w.sched}")
         _after(core, "_flush", on_flush)
 
-    if sb_on or ex_on:
-        def on_complete(inst: Any, release: bool) -> None:
-            w = inst.warp
-            if ex_on:
-                what = "writeback" if release or inst.unit != U.MEM or not (inst.is_load or inst.is_atomic) \
-                    else "leaves LD/ST"
-                tr.core_event("EXECUTION_UNIT", core, f"w{inst.slot}@{inst.pc} {what}", w)
-            if sb_on and release:
-                for r in inst.dst:
-                    tr.core_event("SCOREBOARD", core, f"Release register - warp:{inst.slot}, reg: {_reg_name(w, r)}", w)
-        _after(core, "complete", on_complete)
+
+def _trace_completion(core: Any, tr: Tracer, sb_on: bool, ex_on: bool) -> None:
+    """Writebacks (EXECUTION_UNIT) and register releases (SCOREBOARD)."""
+    from .core import units as U
+
+    def on_complete(inst: Any, release: bool) -> None:
+        w = inst.warp
+        if ex_on:
+            what = "writeback" if release or inst.unit != U.MEM or not (inst.is_load or inst.is_atomic) \
+                else "leaves LD/ST"
+            tr.core_event("EXECUTION_UNIT", core, f"w{inst.slot}@{inst.pc} {what}", w)
+        if sb_on and release:
+            for r in inst.dst:
+                tr.core_event("SCOREBOARD", core, f"Release register - warp:{inst.slot}, reg: {_reg_name(w, r)}", w)
+    _after(core, "complete", on_complete)
 
     if sb_on:
         def on_release_reg(slot: int, reg: int) -> None:
@@ -424,76 +448,81 @@ def _trace_core(core: Any, tr: Tracer) -> None:
             tr.core_event("SCOREBOARD", core, f"Release register - warp:{slot}, reg: {_reg_name(w, reg)}", w)
         _after(core, "release_reg", on_release_reg)
 
-    if "FETCH" in comps:
-        decode = core._decode
 
-        def traced_decode() -> None:
-            fb = core.fetch_buf
-            decode()
-            if fb is not None and core.fetch_buf is None:
-                w = core.warps[fb[0]]
-                tr.core_event("FETCH", core, f"w{w.slot} ibuffer filled: pc={','.join(map(str, w.ibuf))}", w)
-        core._decode = traced_decode
-        _after(core, "_deactivate", lambda w: tr.core_event("FETCH", core, f"w{w.slot} exits", w))
+def _trace_fetch(core: Any, tr: Tracer) -> None:
+    """FETCH: I-buffer fills and warp exits."""
+    decode = core._decode
 
-    if "LIVENESS" in comps:
-        def on_issue_cta(kernel: Any, cta_id: int, warps: list[Any]) -> None:
-            s = next((i for i, c in enumerate(core.ctas) if c.kernel is kernel and c.cta_id == cta_id), -1)
-            ws = core.ctas[s].warps if s >= 0 else []
-            if tr.kernel_ok(kernel) and tr.warp < 0:
-                rng = f"warps {ws[0]}..{ws[-1]}" if ws else "no warps"
-                tr.core_event("LIVENESS", core, f"CTA {cta_id} of kernel {kernel.rec.uid} '{kernel.rec.name}' "
-                              f"issued ({rng})")
-        _after(core, "issue_cta", on_issue_cta)
-        cta_done = core._cta_done
+    def traced_decode() -> None:
+        fb = core.fetch_buf
+        decode()
+        if fb is not None and core.fetch_buf is None:
+            w = core.warps[fb[0]]
+            tr.core_event("FETCH", core, f"w{w.slot} ibuffer filled: pc={','.join(map(str, w.ibuf))}", w)
+    core._decode = traced_decode
+    _after(core, "_deactivate", lambda w: tr.core_event("FETCH", core, f"w{w.slot} exits", w))
 
-        def traced_cta_done(s: int, in_cycle: bool = True) -> None:
-            slot = core.ctas[s]
-            kernel, cta_id = slot.kernel, slot.cta_id
-            cta_done(s, in_cycle)
-            if kernel is None or not tr.kernel_ok(kernel) or tr.warp >= 0:
-                return
-            rec = kernel.rec
-            tr.core_event("LIVENESS", core, f"CTA {cta_id} of kernel {rec.uid} '{rec.name}' finished")
-            if kernel.finished:
-                tr.core_event("LIVENESS", core, f"GPU detected kernel {rec.uid} '{rec.name}' finished on "
-                              f"shader {core.sid}.")
-        core._cta_done = traced_cta_done
 
-    if "OPERAND_COLLECTOR" in comps:
-        _swap_class(core.opcoll, _traced_opcoll_class(core, tr))
+def _trace_liveness(core: Any, tr: Tracer) -> None:
+    """LIVENESS: CTAs issued and finished, kernels finished."""
+    def on_issue_cta(kernel: Any, cta_id: int, warps: list[Any]) -> None:
+        s = next((i for i, c in enumerate(core.ctas) if c.kernel is kernel and c.cta_id == cta_id), -1)
+        ws = core.ctas[s].warps if s >= 0 else []
+        if tr.kernel_ok(kernel) and tr.warp < 0:
+            rng = f"warps {ws[0]}..{ws[-1]}" if ws else "no warps"
+            tr.core_event("LIVENESS", core, f"CTA {cta_id} of kernel {kernel.rec.uid} '{kernel.rec.name}' "
+                          f"issued ({rng})")
+    _after(core, "issue_cta", on_issue_cta)
+    cta_done = core._cta_done
 
-    if ex_on:
-        ucls: dict[type, type] = {}
-        for u in core.units:
-            base = type(u)
-            if base not in ucls:
-                ucls[base] = _traced_unit_class(base, core, tr)
-            _swap_class(u, ucls[base])
+    def traced_cta_done(s: int, in_cycle: bool = True) -> None:
+        slot = core.ctas[s]
+        kernel, cta_id = slot.kernel, slot.cta_id
+        cta_done(s, in_cycle)
+        if kernel is None or not tr.kernel_ok(kernel) or tr.warp >= 0:
+            return
+        rec = kernel.rec
+        tr.core_event("LIVENESS", core, f"CTA {cta_id} of kernel {rec.uid} '{rec.name}' finished")
+        if kernel.finished:
+            tr.core_event("LIVENESS", core, f"GPU detected kernel {rec.uid} '{rec.name}' finished on "
+                          f"shader {core.sid}.")
+    core._cta_done = traced_cta_done
 
-        def on_ldst_issue(inst: Any, now: int) -> None:
-            tr.core_event("EXECUTION_UNIT", core, f"w{inst.slot}@{inst.pc} enters LD/ST ({inst.space}, "
-                          f"{len(inst.accessq)} accesses)", inst.warp, now)
-        _after(core.ldst, "issue", on_ldst_issue)
 
-    if "LDST_UNIT" in comps:
-        ldst = core.ldst
-        for c in (ldst.l1d, ldst.l1c, ldst.l1t, core.icache.cache if core.icache is not None else None):
-            if c is not None:
-                _trace_cache(c, tr, core.sid)
-        _after(ldst, "accept_response",
-               lambda mf, now: tr.core_event("LDST_UNIT", core, f"reply {_mf(mf)}", _warp_of(core, mf), now))
-        cl = core.cluster
-        if not getattr(cl, "_trace_inject", False):
-            cl._trace_inject = True
-            inject = cl.inject
+def _trace_units(core: Any, tr: Tracer) -> None:
+    """EXECUTION_UNIT: the pipelined units' events and instructions entering the LD/ST unit."""
+    ucls: dict[type, type] = {}
+    for u in core.units:
+        base = type(u)
+        if base not in ucls:
+            ucls[base] = _traced_unit_class(base, core, tr)
+        _swap_class(u, ucls[base])
 
-            def traced_inject(mf: Any, now: int) -> None:
-                if tr.core_ok(mf.core_id):
-                    c = cl.gpu.cores[mf.core_id]
-                    tr.core_event("LDST_UNIT", c, f"sent to icnt {_mf(mf)}", _warp_of(c, mf), now)
-                inject(mf, now)
-            cl.inject = traced_inject
+    def on_ldst_issue(inst: Any, now: int) -> None:
+        tr.core_event("EXECUTION_UNIT", core, f"w{inst.slot}@{inst.pc} enters LD/ST ({inst.space}, "
+                      f"{len(inst.accessq)} accesses)", inst.warp, now)
+    _after(core.ldst, "issue", on_ldst_issue)
+
+
+def _trace_ldst(core: Any, tr: Tracer) -> None:
+    """LDST_UNIT: the core's caches, replies and requests sent to the interconnect."""
+    ldst = core.ldst
+    for c in (ldst.l1d, ldst.l1c, ldst.l1t, core.icache.cache if core.icache is not None else None):
+        if c is not None:
+            _trace_cache(c, tr, core.sid)
+    _after(ldst, "accept_response",
+           lambda mf, now: tr.core_event("LDST_UNIT", core, f"reply {_mf(mf)}", _warp_of(core, mf), now))
+    cl = core.cluster
+    if not getattr(cl, "_trace_inject", False):
+        cl._trace_inject = True
+        inject = cl.inject
+
+        def traced_inject(mf: Any, now: int) -> None:
+            if tr.core_ok(mf.core_id):
+                c = cl.gpu.cores[mf.core_id]
+                tr.core_event("LDST_UNIT", c, f"sent to icnt {_mf(mf)}", _warp_of(c, mf), now)
+            inject(mf, now)
+        cl.inject = traced_inject
 
 
 def _warp_of(core: Any, mf: Any) -> Any:
