@@ -291,7 +291,7 @@ def _issue(ex: Exec, G: np.ndarray, p: int) -> None:
 
 _BIT = np.left_shift(np.int64(1), np.arange(32, dtype=np.int64))
 _SEL_CACHE: dict[int, np.ndarray] = {}     # (warp << 32 | mask) -> the warp's lanes (read-only)
-_ISSUE1_KINDS = frozenset(("alu", "warp", "bra", "ret", "exit", "kend", "call", "fend"))
+_WARP_ISSUE_KINDS = frozenset(("alu", "warp", "bra", "ret", "exit", "kend", "call", "fend"))
 _LANE_CACHE: dict[int, np.ndarray] = {}
 
 
@@ -304,8 +304,11 @@ def _mask_lanes(mask: int) -> np.ndarray:
     return v
 
 
-def _issue1(ex: Exec, w: int, p: int) -> int:
-    """Single-warp issue (warp-step driver): scalar SIMT-stack updates for the common kinds.
+def issue_warp(ex: Exec, w: int, p: int) -> int:
+    """Issue the instruction at pc ``p`` for warp ``w`` alone: the warp-step driver's entry
+    (the live feed of the timing model calls it when a core issues an instruction), with
+    scalar SIMT-stack updates for the common kinds.  It exists beside :func:`_issue` because
+    one warp's bookkeeping in Python ints costs a fraction of the whole-array steps.
 
     Same semantics as :func:`_issue` (which it falls back to for indirect calls, barriers,
     traps and unsupported instructions); returns the mask of lanes that executed (active and
@@ -315,7 +318,7 @@ def _issue1(ex: Exec, w: int, p: int) -> int:
     kind = d.kind
     t = int(ex.depth[w]) - 1
     mask = int(ex.smask[w, t])
-    if kind not in _ISSUE1_KINDS:
+    if kind not in _WARP_ISSUE_KINDS:
         _issue(ex, np.array([w], dtype=np.int64), p)
         return ex.last_exec_mask
     key = (w << 32) | mask
@@ -525,7 +528,7 @@ class BatchedRun:
     run every resident warp at once.  For fairness (a warp spinning on a lock held by a warp at
     a higher pc must not starve it), every ``_FAIR_PERIOD`` steps the pc of the warp that has
     waited longest is issued instead.  A chunk of at most ``_SMALL_W`` warps is stepped warp by
-    warp (:func:`_issue1`, scalar bookkeeping), which is cheaper than whole-array steps when
+    warp (:func:`issue_warp`, scalar bookkeeping), which is cheaper than whole-array steps when
     there is little to vectorise; the schedule is the same.
 
     :meth:`run` issues until ``until()`` is true after a step, so the timing model's trace feed
@@ -616,7 +619,7 @@ class BatchedRun:
             for w in range(W):
                 if pcs[w] == p:
                     last[w] = step
-                    _issue1(ex, w, p)
+                    issue_warp(ex, w, p)
                     spc = ex.spc          # a divergent branch may have grown the stack arrays
             ex.steps = step + 1
             if step >= limit:
@@ -704,7 +707,7 @@ class CtaState:
         mask = int(ex.smask[w, t])
         ex.rec = []
         ex.deferred = []
-        exec_mask = _issue1(ex, w, pc)
+        exec_mask = issue_warp(ex, w, pc)
         ex.steps += 1
         d = ex.prog.insts[pc]
         dd = int(ex.depth[w])

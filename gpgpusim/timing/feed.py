@@ -40,7 +40,7 @@ the plain functional path pays one ``is not None`` test per issue and per memory
 * ``_issue`` (a group ``G`` of warps at pc ``p``) appends one tuple ``(seq, p, G, masks,
   exec_masks)`` per issue -- O(1) Python work whatever the number of warps; exec masks are the
   SIMT masks themselves unless the guard predicate is false in some lane (then one vectorised
-  ``_warp_masks``).  ``_issue1`` (single-warp path of ``_run_small``) appends one scalar tuple.
+  ``_warp_masks``).  ``issue_warp`` (single-warp path of ``_run_small``) appends one scalar tuple.
 * ``Exec.load`` / ``Exec.store`` and the atomic handler append one record per call (a copy of
   the lane addresses, the lane array by reference).  Only instructions whose decode says
   ``mem`` (ld, ldu, st, atom, red, cp.async) are recorded: the frame traffic of ``call`` /

@@ -3,7 +3,7 @@
 This is GPGPU-Sim's own model (checklist "Execution at issue": ``shader_core_ctx::issue_warp``
 calls ``func_exec_inst`` right after ``warp_inst_t::issue`` and before the SIMT stack update,
 the barrier and the scoreboard reservation).  The timing model decides *when* a warp's next
-instruction issues; the warp-step driver of the functional engine (``engine._issue1``: one
+instruction issues; the warp-step driver of the functional engine (``engine.issue_warp``: one
 instruction of one warp, scalar SIMT-stack update) then computes its values, its executed mask
 and its lane addresses, so that everything that depends on the interleaving of warps follows
 the simulated timing:
@@ -180,7 +180,7 @@ class LiveWarp(WarpStream):
                             sticky=True)
         ch.now = now
         rec = ch.rec
-        emask = engine._issue1(ex, w, p)
+        emask = engine.issue_warp(ex, w, p)
         ex.steps += 1
         active = rec.last_active
         mem: list[MemAccess] | None = None
@@ -202,7 +202,7 @@ class LiveWarp(WarpStream):
             q = int(ex.spc[w, d - 1])
             if insts[q].inst is not None:
                 break
-            engine._issue1(ex, w, q)
+            engine.issue_warp(ex, w, q)
             ex.steps += 1
             d = int(ex.depth[w])
         if d:

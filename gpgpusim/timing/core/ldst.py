@@ -279,6 +279,10 @@ class LdstUnit:
 
     # ------------------------------------------------------------------ cycle
     def cycle(self, now: int) -> None:
+        """``ldst_unit::cycle``: writeback, the L1 caches' cycles and latency queues, the
+        shared-memory pipe, the next access of the instruction in the unit.  One function
+        with an idle early-out for the common cycle with nothing to do: it runs every core
+        cycle of every busy SM (the early-out's tests read the caches' queues directly)."""
         l1d = self.l1d
         l1t = self.l1t
         l1c = self.l1c

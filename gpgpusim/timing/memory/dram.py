@@ -691,6 +691,9 @@ class Dram:
                 self.w2r_ratio_sum = total
 
     def cycle(self, now: int = 0) -> None:
+        """``dram_t::cycle``: return queue, read/write data pipe, the scheduler's pick for idle
+        banks, one row and one column command.  Kept as one function: it runs every DRAM cycle
+        of every awake channel and its steps share the bank state read at the top."""
         t = self.n_cmd
         rwq = self.rwq
         returnq = self.returnq
