@@ -237,6 +237,8 @@ def cmd_run(a: argparse.Namespace) -> int:
         sets.append(f"-gpgpusim_memcheck={2 if a.memcheck == 'stop' else 1}")
     if a.error_exitcode is not None:
         sets.append(f"-gpgpusim_memcheck_error_exitcode={a.error_exitcode}")
+    if getattr(a, "sample", None):
+        sets.append(f"-gpgpusim_sampling={a.sample}")
     if a.output:
         problem = check_output_path(a.output)
         if problem is not None:
@@ -377,6 +379,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--error-exitcode", type=int, metavar="N",
                    help="exit status when memcheck reported errors (default 1; 0 keeps the application's; "
                         "-gpgpusim_memcheck_error_exitcode)")
+    r.add_argument("--sample", choices=("off", "kernel"),
+                   help="sampled performance simulation (-gpgpusim_sampling): kernel = repeating "
+                        "launches are simulated in detail until their cycles per instruction are "
+                        "known, the rest run functionally with projected, marked timing")
     r.add_argument("app", nargs=argparse.REMAINDER, help="-- ./app args")
     r.set_defaults(fn=cmd_run)
     sub.add_parser("libdir", help="print the directory of libcudart.so.13").set_defaults(fn=cmd_libdir)

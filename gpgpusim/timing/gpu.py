@@ -117,6 +117,31 @@ def _core_order(core: ShaderCore) -> int:
     return core.sid
 
 
+class _MemorySnapshot:
+    """A copy of device memory (every allocation's bytes and the zero-filled gaps between
+    them), put back by :meth:`restore` when a launch run functionally for kernel sampling
+    turns out to need a detailed run after all."""
+
+    def __init__(self, gmem: Any) -> None:
+        self.gmem = gmem
+        self.bufs = {base: buf.copy() for base, buf in gmem._bufs.items()}
+        self.gaps = {pg: buf.copy() for pg, buf in gmem._gap.items()}
+
+    def restorable(self) -> bool:
+        """False when the launch allocated or freed device memory (device-side malloc)."""
+        return set(self.gmem._bufs) == set(self.bufs)
+
+    def restore(self) -> None:
+        for base, data in self.bufs.items():
+            self.gmem._bufs[base][...] = data
+        for pg, buf in self.gmem._gap.items():
+            old = self.gaps.get(pg)
+            if old is None:
+                buf[...] = 0
+            else:
+                buf[...] = old
+
+
 class KernelRun:
     """A running kernel: its instruction feed (``feed.KernelTrace`` or ``live.LiveKernel``),
     static table and CTA accounting."""
@@ -149,6 +174,9 @@ class KernelRun:
         #: the decoded program (``functional.decode.Program``): register and instruction names
         #: for dumps and traces
         self.prog: Any = None
+        #: kernel sampling: the launch's group key when it started alone on an idle machine
+        #: (its cycles are then its own, a sample of its group); None otherwise
+        self.sample_key: Any = None
 
     def more_ctas(self) -> bool:
         return self.issued < self.n_ctas and self.latency_left == 0 and self.error is None
@@ -217,6 +245,15 @@ class TimingGpu(Gpu):
         self._code_base: dict[int, tuple[Any, int]] = {}     # id(module) -> (module, base)
         self._code_next = 0
         self._last_limit_kernel = ""
+        # kernel sampling (-gpgpusim_sampling kernel, timing/kernel_sampling.py); None when off
+        from .kernel_sampling import KernelSampler, scalar_counters
+        self.ksampler = None if self.limits_on else KernelSampler.from_config(config)
+        #: projected launches' scalar counters, added to every report's cumulative counters
+        self._proj_offset: dict[str, int] = {}
+        #: the model's own scalar counters at the last detailed kernel's end
+        self._real_scalars: dict[str, int] = scalar_counters(self.stats.values) if self.ksampler else {}
+        #: projected launches started and not yet returned by advance()
+        self._projected: list[KernelRecord] = []
         from gpgpusim.runtime import interrupt
         self._parked = threading.Event()     # the cycle loop waits for the interrupt's shutdown
         self._live_thread: threading.Thread | None = None
@@ -302,8 +339,21 @@ class TimingGpu(Gpu):
                      wr_percent=int(self.config.get("gpgpu_l1_cache_write_ratio") or 0))
 
     # ------------------------------------------------------------------ kernels
+    def can_start_kernel(self) -> bool:
+        # a projected launch completes alone (its cycles are not simulated alongside others')
+        return not self._projected and super().can_start_kernel()
+
     def start_kernel(self, op: Any, stream_id: int | None = None) -> KernelRecord:
         rec = super().start_kernel(op, stream_id)
+        sample_key = None
+        if self.ksampler is not None and len(self._running) == 1 and not self._machine_busy():
+            sample_key = self.ksampler.key(op.kernel, op.grid, op.block)
+            try:
+                if self._try_project(rec, sample_key):
+                    return rec
+            except CudaError as exc:
+                rec.error = exc
+                return rec
         if len(self._running) == 1 and not self._machine_busy():
             self.gpu_sim_cycle = 0
             self.completed_cta = 0
@@ -319,11 +369,107 @@ class TimingGpu(Gpu):
                                   sticky=True)
             return rec
         run.start_cycle = self.gpu_tot_sim_cycle + self.gpu_sim_cycle
+        run.sample_key = sample_key if run.trace.__class__.__name__ == "KernelTrace" else None
         run.issued_before = (sum(c.n_thread_insn for c in self.cores), sum(c.n_warp_insn for c in self.cores))
         self.last_issue_cycle = run.start_cycle + run.latency_left
         rec.start_cycles = self.now_cycles
+        for other in self.runs:
+            other.sample_key = None      # overlapped: its cycles are not its own
         self.runs.append(run)
         return rec
+
+    # ------------------------------------------------------------------ kernel sampling
+    def _try_project(self, rec: KernelRecord, key: Any) -> bool:
+        """Kernel sampling: when a group of ``key`` has converged, run the launch on the
+        functional engine and, if it falls in a converged group, project its timing (True).
+        Otherwise memory is restored to what it was before and the launch is simulated in
+        detail (False).  Kernels that need the live feed (results that depend on timing) and
+        cooperative launches are always simulated in detail."""
+        from gpgpusim.functional import engine
+        from .feed import needs_live_feed
+        from .live import choose_feed
+        ks = self.ksampler
+        assert ks is not None
+        if not ks.candidate(key):
+            return False
+        op = rec.op
+        kw = dict(op.launch_kwargs)
+        kw.pop("driver", None)
+        if kw.get("cooperative"):
+            return False
+        prog = engine.get_program(op.module, op.kernel)
+        if choose_feed(self.config.get("gpgpusim_timing_feed"), needs_live_feed(prog)) != "trace":
+            return False
+        saved = _MemorySnapshot(self.gmem)
+        printed: list[str] = []
+        out = kw.pop("printf", None)
+        line_stats = kw.get("line_stats")
+        if isinstance(line_stats, dict):
+            kw["line_stats"] = {}
+        try:
+            stats = engine.launch(op.module, op.kernel, op.grid, op.block, op.dyn_smem_bytes, op.params,
+                                  gmem=self.gmem, driver="batched", printf=printed.append, **kw)
+        except Exception:  # noqa: BLE001 - the detailed run reports the fault as it always does
+            saved.restore()
+            return False
+        group = ks.match(key, int(stats.warp_insn), dict(stats.opcode_counts))
+        if (group is None or not ks.converged(group)) and saved.restorable():
+            saved.restore()
+            return False
+        del saved
+        if isinstance(line_stats, dict):
+            for ln, v in kw["line_stats"].items():
+                have = line_stats.setdefault(ln, [0] * len(v))
+                for i, x in enumerate(v):
+                    have[i] += x
+        if printed:
+            text = "".join(printed)
+            if out is not None:
+                out(text)
+            else:
+                sys.stdout.write(text)
+                sys.stdout.flush()
+        rec.stats = stats
+        if group is None or not ks.converged(group):
+            # memory could not be put back (the kernel allocated device memory): keep the run
+            # and project from the nearest converged group of the launch's shape
+            group = next(g for g in ks.groups if ks.key(g.name, g.grid, g.block) == key and ks.converged(g))
+        cycles, bound, proj = ks.project(group, int(stats.warp_insn), int(stats.thread_insn))
+        report = self._report_stats(rec)
+        report.cycles = cycles
+        for name, v in proj.items():
+            self._proj_offset[name] = self._proj_offset.get(name, 0) + v
+        report.counters = self._with_offset(self.stats.snapshot())
+        report.sampling = ks.projected_info(group, cycles, bound)
+        rec.report_stats = report
+        rec.start_cycles = self.now_cycles
+        self.now_cycles += cycles
+        rec.end_cycles = self.now_cycles
+        self._projected.append(rec)
+        return True
+
+    def _with_offset(self, counters: dict[str, Any]) -> dict[str, Any]:
+        """The model's cumulative counters plus the projected launches' (scalar counters)."""
+        for name, v in self._proj_offset.items():
+            counters[name] = counters.get(name, 0) + v
+        return counters
+
+    def _sample_detailed(self, run: KernelRun, report: Any, alone: bool) -> None:
+        """A kernel simulated in detail under kernel sampling: its counters carry the projected
+        launches' too; when it ran alone, it becomes a sample of its group."""
+        from .kernel_sampling import scalar_counters
+        ks = self.ksampler
+        assert ks is not None
+        real = scalar_counters(self.stats.values)
+        delta = {k: v - self._real_scalars.get(k, 0) for k, v in real.items()}
+        self._real_scalars = real
+        report.counters = self._with_offset(report.counters)
+        if not alone or run.sample_key is None or report.cycles is None:
+            report.sampling = {"mode": "kernel", "status": "detailed", "group": None}
+            return
+        g = ks.record_detailed(run.sample_key, run.rec.uid, report.warp_insn, dict(report.opcode_counts),
+                               report.cycles, delta)
+        report.sampling = ks.detailed_info(g)
 
     def _make_run(self, rec: KernelRecord) -> KernelRun:
         from .occupancy import max_cta
@@ -401,6 +547,12 @@ class TimingGpu(Gpu):
         """Simulate cycles until at least one running kernel finishes; return those."""
         if not self._running:
             return []
+        if self._projected:
+            done, self._projected = self._projected, []
+            for rec in done:
+                self._running.remove(rec)
+                self._notify("kernel_end", rec.report_stats)
+            return done
         failed = [r for r in self._running if r.error is not None]
         if failed:
             for r in failed:
@@ -702,6 +854,8 @@ class TimingGpu(Gpu):
                                          line_counts=None, stopped=why)
         report.cycles = cycles
         report.counters = self.stats.snapshot()
+        if self.ksampler is not None:
+            self._sample_detailed(run, report, stopped is None and idle)
         rec.report_stats = report
         if idle:
             # gpgpu_sim::update_stats comes after the kernel's statistics were taken
