@@ -246,6 +246,12 @@ def cmd_run(a: argparse.Namespace) -> int:
             return 2
     env = run_env(a.gpu, a.config, a.functional, sets, a.output)
     cfg = check_config(env)
+    from gpgpusim.timing.kernel_sampling import parse_mode
+    try:
+        parse_mode(cfg.get("gpgpusim_sampling"))
+    except ValueError as exc:
+        print(f"gpgpusim run: {exc}", file=sys.stderr)
+        return 2
     for option, path in _config_output_paths(cfg):
         problem = check_output_path(path)
         if problem is not None:
