@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -62,12 +63,15 @@ def run_one(name: str, mode: str, extra: list[str]) -> None:
         cmd += ["--sample", "kernel"]
     cmd += ["--", str(exe), *args]
     env = dict(os.environ, GPGPUSIM_PROGRESS="0", PYTHONPATH=str(ROOT))
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     with open(d / "stdout.txt", "w") as out, open(d / "stderr.txt", "w") as err:
         rc = subprocess.run(cmd, cwd=d, env=env, stdout=out, stderr=err).returncode
     wall = time.perf_counter() - t0
-    (d / "run.json").write_text(json.dumps({"cmd": cmd, "rc": rc, "wall_s": wall}, indent=1) + "\n")
-    print(f"{name} {mode}: exit {rc}, {wall:.1f} s", file=sys.stderr)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    (d / "run.json").write_text(json.dumps({"cmd": cmd, "rc": rc, "wall_s": wall, "cpu_s": cpu}, indent=1) + "\n")
+    print(f"{name} {mode}: exit {rc}, {wall:.1f} s wall, {cpu:.1f} s CPU", file=sys.stderr)
 
 
 def _load(name: str, mode: str) -> tuple[dict, dict, list[str]] | None:
@@ -131,15 +135,21 @@ def compare(name: str) -> tuple[dict, list[dict]] | None:
         "max_kernel_err": max((abs(r["err"]) for r in rows), default=0.0),
         "covered": sum(1 for r in proj if r["covered"]), "wall_full": fr["wall_s"], "wall_sampled": sr["wall_s"],
         "speedup": fr["wall_s"] / sr["wall_s"] if sr["wall_s"] else 0.0,
+        "cpu_full": fr.get("cpu_s"), "cpu_sampled": sr.get("cpu_s"),
     }
     return summary, rows
+
+
+def _cpu_speedup(s: dict) -> str:
+    f, p = s.get("cpu_full"), s.get("cpu_sampled")
+    return f"{f / p:.1f}x" if f and p else "n/a"
 
 
 def table(results: list[tuple[dict, list[dict]]], kernels: bool) -> str:
     out = ["| program | launches (projected) | cycles full | cycles sampled | cycles err | stated bound "
            "| worst kernel | bound covers | insn equal | output equal | IPC err | L1D miss diff "
-           "| L2 miss diff | DRAM reads err | wall full | wall sampled | speed-up |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+           "| L2 miss diff | DRAM reads err | wall full | wall sampled | speed-up (wall) | speed-up (CPU) |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for s, _ in results:
         out.append(f"| {s['program']} | {s['launches']} ({s['projected']}) | {s['cycles_full']:,} | "
                    f"{s['cycles_sampled']:,} | {100 * s['cycles_err']:+.3f} % | +-{100 * s['bound_rel']:.2f} % | "
@@ -147,7 +157,7 @@ def table(results: list[tuple[dict, list[dict]]], kernels: bool) -> str:
                    f"{'yes' if s['insn_equal'] else 'NO'} | {'yes' if s['output_equal'] else 'NO'} | "
                    f"{100 * s['ipc_err']:+.3f} % | {s['l1d_miss_diff']:+.4f} | {s['l2_miss_diff']:+.4f} | "
                    f"{100 * s['dram_reads_err']:+.2f} % | {s['wall_full']:.1f} s | {s['wall_sampled']:.1f} s | "
-                   f"{s['speedup']:.1f}x |")
+                   f"{s['speedup']:.1f}x | {_cpu_speedup(s)} |")
     n_proj = sum(s["projected"] for s, _ in results)
     n_cov = sum(s["covered"] for s, _ in results)
     n_k = sum(s["launches"] for s, _ in results)

@@ -112,17 +112,28 @@ class Group:
 
     def estimate(self, latency: int) -> tuple[float, float, float]:
         """(mean CPI, relative half-width of its 95 % confidence interval, relative half-width
-        of the 95 % prediction interval of one new launch); inf while fewer than 2 launches."""
+        of the 95 % prediction interval of one new launch); inf while fewer than 2 launches.
+
+        The mean and its confidence interval (the stopping rule) leave the warm-up launch out
+        (:meth:`used`); the prediction interval (the stated bound) takes its spread over every
+        detailed launch, warm-up included, so that a group whose launches differ now and then
+        (a cold miss every few launches) does not state a zero bound from a few identical ones."""
         c = self.cpis(latency)
-        n = len(c)
-        if n == 0:
+        if not c:
             return 0.0, math.inf, math.inf
-        mean = sum(c) / n
-        if n < 2 or mean <= 0:
+        mean = sum(c) / len(c)
+        every = [max(0, s.cycles - latency) / s.warp_insn for s in self.samples if s.warp_insn]
+        if len(c) < 2 or mean <= 0:
             return mean, math.inf, math.inf
-        s = math.sqrt(sum((x - mean) ** 2 for x in c) / (n - 1))
-        t = t975(n - 1)
-        return mean, t * s / math.sqrt(n) / mean, t * s * math.sqrt(1 + 1 / n) / mean
+        ci = t975(len(c) - 1) * _stdev(c) / math.sqrt(len(c)) / mean
+        n = len(every)
+        pi = t975(n - 1) * _stdev(every) * math.sqrt(1 + 1 / n) / mean
+        return mean, ci, pi
+
+
+def _stdev(xs: list[float]) -> float:
+    m = sum(xs) / len(xs)
+    return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
 
 
 class KernelSampler:
