@@ -1,6 +1,7 @@
 """Validation harness of sampled performance simulation (``-gpgpusim_sampling``).
 
-Runs each program of the set in full detail and sampled (``gpgpusim run --sample kernel``),
+Runs each program of the set in full detail and sampled (``gpgpusim run --sample all``:
+kernel sampling and CTA/wave sampling),
 each as an ordinary ``gpgpusim run`` of the unmodified binary, and compares the two runs'
 ``-o`` JSON kernel by kernel:
 
@@ -44,6 +45,7 @@ PROGRAMS: dict[str, tuple[Path, list[str]]] = {
     "kernel_loop": (ROOT / "apps" / "bin" / "kernel_loop", []),
     "stencil": (BIN / "stencil", ["256", "256", "200"]),
     "solver": (BIN / "solver", ["32768", "150"]),
+    "bigrid": (BIN / "bigrid", ["102400"]),
 }
 
 
@@ -54,13 +56,13 @@ def build() -> None:
                        check=True)
 
 
-def run_one(name: str, mode: str, extra: list[str]) -> None:
+def run_one(name: str, mode: str, extra: list[str], sample: str = "all") -> None:
     exe, args = PROGRAMS[name]
     d = BUILD / name / mode
     d.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "gpgpusim", "run", *extra, "-o", str(d / "stats.json")]
     if mode == "sampled":
-        cmd += ["--sample", "kernel"]
+        cmd += ["--sample", sample]
     cmd += ["--", str(exe), *args]
     env = dict(os.environ, GPGPUSIM_PROGRESS="0", PYTHONPATH=str(ROOT))
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -81,7 +83,7 @@ def _load(name: str, mode: str) -> tuple[dict, dict, list[str]] | None:
         run = json.loads((d / "run.json").read_text())
         out = [ln for ln in (d / "stdout.txt").read_text().splitlines()
                if ln.startswith(("checksum", "iteration", "many_launches:", "kernel_loop:",
-                                 "stencil:", "solver:", "sum", "level"))]
+                                 "stencil:", "solver:", "bigrid:", "sum", "level"))]
     except (OSError, ValueError):
         return None
     return stats, run, out
@@ -112,13 +114,14 @@ def compare(name: str) -> tuple[dict, list[dict]] | None:
         err = _rel(k["cycles"], f["cycles"])
         bound = s.get("cycles_bound_rel")
         rows.append({"uid": k["kernel_launch_uid"], "kernel": k["kernel_name"], "status": s.get("status", "-"),
+                     "ctas": s.get("cta", {}).get("ctas_projected", 0),
                      "full": f["cycles"], "sampled": k["cycles"], "err": err, "bound": bound,
                      "covered": None if bound is None else abs(k["cycles"] - f["cycles"]) <= s.get("cycles_bound", 0)})
     ft, st = fs["totals"], ss["totals"]
     fc, sc = ft.get("counters", {}), st.get("counters", {})
     ipc_f = ft["gpu_tot_sim_insn"] / ft["gpu_tot_sim_cycle"]
     ipc_s = st["gpu_tot_sim_insn"] / st["gpu_tot_sim_cycle"]
-    proj = [r for r in rows if r["status"] == "projected"]
+    proj = [r for r in rows if r["status"] in ("projected", "cta_projected")]
     summary = {
         "program": name, "launches": len(rows), "projected": len(proj),
         "cycles_full": ft["gpu_tot_sim_cycle"], "cycles_sampled": st["gpu_tot_sim_cycle"],
@@ -182,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-run", action="store_true", help="re-print from the last runs")
     p.add_argument("--mode", choices=("both", "full", "sampled"), default="both")
     p.add_argument("--kernels", action="store_true", help="per-kernel tables too")
+    p.add_argument("--sample", choices=("kernel", "cta", "all"), default="all",
+                   help="the sampled runs' -gpgpusim_sampling (default all)")
     p.add_argument("--set", action="append", default=[], metavar="-opt=value",
                    help="option override for both runs (repeatable)")
     a = p.parse_args(argv)
@@ -195,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         for n in names:
             for mode in ("full", "sampled"):
                 if a.mode in ("both", mode):
-                    run_one(n, mode, extra)
+                    run_one(n, mode, extra, a.sample)
     results = [r for r in (compare(n) for n in names) if r is not None]
     text = table(results, a.kernels)
     print(text)

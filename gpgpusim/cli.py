@@ -385,10 +385,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--error-exitcode", type=int, metavar="N",
                    help="exit status when memcheck reported errors (default 1; 0 keeps the application's; "
                         "-gpgpusim_memcheck_error_exitcode)")
-    r.add_argument("--sample", choices=("off", "kernel"),
+    r.add_argument("--sample", choices=("off", "kernel", "cta", "all"),
                    help="sampled performance simulation (-gpgpusim_sampling): kernel = repeating "
                         "launches are simulated in detail until their cycles per instruction are "
-                        "known, the rest run functionally with projected, marked timing")
+                        "known, the rest run functionally with projected, marked timing; cta = "
+                        "the waves of a large grid likewise; all = both")
     r.add_argument("app", nargs=argparse.REMAINDER, help="-- ./app args")
     r.set_defaults(fn=cmd_run)
     sub.add_parser("libdir", help="print the directory of libcudart.so.13").set_defaults(fn=cmd_libdir)

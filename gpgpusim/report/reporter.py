@@ -405,8 +405,18 @@ def sampling_lines(stats: KernelStats) -> list[str]:
                 f"+-{s['cycles_bound']} cycles, 95 % interval]",
                 "gpgpusim_sampling_counters = projected (instructions exact; scalar counters scaled "
                 "from the group per warp instruction; per-unit lists and histograms not included)"]
+    if s.get("status") == "cta_projected":
+        c = s["cta"]
+        return [f"gpgpusim_sampling = cta_projected (CTA sampling: {c['ctas_detailed']} CTAs simulated in detail, "
+                f"{c['ctas_projected']} ran functionally; waves of {c['wave_ctas']} CTAs, "
+                f"{c['cycles_detailed']} cycles in detail)",
+                f"gpu_sim_cycle_projected = {stats.cycles} [projected +-{100 * s['cycles_bound_rel']:.2f} %, "
+                f"+-{s['cycles_bound']} cycles, 95 % interval]",
+                "gpgpusim_sampling_counters = projected (instructions exact; scalar counters of the detailed "
+                "CTAs scaled to the grid; per-unit lists and histograms not included)"]
     if s.get("group") is None:
-        return ["gpgpusim_sampling = detailed (not a sample: it overlapped other kernels)"]
+        return ["gpgpusim_sampling = detailed (not a kernel-sampling sample: it overlapped other kernels, "
+                "or kernel sampling is off)"]
     return [f"gpgpusim_sampling = detailed (kernel sampling: group {s['group']}, detailed launch "
             f"{s['group_detailed']} of the group)"]
 
@@ -420,11 +430,14 @@ def sampling_totals(kernels: list[dict[str, Any]]) -> dict[str, Any] | None:
     if not marked:
         return None
     proj = [k for k in marked if k["sampling"].get("status") == "projected"]
-    bound = sum(int(k["sampling"].get("cycles_bound", 0)) for k in proj)
+    part = [k for k in marked if k["sampling"].get("status") == "cta_projected"]
+    bound = sum(int(k["sampling"].get("cycles_bound", 0)) for k in proj + part)
     total = sum(int(k.get("cycles", 0)) for k in kernels)
     return {"mode": marked[0]["sampling"].get("mode", "kernel"),
-            "launches_detailed": len(marked) - len(proj), "launches_projected": len(proj),
-            "cycles_projected": sum(int(k.get("cycles", 0)) for k in proj),
+            "launches_detailed": len(marked) - len(proj) - len(part), "launches_projected": len(proj),
+            "launches_cta_sampled": len(part),
+            "cycles_projected": sum(int(k.get("cycles", 0)) for k in proj)
+            + sum(int(k["cycles"]) - int(k["sampling"]["cta"]["cycles_detailed"]) for k in part),
             "cycles_bound": bound, "cycles_bound_rel": bound / total if total else 0.0}
 
 

@@ -177,6 +177,8 @@ class KernelRun:
         #: kernel sampling: the launch's group key when it started alone on an idle machine
         #: (its cycles are then its own, a sample of its group); None otherwise
         self.sample_key: Any = None
+        #: CTA/wave sampling state (``cta_sampling.CtaSampling``) when the launch is sampled
+        self.cta_sampling: Any = None
 
     def more_ctas(self) -> bool:
         return self.issued < self.n_ctas and self.latency_left == 0 and self.error is None
@@ -246,12 +248,17 @@ class TimingGpu(Gpu):
         self._code_next = 0
         self._last_limit_kernel = ""
         # kernel sampling (-gpgpusim_sampling kernel, timing/kernel_sampling.py); None when off
-        from .kernel_sampling import KernelSampler, scalar_counters
+        from .kernel_sampling import KernelSampler, parse_mode, scalar_counters
+        self.sampling_mode = "off" if self.limits_on else parse_mode(config.get("gpgpusim_sampling"))
         self.ksampler = None if self.limits_on else KernelSampler.from_config(config)
+        #: CTA/wave sampling (-gpgpusim_sampling cta|all, timing/cta_sampling.py): its tolerance
+        self.cta_tol = float(config.get("gpgpusim_sampling_tol") or 0.02) \
+            if self.sampling_mode in ("cta", "all") else None
         #: projected launches' scalar counters, added to every report's cumulative counters
         self._proj_offset: dict[str, int] = {}
         #: the model's own scalar counters at the last detailed kernel's end
-        self._real_scalars: dict[str, int] = scalar_counters(self.stats.values) if self.ksampler else {}
+        self._real_scalars: dict[str, int] = scalar_counters(self.stats.values) \
+            if self.sampling_mode != "off" else {}
         #: projected launches started and not yet returned by advance()
         self._projected: list[KernelRecord] = []
         from gpgpusim.runtime import interrupt
@@ -346,7 +353,8 @@ class TimingGpu(Gpu):
     def start_kernel(self, op: Any, stream_id: int | None = None) -> KernelRecord:
         rec = super().start_kernel(op, stream_id)
         sample_key = None
-        if self.ksampler is not None and len(self._running) == 1 and not self._machine_busy():
+        alone = len(self._running) == 1 and not self._machine_busy()
+        if self.ksampler is not None and alone:
             sample_key = self.ksampler.key(op.kernel, op.grid, op.block)
             try:
                 if self._try_project(rec, sample_key):
@@ -369,12 +377,20 @@ class TimingGpu(Gpu):
                                   sticky=True)
             return rec
         run.start_cycle = self.gpu_tot_sim_cycle + self.gpu_sim_cycle
-        run.sample_key = sample_key if run.trace.__class__.__name__ == "KernelTrace" else None
+        traced = run.trace.__class__.__name__ == "KernelTrace"
+        run.sample_key = sample_key if traced else None
+        if self.cta_tol is not None and alone and traced:
+            from .cta_sampling import CtaSampling
+            wave = self.n_cores * run.max_cta_per_core
+            if CtaSampling.eligible(run.n_ctas, wave):
+                run.cta_sampling = CtaSampling(wave, run.n_ctas, self.cta_tol)
         run.issued_before = (sum(c.n_thread_insn for c in self.cores), sum(c.n_warp_insn for c in self.cores))
         self.last_issue_cycle = run.start_cycle + run.latency_left
         rec.start_cycles = self.now_cycles
         for other in self.runs:
             other.sample_key = None      # overlapped: its cycles are not its own
+            if other.cta_sampling is not None and other.cta_sampling.cut_at is None:
+                other.cta_sampling = None
         self.runs.append(run)
         return rec
 
@@ -441,6 +457,7 @@ class TimingGpu(Gpu):
             self._proj_offset[name] = self._proj_offset.get(name, 0) + v
         report.counters = self._with_offset(self.stats.snapshot())
         report.sampling = ks.projected_info(group, cycles, bound)
+        report.sampling["mode"] = self.sampling_mode
         rec.report_stats = report
         rec.start_cycles = self.now_cycles
         self.now_cycles += cycles
@@ -455,21 +472,39 @@ class TimingGpu(Gpu):
         return counters
 
     def _sample_detailed(self, run: KernelRun, report: Any, alone: bool) -> None:
-        """A kernel simulated in detail under kernel sampling: its counters carry the projected
-        launches' too; when it ran alone, it becomes a sample of its group."""
-        from .kernel_sampling import scalar_counters
-        ks = self.ksampler
-        assert ks is not None
+        """A kernel simulated by the timing model under sampling: CTA sampling projects the
+        CTAs it left to the functional engine; its counters carry the projected launches' and
+        CTAs' too; under kernel sampling, when it ran alone, it becomes a sample of its group."""
+        from .kernel_sampling import EXACT_COUNTERS, scalar_counters
         real = scalar_counters(self.stats.values)
         delta = {k: v - self._real_scalars.get(k, 0) for k, v in real.items()}
         self._real_scalars = real
+        cta: dict[str, Any] | None = None
+        cs = run.cta_sampling
+        if cs is not None and cs.cut_at is not None and report.stopped is None and report.cycles is not None:
+            detailed = report.cycles
+            cycles, bound, rest = cs.project(detailed)
+            scale = rest / cs.cut_at
+            extra = {k: int(round(v * scale)) for k, v in delta.items() if k not in EXACT_COUNTERS}
+            extra["gpgpu_n_tot_thrd_icount"] = report.thread_insn - delta.get("gpgpu_n_tot_thrd_icount", 0)
+            extra["gpgpu_n_tot_w_icount"] = report.warp_insn - delta.get("gpgpu_n_tot_w_icount", 0)
+            for k, v in extra.items():
+                self._proj_offset[k] = self._proj_offset.get(k, 0) + v
+                delta[k] = delta.get(k, 0) + v
+            report.cycles = cycles
+            cta = cs.info(cycles, detailed, bound)
         report.counters = self._with_offset(report.counters)
-        if not alone or run.sample_key is None or report.cycles is None:
-            report.sampling = {"mode": "kernel", "status": "detailed", "group": None}
-            return
-        g = ks.record_detailed(run.sample_key, run.rec.uid, report.warp_insn, dict(report.opcode_counts),
-                               report.cycles, delta)
-        report.sampling = ks.detailed_info(g)
+        ks = self.ksampler
+        if ks is not None and alone and run.sample_key is not None and report.cycles is not None:
+            g = ks.record_detailed(run.sample_key, run.rec.uid, report.warp_insn, dict(report.opcode_counts),
+                                   report.cycles, delta)
+            report.sampling = ks.detailed_info(g)
+        else:
+            report.sampling = {"mode": self.sampling_mode, "status": "detailed", "group": None}
+        report.sampling["mode"] = self.sampling_mode
+        if cta is not None:
+            report.sampling.update(status="cta_projected", cta=cta, cycles_bound=cta["cycles_bound"],
+                                   cycles_bound_rel=cta["cycles_bound_rel"])
 
     def _make_run(self, rec: KernelRecord) -> KernelRun:
         from .occupancy import max_cta
@@ -817,6 +852,9 @@ class TimingGpu(Gpu):
         self.live_ctas -= 1
         self.completed_cta += 1
         run.done += 1
+        cs = run.cta_sampling
+        if cs is not None and cs.cta_done(run.done, self.gpu_tot_sim_cycle + self.gpu_sim_cycle, run.issued):
+            run.n_ctas = run.issued      # no more CTAs to the timing model: the rest run functionally
         if run.done >= run.n_ctas and run.issued >= run.n_ctas:
             run.finished = True
 
@@ -832,6 +870,12 @@ class TimingGpu(Gpu):
         self.insn_done_before += run.thread_done
         if stopped is None:
             rec.stats = run.trace.stats
+            if run.cta_sampling is not None and run.cta_sampling.cut_at is not None:
+                # CTA sampling: the CTAs not issued run on the functional engine only
+                for _cta, streams in run.ctas:
+                    for st in streams:
+                        while st.pc >= 0:
+                            st.issue(0)
             # drain the generator so the engine's final counts are complete
             for _ in run.ctas:
                 pass
@@ -854,7 +898,7 @@ class TimingGpu(Gpu):
                                          line_counts=None, stopped=why)
         report.cycles = cycles
         report.counters = self.stats.snapshot()
-        if self.ksampler is not None:
+        if self.sampling_mode != "off":
             self._sample_detailed(run, report, stopped is None and idle)
         rec.report_stats = report
         if idle:

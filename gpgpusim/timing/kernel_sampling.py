@@ -40,7 +40,7 @@ _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 
          2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
          2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
 
-MODES = ("off", "kernel")
+MODES = ("off", "kernel", "cta", "all")
 
 #: counters that are exact for a projected launch (from its functional run)
 EXACT_COUNTERS = ("gpgpu_n_tot_thrd_icount", "gpgpu_n_tot_w_icount")
@@ -51,16 +51,13 @@ def t975(dof: int) -> float:
 
 
 def parse_mode(value: Any) -> str:
-    """The ``-gpgpusim_sampling`` value: ``off`` or ``kernel`` (``cta`` and ``all`` are not
-    implemented and say so)."""
+    """The ``-gpgpusim_sampling`` value: ``off``, ``kernel`` (this module), ``cta``
+    (``timing/cta_sampling.py``) or ``all`` (both)."""
     mode = str(value or "off").strip().lower()
     if mode in ("0", "none", ""):
         mode = "off"
-    if mode in ("cta", "all"):
-        raise ValueError(f"-gpgpusim_sampling {mode}: CTA/wave sampling inside a kernel is not "
-                         f"implemented; use off or kernel")
     if mode not in MODES:
-        raise ValueError(f"-gpgpusim_sampling {value!r}: expected off or kernel")
+        raise ValueError(f"-gpgpusim_sampling {value!r}: expected off, kernel, cta or all")
     return mode
 
 
@@ -158,7 +155,7 @@ class KernelSampler:
             except (KeyError, AttributeError):
                 return default
             return default if v is None else v
-        if parse_mode(opt("gpgpusim_sampling", "off")) == "off":
+        if parse_mode(opt("gpgpusim_sampling", "off")) not in ("kernel", "all"):
             return None
         return cls(tol=float(opt("gpgpusim_sampling_tol", 0.02)),
                    min_detailed=int(opt("gpgpusim_sampling_min", 4)),

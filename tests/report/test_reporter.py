@@ -400,7 +400,7 @@ def test_sampled_kernels_are_marked_in_text_and_json():
     doc = rep.to_json()
     assert doc["kernels"][1]["sampling"]["status"] == "projected"
     assert doc["totals"]["sampling"] == {"mode": "kernel", "launches_detailed": 1, "launches_projected": 1,
-                                         "cycles_projected": 1010, "cycles_bound": 20,
+                                         "launches_cta_sampled": 0, "cycles_projected": 1010, "cycles_bound": 20,
                                          "cycles_bound_rel": 20 / 2010}
 
 

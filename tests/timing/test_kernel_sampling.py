@@ -46,9 +46,8 @@ ret;
 def test_parse_mode():
     assert parse_mode("kernel") == "kernel"
     assert parse_mode(" OFF ") == "off"
-    with pytest.raises(ValueError, match="not implemented"):
-        parse_mode("cta")
-    with pytest.raises(ValueError, match="expected off or kernel"):
+    assert parse_mode("cta") == "cta" and parse_mode("all") == "all"
+    with pytest.raises(ValueError, match="expected off, kernel, cta or all"):
         parse_mode("sometimes")
 
 
