@@ -12,8 +12,12 @@ run on the functional engine only, so every instruction executes and memory stay
 line through the marks, not the spread of the gaps between them: CTAs end staggered, so one
 gap's length varies much more than the trend does.)
 
-What is projected: ``gpu_sim_cycle`` = the detailed cycles (ramp-up, steady waves, drain) +
-the remaining CTAs x the steady state's cycles per CTA; its bound is the confidence interval
+``-gpgpusim_sampling_cta_tail detail`` times the tail instead: at the cut the middle CTAs run
+functionally and the last partial wave plus one full wave are issued to the timing model after
+them, so the kernel's real last wave is simulated (``docs/PERFORMANCE.md`` compares the two).
+
+What is projected: ``gpu_sim_cycle`` = the detailed cycles (ramp-up, steady waves, tail) +
+the CTAs run functionally x the steady state's cycles per CTA; its bound is the confidence interval
 of that rate over the remaining CTAs plus half a wave's time (the quantisation of the last
 wave).  The timing model's scalar counters of the detailed part are scaled by remaining /
 detailed CTAs; thread and warp instructions, CTAs and the opcode mix are exact (from the
@@ -40,8 +44,13 @@ MIN_WAVES = 6
 class CtaSampling:
     """Wave bookkeeping of one kernel launch (see the module docstring)."""
 
-    def __init__(self, wave: int, n_ctas: int, tol: float) -> None:
+    def __init__(self, wave: int, n_ctas: int, tol: float, tail: str = "drain") -> None:
         self.wave = max(1, wave)
+        #: how the kernel's tail is timed: "drain" (the CTAs in flight at the cut drain in
+        #: detail and stand for it) or "detail" (the middle CTAs are skipped and the last
+        #: partial wave plus one full wave are issued to the timing model after them)
+        self.tail = tail
+        self.skip = 0                      # "detail": CTAs run functionally in the middle
         self.step = max(1, self.wave // MARKS_PER_WAVE)
         self.n_ctas = n_ctas
         self.tol = tol
@@ -75,6 +84,11 @@ class CtaSampling:
         ci = t975(n - 2) * se / slope
         if ci > self.tol:
             return False
+        if self.tail == "detail":
+            rest = self.n_ctas - issued
+            self.skip = rest - (rest % self.wave) - self.wave
+            if self.skip <= 0:
+                return False
         self.cut_at = issued
         self.rate = slope / self.step
         self.ci_rel = ci
@@ -84,14 +98,15 @@ class CtaSampling:
         """(projected cycles, bound in cycles, CTAs projected) once the detailed part took
         ``cycles``."""
         assert self.cut_at is not None
-        rest = self.n_ctas - self.cut_at
+        rest = self.skip if self.tail == "detail" else self.n_ctas - self.cut_at
         extra = rest * self.rate
         bound = int(math.ceil(self.ci_rel * extra + 0.5 * self.rate * self.wave))
         return cycles + int(round(extra)), bound, rest
 
     def info(self, cycles: int, detailed_cycles: int, bound: int) -> dict[str, Any]:
         assert self.cut_at is not None
-        return {"ctas_detailed": self.cut_at, "ctas_projected": self.n_ctas - self.cut_at,
+        rest = self.skip if self.tail == "detail" else self.n_ctas - self.cut_at
+        return {"ctas_detailed": self.n_ctas - rest, "ctas_projected": rest, "tail": self.tail,
                 "wave_ctas": self.wave, "waves_timed": len(self.marks) / MARKS_PER_WAVE,
                 "cycles_per_wave": self.rate * self.wave, "wave_ci_rel": self.ci_rel,
                 "cycles_detailed": detailed_cycles, "cycles_bound": bound,

@@ -383,7 +383,8 @@ class TimingGpu(Gpu):
             from .cta_sampling import CtaSampling
             wave = self.n_cores * run.max_cta_per_core
             if CtaSampling.eligible(run.n_ctas, wave):
-                run.cta_sampling = CtaSampling(wave, run.n_ctas, self.cta_tol)
+                run.cta_sampling = CtaSampling(wave, run.n_ctas, self.cta_tol,
+                                               str(self.config.get("gpgpusim_sampling_cta_tail") or "drain"))
         run.issued_before = (sum(c.n_thread_insn for c in self.cores), sum(c.n_warp_insn for c in self.cores))
         self.last_issue_cycle = run.start_cycle + run.latency_left
         rec.start_cycles = self.now_cycles
@@ -484,7 +485,7 @@ class TimingGpu(Gpu):
         if cs is not None and cs.cut_at is not None and report.stopped is None and report.cycles is not None:
             detailed = report.cycles
             cycles, bound, rest = cs.project(detailed)
-            scale = rest / cs.cut_at
+            scale = rest / (cs.n_ctas - rest)
             extra = {k: int(round(v * scale)) for k, v in delta.items() if k not in EXACT_COUNTERS}
             extra["gpgpu_n_tot_thrd_icount"] = report.thread_insn - delta.get("gpgpu_n_tot_thrd_icount", 0)
             extra["gpgpu_n_tot_w_icount"] = report.warp_insn - delta.get("gpgpu_n_tot_w_icount", 0)
@@ -854,7 +855,17 @@ class TimingGpu(Gpu):
         run.done += 1
         cs = run.cta_sampling
         if cs is not None and cs.cta_done(run.done, self.gpu_tot_sim_cycle + self.gpu_sim_cycle, run.issued):
-            run.n_ctas = run.issued      # no more CTAs to the timing model: the rest run functionally
+            if cs.skip:
+                # tail in detail: the middle CTAs run functionally now, the last ones are timed
+                for _ in range(cs.skip):
+                    _cta, streams = next(run.ctas)
+                    for st in streams:
+                        while st.pc >= 0:
+                            st.issue(0)
+                run.issued += cs.skip
+                run.done += cs.skip
+            else:
+                run.n_ctas = run.issued      # no more CTAs to the timing model: the rest run functionally
         if run.done >= run.n_ctas and run.issued >= run.n_ctas:
             run.finished = True
 

@@ -33,9 +33,9 @@ def test_too_few_waves_are_not_sampled():
     assert not CtaSampling.eligible(5 * 64, 64) and CtaSampling.eligible(6 * 64, 64)
 
 
-def _run(n_ctas: int, sampling: str) -> tuple[TimingGpu, object, np.ndarray]:
+def _run(n_ctas: int, sampling: str, *more: str) -> tuple[TimingGpu, object, np.ndarray]:
     cfg = load_config(None, overrides=["-gpgpu_n_clusters 2", "-gpgpu_kernel_launch_latency 50",
-                                       f"-gpgpusim_sampling {sampling}"], env=False)
+                                       f"-gpgpusim_sampling {sampling}", *more], env=False)
     g = GlobalMemory()
     gpu = TimingGpu(cfg, g, None)
     lm = load_module(ADD_LOOP, g)
@@ -65,3 +65,15 @@ def test_cta_sampling_projects_the_waves_left_to_the_functional_engine():
     assert (c["wave_ctas"], c["ctas_detailed"], c["ctas_projected"]) == (64, 572, 452)
     assert f.cycles == 27194 and s.cycles == 27002
     assert abs(s.cycles - f.cycles) <= s.sampling["cycles_bound"]
+
+
+def test_tail_in_detail_skips_the_middle_and_times_the_last_waves():
+    _, samp, mem = _run(1024, "cta")
+    _, tail, mem2 = _run(1024, "cta", "-gpgpusim_sampling_cta_tail detail")
+    assert (mem2 == mem).all() and (mem2 == np.arange(1024 * 64) + 10).all()
+    c = tail.report_stats.sampling["cta"]
+    # cut after 572 CTAs issued as above; the middle 384 CTAs run functionally and the last
+    # 68 (4 of a partial wave + a full wave of 64) are timed after them
+    assert (c["tail"], c["ctas_detailed"], c["ctas_projected"]) == ("detail", 640, 384)
+    assert tail.report_stats.cycles == 27061 and samp.report_stats.cycles == 27002   # full: 27,194
+    assert tail.report_stats.warp_insn == samp.report_stats.warp_insn == 106496

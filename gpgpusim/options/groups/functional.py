@@ -74,7 +74,13 @@ EXTENSIONS = [
            "sampled performance simulation: off (every launch in detail), kernel (launches that repeat "
            "-- same kernel, grid and block, similar instruction count and mix -- are simulated in "
            "detail until their cycles per instruction are known within -gpgpusim_sampling_tol, the "
-           "rest run functionally and their cycles and counters are projected, marked as such)", "str"),
+           "rest run functionally and their cycles and counters are projected, marked as such), "
+           "cta (the waves of a grid of >= 6 waves likewise, until the throughput is known), all "
+           "(both)", "str"),
+    Legacy("gpgpusim_sampling_cta_tail", "sampling_cta_tail", "drain",
+           "CTA sampling: how a sampled kernel's tail is timed: drain (the CTAs in flight when "
+           "sampling stops issue drain in detail and stand for it) or detail (the middle CTAs run "
+           "functionally and the last partial wave plus one full wave are simulated)", "str"),
     Legacy("gpgpusim_sampling_tol", "sampling_tol", "0.02",
            "kernel sampling: a group is projected once the 95% confidence interval of its mean "
            "cycles per instruction is within this fraction of the mean", "float"),
