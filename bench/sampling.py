@@ -17,6 +17,7 @@ each as an ordinary ``gpgpusim run`` of the unmodified binary, and compares the 
     python3 bench/sampling.py --no-run              # re-print from the last runs' JSON
     python3 bench/sampling.py --kernels             # also the per-kernel table
     python3 bench/sampling.py --mode full           # only the full runs (or --mode sampled)
+    python3 bench/sampling.py --mode sampled --tag tail --sampled-set=-gpgpusim_sampling_cta_tail=detail
 
 Programs: ``bench/sampling/*.cu`` (built with ``nvcc -cudart shared -O2`` into
 ``bench/build/sampling/bin/``) and two of ``apps/``; runs in ``bench/build/sampling/<program>/
@@ -56,9 +57,9 @@ def build() -> None:
                        check=True)
 
 
-def run_one(name: str, mode: str, extra: list[str], sample: str = "all") -> None:
+def run_one(name: str, mode: str, extra: list[str], sample: str = "all", tag: str = "") -> None:
     exe, args = PROGRAMS[name]
-    d = BUILD / name / mode
+    d = BUILD / name / (mode + tag if mode == "sampled" else mode)
     d.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "gpgpusim", "run", *extra, "-o", str(d / "stats.json")]
     if mode == "sampled":
@@ -98,8 +99,8 @@ def _rel(a: float, b: float) -> float:
     return (a - b) / b if b else (0.0 if a == b else float("inf"))
 
 
-def compare(name: str) -> tuple[dict, list[dict]] | None:
-    full, samp = _load(name, "full"), _load(name, "sampled")
+def compare(name: str, tag: str = "") -> tuple[dict, list[dict]] | None:
+    full, samp = _load(name, "full"), _load(name, "sampled" + tag)
     if full is None or samp is None:
         return None
     fs, fr, fo = full
@@ -189,6 +190,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="the sampled runs' -gpgpusim_sampling (default all)")
     p.add_argument("--set", action="append", default=[], metavar="-opt=value",
                    help="option override for both runs (repeatable)")
+    p.add_argument("--sampled-set", action="append", default=[], metavar="-opt=value",
+                   help="option override for the sampled runs only (repeatable)")
+    p.add_argument("--tag", default="", help="keep the sampled runs in sampled-TAG/ (compare settings)")
     a = p.parse_args(argv)
     names = [n for n in a.programs.split(",") if n]
     unknown = [n for n in names if n not in PROGRAMS]
@@ -197,11 +201,14 @@ def main(argv: list[str] | None = None) -> int:
     if not a.no_run:
         build()
         extra = [x for s in a.set for x in ("--set", s)]
+        tag = f"-{a.tag}" if a.tag else ""
         for n in names:
             for mode in ("full", "sampled"):
                 if a.mode in ("both", mode):
-                    run_one(n, mode, extra, a.sample)
-    results = [r for r in (compare(n) for n in names) if r is not None]
+                    more = [x for s in a.sampled_set for x in ("--set", s)] if mode == "sampled" else []
+                    run_one(n, mode, extra + more, a.sample, tag)
+    tag = f"-{a.tag}" if a.tag else ""
+    results = [r for r in (compare(n, tag) for n in names) if r is not None]
     text = table(results, a.kernels)
     print(text)
     res = ROOT / "bench" / "results"
