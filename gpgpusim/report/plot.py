@@ -238,16 +238,18 @@ def plot_stats(doc: dict[str, Any], outdir: Path, prefix: str = "gpgpusim") -> l
 
 
 def _sampling_chart(plt: Any, kernels: list[dict[str, Any]]) -> Any:
-    """Cycles per launch under ``-gpgpusim_sampling``: launches simulated in detail and
-    projected ones (with their 95 % error bound as an error bar), against the launch uid."""
+    """Cycles per launch under ``-gpgpusim_sampling``: launches simulated in detail, projected
+    ones and CTA-sampled ones (these two with their 95 % error bound as an error bar), against
+    the launch uid."""
     fig, ax = plt.subplots(figsize=(8, 4))
-    for status, color, marker in (("detailed", "tab:blue", "o"), ("projected", "tab:orange", "s")):
+    for status, color, marker in (("detailed", "tab:blue", "o"), ("projected", "tab:orange", "s"),
+                                  ("cta_projected", "tab:red", "^")):
         ks = [k for k in kernels if (k.get("sampling") or {}).get("status", "detailed") == status]
         if not ks:
             continue
         x = [k["kernel_launch_uid"] for k in ks]
         y = [k.get("cycles", 0) for k in ks]
-        err = [(k.get("sampling") or {}).get("cycles_bound", 0) for k in ks] if status == "projected" else None
+        err = [(k.get("sampling") or {}).get("cycles_bound", 0) for k in ks] if status != "detailed" else None
         ax.errorbar(x, y, yerr=err, fmt=marker, color=color, markersize=3, elinewidth=0.8,
                     label=f"{status} ({len(ks)})")
     ax.set_xlabel("kernel launch uid")

@@ -220,6 +220,9 @@ def test_plot_marks_sampled_launches(tmp_path):
     proj = {"mode": "kernel", "status": "projected", "group": 1, "cycles_bound": 30, "cycles_bound_rel": 0.03}
     doc = {"kernels": [{"kernel_launch_uid": u, "kernel_name": "k", "thread_insn": 10, "cycles": 1000 + u,
                         "gpu_ipc": 0.01, "sampling": det if u < 3 else proj} for u in range(1, 7)]}
+    doc["kernels"].append({"kernel_launch_uid": 7, "kernel_name": "big", "thread_insn": 99, "cycles": 5000,
+                           "gpu_ipc": 0.02, "sampling": {"mode": "all", "status": "cta_projected", "group": None,
+                                                         "cycles_bound": 90, "cycles_bound_rel": 0.018}})
     p = tmp_path / "s.json"
     p.write_text(json.dumps(doc))
     assert plot_main([str(p), "-d", str(tmp_path / "png")]) == 0
