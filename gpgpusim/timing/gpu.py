@@ -261,6 +261,9 @@ class TimingGpu(Gpu):
             if self.sampling_mode != "off" else {}
         #: projected launches started and not yet returned by advance()
         self._projected: list[KernelRecord] = []
+        #: cycles the report counts that the timing model did not simulate (projected launches
+        #: and CTAs): the periodic samples' ``tot_cycle`` is shifted by them
+        self._proj_cycles = 0
         from gpgpusim.runtime import interrupt
         self._parked = threading.Event()     # the cycle loop waits for the interrupt's shutdown
         self._live_thread: threading.Thread | None = None
@@ -367,6 +370,10 @@ class TimingGpu(Gpu):
             self.completed_cta = 0
             self.clock.reset()
             self.sampling.kernel_start()
+            if self._proj_cycles:
+                sampler = getattr(self.sampling, "sampler", None)
+                if sampler is not None:
+                    sampler._tot_base += self._proj_cycles
         try:
             run = self._make_run(rec)
         except CudaError as exc:
@@ -463,6 +470,7 @@ class TimingGpu(Gpu):
         rec.start_cycles = self.now_cycles
         self.now_cycles += cycles
         rec.end_cycles = self.now_cycles
+        self._proj_cycles += cycles
         self._projected.append(rec)
         return True
 
@@ -493,6 +501,9 @@ class TimingGpu(Gpu):
                 self._proj_offset[k] = self._proj_offset.get(k, 0) + v
                 delta[k] = delta.get(k, 0) + v
             report.cycles = cycles
+            self._proj_cycles += cycles - detailed
+            self.now_cycles += cycles - detailed
+            run.rec.end_cycles = self.now_cycles
             cta = cs.info(cycles, detailed, bound)
         report.counters = self._with_offset(report.counters)
         ks = self.ksampler

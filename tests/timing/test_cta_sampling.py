@@ -65,6 +65,7 @@ def test_cta_sampling_projects_the_waves_left_to_the_functional_engine():
     assert (c["wave_ctas"], c["ctas_detailed"], c["ctas_projected"]) == (64, 572, 452)
     assert f.cycles == 27194 and s.cycles == 27002
     assert abs(s.cycles - f.cycles) <= s.sampling["cycles_bound"]
+    assert samp.end_cycles - samp.start_cycles == 27002     # events see the projected time
 
 
 def test_tail_in_detail_skips_the_middle_and_times_the_last_waves():

@@ -150,3 +150,6 @@ def test_a_launch_outside_its_group_is_restored_and_simulated_in_detail():
     assert [r.report_stats.sampling["group"] for r in samp] == [1, 1, 1, 1, 2, 1]
     assert samp[4].report_stats.cycles == full[4].report_stats.cycles
     assert gpu.ksampler is not None and [len(g.samples) for g in gpu.ksampler.groups] == [3, 1]
+    # the periodic samples' time axis (tot_cycle) counts the projected launch's cycles too
+    assert gpu.sampling.sampler._tot_base == sum(r.report_stats.cycles for r in samp[:4])
+    assert samp[4].start_cycles == samp[3].end_cycles == samp[3].start_cycles + samp[3].report_stats.cycles
