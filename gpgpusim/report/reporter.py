@@ -346,6 +346,13 @@ class Reporter:
                 self.write_line_stats()
             except OSError as exc:
                 self.out(f"GPGPU-Sim: cannot write PTX line statistics: {exc}")
+        sampled = sampling_totals(self.kernels)
+        if sampled is not None:
+            self.out(f"GPGPU-Sim: sampling ({sampled['mode']}): {sampled['launches_detailed']} launches in detail, "
+                     f"{sampled['launches_projected']} projected, {sampled['launches_cta_sampled']} CTA-sampled; "
+                     f"gpu_tot_sim_cycle = {self.tot_cycles} of which {sampled['cycles_projected']} projected "
+                     f"[+-{100 * sampled['cycles_bound_rel']:.2f} %, +-{sampled['cycles_bound']} cycles, "
+                     f"95 % bounds summed]")
         self.out("GPGPU-Sim: *** exit detected ***")
 
     # ---- JSON -------------------------------------------------------------------------------

@@ -397,6 +397,10 @@ def test_sampled_kernels_are_marked_in_text_and_json():
     assert lines[i + 1].startswith("gpgpusim_sampling = projected (kernel sampling: group 1, 4 launches")
     assert lines[i + 2] == "gpu_sim_cycle_projected = 1010 [projected +-1.98 %, +-20 cycles, 95 % interval]"
     assert "gpu_tot_sim_cycle = 2010" in lines
+    lines.clear()
+    rep.exit()
+    assert lines[0] == ("GPGPU-Sim: sampling (kernel): 1 launches in detail, 1 projected, 0 CTA-sampled; "
+                        "gpu_tot_sim_cycle = 2010 of which 1010 projected [+-1.00 %, +-20 cycles, 95 % bounds summed]")
     doc = rep.to_json()
     assert doc["kernels"][1]["sampling"]["status"] == "projected"
     assert doc["totals"]["sampling"] == {"mode": "kernel", "launches_detailed": 1, "launches_projected": 1,
@@ -407,6 +411,7 @@ def test_sampled_kernels_are_marked_in_text_and_json():
 def test_unsampled_kernels_have_no_sampling_fields():
     rep, lines, clock = make()
     rep.kernel_end(KernelStats("k", 1, thread_insn=10, warp_insn=1, ctas=1, cycles=10))
-    assert not any(ln.startswith("gpgpusim_sampling") for ln in lines)
+    rep.exit()
+    assert not any(ln.startswith(("gpgpusim_sampling", "GPGPU-Sim: sampling")) for ln in lines)
     doc = rep.to_json()
     assert "sampling" not in doc["kernels"][0] and "sampling" not in doc["totals"]
