@@ -8,7 +8,8 @@ C018, C003, C021, C022); here one command sets everything up:
   complete config is loaded and the output paths are checked first, so a bad option, value or
   include, or an ``-o`` that cannot be written, stops the run (exit 2) before the application
   starts; then it execs the application (:func:`_exec_app`), whose exit status and signals are
-  the run's;
+  the run's; ``--sample kernel|cta|all`` sets ``-gpgpusim_sampling`` (sampled performance
+  simulation, ``timing/kernel_sampling.py`` and ``timing/cta_sampling.py``);
 * ``gpgpusim libdir`` prints the directory holding our ``libcudart.so.13``, for the GPGPU-Sim
   style ``LD_LIBRARY_PATH=$(gpgpusim libdir) ./app`` (a ``gpgpusim.config`` in the working
   directory is then used, as in GPGPU-Sim);
