@@ -8,7 +8,8 @@ C018, C003, C021, C022); here one command sets everything up:
   complete config is loaded and the output paths are checked first, so a bad option, value or
   include, or an ``-o`` that cannot be written, stops the run (exit 2) before the application
   starts; then it execs the application (:func:`_exec_app`), whose exit status and signals are
-  the run's;
+  the run's; ``--sample kernel|cta|all`` sets ``-gpgpusim_sampling`` (sampled performance
+  simulation, ``timing/kernel_sampling.py`` and ``timing/cta_sampling.py``);
 * ``gpgpusim libdir`` prints the directory holding our ``libcudart.so.13``, for the GPGPU-Sim
   style ``LD_LIBRARY_PATH=$(gpgpusim libdir) ./app`` (a ``gpgpusim.config`` in the working
   directory is then used, as in GPGPU-Sim);
@@ -112,6 +113,8 @@ def cmd_run(a: argparse.Namespace) -> int:
         sets.append(f"-gpgpusim_memcheck={2 if a.memcheck == 'stop' else 1}")
     if a.error_exitcode is not None:
         sets.append(f"-gpgpusim_memcheck_error_exitcode={a.error_exitcode}")
+    if getattr(a, "sample", None):
+        sets.append(f"-gpgpusim_sampling={a.sample}")
     if a.output:
         problem = check_output_path(a.output)
         if problem is not None:
@@ -119,6 +122,12 @@ def cmd_run(a: argparse.Namespace) -> int:
             return 2
     env = run_env(a.gpu, a.config, a.functional, sets, a.output)
     cfg = check_config(env)
+    from gpgpusim.timing.kernel_sampling import parse_mode
+    try:
+        parse_mode(cfg.get("gpgpusim_sampling"))
+    except ValueError as exc:
+        print(f"gpgpusim run: {exc}", file=sys.stderr)
+        return 2
     for option, path in _config_output_paths(cfg):
         problem = check_output_path(path)
         if problem is not None:
@@ -252,6 +261,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--error-exitcode", type=int, metavar="N",
                    help="exit status when memcheck reported errors (default 1; 0 keeps the application's; "
                         "-gpgpusim_memcheck_error_exitcode)")
+    r.add_argument("--sample", choices=("off", "kernel", "cta", "all"),
+                   help="sampled performance simulation (-gpgpusim_sampling): kernel = repeating "
+                        "launches are simulated in detail until their cycles per instruction are "
+                        "known, the rest run functionally with projected, marked timing; cta = "
+                        "the waves of a large grid likewise; all = both")
     r.add_argument("app", nargs=argparse.REMAINDER, help="-- ./app args")
     r.set_defaults(fn=cmd_run)
     sub.add_parser("libdir", help="print the directory of libcudart.so.13").set_defaults(fn=cmd_libdir)

@@ -437,3 +437,16 @@ def test_device_runtime_registration_is_one_line(with_lib, tmp_path):
     assert err[0] == note and len(err) == 2, r.stderr
     assert re.fullmatch(r"gpgpusim: cudaDeviceSynchronize: cudaErrorNotSupported: not supported: call of "
                         r"__cudaCDP2StreamCreateWithFlags at fatbin1\.sm_75\.ptx:\d+", err[1]), err[1]
+
+
+def test_run_sample_option(with_lib, tmp_path, monkeypatch, capsys):
+    """--sample kernel sets -gpgpusim_sampling; an unknown mode stops the run."""
+    app, marker = _marker_app(tmp_path)
+    seen = {}
+    monkeypatch.setattr(cli, "_exec_app", lambda argv, env: seen.update(env))
+    assert cli.main(["run", "--sample", "kernel", "--", app]) in (0, None)
+    assert seen["GPGPUSIM_SET_OPTIONS"] == "-gpgpusim_sampling=kernel"
+    assert cli.main(["run", "--set", "-gpgpusim_sampling=sometimes", "--", app]) == 2
+    assert capsys.readouterr().err == ("gpgpusim run: -gpgpusim_sampling 'sometimes': expected off, kernel, "
+                                       "cta or all\n")
+    assert not marker.exists()

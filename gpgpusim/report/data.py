@@ -69,6 +69,10 @@ class KernelStats:
     #: why the kernel ended before completing: the stop limit's option (``-gpgpu_max_insn``)
     #: or the signal (``SIGINT``); None when it completed
     stopped: str | None = None
+    #: kernel sampling (``-gpgpusim_sampling``): how this launch was timed -- ``status``
+    #: "detailed" or "projected", its group and, when projected, the error bound
+    #: (``timing/kernel_sampling.py``); None when sampling is off
+    sampling: dict[str, Any] | None = None
 
     @property
     def functional_count(self) -> int:
@@ -86,4 +90,6 @@ class KernelStats:
             d["cycles"] = self.cycles
         if self.stopped is not None:
             d["stopped"] = self.stopped
+        if self.sampling is not None:
+            d["sampling"] = dict(self.sampling)
         return d

@@ -127,6 +127,8 @@ def plot_stats(doc: dict[str, Any], outdir: Path, prefix: str = "gpgpusim") -> l
             ax.set_ylabel("IPC (thread instructions / cycle)")
             ax.set_title("IPC per kernel")
             save(fig, "kernel_ipc")
+        if any("sampling" in k for k in kernels):
+            save(_sampling_chart(plt, kernels), "kernel_sampling")
         # per-kernel cache miss rates and DRAM traffic, once a timing model recorded counters
         ctr = [k.get("counters") or {} for k in kernels]
         rates = {}
@@ -233,6 +235,29 @@ def plot_stats(doc: dict[str, Any], outdir: Path, prefix: str = "gpgpusim") -> l
             ax.set_title(f"{name} over time")
             save(fig, "series_" + "".join(c if c.isalnum() else "_" for c in name))
     return written
+
+
+def _sampling_chart(plt: Any, kernels: list[dict[str, Any]]) -> Any:
+    """Cycles per launch under ``-gpgpusim_sampling``: launches simulated in detail, projected
+    ones and CTA-sampled ones (these two with their 95 % error bound as an error bar), against
+    the launch uid."""
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for status, color, marker in (("detailed", "tab:blue", "o"), ("projected", "tab:orange", "s"),
+                                  ("cta_projected", "tab:red", "^")):
+        ks = [k for k in kernels if (k.get("sampling") or {}).get("status", "detailed") == status]
+        if not ks:
+            continue
+        x = [k["kernel_launch_uid"] for k in ks]
+        y = [k.get("cycles", 0) for k in ks]
+        err = [(k.get("sampling") or {}).get("cycles_bound", 0) for k in ks] if status != "detailed" else None
+        ax.errorbar(x, y, yerr=err, fmt=marker, color=color, markersize=3, elinewidth=0.8,
+                    label=f"{status} ({len(ks)})")
+    ax.set_xlabel("kernel launch uid")
+    ax.set_ylabel("gpu_sim_cycle" + _log_if_wide(ax, [k.get("cycles", 0) for k in kernels]))
+    tot = next((k for k in kernels if k.get("sampling")), {}).get("sampling", {}).get("mode", "")
+    ax.set_title(f"Cycles per launch, sampled ({tot}): projected launches with their 95 % bound")
+    ax.legend()
+    return fig
 
 
 def _at(values: Any, u: int) -> float:

@@ -266,8 +266,15 @@ class Reporter:
         values = Values(fields, per_kernel, total)
         self.kernels[-1]["gpu_total_sim_rate"] = values["gpu_total_sim_rate"]   # as the block prints it
         self.out("Destroy streams for kernel {}: size 0".format(stats.uid))
+        marks = sampling_lines(stats)
         for line in render(LINES, values):
             self.out(line)
+            if marks and line.startswith("gpu_sim_cycle = "):
+                for mark in marks:
+                    self.out(mark)
+                marks = []
+        for mark in marks:
+            self.out(mark)
         self._simulation_time(with_cycles=stats.cycles is not None)
 
     def _simulation_time(self, with_cycles: bool, insn: int | None = None) -> None:
@@ -339,6 +346,13 @@ class Reporter:
                 self.write_line_stats()
             except OSError as exc:
                 self.out(f"GPGPU-Sim: cannot write PTX line statistics: {exc}")
+        sampled = sampling_totals(self.kernels)
+        if sampled is not None:
+            self.out(f"GPGPU-Sim: sampling ({sampled['mode']}): {sampled['launches_detailed']} launches in detail, "
+                     f"{sampled['launches_projected']} projected, {sampled['launches_cta_sampled']} CTA-sampled; "
+                     f"gpu_tot_sim_cycle = {self.tot_cycles} of which {sampled['cycles_projected']} projected "
+                     f"[+-{100 * sampled['cycles_bound_rel']:.2f} %, +-{sampled['cycles_bound']} cycles, "
+                     f"95 % bounds summed]")
         self.out("GPGPU-Sim: *** exit detected ***")
 
     # ---- JSON -------------------------------------------------------------------------------
@@ -358,6 +372,9 @@ class Reporter:
             for op, n in k.get("opcode_counts", {}).items():
                 mix[op] = mix.get(op, 0) + n
         totals["opcode_counts"] = dict(sorted(mix.items()))
+        sampled = sampling_totals(self.kernels)
+        if sampled is not None:
+            totals["sampling"] = sampled
         if self._last_counters:
             totals["counters"] = self._last_counters
         doc: dict[str, Any] = {
@@ -378,6 +395,57 @@ class Reporter:
 
     def write_json(self, path: str | Path, run: dict[str, Any] | None = None) -> None:
         Path(path).write_text(json.dumps(self.to_json(run), indent=1) + "\n")
+
+
+def sampling_lines(stats: KernelStats) -> list[str]:
+    """The labelled lines that mark a kernel timed under ``-gpgpusim_sampling`` (printed after
+    its ``gpu_sim_cycle`` line): how it was timed, and for a projected launch the projected
+    cycles with their 95 % error bound."""
+    s = stats.sampling
+    if not s:
+        return []
+    if s.get("status") == "projected":
+        return [f"gpgpusim_sampling = projected (kernel sampling: group {s['group']}, "
+                f"{s['group_detailed']} launches of the group simulated in detail; this launch ran "
+                f"functionally)",
+                f"gpu_sim_cycle_projected = {stats.cycles} [projected +-{100 * s['cycles_bound_rel']:.2f} %, "
+                f"+-{s['cycles_bound']} cycles, 95 % interval]",
+                "gpgpusim_sampling_counters = projected (instructions exact; scalar counters scaled "
+                "from the group per warp instruction; per-unit lists and histograms not included)"]
+    if s.get("status") == "cta_projected":
+        c = s["cta"]
+        return [f"gpgpusim_sampling = cta_projected (CTA sampling: {c['ctas_detailed']} CTAs simulated in detail, "
+                f"{c['ctas_projected']} ran functionally; waves of {c['wave_ctas']} CTAs, "
+                f"{c['cycles_detailed']} cycles in detail)",
+                f"gpu_sim_cycle_projected = {stats.cycles} [projected +-{100 * s['cycles_bound_rel']:.2f} %, "
+                f"+-{s['cycles_bound']} cycles, 95 % interval]",
+                "gpgpusim_sampling_counters = projected (instructions exact; scalar counters of the detailed "
+                "CTAs scaled to the grid; per-unit lists and histograms not included)"]
+    if s.get("group") is None:
+        return ["gpgpusim_sampling = detailed (not a kernel-sampling sample: it overlapped other kernels, "
+                "or kernel sampling is off)"]
+    return [f"gpgpusim_sampling = detailed (kernel sampling: group {s['group']}, detailed launch "
+            f"{s['group_detailed']} of the group)"]
+
+
+def sampling_totals(kernels: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The JSON ``totals.sampling``: launches timed in detail and projected, the projected part
+    of ``gpu_tot_sim_cycle`` and its error bound (the sum of the launches' bounds: they share
+    their group's estimate, so the errors are not assumed to cancel); None when no kernel was
+    timed under sampling."""
+    marked = [k for k in kernels if "sampling" in k]
+    if not marked:
+        return None
+    proj = [k for k in marked if k["sampling"].get("status") == "projected"]
+    part = [k for k in marked if k["sampling"].get("status") == "cta_projected"]
+    bound = sum(int(k["sampling"].get("cycles_bound", 0)) for k in proj + part)
+    total = sum(int(k.get("cycles", 0)) for k in kernels)
+    return {"mode": marked[0]["sampling"].get("mode", "kernel"),
+            "launches_detailed": len(marked) - len(proj) - len(part), "launches_projected": len(proj),
+            "launches_cta_sampled": len(part),
+            "cycles_projected": sum(int(k.get("cycles", 0)) for k in proj)
+            + sum(int(k["cycles"]) - int(k["sampling"]["cta"]["cycles_detailed"]) for k in part),
+            "cycles_bound": bound, "cycles_bound_rel": bound / total if total else 0.0}
 
 
 def _gpu_label(cfg: Any) -> str | None:

@@ -117,6 +117,31 @@ def _core_order(core: ShaderCore) -> int:
     return core.sid
 
 
+class _MemorySnapshot:
+    """A copy of device memory (every allocation's bytes and the zero-filled gaps between
+    them), put back by :meth:`restore` when a launch run functionally for kernel sampling
+    turns out to need a detailed run after all."""
+
+    def __init__(self, gmem: Any) -> None:
+        self.gmem = gmem
+        self.bufs = {base: buf.copy() for base, buf in gmem._bufs.items()}
+        self.gaps = {pg: buf.copy() for pg, buf in gmem._gap.items()}
+
+    def restorable(self) -> bool:
+        """False when the launch allocated or freed device memory (device-side malloc)."""
+        return set(self.gmem._bufs) == set(self.bufs)
+
+    def restore(self) -> None:
+        for base, data in self.bufs.items():
+            self.gmem._bufs[base][...] = data
+        for pg, buf in self.gmem._gap.items():
+            old = self.gaps.get(pg)
+            if old is None:
+                buf[...] = 0
+            else:
+                buf[...] = old
+
+
 class KernelRun:
     """A running kernel: its instruction feed (``feed.KernelTrace`` or ``live.LiveKernel``),
     static table and CTA accounting."""
@@ -149,6 +174,11 @@ class KernelRun:
         #: the decoded program (``functional.decode.Program``): register and instruction names
         #: for dumps and traces
         self.prog: Any = None
+        #: kernel sampling: the launch's group key when it started alone on an idle machine
+        #: (its cycles are then its own, a sample of its group); None otherwise
+        self.sample_key: Any = None
+        #: CTA/wave sampling state (``cta_sampling.CtaSampling``) when the launch is sampled
+        self.cta_sampling: Any = None
 
     def more_ctas(self) -> bool:
         return self.issued < self.n_ctas and self.latency_left == 0 and self.error is None
@@ -217,6 +247,23 @@ class TimingGpu(Gpu):
         self._code_base: dict[int, tuple[Any, int]] = {}     # id(module) -> (module, base)
         self._code_next = 0
         self._last_limit_kernel = ""
+        # kernel sampling (-gpgpusim_sampling kernel, timing/kernel_sampling.py); None when off
+        from .kernel_sampling import KernelSampler, parse_mode, scalar_counters
+        self.sampling_mode = "off" if self.limits_on else parse_mode(config.get("gpgpusim_sampling"))
+        self.ksampler = None if self.limits_on else KernelSampler.from_config(config)
+        #: CTA/wave sampling (-gpgpusim_sampling cta|all, timing/cta_sampling.py): its tolerance
+        self.cta_tol = float(config.get("gpgpusim_sampling_tol") or 0.02) \
+            if self.sampling_mode in ("cta", "all") else None
+        #: projected launches' scalar counters, added to every report's cumulative counters
+        self._proj_offset: dict[str, int] = {}
+        #: the model's own scalar counters at the last detailed kernel's end
+        self._real_scalars: dict[str, int] = scalar_counters(self.stats.values) \
+            if self.sampling_mode != "off" else {}
+        #: projected launches started and not yet returned by advance()
+        self._projected: list[KernelRecord] = []
+        #: cycles the report counts that the timing model did not simulate (projected launches
+        #: and CTAs): the periodic samples' ``tot_cycle`` is shifted by them
+        self._proj_cycles = 0
         from gpgpusim.device import interrupt
         self._parked = threading.Event()     # the cycle loop waits for the interrupt's shutdown
         self._live_thread: threading.Thread | None = None
@@ -302,13 +349,31 @@ class TimingGpu(Gpu):
                      wr_percent=int(self.config.get("gpgpu_l1_cache_write_ratio") or 0))
 
     # ------------------------------------------------------------------ kernels
+    def can_start_kernel(self) -> bool:
+        # a projected launch completes alone (its cycles are not simulated alongside others')
+        return not self._projected and super().can_start_kernel()
+
     def start_kernel(self, op: Any, stream_id: int | None = None) -> KernelRecord:
         rec = super().start_kernel(op, stream_id)
+        sample_key = None
+        alone = len(self._running) == 1 and not self._machine_busy()
+        if self.ksampler is not None and alone:
+            sample_key = self.ksampler.key(op.kernel, op.grid, op.block)
+            try:
+                if self._try_project(rec, sample_key):
+                    return rec
+            except CudaError as exc:
+                rec.error = exc
+                return rec
         if len(self._running) == 1 and not self._machine_busy():
             self.gpu_sim_cycle = 0
             self.completed_cta = 0
             self.clock.reset()
             self.sampling.kernel_start()
+            if self._proj_cycles:
+                sampler = getattr(self.sampling, "sampler", None)
+                if sampler is not None:
+                    sampler._tot_base += self._proj_cycles
         try:
             run = self._make_run(rec)
         except CudaError as exc:
@@ -319,11 +384,139 @@ class TimingGpu(Gpu):
                                   sticky=True)
             return rec
         run.start_cycle = self.gpu_tot_sim_cycle + self.gpu_sim_cycle
+        traced = run.trace.__class__.__name__ == "KernelTrace"
+        run.sample_key = sample_key if traced else None
+        if self.cta_tol is not None and alone and traced:
+            from .cta_sampling import CtaSampling
+            wave = self.n_cores * run.max_cta_per_core
+            if CtaSampling.eligible(run.n_ctas, wave):
+                run.cta_sampling = CtaSampling(wave, run.n_ctas, self.cta_tol,
+                                               str(self.config.get("gpgpusim_sampling_cta_tail") or "drain"))
         run.issued_before = (sum(c.n_thread_insn for c in self.cores), sum(c.n_warp_insn for c in self.cores))
         self.last_issue_cycle = run.start_cycle + run.latency_left
         rec.start_cycles = self.now_cycles
+        for other in self.runs:
+            other.sample_key = None      # overlapped: its cycles are not its own
+            if other.cta_sampling is not None and other.cta_sampling.cut_at is None:
+                other.cta_sampling = None
         self.runs.append(run)
         return rec
+
+    # ------------------------------------------------------------------ kernel sampling
+    def _try_project(self, rec: KernelRecord, key: Any) -> bool:
+        """Kernel sampling: when a group of ``key`` has converged, run the launch on the
+        functional engine and, if it falls in a converged group, project its timing (True).
+        Otherwise memory is restored to what it was before and the launch is simulated in
+        detail (False).  Kernels that need the live feed (results that depend on timing) and
+        cooperative launches are always simulated in detail."""
+        from gpgpusim.functional import engine
+        from .feed import needs_live_feed
+        from .live import choose_feed
+        ks = self.ksampler
+        assert ks is not None
+        if not ks.candidate(key):
+            return False
+        op = rec.op
+        kw = dict(op.launch_kwargs)
+        kw.pop("driver", None)
+        if kw.get("cooperative"):
+            return False
+        prog = engine.get_program(op.module, op.kernel)
+        if choose_feed(self.config.get("gpgpusim_timing_feed"), needs_live_feed(prog)) != "trace":
+            return False
+        saved = _MemorySnapshot(self.gmem)
+        printed: list[str] = []
+        out = kw.pop("printf", None)
+        line_stats = kw.get("line_stats")
+        if isinstance(line_stats, dict):
+            kw["line_stats"] = {}
+        try:
+            stats = engine.launch(op.module, op.kernel, op.grid, op.block, op.dyn_smem_bytes, op.params,
+                                  gmem=self.gmem, driver="batched", printf=printed.append, **kw)
+        except Exception:  # noqa: BLE001 - the detailed run reports the fault as it always does
+            saved.restore()
+            return False
+        group = ks.match(key, int(stats.warp_insn), dict(stats.opcode_counts))
+        if (group is None or not ks.converged(group)) and saved.restorable():
+            saved.restore()
+            return False
+        del saved
+        if isinstance(line_stats, dict):
+            for ln, v in kw["line_stats"].items():
+                have = line_stats.setdefault(ln, [0] * len(v))
+                for i, x in enumerate(v):
+                    have[i] += x
+        if printed:
+            text = "".join(printed)
+            if out is not None:
+                out(text)
+            else:
+                sys.stdout.write(text)
+                sys.stdout.flush()
+        rec.stats = stats
+        if group is None or not ks.converged(group):
+            # memory could not be put back (the kernel allocated device memory): keep the run
+            # and project from the nearest converged group of the launch's shape
+            group = next(g for g in ks.groups if ks.key(g.name, g.grid, g.block) == key and ks.converged(g))
+        cycles, bound, proj = ks.project(group, int(stats.warp_insn), int(stats.thread_insn))
+        report = self._report_stats(rec)
+        report.cycles = cycles
+        for name, v in proj.items():
+            self._proj_offset[name] = self._proj_offset.get(name, 0) + v
+        report.counters = self._with_offset(self.stats.snapshot())
+        report.sampling = ks.projected_info(group, cycles, bound)
+        report.sampling["mode"] = self.sampling_mode
+        rec.report_stats = report
+        rec.start_cycles = self.now_cycles
+        self.now_cycles += cycles
+        rec.end_cycles = self.now_cycles
+        self._proj_cycles += cycles
+        self._projected.append(rec)
+        return True
+
+    def _with_offset(self, counters: dict[str, Any]) -> dict[str, Any]:
+        """The model's cumulative counters plus the projected launches' (scalar counters)."""
+        for name, v in self._proj_offset.items():
+            counters[name] = counters.get(name, 0) + v
+        return counters
+
+    def _sample_detailed(self, run: KernelRun, report: Any, alone: bool) -> None:
+        """A kernel simulated by the timing model under sampling: CTA sampling projects the
+        CTAs it left to the functional engine; its counters carry the projected launches' and
+        CTAs' too; under kernel sampling, when it ran alone, it becomes a sample of its group."""
+        from .kernel_sampling import EXACT_COUNTERS, scalar_counters
+        real = scalar_counters(self.stats.values)
+        delta = {k: v - self._real_scalars.get(k, 0) for k, v in real.items()}
+        self._real_scalars = real
+        cta: dict[str, Any] | None = None
+        cs = run.cta_sampling
+        if cs is not None and cs.cut_at is not None and report.stopped is None and report.cycles is not None:
+            detailed = report.cycles
+            cycles, bound, rest = cs.project(detailed)
+            scale = rest / (cs.n_ctas - rest)
+            extra = {k: int(round(v * scale)) for k, v in delta.items() if k not in EXACT_COUNTERS}
+            extra["gpgpu_n_tot_thrd_icount"] = report.thread_insn - delta.get("gpgpu_n_tot_thrd_icount", 0)
+            extra["gpgpu_n_tot_w_icount"] = report.warp_insn - delta.get("gpgpu_n_tot_w_icount", 0)
+            for k, v in extra.items():
+                self._proj_offset[k] = self._proj_offset.get(k, 0) + v
+                delta[k] = delta.get(k, 0) + v
+            report.cycles = cycles
+            self._proj_cycles += cycles - detailed
+            self.now_cycles += cycles - detailed
+            run.rec.end_cycles = self.now_cycles
+            cta = cs.info(cycles, detailed, bound)
+        report.counters = self._with_offset(report.counters)
+        ks = self.ksampler
+        if ks is not None and alone and run.sample_key is not None and report.cycles is not None:
+            g = ks.record_detailed(run.sample_key, run.rec.uid, report.warp_insn, dict(report.opcode_counts),
+                                   report.cycles, delta)
+            report.sampling = ks.detailed_info(g)
+        else:
+            report.sampling = {"mode": self.sampling_mode, "status": "detailed", "group": None}
+        report.sampling["mode"] = self.sampling_mode
+        if cta is not None:
+            report.sampling.update(status="cta_projected", cta=cta, cycles_bound=cta["cycles_bound"],
+                                   cycles_bound_rel=cta["cycles_bound_rel"])
 
     def _make_run(self, rec: KernelRecord) -> KernelRun:
         from .occupancy import max_cta
@@ -401,6 +594,12 @@ class TimingGpu(Gpu):
         """Simulate cycles until at least one running kernel finishes; return those."""
         if not self._running:
             return []
+        if self._projected:
+            done, self._projected = self._projected, []
+            for rec in done:
+                self._running.remove(rec)
+                self._notify("kernel_end", rec.report_stats)
+            return done
         failed = [r for r in self._running if r.error is not None]
         if failed:
             for r in failed:
@@ -665,6 +864,19 @@ class TimingGpu(Gpu):
         self.live_ctas -= 1
         self.completed_cta += 1
         run.done += 1
+        cs = run.cta_sampling
+        if cs is not None and cs.cta_done(run.done, self.gpu_tot_sim_cycle + self.gpu_sim_cycle, run.issued):
+            if cs.skip:
+                # tail in detail: the middle CTAs run functionally now, the last ones are timed
+                for _ in range(cs.skip):
+                    _cta, streams = next(run.ctas)
+                    for st in streams:
+                        while st.pc >= 0:
+                            st.issue(0)
+                run.issued += cs.skip
+                run.done += cs.skip
+            else:
+                run.n_ctas = run.issued      # no more CTAs to the timing model: the rest run functionally
         if run.done >= run.n_ctas and run.issued >= run.n_ctas:
             run.finished = True
 
@@ -680,6 +892,12 @@ class TimingGpu(Gpu):
         self.insn_done_before += run.thread_done
         if stopped is None:
             rec.stats = run.trace.stats
+            if run.cta_sampling is not None and run.cta_sampling.cut_at is not None:
+                # CTA sampling: the CTAs not issued run on the functional engine only
+                for _cta, streams in run.ctas:
+                    for st in streams:
+                        while st.pc >= 0:
+                            st.issue(0)
             # drain the generator so the engine's final counts are complete
             for _ in run.ctas:
                 pass
@@ -702,6 +920,8 @@ class TimingGpu(Gpu):
                                          line_counts=None, stopped=why)
         report.cycles = cycles
         report.counters = self.stats.snapshot()
+        if self.sampling_mode != "off":
+            self._sample_detailed(run, report, stopped is None and idle)
         rec.report_stats = report
         if idle:
             # gpgpu_sim::update_stats comes after the kernel's statistics were taken

@@ -213,3 +213,23 @@ def test_plot_names_kernels_marks_their_starts_and_invents_no_zeros(tmp_path, mo
     assert [t.get_text() for t in hit.texts] == [" 1:vectorAdd", " 2:reduceTree"]
     monkeypatch.undo()
     plt.close("all")
+
+
+def test_plot_marks_sampled_launches(tmp_path):
+    det = {"mode": "kernel", "status": "detailed", "group": 1}
+    proj = {"mode": "kernel", "status": "projected", "group": 1, "cycles_bound": 30, "cycles_bound_rel": 0.03}
+    doc = {"kernels": [{"kernel_launch_uid": u, "kernel_name": "k", "thread_insn": 10, "cycles": 1000 + u,
+                        "gpu_ipc": 0.01, "sampling": det if u < 3 else proj} for u in range(1, 7)]}
+    doc["kernels"].append({"kernel_launch_uid": 7, "kernel_name": "big", "thread_insn": 99, "cycles": 5000,
+                           "gpu_ipc": 0.02, "sampling": {"mode": "all", "status": "cta_projected", "group": None,
+                                                         "cycles_bound": 90, "cycles_bound_rel": 0.018}})
+    p = tmp_path / "s.json"
+    p.write_text(json.dumps(doc))
+    assert plot_main([str(p), "-d", str(tmp_path / "png")]) == 0
+    assert (tmp_path / "png" / "s_kernel_sampling.png").stat().st_size > 1000
+    doc2 = {"kernels": [dict(k, sampling=None) for k in doc["kernels"]]}
+    for k in doc2["kernels"]:
+        del k["sampling"]
+    p.write_text(json.dumps(doc2))
+    assert plot_main([str(p), "-d", str(tmp_path / "png2")]) == 0
+    assert not (tmp_path / "png2" / "s_kernel_sampling.png").exists()

@@ -378,3 +378,40 @@ def test_json_carries_timing_counters_per_kernel_and_total(tmp_path):
     assert doc["totals"]["counters"] == {"total_dram_reads": 10, "L1D_core_access": [3, 2]}
     assert doc["totals"]["gpu_tot_sim_cycle"] == 10
     assert [k["gpu_tot_sim_cycle"] for k in doc["kernels"]] == [5, 10]
+
+
+def test_sampled_kernels_are_marked_in_text_and_json():
+    rep, lines, clock = make()
+    clock.t = 1.0
+    rep.kernel_end(KernelStats("k", 1, thread_insn=640, warp_insn=20, ctas=1, cycles=1000,
+                               sampling={"mode": "kernel", "status": "detailed", "group": 1, "group_detailed": 1,
+                                         "converged": False}))
+    i = lines.index("gpu_sim_cycle = 1000")
+    assert lines[i + 1] == "gpgpusim_sampling = detailed (kernel sampling: group 1, detailed launch 1 of the group)"
+    lines.clear()
+    rep.kernel_end(KernelStats("k", 2, thread_insn=640, warp_insn=20, ctas=1, cycles=1010,
+                               sampling={"mode": "kernel", "status": "projected", "group": 1, "group_detailed": 4,
+                                         "group_cpi": 50.5, "group_cpi_ci_rel": 0.01, "cycles_bound": 20,
+                                         "cycles_bound_rel": 20 / 1010, "projected_counters": "scalar"}))
+    i = lines.index("gpu_sim_cycle = 1010")
+    assert lines[i + 1].startswith("gpgpusim_sampling = projected (kernel sampling: group 1, 4 launches")
+    assert lines[i + 2] == "gpu_sim_cycle_projected = 1010 [projected +-1.98 %, +-20 cycles, 95 % interval]"
+    assert "gpu_tot_sim_cycle = 2010" in lines
+    lines.clear()
+    rep.exit()
+    assert lines[0] == ("GPGPU-Sim: sampling (kernel): 1 launches in detail, 1 projected, 0 CTA-sampled; "
+                        "gpu_tot_sim_cycle = 2010 of which 1010 projected [+-1.00 %, +-20 cycles, 95 % bounds summed]")
+    doc = rep.to_json()
+    assert doc["kernels"][1]["sampling"]["status"] == "projected"
+    assert doc["totals"]["sampling"] == {"mode": "kernel", "launches_detailed": 1, "launches_projected": 1,
+                                         "launches_cta_sampled": 0, "cycles_projected": 1010, "cycles_bound": 20,
+                                         "cycles_bound_rel": 20 / 2010}
+
+
+def test_unsampled_kernels_have_no_sampling_fields():
+    rep, lines, clock = make()
+    rep.kernel_end(KernelStats("k", 1, thread_insn=10, warp_insn=1, ctas=1, cycles=10))
+    rep.exit()
+    assert not any(ln.startswith(("gpgpusim_sampling", "GPGPU-Sim: sampling")) for ln in lines)
+    doc = rep.to_json()
+    assert "sampling" not in doc["kernels"][0] and "sampling" not in doc["totals"]

@@ -69,6 +69,26 @@ EXTENSIONS = [
            "trace feed: warp instructions the functional engine may run ahead of the timing model, "
            "per warp (bounds the trace held in memory; 0 = record each chunk of CTAs whole before "
            "timing it)", "int"),
+    # sampled performance simulation (timing/kernel_sampling.py)
+    Legacy("gpgpusim_sampling", "sampling", "off",
+           "sampled performance simulation: off (every launch in detail), kernel (launches that repeat "
+           "-- same kernel, grid and block, similar instruction count and mix -- are simulated in "
+           "detail until their cycles per instruction are known within -gpgpusim_sampling_tol, the "
+           "rest run functionally and their cycles and counters are projected, marked as such), "
+           "cta (the waves of a grid of >= 6 waves likewise, until the throughput is known), all "
+           "(both)", "str"),
+    Legacy("gpgpusim_sampling_cta_tail", "sampling_cta_tail", "drain",
+           "CTA sampling: how a sampled kernel's tail is timed: drain (the CTAs in flight when "
+           "sampling stops issue drain in detail and stand for it) or detail (the middle CTAs run "
+           "functionally and the last partial wave plus one full wave are simulated)", "str"),
+    Legacy("gpgpusim_sampling_tol", "sampling_tol", "0.02",
+           "kernel sampling: a group is projected once the 95% confidence interval of its mean "
+           "cycles per instruction is within this fraction of the mean", "float"),
+    Legacy("gpgpusim_sampling_min", "sampling_min", "4",
+           "kernel sampling: launches of a group simulated in detail before any is projected", "int"),
+    Legacy("gpgpusim_sampling_similar", "sampling_similar", "0.1",
+           "kernel sampling: launches group together when their warp instruction counts are within "
+           "this fraction and their instruction mixes within half of it (total variation)", "float"),
     # narrowing of GPGPU-Sim's -trace_* event trace, and pipeline dumps (timing/trace.py)
     Legacy("gpgpusim_trace_kernel", "trace_kernel", "all",
            "trace only these kernels: comma-separated launch numbers (kernel_launch_uid, 1 = first "

@@ -1,0 +1,236 @@
+"""Kernel sampling (``-gpgpusim_sampling kernel``): simulate repeating launches in detail until
+their cycles per instruction are known, then project the rest.
+
+Method: launches are grouped as in Sieve-style kernel sampling (kernel name, grid and block, then
+strata of similar instruction count and instruction mix taken from the functional trace); each
+group is simulated in detail until the 95 % confidence interval of its mean cycles per warp
+instruction is within ``-gpgpusim_sampling_tol`` of the mean (a sequential stopping rule as in
+statistical sampling, SMARTS-style), and every later launch of the group is executed on the
+functional engine only -- so every instruction still runs and memory stays exact -- with its
+timing projected from the group.
+
+What is projected, per launch, from the group's detailed launches and the launch's **own**
+instruction counts:
+
+* ``gpu_sim_cycle`` = launch latency (``-gpgpu_kernel_launch_latency``) + mean CPI x the launch's
+  warp instructions, with a 95 % *prediction* interval for one new launch (Student's t over the
+  detailed launches' CPIs, ``t * s * sqrt(1 + 1/n)``) as its error bound;
+* the timing model's scalar counters (cache accesses and misses, DRAM reads and writes, stalls,
+  memory-instruction counts, latency sums, ...): the group's count per warp instruction times the
+  launch's warp instructions.  High-water marks (``max*``) and the per-unit lists, histograms and
+  breakdowns are not projected (they cover the detailed launches only);
+* exact, not projected: thread and warp instructions, CTAs, the opcode mix (from the functional
+  run).
+
+A group's first detailed launch is kept out of the estimate once the group has three (it sees the
+caches and DRAM rows the previous kernels left: a warm-up).  The projected launches do not touch
+the timing model's state (caches, DRAM, clocks): the next detailed launch starts from the state
+the last detailed one left.  That is what makes sampling unsafe for kernels whose behaviour
+depends on what earlier launches left in the caches in a way that differs launch to launch.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+#: two-sided 95 % Student's t quantiles by degrees of freedom (1.96 beyond the table)
+_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
+         2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+         2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+
+MODES = ("off", "kernel", "cta", "all")
+
+#: counters that are exact for a projected launch (from its functional run)
+EXACT_COUNTERS = ("gpgpu_n_tot_thrd_icount", "gpgpu_n_tot_w_icount")
+
+
+def t975(dof: int) -> float:
+    return _T975[dof - 1] if 1 <= dof <= len(_T975) else 1.96
+
+
+def parse_mode(value: Any) -> str:
+    """The ``-gpgpusim_sampling`` value: ``off``, ``kernel`` (this module), ``cta``
+    (``timing/cta_sampling.py``) or ``all`` (both)."""
+    mode = str(value or "off").strip().lower()
+    if mode in ("0", "none", ""):
+        mode = "off"
+    if mode not in MODES:
+        raise ValueError(f"-gpgpusim_sampling {value!r}: expected off, kernel, cta or all")
+    return mode
+
+
+def scalar_counters(values: dict[str, Any]) -> dict[str, int]:
+    """The top-level integer counters of a counter tree, high-water marks (``max*``) left out."""
+    return {k: v for k, v in values.items()
+            if type(v) is int and not k.startswith("max")}
+
+
+def opcode_mix(opcode_counts: dict[str, int]) -> dict[str, float]:
+    total = sum(opcode_counts.values())
+    return {k: v / total for k, v in opcode_counts.items()} if total else {}
+
+
+def mix_distance(a: dict[str, float], b: dict[str, float]) -> float:
+    """Total-variation distance of two instruction mixes (0 = same mix, 1 = disjoint)."""
+    return 0.5 * sum(abs(a.get(k, 0.0) - b.get(k, 0.0)) for k in set(a) | set(b))
+
+
+@dataclass
+class Sample:
+    """One launch simulated in detail."""
+
+    uid: int
+    warp_insn: int
+    cycles: int
+    counters: dict[str, int]
+
+
+@dataclass
+class Group:
+    """Launches of one kernel and launch shape with similar instruction count and mix."""
+
+    gid: int
+    name: str
+    grid: tuple[int, ...]
+    block: tuple[int, ...]
+    warp_insn: int                       # the first launch's: the stratum's centre
+    mix: dict[str, float]
+    samples: list[Sample] = field(default_factory=list)
+    projected: int = 0
+
+    def used(self) -> list[Sample]:
+        """The detailed launches the estimate uses (the first is a warm-up once there are 3)."""
+        return self.samples[1:] if len(self.samples) >= 3 else list(self.samples)
+
+    def cpis(self, latency: int) -> list[float]:
+        return [max(0, s.cycles - latency) / s.warp_insn for s in self.used() if s.warp_insn]
+
+    def estimate(self, latency: int) -> tuple[float, float, float]:
+        """(mean CPI, relative half-width of its 95 % confidence interval, relative half-width
+        of the 95 % prediction interval of one new launch); inf while fewer than 2 launches.
+
+        The mean and its confidence interval (the stopping rule) leave the warm-up launch out
+        (:meth:`used`); the prediction interval (the stated bound) takes its spread over every
+        detailed launch, warm-up included, so that a group whose launches differ now and then
+        (a cold miss every few launches) does not state a zero bound from a few identical ones."""
+        c = self.cpis(latency)
+        if not c:
+            return 0.0, math.inf, math.inf
+        mean = sum(c) / len(c)
+        every = [max(0, s.cycles - latency) / s.warp_insn for s in self.samples if s.warp_insn]
+        if len(c) < 2 or mean <= 0:
+            return mean, math.inf, math.inf
+        ci = t975(len(c) - 1) * _stdev(c) / math.sqrt(len(c)) / mean
+        n = len(every)
+        pi = t975(n - 1) * _stdev(every) * math.sqrt(1 + 1 / n) / mean
+        return mean, ci, pi
+
+
+def _stdev(xs: list[float]) -> float:
+    m = sum(xs) / len(xs)
+    return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+
+
+class KernelSampler:
+    """The groups of a run and the decisions: which launch is simulated in detail, which is
+    projected, and the projection (see the module docstring)."""
+
+    def __init__(self, tol: float = 0.02, min_detailed: int = 4, similar: float = 0.1,
+                 latency: int = 0) -> None:
+        self.tol = tol
+        self.min_detailed = max(2, min_detailed)
+        self.similar = similar
+        self.latency = latency
+        self.groups: list[Group] = []
+        self._by_key: dict[tuple[Any, ...], list[Group]] = {}
+
+    @classmethod
+    def from_config(cls, config: Any) -> KernelSampler | None:
+        """The sampler ``-gpgpusim_sampling`` asks for, or None (``off``)."""
+        def opt(name: str, default: Any) -> Any:
+            try:
+                v = config.get(name)
+            except (KeyError, AttributeError):
+                return default
+            return default if v is None else v
+        if parse_mode(opt("gpgpusim_sampling", "off")) not in ("kernel", "all"):
+            return None
+        return cls(tol=float(opt("gpgpusim_sampling_tol", 0.02)),
+                   min_detailed=int(opt("gpgpusim_sampling_min", 4)),
+                   similar=float(opt("gpgpusim_sampling_similar", 0.1)),
+                   latency=int(opt("gpgpu_kernel_launch_latency", 0) or 0))
+
+    # ------------------------------------------------------------------ grouping
+    @staticmethod
+    def key(name: str, grid: tuple[int, ...], block: tuple[int, ...]) -> tuple[Any, ...]:
+        return (name, tuple(grid), tuple(block))
+
+    def converged(self, g: Group) -> bool:
+        if len(g.samples) < self.min_detailed:
+            return False
+        return self.estimate(g)[1] <= self.tol
+
+    def estimate(self, g: Group) -> tuple[float, float, float]:
+        return g.estimate(self.latency)
+
+    def candidate(self, key: tuple[Any, ...]) -> bool:
+        """Whether a launch of ``key`` may be projected: some group of it has converged."""
+        return any(self.converged(g) for g in self._by_key.get(key, ()))
+
+    def match(self, key: tuple[Any, ...], warp_insn: int, opcode_counts: dict[str, int]) -> Group | None:
+        """The group of ``key`` whose instruction count is within ``similar`` (relative) and
+        whose mix is within ``similar / 2`` (total variation) of the launch's, or None."""
+        mix = opcode_mix(opcode_counts)
+        for g in self._by_key.get(key, ()):
+            if abs(warp_insn - g.warp_insn) <= self.similar * max(1, g.warp_insn) \
+                    and mix_distance(mix, g.mix) <= self.similar / 2:
+                return g
+        return None
+
+    def record_detailed(self, key: tuple[Any, ...], uid: int, warp_insn: int, opcode_counts: dict[str, int],
+                        cycles: int, counters: dict[str, int]) -> Group:
+        """A launch of ``key`` was simulated in detail: add it to its group (a new one when none
+        matches)."""
+        g = self.match(key, warp_insn, opcode_counts)
+        if g is None:
+            g = Group(len(self.groups) + 1, key[0], key[1], key[2], warp_insn, opcode_mix(opcode_counts))
+            self.groups.append(g)
+            self._by_key.setdefault(key, []).append(g)
+        g.samples.append(Sample(uid, warp_insn, cycles, counters))
+        return g
+
+    # ------------------------------------------------------------------ projection
+    def project(self, g: Group, warp_insn: int, thread_insn: int) -> tuple[int, int, dict[str, int]]:
+        """(cycles, 95 % error bound in cycles, per-kernel counters) of a launch of group ``g``
+        with ``warp_insn`` warp and ``thread_insn`` thread instructions."""
+        cpi, _, pi_rel = self.estimate(g)
+        work = cpi * warp_insn
+        cycles = self.latency + int(round(work))
+        bound = int(math.ceil(pi_rel * work)) if math.isfinite(pi_rel) else cycles
+        used = g.used()
+        w = sum(s.warp_insn for s in used)
+        names: set[str] = set()
+        for s in used:
+            names.update(k for k in s.counters if not k.startswith("max"))
+        counters = {}
+        for name in sorted(names):
+            total = sum(s.counters.get(name, 0) for s in used)
+            counters[name] = int(round(total * warp_insn / w)) if w else 0
+        counters["gpgpu_n_tot_thrd_icount"] = thread_insn
+        counters["gpgpu_n_tot_w_icount"] = warp_insn
+        g.projected += 1
+        return cycles, bound, counters
+
+    def detailed_info(self, g: Group) -> dict[str, Any]:
+        """The report's ``sampling`` entry of a launch simulated in detail."""
+        return {"mode": "kernel", "status": "detailed", "group": g.gid,
+                "group_detailed": len(g.samples), "converged": self.converged(g)}
+
+    def projected_info(self, g: Group, cycles: int, bound: int) -> dict[str, Any]:
+        cpi, ci_rel, _ = self.estimate(g)
+        return {"mode": "kernel", "status": "projected", "group": g.gid,
+                "group_detailed": len(g.samples), "group_cpi": cpi, "group_cpi_ci_rel": ci_rel,
+                "cycles_bound": bound, "cycles_bound_rel": bound / cycles if cycles else 0.0,
+                "projected_counters": "scalar"}

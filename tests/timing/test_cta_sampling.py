@@ -1,0 +1,80 @@
+"""gpgpusim.timing.cta_sampling and its use by TimingGpu (-gpgpusim_sampling cta)."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+
+from gpgpusim.functional.loader import load_module
+from gpgpusim.functional.memory import GlobalMemory
+from gpgpusim.options import load_config
+from gpgpusim.device.gpu import KernelLaunchOp
+from gpgpusim.timing.cta_sampling import CtaSampling
+from gpgpusim.timing.gpu import TimingGpu
+
+from .test_kernel_sampling import ADD_LOOP
+
+
+def test_the_cut_waits_for_a_stable_line_through_the_wave_marks():
+    cs = CtaSampling(wave=10, n_ctas=200, tol=0.02)
+    ends = [150, 250, 352, 449, 551, 650]   # one wave every ~100 cycles after the ramp
+    for k, now in enumerate(ends, 1):
+        assert not cs.cta_done(10 * k - 1, now, 10 * k + 10)       # not a wave boundary
+        # four steady waves: the slope's interval is 3.0 %; five: 1.3 %
+        assert cs.cta_done(10 * k, now, 10 * k + 10) == (k == 6)
+    assert cs.cut_at == 70 and round(cs.rate * 10, 2) == 99.9
+    cycles, bound, rest = cs.project(900)
+    assert rest == 130 and cycles == 900 + round(130 * cs.rate)
+    assert bound >= 0.5 * cs.rate * 10                           # at least half a wave
+
+
+def test_too_few_waves_are_not_sampled():
+    assert not CtaSampling.eligible(5 * 64, 64) and CtaSampling.eligible(6 * 64, 64)
+
+
+def _run(n_ctas: int, sampling: str, *more: str) -> tuple[TimingGpu, object, np.ndarray]:
+    cfg = load_config(None, overrides=["-gpgpu_n_clusters 2", "-gpgpu_kernel_launch_latency 50",
+                                       f"-gpgpusim_sampling {sampling}", *more], env=False)
+    g = GlobalMemory()
+    gpu = TimingGpu(cfg, g, None)
+    lm = load_module(ADD_LOOP, g)
+    y = g.allocate(n_ctas * 64 * 4)
+    g.write(y, np.arange(n_ctas * 64, dtype=np.uint32))
+    op = KernelLaunchOp(lm, "k", (n_ctas, 1, 1), (64, 1, 1), 0, struct.pack("<QI", y, 10), {"options": cfg},
+                        regs_per_thread=16, static_smem_bytes=0)
+    rec = gpu.start_kernel(op, 0)
+    done: list = []
+    while not done:
+        done = gpu.advance()
+    assert rec.error is None
+    return gpu, rec, g.read(y, n_ctas * 64 * 4).view(np.uint32)
+
+
+def test_cta_sampling_projects_the_waves_left_to_the_functional_engine():
+    _, full, mem_full = _run(1024, "off")
+    _, samp, mem = _run(1024, "cta")
+    # every CTA ran: memory and instruction counts exact
+    assert (mem == np.arange(1024 * 64) + 10).all() and (mem == mem_full).all()
+    f, s = full.report_stats, samp.report_stats
+    assert (s.thread_insn, s.warp_insn, s.ctas) == (f.thread_insn, f.warp_insn, f.ctas) == (3342336, 106496, 1024)
+    assert s.counters["gpgpu_n_tot_w_icount"] == f.counters["gpgpu_n_tot_w_icount"] == 106496
+    c = s.sampling["cta"]
+    assert s.sampling["status"] == "cta_projected"
+    # 2 SMs x 32 CTAs a wave; the line through 8 wave ends is known within 2 % after 572 CTAs
+    assert (c["wave_ctas"], c["ctas_detailed"], c["ctas_projected"]) == (64, 572, 452)
+    assert f.cycles == 27194 and s.cycles == 27002
+    assert abs(s.cycles - f.cycles) <= s.sampling["cycles_bound"]
+    assert samp.end_cycles - samp.start_cycles == 27002     # events see the projected time
+
+
+def test_tail_in_detail_skips_the_middle_and_times_the_last_waves():
+    _, samp, mem = _run(1024, "cta")
+    _, tail, mem2 = _run(1024, "cta", "-gpgpusim_sampling_cta_tail detail")
+    assert (mem2 == mem).all() and (mem2 == np.arange(1024 * 64) + 10).all()
+    c = tail.report_stats.sampling["cta"]
+    # cut after 572 CTAs issued as above; the middle 384 CTAs run functionally and the last
+    # 68 (4 of a partial wave + a full wave of 64) are timed after them
+    assert (c["tail"], c["ctas_detailed"], c["ctas_projected"]) == ("detail", 640, 384)
+    assert tail.report_stats.cycles == 27061 and samp.report_stats.cycles == 27002   # full: 27,194
+    assert tail.report_stats.warp_insn == samp.report_stats.warp_insn == 106496

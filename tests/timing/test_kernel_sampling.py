@@ -1,0 +1,155 @@
+"""gpgpusim.timing.kernel_sampling and its use by TimingGpu (-gpgpusim_sampling kernel)."""
+
+from __future__ import annotations
+
+import math
+import statistics
+import struct
+
+import numpy as np
+import pytest
+
+from gpgpusim.functional.loader import load_module
+from gpgpusim.functional.memory import GlobalMemory
+from gpgpusim.options import load_config
+from gpgpusim.device.gpu import KernelLaunchOp
+from gpgpusim.timing.gpu import TimingGpu
+from gpgpusim.timing.kernel_sampling import KernelSampler, mix_distance, parse_mode, t975
+
+from .timing_helpers import ptx
+
+# y[i] += reps, one add per loop trip: the warp instruction count grows with reps
+ADD_LOOP = ptx("""
+.reg .u32 %r<7>;
+.reg .u64 %rd<4>;
+.reg .pred %p;
+ld.param.u64 %rd1, [p0];
+ld.param.u32 %r1, [p1];
+mov.u32 %r2, %tid.x;
+mov.u32 %r5, %ctaid.x;
+mov.u32 %r6, %ntid.x;
+mad.lo.u32 %r2, %r5, %r6, %r2;
+mul.wide.u32 %rd2, %r2, 4;
+add.u64 %rd3, %rd1, %rd2;
+ld.global.u32 %r3, [%rd3];
+mov.u32 %r4, 0;
+L:
+add.u32 %r3, %r3, 1;
+add.u32 %r4, %r4, 1;
+setp.lt.u32 %p, %r4, %r1;
+@%p bra L;
+st.global.u32 [%rd3], %r3;
+ret;
+""", params=".param .u64 p0, .param .u32 p1")
+
+
+def test_parse_mode():
+    assert parse_mode("kernel") == "kernel"
+    assert parse_mode(" OFF ") == "off"
+    assert parse_mode("cta") == "cta" and parse_mode("all") == "all"
+    with pytest.raises(ValueError, match="expected off, kernel, cta or all"):
+        parse_mode("sometimes")
+
+
+def test_estimate_projection_and_bound():
+    ks = KernelSampler(tol=0.02, min_detailed=4, similar=0.1, latency=100)
+    key = ks.key("k", (4, 1, 1), (64, 1, 1))
+    mix = {"add": 10}
+    # CPIs (cycles - 100) / 1000: 2.5 (warm-up, left out), 2.0, 2.02, 1.98
+    for uid, cyc in enumerate((2600, 2100, 2120, 2080), 1):
+        g = ks.record_detailed(key, uid, 1000, mix, cyc, {"L2_total_cache_accesses": 50 + uid, "maxmflatency": 9})
+    assert len(ks.groups) == 1
+    assert g.cpis(100) == [2.0, 2.02, 1.98]
+    cpi, ci, pi = ks.estimate(g)
+    assert cpi == pytest.approx(2.0)          # the mean and its interval leave the warm-up out
+    assert ci == pytest.approx(t975(2) * 0.02 / math.sqrt(3) / 2.0)      # 0.0248: above 2 %
+    # the stated bound (one new launch) takes the spread of every detailed launch
+    sd = statistics.stdev([2.5, 2.0, 2.02, 1.98])
+    assert pi == pytest.approx(t975(3) * sd * math.sqrt(1 + 1 / 4) / 2.0)
+    assert not ks.converged(g) and not ks.candidate(key)
+    g = ks.record_detailed(key, 5, 1000, mix, 2100, {"L2_total_cache_accesses": 60})
+    assert ks.converged(g) and ks.candidate(key)
+    # a launch with 1050 warp instructions: same group, projected from its own count
+    assert ks.match(key, 1050, mix) is g
+    assert ks.match(key, 1200, mix) is None                 # outside +-10 %
+    assert ks.match(key, 1000, {"add": 8, "mul": 2}) is None  # mix 0.2 away
+    cycles, bound, counters = ks.project(g, 1050, 1050 * 32)
+    cpi, _, pi = ks.estimate(g)
+    assert cycles == 100 + round(cpi * 1050)
+    assert bound == math.ceil(pi * cpi * 1050)
+    # L2 accesses per warp instruction over the used launches (52+53+54+60)/4000
+    assert counters["L2_total_cache_accesses"] == round(219 * 1050 / 4000)
+    assert "maxmflatency" not in counters
+    assert counters["gpgpu_n_tot_w_icount"] == 1050 and counters["gpgpu_n_tot_thrd_icount"] == 33600
+    assert ks.projected_info(g, cycles, bound)["status"] == "projected"
+
+
+def test_mix_distance():
+    assert mix_distance({"a": 0.5, "b": 0.5}, {"a": 0.5, "b": 0.5}) == 0
+    assert mix_distance({"a": 1.0}, {"b": 1.0}) == 1
+
+
+def _launches(reps: list[int], overrides: list[str]) -> tuple[TimingGpu, list, np.ndarray]:
+    cfg = load_config(None, overrides=["-gpgpu_n_clusters 2", "-gpgpu_kernel_launch_latency 50"] + overrides,
+                      env=False)
+    g = GlobalMemory()
+    gpu = TimingGpu(cfg, g, None)
+    lm = load_module(ADD_LOOP, g)
+    y = g.allocate(256 * 4)
+    g.write(y, np.zeros(256, np.uint32))
+    recs = []
+    for r in reps:
+        op = KernelLaunchOp(lm, "k", (4, 1, 1), (64, 1, 1), 0, struct.pack("<QI", y, r), {"options": cfg},
+                            regs_per_thread=16, static_smem_bytes=0)
+        rec = gpu.start_kernel(op, 0)
+        done: list = []
+        while not done:
+            done = gpu.advance()
+        assert done == [rec] and rec.error is None
+        recs.append(rec)
+    return gpu, recs, g.read(y, 256 * 4).view(np.uint32)
+
+
+SAMPLE = ["-gpgpusim_sampling kernel", "-gpgpusim_sampling_min 3", "-gpgpusim_sampling_tol 0.05"]
+
+
+def test_sampling_off_reports_no_marks_and_the_same_cycles():
+    reps = [20] * 6
+    _, full, mem = _launches(reps, [])
+    assert all(r.report_stats.sampling is None for r in full)
+    assert (mem == 120).all()
+    _, samp, mem2 = _launches(reps, SAMPLE)
+    assert (mem2 == 120).all()
+    status = [r.report_stats.sampling["status"] for r in samp]
+    assert status == ["detailed"] * 3 + ["projected"] * 3
+    # the detailed launches are the same simulation as in the full run
+    assert [r.report_stats.cycles for r in samp[:3]] == [r.report_stats.cycles for r in full[:3]]
+    # the projection: launch latency + the mean CPI of launches 2 and 3 x own warp instructions
+    w = samp[3].report_stats.warp_insn
+    assert w == full[3].report_stats.warp_insn
+    cpi = sum((r.report_stats.cycles - 50) / r.report_stats.warp_insn for r in samp[1:3]) / 2
+    assert samp[3].report_stats.cycles == 50 + round(cpi * w)
+    # exact instruction counts; counters cumulative with the projected launches included
+    for a, b in zip(samp, full, strict=True):
+        assert (a.report_stats.thread_insn, a.report_stats.warp_insn) == (b.report_stats.thread_insn,
+                                                                          b.report_stats.warp_insn)
+    last = samp[-1].report_stats.counters
+    assert last["gpgpu_n_tot_w_icount"] == full[-1].report_stats.counters["gpgpu_n_tot_w_icount"]
+    assert last["gpgpu_n_load_insn"] == full[-1].report_stats.counters["gpgpu_n_load_insn"] == 6 * 256
+
+
+def test_a_launch_outside_its_group_is_restored_and_simulated_in_detail():
+    # launch 5 loops 3x longer: its functional run is undone (memory restored) and it is timed
+    # in detail; the later launches of the first group are projected again
+    reps = [10, 10, 10, 10, 30, 10]
+    _, full, mem_full = _launches(reps, [])
+    gpu, samp, mem = _launches(reps, SAMPLE)
+    assert (mem == sum(reps)).all() and (mem_full == mem).all()
+    assert [r.report_stats.sampling["status"] for r in samp] == \
+        ["detailed", "detailed", "detailed", "projected", "detailed", "projected"]
+    assert [r.report_stats.sampling["group"] for r in samp] == [1, 1, 1, 1, 2, 1]
+    assert samp[4].report_stats.cycles == full[4].report_stats.cycles
+    assert gpu.ksampler is not None and [len(g.samples) for g in gpu.ksampler.groups] == [3, 1]
+    # the periodic samples' time axis (tot_cycle) counts the projected launch's cycles too
+    assert gpu.sampling.sampler._tot_base == sum(r.report_stats.cycles for r in samp[:4])
+    assert samp[4].start_cycles == samp[3].end_cycles == samp[3].start_cycles + samp[3].report_stats.cycles
