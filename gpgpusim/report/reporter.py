@@ -365,6 +365,7 @@ class Reporter:
                           **({} if self.cfg.functional_only else {"performance_model": _model_kind()})},
             "mode": "functional" if self.cfg.functional_only else "performance",
             "gpu": _gpu_label(self.cfg),
+            "isa": "ptxplus" if _ptxplus_on(self.cfg) else "ptx",
             "gpu_selected_by": getattr(self.cfg, "selected_by", None),
             "config_sources": list(getattr(self.cfg, "sources", [])),
             "config": self.cfg.to_dict(),
@@ -383,3 +384,9 @@ class Reporter:
 def _gpu_label(cfg: Any) -> str | None:
     """The JSON's ``gpu``: the shipped GPU's name, else the config file's path."""
     return getattr(cfg, "gpu_name", None) or getattr(cfg, "config_file", None)
+
+
+def _ptxplus_on(cfg: Any) -> bool:
+    from gpgpusim.runtime import ptxplus_enabled
+
+    return ptxplus_enabled(cfg)

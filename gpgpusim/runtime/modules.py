@@ -57,6 +57,7 @@ class Module:
     error: CudaError | None = None        # why the module is unusable (returned when it is used)
     fatbin: Any = None
     unregistered: bool = False
+    ptxplus: Any = None                   # gpgpusim.ptxplus.PtxplusResult in PTXPlus mode
 
     @property
     def handle(self) -> int:
@@ -82,6 +83,9 @@ class Kernel:
         if self.module.loaded is None:
             raise CudaError(Err.InvalidDeviceFunction,
                             f"kernel {self.name}: its module was never loaded")
+        pp = self.module.ptxplus
+        if pp is not None and self.name in pp.errors:
+            raise pp.errors[self.name]
         fn = self.module.ir.functions.get(self.name)
         if fn is None or not fn.is_entry:
             raise CudaError(Err.InvalidDeviceFunction,

@@ -1,0 +1,1217 @@
+"""SASS (sm_75 / sm_86, as nvdisasm prints it) to PTXPlus text (checklist C007, C009, C232-C238).
+
+GPGPU-Sim's PTXPlus is PTX whose registers, predicates and addressing follow the native ISA so
+that the functional engine runs what the hardware runs.  Upstream only converted sm_1x; this
+converter takes the Turing/Ampere SASS of :mod:`cuobjdump_tools.sass` and writes text that the
+lark PTX front end parses unchanged and the functional engine runs like any PTX.
+
+Conventions of the text (what a reader of a ``-gpgpu_ptx_save_converted_ptxplus`` file sees):
+
+* **Registers** (C233): SASS ``R<n>`` is ``%r<n>`` (``.b32``), uniform ``UR<n>`` is ``%ur<n>``,
+  predicates ``P<n>``/``UP<n>`` are ``%p<n>``/``%up<n>``.  ``RZ``/``URZ`` read as ``0``; a write to
+  them goes to the sink ``%rz``; ``PT`` reads as true (folded where it combines with another
+  predicate, else the register ``%pt``, set once at entry), a write to ``PT`` goes to ``%pz``.
+  Uniform registers hold the same value in every lane, so per-lane registers are exact.
+* **64-bit values** live in register pairs (``R4`` low, ``R5`` high) as on the hardware:
+  ``mov.b64 %d0, {%r4, %r5}`` gathers a pair, ``mov.b64 {%r4, %r5}, %d0`` scatters one.  Work
+  registers ``%t<n>`` (``.b32``), ``%d<n>`` (``.b64``) and ``%q<n>`` (``.pred``) hold values
+  inside one SASS instruction's expansion only.
+* **Constant banks** (C234): ``c[0x0][x]`` reads the launch's values: ``0x0-0x8`` ``%ntid``,
+  ``0xc-0x14`` ``%nctaid``, ``0x28`` the local-memory stack top (the frame size: ``R1`` then
+  addresses the ``.local`` array ``__sass_frame``), ``0x118`` the global-memory descriptor
+  (0: ``desc[UR][...]`` operands are not modelled), and from the kernel's parameter offset
+  (``EIATTR_PARAM_CBANK``, 0x160) its parameters through ``ld.param`` of the PTX entry's own
+  parameter names.  ``c[0x3][x]`` (``__constant__`` variables) reads the module's ``.const``
+  variable at that offset of the cubin's ``.nv.constant3``.
+* **Memory** (C235): ``[R<n>]`` of ``LDG``/``STG``/``RED``/``ATOM`` (``.E``) and ``[R<n>.64]``
+  are 64-bit addresses held in a pair; ``LDS``/``STS``/``ATOMS`` take 32-bit offsets in the CTA's
+  shared memory, which the text declares as ``__sass_shared`` at offset 0 (static bytes from
+  ``.nv.shared.<kernel>``, dynamic shared memory after it); ``.X4``/``.X8``/``.X16`` scale.
+* **Guards** (C236): ``@P0 OP`` puts ``@%p0`` on every line of the expansion that writes a SASS
+  register, predicate or memory or changes control flow; work-register lines run unguarded,
+  before them, so a guard predicate the instruction overwrites is read first.
+* **Control flow and reconvergence** (C237, C238): ``BRA``/``EXIT`` become ``bra``/``exit``
+  with labels ``$L<offset>``.  Reconvergence is GPGPU-Sim's PTXPlus choice: the SIMT stack
+  reconverges at each branch's immediate post-dominator, computed by
+  :mod:`gpgpusim.ptx.cfg` on the converted text exactly as for PTX.  The convergence barriers
+  (``BSSY``/``BSYNC``, ``BMOV``, ``WARPSYNC``) are dropped: in the structured code nvcc emits a
+  ``BSSY``'s target is the post-dominator of the branches it guards, so both give the same
+  reconvergence points, and post-dominators need no barrier registers in the engine.
+
+Dynamic instruction counts are of the PTXPlus lines: a SASS instruction that reads a constant
+bank or a register pair expands to several lines.
+
+An opcode, modifier or operand form this converter does not handle raises
+:class:`UnsupportedSass` naming it; nothing is guessed.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import dataclass, field
+from typing import Callable
+
+from cuobjdump_tools.sass import SassFunction, SassInstruction
+
+PARAM_CBANK_DEFAULT = 0x160  # sm_70 - sm_89
+NTID_OFFSETS = {0x0: "%ntid.x", 0x4: "%ntid.y", 0x8: "%ntid.z",
+                0xC: "%nctaid.x", 0x10: "%nctaid.y", 0x14: "%nctaid.z"}
+STACK_TOP_OFFSET = 0x28
+MEMDESC_OFFSET = 0x118
+
+SPECIAL_REGS = {
+    "SR_TID.X": "%tid.x", "SR_TID.Y": "%tid.y", "SR_TID.Z": "%tid.z",
+    "SR_CTAID.X": "%ctaid.x", "SR_CTAID.Y": "%ctaid.y", "SR_CTAID.Z": "%ctaid.z",
+    "SR_LANEID": "%laneid", "SR_CLOCKLO": "%clock", "SR_SMID": "%smid",
+    "SR_EQMASK": "%lanemask_eq", "SR_LTMASK": "%lanemask_lt", "SR_LEMASK": "%lanemask_le",
+    "SR_GTMASK": "%lanemask_gt", "SR_GEMASK": "%lanemask_ge",
+}
+
+
+class UnsupportedSass(Exception):
+    """A SASS instruction the converter does not handle; ``opcode`` names it."""
+
+    def __init__(self, opcode: str, detail: str = "") -> None:
+        super().__init__(opcode if not detail else f"{opcode} ({detail})")
+        self.opcode = opcode
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class ParamSlot:
+    name: str     # the PTX entry's parameter name
+    offset: int   # byte offset in the parameter buffer
+    size: int
+
+
+@dataclass
+class KernelContext:
+    """What the conversion of one kernel needs besides its SASS."""
+
+    name: str
+    params: list[ParamSlot] = field(default_factory=list)
+    param_decls: list[str] = field(default_factory=list)   # ".param .u64 name" as in the PTX
+    param_base: int = PARAM_CBANK_DEFAULT
+    static_smem: int = 0
+    dynamic_smem: bool = True
+    frame_bytes: int = 0
+    const3: list[tuple[int, int, str]] = field(default_factory=list)  # (offset, size, symbol)
+
+
+# ----------------------------------------------------------------------------- operands
+_REG = re.compile(r"^(?P<pre>[-~!]?)(?P<abs>\|?)(?P<name>RZ|URZ|PT|UPT|R\d+|UR\d+|P\d|UP\d)(?P=abs)"
+                  r"(?P<suf>(\.[A-Z0-9_]+)*)$")
+_CONST = re.compile(r"^(?P<pre>[-~]?)(?P<abs>\|?)c\[(?P<bank>0x[0-9a-f]+)\]\[(?P<off>0x[0-9a-f]+)\](?P=abs)$")
+_INT = re.compile(r"^-?0x[0-9a-f]+$|^-?\d+$")
+_FLOAT = re.compile(r"^[-+]?(\d+(\.\d*)?([eE][-+]?\d+)?|INF|QNAN|NAN)$")
+
+
+@dataclass(frozen=True)
+class Opnd:
+    kind: str        # "r" (R), "ur", "p", "up", "rz", "pt", "c", "imm", "fimm"
+    num: int = 0
+    neg: bool = False   # '-' (arithmetic negation)
+    inv: bool = False   # '~' (bitwise) or '!' (predicate)
+    abs: bool = False
+    suffix: tuple[str, ...] = ()
+    bank: int = 0
+    text: str = ""
+
+
+def parse_operand(text: str) -> Opnd:
+    t = text.strip().replace(".reuse", "")
+    m = _REG.match(t)
+    if m:
+        name, pre = m["name"], m["pre"]
+        suf = tuple(s for s in m["suf"].split(".") if s)
+        common = dict(neg=pre == "-", inv=pre in ("~", "!"), abs=bool(m["abs"]), suffix=suf, text=t)
+        if name in ("RZ", "URZ"):
+            return Opnd("rz", **common)  # type: ignore[arg-type]
+        if name in ("PT", "UPT"):
+            return Opnd("pt", **common)  # type: ignore[arg-type]
+        for prefix, kind in (("UR", "ur"), ("UP", "up"), ("R", "r"), ("P", "p")):
+            if name.startswith(prefix) and name[len(prefix):].isdigit():
+                return Opnd(kind, int(name[len(prefix):]), **common)  # type: ignore[arg-type]
+    m = _CONST.match(t)
+    if m:
+        return Opnd("c", int(m["off"], 16), neg=m["pre"] == "-", inv=m["pre"] == "~", abs=bool(m["abs"]),
+                    bank=int(m["bank"], 16), text=t)
+    if _INT.match(t):
+        return Opnd("imm", int(t, 0) if "x" in t else int(t), text=t)
+    if _FLOAT.match(t):
+        return Opnd("fimm", text=t)
+    raise UnsupportedSass("operand", t)
+
+
+def f32_bits(text: str) -> int:
+    t = text.lstrip("+")
+    if t in ("INF", "-INF"):
+        v = float("-inf") if t.startswith("-") else float("inf")
+    elif t.lstrip("-") in ("QNAN", "NAN"):
+        return 0x7FFFFFFF if not t.startswith("-") else 0xFFFFFFFF
+    else:
+        v = float(t)
+    return int(struct.unpack("<I", struct.pack("<f", v))[0])
+
+
+def f64_bits(text: str) -> int:
+    t = text.lstrip("+")
+    if t.lstrip("-") in ("QNAN", "NAN"):
+        return 0x7FFFFFFFFFFFFFFF
+    v = float(t.replace("INF", "inf"))
+    return int(struct.unpack("<Q", struct.pack("<d", v))[0])
+
+
+# ----------------------------------------------------------------------------- emitter
+class _Exp:
+    """The PTXPlus lines of one SASS instruction: unguarded work lines, then guarded lines."""
+
+    def __init__(self, conv: Converter, guard: str) -> None:
+        self.conv = conv
+        self.guard = guard
+        self.work: list[str] = []
+        self.arch: list[str] = []
+        self.nt = self.nd = self.nq = 0
+
+    def t(self) -> str:
+        self.nt += 1
+        return f"%t{self.nt - 1}"
+
+    def d(self) -> str:
+        self.nd += 1
+        return f"%d{self.nd - 1}"
+
+    def q(self) -> str:
+        self.nq += 1
+        return f"%q{self.nq - 1}"
+
+    def w(self, line: str) -> None:
+        self.work.append(line)
+
+    def a(self, line: str) -> None:
+        self.arch.append(line)
+
+    def lines(self) -> list[str]:
+        g = f"@{self.guard} " if self.guard else ""
+        return self.work + [g + ln for ln in self.arch]
+
+
+class Converter:
+    """Converts one kernel's SASS into a PTXPlus ``.entry``."""
+
+    def __init__(self, fn: SassFunction, ctx: KernelContext) -> None:
+        self.fn = fn
+        self.ctx = ctx
+        self.used: dict[str, set[int]] = {"r": set(), "ur": set(), "p": set(), "up": set()}
+        self.max_t = self.max_d = self.max_q = 0
+        self.need_pt = self.need_rz = self.need_pz = False
+        self.targets: set[int] = set()
+
+    # ------------------------------------------------------------- register names
+    def reg(self, kind: str, n: int) -> str:
+        self.used[kind].add(n)
+        return f"%{kind}{n}"
+
+    def dst(self, o: Opnd) -> str:
+        """A 32-bit destination register name."""
+        if o.kind == "rz":
+            self.need_rz = True
+            return "%rz"
+        if o.kind in ("r", "ur") and not (o.neg or o.inv or o.abs):
+            return self.reg(o.kind, o.num)
+        raise UnsupportedSass("destination", o.text)
+
+    def dst_pair(self, o: Opnd) -> str:
+        if o.kind == "rz":
+            self.need_rz = True
+            return "{%rz, %rz}"
+        if o.kind in ("r", "ur"):
+            return f"{{{self.reg(o.kind, o.num)}, {self.reg(o.kind, o.num + 1)}}}"
+        raise UnsupportedSass("destination", o.text)
+
+    def pdst(self, o: Opnd) -> str:
+        if o.kind == "pt" and not o.inv:
+            self.need_pz = True
+            return "%pz"
+        if o.kind in ("p", "up") and not o.inv:
+            return self.reg(o.kind, o.num)
+        raise UnsupportedSass("predicate destination", o.text)
+
+    def guard(self, pred: str) -> str | None:
+        """The PTX guard for SASS ``pred`` ("" = none); None when the guard is never true."""
+        if not pred:
+            return ""
+        o = parse_operand(pred)
+        if o.kind == "pt":
+            return None if o.inv else ""
+        if o.kind in ("p", "up"):
+            return ("!" if o.inv else "") + self.reg(o.kind, o.num)
+        raise UnsupportedSass("guard", pred)
+
+    # ------------------------------------------------------------- source values
+    def const_load(self, e: _Exp, bank: int, off: int, bits: int) -> str:
+        """A constant-bank word (bits 32) or pair (bits 64) into a work register."""
+        dest = e.t() if bits == 32 else e.d()
+        b = f"b{bits}"
+        if bank == 0:
+            if off in NTID_OFFSETS and bits == 32:
+                e.w(f"mov.u32 {dest}, {NTID_OFFSETS[off]};")
+                return dest
+            if off == STACK_TOP_OFFSET and bits == 32:
+                e.w(f"mov.u32 {dest}, {self.ctx.frame_bytes};")
+                return dest
+            if off == MEMDESC_OFFSET:
+                e.w(f"mov.{b} {dest}, 0;")
+                return dest
+            rel = off - self.ctx.param_base
+            for p in self.ctx.params:
+                if p.offset <= rel and rel + bits // 8 <= p.offset + p.size:
+                    k = rel - p.offset
+                    e.w(f"ld.param.{b} {dest}, [{p.name}{'+' + str(k) if k else ''}];")
+                    return dest
+            if bits == 64:  # a pair of words from two parameters (ULDC.64 of two ints)
+                lo = self.const_load(e, bank, off, 32)
+                hi = self.const_load(e, bank, off + 4, 32)
+                e.w(f"mov.b64 {dest}, {{{lo}, {hi}}};")
+                return dest
+            raise UnsupportedSass("constant", f"c[0x0][{off:#x}]")
+        if bank == 3:
+            for base, size, sym in self.ctx.const3:
+                if base <= off and off + bits // 8 <= base + size:
+                    k = off - base
+                    e.w(f"ld.const.{b} {dest}, [{sym}{'+' + str(k) if k else ''}];")
+                    return dest
+        raise UnsupportedSass("constant", f"c[{bank:#x}][{off:#x}]")
+
+    def src(self, e: _Exp, o: Opnd, typ: str = "int") -> str:
+        """A 32-bit source as a PTX operand (register or immediate); applies '-', '~', '|x|'."""
+        if o.kind == "rz":
+            v = "0"
+        elif o.kind in ("r", "ur"):
+            if any(s not in ("reuse",) for s in o.suffix):
+                raise UnsupportedSass("operand", o.text)
+            v = self.reg(o.kind, o.num)
+        elif o.kind == "c":
+            v = self.const_load(e, o.bank, o.num, 32)
+        elif o.kind == "imm":
+            if typ == "f32":
+                v = f"0f{f32_bits(str(o.num)):08X}"
+            else:
+                return str(o.num & 0xFFFFFFFF)
+        elif o.kind == "fimm":
+            if typ != "f32":
+                raise UnsupportedSass("operand", o.text)
+            return f"0f{f32_bits(o.text):08X}"
+        else:
+            raise UnsupportedSass("operand", o.text)
+        if typ == "f32":
+            if o.abs:
+                t = e.t()
+                e.w(f"abs.f32 {t}, {v};")
+                v = t
+            if o.neg:
+                t = e.t()
+                e.w(f"neg.f32 {t}, {v};")
+                v = t
+            return v
+        if o.abs:
+            t = e.t()
+            e.w(f"abs.s32 {t}, {v};")
+            v = t
+        if o.neg:
+            t = e.t()
+            e.w(f"neg.s32 {t}, {v};")
+            v = t
+        if o.inv:
+            t = e.t()
+            e.w(f"not.b32 {t}, {v};")
+            v = t
+        return v
+
+    def src_reg(self, e: _Exp, o: Opnd, typ: str = "int") -> str:
+        """Like :meth:`src` but always a register (immediates are moved into a work register)."""
+        v = self.src(e, o, typ)
+        if v.startswith("%"):
+            return v
+        t = e.t()
+        e.w(f"mov.b32 {t}, {v};")
+        return t
+
+    def src64(self, e: _Exp, o: Opnd) -> str:
+        """A 64-bit source (register pair, constant pair, RZ, immediate) as a PTX operand."""
+        if o.neg or o.inv or o.abs:
+            raise UnsupportedSass("64-bit operand", o.text)
+        if o.kind == "rz":
+            return "0"
+        if o.kind == "imm":
+            return str(o.num & 0xFFFFFFFFFFFFFFFF)
+        if o.kind == "c":
+            return self.const_load(e, o.bank, o.num, 64)
+        if o.kind in ("r", "ur"):
+            d = e.d()
+            e.w(f"mov.b64 {d}, {{{self.reg(o.kind, o.num)}, {self.reg(o.kind, o.num + 1)}}};")
+            return d
+        raise UnsupportedSass("64-bit operand", o.text)
+
+    def psrc(self, e: _Exp, o: Opnd) -> str:
+        """A predicate source as a register name (``!`` folded into a work predicate)."""
+        if o.kind == "pt":
+            self.need_pt = True
+            if not o.inv:
+                return "%pt"
+            q = e.q()
+            e.w(f"not.pred {q}, %pt;")
+            return q
+        if o.kind in ("p", "up"):
+            r = self.reg(o.kind, o.num)
+            if not o.inv:
+                return r
+            q = e.q()
+            e.w(f"not.pred {q}, {r};")
+            return q
+        raise UnsupportedSass("predicate operand", o.text)
+
+    def pconst(self, o: Opnd) -> bool | None:
+        """True/False for PT/!PT, None for a predicate register."""
+        if o.kind == "pt":
+            return not o.inv
+        return None
+
+    # ------------------------------------------------------------- the kernel
+    def convert(self) -> str:
+        body: list[str] = []
+        insts = self.fn.instructions
+        for ins in insts:
+            if ins.opcode in ("BRA", "BSSY", "CALL", "BRX", "JMP"):
+                for op in ins.operands:
+                    if op.startswith("0x") and ins.opcode != "BSSY":
+                        self.targets.add(int(op, 16))
+        for ins in insts:
+            if ins.offset in self.targets:
+                body.append(f"$L{ins.offset:04x}:")
+            body.append(f"\t// {ins}")
+            guard = self.guard(ins.pred)
+            if guard is None:
+                continue
+            e = _Exp(self, guard)
+            handler = _HANDLERS.get(ins.opcode)
+            if handler is None:
+                raise UnsupportedSass(ins.full_opcode)
+            try:
+                n_parsed = (1 if ins.opcode in ("S2R", "S2UR", "CS2R") else
+                            0 if ins.opcode in _SELF_PARSING else len(ins.operands))
+                handler(self, e, ins, [parse_operand(o) for o in ins.operands[:n_parsed]])
+            except UnsupportedSass as exc:
+                if exc.opcode == ins.full_opcode:
+                    raise
+                raise UnsupportedSass(ins.full_opcode, f"{exc.opcode} {exc.detail}".strip()) from None
+            self.max_t = max(self.max_t, e.nt)
+            self.max_d = max(self.max_d, e.nd)
+            self.max_q = max(self.max_q, e.nq)
+            body.extend("\t" + ln for ln in e.lines())
+        return self.render(body)
+
+    def render(self, body: list[str]) -> str:
+        ctx = self.ctx
+        out = [f".visible .entry {ctx.name}("]
+        out.append(",\n".join(f"\t{d}" for d in ctx.param_decls))
+        out.append(")\n{")
+        for kind, typ in (("r", "b32"), ("ur", "b32"), ("p", "pred"), ("up", "pred")):
+            if self.used[kind]:
+                out.append(f"\t.reg .{typ} %{kind}<{max(self.used[kind]) + 2}>;")
+        for name, typ, n in (("t", "b32", self.max_t), ("d", "b64", self.max_d), ("q", "pred", self.max_q)):
+            if n:
+                out.append(f"\t.reg .{typ} %{name}<{n}>;")
+        if self.need_rz:
+            out.append("\t.reg .b32 %rz;")
+        if self.need_pz:
+            out.append("\t.reg .pred %pz;")
+        if self.need_pt:
+            out.append("\t.reg .pred %pt;")
+        if ctx.static_smem:
+            out.append(f"\t.shared .align 16 .b8 __sass_shared[{ctx.static_smem}];")
+        if ctx.frame_bytes:
+            out.append(f"\t.local .align 16 .b8 __sass_frame[{ctx.frame_bytes}];")
+        if self.need_pt:
+            out.append("\tsetp.eq.u32 %pt, 0, 0;")
+        out.extend(body)
+        out.append("}")
+        return "\n".join(out) + "\n"
+
+
+# ----------------------------------------------------------------------------- handlers
+_SELF_PARSING = {"BMOV", "BSSY", "BSYNC", "WARPSYNC", "LDG", "LDS", "LDL", "STG", "STS", "STL", "RED", "ATOM", "ATOMS", "ATOMG"}
+Handler = Callable[[Converter, _Exp, SassInstruction, list[Opnd]], None]
+_HANDLERS: dict[str, Handler] = {}
+
+
+def _h(*names: str) -> Callable[[Handler], Handler]:
+    def deco(f: Handler) -> Handler:
+        for n in names:
+            _HANDLERS[n] = f
+        return f
+    return deco
+
+
+def _mods(ins: SassInstruction, allowed: set[str]) -> None:
+    bad = [m for m in ins.modifiers if m not in allowed]
+    if bad:
+        raise UnsupportedSass(ins.full_opcode)
+
+
+def _nops(ins: SassInstruction, n: int) -> None:
+    if len(ins.operands) != n:
+        raise UnsupportedSass(ins.full_opcode, f"{len(ins.operands)} operands")
+
+
+@_h("NOP", "BSSY", "BSYNC", "WARPSYNC", "YIELD", "BMOV")
+def _nop(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """No-ops here: convergence barriers are replaced by post-dominator reconvergence (C238)."""
+    if ins.opcode == "BMOV":
+        _mods(ins, {"32", "CLEAR"})
+        if "CLEAR" not in ins.modifiers or not ins.operands or ins.operands[0] != "RZ":
+            raise UnsupportedSass(ins.full_opcode)
+
+
+@_h("EXIT")
+def _exit(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    _mods(ins, set())
+    e.a("exit;")
+
+
+@_h("BRA")
+def _bra(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    _mods(ins, {"U"})
+    if len(ops) != 1 or ops[0].kind != "imm":
+        raise UnsupportedSass(ins.full_opcode, "indirect or predicated-operand branch")
+    target = ops[0].num
+    if target >= len(c.fn.instructions) * 16:
+        raise UnsupportedSass(ins.full_opcode, f"target {target:#x} outside the function")
+    e.a(f"bra{'.uni' if 'U' in ins.modifiers else ''} $L{target:04x};")
+
+
+@_h("MOV", "UMOV")
+def _mov(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    _mods(ins, set())
+    if len(ops) == 3 and ops[2].kind == "imm" and ops[2].num == 0xF:
+        ops = ops[:2]   # the lane mask 0xf: all bytes
+    _nops(ins, 2) if len(ops) != 2 else None
+    v = c.src(e, ops[1])
+    e.a(f"mov.b32 {c.dst(ops[0])}, {v};")
+
+
+@_h("S2R", "S2UR", "CS2R")
+def _s2r(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    if len(ins.operands) != 2:
+        raise UnsupportedSass(ins.full_opcode)
+    sr = ins.operands[1]
+    if ins.opcode == "CS2R":
+        _mods(ins, {"32"})
+        if sr != "SRZ":
+            raise UnsupportedSass(ins.full_opcode, sr)
+        if "32" in ins.modifiers:
+            e.a(f"mov.b32 {c.dst(ops[0])}, 0;")
+        else:
+            e.a(f"mov.b64 {c.dst_pair(ops[0])}, 0;")
+        return
+    _mods(ins, set())
+    if sr not in SPECIAL_REGS:
+        raise UnsupportedSass(ins.full_opcode, sr)
+    e.a(f"mov.u32 {c.dst(ops[0])}, {SPECIAL_REGS[sr]};")
+
+
+@_h("ULDC")
+def _uldc(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    _mods(ins, {"64"})
+    _nops(ins, 2)
+    if ops[1].kind != "c":
+        raise UnsupportedSass(ins.full_opcode, ins.operands[1])
+    if "64" in ins.modifiers:
+        v = c.src64(e, ops[1])
+        e.a(f"mov.b64 {c.dst_pair(ops[0])}, {v};")
+    else:
+        v = c.src(e, ops[1])
+        e.a(f"mov.b32 {c.dst(ops[0])}, {v};")
+
+
+@_h("IMAD", "UIMAD")
+def _imad(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    mods = set(ins.modifiers)
+    _mods(ins, {"MOV", "IADD", "SHL", "U32", "WIDE", "HI", "X"})
+    signed = "U32" not in mods
+    st = "s32" if signed else "u32"
+    if "WIDE" in mods:
+        if len(ops) not in (4, 5) or ("X" in mods) != (len(ops) == 5):
+            raise UnsupportedSass(ins.full_opcode)
+        a, b = c.src(e, ops[1]), c.src(e, ops[2])
+        cc = c.src64(e, ops[3])
+        d = e.d()
+        e.w(f"mad.wide.{st} {d}, {a}, {b}, {cc};")
+        if "X" in mods:
+            _add_carry64(c, e, d, ops[4])
+        e.a(f"mov.b64 {c.dst_pair(ops[0])}, {d};")
+        return
+    if "HI" in mods:
+        if len(ops) != 4 or "X" in mods:
+            raise UnsupportedSass(ins.full_opcode)
+        a, b, cc = c.src(e, ops[1]), c.src(e, ops[2]), c.src(e, ops[3])
+        # SASS IMAD.HI adds the addend to the high word: hi(a*b) + c (mod 2^32)
+        e.a(f"mad.hi.{st} {c.dst(ops[0])}, {a}, {b}, {cc};")
+        return
+    if len(ops) != (5 if "X" in mods else 4):
+        raise UnsupportedSass(ins.full_opcode)
+    a, b, cc = c.src(e, ops[1]), c.src(e, ops[2]), c.src(e, ops[3])
+    if "X" in mods:
+        t = e.t()
+        e.w(f"mad.lo.u32 {t}, {a}, {b}, {cc};")
+        cin = c.pconst(ops[4])
+        if cin is None:
+            t2 = e.t()
+            e.w(f"selp.u32 {t2}, 1, 0, {c.psrc(e, ops[4])};")
+            e.a(f"add.u32 {c.dst(ops[0])}, {t}, {t2};")
+        else:
+            e.a(f"add.u32 {c.dst(ops[0])}, {t}, {int(cin)};")
+        return
+    e.a(f"mad.lo.u32 {c.dst(ops[0])}, {a}, {b}, {cc};")
+
+
+def _add_carry64(c: Converter, e: _Exp, d: str, p: Opnd) -> None:
+    cin = c.pconst(p)
+    if cin is False:
+        return
+    if cin is True:
+        e.w(f"add.u64 {d}, {d}, 1;")
+        return
+    d2 = e.d()
+    e.w(f"selp.u64 {d2}, 1, 0, {c.psrc(e, p)};")
+    e.w(f"add.u64 {d}, {d}, {d2};")
+
+
+def _wide_u64(c: Converter, e: _Exp, o: Opnd) -> str:
+    """A 32-bit source as a 64-bit work value for carry arithmetic: '-x' is ~x + 1 (so its
+    carry is the hardware's), '~x' is ~x."""
+    if o.abs:
+        raise UnsupportedSass("operand", o.text)
+    base = Opnd(o.kind, o.num, suffix=o.suffix, bank=o.bank, text=o.text)
+    v = c.src(e, base)
+    d = e.d()
+    if o.neg or o.inv:
+        t = e.t()
+        e.w(f"not.b32 {t}, {v};")
+        v = t
+    e.w(f"cvt.u64.u32 {d}, {v};")
+    if o.neg:
+        e.w(f"add.u64 {d}, {d}, 1;")
+    return d
+
+
+@_h("IADD3", "UIADD3")
+def _iadd3(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``IADD3 Rd, [Pc0, [Pc1,]] a, b, c`` and ``.X`` (+ carry-in predicates): the 34-bit sum
+    a + b + c (+ carries), with ``-x`` as ~x + 1; Rd its low word; Pc0 = sum >= 2^32 and
+    Pc1 = sum >= 2^33 (so that a following ``.X`` adding both carries adds sum >> 32)."""
+    _mods(ins, {"X"})
+    x = "X" in ins.modifiers
+    preds_out = []
+    i = 1
+    while i < len(ops) and ops[i].kind in ("p", "up", "pt") and len(preds_out) < 2:
+        preds_out.append(ops[i])
+        i += 1
+    vals = ops[i:i + 3]
+    cins = ops[i + 3:]
+    if len(vals) != 3 or len(cins) != (2 if x else 0):
+        raise UnsupportedSass(ins.full_opcode, f"{len(ops)} operands")
+    live_out = [p for p in preds_out if not (p.kind == "pt" and not p.inv)]
+    if not live_out and not x:
+        # plain 32-bit sum; negation wraps the same way
+        terms = [v for v in vals if v.kind != "rz"]
+        dst = c.dst(ops[0])
+        if not terms:
+            e.a(f"mov.b32 {dst}, 0;")
+            return
+        vs = [c.src(e, v) for v in terms]
+        acc = vs[0]
+        for k, v in enumerate(vs[1:]):
+            if k == len(vs) - 2:
+                e.a(f"add.u32 {dst}, {acc}, {v};")
+                return
+            t = e.t()
+            e.w(f"add.u32 {t}, {acc}, {v};")
+            acc = t
+        e.a(f"mov.b32 {dst}, {acc};")
+        return
+    d = e.d()
+    e.w(f"mov.b64 {d}, 0;")
+    for v in vals:
+        if v.kind == "rz" and not (v.neg or v.inv):
+            continue
+        w = _wide_u64(c, e, v)
+        e.w(f"add.u64 {d}, {d}, {w};")
+    for p in cins:
+        _add_carry64(c, e, d, p)
+    e.a(f"cvt.u32.u64 {c.dst(ops[0])}, {d};")
+    for k, p in enumerate(preds_out):
+        if p.kind == "pt" and not p.inv:
+            continue
+        e.a(f"setp.ge.u64 {c.pdst(p)}, {d}, {1 << (32 + k)};")
+
+
+@_h("LEA", "ULEA")
+def _lea(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``LEA Rd, [Pc,] a, b, sh``: (a << sh) + b, carry to Pc.  ``LEA.HI Rd, a, b, hi, sh[, Pin]``
+    (``.X`` with carry-in): b + (({hi:a} << sh) >> 32) [+ Pin]; ``.SX32``: hi is a's sign."""
+    _mods(ins, {"HI", "X", "SX32"})
+    mods = set(ins.modifiers)
+    pout = ops[1] if len(ops) > 1 and ops[1].kind in ("p", "up", "pt") else None
+    rest = ops[2:] if pout is not None else ops[1:]
+    if "HI" not in mods:
+        if len(rest) != 3 or ("X" in mods):
+            raise UnsupportedSass(ins.full_opcode)
+        a, b, sh = rest
+        if sh.kind != "imm":
+            raise UnsupportedSass(ins.full_opcode, "register shift")
+        if pout is None or (pout.kind == "pt" and not pout.inv):
+            t = e.t()
+            e.w(f"shl.b32 {t}, {c.src(e, a)}, {sh.num};")
+            e.a(f"add.u32 {c.dst(ops[0])}, {t}, {c.src(e, b)};")
+            return
+        da = _wide_u64(c, e, Opnd(a.kind, a.num, bank=a.bank, text=a.text, inv=a.inv))
+        e.w(f"and.b64 {da}, {da}, 0xFFFFFFFF;")
+        e.w(f"shl.b64 {da}, {da}, {sh.num};")
+        e.w(f"and.b64 {da}, {da}, 0xFFFFFFFF;")
+        db = _wide_u64(c, e, b)
+        e.w(f"add.u64 {da}, {da}, {db};")
+        e.a(f"cvt.u32.u64 {c.dst(ops[0])}, {da};")
+        e.a(f"setp.ge.u64 {c.pdst(pout)}, {da}, 4294967296;")
+        return
+    if pout is not None:
+        raise UnsupportedSass(ins.full_opcode, "carry-out")
+    if "SX32" in mods:
+        if len(rest) != 3:
+            raise UnsupportedSass(ins.full_opcode)
+        a, b, sh = rest
+        hi = None
+    else:
+        if len(rest) != (5 if "X" in mods else 4):
+            raise UnsupportedSass(ins.full_opcode)
+        a, b, hi, sh = rest[:4]
+    if sh.kind != "imm":
+        raise UnsupportedSass(ins.full_opcode, "register shift")
+    va = c.src_reg(e, a)
+    d = e.d()
+    if hi is None:
+        e.w(f"cvt.s64.s32 {d}, {va};")
+    else:
+        e.w(f"mov.b64 {d}, {{{va}, {c.src_reg(e, hi)}}};")
+    e.w(f"shl.b64 {d}, {d}, {sh.num};")
+    e.w(f"shr.u64 {d}, {d}, 32;")
+    t = e.t()
+    e.w(f"cvt.u32.u64 {t}, {d};")
+    if "X" in mods:
+        cin = c.pconst(rest[4])
+        if cin is None:
+            t2 = e.t()
+            e.w(f"selp.u32 {t2}, 1, 0, {c.psrc(e, rest[4])};")
+            e.w(f"add.u32 {t}, {t}, {t2};")
+        elif cin:
+            e.w(f"add.u32 {t}, {t}, 1;")
+    e.a(f"add.u32 {c.dst(ops[0])}, {t}, {c.src(e, b)};")
+
+
+@_h("SHF", "USHF")
+def _shf(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``SHF.{L,R}[.W].{U32,S32,U64,S64}[.HI] Rd, lo, n, hi``: shift the 64-bit {hi:lo} (signed
+    for .S32/.S64 right shifts) by n and keep the low word (the high one with ``.HI``).  The
+    count is n & 31 with ``.W`` (wrap), else min(n, 32) for 32-bit types and min(n, 64) for
+    64-bit types (clamp)."""
+    mods = list(ins.modifiers)
+    _mods(ins, {"L", "R", "W", "U32", "S32", "U64", "S64", "HI"})
+    types = [m for m in mods if m in ("U32", "S32", "U64", "S64")]
+    if len(types) != 1 or (("L" in mods) == ("R" in mods)):
+        raise UnsupportedSass(ins.full_opcode)
+    _nops(ins, 4)
+    typ = types[0]
+    lo, n, hi = ops[1], ops[2], ops[3]
+    d = e.d()
+    e.w(f"mov.b64 {d}, {{{c.src_reg(e, lo)}, {c.src_reg(e, hi)}}};")
+    if n.kind == "imm":
+        k = n.num & 31 if "W" in mods else min(n.num & 0xFFFFFFFF, 32 if typ.endswith("32") else 64)
+        amount = str(k)
+    else:
+        amount = e.t()
+        if "W" in mods:
+            e.w(f"and.b32 {amount}, {c.src(e, n)}, 31;")
+        else:
+            e.w(f"min.u32 {amount}, {c.src(e, n)}, {32 if typ.endswith('32') else 64};")
+    if "L" in mods:
+        e.w(f"shl.b64 {d}, {d}, {amount};")
+    else:
+        e.w(f"shr.{'s' if typ[0] == 'S' else 'u'}64 {d}, {d}, {amount};")
+    t_lo, t_hi = e.t(), e.t()
+    e.w(f"mov.b64 {{{t_lo}, {t_hi}}}, {d};")
+    e.a(f"mov.b32 {c.dst(ops[0])}, {t_hi if 'HI' in mods else t_lo};")
+
+
+@_h("LOP3", "ULOP3")
+def _lop3(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``LOP3.LUT [Pp,] Rd, a, b, c, lut, !PT``: the truth table ``lut`` over a (0xF0), b (0xCC),
+    c (0xAA) bit by bit; Pp = (Rd != 0)."""
+    _mods(ins, {"LUT"})
+    if "LUT" not in ins.modifiers:
+        raise UnsupportedSass(ins.full_opcode)
+    pdst = ops[0] if ops and ops[0].kind in ("p", "up", "pt") else None
+    rest = ops[1:] if pdst is not None else ops
+    if len(rest) != 6 or rest[4].kind != "imm" or not (rest[5].kind == "pt" and rest[5].inv):
+        raise UnsupportedSass(ins.full_opcode, "operands")
+    a, b, cc = (c.src(e, o) for o in rest[1:4])
+    lut = rest[4].num & 0xFF
+    if pdst is None or (pdst.kind == "pt" and not pdst.inv):
+        e.a(f"lop3.b32 {c.dst(rest[0])}, {a}, {b}, {cc}, {lut};")
+        return
+    t = e.t()
+    e.w(f"lop3.b32 {t}, {a}, {b}, {cc}, {lut};")
+    e.a(f"mov.b32 {c.dst(rest[0])}, {t};")
+    e.a(f"setp.ne.u32 {c.pdst(pdst)}, {t}, 0;")
+
+
+_CMP = {"EQ": "eq", "NE": "ne", "LT": "lt", "LE": "le", "GT": "gt", "GE": "ge"}
+_BOP = {"AND": "and", "OR": "or", "XOR": "xor"}
+
+
+@_h("ISETP", "UISETP")
+def _isetp(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``ISETP.cmp[.U32].bop[.EX] Pp, Pq, a, b, Pc[, Plo]``: Pp = (a cmp b) bop Pc,
+    Pq = !(a cmp b) bop Pc.  ``.EX`` compares the high words of a 64-bit comparison whose low
+    words gave Plo: strict on the high words, or equal high words and Plo (EQ: both; NE: either)."""
+    mods = list(ins.modifiers)
+    cmps = [m for m in mods if m in _CMP]
+    bops = [m for m in mods if m in _BOP]
+    _mods(ins, set(_CMP) | set(_BOP) | {"U32", "EX"})
+    if len(cmps) != 1 or len(bops) != 1:
+        raise UnsupportedSass(ins.full_opcode)
+    ex = "EX" in mods
+    if len(ops) != (6 if ex else 5):
+        raise UnsupportedSass(ins.full_opcode, f"{len(ops)} operands")
+    cmp, bop = _CMP[cmps[0]], _BOP[bops[0]]
+    typ = "u32" if "U32" in mods else "s32"
+    a, b = c.src(e, ops[2]), c.src(e, ops[3])
+    if a[0] != "%":
+        a = c.src_reg(e, ops[2])
+    pc = ops[4]
+    if ex:
+        plo = c.psrc(e, ops[5])
+        r = e.q()
+        if cmp in ("eq", "ne"):
+            e.w(f"setp.{cmp}.{'and' if cmp == 'eq' else 'or'}.{typ} {r}, {a}, {b}, {plo};")
+        else:
+            strict = {"ge": "gt", "gt": "gt", "le": "lt", "lt": "lt"}[cmp]
+            eq = e.q()
+            e.w(f"setp.eq.and.{typ} {eq}, {a}, {b}, {plo};")
+            e.w(f"setp.{strict}.or.{typ} {r}, {a}, {b}, {eq};")
+        _combine(c, e, r, bop, pc, ops[0], ops[1])
+        return
+    _setp_out(c, e, f"{cmp}", typ, a, b, bop, pc, ops[0], ops[1])
+
+
+def _setp_out(c: Converter, e: _Exp, cmp: str, typ: str, a: str, b: str, bop: str, pc: Opnd,
+              pp: Opnd, pq: Opnd) -> None:
+    """``setp`` into Pp (and Pq = !cmp bop Pc) with PT/!PT folded where that is exact."""
+    k = c.pconst(pc)
+    want_q = not (pq.kind == "pt" and not pq.inv)
+    if not want_q and ((k is True and bop == "and") or (k is False and bop in ("or", "xor"))):
+        e.a(f"setp.{cmp}.{typ} {c.pdst(pp)}, {a}, {b};")
+        return
+    pcs = c.psrc(e, pc)
+    dest = c.pdst(pp) + (f"|{c.pdst(pq)}" if want_q else "")
+    e.a(f"setp.{cmp}.{bop}.{typ} {dest}, {a}, {b}, {pcs};")
+
+
+def _combine(c: Converter, e: _Exp, r: str, bop: str, pc: Opnd, pp: Opnd, pq: Opnd) -> None:
+    """Pp = r bop Pc, Pq = !r bop Pc for a comparison result already in work predicate r."""
+    pcs = c.psrc(e, pc)
+    if not (pp.kind == "pt" and not pp.inv):
+        e.a(f"{bop}.pred {c.pdst(pp)}, {r}, {pcs};")
+    if not (pq.kind == "pt" and not pq.inv):
+        nr = e.q()
+        e.w(f"not.pred {nr}, {r};")
+        e.a(f"{bop}.pred {c.pdst(pq)}, {nr}, {pcs};")
+
+
+@_h("SEL", "USEL")
+def _sel(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    _mods(ins, set())
+    _nops(ins, 4)
+    a, b = c.src(e, ops[1]), c.src(e, ops[2])
+    k = c.pconst(ops[3])
+    if k is not None:
+        e.a(f"mov.b32 {c.dst(ops[0])}, {a if k else b};")
+        return
+    e.a(f"selp.b32 {c.dst(ops[0])}, {a}, {b}, {c.psrc(e, ops[3])};")
+
+
+@_h("IMNMX", "UIMNMX")
+def _imnmx(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``IMNMX[.U32] Rd, a, b, Pmin``: min(a, b) when Pmin, else max."""
+    _mods(ins, {"U32"})
+    _nops(ins, 4)
+    typ = "u32" if "U32" in ins.modifiers else "s32"
+    a, b = c.src(e, ops[1]), c.src(e, ops[2])
+    k = c.pconst(ops[3])
+    if k is not None:
+        e.a(f"{'min' if k else 'max'}.{typ} {c.dst(ops[0])}, {a}, {b};")
+        return
+    t1, t2 = e.t(), e.t()
+    e.w(f"min.{typ} {t1}, {a}, {b};")
+    e.w(f"max.{typ} {t2}, {a}, {b};")
+    e.a(f"selp.b32 {c.dst(ops[0])}, {t1}, {t2}, {c.psrc(e, ops[3])};")
+
+
+@_h("POPC", "UPOPC")
+def _popc(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    _mods(ins, set())
+    _nops(ins, 2)
+    e.a(f"popc.b32 {c.dst(ops[0])}, {c.src(e, ops[1])};")
+
+
+@_h("BREV", "UBREV")
+def _brev(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    _mods(ins, set())
+    _nops(ins, 2)
+    e.a(f"brev.b32 {c.dst(ops[0])}, {c.src(e, ops[1])};")
+
+
+@_h("FLO", "UFLO")
+def _flo(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``FLO.{U32,S32}[.SH]``: the bit position of the most significant 1 (non-sign bit for S32),
+    0xffffffff when none; ``.SH`` gives 31 minus it (PTX ``bfind[.shiftamt]``)."""
+    _mods(ins, {"U32", "S32", "SH"})
+    _nops(ins, 2)
+    typ = "s32" if "S32" in ins.modifiers else "u32"
+    sh = ".shiftamt" if "SH" in ins.modifiers else ""
+    e.a(f"bfind{sh}.{typ} {c.dst(ops[0])}, {c.src(e, ops[1])};")
+
+
+@_h("PRMT", "UPRMT")
+def _prmt(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``PRMT Rd, a, sel, b``: bytes of {b:a} picked by sel (PTX ``prmt.b32 d, a, b, sel``)."""
+    _mods(ins, set())
+    _nops(ins, 4)
+    a, s, b = c.src(e, ops[1]), c.src(e, ops[2]), c.src(e, ops[3])
+    e.a(f"prmt.b32 {c.dst(ops[0])}, {a}, {b}, {s};")
+
+
+# --- floating point (FP32)
+_FRND = {"RN": "rn", "RZ": "rz", "RM": "rm", "RP": "rp"}
+
+
+def _fmods(ins: SassInstruction, extra: set[str] = frozenset()) -> tuple[str, str]:  # type: ignore[assignment]
+    _mods(ins, {"FTZ", "SAT", *_FRND, *extra})
+    rnd = next((_FRND[m] for m in ins.modifiers if m in _FRND), "rn")
+    tail = (".ftz" if "FTZ" in ins.modifiers else "") + (".sat" if "SAT" in ins.modifiers else "")
+    return rnd, tail
+
+
+@_h("FADD", "FMUL")
+def _fbin(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    rnd, tail = _fmods(ins)
+    _nops(ins, 3)
+    a, b = c.src(e, ops[1], "f32"), c.src(e, ops[2], "f32")
+    op = "add" if ins.opcode == "FADD" else "mul"
+    e.a(f"{op}.{rnd}{tail}.f32 {c.dst(ops[0])}, {a}, {b};")
+
+
+@_h("FFMA")
+def _ffma(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    rnd, tail = _fmods(ins)
+    _nops(ins, 4)
+    a, b, cc = (c.src(e, o, "f32") for o in ops[1:4])
+    e.a(f"fma.{rnd}{tail}.f32 {c.dst(ops[0])}, {a}, {b}, {cc};")
+
+
+@_h("FMNMX")
+def _fmnmx(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    _mods(ins, {"FTZ"})
+    _nops(ins, 4)
+    ftz = ".ftz" if "FTZ" in ins.modifiers else ""
+    a, b = c.src(e, ops[1], "f32"), c.src(e, ops[2], "f32")
+    k = c.pconst(ops[3])
+    if k is not None:
+        e.a(f"{'min' if k else 'max'}{ftz}.f32 {c.dst(ops[0])}, {a}, {b};")
+        return
+    t1, t2 = e.t(), e.t()
+    e.w(f"min{ftz}.f32 {t1}, {a}, {b};")
+    e.w(f"max{ftz}.f32 {t2}, {a}, {b};")
+    e.a(f"selp.b32 {c.dst(ops[0])}, {t1}, {t2}, {c.psrc(e, ops[3])};")
+
+
+_FCMP = {"EQ": "eq", "NE": "ne", "LT": "lt", "LE": "le", "GT": "gt", "GE": "ge",
+         "EQU": "equ", "NEU": "neu", "LTU": "ltu", "LEU": "leu", "GTU": "gtu", "GEU": "geu",
+         "NUM": "num", "NAN": "nan"}
+
+
+@_h("FSETP")
+def _fsetp(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    mods = list(ins.modifiers)
+    _mods(ins, set(_FCMP) | set(_BOP) | {"FTZ"})
+    cmps = [m for m in mods if m in _FCMP]
+    bops = [m for m in mods if m in _BOP]
+    if len(cmps) != 1 or len(bops) != 1:
+        raise UnsupportedSass(ins.full_opcode)
+    _nops(ins, 5)
+    a, b = c.src_reg(e, ops[2], "f32"), c.src(e, ops[3], "f32")
+    ftz = ".ftz" if "FTZ" in mods else ""
+    _setp_out(c, e, _FCMP[cmps[0]] + ftz, "f32", a, b, _BOP[bops[0]], ops[4], ops[0], ops[1])
+
+
+@_h("FSEL")
+def _fsel(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    _mods(ins, set())
+    _nops(ins, 4)
+    a, b = c.src(e, ops[1], "f32"), c.src(e, ops[2], "f32")
+    e.a(f"selp.b32 {c.dst(ops[0])}, {a}, {b}, {c.psrc(e, ops[3])};")
+
+
+_MUFU = {"RCP": "rcp.approx.ftz.f32", "RSQ": "rsqrt.approx.ftz.f32", "EX2": "ex2.approx.ftz.f32",
+         "LG2": "lg2.approx.ftz.f32", "SIN": "sin.approx.ftz.f32", "COS": "cos.approx.ftz.f32",
+         "SQRT": "sqrt.approx.ftz.f32"}
+
+
+@_h("MUFU")
+def _mufu(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    if len(ins.modifiers) != 1 or ins.modifiers[0] not in _MUFU:
+        raise UnsupportedSass(ins.full_opcode)
+    _nops(ins, 2)
+    e.a(f"{_MUFU[ins.modifiers[0]]} {c.dst(ops[0])}, {c.src(e, ops[1], 'f32')};")
+
+
+# --- warp-level
+@_h("SHFL")
+def _shfl(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``SHFL.{IDX,UP,DOWN,BFLY} Pp, Rd, a, lane, clamp``: PTX ``shfl.sync`` over the warp."""
+    modes = {"IDX": "idx", "UP": "up", "DOWN": "down", "BFLY": "bfly"}
+    if len(ins.modifiers) != 1 or ins.modifiers[0] not in modes:
+        raise UnsupportedSass(ins.full_opcode)
+    _nops(ins, 5)
+    a, lane, cl = c.src_reg(e, ops[2]), c.src(e, ops[3]), c.src(e, ops[4])
+    p = "" if (ops[0].kind == "pt" and not ops[0].inv) else f"|{c.pdst(ops[0])}"
+    e.a(f"shfl.sync.{modes[ins.modifiers[0]]}.b32 {c.dst(ops[1])}{p}, {a}, {lane}, {cl}, 0xffffffff;")
+
+
+@_h("VOTE", "VOTEU")
+def _vote(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``VOTE.{ANY,ALL,EQ} Rd, Pp, Pin``: Rd = the ballot of Pin over the active lanes, Pp the vote."""
+    modes = {"ANY": "any", "ALL": "all", "EQ": "uni"}
+    if len(ins.modifiers) != 1 or ins.modifiers[0] not in modes:
+        raise UnsupportedSass(ins.full_opcode)
+    _nops(ins, 3)
+    pin = c.psrc(e, ops[2])
+    if ops[0].kind != "rz":
+        e.a(f"vote.sync.ballot.b32 {c.dst(ops[0])}, {pin}, 0xffffffff;")
+    if not (ops[1].kind == "pt" and not ops[1].inv):
+        e.a(f"vote.sync.{modes[ins.modifiers[0]]}.pred {c.pdst(ops[1])}, {pin}, 0xffffffff;")
+
+
+@_h("BAR")
+def _bar(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    _mods(ins, {"SYNC", "DEFER_BLOCKING"})
+    if "SYNC" not in ins.modifiers or len(ops) != 1 or ops[0].kind != "imm":
+        raise UnsupportedSass(ins.full_opcode)
+    e.a(f"bar.sync {ops[0].num};")
+
+
+# --- memory
+_MEM_IGNORED = {"E", "SYS", "STRONG", "GPU", "CTA", "CONSTANT", "EF", "EL", "LU", "EU", "NA", "U",
+                "WEAK", "PRIVATE", "ZD", "LTC64B", "LTC128B"}
+_SIZES = {"U8": "u8", "S8": "s8", "U16": "u16", "S16": "s16", "64": "b64", "128": "b128"}
+
+
+def _addr(c: Converter, e: _Exp, text: str, space: str, wide_default: bool) -> str:
+    """``[Ra(.64)(.X4)+URb+imm]`` as a PTX address ``[%reg+imm]`` (a work register)."""
+    t = text.strip()
+    if t.startswith("desc["):
+        t = t[t.index("]") + 1:]
+    if not (t.startswith("[") and t.endswith("]")):
+        raise UnsupportedSass("address", text)
+    parts = [p.strip() for p in t[1:-1].replace("-", "+-").split("+") if p.strip()]
+    base: Opnd | None = None
+    imm = 0
+    uniform: list[Opnd] = []
+    for p in parts:
+        if _INT.match(p):
+            imm += int(p, 0) if "x" in p else int(p)
+            continue
+        o = parse_operand(p)
+        if o.kind == "r" or (o.kind == "rz" and base is None):
+            if base is not None:
+                raise UnsupportedSass("address", text)
+            base = o
+        elif o.kind == "ur":
+            uniform.append(o)
+        else:
+            raise UnsupportedSass("address", text)
+    global_like = space in ("global",)
+    if global_like and base is None and len(uniform) == 1 and not uniform[0].suffix:
+        u = uniform[0]   # [URn]: a 64-bit address in a uniform pair
+        d = e.d()
+        e.w(f"mov.b64 {d}, {{{c.reg('ur', u.num)}, {c.reg('ur', u.num + 1)}}};")
+        return f"[{d}{'+' + str(imm) if imm > 0 else str(imm) if imm else ''}]"
+    if global_like:
+        if base is None or base.kind == "rz":
+            raise UnsupportedSass("address", text)
+        scale = [s for s in base.suffix if s.startswith("X")]
+        if scale or uniform or not (wide_default or "64" in base.suffix):
+            raise UnsupportedSass("address", text)
+        d = e.d()
+        e.w(f"mov.b64 {d}, {{{c.reg('r', base.num)}, {c.reg('r', base.num + 1)}}};")
+        return f"[{d}{'+' + str(imm) if imm > 0 else str(imm) if imm else ''}]"
+    # 32-bit shared / local offsets
+    terms: list[str] = []
+    if base is not None and base.kind == "r":
+        scale = [s for s in base.suffix if s.startswith("X")]
+        other = [s for s in base.suffix if not s.startswith("X")]
+        if other or len(scale) > 1:
+            raise UnsupportedSass("address", text)
+        r = c.reg("r", base.num)
+        if scale:
+            k = int(scale[0][1:])
+            if k not in (4, 8, 16):
+                raise UnsupportedSass("address", text)
+            tt = e.t()
+            e.w(f"mul.lo.u32 {tt}, {r}, {k};")
+            r = tt
+        terms.append(r)
+    for u in uniform:
+        if u.suffix:
+            raise UnsupportedSass("address", text)
+        terms.append(c.reg("ur", u.num))
+    if not terms:
+        return f"[{imm}]" if imm >= 0 else _neg_addr(text)
+    acc = terms[0]
+    for tm in terms[1:]:
+        tt = e.t()
+        e.w(f"add.u32 {tt}, {acc}, {tm};")
+        acc = tt
+    d = e.d()
+    e.w(f"cvt.u64.u32 {d}, {acc};")
+    return f"[{d}{'+' + str(imm) if imm > 0 else str(imm) if imm else ''}]"
+
+
+def _neg_addr(text: str) -> str:
+    raise UnsupportedSass("address", text)
+
+
+def _vec_dst(c: Converter, o: Opnd, n: int) -> str:
+    if o.kind != "r":
+        raise UnsupportedSass("destination", o.text)
+    return "{" + ", ".join(c.reg("r", o.num + i) for i in range(n)) + "}"
+
+
+def _ldst_type(ins: SassInstruction, allowed_extra: set[str] = frozenset()) -> tuple[str, int]:  # type: ignore[assignment]
+    _mods(ins, _MEM_IGNORED | set(_SIZES) | allowed_extra)
+    sizes = [m for m in ins.modifiers if m in _SIZES]
+    if len(sizes) > 1:
+        raise UnsupportedSass(ins.full_opcode)
+    s = _SIZES[sizes[0]] if sizes else "b32"
+    words = {"b64": 2, "b128": 4}.get(s, 1)
+    return s, words
+
+
+_SPACE = {"LDG": "global", "STG": "global", "LDS": "shared", "STS": "shared", "LDL": "local", "STL": "local",
+          "LD": "generic", "ST": "generic"}
+
+
+@_h("LDG", "LDS", "LDL")
+def _ld(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd] | None = None) -> None:
+    s, words = _ldst_type(ins)
+    if len(ins.operands) != 2:
+        raise UnsupportedSass(ins.full_opcode)
+    space = _SPACE[ins.opcode]
+    dst = parse_operand(ins.operands[0])
+    addr = _addr(c, e, ins.operands[1], space, "E" in ins.modifiers)
+    if words == 1:
+        e.a(f"ld.{space}.{s} {c.dst(dst)}, {addr};")
+    elif dst.kind == "rz":
+        return
+    else:
+        e.a(f"ld.{space}.v{words}.b32 {_vec_dst(c, dst, words)}, {addr};")
+
+
+@_h("STG", "STS", "STL")
+def _st(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd] | None = None) -> None:
+    s, words = _ldst_type(ins)
+    if len(ins.operands) != 2:
+        raise UnsupportedSass(ins.full_opcode)
+    space = _SPACE[ins.opcode]
+    addr = _addr(c, e, ins.operands[0], space, "E" in ins.modifiers)
+    val = parse_operand(ins.operands[1])
+    if words == 1:
+        v = c.src_reg(e, val)
+        st = {"u8": "b8", "s8": "b8", "u16": "b16", "s16": "b16"}.get(s, "b32")
+        e.a(f"st.{space}.{st} {addr}, {v};")
+        return
+    if val.kind == "rz":
+        vs = []
+        for _ in range(words):
+            t = e.t()
+            e.w(f"mov.b32 {t}, 0;")
+            vs.append(t)
+        e.a(f"st.{space}.v{words}.b32 {addr}, {{{', '.join(vs)}}};")
+        return
+    e.a(f"st.{space}.v{words}.b32 {addr}, {_vec_dst(c, val, words)};")
+
+
+_ATOM_OPS = {"ADD": "add", "MIN": "min", "MAX": "max", "INC": "inc", "DEC": "dec", "AND": "and",
+             "OR": "or", "XOR": "xor", "EXCH": "exch"}
+_ATOM_TYPES = {"U32": "u32", "S32": "s32", "64": "u64", "U64": "u64", "S64": "s64", "F32": "f32",
+               "F64": "f64"}
+
+
+@_h("RED", "ATOM", "ATOMS", "ATOMG")
+def _atom(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd] | None = None) -> None:
+    """``RED.E.op[.type] [addr], Rv`` / ``ATOM(S|G).op[.type] Rd, [addr], Rv``: PTX red/atom
+    (``.gpu`` scope as the hardware's ``.STRONG.GPU``).  ``ATOMS`` is shared memory."""
+    mods = list(ins.modifiers)
+    _mods(ins, _MEM_IGNORED | set(_ATOM_OPS) | set(_ATOM_TYPES) | {"FTZ", "RN"})
+    aops = [m for m in mods if m in _ATOM_OPS]
+    types = [m for m in mods if m in _ATOM_TYPES]
+    if len(aops) != 1 or len(types) > 1:
+        raise UnsupportedSass(ins.full_opcode)
+    aop = _ATOM_OPS[aops[0]]
+    typ = _ATOM_TYPES[types[0]] if types else ("u32" if aop != "min" and aop != "max" else "s32")
+    if aop in ("and", "or", "xor", "exch"):
+        typ = {"u32": "b32", "s32": "b32", "u64": "b64", "s64": "b64"}.get(typ, typ)
+    if typ == "f32" and aop != "add":
+        raise UnsupportedSass(ins.full_opcode)
+    space = "shared" if ins.opcode == "ATOMS" else "global"
+    wide = typ.endswith("64")
+    if ins.opcode == "RED":
+        if len(ins.operands) != 2:
+            raise UnsupportedSass(ins.full_opcode)
+        addr = _addr(c, e, ins.operands[0], space, True)
+        val = parse_operand(ins.operands[1])
+        v = c.src64(e, val) if wide else c.src_reg(e, val, "f32" if typ == "f32" else "int")
+        e.a(f"red.{space}.{aop}.{typ} {addr}, {v};")
+        return
+    if len(ins.operands) != 3:
+        raise UnsupportedSass(ins.full_opcode)
+    dst = parse_operand(ins.operands[0])
+    addr = _addr(c, e, ins.operands[1], space, ins.opcode != "ATOMS")
+    val = parse_operand(ins.operands[2])
+    v = c.src64(e, val) if wide else c.src_reg(e, val, "f32" if typ == "f32" else "int")
+    if wide:
+        d = e.d()
+        e.a(f"atom.{space}.{aop}.{typ} {d}, {addr}, {v};")
+        e.a(f"mov.b64 {c.dst_pair(dst)}, {d};")
+    else:
+        e.a(f"atom.{space}.{aop}.{typ} {c.dst(dst)}, {addr}, {v};")
+
+
+def supported_opcodes() -> list[str]:
+    """The SASS opcodes with a handler (each also checks its modifiers and operand forms)."""
+    return sorted(_HANDLERS)
+
+
+def convert_kernel(fn: SassFunction, ctx: KernelContext) -> str:
+    """The PTXPlus ``.entry`` text of kernel ``fn``.  Raises :class:`UnsupportedSass`."""
+    return Converter(fn, ctx).convert()
