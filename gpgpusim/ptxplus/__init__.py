@@ -162,8 +162,8 @@ def apply(m: Any, max_capability: int, *, fallback: bool = False, save: bool = F
             ir.functions[name] = parsed.functions[name]
         m.ir = ir
         res.converted = list(new_fns)
-        res.notes.append(f"GPGPU-Sim PTXPlus: fat binary #{m.index}: {len(new_fns)} kernel(s) converted from "
-                         f"its sm_{entry.arch} SASS")
+        res.notes.append(f"GPGPU-Sim PTXPlus: fat binary #{m.index}: {len(new_fns)} of {len(m.ir.kernels)} "
+                         f"kernel(s) converted from its sm_{entry.arch} SASS")
     if save:
         path = f"_{m.index}.ptxplus"
         try:

@@ -1012,6 +1012,21 @@ def _vote(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
         e.a(f"vote.sync.{modes[ins.modifiers[0]]}.pred {c.pdst(ops[1])}, {pin}, 0xffffffff;")
 
 
+@_h("REDUX")
+def _redux(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``REDUX.{SUM,MIN,MAX,AND,OR,XOR}[.S32] URd, Ra`` (sm_80+): the reduction of Ra over the
+    active lanes into a uniform register (PTX ``redux.sync``)."""
+    kinds = {"SUM": "add", "MIN": "min", "MAX": "max", "AND": "and", "OR": "or", "XOR": "xor"}
+    _mods(ins, set(kinds) | {"S32"})
+    k = [m for m in ins.modifiers if m in kinds]
+    if len(k) != 1:
+        raise UnsupportedSass(ins.full_opcode)
+    _nops(ins, 2)
+    op = kinds[k[0]]
+    typ = "b32" if op in ("and", "or", "xor") else ("s32" if "S32" in ins.modifiers else "u32")
+    e.a(f"redux.sync.{op}.{typ} {c.dst(ops[0])}, {c.src_reg(e, ops[1])}, 0xffffffff;")
+
+
 @_h("BAR")
 def _bar(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
     _mods(ins, {"SYNC", "DEFER_BLOCKING"})
