@@ -81,6 +81,17 @@ def _const_symbols(cubin: bytes, bank: int) -> list[tuple[int, int, str]]:
         return []
 
 
+def _section_bytes(cubin: bytes, name: str) -> bytes:
+    """The contents of section ``name`` of the cubin (b"" when absent)."""
+    from elftools.elf.elffile import ELFFile
+
+    try:
+        sec = ELFFile(io.BytesIO(cubin)).get_section_by_name(name)
+        return b"" if sec is None or sec["sh_type"] == "SHT_NOBITS" else bytes(sec.data())
+    except Exception:  # noqa: BLE001 - a corrupt cubin was already rejected by nvdisasm
+        return b""
+
+
 def _param_decl(p: Any) -> str:
     if p.count > 1 or p.type == "b8" and p.align:
         align = f".align {p.alignment} " if p.align else ""
@@ -89,7 +100,7 @@ def _param_decl(p: Any) -> str:
 
 
 def kernel_context(fn: Any, kinfo: Any, const3: list[tuple[int, int, str]],
-                   module_vars: dict[str, Any]) -> KernelContext:
+                   module_vars: dict[str, Any], const2: bytes = b"") -> KernelContext:
     """The :class:`KernelContext` of PTX function ``fn`` with the cubin's facts ``kinfo``."""
     ctx = KernelContext(name=fn.name)
     ctx.params = [ParamSlot(p.name, p.offset, p.size_bytes) for p in fn.params]
@@ -100,6 +111,7 @@ def kernel_context(fn: Any, kinfo: Any, const3: list[tuple[int, int, str]],
         ctx.static_smem = kinfo.static_smem_bytes
         ctx.frame_bytes = kinfo.frame_bytes
     ctx.const3 = [c for c in const3 if c[2] in module_vars]
+    ctx.const2 = const2
     return ctx
 
 
@@ -127,6 +139,7 @@ def apply(m: Any, max_capability: int, *, fallback: bool = False, save: bool = F
         raise CudaError(Err.InvalidKernelImage, f"fat binary #{m.index}: sm_{entry.arch} cubin: {exc.message}") from None
     res.arch = entry.arch
     const3 = _const_symbols(entry.payload, 3)
+    const2 = _section_bytes(entry.payload, ".nv.constant2")
     texts: list[str] = []
     new_fns: dict[str, Any] = {}
     for name, fn in m.ir.kernels.items():
@@ -134,7 +147,7 @@ def apply(m: Any, max_capability: int, *, fallback: bool = False, save: bool = F
         try:
             if sfn is None:
                 raise UnsupportedSass("(no SASS)", f"the sm_{entry.arch} cubin has no function {name}")
-            ctx = kernel_context(fn, info.kernels.get(name), const3, m.ir.variables)
+            ctx = kernel_context(fn, info.kernels.get(name), const3, m.ir.variables, const2)
             text = convert_kernel(sfn, ctx)
         except UnsupportedSass as exc:
             what = f"SASS opcode {exc.opcode} is not supported" if exc.opcode != "(no SASS)" else exc.detail

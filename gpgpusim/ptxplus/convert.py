@@ -23,6 +23,7 @@ Conventions of the text (what a reader of a ``-gpgpu_ptx_save_converted_ptxplus`
   (``EIATTR_PARAM_CBANK``, 0x160) its parameters through ``ld.param`` of the PTX entry's own
   parameter names.  ``c[0x3][x]`` (``__constant__`` variables) reads the module's ``.const``
   variable at that offset of the cubin's ``.nv.constant3``.
+  ``c[0x2][x]`` (literals ptxas placed in ``.nv.constant2``) reads the cubin's bytes.
 * **Memory** (C235): ``[R<n>]`` of ``LDG``/``STG``/``RED``/``ATOM`` (``.E``) and ``[R<n>.64]``
   are 64-bit addresses held in a pair; ``LDS``/``STS``/``ATOMS`` take 32-bit offsets in the CTA's
   shared memory, which the text declares as ``__sass_shared`` at offset 0 (static bytes from
@@ -97,6 +98,7 @@ class KernelContext:
     dynamic_smem: bool = True
     frame_bytes: int = 0
     const3: list[tuple[int, int, str]] = field(default_factory=list)  # (offset, size, symbol)
+    const2: bytes = b""   # the cubin's .nv.constant2 (compiler-generated literals)
 
 
 # ----------------------------------------------------------------------------- operands
@@ -276,6 +278,10 @@ class Converter:
                 e.w(f"mov.b64 {dest}, {{{lo}, {hi}}};")
                 return dest
             raise UnsupportedSass("constant", f"c[0x0][{off:#x}]")
+        if bank == 2 and off + bits // 8 <= len(self.ctx.const2):
+            v = int.from_bytes(self.ctx.const2[off:off + bits // 8], "little")
+            e.w(f"mov.{b} {dest}, {v};")
+            return dest
         if bank == 3:
             for base, size, sym in self.ctx.const3:
                 if base <= off and off + bits // 8 <= base + size:
@@ -508,6 +514,11 @@ def _s2r(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
     sr = ins.operands[1]
     if ins.opcode == "CS2R":
         _mods(ins, {"32"})
+        if sr == "SR_CLOCKLO" and "32" not in ins.modifiers:
+            d = e.d()
+            e.w(f"mov.u64 {d}, %clock64;")
+            e.a(f"mov.b64 {c.dst_pair(ops[0])}, {d};")
+            return
         if sr != "SRZ":
             raise UnsupportedSass(ins.full_opcode, sr)
         if "32" in ins.modifiers:
@@ -688,9 +699,10 @@ def _lea(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
     if pout is not None:
         raise UnsupportedSass(ins.full_opcode, "carry-out")
     if "SX32" in mods:
-        if len(rest) != 3:
+        if len(rest) != (4 if "X" in mods else 3):
             raise UnsupportedSass(ins.full_opcode)
-        a, b, sh = rest
+        a, b, sh = rest[:3]
+        rest = [a, b, None, sh, *rest[3:]]  # type: ignore[list-item]
         hi = None
     else:
         if len(rest) != (5 if "X" in mods else 4):
@@ -838,6 +850,38 @@ def _combine(c: Converter, e: _Exp, r: str, bop: str, pc: Opnd, pp: Opnd, pq: Op
         e.a(f"{bop}.pred {c.pdst(pq)}, {nr}, {pcs};")
 
 
+@_h("PLOP3", "UPLOP3")
+def _plop3(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``PLOP3.LUT Pd, Pq, Pa, Pb, Pc, lut, lut2``: Pd = the truth table ``lut`` of (Pa, Pb, Pc)
+    with a = 0xF0, b = 0xCC, c = 0xAA as in LOP3; Pq the same with ``lut2``."""
+    _mods(ins, {"LUT"})
+    _nops(ins, 7)
+    if ops[5].kind != "imm" or ops[6].kind != "imm":
+        raise UnsupportedSass(ins.full_opcode)
+    words = []
+    for o in ops[2:5]:
+        k = c.pconst(o)
+        if k is not None:
+            words.append("0xFFFFFFFF" if k else "0")
+            continue
+        t = e.t()
+        e.w(f"selp.b32 {t}, -1, 0, {c.psrc(e, o)};")
+        words.append(t)
+    for dst, lut in ((ops[0], ops[5].num), (ops[1], ops[6].num)):
+        if dst.kind == "pt" and not dst.inv:
+            continue
+        t = e.t()
+        e.w(f"lop3.b32 {t}, {words[0]}, {words[1]}, {words[2]}, {lut & 0xFF};")
+        e.a(f"setp.ne.u32 {c.pdst(dst)}, {t}, 0;")
+
+
+@_h("IABS", "UIABS")
+def _iabs(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    _mods(ins, set())
+    _nops(ins, 2)
+    e.a(f"abs.s32 {c.dst(ops[0])}, {c.src(e, ops[1])};")
+
+
 @_h("SEL", "USEL")
 def _sel(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
     _mods(ins, set())
@@ -983,6 +1027,143 @@ def _mufu(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
         raise UnsupportedSass(ins.full_opcode)
     _nops(ins, 2)
     e.a(f"{_MUFU[ins.modifiers[0]]} {c.dst(ops[0])}, {c.src(e, ops[1], 'f32')};")
+
+
+# --- conversions
+_INT_TYPES = {"S8": "s8", "U8": "u8", "S16": "s16", "U16": "u16", "S32": "s32", "U32": "u32",
+              "S64": "s64", "U64": "u64"}
+_F2I_RND = {"TRUNC": "rzi", "FLOOR": "rmi", "CEIL": "rpi"}
+
+
+def _fsrc(c: Converter, e: _Exp, o: Opnd, typ: str) -> str:
+    """A float source of ``typ`` (f32 in a register, f64 in a pair) with '-' and '|x|' applied."""
+    if typ == "f32":
+        return c.src(e, o, "f32")
+    if o.inv:
+        raise UnsupportedSass("operand", o.text)
+    if o.kind == "fimm":
+        return f"0d{f64_bits(o.text):016X}"
+    if o.kind == "imm":
+        return f"0d{f64_bits(str(o.num)):016X}"
+    plain = Opnd(o.kind, o.num, suffix=o.suffix, bank=o.bank, text=o.text)
+    v = c.src64(e, plain)
+    if v == "0":
+        return "0d0000000000000000"
+    if o.abs:
+        d = e.d()
+        e.w(f"abs.f64 {d}, {v};")
+        v = d
+    if o.neg:
+        d = e.d()
+        e.w(f"neg.f64 {d}, {v};")
+        v = d
+    return v
+
+
+def _fdst(c: Converter, o: Opnd, typ: str) -> str:
+    return c.dst(o) if typ == "f32" else c.dst_pair(o)
+
+
+def _write(c: Converter, e: _Exp, o: Opnd, typ: str, line: Callable[[str], str]) -> None:
+    """Emit ``line(dest)`` into the destination: a 32-bit register, or a pair through a work register."""
+    if typ.endswith("64"):
+        d = e.d()
+        e.w(line(d))
+        e.a(f"mov.b64 {c.dst_pair(o)}, {d};")
+    elif typ in ("f32", "s32", "u32", "b32"):
+        e.a(line(c.dst(o)))
+    else:
+        raise UnsupportedSass("destination type", typ)
+
+
+@_h("I2F")
+def _i2f(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``I2F[.F64][.src][.RN|RZ|RM|RP] Rd, Ra``: integer (default S32) to float (default F32)."""
+    _mods(ins, set(_INT_TYPES) | set(_FRND) | {"F64", "F32"})
+    _nops(ins, 2)
+    srcs = [_INT_TYPES[m] for m in ins.modifiers if m in _INT_TYPES]
+    src = srcs[0] if srcs else "s32"
+    dst = "f64" if "F64" in ins.modifiers else "f32"
+    rnd = next((_FRND[m] for m in ins.modifiers if m in _FRND), "rn")
+    if src.endswith("64"):
+        v = c.src64(e, ops[1])
+    elif src in ("s32", "u32"):
+        v = c.src(e, ops[1])
+    else:
+        t = e.t()
+        e.w(f"cvt.{'s' if src[0] == 's' else 'u'}32.{src} {t}, {c.src(e, ops[1])};")
+        v = t
+        src = "s32" if src[0] == "s" else "u32"
+    _write(c, e, ops[0], dst, lambda d: f"cvt.{rnd}.{dst}.{src} {d}, {v};")
+
+
+@_h("F2I")
+def _f2i(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``F2I[.FTZ][.dst][.F64][.TRUNC|FLOOR|CEIL][.NTZ] Rd, Ra``: float to integer (default S32,
+    round to nearest even), saturating, NaN to 0 (PTX ``cvt.rni/rzi``)."""
+    _mods(ins, set(_INT_TYPES) | set(_F2I_RND) | {"FTZ", "NTZ", "F64", "F32"})
+    _nops(ins, 2)
+    dsts = [_INT_TYPES[m] for m in ins.modifiers if m in _INT_TYPES]
+    dst = dsts[0] if dsts else "s32"
+    if dst not in ("s32", "u32", "s64", "u64"):
+        raise UnsupportedSass(ins.full_opcode)
+    src = "f64" if "F64" in ins.modifiers else "f32"
+    rnd = next((_F2I_RND[m] for m in ins.modifiers if m in _F2I_RND), "rni")
+    ftz = ".ftz" if "FTZ" in ins.modifiers and src == "f32" else ""
+    v = _fsrc(c, e, ops[1], src)
+    _write(c, e, ops[0], dst, lambda d: f"cvt.{rnd}{ftz}.{dst}.{src} {d}, {v};")
+
+
+@_h("F2F")
+def _f2f(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``F2F.F32.F64`` / ``F2F.F64.F32`` (destination type first)."""
+    _mods(ins, {"F32", "F64", "FTZ", *_FRND})
+    _nops(ins, 2)
+    types = [m.lower() for m in ins.modifiers if m in ("F32", "F64")]
+    if len(types) != 2 or types[0] == types[1]:
+        raise UnsupportedSass(ins.full_opcode)
+    dst, src = types
+    rnd = next((_FRND[m] for m in ins.modifiers if m in _FRND), "rn")
+    ftz = ".ftz" if "FTZ" in ins.modifiers else ""
+    v = _fsrc(c, e, ops[1], src)
+    r = f".{rnd}" if dst == "f32" else ""
+    _write(c, e, ops[0], dst, lambda d: f"cvt{r}{ftz}.{dst}.{src} {d}, {v};")
+
+
+@_h("DADD", "DMUL")
+def _dbin(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    _mods(ins, set(_FRND))
+    _nops(ins, 3)
+    rnd = next((_FRND[m] for m in ins.modifiers if m in _FRND), "rn")
+    a, b = _fsrc(c, e, ops[1], "f64"), _fsrc(c, e, ops[2], "f64")
+    op = "add" if ins.opcode == "DADD" else "mul"
+    _write(c, e, ops[0], "f64", lambda d: f"{op}.{rnd}.f64 {d}, {a}, {b};")
+
+
+@_h("DFMA")
+def _dfma(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    _mods(ins, set(_FRND))
+    _nops(ins, 4)
+    rnd = next((_FRND[m] for m in ins.modifiers if m in _FRND), "rn")
+    a, b, cc = (_fsrc(c, e, o, "f64") for o in ops[1:4])
+    _write(c, e, ops[0], "f64", lambda d: f"fma.{rnd}.f64 {d}, {a}, {b}, {cc};")
+
+
+@_h("DSETP")
+def _dsetp(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    mods = list(ins.modifiers)
+    _mods(ins, set(_FCMP) | set(_BOP))
+    cmps = [m for m in mods if m in _FCMP]
+    bops = [m for m in mods if m in _BOP]
+    if len(cmps) != 1 or len(bops) != 1:
+        raise UnsupportedSass(ins.full_opcode)
+    _nops(ins, 5)
+    a, b = _fsrc(c, e, ops[2], "f64"), _fsrc(c, e, ops[3], "f64")
+    if a[0] != "%":
+        d = e.d()
+        e.w(f"mov.b64 {d}, {a};")
+        a = d
+    _setp_out(c, e, _FCMP[cmps[0]], "f64", a, b, _BOP[bops[0]], ops[4], ops[0], ops[1])
 
 
 # --- warp-level
@@ -1208,11 +1389,14 @@ def _atom(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd] | None = 
         v = c.src64(e, val) if wide else c.src_reg(e, val, "f32" if typ == "f32" else "int")
         e.a(f"red.{space}.{aop}.{typ} {addr}, {v};")
         return
-    if len(ins.operands) != 3:
+    operands = list(ins.operands)
+    if len(operands) == 4 and operands[0] == "PT":   # ATOMG's unused predicate destination
+        operands = operands[1:]
+    if len(operands) != 3:
         raise UnsupportedSass(ins.full_opcode)
-    dst = parse_operand(ins.operands[0])
-    addr = _addr(c, e, ins.operands[1], space, ins.opcode != "ATOMS")
-    val = parse_operand(ins.operands[2])
+    dst = parse_operand(operands[0])
+    addr = _addr(c, e, operands[1], space, ins.opcode != "ATOMS")
+    val = parse_operand(operands[2])
     v = c.src64(e, val) if wide else c.src_reg(e, val, "f32" if typ == "f32" else "int")
     if wide:
         d = e.d()

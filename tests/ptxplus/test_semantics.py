@@ -315,3 +315,82 @@ def test_unsupported_opcode_names_itself():
     fn = sass_function("k", ["S2R R0, SR_VIRTUALSMID ;"])
     with pytest.raises(UnsupportedSass, match="SR_VIRTUALSMID"):
         convert_kernel(fn, context())
+
+
+@pytest.mark.parametrize("group", range(8))
+def test_plop3_tables_over_every_predicate_combination(group):
+    """32 LUTs per run (4 results x 8 groups... each run checks 4 tables on all 8 input combinations)."""
+    for sub in range(8):
+        luts = [32 * group + 4 * sub + k for k in range(4)]
+        ins = [[(t >> 2) & 1, (t >> 1) & 1, t & 1, 0] for t in range(8)]
+        body = ["ISETP.NE.AND P4, PT, R8, RZ, PT ;", "ISETP.NE.AND P5, PT, R9, RZ, PT ;",
+                "ISETP.NE.AND P6, PT, R10, RZ, PT ;"]
+        for k, lut in enumerate(luts):
+            body += [f"PLOP3.LUT P0, PT, P4, P5, P6, {lut:#x}, 0x0 ;", f"SEL R{k}, 0x1, RZ, P0 ;"]
+        out = run_sass(body, ins)
+        for t in range(8):
+            assert [int(v) for v in out[t]] == [(lut >> t) & 1 for lut in luts], (t, luts)
+
+
+def test_plop3_second_destination_and_constants():
+    out = run_sass(["ISETP.NE.AND P4, PT, R8, RZ, PT ;",
+                    "PLOP3.LUT P0, P1, P4, PT, PT, 0xf0, 0xf ;",
+                    "PLOP3.LUT P2, PT, PT, PT, PT, 0x8, 0x0 ;",
+                    "SEL R0, 0x1, RZ, P0 ;", "SEL R1, 0x1, RZ, P1 ;", "SEL R2, 0x1, RZ, P2 ;"],
+                   [[0, 0, 0, 0], [5, 0, 0, 0]])
+    assert [int(v) for v in out[0][:3]] == [0, 1, 0]
+    assert [int(v) for v in out[1][:3]] == [1, 0, 0]
+
+
+def test_conversions_at_their_edges():
+    ins = [[f32(2.5), 0xFFFFFFFF, 0, 0], [f32(-2.5), 0x80000000, 0, 0], [0x7FC00000, 7, 0, 0],
+           [f32(3e9), 0x7FFFFFFF, 0, 0], [f32(-1.0), 1, 0, 0], [f32(1e-40), 0, 0, 0]]
+    out = run_sass(["F2I.NTZ R0, R8 ;", "F2I.TRUNC.NTZ R1, R8 ;", "F2I.FTZ.U32.TRUNC.NTZ R2, R8 ;",
+                    "I2F R3, R9 ;"], ins)
+    ref = [[2, 2, 2, f32(-1.0)], [u32(-2), u32(-2), 0, f32(-2.0**31)], [0, 0, 0, f32(7.0)],
+           [0x7FFFFFFF, 0x7FFFFFFF, 3000000000, f32(2.0**31)], [u32(-1), u32(-1), 0, f32(1.0)], [0, 0, 0, 0]]
+    assert [[int(v) for v in r] for r in out] == ref
+    out = run_sass(["I2F.U32 R0, R9 ;", "I2F.U32.RZ R1, R11 ;", "IABS R2, R9 ;", "I2F.F64.S64 R4, R8 ;",
+                    "F2F.F32.F64 R3, R4 ;"],
+                   [[5, 0, 0, 0xFFFFFFFF], [u32(-3), 0xFFFFFFFF, 0, 0x1000001], [0, 0x80000000, 0, 0]])
+    assert [int(v) for v in out[0]] == [f32(0.0), f32(4294967040.0), 0, f32(5.0)]   # RZ: 2^32 - 256
+    assert int(out[1][0]) == f32(4294967295.0) and int(out[1][1]) == f32(16777216.0)
+    assert int(out[1][2]) == 1 and int(out[1][3]) == f32(-3.0)
+    assert int(out[2][2]) == 0x80000000 and int(out[2][3]) == f32(-(2.0**63))
+
+
+def f64(x: float) -> tuple[int, int]:
+    b = struct.unpack("<Q", struct.pack("<d", x))[0]
+    return b & 0xFFFFFFFF, b >> 32
+
+
+def test_fp64_pairs():
+    a, b, c = f64(1.5), f64(-0.25), f64(2.0)
+    out = run_sass(["DFMA R0, R8, R10, R8 ;", "DADD R2, R8, -R10 ;", "DSETP.GT.AND P0, PT, R8, R10, PT ;",
+                    "@P0 DMUL R2, R2, 0.5 ;"], [[*a, *b], [*b, *c], [*c, *c]])
+    def d(lo, hi):
+        return struct.unpack("<d", struct.pack("<Q", (int(hi) << 32) | int(lo)))[0]
+    assert d(*out[0][:2]) == 1.5 * -0.25 + 1.5 and d(*out[0][2:]) == 1.75 / 2
+    assert d(*out[1][:2]) == -0.25 * 2.0 - 0.25 and d(*out[1][2:]) == -2.25
+    assert d(*out[2][:2]) == 6.0 and d(*out[2][2:]) == 0.0
+
+
+def test_bank2_literals_and_uniform_64bit_constants():
+    from gpgpusim.ptx import parse_ptx
+    from gpgpusim.ptxplus.convert import convert_kernel as conv
+    from tests.functional.engine_helpers import run_once
+    from tests.ptxplus.ptxplus_helpers import POST, PRE
+
+    ctx = context()
+    ctx.const2 = struct.pack("<QI", 0x1122334455667788, 0xCAFEF00D)
+    lines = PRE + ["IMAD.WIDE.U32 R0, R8, 0x2, c[0x2][0x0] ;", "IADD3 R2, R8, c[0x2][0x8], RZ ;",
+                   "ULDC.64 UR4, c[0x0][0x168] ;", "IADD3 R3, P0, R24, -UR4, RZ ;"] + POST + ["BRA 0x0 ;"]
+    text = ".version 8.0\n.target sm_75\n.address_size 64\n\n" + conv(sass_function("k", lines), ctx)
+    ins = np.array([[3, 0, 0, 0], [7, 0, 0, 0]], dtype=np.uint32)
+    r = run_once(parse_ptx(text, "t"), "k", (1, 1, 1), (2, 1, 1), [("in", ins), ("out", np.zeros_like(ins))])
+    for t, x in enumerate((3, 7)):
+        v = 0x1122334455667788 + 2 * x
+        assert [int(q) for q in r.out["out"][t]] == [v & 0xFFFFFFFF, v >> 32, u32(x + 0xCAFEF00D), 16 * t]
+    ctx.const2 = b""
+    with pytest.raises(UnsupportedSass, match=r"c\[0x2\]\[0x0\]"):
+        conv(sass_function("k", ["IADD3 R2, R8, c[0x2][0x0], RZ ;"]), ctx)
