@@ -92,6 +92,34 @@ def _section_bytes(cubin: bytes, name: str) -> bytes:
         return b""
 
 
+R_CUDA_64 = 2   # a 64-bit absolute address
+
+
+def _const_relocations(cubin: bytes, bank: int) -> dict[int, tuple[str, int]]:
+    """``{offset: (symbol, addend)}`` for the 64-bit addresses in ``.nv.constant<bank>`` (bank 4
+    holds the addresses of the module's ``__device__`` variables and strings)."""
+    from elftools.elf.elffile import ELFFile
+
+    try:
+        elf = ELFFile(io.BytesIO(cubin))
+        rel = elf.get_section_by_name(f".rel.nv.constant{bank}")
+        data = elf.get_section_by_name(f".nv.constant{bank}")
+        symtab = elf.get_section_by_name(".symtab")
+        if rel is None or data is None or symtab is None:
+            return {}
+        raw = bytes(data.data())
+        out = {}
+        for r in rel.iter_relocations():
+            if r["r_info_type"] != R_CUDA_64:
+                continue
+            off = int(r["r_offset"])
+            addend = int.from_bytes(raw[off:off + 8], "little") if off + 8 <= len(raw) else 0
+            out[off] = (symtab.get_symbol(r["r_info_sym"]).name, addend)
+        return out
+    except Exception:  # noqa: BLE001 - a corrupt cubin was already rejected by nvdisasm
+        return {}
+
+
 def _param_decl(p: Any) -> str:
     if p.count > 1 or p.type == "b8" and p.align:
         align = f".align {p.alignment} " if p.align else ""
@@ -100,7 +128,8 @@ def _param_decl(p: Any) -> str:
 
 
 def kernel_context(fn: Any, kinfo: Any, const3: list[tuple[int, int, str]],
-                   module_vars: dict[str, Any], const2: bytes = b"") -> KernelContext:
+                   module_vars: dict[str, Any], const2: bytes = b"",
+                   const4: dict[int, tuple[str, int]] | None = None) -> KernelContext:
     """The :class:`KernelContext` of PTX function ``fn`` with the cubin's facts ``kinfo``."""
     ctx = KernelContext(name=fn.name)
     ctx.params = [ParamSlot(p.name, p.offset, p.size_bytes) for p in fn.params]
@@ -112,6 +141,7 @@ def kernel_context(fn: Any, kinfo: Any, const3: list[tuple[int, int, str]],
         ctx.frame_bytes = kinfo.frame_bytes
     ctx.const3 = [c for c in const3 if c[2] in module_vars]
     ctx.const2 = const2
+    ctx.const4 = {off: v for off, v in (const4 or {}).items() if v[0] in module_vars}
     return ctx
 
 
@@ -140,6 +170,7 @@ def apply(m: Any, max_capability: int, *, fallback: bool = False, save: bool = F
     res.arch = entry.arch
     const3 = _const_symbols(entry.payload, 3)
     const2 = _section_bytes(entry.payload, ".nv.constant2")
+    const4 = _const_relocations(entry.payload, 4)
     texts: list[str] = []
     new_fns: dict[str, Any] = {}
     for name, fn in m.ir.kernels.items():
@@ -147,7 +178,8 @@ def apply(m: Any, max_capability: int, *, fallback: bool = False, save: bool = F
         try:
             if sfn is None:
                 raise UnsupportedSass("(no SASS)", f"the sm_{entry.arch} cubin has no function {name}")
-            ctx = kernel_context(fn, info.kernels.get(name), const3, m.ir.variables, const2)
+            ctx = kernel_context(fn, info.kernels.get(name), const3, m.ir.variables,
+                                 _section_bytes(entry.payload, f".nv.constant2.{name}") or const2, const4)
             text = convert_kernel(sfn, ctx)
         except UnsupportedSass as exc:
             what = f"SASS opcode {exc.opcode} is not supported" if exc.opcode != "(no SASS)" else exc.detail

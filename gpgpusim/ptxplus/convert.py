@@ -23,7 +23,9 @@ Conventions of the text (what a reader of a ``-gpgpu_ptx_save_converted_ptxplus`
   (``EIATTR_PARAM_CBANK``, 0x160) its parameters through ``ld.param`` of the PTX entry's own
   parameter names.  ``c[0x3][x]`` (``__constant__`` variables) reads the module's ``.const``
   variable at that offset of the cubin's ``.nv.constant3``.
-  ``c[0x2][x]`` (literals ptxas placed in ``.nv.constant2``) reads the cubin's bytes.
+  ``c[0x2][x]`` (literals ptxas placed in ``.nv.constant2``) reads the cubin's bytes, and
+  ``c[0x4][x]`` (addresses of ``__device__`` variables, relocated ``R_CUDA_64`` entries of
+  ``.nv.constant4``) the variable's address (``mov.u64 %d, symbol``).
 * **Memory** (C235): ``[R<n>]`` of ``LDG``/``STG``/``RED``/``ATOM`` (``.E``) and ``[R<n>.64]``
   are 64-bit addresses held in a pair; ``LDS``/``STS``/``ATOMS`` take 32-bit offsets in the CTA's
   shared memory, which the text declares as ``__sass_shared`` at offset 0 (static bytes from
@@ -99,6 +101,7 @@ class KernelContext:
     frame_bytes: int = 0
     const3: list[tuple[int, int, str]] = field(default_factory=list)  # (offset, size, symbol)
     const2: bytes = b""   # the cubin's .nv.constant2 (compiler-generated literals)
+    const4: dict[int, tuple[str, int]] = field(default_factory=dict)  # offset -> (symbol, addend)
 
 
 # ----------------------------------------------------------------------------- operands
@@ -282,6 +285,19 @@ class Converter:
             v = int.from_bytes(self.ctx.const2[off:off + bits // 8], "little")
             e.w(f"mov.{b} {dest}, {v};")
             return dest
+        if bank == 4:
+            base = off - (off % 8)
+            if base in self.ctx.const4 and (bits == 32 or off == base):
+                sym, addend = self.ctx.const4[base]
+                d = dest if bits == 64 else e.d()
+                e.w(f"mov.u64 {d}, {sym};")
+                if addend:
+                    e.w(f"add.u64 {d}, {d}, {addend};")
+                if bits == 32:
+                    other = e.t()
+                    pair = f"{{{dest}, {other}}}" if off == base else f"{{{other}, {dest}}}"
+                    e.w(f"mov.b64 {pair}, {d};")
+                return dest
         if bank == 3:
             for base, size, sym in self.ctx.const3:
                 if base <= off and off + bits // 8 <= base + size:
@@ -566,9 +582,16 @@ def _imad(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
     if "HI" in mods:
         if len(ops) != 4 or "X" in mods:
             raise UnsupportedSass(ins.full_opcode)
-        a, b, cc = c.src(e, ops[1]), c.src(e, ops[2]), c.src(e, ops[3])
-        # SASS IMAD.HI adds the addend to the high word: hi(a*b) + c (mod 2^32)
-        e.a(f"mad.hi.{st} {c.dst(ops[0])}, {a}, {b}, {cc};")
+        # IMAD.HI Rd, a, b, Rc: the high word of the 64-bit a*b plus the register PAIR {Rc+1:Rc}
+        # (nvcc's division sequences put 0 in Rc and the value to add in Rc+1)
+        a, b = c.src(e, ops[1]), c.src(e, ops[2])
+        cc = c.src64(e, ops[3])
+        d = e.d()
+        e.w(f"mul.wide.{st} {d}, {a}, {b};")
+        if cc != "0":
+            e.w(f"add.u64 {d}, {d}, {cc};")
+        e.w(f"shr.u64 {d}, {d}, 32;")
+        e.a(f"cvt.u32.u64 {c.dst(ops[0])}, {d};")
         return
     if len(ops) != (5 if "X" in mods else 4):
         raise UnsupportedSass(ins.full_opcode)
@@ -1130,6 +1153,19 @@ def _f2f(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
     _write(c, e, ops[0], dst, lambda d: f"cvt{r}{ftz}.{dst}.{src} {d}, {v};")
 
 
+@_h("FRND")
+def _frnd(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``FRND[.F64][.FLOOR|CEIL|TRUNC][.FTZ] Rd, Ra``: round to an integral float (default nearest even)."""
+    modes = {"FLOOR": "rmi", "CEIL": "rpi", "TRUNC": "rzi"}
+    _mods(ins, set(modes) | {"FTZ", "F64", "F32"})
+    _nops(ins, 2)
+    rnd = next((modes[m] for m in ins.modifiers if m in modes), "rni")
+    typ = "f64" if "F64" in ins.modifiers else "f32"
+    ftz = ".ftz" if "FTZ" in ins.modifiers and typ == "f32" else ""
+    v = _fsrc(c, e, ops[1], typ)
+    _write(c, e, ops[0], typ, lambda d: f"cvt.{rnd}{ftz}.{typ}.{typ} {d}, {v};")
+
+
 @_h("DADD", "DMUL")
 def _dbin(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
     _mods(ins, set(_FRND))
@@ -1358,7 +1394,7 @@ def _st(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd] | None = No
 
 
 _ATOM_OPS = {"ADD": "add", "MIN": "min", "MAX": "max", "INC": "inc", "DEC": "dec", "AND": "and",
-             "OR": "or", "XOR": "xor", "EXCH": "exch"}
+             "OR": "or", "XOR": "xor", "EXCH": "exch", "CAS": "cas"}
 _ATOM_TYPES = {"U32": "u32", "S32": "s32", "64": "u64", "U64": "u64", "S64": "s64", "F32": "f32",
                "F64": "f64"}
 
@@ -1375,7 +1411,7 @@ def _atom(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd] | None = 
         raise UnsupportedSass(ins.full_opcode)
     aop = _ATOM_OPS[aops[0]]
     typ = _ATOM_TYPES[types[0]] if types else ("u32" if aop != "min" and aop != "max" else "s32")
-    if aop in ("and", "or", "xor", "exch"):
+    if aop in ("and", "or", "xor", "exch", "cas"):
         typ = {"u32": "b32", "s32": "b32", "u64": "b64", "s64": "b64"}.get(typ, typ)
     if typ == "f32" and aop != "add":
         raise UnsupportedSass(ins.full_opcode)
@@ -1390,8 +1426,22 @@ def _atom(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd] | None = 
         e.a(f"red.{space}.{aop}.{typ} {addr}, {v};")
         return
     operands = list(ins.operands)
-    if len(operands) == 4 and operands[0] == "PT":   # ATOMG's unused predicate destination
+    if len(operands) >= 4 and operands[0] == "PT":   # ATOMG's unused predicate destination
         operands = operands[1:]
+    if aop == "cas":
+        if len(operands) != 4:
+            raise UnsupportedSass(ins.full_opcode)
+        dst = parse_operand(operands[0])
+        addr = _addr(c, e, operands[1], space, ins.opcode != "ATOMS")
+        if wide:
+            cmp_v, new_v = c.src64(e, parse_operand(operands[2])), c.src64(e, parse_operand(operands[3]))
+            d = e.d()
+            e.a(f"atom.{space}.cas.b64 {d}, {addr}, {cmp_v}, {new_v};")
+            e.a(f"mov.b64 {c.dst_pair(dst)}, {d};")
+        else:
+            cmp_v, new_v = c.src_reg(e, parse_operand(operands[2])), c.src_reg(e, parse_operand(operands[3]))
+            e.a(f"atom.{space}.cas.b32 {c.dst(dst)}, {addr}, {cmp_v}, {new_v};")
+        return
     if len(operands) != 3:
         raise UnsupportedSass(ins.full_opcode)
     dst = parse_operand(operands[0])

@@ -106,11 +106,26 @@ def test_imad_forms():
                     "IMAD.HI.U32 R1, R8, R9, R10 ;",
                     "IMAD.HI R2, R8, R9, R10 ;",
                     "IMAD.MOV.U32 R3, RZ, RZ, -0x1 ;"], ins)
-    for t, (a, b, c, _) in enumerate(ins):
+    for t, (a, b, c, d) in enumerate(ins):
+        pair = (d << 32) | c   # IMAD.HI adds the register pair {R11:R10} to the 64-bit product
         assert int(out[t][0]) == u32(a * b + c)
-        assert int(out[t][1]) == u32(((a * b) >> 32) + c)
-        assert int(out[t][2]) == u32(((s32(a) * s32(b)) >> 32) + c)
+        assert int(out[t][1]) == u32((a * b + pair) >> 32)
+        assert int(out[t][2]) == u32(((s32(a) * s32(b)) + pair) >> 32)
         assert int(out[t][3]) == 0xFFFFFFFF
+
+
+def test_imad_hi_signed_division_by_31_as_nvcc_emits_it():
+    """q = t / 31 for signed t: IMAD.HI with the addend pair {t:0}, then the sign fix-up."""
+    vals = [0, 1, 30, 31, 62, 1000, 0x7FFFFFFF, u32(-1), u32(-31), u32(-32), 0x80000000, 123456789]
+    out = run_sass(["IMAD.MOV.U32 R4, RZ, RZ, RZ ;",
+                    "MOV R5, R8 ;",
+                    "IMAD.HI R6, R8, -0x7bdef7bd, R4 ;",
+                    "SHF.R.U32.HI R7, RZ, 0x1f, R6 ;",
+                    "LEA.HI.SX32 R0, R6, R7, 0x1c ;",
+                    "IMAD R1, R0, -0x1f, R8 ;"], [[v, 0, 0, 0] for v in vals])
+    for t, v in enumerate(vals):
+        q = int(s32(v) / 31)   # C division truncates toward zero
+        assert [int(out[t][0]), int(out[t][1])] == [u32(q), u32(s32(v) - 31 * q)], v
 
 
 def test_imad_wide_signed_unsigned_and_x_carry():
