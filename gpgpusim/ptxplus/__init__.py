@@ -67,7 +67,7 @@ def _const_symbols(cubin: bytes, bank: int) -> list[tuple[int, int, str]]:
     try:
         elf = ELFFile(io.BytesIO(cubin))
         sections = list(elf.iter_sections())
-        symtab = elf.get_section_by_name(".symtab")
+        symtab: Any = elf.get_section_by_name(".symtab")
         if symtab is None:
             return []
         out = []
@@ -102,9 +102,9 @@ def _const_relocations(cubin: bytes, bank: int) -> dict[int, tuple[str, int]]:
 
     try:
         elf = ELFFile(io.BytesIO(cubin))
-        rel = elf.get_section_by_name(f".rel.nv.constant{bank}")
-        data = elf.get_section_by_name(f".nv.constant{bank}")
-        symtab = elf.get_section_by_name(".symtab")
+        rel: Any = elf.get_section_by_name(f".rel.nv.constant{bank}")
+        data: Any = elf.get_section_by_name(f".nv.constant{bank}")
+        symtab: Any = elf.get_section_by_name(".symtab")
         if rel is None or data is None or symtab is None:
             return {}
         raw = bytes(data.data())

@@ -647,7 +647,7 @@ def _iadd3(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None
     Pc1 = sum >= 2^33 (so that a following ``.X`` adding both carries adds sum >> 32)."""
     _mods(ins, {"X"})
     x = "X" in ins.modifiers
-    preds_out = []
+    preds_out: list[Opnd] = []
     i = 1
     while i < len(ops) and ops[i].kind in ("p", "up", "pt") and len(preds_out) < 2:
         preds_out.append(ops[i])
@@ -664,14 +664,14 @@ def _iadd3(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None
         if not terms:
             e.a(f"mov.b32 {dst}, 0;")
             return
-        vs = [c.src(e, v) for v in terms]
+        vs = [c.src(e, term) for term in terms]
         acc = vs[0]
-        for k, v in enumerate(vs[1:]):
+        for k, name in enumerate(vs[1:]):
             if k == len(vs) - 2:
-                e.a(f"add.u32 {dst}, {acc}, {v};")
+                e.a(f"add.u32 {dst}, {acc}, {name};")
                 return
             t = e.t()
-            e.w(f"add.u32 {t}, {acc}, {v};")
+            e.w(f"add.u32 {t}, {acc}, {name};")
             acc = t
         e.a(f"mov.b32 {dst}, {acc};")
         return

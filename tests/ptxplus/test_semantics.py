@@ -241,7 +241,7 @@ def test_sel_imnmx_popc_flo_brev_prmt():
         assert [int(v) for v in out[t]] == [a if s32(a) >= s32(b) else c, u32(min(s32(a), s32(b))),
                                             max(a, b), bin(a).count("1")], t
     out = run_sass(["FLO.U32 R0, R8 ;", "FLO.U32.SH R1, R8 ;", "BREV R2, R8 ;", "PRMT R3, R8, 0x3210, R9 ;"], ins)
-    for t, (a, b, _, _) in enumerate(ins):
+    for t, (a, _b, _, _) in enumerate(ins):
         flo = a.bit_length() - 1 if a else 0xFFFFFFFF
         assert int(out[t][0]) == flo
         assert int(out[t][1]) == (31 - flo if a else 0xFFFFFFFF)
@@ -334,7 +334,7 @@ def test_unsupported_opcode_names_itself():
 
 @pytest.mark.parametrize("group", range(8))
 def test_plop3_tables_over_every_predicate_combination(group):
-    """32 LUTs per run (4 results x 8 groups... each run checks 4 tables on all 8 input combinations)."""
+    """Each run checks 4 tables on all 8 combinations of three predicates; 8 groups x 8 runs = 256."""
     for sub in range(8):
         luts = [32 * group + 4 * sub + k for k in range(4)]
         ins = [[(t >> 2) & 1, (t >> 1) & 1, t & 1, 0] for t in range(8)]
