@@ -200,10 +200,12 @@ def apply(m: Any, max_capability: int, *, fallback: bool = False, save: bool = F
               f".address_size {m.ir.address_size}\n\n")
     res.text = header + "\n".join(texts)
     if new_fns:
-        parsed = parse_ptx(res.text, f"fatbin{m.index}.sm_{entry.arch}.ptxplus")
+        fname = f"_{m.index}.ptxplus"
+        parsed = parse_ptx(res.text, fname)
         ir = copy.copy(m.ir)
         ir.functions = dict(m.ir.functions)
         for name in new_fns:
+            parsed.functions[name].filename = fname
             ir.functions[name] = parsed.functions[name]
         m.ir = ir
         res.converted = list(new_fns)
