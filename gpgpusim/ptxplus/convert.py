@@ -27,7 +27,8 @@ Conventions of the text (what a reader of a ``-gpgpu_ptx_save_converted_ptxplus`
   ``c[0x4][x]`` (addresses of ``__device__`` variables, relocated ``R_CUDA_64`` entries of
   ``.nv.constant4``) the variable's address (``mov.u64 %d, symbol``).
 * **Memory** (C235): ``[R<n>]`` of ``LDG``/``STG``/``RED``/``ATOM`` (``.E``) and ``[R<n>.64]``
-  are 64-bit addresses held in a pair; ``LDS``/``STS``/``ATOMS`` take 32-bit offsets in the CTA's
+  are 64-bit addresses held in a pair, ``[UR<n>]`` in a uniform pair, and ``[R<n>.64+UR<m>]``
+  the sum of the two pairs; ``LDS``/``STS``/``ATOMS`` take 32-bit offsets in the CTA's
   shared memory, which the text declares as ``__sass_shared`` at offset 0 (static bytes from
   ``.nv.shared.<kernel>``, dynamic shared memory after it); ``.X4``/``.X8``/``.X16`` scale.
 * **Guards** (C236): ``@P0 OP`` puts ``@%p0`` on every line of the expansion that writes a SASS
@@ -1292,10 +1293,15 @@ def _addr(c: Converter, e: _Exp, text: str, space: str, wide_default: bool) -> s
         if base is None or base.kind == "rz":
             raise UnsupportedSass("address", text)
         scale = [s for s in base.suffix if s.startswith("X")]
-        if scale or uniform or not (wide_default or "64" in base.suffix):
+        if scale or len(uniform) > 1 or any(u.suffix for u in uniform) \
+                or not (wide_default or "64" in base.suffix):
             raise UnsupportedSass("address", text)
         d = e.d()
         e.w(f"mov.b64 {d}, {{{c.reg('r', base.num)}, {c.reg('r', base.num + 1)}}};")
+        for u in uniform:   # [Rn.64+URm]: a 64-bit offset plus the 64-bit base in the uniform pair
+            du = e.d()
+            e.w(f"mov.b64 {du}, {{{c.reg('ur', u.num)}, {c.reg('ur', u.num + 1)}}};")
+            e.w(f"add.u64 {d}, {d}, {du};")
         return f"[{d}{'+' + str(imm) if imm > 0 else str(imm) if imm else ''}]"
     # 32-bit shared / local offsets
     terms: list[str] = []

@@ -409,3 +409,16 @@ def test_bank2_literals_and_uniform_64bit_constants():
     ctx.const2 = b""
     with pytest.raises(UnsupportedSass, match=r"c\[0x2\]\[0x0\]"):
         conv(sass_function("k", ["IADD3 R2, R8, c[0x2][0x0], RZ ;"]), ctx)
+
+
+def test_global_address_forms():
+    """[Rn] (.E), [Rn.64+imm], [URn+imm] and [Rn.64+URm] (a 64-bit offset plus a uniform base)."""
+    out = run_sass(["ULDC.64 UR6, c[0x0][0x160] ;",
+                    "IMAD.WIDE.U32 R4, R20, 0x10, RZ ;",      # this thread's row offset, 64-bit
+                    "LDG.E.SYS R0, [R4.64+UR6] ;",
+                    "LDG.E.SYS R1, [R22.64+0x4] ;",
+                    "LDG.E.SYS R2, [UR6+0x10] ;",
+                    "IADD3 R3, R0, 0x64, RZ ;",
+                    "STG.E.SYS [R4.64+UR6+0x8], R3 ;",
+                    "LDG.E.SYS R3, [R22+0x8] ;"], [[t, 10 * t, 0, 0] for t in range(4)])
+    assert [[int(v) for v in r] for r in out] == [[t, 10 * t, 1, t + 100] for t in range(4)]
