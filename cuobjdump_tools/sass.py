@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -84,6 +85,7 @@ class SassFunction:
     start: int = 0
     length: int = 0
     instructions: list[SassInstruction] = field(default_factory=list)
+    labels: dict[str, int] = field(default_factory=dict)   # code labels (CALL targets) -> offset
 
 
 @dataclass
@@ -217,12 +219,53 @@ def disassemble(cubin: bytes, *, nvdisasm: str | None = None, timeout: float = N
             raise SassError(f"cannot run nvdisasm ({tool}): {exc.strerror or exc}") from None
         except subprocess.TimeoutExpired:
             raise SassError(f"nvdisasm did not finish within {timeout:g} s") from None
-    if r.returncode != 0:
-        msg = (r.stderr or r.stdout).decode("utf-8", "replace").strip().splitlines()
-        why = msg[0] if msg else (f"killed by signal {-r.returncode}" if r.returncode < 0
-                                  else f"exit status {r.returncode}")
-        raise SassError(f"nvdisasm rejected the sm_{arch} cubin: {why}")
-    return parse_nvdisasm_json(r.stdout.decode("utf-8", "replace"), arch)
+        if r.returncode != 0:
+            msg = (r.stderr or r.stdout).decode("utf-8", "replace").strip().splitlines()
+            why = msg[0] if msg else (f"killed by signal {-r.returncode}" if r.returncode < 0
+                                      else f"exit status {r.returncode}")
+            raise SassError(f"nvdisasm rejected the sm_{arch} cubin: {why}")
+        listing = parse_nvdisasm_json(r.stdout.decode("utf-8", "replace"), arch)
+        try:   # the text form also prints the code labels (CALL targets), which -json omits
+            text = subprocess.run([tool, "-c", path], capture_output=True, timeout=timeout)
+        except (OSError, subprocess.TimeoutExpired):
+            return listing
+    if text.returncode == 0:
+        for name, labels in parse_labels(text.stdout.decode("utf-8", "replace")).items():
+            if name in listing.functions:
+                listing.functions[name].labels = labels
+    return listing
+
+
+_SECTION = re.compile(r"^\s*\.section\s+\.text\.(?P<name>[^,\s]+)")
+_LABEL = re.compile(r"^(?P<label>[^\s/][^\s]*):\s*$")
+_OFFSET = re.compile(r"^\s*/\*(?P<off>[0-9a-f]{4,})\*/")
+
+
+def parse_labels(text: str) -> dict[str, dict[str, int]]:
+    """``{function: {label: offset}}`` from nvdisasm's text output (``name:`` lines, then the
+    ``/*offset*/`` of the next instruction); the labels of CALL targets such as
+    ``$kernel$callee`` and ``$__internal_0_$__cuda_sm20_div_u64``."""
+    out: dict[str, dict[str, int]] = {}
+    cur: dict[str, int] | None = None
+    pending: list[str] = []
+    for line in text.splitlines():
+        m = _SECTION.match(line)
+        if m:
+            cur = out.setdefault(m["name"], {})
+            pending = []
+            continue
+        if cur is None:
+            continue
+        m = _LABEL.match(line)
+        if m:
+            pending.append(m["label"])
+            continue
+        m = _OFFSET.match(line)
+        if m:
+            for lb in pending:
+                cur[lb] = int(m["off"], 16)
+            pending = []
+    return out
 
 
 def format_listing(listing: SassListing) -> str:

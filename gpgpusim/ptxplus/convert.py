@@ -17,8 +17,11 @@ Conventions of the text (what a reader of a ``-gpgpu_ptx_save_converted_ptxplus`
   registers ``%t<n>`` (``.b32``), ``%d<n>`` (``.b64``) and ``%q<n>`` (``.pred``) hold values
   inside one SASS instruction's expansion only.
 * **Constant banks** (C234): ``c[0x0][x]`` reads the launch's values: ``0x0-0x8`` ``%ntid``,
-  ``0xc-0x14`` ``%nctaid``, ``0x28`` the local-memory stack top (the frame size: ``R1`` then
-  addresses the ``.local`` array ``__sass_frame``), ``0x118`` the global-memory descriptor
+  ``0xc-0x14`` ``%nctaid``, ``0x28`` the local-memory stack top (the frame size, or 1 KiB,
+  CUDA's default stack limit, for a kernel that calls subroutines: ``R1`` then addresses the
+  ``.local`` array ``__sass_frame``), ``0x20`` (64-bit) the generic address of
+  local address 0 (the engine's local window, so ``R1 + c[0x0][0x20]`` is a generic pointer
+  into the stack that ``LD``/``ST`` resolve), ``0x118`` the global-memory descriptor
   (0: ``desc[UR][...]`` operands are not modelled), and from the kernel's parameter offset
   (``EIATTR_PARAM_CBANK``, 0x160) its parameters through ``ld.param`` of the PTX entry's own
   parameter names.  ``c[0x3][x]`` (``__constant__`` variables) reads the module's ``.const``
@@ -57,11 +60,14 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from cuobjdump_tools.sass import SassFunction, SassInstruction
+from gpgpusim.functional.state import LOCAL_WINDOW
 
 PARAM_CBANK_DEFAULT = 0x160  # sm_70 - sm_89
 NTID_OFFSETS = {0x0: "%ntid.x", 0x4: "%ntid.y", 0x8: "%ntid.z",
                 0xC: "%nctaid.x", 0x10: "%nctaid.y", 0x14: "%nctaid.z"}
 STACK_TOP_OFFSET = 0x28
+DEFAULT_STACK_BYTES = 1024   # cudaLimitStackSize's default
+LOCAL_WINDOW_OFFSET = 0x20   # 64-bit: generic address of local address 0 (R1 + it = generic stack)
 MEMDESC_OFFSET = 0x118
 
 SPECIAL_REGS = {
@@ -213,6 +219,20 @@ class Converter:
         self.max_t = self.max_d = self.max_q = 0
         self.need_pt = self.need_rz = self.need_pz = False
         self.targets: set[int] = set()
+        self.ret_sites: list[int] = []   # offsets after each CALL.REL: where a RET can go
+        calls = any(i.opcode == "CALL" for i in fn.instructions)
+        # the per-thread stack: the kernel's frame, or CUDA's default stack limit (1 KiB) when it
+        # calls subroutines (recursion grows the stack below the frame)
+        self.stack_bytes = max(ctx.frame_bytes, DEFAULT_STACK_BYTES) if calls else ctx.frame_bytes
+
+    def call_target(self, ins: SassInstruction) -> int | None:
+        """The offset a ``CALL.REL`` jumps to (an offset or a label of the function), or None."""
+        if len(ins.operands) != 1:
+            return None
+        op = ins.operands[0].strip("`() ")
+        if op.startswith("0x"):
+            return int(op, 16)
+        return self.fn.labels.get(op)
 
     # ------------------------------------------------------------- register names
     def reg(self, kind: str, n: int) -> str:
@@ -265,7 +285,11 @@ class Converter:
                 e.w(f"mov.u32 {dest}, {NTID_OFFSETS[off]};")
                 return dest
             if off == STACK_TOP_OFFSET and bits == 32:
-                e.w(f"mov.u32 {dest}, {self.ctx.frame_bytes};")
+                e.w(f"mov.u32 {dest}, {self.stack_bytes};")
+                return dest
+            if off in (LOCAL_WINDOW_OFFSET, LOCAL_WINDOW_OFFSET + 4) and (bits == 32 or off == LOCAL_WINDOW_OFFSET):
+                v = LOCAL_WINDOW >> (32 if off == LOCAL_WINDOW_OFFSET + 4 else 0)
+                e.w(f"mov.{b} {dest}, {v & ((1 << bits) - 1)};")
                 return dest
             if off == MEMDESC_OFFSET:
                 e.w(f"mov.{b} {dest}, 0;")
@@ -411,6 +435,15 @@ class Converter:
                     if op.startswith("0x") and ins.opcode != "BSSY":
                         self.targets.add(int(op, 16))
         for ins in insts:
+            if ins.opcode == "BRA" and ins.operands and ins.operands[-1].startswith("0x"):
+                self.targets.add(int(ins.operands[-1], 16))
+            if ins.opcode == "CALL" and "REL" in ins.modifiers:
+                self.ret_sites.append(ins.offset + 16)
+                self.targets.add(ins.offset + 16)
+                t = self.call_target(ins)
+                if t is not None:
+                    self.targets.add(t)
+        for ins in insts:
             if ins.offset in self.targets:
                 body.append(f"$L{ins.offset:04x}:")
             body.append(f"\t// {ins}")
@@ -454,8 +487,8 @@ class Converter:
             out.append("\t.reg .pred %pt;")
         if ctx.static_smem:
             out.append(f"\t.shared .align 16 .b8 __sass_shared[{ctx.static_smem}];")
-        if ctx.frame_bytes:
-            out.append(f"\t.local .align 16 .b8 __sass_frame[{ctx.frame_bytes}];")
+        if self.stack_bytes:
+            out.append(f"\t.local .align 16 .b8 __sass_frame[{self.stack_bytes}];")
         if self.need_pt:
             out.append("\tsetp.eq.u32 %pt, 0, 0;")
         out.extend(body)
@@ -464,7 +497,7 @@ class Converter:
 
 
 # ----------------------------------------------------------------------------- handlers
-_SELF_PARSING = {"BMOV", "BSSY", "BSYNC", "WARPSYNC", "LDG", "LDS", "LDL", "STG", "STS", "STL", "RED", "ATOM", "ATOMS", "ATOMG"}
+_SELF_PARSING = {"CALL", "RET", "LD", "ST", "LDC", "BMOV", "BSSY", "BSYNC", "WARPSYNC", "LDG", "LDS", "LDL", "STG", "STS", "STL", "RED", "ATOM", "ATOMS", "ATOMG"}
 Handler = Callable[[Converter, _Exp, SassInstruction, list[Opnd]], None]
 _HANDLERS: dict[str, Handler] = {}
 
@@ -492,8 +525,15 @@ def _nops(ins: SassInstruction, n: int) -> None:
 def _nop(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
     """No-ops here: convergence barriers are replaced by post-dominator reconvergence (C238)."""
     if ins.opcode == "BMOV":
+        # BMOV.32[.CLEAR] Rd, Bn saves a barrier register (0 here: barriers are not kept);
+        # BMOV.32 Bn, Rx restores one (nothing to do)
         _mods(ins, {"32", "CLEAR"})
-        if "CLEAR" not in ins.modifiers or not ins.operands or ins.operands[0] != "RZ":
+        if len(ins.operands) != 2:
+            raise UnsupportedSass(ins.full_opcode)
+        d, src = ins.operands
+        if re.fullmatch(r"B\d+", src) and d != "RZ":
+            e.a(f"mov.b32 {c.dst(parse_operand(d))}, 0;")
+        elif not (re.fullmatch(r"B\d+", src) or re.fullmatch(r"B\d+", d)):
             raise UnsupportedSass(ins.full_opcode)
 
 
@@ -505,6 +545,27 @@ def _exit(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
 
 @_h("BRA")
 def _bra(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``BRA[.U] target``; ``BRA.DIV URm, target`` branches when some lane of the mask URm is
+    not active (the warp has diverged; nvcc's fallback for warp-synchronous code)."""
+    if "DIV" in ins.modifiers:
+        _mods(ins, {"DIV"})
+        if len(ops) != 2 or ops[1].kind != "imm" or ops[0].kind not in ("ur", "r", "rz"):
+            raise UnsupportedSass(ins.full_opcode)
+        mask = c.src(e, ops[0]) if ops[0].kind != "rz" else "0"
+        if ops[0].inv:
+            mask = c.src(e, ops[0])
+        t, q = e.t(), e.q()
+        e.w(f"activemask.b32 {t};")
+        e.w(f"and.b32 {t}, {t}, {mask};")
+        if e.guard:
+            g = e.guard
+            gp = c.psrc(e, Opnd("p" if "%p" in g else "up", int(g.lstrip("!%pu")), inv=g.startswith("!")))
+            e.w(f"setp.ne.and.u32 {q}, {t}, {mask}, {gp};")
+            e.guard = ""
+        else:
+            e.w(f"setp.ne.u32 {q}, {t}, {mask};")
+        e.a(f"@{q} bra $L{ops[1].num:04x};")
+        return
     _mods(ins, {"U"})
     if len(ops) != 1 or ops[0].kind != "imm":
         raise UnsupportedSass(ins.full_opcode, "indirect or predicated-operand branch")
@@ -512,6 +573,39 @@ def _bra(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
     if target >= len(c.fn.instructions) * 16:
         raise UnsupportedSass(ins.full_opcode, f"target {target:#x} outside the function")
     e.a(f"bra{'.uni' if 'U' in ins.modifiers else ''} $L{target:04x};")
+
+
+@_h("CALL")
+def _call(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``CALL.REL.NOINC target``: a subroutine of the same code section (a ``__noinline__`` or
+    recursive function, or one of nvcc's internal slow paths).  The caller has put the return
+    offset in a register (``MOV R20, 0x100``); the call is a branch, and ``RET.REL.NODEC Rn``
+    branches back to the return site whose offset Rn holds (C237)."""
+    _mods(ins, {"REL", "NOINC"})
+    if "REL" not in ins.modifiers:
+        raise UnsupportedSass(ins.full_opcode)
+    t = c.call_target(ins)
+    if t is None or t >= len(c.fn.instructions) * 16:
+        raise UnsupportedSass(ins.full_opcode, f"target {' '.join(ins.operands)}")
+    e.a(f"bra $L{t:04x};")
+
+
+@_h("RET")
+def _ret(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    _mods(ins, {"REL", "NODEC"})
+    if "REL" not in ins.modifiers or not ins.operands:
+        raise UnsupportedSass(ins.full_opcode)
+    r = parse_operand(ins.operands[0])
+    if r.kind != "r" or not c.ret_sites:
+        raise UnsupportedSass(ins.full_opcode, "no call site")
+    reg = c.reg("r", r.num)
+    if e.guard:
+        raise UnsupportedSass(ins.full_opcode, "predicated return")
+    for site in c.ret_sites[:-1]:
+        q = e.q()
+        e.a(f"setp.eq.u32 {q}, {reg}, {site};")
+        e.a(f"@{q} bra $L{site:04x};")
+    e.a(f"bra $L{c.ret_sites[-1]:04x};")
 
 
 @_h("MOV", "UMOV")
@@ -563,37 +657,115 @@ def _uldc(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
         e.a(f"mov.b32 {c.dst(ops[0])}, {v};")
 
 
+_LDC = re.compile(r"^c\[(?P<bank>0x[0-9a-f]+)\]\[(?:(?P<reg>U?R\d+|RZ)(?P<sign>[+-]))?(?P<off>0x[0-9a-f]+)?\]$")
+
+
+@_h("LDC")
+def _ldc(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``LDC[.U8|.S8|.U16|.S16|.64] Rd, c[bank][Rx+imm]``: a constant-bank load, the address
+    indexed by a register: kernel parameters (bank 0) through ``ld.param`` at the parameter
+    buffer's offset, ``__constant__`` variables (bank 3) through ``ld.const``."""
+    _mods(ins, {"U8", "S8", "U16", "S16", "64"})
+    if len(ins.operands) != 2:
+        raise UnsupportedSass(ins.full_opcode)
+    m = _LDC.match(ins.operands[1].replace(" ", ""))
+    if m is None:
+        raise UnsupportedSass(ins.full_opcode, ins.operands[1])
+    bank = int(m["bank"], 16)
+    off = int(m["off"] or "0", 16) * (-1 if m["sign"] == "-" else 1)
+    size = next((s for s in ("U8", "S8", "U16", "S16", "64") if s in ins.modifiers), "32")
+    typ = {"32": "b32", "64": "b64"}.get(size, size.lower())
+    nbytes = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "32": 4, "64": 8}[size]
+    dst = parse_operand(ins.operands[0])
+    reg = parse_operand(m["reg"]) if m["reg"] else None
+    if reg is None or reg.kind == "rz":
+        if size in ("32", "64"):
+            v = c.const_load(e, bank, off, 8 * nbytes)
+            e.a(f"mov.{typ} {c.dst_pair(dst) if size == '64' else c.dst(dst)}, {v};")
+            return
+    if bank == 0:
+        if not c.ctx.params:
+            raise UnsupportedSass(ins.full_opcode, "no parameters")
+        first = min(c.ctx.params, key=lambda p: p.offset)
+        t = e.t()
+        e.w(f"mov.u32 {t}, {first.name};")   # the parameter buffer's start, in .param space
+        rel = off - c.ctx.param_base - first.offset
+        if reg is not None and reg.kind != "rz":
+            e.w(f"add.u32 {t}, {t}, {c.src(e, reg)};")
+        if rel:
+            e.w(f"add.u32 {t}, {t}, {rel & 0xFFFFFFFF};")
+        space, addr = "param", f"[{t}]"
+    elif bank == 3:
+        hit = [s for s in c.ctx.const3 if s[0] <= off < s[0] + s[1]]
+        if not hit:
+            raise UnsupportedSass(ins.full_opcode, f"c[0x3][{off:#x}]")
+        base, _size, sym = hit[0]
+        d = e.d()
+        e.w(f"mov.u64 {d}, {sym};")
+        if reg is not None and reg.kind != "rz":
+            d2 = e.d()
+            e.w(f"cvt.u64.u32 {d2}, {c.src(e, reg)};")
+            e.w(f"add.u64 {d}, {d}, {d2};")
+        space, addr = "const", f"[{d}{'+' + str(off - base) if off > base else ''}]"
+    else:
+        raise UnsupportedSass(ins.full_opcode, ins.operands[1])
+    if size == "64":
+        d = e.d()
+        e.w(f"ld.{space}.b64 {d}, {addr};")
+        e.a(f"mov.b64 {c.dst_pair(dst)}, {d};")
+    else:
+        wide = {"u8": "u8", "s8": "s8", "u16": "u16", "s16": "s16"}.get(typ, "b32")
+        e.a(f"ld.{space}.{wide} {c.dst(dst)}, {addr};")
+
+
 @_h("IMAD", "UIMAD")
 def _imad(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``IMAD Rd, a, b, c``: lo(a*b + c).  ``.WIDE Rd, [Pc,] a, b, Rc``: the pair {Rd+1:Rd} =
+    a*b (64-bit) + the pair {Rc+1:Rc}; ``.HI Rd, [Pc,] a, b, Rc``: the high word of that sum;
+    Pc = the sum's carry out of bit 63; ``.X`` adds a carry-in predicate (last operand)."""
     mods = set(ins.modifiers)
     _mods(ins, {"MOV", "IADD", "SHL", "U32", "WIDE", "HI", "X"})
     signed = "U32" not in mods
     st = "s32" if signed else "u32"
-    if "WIDE" in mods:
-        if len(ops) not in (4, 5) or ("X" in mods) != (len(ops) == 5):
+    pout = None
+    if len(ops) > 1 and ops[1].kind in ("p", "up", "pt"):
+        pout, ops = ops[1], [ops[0], *ops[2:]]
+        if pout.kind == "pt" and not pout.inv:
+            pout = None
+    if "WIDE" in mods or "HI" in mods:
+        if len(ops) != (5 if "X" in mods else 4) or (pout is not None and signed) \
+                or ("HI" in mods and "X" in mods):
             raise UnsupportedSass(ins.full_opcode)
         a, b = c.src(e, ops[1]), c.src(e, ops[2])
         cc = c.src64(e, ops[3])
         d = e.d()
-        e.w(f"mad.wide.{st} {d}, {a}, {b}, {cc};")
-        if "X" in mods:
-            _add_carry64(c, e, d, ops[4])
-        e.a(f"mov.b64 {c.dst_pair(ops[0])}, {d};")
-        return
-    if "HI" in mods:
-        if len(ops) != 4 or "X" in mods:
-            raise UnsupportedSass(ins.full_opcode)
-        # IMAD.HI Rd, a, b, Rc: the high word of the 64-bit a*b plus the register PAIR {Rc+1:Rc}
-        # (nvcc's division sequences put 0 in Rc and the value to add in Rc+1)
-        a, b = c.src(e, ops[1]), c.src(e, ops[2])
-        cc = c.src64(e, ops[3])
-        d = e.d()
-        e.w(f"mul.wide.{st} {d}, {a}, {b};")
-        if cc != "0":
+        if pout is None:
+            e.w(f"mad.wide.{st} {d}, {a}, {b}, {cc};")
+        else:
+            e.w(f"mul.wide.{st} {d}, {a}, {b};")
             e.w(f"add.u64 {d}, {d}, {cc};")
-        e.w(f"shr.u64 {d}, {d}, 32;")
-        e.a(f"cvt.u32.u64 {c.dst(ops[0])}, {d};")
+            q = e.q()
+            e.w(f"setp.lt.u64 {q}, {d}, {cc};")    # the 64-bit sum wrapped: carry out
+        if "X" in mods:
+            before = None
+            if pout is not None:
+                before = e.d()
+                e.w(f"mov.b64 {before}, {d};")
+            _add_carry64(c, e, d, ops[4])
+            if before is not None:
+                q2 = e.q()
+                e.w(f"setp.lt.u64 {q2}, {d}, {before};")
+                e.w(f"or.pred {q}, {q}, {q2};")
+        if "WIDE" in mods:
+            e.a(f"mov.b64 {c.dst_pair(ops[0])}, {d};")
+        else:
+            e.w(f"shr.u64 {d}, {d}, 32;")
+            e.a(f"cvt.u32.u64 {c.dst(ops[0])}, {d};")
+        if pout is not None:
+            e.a(f"mov.pred {c.pdst(pout)}, {q};")
         return
+    if pout is not None:
+        raise UnsupportedSass(ins.full_opcode, "carry-out")
     if len(ops) != (5 if "X" in mods else 4):
         raise UnsupportedSass(ins.full_opcode)
     a, b, cc = c.src(e, ops[1]), c.src(e, ops[2]), c.src(e, ops[3])
@@ -1100,7 +1272,7 @@ def _write(c: Converter, e: _Exp, o: Opnd, typ: str, line: Callable[[str], str])
         raise UnsupportedSass("destination type", typ)
 
 
-@_h("I2F")
+@_h("I2F", "I2FP")
 def _i2f(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
     """``I2F[.F64][.src][.RN|RZ|RM|RP] Rd, Ra``: integer (default S32) to float (default F32)."""
     _mods(ins, set(_INT_TYPES) | set(_FRND) | {"F64", "F32"})
@@ -1232,17 +1404,30 @@ def _vote(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
 
 @_h("REDUX")
 def _redux(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
-    """``REDUX.{SUM,MIN,MAX,AND,OR,XOR}[.S32] URd, Ra`` (sm_80+): the reduction of Ra over the
-    active lanes into a uniform register (PTX ``redux.sync``)."""
+    """``REDUX[.SUM|.MIN|.MAX|.OR|.XOR][.S32] URd, Ra`` (sm_80+; no operation = AND): the
+    reduction of Ra over the active lanes into a uniform register (PTX ``redux.sync``)."""
     kinds = {"SUM": "add", "MIN": "min", "MAX": "max", "AND": "and", "OR": "or", "XOR": "xor"}
     _mods(ins, set(kinds) | {"S32"})
-    k = [m for m in ins.modifiers if m in kinds]
+    k = [m for m in ins.modifiers if m in kinds] or ["AND"]   # plain REDUX is the AND reduction
     if len(k) != 1:
         raise UnsupportedSass(ins.full_opcode)
     _nops(ins, 2)
     op = kinds[k[0]]
     typ = "b32" if op in ("and", "or", "xor") else ("s32" if "S32" in ins.modifiers else "u32")
     e.a(f"redux.sync.{op}.{typ} {c.dst(ops[0])}, {c.src_reg(e, ops[1])}, 0xffffffff;")
+
+
+@_h("MATCH")
+def _match(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``MATCH.ANY[.U64] Rd, Ra``: the mask of active lanes holding the same value (``match.any.sync``)."""
+    _mods(ins, {"ANY", "U64", "U32"})
+    if "ANY" not in ins.modifiers:
+        raise UnsupportedSass(ins.full_opcode)
+    _nops(ins, 2)
+    if "U64" in ins.modifiers:
+        e.a(f"match.any.sync.b64 {c.dst(ops[0])}, {c.src64(e, ops[1])}, 0xffffffff;")
+    else:
+        e.a(f"match.any.sync.b32 {c.dst(ops[0])}, {c.src_reg(e, ops[1])}, 0xffffffff;")
 
 
 @_h("BAR")
@@ -1275,6 +1460,8 @@ def _addr(c: Converter, e: _Exp, text: str, space: str, wide_default: bool) -> s
             imm += int(p, 0) if "x" in p else int(p)
             continue
         o = parse_operand(p)
+        if o.kind == "rz" and base is not None:
+            continue   # URZ / RZ added to a base: nothing
         if o.kind == "r" or (o.kind == "rz" and base is None):
             if base is not None:
                 raise UnsupportedSass("address", text)
@@ -1283,7 +1470,7 @@ def _addr(c: Converter, e: _Exp, text: str, space: str, wide_default: bool) -> s
             uniform.append(o)
         else:
             raise UnsupportedSass("address", text)
-    global_like = space in ("global",)
+    global_like = space in ("global", "generic")
     if global_like and base is None and len(uniform) == 1 and not uniform[0].suffix:
         u = uniform[0]   # [URn]: a 64-bit address in a uniform pair
         d = e.d()
@@ -1355,11 +1542,16 @@ def _ldst_type(ins: SassInstruction, allowed_extra: set[str] = frozenset()) -> t
     return s, words
 
 
+def _sp(space: str) -> str:
+    """The state-space modifier of a PTX ld/st (none for generic addressing)."""
+    return "" if space == "generic" else "." + space
+
+
 _SPACE = {"LDG": "global", "STG": "global", "LDS": "shared", "STS": "shared", "LDL": "local", "STL": "local",
           "LD": "generic", "ST": "generic"}
 
 
-@_h("LDG", "LDS", "LDL")
+@_h("LDG", "LDS", "LDL", "LD")
 def _ld(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd] | None = None) -> None:
     s, words = _ldst_type(ins)
     if len(ins.operands) != 2:
@@ -1368,14 +1560,14 @@ def _ld(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd] | None = No
     dst = parse_operand(ins.operands[0])
     addr = _addr(c, e, ins.operands[1], space, "E" in ins.modifiers)
     if words == 1:
-        e.a(f"ld.{space}.{s} {c.dst(dst)}, {addr};")
+        e.a(f"ld{_sp(space)}.{s} {c.dst(dst)}, {addr};")
     elif dst.kind == "rz":
         return
     else:
-        e.a(f"ld.{space}.v{words}.b32 {_vec_dst(c, dst, words)}, {addr};")
+        e.a(f"ld{_sp(space)}.v{words}.b32 {_vec_dst(c, dst, words)}, {addr};")
 
 
-@_h("STG", "STS", "STL")
+@_h("STG", "STS", "STL", "ST")
 def _st(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd] | None = None) -> None:
     s, words = _ldst_type(ins)
     if len(ins.operands) != 2:
@@ -1386,7 +1578,7 @@ def _st(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd] | None = No
     if words == 1:
         v = c.src_reg(e, val)
         st = {"u8": "b8", "s8": "b8", "u16": "b16", "s16": "b16"}.get(s, "b32")
-        e.a(f"st.{space}.{st} {addr}, {v};")
+        e.a(f"st{_sp(space)}.{st} {addr}, {v};")
         return
     if val.kind == "rz":
         vs = []
@@ -1394,9 +1586,9 @@ def _st(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd] | None = No
             t = e.t()
             e.w(f"mov.b32 {t}, 0;")
             vs.append(t)
-        e.a(f"st.{space}.v{words}.b32 {addr}, {{{', '.join(vs)}}};")
+        e.a(f"st{_sp(space)}.v{words}.b32 {addr}, {{{', '.join(vs)}}};")
         return
-    e.a(f"st.{space}.v{words}.b32 {addr}, {_vec_dst(c, val, words)};")
+    e.a(f"st{_sp(space)}.v{words}.b32 {addr}, {_vec_dst(c, val, words)};")
 
 
 _ATOM_OPS = {"ADD": "add", "MIN": "min", "MAX": "max", "INC": "inc", "DEC": "dec", "AND": "and",
@@ -1410,6 +1602,13 @@ def _atom(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd] | None = 
     """``RED.E.op[.type] [addr], Rv`` / ``ATOM(S|G).op[.type] Rd, [addr], Rv``: PTX red/atom
     (``.gpu`` scope as the hardware's ``.STRONG.GPU``).  ``ATOMS`` is shared memory."""
     mods = list(ins.modifiers)
+    if ins.opcode == "ATOMS" and mods[:2] == ["POPC", "INC"]:
+        # ATOMS.POPC.INC.32 RZ, [addr]: every active lane adds 1 (the hardware adds the popcount once)
+        if len(ins.operands) != 2 or ins.operands[0] != "RZ" or mods[2:] not in ([], ["32"]):
+            raise UnsupportedSass(ins.full_opcode)
+        addr = _addr(c, e, ins.operands[1], "shared", False)
+        e.a(f"red.shared.add.u32 {addr}, 1;")
+        return
     _mods(ins, _MEM_IGNORED | set(_ATOM_OPS) | set(_ATOM_TYPES) | {"FTZ", "RN"})
     aops = [m for m in mods if m in _ATOM_OPS]
     types = [m for m in mods if m in _ATOM_TYPES]
