@@ -435,7 +435,7 @@ class Converter:
                     if op.startswith("0x") and ins.opcode != "BSSY":
                         self.targets.add(int(op, 16))
         for ins in insts:
-            if ins.opcode == "BRA" and ins.operands and ins.operands[-1].startswith("0x"):
+            if ins.opcode == "BRA" and ins.operands and ins.operands[-1].strip().startswith("0x"):
                 self.targets.add(int(ins.operands[-1], 16))
             if ins.opcode == "CALL" and "REL" in ins.modifiers:
                 self.ret_sites.append(ins.offset + 16)
@@ -543,32 +543,61 @@ def _exit(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
     e.a("exit;")
 
 
+def _take_guard(e: _Exp) -> str | None:
+    """Move the instruction's guard into a work predicate (for a branch that combines it with
+    another condition); None when unguarded."""
+    if not e.guard:
+        return None
+    g, e.guard = e.guard, ""
+    if not g.startswith("!"):
+        return g
+    q = e.q()
+    e.w(f"not.pred {q}, {g[1:]};")
+    return q
+
+
 @_h("BRA")
 def _bra(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
     """``BRA[.U] target``; ``BRA.DIV URm, target`` branches when some lane of the mask URm is
-    not active (the warp has diverged; nvcc's fallback for warp-synchronous code)."""
-    if "DIV" in ins.modifiers:
-        _mods(ins, {"DIV"})
+    not active (the warp has diverged; nvcc's fallback for warp-synchronous code), ``BRA.CONV``
+    when all of them are (``~URZ``: the whole warp)."""
+    if "DIV" in ins.modifiers or "CONV" in ins.modifiers:
+        div = "DIV" in ins.modifiers
+        _mods(ins, {"DIV"} if div else {"CONV"})
         if len(ops) != 2 or ops[1].kind != "imm" or ops[0].kind not in ("ur", "r", "rz"):
             raise UnsupportedSass(ins.full_opcode)
-        mask = c.src(e, ops[0]) if ops[0].kind != "rz" else "0"
-        if ops[0].inv:
-            mask = c.src(e, ops[0])
+        mask = c.src(e, ops[0])
         t, q = e.t(), e.q()
         e.w(f"activemask.b32 {t};")
         e.w(f"and.b32 {t}, {t}, {mask};")
-        if e.guard:
-            g = e.guard
-            gp = c.psrc(e, Opnd("p" if "%p" in g else "up", int(g.lstrip("!%pu")), inv=g.startswith("!")))
-            e.w(f"setp.ne.and.u32 {q}, {t}, {mask}, {gp};")
-            e.guard = ""
+        gp = _take_guard(e)
+        if gp is not None:
+            e.w(f"setp.{'ne' if div else 'eq'}.and.u32 {q}, {t}, {mask}, {gp};")
         else:
-            e.w(f"setp.ne.u32 {q}, {t}, {mask};")
+            e.w(f"setp.{'ne' if div else 'eq'}.u32 {q}, {t}, {mask};")
         e.a(f"@{q} bra $L{ops[1].num:04x};")
         return
     _mods(ins, {"U"})
+    if len(ops) == 2 and ops[0].kind in ("p", "up", "pt") and ops[1].kind == "imm":
+        # @Pg BRA Pc, target: taken when both the guard and Pc hold (a loop's `a && b`)
+        if ops[1].num >= len(c.fn.instructions) * 16:
+            raise UnsupportedSass(ins.full_opcode, f"target {ops[1].num:#x} outside the function")
+        k = c.pconst(ops[0])
+        if k is False:
+            return
+        if k is None:
+            q = e.q()
+            pc = c.psrc(e, ops[0])
+            gp = _take_guard(e)
+            if gp is not None:
+                e.w(f"and.pred {q}, {pc}, {gp};")
+            else:
+                e.w(f"mov.pred {q}, {pc};")
+            e.a(f"@{q} bra $L{ops[1].num:04x};")
+            return
+        ops = ops[1:]
     if len(ops) != 1 or ops[0].kind != "imm":
-        raise UnsupportedSass(ins.full_opcode, "indirect or predicated-operand branch")
+        raise UnsupportedSass(ins.full_opcode, "indirect branch")
     target = ops[0].num
     if target >= len(c.fn.instructions) * 16:
         raise UnsupportedSass(ins.full_opcode, f"target {target:#x} outside the function")
@@ -1394,7 +1423,10 @@ def _vote(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
     modes = {"ANY": "any", "ALL": "all", "EQ": "uni"}
     if len(ins.modifiers) != 1 or ins.modifiers[0] not in modes:
         raise UnsupportedSass(ins.full_opcode)
-    _nops(ins, 3)
+    if len(ops) == 2 and ops[0].kind in ("p", "up", "pt"):   # VOTE.ALL Pd, Pin: no ballot register
+        ops = [Opnd("rz", text="RZ"), *ops]
+    if len(ops) != 3:
+        raise UnsupportedSass(ins.full_opcode, f"{len(ops)} operands")
     pin = c.psrc(e, ops[2])
     if ops[0].kind != "rz":
         e.a(f"vote.sync.ballot.b32 {c.dst(ops[0])}, {pin}, 0xffffffff;")
