@@ -16,6 +16,9 @@ import numpy as np
 import pytest
 
 from gpgpusim.ptxplus.convert import UnsupportedSass, convert_kernel
+from gpgpusim.ptx import parse_ptx
+from tests.functional.engine_helpers import run_once
+from tests.ptxplus import ptxplus_helpers as h
 from tests.ptxplus.ptxplus_helpers import context, run_sass, sass_function, u32
 
 EDGES = [0, 1, 2, 0x7FFFFFFF, 0x80000000, 0x80000001, 0xFFFFFFFE, 0xFFFFFFFF, 0x12345678, 0xDEADBEEF]
@@ -422,3 +425,115 @@ def test_global_address_forms():
                     "STG.E.SYS [R4.64+UR6+0x8], R3 ;",
                     "LDG.E.SYS R3, [R22+0x8] ;"], [[t, 10 * t, 0, 0] for t in range(4)])
     assert [[int(v) for v in r] for r in out] == [[t, 10 * t, 1, t + 100] for t in range(4)]
+
+
+def test_call_ret_subroutine_from_two_sites_and_predicated_branch():
+    """CALL.REL.NOINC to a label, RET.REL.NODEC through the return register (as nvcc sets it)."""
+    from cuobjdump_tools.sass import SassInstruction
+
+    body = ["MOV R16, R8 ;",                       # 0x90 (after the 9-line frame)
+            "MOV R20, 0xd0 ;", "MOV R21, 0x0 ;",
+            "CALL.REL.NOINC $k$twice ;",            # returns to 0xd0
+            "MOV R0, R16 ;",
+            "MOV R20, 0x110 ;", "MOV R21, 0x0 ;",
+            "CALL.REL.NOINC $k$twice ;",            # returns to 0x110
+            "MOV R1, R16 ;",
+            "ISETP.GT.U32.AND P0, PT, R8, 0x2, PT ;",
+            "ISETP.LT.U32.AND P1, PT, R8, 0x5, PT ;",
+            "MOV R2, RZ ;",
+            "@P0 BRA P1, 0x170 ;",
+            "BRA 0x180 ;",
+            "MOV R2, 0x1 ;",                       # 0x170: only when 2 < x < 5
+            "BRA 0x1b0 ;",                         # 0x180 -> past the subroutine
+            # the subroutine "twice": R16 *= 2
+            "IMAD.SHL.U32 R16, R16, 0x2, RZ ;",    # 0x190
+            "RET.REL.NODEC R20, k ;"]
+    from tests.ptxplus import ptxplus_helpers as h
+
+    lines = h.PRE + body + h.POST
+    lines.append(f"BRA {16 * len(lines):#x} ;")
+    fn = sass_function("k", lines)
+    # PRE has 9 lines: body offsets start at 0x90; fix up the label table as nvdisasm gives it
+    assert fn.instructions[9 + 16] == SassInstruction(0x190, "", "IMAD", ("SHL", "U32"),
+                                                      ("R16", "R16", "0x2", "RZ"))
+    fn.labels = {"$k$twice": 0x190}
+    text = ".version 8.0\n.target sm_75\n.address_size 64\n\n" + convert_kernel(fn, context())
+    assert "__sass_frame[1024]" in text   # a kernel with calls gets CUDA's default stack
+    from gpgpusim.ptx import parse_ptx
+    from tests.functional.engine_helpers import run_once
+
+    ins = np.array([[x, 0, 0, 0] for x in range(8)], dtype=np.uint32)
+    r = run_once(parse_ptx(text, "t"), "k", (1, 1, 1), (8, 1, 1), [("in", ins), ("out", np.zeros_like(ins))])
+    for x in range(8):
+        assert [int(v) for v in r.out["out"][x][:3]] == [2 * x, 4 * x, int(2 < x < 5)], x
+
+
+def test_imad_carry_out_chain_128bit_product_high_word():
+    """nvcc's 64x64 -> high 64 bits: IMAD.WIDE.U32 / IMAD.HI.U32 with carry-out predicates and
+    IMAD.X carry-ins (the same pattern as its 64-bit division)."""
+    ins = rows()
+    out = run_sass(["IMAD.WIDE.U32 R4, R8, R10, RZ ;",          # a_lo*b_lo
+                    "IMAD.WIDE.U32 R6, P0, R9, R10, R4 ;",       # a_hi*b_lo + {0:hi(lo*lo)}... as a pair
+                    "IMAD.X R12, RZ, RZ, RZ, P0 ;",
+                    "MOV R0, R6 ;", "MOV R1, R7 ;", "MOV R2, R12 ;",
+                    "IMAD.HI.U32 R3, P1, R8, R11, R6 ;",
+                    "@P1 IADD3 R3, R3, 0x80000000, RZ ;"], ins)
+    for t, (a, b, c, d) in enumerate(ins):
+        s = b * c + a * c   # a_hi*b_lo + the pair {R5:R4} = a_lo*b_lo, 65 bits
+        assert [int(out[t][0]), int(out[t][1]), int(out[t][2])] == [s & 0xFFFFFFFF, (s >> 32) & 0xFFFFFFFF,
+                                                                     s >> 64], t
+        pair = ((s >> 32) & 0xFFFFFFFF) << 32 | (s & 0xFFFFFFFF)
+        h = a * d + pair
+        assert int(out[t][3]) == u32((h >> 32) + (0x80000000 if h >> 64 else 0)), t
+
+
+def test_warp_match_redux_and_divergence_branches():
+    ins = [[t % 3, t, 0, 0] for t in range(32)]
+    out = run_sass(["MATCH.ANY R0, R8 ;",
+                    "REDUX.SUM UR4, R9 ;", "REDUX UR5, R8 ;", "REDUX.MAX.S32 UR6, R9 ;",
+                    "IADD3 R1, UR4, UR5, RZ ;",
+                    "MOV R2, UR6 ;",
+                    "MOV R3, RZ ;",
+                    "BRA.CONV ~URZ, 0x120 ;",                    # converged: skip the next line
+                    "MOV R3, 0x7 ;",
+                    "ISETP.GE.U32.AND P0, PT, R9, 0x10, PT ;",   # 0x120
+                    "@P0 BRA 0x170 ;",
+                    "BRA.DIV ~URZ, 0x160 ;",                     # the low half is diverged
+                    "BRA 0x170 ;",
+                    "IADD3 R3, R3, 0x10, RZ ;"], ins)            # 0x160
+    masks = {k: sum(1 << t for t in range(32) if t % 3 == k) for k in range(3)}
+    for t in range(32):
+        assert int(out[t][0]) == masks[t % 3]
+        assert int(out[t][1]) == sum(range(32))   # + the AND of 0, 1, 2: 0
+        assert int(out[t][2]) == 31
+        assert int(out[t][3]) == (0x10 if t < 16 else 0), t
+
+
+def test_ldc_indexed_parameters_generic_stack_and_bmov():
+    """LDC.64 / LDC.U8 of kernel parameters at a register offset, a generic ST/LD through
+    R1 + c[0x0][0x20] (the stack's generic address), and BMOV save/restore."""
+    ctx = context()
+    ctx.frame_bytes = 16
+    lines = h.PRE + ["MOV R1, c[0x0][0x28] ;", "IADD3 R1, R1, -0x10, RZ ;",
+                     "LOP3.LUT R4, R20, 0x1, RZ, 0xc0, !PT ;",
+                     "IMAD.SHL.U32 R4, R4, 0x8, RZ ;",
+                     "LDC.64 R6, c[0x0][R4+0x160] ;",          # k_in (even lanes) / k_out (odd)
+                     "LDC.U8 R0, c[0x0][0x161] ;",             # byte 1 of k_in
+                     "IADD3 R2, P0, R1, c[0x0][0x20], RZ ;",
+                     "IMAD.X R3, RZ, RZ, c[0x0][0x24], P0 ;",
+                     "ST.E.SYS [R2+0x4], R8 ;",
+                     "LDL R5, [R1+0x4] ;",
+                     "BMOV.32.CLEAR R9, B0 ;",
+                     "BMOV.32 B0, R9 ;",
+                     "IADD3 R1, R5, R9, RZ ;",
+                     "LD.E.SYS R2, [R2+0x4] ;",
+                     "IADD3 R3, R6, -R22, RZ ;"] + h.POST + ["BRA 0x0 ;"]
+    text = ".version 8.0\n.target sm_75\n.address_size 64\n\n" + convert_kernel(sass_function("k", lines), ctx)
+    ins = np.array([[40 + t, 0, 0, 0] for t in range(4)], dtype=np.uint32)
+    r = run_once(parse_ptx(text, "t"), "k", (1, 1, 1), (4, 1, 1), [("in", ins), ("out", np.zeros_like(ins))])
+    out, addrs = r.out["out"], r.addrs
+    for t in range(4):
+        ptr = addrs["in"] if t % 2 == 0 else addrs["out"]
+        assert int(out[t][0]) == (addrs["in"] >> 8) & 0xFF
+        assert [int(out[t][1]), int(out[t][2])] == [40 + t, 40 + t]
+        assert int(out[t][3]) == u32((ptr & 0xFFFFFFFF) - ((addrs["in"] + 16 * t) & 0xFFFFFFFF)), t
