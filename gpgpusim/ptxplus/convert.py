@@ -54,6 +54,7 @@ An opcode, modifier or operand form this converter does not handle raises
 
 from __future__ import annotations
 
+import math
 import re
 import struct
 from dataclasses import dataclass, field
@@ -1238,7 +1239,8 @@ def _fsel(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
     _mods(ins, set())
     _nops(ins, 4)
     a, b = c.src(e, ops[1], "f32"), c.src(e, ops[2], "f32")
-    e.a(f"selp.b32 {c.dst(ops[0])}, {a}, {b}, {c.psrc(e, ops[3])};")
+    # .f32, not .b32: a float literal operand keeps its bits (a .b32 selp would read 0f3F800000 as 1)
+    e.a(f"selp.f32 {c.dst(ops[0])}, {a}, {b}, {c.psrc(e, ops[3])};")
 
 
 _MUFU = {"RCP": "rcp.approx.ftz.f32", "RSQ": "rsqrt.approx.ftz.f32", "EX2": "ex2.approx.ftz.f32",
@@ -1248,10 +1250,17 @@ _MUFU = {"RCP": "rcp.approx.ftz.f32", "RSQ": "rsqrt.approx.ftz.f32", "EX2": "ex2
 
 @_h("MUFU")
 def _mufu(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``MUFU.{RCP,RSQ,EX2,LG2,SQRT,SIN,COS}``: the approximate unit.  SIN and COS take their
+    argument in revolutions (nvcc multiplies by 1/(2 pi) first), so it is scaled back to radians."""
     if len(ins.modifiers) != 1 or ins.modifiers[0] not in _MUFU:
         raise UnsupportedSass(ins.full_opcode)
     _nops(ins, 2)
-    e.a(f"{_MUFU[ins.modifiers[0]]} {c.dst(ops[0])}, {c.src(e, ops[1], 'f32')};")
+    v = c.src(e, ops[1], "f32")
+    if ins.modifiers[0] in ("SIN", "COS"):
+        t = e.t()
+        e.w(f"mul.rn.f32 {t}, {v}, 0f{f32_bits(repr(2 * math.pi)):08X};")
+        v = t
+    e.a(f"{_MUFU[ins.modifiers[0]]} {c.dst(ops[0])}, {v};")
 
 
 # --- conversions

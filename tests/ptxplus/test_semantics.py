@@ -537,3 +537,16 @@ def test_ldc_indexed_parameters_generic_stack_and_bmov():
         assert int(out[t][0]) == (addrs["in"] >> 8) & 0xFF
         assert [int(out[t][1]), int(out[t][2])] == [40 + t, 40 + t]
         assert int(out[t][3]) == u32((ptr & 0xFFFFFFFF) - ((addrs["in"] + 16 * t) & 0xFFFFFFFF)), t
+
+
+def test_fsel_float_literals_and_mufu_sin_cos_in_revolutions():
+    ins = [[f32(0.25), f32(0.125), 0, 0], [f32(-0.5), f32(1.0), 1, 0]]
+    out = run_sass(["ISETP.NE.AND P1, PT, R10, RZ, PT ;",
+                    "FSEL R0, R8, 1, !P1 ;",                    # a float literal keeps its value
+                    "FSEL R1, -R9, -0.4999999701976776123, P1 ;",
+                    "MUFU.SIN R2, R8 ;",                        # sin(2 pi x)
+                    "MUFU.COS R3, R9 ;"], ins)
+    assert [int(v) for v in out[0][:2]] == [f32(0.25), f32(-0.4999999701976776123)]
+    assert [int(v) for v in out[1][:2]] == [f32(1.0), f32(-1.0)]
+    got = np.asarray(out[:, 2:], dtype=np.uint32).view(np.float32)
+    np.testing.assert_allclose(got, [[1.0, np.cos(2 * np.pi * 0.125)], [0.0, 1.0]], atol=2e-6)
