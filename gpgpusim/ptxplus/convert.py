@@ -1108,6 +1108,35 @@ def _iabs(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
     e.a(f"abs.s32 {c.dst(ops[0])}, {c.src(e, ops[1])};")
 
 
+@_h("VABSDIFF", "VABSDIFF4")
+def _vabsdiff(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``VABSDIFF[.U32] Rd, a, b, c``: |a - b| + c, signed unless .U32 (``__sad``: PTX ``sad``);
+    ``VABSDIFF4.U8 Rd, a, b, RZ``: the four bytes' absolute differences (``__vabsdiffu4``)."""
+    _nops(ins, 4)
+    a, b = c.src_reg(e, ops[1]), c.src_reg(e, ops[2])
+    if ins.opcode == "VABSDIFF4":
+        if ins.modifiers != ("U8",) or ops[3].kind != "rz":
+            raise UnsupportedSass(ins.full_opcode)
+        e.a(f"vabsdiff4.u32.u32.u32 {c.dst(ops[0])}, {a}, {b}, 0;")
+        return
+    _mods(ins, {"U32", "S32"})
+    typ = "u32" if "U32" in ins.modifiers else "s32"
+    e.a(f"sad.{typ} {c.dst(ops[0])}, {a}, {b}, {c.src(e, ops[3])};")
+
+
+@_h("IDP")
+def _idp(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``IDP.4A.{S8,U8}.{S8,U8} Rd, a, b, c``: the four byte products of a and b summed into c
+    (``__dp4a``: PTX ``dp4a``)."""
+    mods = list(ins.modifiers)
+    if len(mods) != 3 or mods[0] != "4A" or not set(mods[1:]) <= {"S8", "U8"}:
+        raise UnsupportedSass(ins.full_opcode)
+    _nops(ins, 4)
+    ta, tb = ("s32" if m == "S8" else "u32" for m in mods[1:])
+    a, b, cc = c.src_reg(e, ops[1]), c.src_reg(e, ops[2]), c.src(e, ops[3])
+    e.a(f"dp4a.{ta}.{tb} {c.dst(ops[0])}, {a}, {b}, {cc};")
+
+
 @_h("SEL", "USEL")
 def _sel(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
     _mods(ins, set())

@@ -16,7 +16,7 @@ from tests.ptxplus.test_ptxplus_runs import lines, run
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(find_nvdisasm() is None, reason=INSTALL_HINT)]
 
-VERIFIED = ["api_errors", "atomic_ops", "bfs", "constant_mem", "coop_groups", "device_query", "device_var",
+VERIFIED = ["api_errors", "atomic_ops", "bfs", "bit_intrinsics", "constant_mem", "coop_groups", "device_query", "device_var",
             "dynamic_smem", "event_timing", "exit_pending", "graph_capture", "grid3d_pitch", "histogram",
             "host_callback", "host_threads", "illegal_address", "int64", "kernel_loop", "local_array",
             "managed_mem", "many_launches", "matmul_tiled", "multi_unit", "noinline_call", "not_supported",

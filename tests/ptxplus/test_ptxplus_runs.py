@@ -105,17 +105,17 @@ def test_unsupported_opcode_fails_the_launch_naming_opcode_and_kernel(exe):
     p = run(exe("sm75"), "sad")
     assert p.returncode == 1
     assert "saxpy ok" in p.stdout and "sad: cudaErrorNotSupported" in p.stdout
-    assert lines(p, "VABSDIFF") == [
+    assert lines(p, "NANOSLEEP") == [
         "gpgpusim: cudaLaunchKernel: cudaErrorNotSupported: PTXPlus: kernel _Z3sadPKjS0_Pji: SASS opcode "
-        "VABSDIFF is not supported (-gpgpusim_ptxplus_fallback 1 runs its PTX instead)"]
+        "NANOSLEEP.WARP is not supported (-gpgpusim_ptxplus_fallback 1 runs its PTX instead)"]
 
 
 def test_unsupported_opcode_fallback_runs_ptx_and_says_so(exe):
     p = run(exe("sm75"), "sad", sets=("-gpgpusim_ptxplus_fallback=1",))
     assert p.returncode == 0, p.stdout + p.stderr
     assert "sad ok" in p.stdout and "PASS" in p.stdout
-    assert lines(p, "VABSDIFF") == [
-        "GPGPU-Sim PTXPlus: kernel _Z3sadPKjS0_Pji: SASS opcode VABSDIFF is not supported; its PTX is "
+    assert lines(p, "NANOSLEEP") == [
+        "GPGPU-Sim PTXPlus: kernel _Z3sadPKjS0_Pji: SASS opcode NANOSLEEP.WARP is not supported; its PTX is "
         "simulated (-gpgpusim_ptxplus_fallback 1)"]
 
 

@@ -550,3 +550,18 @@ def test_fsel_float_literals_and_mufu_sin_cos_in_revolutions():
     assert [int(v) for v in out[1][:2]] == [f32(1.0), f32(-1.0)]
     got = np.asarray(out[:, 2:], dtype=np.uint32).view(np.float32)
     np.testing.assert_allclose(got, [[1.0, np.cos(2 * np.pi * 0.125)], [0.0, 1.0]], atol=2e-6)
+
+
+def test_sad_vabsdiff4_dp4a():
+    ins = [[u32(-3), 5, 1, 0], [0x01FF7F80, 0x02008081, 7, 0], [0x7F80FF01, 0x81017F02, u32(-9), 0]]
+    out = run_sass(["VABSDIFF R0, R8, R9, R10 ;", "VABSDIFF.U32 R1, R8, R9, R10 ;",
+                    "VABSDIFF4.U8 R2, R8, R9, RZ ;", "IDP.4A.S8.S8 R3, R8, R9, R10 ;"], ins)
+
+    def sbytes(x):
+        return [((x >> (8 * i)) & 0xFF) - (256 if (x >> (8 * i)) & 0x80 else 0) for i in range(4)]
+    for t, (a, b, c, _) in enumerate(ins):
+        sad_s = u32(abs(s32(a) - s32(b)) + c)
+        sad_u = u32(abs(a - b) + c)
+        v4 = sum(abs(((a >> (8 * i)) & 0xFF) - ((b >> (8 * i)) & 0xFF)) << (8 * i) for i in range(4))
+        dp = u32(sum(x * y for x, y in zip(sbytes(a), sbytes(b), strict=True)) + s32(c))
+        assert [int(v) for v in out[t]] == [sad_s, sad_u, v4, dp], t

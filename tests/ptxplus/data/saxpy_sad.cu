@@ -8,6 +8,7 @@ __global__ void saxpy(int n, float a, const float *x, float *y) {
 __global__ void sad(const unsigned *a, const unsigned *b, unsigned *c, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) c[i] = __sad(a[i], b[i], c[i]);
+    __nanosleep(16);   // NANOSLEEP: an opcode the PTXPlus converter does not handle
 }
 int main(int argc, char **argv) {
     const int n = 1000;
