@@ -174,9 +174,16 @@ def parse_nvdisasm_json(text: str, arch: int = 0) -> SassListing:
             if not isinstance(pred, str) or not isinstance(operands, str):
                 raise SassError(f"nvdisasm JSON: instruction {i} of {f.name}: bad predicate/operands")
             name, *mods = rec["opcode"].split(".")
+            guard = pred.lstrip("@").strip()
+            ops = split_operands(operands)
+            if guard in ("PR", "UPR"):
+                # -json files the predicate-register operand of P2R (`P2R R0, PR, RZ, 0x1`) and
+                # R2P (`R2P PR, R0, 0x1`) as the guard: put it back where the text form has it
+                ops = (ops[:1] + (guard,) + ops[1:]) if name in ("P2R", "UP2UR") else ((guard,) + ops)
+                guard = ""
             f.instructions.append(SassInstruction(
-                offset=i * INSTRUCTION_BYTES, pred=pred.lstrip("@").strip(), opcode=name,
-                modifiers=tuple(mods), operands=split_operands(operands)))
+                offset=i * INSTRUCTION_BYTES, pred=guard, opcode=name,
+                modifiers=tuple(mods), operands=ops))
         listing.functions[f.name] = f
     return listing
 

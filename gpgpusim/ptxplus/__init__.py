@@ -28,7 +28,7 @@ from typing import Any
 
 from gpgpusim.errors import CudaError, Err
 
-from .convert import KernelContext, ParamSlot, UnsupportedSass, convert_kernel, supported_opcodes
+from .convert import BUILTINS, KernelContext, ParamSlot, UnsupportedSass, convert_kernel, supported_opcodes
 
 __all__ = ["PtxplusResult", "apply", "select_cubin", "supported_opcodes", "UnsupportedSass",
            "convert_kernel", "KernelContext", "ParamSlot"]
@@ -141,7 +141,7 @@ def kernel_context(fn: Any, kinfo: Any, const3: list[tuple[int, int, str]],
         ctx.frame_bytes = kinfo.frame_bytes
     ctx.const3 = [c for c in const3 if c[2] in module_vars]
     ctx.const2 = const2
-    ctx.const4 = {off: v for off, v in (const4 or {}).items() if v[0] in module_vars}
+    ctx.const4 = {off: v for off, v in (const4 or {}).items() if v[0] in module_vars or v[0] in BUILTINS}
     return ctx
 
 
@@ -197,7 +197,8 @@ def apply(m: Any, max_capability: int, *, fallback: bool = False, save: bool = F
         new_fns[name] = text
     header = (f"// PTXPlus converted by gpgpusim from the sm_{entry.arch} SASS of fat binary #{m.index}\n"
               f".version {m.ir.version[0]}.{m.ir.version[1]}\n.target sm_{entry.arch}\n"
-              f".address_size {m.ir.address_size}\n\n")
+              f".address_size {m.ir.address_size}\n\n"
+              + "".join(BUILTINS[b][2] + "\n" for b in sorted(BUILTINS) if f" {b}, (" in "".join(texts)))
     res.text = header + "\n".join(texts)
     if new_fns:
         fname = f"_{m.index}.ptxplus"

@@ -80,6 +80,24 @@ SPECIAL_REGS = {
 }
 
 
+#: CUDA's device-runtime functions a ``CALL.ABS`` may reach (through a function address in
+#: ``c[0x4][]``): the token their address reads as, the ABI registers of their arguments (a pair
+#: for 64-bit ones), and their PTX declaration.  Results come back in R4 (R4:R5 for pointers).
+BUILTINS: dict[str, tuple[int, list[tuple[int, str]], str]] = {
+    "vprintf": (0x7FF00001, [(4, "b64"), (6, "b64")],
+                ".extern .func (.param .b32 func_retval0) vprintf (.param .b64 vprintf_param_0, "
+                ".param .b64 vprintf_param_1);"),
+    "malloc": (0x7FF00002, [(4, "b64")],
+               ".extern .func (.param .b64 func_retval0) malloc (.param .b64 malloc_param_0);"),
+    "free": (0x7FF00003, [(4, "b64")], ".extern .func free (.param .b64 free_param_0);"),
+    "__assertfail": (0x7FF00004, [(4, "b64"), (6, "b64"), (8, "b32"), (10, "b64"), (12, "b64")],
+                     ".extern .func __assertfail (.param .b64 __assertfail_param_0, .param .b64 "
+                     "__assertfail_param_1, .param .b32 __assertfail_param_2, .param .b64 "
+                     "__assertfail_param_3, .param .b64 __assertfail_param_4);"),
+}
+_RET_TYPES = {"vprintf": "b32", "malloc": "b64"}
+
+
 class UnsupportedSass(Exception):
     """A SASS instruction the converter does not handle; ``opcode`` names it."""
 
@@ -316,7 +334,7 @@ class Converter:
             if base in self.ctx.const4 and (bits == 32 or off == base):
                 sym, addend = self.ctx.const4[base]
                 d = dest if bits == 64 else e.d()
-                e.w(f"mov.u64 {d}, {sym};")
+                e.w(f"mov.u64 {d}, {BUILTINS[sym][0] if sym in BUILTINS else sym};")
                 if addend:
                     e.w(f"add.u64 {d}, {d}, {addend};")
                 if bits == 32:
@@ -498,7 +516,7 @@ class Converter:
 
 
 # ----------------------------------------------------------------------------- handlers
-_SELF_PARSING = {"CALL", "RET", "LD", "ST", "LDC", "BMOV", "BSSY", "BSYNC", "WARPSYNC", "LDG", "LDS", "LDL", "STG", "STS", "STL", "RED", "ATOM", "ATOMS", "ATOMG"}
+_SELF_PARSING = {"BREAK", "P2R", "R2P", "CALL", "RET", "LD", "ST", "LDC", "BMOV", "BSSY", "BSYNC", "WARPSYNC", "LDG", "LDS", "LDL", "STG", "STS", "STL", "RED", "ATOM", "ATOMS", "ATOMG"}
 Handler = Callable[[Converter, _Exp, SassInstruction, list[Opnd]], None]
 _HANDLERS: dict[str, Handler] = {}
 
@@ -522,7 +540,7 @@ def _nops(ins: SassInstruction, n: int) -> None:
         raise UnsupportedSass(ins.full_opcode, f"{len(ins.operands)} operands")
 
 
-@_h("NOP", "BSSY", "BSYNC", "WARPSYNC", "YIELD", "BMOV")
+@_h("NOP", "BSSY", "BSYNC", "BREAK", "WARPSYNC", "YIELD", "BMOV")
 def _nop(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
     """No-ops here: convergence barriers are replaced by post-dominator reconvergence (C238)."""
     if ins.opcode == "BMOV":
@@ -611,6 +629,9 @@ def _call(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
     recursive function, or one of nvcc's internal slow paths).  The caller has put the return
     offset in a register (``MOV R20, 0x100``); the call is a branch, and ``RET.REL.NODEC Rn``
     branches back to the return site whose offset Rn holds (C237)."""
+    if "ABS" in ins.modifiers:
+        _call_abs(c, e, ins)
+        return
     _mods(ins, {"REL", "NOINC"})
     if "REL" not in ins.modifiers:
         raise UnsupportedSass(ins.full_opcode)
@@ -618,6 +639,69 @@ def _call(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
     if t is None or t >= len(c.fn.instructions) * 16:
         raise UnsupportedSass(ins.full_opcode, f"target {' '.join(ins.operands)}")
     e.a(f"bra $L{t:04x};")
+
+
+def _call_abs(c: Converter, e: _Exp, ins: SassInstruction) -> None:
+    """``CALL.ABS.NOINC Rn``: a call of CUDA's device runtime (``vprintf``, ``malloc``, ``free``,
+    ``__assertfail``) through the address an ``LDC.64 Rn, c[0x4][..]`` loaded; the arguments
+    are in R4, R5, ... (:data:`BUILTINS`), the result comes back in R4.  Dispatched on the token
+    the address reads as; execution continues after the call (where nvcc's LEPC arithmetic
+    would return)."""
+    _mods(ins, {"ABS", "NOINC"})
+    if len(ins.operands) != 1 or e.guard:
+        raise UnsupportedSass(ins.full_opcode, "predicated or unexpected operands")
+    r = parse_operand(ins.operands[0])
+    if r.kind != "r":
+        raise UnsupportedSass(ins.full_opcode, ins.operands[0])
+    names = sorted({sym for sym, _ in c.ctx.const4.values() if sym in BUILTINS})
+    if not names:
+        raise UnsupportedSass(ins.full_opcode, "no device-runtime function in c[0x4]")
+    reg = c.reg("r", r.num)
+    here = f"$C{ins.offset:04x}"
+    for k, name in enumerate(names):
+        q = e.q()
+        e.a(f"setp.eq.u32 {q}, {reg}, {BUILTINS[name][0]};")
+        e.a(f"@{q} bra {here}_{k};")
+    e.a(f"bra {here}_end;")
+    for k, name in enumerate(names):
+        _, args, _decl = BUILTINS[name]
+        e.a(f"{here}_{k}:")
+        e.a("{")
+        params = []
+        for j, (rn, typ) in enumerate(args):
+            p = f"param{j}"
+            params.append(p)
+            v = (f"{{{c.reg('r', rn)}, {c.reg('r', rn + 1)}}}" if typ == "b64" else c.reg("r", rn))
+            e.a(f".param .{typ} {p};")
+            if typ == "b64":
+                d = e.d()
+                e.a(f"mov.b64 {d}, {v};")
+                v = d
+            e.a(f"st.param.{typ} [{p}], {v};")
+        ret = _RET_TYPES.get(name)
+        if ret:
+            e.a(f".param .{ret} retval0;")
+            e.a(f"call.uni (retval0), {name}, ({', '.join(params)});")
+            if ret == "b64":
+                d = e.d()
+                e.a(f"ld.param.b64 {d}, [retval0];")
+                e.a(f"mov.b64 {{{c.reg('r', 4)}, {c.reg('r', 5)}}}, {d};")
+            else:
+                e.a(f"ld.param.b32 {c.reg('r', 4)}, [retval0];")
+        else:
+            e.a(f"call.uni {name}, ({', '.join(params)});")
+        e.a("}")
+        e.a(f"bra {here}_end;")
+    e.a(f"{here}_end:")
+
+
+@_h("LEPC")
+def _lepc(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``LEPC Rd``: the pc, for return-address arithmetic of ``CALL.ABS`` (which continues in
+    place here): 0."""
+    _mods(ins, set())
+    _nops(ins, 1)
+    e.a(f"mov.b64 {c.dst_pair(ops[0])}, 0;")
 
 
 @_h("RET")
@@ -687,7 +771,8 @@ def _uldc(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
         e.a(f"mov.b32 {c.dst(ops[0])}, {v};")
 
 
-_LDC = re.compile(r"^c\[(?P<bank>0x[0-9a-f]+)\]\[(?:(?P<reg>U?R\d+|RZ)(?P<sign>[+-]))?(?P<off>0x[0-9a-f]+)?\]$")
+_LDC = re.compile(r"^c\[(?P<bank>0x[0-9a-f]+)\]\[(?:(?P<reg>U?R\d+|RZ)(?:(?P<sign>[+-])(?P<off>0x[0-9a-f]+))?"
+                  r"|(?P<imm>0x[0-9a-f]+))\]$")
 
 
 @_h("LDC")
@@ -702,7 +787,7 @@ def _ldc(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
     if m is None:
         raise UnsupportedSass(ins.full_opcode, ins.operands[1])
     bank = int(m["bank"], 16)
-    off = int(m["off"] or "0", 16) * (-1 if m["sign"] == "-" else 1)
+    off = int(m["off"] or m["imm"] or "0", 16) * (-1 if m["sign"] == "-" else 1)
     size = next((s for s in ("U8", "S8", "U16", "S16", "64") if s in ins.modifiers), "32")
     typ = {"32": "b32", "64": "b64"}.get(size, size.lower())
     nbytes = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "32": 4, "64": 8}[size]
@@ -737,6 +822,20 @@ def _ldc(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
             e.w(f"cvt.u64.u32 {d2}, {c.src(e, reg)};")
             e.w(f"add.u64 {d}, {d}, {d2};")
         space, addr = "const", f"[{d}{'+' + str(off - base) if off > base else ''}]"
+    elif bank == 4 and size == "64" and reg is not None and c.ctx.const4:
+        # a table of addresses indexed at run time: pick the entry whose offset matches
+        idx = e.t()
+        e.w(f"add.u32 {idx}, {c.src(e, reg)}, {off & 0xFFFFFFFF};")
+        d = e.d()
+        e.w(f"mov.b64 {d}, 0;")
+        for o, (sym, addend) in sorted(c.ctx.const4.items()):
+            q = e.q()
+            e.w(f"setp.eq.u32 {q}, {idx}, {o};")
+            e.w(f"@{q} mov.u64 {d}, {BUILTINS[sym][0] if sym in BUILTINS else sym};")
+            if addend and sym not in BUILTINS:
+                e.w(f"@{q} add.u64 {d}, {d}, {addend};")
+        e.a(f"mov.b64 {c.dst_pair(dst)}, {d};")
+        return
     else:
         raise UnsupportedSass(ins.full_opcode, ins.operands[1])
     if size == "64":
@@ -1099,6 +1198,43 @@ def _plop3(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None
         t = e.t()
         e.w(f"lop3.b32 {t}, {words[0]}, {words[1]}, {words[2]}, {lut & 0xFF};")
         e.a(f"setp.ne.u32 {c.pdst(dst)}, {t}, 0;")
+
+
+@_h("P2R")
+def _p2r(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``P2R Rd, PR, Ra, mask``: the predicates P0-P6 as bits 0-6, under ``mask``, over Ra's
+    other bits (spilling predicates, e.g. around a call)."""
+    _mods(ins, set())
+    if len(ins.operands) != 4 or ins.operands[1] != "PR":
+        raise UnsupportedSass(ins.full_opcode)
+    d, ra, mask = (parse_operand(ins.operands[k]) for k in (0, 2, 3))
+    if mask.kind != "imm":
+        raise UnsupportedSass(ins.full_opcode, "register mask")
+    acc = e.t()
+    e.w(f"and.b32 {acc}, {c.src(e, ra)}, {~mask.num & 0xFFFFFFFF};")
+    for i in range(7):
+        if mask.num >> i & 1:
+            t = e.t()
+            e.w(f"selp.b32 {t}, {1 << i}, 0, {c.reg('p', i)};")
+            e.w(f"or.b32 {acc}, {acc}, {t};")
+    e.a(f"mov.b32 {c.dst(d)}, {acc};")
+
+
+@_h("R2P")
+def _r2p(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``R2P PR, Ra, mask``: P_i = bit i of Ra for the bits of ``mask`` (restoring predicates)."""
+    _mods(ins, set())
+    if len(ins.operands) != 3 or ins.operands[0] != "PR":
+        raise UnsupportedSass(ins.full_opcode)
+    ra, mask = parse_operand(ins.operands[1]), parse_operand(ins.operands[2])
+    if mask.kind != "imm":
+        raise UnsupportedSass(ins.full_opcode, "register mask")
+    v = c.src_reg(e, ra)
+    for i in range(7):
+        if mask.num >> i & 1:
+            t = e.t()
+            e.w(f"and.b32 {t}, {v}, {1 << i};")
+            e.a(f"setp.ne.u32 {c.reg('p', i)}, {t}, 0;")
 
 
 @_h("IABS", "UIABS")

@@ -62,6 +62,15 @@ def test_parse_json_records():
     assert ins[0].full_opcode == "IMAD.WIDE.U32"
 
 
+def test_parse_json_predicate_register_operand():
+    """-json prints `P2R R0, PR, RZ, 0x1` with PR as the guard; it is put back as an operand."""
+    text = ('[{}, [{"function-name": "k", "sass-instructions": ['
+            '{"predicate": "@PR", "opcode": "P2R", "operands": "R0,RZ,0x1"},'
+            '{"predicate": "@PR", "opcode": "R2P", "operands": "R0,0x7f"}]}]]')
+    ins = sass.parse_nvdisasm_json(text).functions["k"].instructions
+    assert [(i.pred, i.operands) for i in ins] == [("", ("R0", "PR", "RZ", "0x1")), ("", ("PR", "R0", "0x7f"))]
+
+
 @pytest.mark.parametrize("text", ["", "{}", "[1, 2]", '[{}, [{"start": 0}]]',
                                   '[{}, [{"function-name": "k", "sass-instructions": [{"opcode": ""}]}]]',
                                   '[{}, [{"function-name": "k", "sass-instructions": 5}]]',

@@ -322,10 +322,10 @@ def _with_smem(ctx, n):
 
 
 def test_unsupported_opcode_names_itself():
-    fn = sass_function("k", ["VABSDIFF R0, R8, R9, RZ ;", "EXIT ;"])
+    fn = sass_function("k", ["HADD2 R0, R8, R9 ;", "EXIT ;"])
     with pytest.raises(UnsupportedSass) as ei:
         convert_kernel(fn, context())
-    assert ei.value.opcode == "VABSDIFF"
+    assert ei.value.opcode == "HADD2"
     fn = sass_function("k", ["LOP3.LUT R0, R8, R9, R10, 0x3, P0 ;"])
     with pytest.raises(UnsupportedSass) as ei:
         convert_kernel(fn, context())
@@ -565,3 +565,16 @@ def test_sad_vabsdiff4_dp4a():
         v4 = sum(abs(((a >> (8 * i)) & 0xFF) - ((b >> (8 * i)) & 0xFF)) << (8 * i) for i in range(4))
         dp = u32(sum(x * y for x, y in zip(sbytes(a), sbytes(b), strict=True)) + s32(c))
         assert [int(v) for v in out[t]] == [sad_s, sad_u, v4, dp], t
+
+
+def test_p2r_r2p_spill_and_restore_predicates():
+    ins = [[5, 0, 0, 0], [0x7A, 0, 0, 0]]
+    out = run_sass(["R2P PR, R8, 0x7f ;",
+                    "P2R R0, PR, RZ, 0x7f ;",
+                    "P2R R1, PR, R8, 0x3 ;",
+                    "ISETP.NE.AND P0, PT, RZ, RZ, PT ;",
+                    "P2R R2, PR, RZ, 0x1 ;",
+                    "R2P PR, R0, 0x1 ;",
+                    "SEL R3, 0x1, RZ, P0 ;"], ins)
+    for t, (a, _, _, _) in enumerate(ins):
+        assert [int(v) for v in out[t]] == [a & 0x7F, (a & ~3) | (a & 3), 0, a & 1], t
