@@ -236,7 +236,7 @@ class Converter:
         self.ctx = ctx
         self.used: dict[str, set[int]] = {"r": set(), "ur": set(), "p": set(), "up": set()}
         self.max_t = self.max_d = self.max_q = 0
-        self.need_pt = self.need_rz = self.need_pz = False
+        self.need_pt = self.need_rz = self.need_pz = self.need_bres = False
         self.targets: set[int] = set()
         self.ret_sites: list[int] = []   # offsets after each CALL.REL: where a RET can go
         calls = any(i.opcode == "CALL" for i in fn.instructions)
@@ -504,6 +504,9 @@ class Converter:
             out.append("\t.reg .pred %pz;")
         if self.need_pt:
             out.append("\t.reg .pred %pt;")
+        if self.need_bres:
+            out.append("\t.reg .b32 %bres;")
+            out.append("\t.reg .pred %bpred;")
         if ctx.static_smem:
             out.append(f"\t.shared .align 16 .b8 __sass_shared[{ctx.static_smem}];")
         if self.stack_bytes:
@@ -583,6 +586,8 @@ def _bra(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
     if "DIV" in ins.modifiers or "CONV" in ins.modifiers:
         div = "DIV" in ins.modifiers
         _mods(ins, {"DIV"} if div else {"CONV"})
+        if len(ops) == 1:   # sm_75's form without a mask: the whole warp
+            ops = [Opnd("rz", inv=True, text="~URZ"), *ops]
         if len(ops) != 2 or ops[1].kind != "imm" or ops[0].kind not in ("ur", "r", "rz"):
             raise UnsupportedSass(ins.full_opcode)
         mask = c.src(e, ops[0])
@@ -1417,6 +1422,18 @@ _MUFU = {"RCP": "rcp.approx.ftz.f32", "RSQ": "rsqrt.approx.ftz.f32", "EX2": "ex2
 def _mufu(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
     """``MUFU.{RCP,RSQ,EX2,LG2,SQRT,SIN,COS}``: the approximate unit.  SIN and COS take their
     argument in revolutions (nvcc multiplies by 1/(2 pi) first), so it is scaled back to radians."""
+    if ins.modifiers in (("RSQ64H",), ("RCP64H",)):
+        # the high word of the f64 approximation for the double {Ra:0}: the seed of nvcc's
+        # Newton iterations for double sqrt/rsqrt/division
+        _nops(ins, 2)
+        d = e.d()
+        e.w(f"mov.b64 {d}, {{{_zero(c, e)}, {c.src_reg(e, ops[1])}}};")
+        op = "rsqrt.approx.f64" if ins.modifiers[0] == "RSQ64H" else "rcp.approx.ftz.f64"
+        e.w(f"{op} {d}, {d};")
+        lo, hi = e.t(), e.t()
+        e.w(f"mov.b64 {{{lo}, {hi}}}, {d};")
+        e.a(f"mov.b32 {c.dst(ops[0])}, {hi};")
+        return
     if len(ins.modifiers) != 1 or ins.modifiers[0] not in _MUFU:
         raise UnsupportedSass(ins.full_opcode)
     _nops(ins, 2)
@@ -1578,6 +1595,12 @@ def _dsetp(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None
     _setp_out(c, e, _FCMP[cmps[0]], "f64", a, b, _BOP[bops[0]], ops[4], ops[0], ops[1])
 
 
+def _zero(c: Converter, e: _Exp) -> str:
+    t = e.t()
+    e.w(f"mov.b32 {t}, 0;")
+    return t
+
+
 # --- warp-level
 @_h("SHFL")
 def _shfl(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
@@ -1638,10 +1661,64 @@ def _match(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None
 
 @_h("BAR")
 def _bar(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``BAR.SYNC id``; ``BAR.RED.{POPC,AND,OR} id, Pin``: the barrier with a reduction of Pin
+    over the CTA, whose result ``B2R.RESULT Rd[, Pd]`` then reads (kept in ``%bres``/``%bpred``)."""
+    if "RED" in ins.modifiers:
+        _mods(ins, {"RED", "POPC", "AND", "OR", "DEFER_BLOCKING"})
+        kind = [m for m in ins.modifiers if m in ("POPC", "AND", "OR")]
+        if len(kind) != 1 or len(ops) != 2 or ops[0].kind != "imm":
+            raise UnsupportedSass(ins.full_opcode)
+        pin = c.psrc(e, ops[1])
+        c.need_bres = True
+        if kind[0] == "POPC":
+            e.a(f"bar.red.popc.u32 %bres, {ops[0].num}, {pin};")
+        else:
+            e.a(f"bar.red.{kind[0].lower()}.pred %bpred, {ops[0].num}, {pin};")
+            e.a("selp.u32 %bres, 1, 0, %bpred;")
+        return
     _mods(ins, {"SYNC", "DEFER_BLOCKING"})
     if "SYNC" not in ins.modifiers or len(ops) != 1 or ops[0].kind != "imm":
         raise UnsupportedSass(ins.full_opcode)
     e.a(f"bar.sync {ops[0].num};")
+
+
+@_h("MEMBAR", "ERRBAR", "CCTL")
+def _membar(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``MEMBAR.{SC,ALL}.{CTA,GPU,SYS}``: a memory fence (PTX ``membar``; the functional engine
+    completes every access in order, so it orders nothing further); ``ERRBAR`` and
+    ``CCTL.IVALL`` (cache invalidation after a system fence): nothing to do."""
+    if ins.opcode != "MEMBAR":
+        _mods(ins, {"IVALL"})
+        if ins.operands:
+            raise UnsupportedSass(ins.full_opcode)
+        return
+    _mods(ins, {"SC", "ALL", "CTA", "GPU", "SYS", "VC"})
+    scope = next((m for m in ins.modifiers if m in ("CTA", "GPU", "SYS")), None)
+    if scope is None or ins.operands:
+        raise UnsupportedSass(ins.full_opcode)
+    e.a(f"membar.{ {'CTA': 'cta', 'GPU': 'gl', 'SYS': 'sys'}[scope] };")
+
+
+@_h("B2R")
+def _b2r(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``B2R.RESULT Rd[, Pd]``: the last ``BAR.RED``'s result (count, or the predicate)."""
+    _mods(ins, {"RESULT"})
+    if "RESULT" not in ins.modifiers or len(ops) not in (1, 2) or not c.need_bres:
+        raise UnsupportedSass(ins.full_opcode)
+    if ops[0].kind != "rz":
+        e.a(f"mov.b32 {c.dst(ops[0])}, %bres;")
+    if len(ops) == 2:
+        e.a(f"setp.ne.u32 {c.pdst(ops[1])}, %bres, 0;")
+
+
+@_h("FCHK")
+def _fchk(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``FCHK Pd, a, b``: whether a / b needs the IEEE slow path (denormal, huge or special
+    operands).  Pd = true always: the slow path (a CALL.REL subroutine) is correct for every
+    operand, so results stay exact; only the instruction count differs from the hardware."""
+    _mods(ins, set())
+    _nops(ins, 3)
+    e.a(f"setp.eq.u32 {c.pdst(ops[0])}, 0, 0;")
 
 
 # --- memory

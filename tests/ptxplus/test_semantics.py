@@ -578,3 +578,27 @@ def test_p2r_r2p_spill_and_restore_predicates():
                     "SEL R3, 0x1, RZ, P0 ;"], ins)
     for t, (a, _, _, _) in enumerate(ins):
         assert [int(v) for v in out[t]] == [a & 0x7F, (a & ~3) | (a & 3), 0, a & 1], t
+
+
+def test_bar_red_b2r_membar_fchk_and_double_seeds():
+    ins = [[t, 0, 0, 0] for t in range(64)]
+    out = run_sass(["LOP3.LUT R4, R8, 0x3, RZ, 0xc0, !PT ;",
+                    "ISETP.EQ.AND P1, PT, R4, RZ, PT ;",         # every 4th thread of the CTA
+                    "BAR.RED.POPC 0x0, P1 ;",
+                    "B2R.RESULT R0 ;",
+                    "ISETP.LT.U32.AND P2, PT, R8, 0x40, PT ;",
+                    "BAR.RED.AND.DEFER_BLOCKING 0x0, P2 ;",
+                    "B2R.RESULT RZ, P3 ;",
+                    "BAR.RED.OR 0x0, P1 ;",
+                    "B2R.RESULT RZ, P4 ;",
+                    "MEMBAR.SC.GPU ;",
+                    "SEL R1, 0x1, RZ, P3 ;",
+                    "SEL R2, 0x2, RZ, P4 ;",
+                    "FCHK P0, R8, R9 ;",                          # always the IEEE slow path
+                    "SEL R3, 0x1, RZ, P0 ;"], ins)
+    assert [[int(v) for v in r] for r in out] == [[16, 1, 2, 1]] * 64
+    x = struct.unpack("<Q", struct.pack("<d", 2.0))[0] >> 32
+    out = run_sass(["MUFU.RSQ64H R0, R8 ;", "MUFU.RCP64H R1, R8 ;"], [[x, 0, 0, 0]])
+    rs = struct.unpack("<d", struct.pack("<Q", int(out[0][0]) << 32))[0]
+    rc = struct.unpack("<d", struct.pack("<Q", int(out[0][1]) << 32))[0]
+    assert abs(rs - 2 ** -0.5) < 2e-6 and abs(rc - 0.5) < 1e-9   # high words: ~20-bit seeds
