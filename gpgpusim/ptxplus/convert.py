@@ -44,12 +44,19 @@ Conventions of the text (what a reader of a ``-gpgpu_ptx_save_converted_ptxplus`
   (``BSSY``/``BSYNC``, ``BMOV``, ``WARPSYNC``) are dropped: in the structured code nvcc emits a
   ``BSSY``'s target is the post-dominator of the branches it guards, so both give the same
   reconvergence points, and post-dominators need no barrier registers in the engine.
+  ``CALL.REL`` (a subroutine in the kernel's own code) is a branch to its label and
+  ``RET.REL Rn`` a branch back to the call site whose offset Rn holds (nvcc loads the return
+  offset into Rn before the call), so calls, recursion included, reconverge like any branch;
+  ``CALL.ABS`` of CUDA's device runtime (``vprintf``, ``malloc``, ``free``, ``__assertfail``)
+  becomes a PTX ``call`` of that function with the ABI's argument registers.
 
 Dynamic instruction counts are of the PTXPlus lines: a SASS instruction that reads a constant
 bank or a register pair expands to several lines.
 
-An opcode, modifier or operand form this converter does not handle raises
-:class:`UnsupportedSass` naming it; nothing is guessed.
+The semantics are inferred (NVIDIA documents SASS opcodes by name only) from how nvcc 13 uses
+each form, and ``tests/ptxplus/test_semantics.py`` pins them at their edges.  An opcode,
+modifier or operand form this converter does not handle raises :class:`UnsupportedSass`
+naming it: nothing unhandled runs.
 """
 
 from __future__ import annotations
