@@ -278,7 +278,8 @@ class Reporter:
         and as the run's latest (``totals``): ``simulation_time`` (days, hrs, min, sec and the
         whole seconds), ``simulation_elapsed_s`` (the time the rates divide by),
         ``simulation_rate_inst_per_s`` and, with cycles, ``simulation_rate_cycle_per_s`` and
-        ``silicon_slowdown``.  GPGPU-Sim prints no blank line after these lines.
+        ``silicon_slowdown``.  GPGPU-Sim prints no blank line after these lines.  In PTXPlus mode
+        ``gpgpu_simulation_isa`` follows them, naming the ISA simulated.
         """
         elapsed = max(self._clock() - self.start, 1e-9)
         whole = max(int(elapsed), 1)
@@ -298,6 +299,8 @@ class Reporter:
             core_hz = self.cfg.core_clock_mhz * 1e6
             slowdown = int(core_hz / cyc_rate) if cyc_rate else 0
             self.out(f"gpgpu_silicon_slowdown = {slowdown}x")
+        if _ptxplus_on(self.cfg):   # GPGPU-Sim has no such line; PTX runs print none, as it
+            self.out("gpgpu_simulation_isa = PTXPlus (SASS converted, -gpgpu_ptx_convert_to_ptxplus 1)")
             printed.update(simulation_rate_cycle_per_s=cyc_rate, silicon_slowdown=slowdown)
         if self.kernels:
             self.kernels[-1].update(printed)

@@ -78,6 +78,8 @@ def test_sm75_cubin_on_qv100_header_json_and_saved_text(exe, tmp_path):
         "GPGPU-Sim PTXPlus: fat binary #1: 1 of 2 kernel(s) converted from its sm_75 SASS",
     ]
     assert json.loads(js.read_text())["isa"] == "ptxplus"
+    assert lines(p, "gpgpu_simulation_isa") == [
+        "gpgpu_simulation_isa = PTXPlus (SASS converted, -gpgpu_ptx_convert_to_ptxplus 1)"]   # one kernel ran
     text = (tmp_path / "_1.ptxplus").read_text()
     assert "\t// FFMA R" in text and ".target sm_75" in text
     mod = parse_ptx(text, "_1.ptxplus")     # the saved text parses with the lark front end
@@ -98,7 +100,7 @@ def test_ptx_mode_names_ptx(exe, tmp_path):
     assert p.returncode == 0
     assert (p.stdout + p.stderr).splitlines()[0].endswith("; ISA: PTX")
     assert json.loads(js.read_text())["isa"] == "ptx"
-    assert not lines(p, "PTXPlus")
+    assert not lines(p, "PTXPlus") and not lines(p, "gpgpu_simulation_isa")
 
 
 def test_unsupported_opcode_fails_the_launch_naming_opcode_and_kernel(exe):
