@@ -299,9 +299,9 @@ class Reporter:
             core_hz = self.cfg.core_clock_mhz * 1e6
             slowdown = int(core_hz / cyc_rate) if cyc_rate else 0
             self.out(f"gpgpu_silicon_slowdown = {slowdown}x")
+            printed.update(simulation_rate_cycle_per_s=cyc_rate, silicon_slowdown=slowdown)
         if _ptxplus_on(self.cfg):   # GPGPU-Sim has no such line; PTX runs print none, as it
             self.out("gpgpu_simulation_isa = PTXPlus (SASS converted, -gpgpu_ptx_convert_to_ptxplus 1)")
-            printed.update(simulation_rate_cycle_per_s=cyc_rate, silicon_slowdown=slowdown)
         if self.kernels:
             self.kernels[-1].update(printed)
         self._printed = printed
