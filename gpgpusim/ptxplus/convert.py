@@ -210,7 +210,7 @@ class _Exp:
         self.guard = guard
         self.work: list[str] = []
         self.arch: list[str] = []
-        self.nt = self.nd = self.nq = 0
+        self.nt = self.nd = self.nq = self.nh = 0
 
     def t(self) -> str:
         self.nt += 1
@@ -223,6 +223,10 @@ class _Exp:
     def q(self) -> str:
         self.nq += 1
         return f"%q{self.nq - 1}"
+
+    def h(self) -> str:
+        self.nh += 1
+        return f"%h{self.nh - 1}"
 
     def w(self, line: str) -> None:
         self.work.append(line)
@@ -242,7 +246,7 @@ class Converter:
         self.fn = fn
         self.ctx = ctx
         self.used: dict[str, set[int]] = {"r": set(), "ur": set(), "p": set(), "up": set()}
-        self.max_t = self.max_d = self.max_q = 0
+        self.max_t = self.max_d = self.max_q = self.max_h = 0
         self.need_pt = self.need_rz = self.need_pz = self.need_bres = False
         self.targets: set[int] = set()
         self.ret_sites: list[int] = []   # offsets after each CALL.REL: where a RET can go
@@ -491,6 +495,7 @@ class Converter:
             self.max_t = max(self.max_t, e.nt)
             self.max_d = max(self.max_d, e.nd)
             self.max_q = max(self.max_q, e.nq)
+            self.max_h = max(self.max_h, e.nh)
             body.extend("\t" + ln for ln in e.lines())
         return self.render(body)
 
@@ -502,7 +507,8 @@ class Converter:
         for kind, typ in (("r", "b32"), ("ur", "b32"), ("p", "pred"), ("up", "pred")):
             if self.used[kind]:
                 out.append(f"\t.reg .{typ} %{kind}<{max(self.used[kind]) + 2}>;")
-        for name, typ, n in (("t", "b32", self.max_t), ("d", "b64", self.max_d), ("q", "pred", self.max_q)):
+        for name, typ, n in (("t", "b32", self.max_t), ("d", "b64", self.max_d), ("q", "pred", self.max_q),
+                             ("h", "b16", self.max_h)):
             if n:
                 out.append(f"\t.reg .{typ} %{name}<{n}>;")
         if self.need_rz:
@@ -1537,11 +1543,30 @@ def _f2i(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
     _write(c, e, ops[0], dst, lambda d: f"cvt.{rnd}{ftz}.{dst}.{src} {d}, {v};")
 
 
+def _f2f_half(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``F2F.F16.F32 Rd, Ra``: the half in Rd's low 16 bits (zeros above); ``F2F.F32.F16``."""
+    if ins.modifiers[:2] == ("F16", "F32") and set(ins.modifiers[2:]) <= {"FTZ", *_FRND}:
+        rnd = next((_FRND[m] for m in ins.modifiers if m in _FRND), "rn")
+        hh = e.h()
+        e.w(f"cvt.{rnd}{'.ftz' if 'FTZ' in ins.modifiers else ''}.f16.f32 {hh}, {c.src(e, ops[1], 'f32')};")
+        e.a(f"cvt.u32.u16 {c.dst(ops[0])}, {hh};")   # the half in the low 16 bits, zeros above
+        return
+    if ins.modifiers[:2] == ("F32", "F16") and len(ins.modifiers) == 2:
+        hh = e.h()
+        e.w(f"cvt.u16.u32 {hh}, {c.src(e, ops[1])};")
+        e.a(f"cvt.f32.f16 {c.dst(ops[0])}, {hh};")
+        return
+    raise UnsupportedSass(ins.full_opcode)
+
+
 @_h("F2F")
 def _f2f(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
-    """``F2F.F32.F64`` / ``F2F.F64.F32`` (destination type first)."""
-    _mods(ins, {"F32", "F64", "FTZ", *_FRND})
+    """``F2F.F32.F64`` / ``F2F.F64.F32`` / ``F2F.F16.F32`` / ``F2F.F32.F16`` (destination first)."""
+    _mods(ins, {"F32", "F64", "F16", "FTZ", *_FRND})
     _nops(ins, 2)
+    if ins.modifiers[:2] in (("F16", "F32"), ("F32", "F16")):
+        _f2f_half(c, e, ins, ops)
+        return
     types = [m.lower() for m in ins.modifiers if m in ("F32", "F64")]
     if len(types) != 2 or types[0] == types[1]:
         raise UnsupportedSass(ins.full_opcode)
@@ -1606,6 +1631,123 @@ def _zero(c: Converter, e: _Exp) -> str:
     t = e.t()
     e.w(f"mov.b32 {t}, 0;")
     return t
+
+
+# --- FP16 pairs (f16x2 in a 32-bit register, element 0 in the low half)
+_SWZ = {"H0_H0": "0x1010", "H1_H1": "0x3232", "H1_H0": None, "F32": None}
+
+
+def _hsrc(c: Converter, e: _Exp, o: Opnd) -> str:
+    """An f16x2 operand with its swizzle (``.H0_H0`` / ``.H1_H1`` broadcast a half) and sign
+    (``-x`` flips both halves' signs, ``|x|`` clears them) applied; ``RZ`` is +0 in both."""
+    sw = [s for s in o.suffix if s in _SWZ]
+    if len(sw) != len(o.suffix) or len(sw) > 1 or o.inv:
+        raise UnsupportedSass("operand", o.text)
+    if o.kind == "rz":
+        v = "0"
+    elif o.kind in ("r", "ur", "c"):
+        v = c.src(e, Opnd(o.kind, o.num, bank=o.bank, text=o.text))
+    else:
+        raise UnsupportedSass("operand", o.text)
+    if sw and _SWZ[sw[0]] and v != "0":
+        t = e.t()
+        e.w(f"prmt.b32 {t}, {v}, 0, {_SWZ[sw[0]]};")
+        v = t
+    if o.abs:
+        t = e.t()
+        e.w(f"and.b32 {t}, {v}, 0x7FFF7FFF;")
+        v = t
+    if o.neg:
+        t = e.t()
+        e.w(f"xor.b32 {t}, {v}, 0x80008000;")
+        v = t
+    return v
+
+
+def _half_imm_pair(c: Converter, e: _Exp, hi: Opnd, lo: Opnd) -> str:
+    """Two float immediates (as nvdisasm prints an f16x2 literal) packed into a work register."""
+    import numpy as np
+
+    bits = []
+    for o in (lo, hi):
+        if o.kind not in ("imm", "fimm"):
+            raise UnsupportedSass("operand", o.text)
+        f = float(o.text.lstrip("+").replace("INF", "inf")) if o.kind == "fimm" else float(o.num)
+        bits.append(int(np.array(f, dtype=np.float16).view(np.uint16)))
+    t = e.t()
+    e.w(f"mov.b32 {t}, {bits[0] | bits[1] << 16};")
+    return t
+
+
+@_h("HADD2", "HMUL2", "HFMA2")
+def _h2(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``HADD2``/``HMUL2``/``HFMA2`` on f16x2 pairs (round to nearest even); ``.F32`` (HADD2):
+    the low halves widened to f32 and added (nvcc's half-to-float conversion adds -0)."""
+    _mods(ins, {"F32", "FTZ", "SAT"})
+    n = 4 if ins.opcode == "HFMA2" else 3
+    if len(ops) == n + 1 and ops[-1].kind in ("imm", "fimm") and ops[-2].kind in ("imm", "fimm"):
+        srcs = [_hsrc(c, e, o) for o in ops[1:n - 1]] + [_half_imm_pair(c, e, ops[-2], ops[-1])]
+    elif len(ops) == n:
+        srcs = [_hsrc(c, e, o) for o in ops[1:]]
+    else:
+        raise UnsupportedSass(ins.full_opcode, f"{len(ops)} operands")
+    sat = ".sat" if "SAT" in ins.modifiers else ""
+    if "F32" in ins.modifiers:
+        if ins.opcode != "HADD2" or sat:
+            raise UnsupportedSass(ins.full_opcode)
+        fs = []
+        for s in srcs:
+            hh, f = e.h(), e.t()
+            e.w(f"cvt.u16.u32 {hh}, {s};")
+            e.w(f"cvt.f32.f16 {f}, {hh};")
+            fs.append(f)
+        e.a(f"add.rn{'.ftz' if 'FTZ' in ins.modifiers else ''}.f32 {c.dst(ops[0])}, {fs[0]}, {fs[1]};")
+        return
+    op = {"HADD2": "add", "HMUL2": "mul", "HFMA2": "fma"}[ins.opcode]
+    e.a(f"{op}.rn{sat}.f16x2 {c.dst(ops[0])}, {', '.join(srcs)};")
+
+
+@_h("F2FP")
+def _f2fp(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``F2FP.PACK_AB Rd, a, b`` (sm_80+): a and b (f32) rounded to halves, a in the high half
+    and b in the low one (PTX ``cvt.rn.f16x2.f32 d, a, b``)."""
+    if ins.modifiers not in (("PACK_AB",), ("F16", "F32", "PACK_AB")):
+        raise UnsupportedSass(ins.full_opcode)
+    _nops(ins, 3)
+    a, b = c.src(e, ops[1], "f32"), c.src(e, ops[2], "f32")
+    e.a(f"cvt.rn.f16x2.f32 {c.dst(ops[0])}, {a}, {b};")
+
+
+@_h("HMNMX2")
+def _hmnmx2(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``HMNMX2 Rd, a, b, Pmin`` (sm_80+): per half, min when Pmin else max."""
+    _mods(ins, set())
+    _nops(ins, 4)
+    a, b = _hsrc(c, e, ops[1]), _hsrc(c, e, ops[2])
+    k = c.pconst(ops[3])
+    if k is None:
+        raise UnsupportedSass(ins.full_opcode, "predicate-selected")
+    e.a(f"{'min' if k else 'max'}.f16x2 {c.dst(ops[0])}, {a}, {b};")
+
+
+@_h("HSETP2")
+def _hsetp2(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``HSETP2.cmp.bop Pd, Pq, a, b, Pc``: Pd compares the low halves, Pq the high halves
+    (each combined with Pc), as PTX ``setp.f16x2 p|q``."""
+    mods = list(ins.modifiers)
+    _mods(ins, set(_FCMP) | set(_BOP) | {"FTZ", "H_AND"})
+    cmps = [m for m in mods if m in _FCMP]
+    bops = [m for m in mods if m in _BOP]
+    if len(cmps) != 1 or len(bops) != 1 or "H_AND" in mods:
+        raise UnsupportedSass(ins.full_opcode)
+    _nops(ins, 5)
+    a, b = _hsrc(c, e, ops[2]), _hsrc(c, e, ops[3])
+    pcs = c.psrc(e, ops[4])
+    q1, q2 = e.q(), e.q()
+    e.w(f"setp.{_FCMP[cmps[0]]}.{_BOP[bops[0]]}.f16x2 {q1}|{q2}, {a}, {b}, {pcs};")
+    for dst, q in ((ops[0], q1), (ops[1], q2)):
+        if not (dst.kind == "pt" and not dst.inv):
+            e.a(f"mov.pred {c.pdst(dst)}, {q};")
 
 
 # --- warp-level

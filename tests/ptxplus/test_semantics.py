@@ -602,3 +602,40 @@ def test_bar_red_b2r_membar_fchk_and_double_seeds():
     rs = struct.unpack("<d", struct.pack("<Q", int(out[0][0]) << 32))[0]
     rc = struct.unpack("<d", struct.pack("<Q", int(out[0][1]) << 32))[0]
     assert abs(rs - 2 ** -0.5) < 2e-6 and abs(rc - 0.5) < 1e-9   # high words: ~20-bit seeds
+
+
+def h16(x: float) -> int:
+    return int(np.array(x, dtype=np.float16).view(np.uint16))
+
+
+def test_fp16_pairs_swizzles_and_conversions():
+    a, b = 1.5, -0.3333
+    ins = [[f32(a), f32(b), h16(2.0) | h16(-4.0) << 16, 0]]
+    out = run_sass(["F2F.F16.F32 R4, R8 ;",                     # a -> half, low 16 bits
+                    "F2F.F16.F32 R5, R9 ;",
+                    "HADD2 R0, R4.H0_H0, -R5.H0_H0 ;",
+                    "HFMA2 R1, R4.H0_H0, R5.H0_H0, 0.5, 0.5 ;",
+                    "HMUL2 R2, R10, R10.H1_H1 ;",                # (2, -4) * (-4, -4)
+                    "HADD2.F32 R3, R5.H0_H0, -RZ.H0_H0 ;"], ins)
+    ha, hb = np.float16(a), np.float16(b)
+    lo_hi = [int(out[0][0]) & 0xFFFF, int(out[0][0]) >> 16]
+    assert lo_hi == [h16(float(ha - hb))] * 2
+    assert int(out[0][1]) & 0xFFFF == h16(float(np.float16(np.float32(ha) * np.float32(hb) + np.float32(0.5))))
+    assert [int(out[0][2]) & 0xFFFF, int(out[0][2]) >> 16] == [h16(-8.0), h16(16.0)]
+    assert int(out[0][3]) == f32(float(hb))
+    out = run_sass(["HSETP2.GEU.AND P0, P1, R8, R9, PT ;", "SEL R0, 0x1, RZ, P0 ;", "SEL R1, 0x1, RZ, P1 ;",
+                    "STG.E.U16.SYS [R24+0x8], R8 ;", "LDG.E.SYS R2, [R24+0x8] ;"],
+                   [[h16(1.0) | h16(5.0) << 16, h16(1.0) | h16(6.0) << 16, 0, 0],
+                    [0x7E00 | h16(-1.0) << 16, h16(2.0) | h16(-2.0) << 16, 0, 0]])
+    assert [int(v) for v in out[0][:3]] == [1, 0, h16(1.0)]
+    assert [int(v) for v in out[1][:3]] == [1, 1, 0x7E00]   # GEU: a NaN compares true
+
+
+def test_f2fp_pack_and_hmnmx2():
+    out = run_sass(["F2FP.PACK_AB R0, R8, R9 ;",
+                    "HMNMX2 R1, R10, R11, PT ;",
+                    "HMNMX2 R2, R10, R11, !PT ;"],
+                   [[f32(1.0), f32(-2.5), h16(3.0) | h16(-1.0) << 16, h16(2.0) | h16(4.0) << 16]])
+    assert int(out[0][0]) == h16(-2.5) | h16(1.0) << 16       # a in the high half, b in the low
+    assert int(out[0][1]) == h16(2.0) | h16(-1.0) << 16
+    assert int(out[0][2]) == h16(3.0) | h16(4.0) << 16
