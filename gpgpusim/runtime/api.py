@@ -1468,7 +1468,22 @@ class Runtime(StreamApi, TextureApi):
             "functional": bool(getattr(self.config, "functional_only", False)),
             "kernels": len(getattr(self.gpu, "kernels", [])),
             "device_memory_used_bytes": self.used_device_bytes(),
+            **({"ptxplus": self._ptxplus_summary()} if self._ptxplus else {}),
         }
+
+    def _ptxplus_summary(self) -> list[dict[str, Any]]:
+        """PTXPlus mode, per fat binary: the SASS arch simulated (0: none, its PTX ran), the
+        kernels converted, those that run their PTX (-gpgpusim_ptxplus_fallback 1) and those
+        whose launches fail, with the reason."""
+        out = []
+        for m in sorted(self.registry.modules.values(), key=lambda m: m.index):
+            pp = m.ptxplus
+            if pp is None:
+                continue
+            out.append({"fatbin": m.index, "sass_arch": pp.arch, "converted": sorted(pp.converted),
+                        "ptx_fallback": sorted(pp.fallback),
+                        "not_supported": {k: e.message for k, e in sorted(pp.errors.items())}})
+        return out
 
     def exit(self) -> None:
         """Program end (last fat binary unregistered): finish queued work, final report.

@@ -77,7 +77,12 @@ def test_sm75_cubin_on_qv100_header_json_and_saved_text(exe, tmp_path):
         "sm_75, is simulated",
         "GPGPU-Sim PTXPlus: fat binary #1: 1 of 2 kernel(s) converted from its sm_75 SASS",
     ]
-    assert json.loads(js.read_text())["isa"] == "ptxplus"
+    doc = json.loads(js.read_text())
+    assert doc["isa"] == "ptxplus"
+    assert doc["run"]["ptxplus"] == [{
+        "fatbin": 1, "sass_arch": 75, "converted": ["_Z5saxpyifPKfPf"], "ptx_fallback": [],
+        "not_supported": {"_Z3sadPKjS0_Pji": "PTXPlus: kernel _Z3sadPKjS0_Pji: SASS opcode NANOSLEEP.WARP is not "
+                                             "supported (-gpgpusim_ptxplus_fallback 1 runs its PTX instead)"}}]
     assert lines(p, "gpgpu_simulation_isa") == [
         "gpgpu_simulation_isa = PTXPlus (SASS converted, -gpgpu_ptx_convert_to_ptxplus 1)"]   # one kernel ran
     text = (tmp_path / "_1.ptxplus").read_text()
@@ -99,7 +104,8 @@ def test_ptx_mode_names_ptx(exe, tmp_path):
     p = run(exe("sm75"), ptxplus=False, json_out=js)
     assert p.returncode == 0
     assert (p.stdout + p.stderr).splitlines()[0].endswith("; ISA: PTX")
-    assert json.loads(js.read_text())["isa"] == "ptx"
+    doc = json.loads(js.read_text())
+    assert doc["isa"] == "ptx" and "ptxplus" not in doc["run"]
     assert not lines(p, "PTXPlus") and not lines(p, "gpgpu_simulation_isa")
 
 
