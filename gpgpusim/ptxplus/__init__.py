@@ -129,7 +129,8 @@ def _param_decl(p: Any) -> str:
 
 def kernel_context(fn: Any, kinfo: Any, const3: list[tuple[int, int, str]],
                    module_vars: dict[str, Any], const2: bytes = b"",
-                   const4: dict[int, tuple[str, int]] | None = None) -> KernelContext:
+                   const4: dict[int, tuple[str, int]] | None = None,
+                   module_funcs: frozenset[str] = frozenset()) -> KernelContext:
     """The :class:`KernelContext` of PTX function ``fn`` with the cubin's facts ``kinfo``."""
     ctx = KernelContext(name=fn.name)
     ctx.params = [ParamSlot(p.name, p.offset, p.size_bytes) for p in fn.params]
@@ -141,7 +142,8 @@ def kernel_context(fn: Any, kinfo: Any, const3: list[tuple[int, int, str]],
         ctx.frame_bytes = kinfo.frame_bytes
     ctx.const3 = [c for c in const3 if c[2] in module_vars]
     ctx.const2 = const2
-    ctx.const4 = {off: v for off, v in (const4 or {}).items() if v[0] in module_vars or v[0] in BUILTINS}
+    ctx.const4 = {off: v for off, v in (const4 or {}).items()
+                  if v[0] in module_vars or v[0] in BUILTINS or v[0] in module_funcs}
     return ctx
 
 
@@ -171,6 +173,9 @@ def apply(m: Any, max_capability: int, *, fallback: bool = False, save: bool = F
     const3 = _const_symbols(entry.payload, 3)
     const2 = _section_bytes(entry.payload, ".nv.constant2")
     const4 = _const_relocations(entry.payload, 4)
+    from gpgpusim.functional.loader import function_handle
+
+    handles = {n: function_handle(m.ir, n) for n, f in m.ir.functions.items() if not f.is_entry}
     texts: list[str] = []
     new_fns: dict[str, Any] = {}
     for name, fn in m.ir.kernels.items():
@@ -179,7 +184,9 @@ def apply(m: Any, max_capability: int, *, fallback: bool = False, save: bool = F
             if sfn is None:
                 raise UnsupportedSass("(no SASS)", f"the sm_{entry.arch} cubin has no function {name}")
             ctx = kernel_context(fn, info.kernels.get(name), const3, m.ir.variables,
-                                 _section_bytes(entry.payload, f".nv.constant2.{name}") or const2, const4)
+                                 _section_bytes(entry.payload, f".nv.constant2.{name}") or const2, const4,
+                                 frozenset(handles))
+            ctx.func_handles = handles
             text = convert_kernel(sfn, ctx)
         except UnsupportedSass as exc:
             what = f"SASS opcode {exc.opcode} is not supported" if exc.opcode != "(no SASS)" else exc.detail

@@ -135,6 +135,8 @@ class KernelContext:
     const3: list[tuple[int, int, str]] = field(default_factory=list)  # (offset, size, symbol)
     const2: bytes = b""   # the cubin's .nv.constant2 (compiler-generated literals)
     const4: dict[int, tuple[str, int]] = field(default_factory=dict)  # offset -> (symbol, addend)
+    #: device function -> the value a pointer to it holds in the engine (loader.function_handle)
+    func_handles: dict[str, int] = field(default_factory=dict)
 
 
 # ----------------------------------------------------------------------------- operands
@@ -254,6 +256,16 @@ class Converter:
         # the per-thread stack: the kernel's frame, or CUDA's default stack limit (1 KiB) when it
         # calls subroutines (recursion grows the stack below the frame)
         self.stack_bytes = max(ctx.frame_bytes, DEFAULT_STACK_BYTES) if calls else ctx.frame_bytes
+
+    def pointer_targets(self) -> list[tuple[int, int]]:
+        """``(function handle, offset)`` of the device functions placed in this kernel's code
+        (labels ``$kernel$function``) that a function pointer can name."""
+        out = []
+        for name, handle in sorted(self.ctx.func_handles.items()):
+            off = self.fn.labels.get(f"${self.fn.name}${name}")
+            if off is not None:
+                out.append((handle, off))
+        return out
 
     def call_target(self, ins: SassInstruction) -> int | None:
         """The offset a ``CALL.REL`` jumps to (an offset or a label of the function), or None."""
@@ -473,6 +485,8 @@ class Converter:
                 t = self.call_target(ins)
                 if t is not None:
                     self.targets.add(t)
+                elif ins.operands and re.fullmatch(r"R\d+", ins.operands[0]):
+                    self.targets.update(off for _, off in self.pointer_targets())
         for ins in insts:
             if ins.offset in self.targets:
                 body.append(f"$L{ins.offset:04x}:")
@@ -653,6 +667,21 @@ def _call(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
     _mods(ins, {"REL", "NOINC"})
     if "REL" not in ins.modifiers:
         raise UnsupportedSass(ins.full_opcode)
+    if ins.operands and re.fullmatch(r"R\d+", ins.operands[0]):
+        # CALL.REL.NOINC Rn: through a function pointer (the pair Rn+1:Rn, as the loader set the
+        # pointer tables): branch to the device function it names, trap on any other value
+        targets = c.pointer_targets()
+        if not targets or e.guard:
+            raise UnsupportedSass(ins.full_opcode, "function pointer without known targets")
+        n = int(ins.operands[0][1:])
+        d = e.d()
+        e.w(f"mov.b64 {d}, {{{c.reg('r', n)}, {c.reg('r', n + 1)}}};")
+        for handle, off in targets:
+            q = e.q()
+            e.a(f"setp.eq.u64 {q}, {d}, {handle};")
+            e.a(f"@{q} bra $L{off:04x};")
+        e.a("trap;")
+        return
     t = c.call_target(ins)
     if t is None or t >= len(c.fn.instructions) * 16:
         raise UnsupportedSass(ins.full_opcode, f"target {' '.join(ins.operands)}")

@@ -639,3 +639,31 @@ def test_f2fp_pack_and_hmnmx2():
     assert int(out[0][0]) == h16(-2.5) | h16(1.0) << 16       # a in the high half, b in the low
     assert int(out[0][1]) == h16(2.0) | h16(-1.0) << 16
     assert int(out[0][2]) == h16(3.0) | h16(4.0) << 16
+
+
+def test_indirect_call_through_a_function_pointer():
+    """CALL.REL.NOINC Rn: the pair holds the loader's handle of a device function whose code
+    sits in the kernel (label $k$f); an unknown value traps."""
+    body = ["MOV R6, R8 ;", "MOV R7, R9 ;",                   # 0x90, 0xa0: the pointer
+            "MOV R20, 0xd0 ;",
+            "CALL.REL.NOINC R6, k ;",                          # 0xc0, returns to 0xd0
+            "MOV R0, R16 ;",                                   # 0xd0
+            "BRA 0x110 ;",
+            "MOV R16, 0x11 ;",                                 # 0xf0: $k$f
+            "RET.REL.NODEC R20, k ;",
+            ]
+    lines = h.PRE + body + h.POST
+    lines.append(f"BRA {16 * len(lines):#x} ;")
+    fn = sass_function("k", lines)
+    fn.labels = {"$k$f": 0xF0}
+    ctx = context()
+    ctx.func_handles = {"f": 0x7000_0010, "g": 0x7000_0020}   # g has no code here: never a target
+    text = ".version 8.0\n.target sm_75\n.address_size 64\n\n" + convert_kernel(fn, ctx)
+    ins = np.array([[0x7000_0010, 0, 0, 0]] * 2, dtype=np.uint32)
+    r = run_once(parse_ptx(text, "t"), "k", (1, 1, 1), (2, 1, 1), [("in", ins), ("out", np.zeros_like(ins))])
+    assert [int(v) for v in r.out["out"][0][:1]] == [0x11]
+    from gpgpusim.errors import CudaError
+
+    bad = np.array([[0x7000_0020, 0, 0, 0]], dtype=np.uint32)
+    with pytest.raises(CudaError, match="trap"):
+        run_once(parse_ptx(text, "t"), "k", (1, 1, 1), (1, 1, 1), [("in", bad), ("out", np.zeros_like(bad))])
