@@ -25,9 +25,9 @@ VERIFIED = ["api_errors", "atomic_ops", "bfs", "bit_intrinsics", "constant_mem",
             "stencil2d", "stencil_oob", "stream_overlap", "stream_wait_event", "struct_by_value",
             "sync_variants", "template_kernel", "vector_add", "warp_intrinsics", "wavefront"]
 # built for sm_86 here: a spread of what the converter handles (warp reductions, atomics,
-# recursion, 64-bit division, shared memory, uniform datapath)
-SM86 = ["atomic_ops", "coop_groups", "func_pointers", "half_precision", "histogram", "int64", "matmul_tiled", "recursion", "reduction",
-        "warp_intrinsics"]
+# recursion, function pointers, FP16, 64-bit division, shared memory, uniform datapath)
+SM86 = ["atomic_ops", "coop_groups", "func_pointers", "half_precision", "histogram", "int64", "matmul_tiled",
+        "recursion", "reduction", "warp_intrinsics"]
 
 
 def _make(target: str) -> Path:

@@ -136,7 +136,9 @@ def test_ptx_only_binary_says_so_and_runs_ptx(exe):
 
 
 def test_missing_nvdisasm_is_one_line_and_a_cuda_error(exe):
-    p = run(exe("sm75"), env={"GPGPUSIM_NVDISASM": "/nonexistent/nvdisasm", "GPGPUSIM_TRACEBACK": "0"})
+    # selected by GPGPU-Sim's own option this time, not --ptxplus
+    p = run(exe("sm75"), ptxplus=False, sets=("-gpgpu_ptx_convert_to_ptxplus=1",),
+            env={"GPGPUSIM_NVDISASM": "/nonexistent/nvdisasm", "GPGPUSIM_TRACEBACK": "0"})
     assert p.returncode == 1
     assert "Traceback" not in p.stderr
     assert lines(p, INSTALL_HINT) == [   # registration says it once; the failed launch returns it
