@@ -322,10 +322,10 @@ def _with_smem(ctx, n):
 
 
 def test_unsupported_opcode_names_itself():
-    fn = sass_function("k", ["HADD2 R0, R8, R9 ;", "EXIT ;"])
+    fn = sass_function("k", ["HMMA.1688.F32 R0, R8, R10, R12 ;", "EXIT ;"])
     with pytest.raises(UnsupportedSass) as ei:
         convert_kernel(fn, context())
-    assert ei.value.opcode == "HADD2"
+    assert ei.value.opcode == "HMMA.1688.F32"
     fn = sass_function("k", ["LOP3.LUT R0, R8, R9, R10, 0x3, P0 ;"])
     with pytest.raises(UnsupportedSass) as ei:
         convert_kernel(fn, context())
