@@ -24,9 +24,9 @@ Conventions of the text (what a reader of a ``-gpgpu_ptx_save_converted_ptxplus`
   into the stack that ``LD``/``ST`` resolve), ``0x118`` the global-memory descriptor
   (0: ``desc[UR][...]`` operands are not modelled), and from the kernel's parameter offset
   (``EIATTR_PARAM_CBANK``, 0x160) its parameters through ``ld.param`` of the PTX entry's own
-  parameter names.  ``c[0x3][x]`` (``__constant__`` variables) reads the module's ``.const``
-  variable at that offset of the cubin's ``.nv.constant3``.
-  ``c[0x2][x]`` (literals ptxas placed in ``.nv.constant2``) reads the cubin's bytes, and
+  parameter names; ``0x8c``/``0x90`` hold the grid-sync workspace of a cooperative launch
+  (``%envreg1``/``%envreg2``).  ``c[0x3][x]`` (``__constant__`` variables) reads the module's
+  ``.const`` variable at that offset of the cubin's ``.nv.constant3``; ``c[0x2][x]`` (literals ptxas placed in ``.nv.constant2``) reads the cubin's bytes, and
   ``c[0x4][x]`` (addresses of ``__device__`` variables, relocated ``R_CUDA_64`` entries of
   ``.nv.constant4``) the variable's address (``mov.u64 %d, symbol``).
 * **Memory** (C235): ``[R<n>]`` of ``LDG``/``STG``/``RED``/``ATOM`` (``.E``) and ``[R<n>.64]``
@@ -77,6 +77,9 @@ STACK_TOP_OFFSET = 0x28
 DEFAULT_STACK_BYTES = 1024   # cudaLimitStackSize's default
 LOCAL_WINDOW_OFFSET = 0x20   # 64-bit: generic address of local address 0 (R1 + it = generic stack)
 MEMDESC_OFFSET = 0x118
+#: the cooperative launch's grid-barrier workspace pointer: high word at 0x8c, low word at 0x90
+#: (the engine's %envreg1 / %envreg2, which the PTX of grid.sync() reads)
+ENVREG_OFFSETS = {0x8C: "%envreg1", 0x90: "%envreg2"}
 
 SPECIAL_REGS = {
     "SR_TID.X": "%tid.x", "SR_TID.Y": "%tid.y", "SR_TID.Z": "%tid.z",
@@ -332,6 +335,9 @@ class Converter:
             if off in (LOCAL_WINDOW_OFFSET, LOCAL_WINDOW_OFFSET + 4) and (bits == 32 or off == LOCAL_WINDOW_OFFSET):
                 v = LOCAL_WINDOW >> (32 if off == LOCAL_WINDOW_OFFSET + 4 else 0)
                 e.w(f"mov.{b} {dest}, {v & ((1 << bits) - 1)};")
+                return dest
+            if off in ENVREG_OFFSETS and bits == 32:
+                e.w(f"mov.u32 {dest}, {ENVREG_OFFSETS[off]};")
                 return dest
             if off == MEMDESC_OFFSET:
                 e.w(f"mov.{b} {dest}, 0;")
@@ -1875,6 +1881,14 @@ def _membar(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> Non
     if scope is None or ins.operands:
         raise UnsupportedSass(ins.full_opcode)
     e.a(f"membar.{ {'CTA': 'cta', 'GPU': 'gl', 'SYS': 'sys'}[scope] };")
+
+
+@_h("BPT")
+def _bpt(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
+    """``BPT.TRAP n``: the kernel traps (``__trap()``, or grid.sync() without a cooperative launch)."""
+    if ins.modifiers != ("TRAP",):
+        raise UnsupportedSass(ins.full_opcode)
+    e.a("trap;")
 
 
 @_h("B2R")

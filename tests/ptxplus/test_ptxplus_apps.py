@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(find_nvdisasm() is None, reas
 
 VERIFIED = ["api_errors", "atomic_ops", "bfs", "bit_intrinsics", "constant_mem", "coop_groups", "device_assert", "device_heap",
             "device_printf", "device_query", "device_var", "double_math",
-            "dynamic_smem", "event_timing", "exit_pending", "float_math", "func_pointers", "graph_capture", "grid3d_pitch", "half_precision", "histogram",
+            "dynamic_smem", "event_timing", "exit_pending", "float_math", "func_pointers", "graph_capture", "grid3d_pitch", "grid_sync", "half_precision", "histogram",
             "host_callback", "host_threads", "illegal_address", "int64", "kernel_loop", "local_array",
             "managed_mem", "many_launches", "matmul_tiled", "multi_unit", "noinline_call", "not_supported",
             "per_thread_stream", "prefix_scan", "printf_many", "recursion", "reduction", "register_pressure", "runtime_misc",
