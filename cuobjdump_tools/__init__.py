@@ -1,8 +1,10 @@
 """In-process fatbin/ELF extraction (no external cuobjdump).
 
 ``fatbin`` parses the wrapper/containers/entries (PTX and ELF cubins, zstd/LZ4 decompression),
-``elfinfo`` reads per-kernel resources from a cubin, ``python -m cuobjdump_tools`` is a
-cuobjdump-like command line.  :class:`FatbinError` is the only exception raised for bad input.
+``elfinfo`` reads per-kernel resources from a cubin, ``sass`` decodes a cubin's SASS with
+NVIDIA's nvdisasm (:class:`~cuobjdump_tools.sass.SassError` for any failure), ``python -m
+cuobjdump_tools`` is a cuobjdump-like command line.  :class:`FatbinError` is the only exception
+the fatbin/ELF parsers raise for bad input.
 """
 
 from cuobjdump_tools.fatbin import (

@@ -3,7 +3,9 @@
 GPGPU-Sim counterpart: the ``$CUDA_INSTALL_PATH/bin/cuobjdump -ptx -elf -sass`` run of
 ``extract_code_using_cuobjdump`` and the ``-xptx`` extraction whose file names
 (``<app>.<n>.sm_XX.ptx``) GPGPU-Sim's loader expects (checklist C008, C025, C028).
-Option names and output lines follow NVIDIA's cuobjdump; SASS disassembly is not provided.
+Option names and output lines follow NVIDIA's cuobjdump.  ``-sass`` decodes each cubin with
+NVIDIA's ``nvdisasm`` (:mod:`cuobjdump_tools.sass`; the ``sass`` extra installs it) and prints
+the instructions in cuobjdump's layout.
 
 Numbering: PTX entries and ELF entries are numbered separately from 1, in file order over
 all containers (device-link stubs included), as cuobjdump numbers them.
@@ -18,6 +20,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from cuobjdump_tools.fatbin import FatbinEntry, FatbinError, fatbins_in_file
+from cuobjdump_tools.sass import SassError
 
 
 def _numbered(entries: list[FatbinEntry], kind: str, app: str) -> list[tuple[int, str, FatbinEntry]]:
@@ -92,13 +95,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     p.add_argument("--dump-resource-usage", "-res-usage", action="store_true", help="per-kernel resource usage")
     p.add_argument("--dump-elf", "-elf", action="store_true",
                    help="print each ELF's sections, decoded .nv.info attributes and symbols")
-    p.add_argument("--dump-sass", "-sass", action="store_true", help="(not supported: no SASS disassembler)")
+    p.add_argument("--dump-sass", "-sass", action="store_true",
+                   help="print each cubin's SASS (decoded by nvdisasm: pip install nvidia-cuda-nvdisasm)")
     p.add_argument("file")
     args = p.parse_args(argv)
 
-    if args.dump_sass:
-        sys.stderr.write("cuobjdump_tools: error: --dump-sass is not supported (no SASS disassembler)\n")
-        return 2
     try:
         fbs = fatbins_in_file(args.file)
         entries = [e for fb in fbs for e in fb.entries]
@@ -141,11 +142,18 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             for _, _, e in ptx:
                 _header(e, out)
                 out.write("\n" + e.text + "\n")
+        if args.dump_sass:
+            from cuobjdump_tools.sass import disassemble, format_listing
+
+            did = True
+            for _, _, e in elf:
+                _header(e, out)
+                out.write("\n" + format_listing(disassemble(e.payload)))
         if not did:  # like cuobjdump without options: the headers of every entry
             for e in entries:
                 _header(e, out)
         return rc
-    except FatbinError as exc:
+    except (FatbinError, SassError) as exc:
         sys.stderr.write(f"cuobjdump_tools: error: {exc.message}\n")
         return 1
 

@@ -109,6 +109,8 @@ def cmd_run(a: argparse.Namespace) -> int:
     if not argv:
         raise SystemExit("gpgpusim run: no application given (usage: gpgpusim run [options] -- ./app args)")
     sets = list(a.set)
+    if getattr(a, "ptxplus", False):
+        sets.append("-gpgpu_ptx_convert_to_ptxplus=1")
     if getattr(a, "memcheck", None):
         sets.append(f"-gpgpusim_memcheck={2 if a.memcheck == 'stop' else 1}")
     if a.error_exitcode is not None:
@@ -251,6 +253,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--config", help="a gpgpusim.config file")
     r.add_argument("--functional", action="store_true",
                    help="functional simulation only (PTX_SIM_MODE_FUNC=1); default: performance simulation")
+    r.add_argument("--ptxplus", action="store_true",
+                   help="simulate the binary's SASS converted to PTXPlus instead of its PTX "
+                        "(-gpgpu_ptx_convert_to_ptxplus 1; needs nvdisasm: pip install nvidia-cuda-nvdisasm)")
     r.add_argument("--set", action="append", default=[], metavar="-opt=value",
                    help="override a GPGPU-Sim option (repeatable; after the config and $GPGPUSIM_OPTIONS)")
     r.add_argument("-o", "--output", metavar="stats.json",

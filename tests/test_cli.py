@@ -276,7 +276,7 @@ def test_ld_library_path_route_reads_cwd_config(libdir, demo_app, tmp_path):
     assert "vector_add: PASS" in r.stdout
     assert r.stdout.splitlines()[0] == (
         f"GPGPU-Sim: simulating {(tmp_path / 'gpgpusim.config').resolve()} (found as ./gpgpusim.config in the "
-        f"working directory, as GPGPU-Sim reads it); functional simulation (-gpgpu_ptx_sim_mode 1)")
+        f"working directory, as GPGPU-Sim reads it); functional simulation (-gpgpu_ptx_sim_mode 1); ISA: PTX")
     assert "-gpgpu_n_clusters                      30" in r.stdout or "-gpgpu_n_clusters 30" in " ".join(
         r.stdout.split())
     # without a gpgpusim.config the route says it runs the default GPU
@@ -284,7 +284,7 @@ def test_ld_library_path_route_reads_cwd_config(libdir, demo_app, tmp_path):
     r = subprocess.run([str(demo_app)], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and r.stdout.splitlines()[0] == (
         "GPGPU-Sim: simulating SM7_QV100 (the default GPU: no --gpu, --config or ./gpgpusim.config); functional "
-        "simulation (-gpgpu_ptx_sim_mode 1)"), r.stdout[:500]
+        "simulation (-gpgpu_ptx_sim_mode 1); ISA: PTX"), r.stdout[:500]
 
 
 @needs_nvcc
@@ -315,7 +315,7 @@ def test_the_run_says_what_it_simulates(with_lib, demo_app, tmp_path):
     r = _run_cli(with_lib, ["run", "--functional", "-o", str(tmp_path / "a.json"), "--", str(demo_app)], tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[0] == ("GPGPU-Sim: simulating SM7_QV100 (the default GPU: no --gpu, --config or "
-                                        "./gpgpusim.config); functional simulation (-gpgpu_ptx_sim_mode 1)")
+                                        "./gpgpusim.config); functional simulation (-gpgpu_ptx_sim_mode 1); ISA: PTX")
     # SM7_QV100's -gpgpu_ptx_force_max_capability 70 is older than any PTX nvcc 13 emits: a note
     assert r.stderr.splitlines() == [
         "GPGPU-Sim PTX: note: fat binary #1 has no PTX for compute capability <= 70 (-gpgpu_ptx_force_max_capability "
@@ -334,7 +334,7 @@ def test_the_run_says_what_it_simulates(with_lib, demo_app, tmp_path):
     r = _run_cli(with_lib, ["run", "--functional", "--gpu", "SM86_RTX3070", "--", str(demo_app)], tmp_path)
     assert r.stderr == "" and r.stdout.splitlines()[0] == (
         "GPGPU-Sim: simulating SM86_RTX3070 (given by --gpu ($GPGPUSIM_GPU)); functional simulation "
-        "(-gpgpu_ptx_sim_mode 1)")
+        "(-gpgpu_ptx_sim_mode 1); ISA: PTX")
     # ./gpgpusim.config replaces the default, and says so; the JSON names the file
     from gpgpusim.options.config import gpu_config_path
 
@@ -347,7 +347,7 @@ def test_the_run_says_what_it_simulates(with_lib, demo_app, tmp_path):
     path = str((tmp_path / "gpgpusim.config").resolve())
     assert r.stdout.splitlines()[0] == (
         f"GPGPU-Sim: simulating {path} (found as ./gpgpusim.config in the working directory, as GPGPU-Sim reads "
-        f"it); performance simulation (-gpgpu_ptx_sim_mode 0)")
+        f"it); performance simulation (-gpgpu_ptx_sim_mode 0); ISA: PTX")
     doc = json.loads((tmp_path / "b.json").read_text())
     assert doc["gpu"] == doc["run"]["gpu"] == path
     assert doc["gpu_selected_by"] == "found as ./gpgpusim.config in the working directory, as GPGPU-Sim reads it"

@@ -242,7 +242,7 @@ def build_program(module: ir.Module, kernel: ir.Function, make_handler: Callable
     kparams = {p.name: (p.offset, p.size_bytes) for p in kernel.params}
     prog = Program(kernel=kernel, insts=[], funcs=funcs, slot_dtypes=slot_dtypes,
                    slot_names=slot_names, smem_off=smem_off, static_smem=static_smem,
-                   kernel_params=kparams, cc_slot=cc_slot, opcode_of=[], filename=module.filename)
+                   kernel_params=kparams, cc_slot=cc_slot, opcode_of=[], filename=kernel.filename or module.filename)
     for name in order:
         fi = funcs[name]
         for k, inst in enumerate(fi.fn.instructions):

@@ -202,7 +202,7 @@ def launch_report(lm: Any, kernel: str, debug_level: int | None = None) -> list[
               f"{_P} Finding immediate postdominators for {q}...",
               f"{_P} pre-decoding instructions for {q}..."]
     base = cfg.pc_bases(module).get(kernel, 0)
-    lines += cfg.reconvergence_report(fn, module.filename, base)
+    lines += cfg.reconvergence_report(fn, fn.filename or module.filename, base)
     lines.append(f"{_P} ... done pre-decoding instructions for {q}.")
     return lines
 

@@ -263,6 +263,9 @@ class Function:
     reconvergence_pc: dict[int, int] = field(default_factory=dict)
     #: ``.branchtargets`` tables for ``brx.idx``: table label -> target label names (parser).
     branch_targets: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: the text its line numbers refer to when that is not its module's (a PTXPlus kernel
+    #: grafted into a PTX module, :mod:`gpgpusim.ptxplus`); "" = the module's ``filename``
+    filename: str = ""
 
     @property
     def param_bytes(self) -> int:

@@ -285,7 +285,8 @@ class Reporter:
         and as the run's latest (``totals``): ``simulation_time`` (days, hrs, min, sec and the
         whole seconds), ``simulation_elapsed_s`` (the time the rates divide by),
         ``simulation_rate_inst_per_s`` and, with cycles, ``simulation_rate_cycle_per_s`` and
-        ``silicon_slowdown``.  GPGPU-Sim prints no blank line after these lines.
+        ``silicon_slowdown``.  GPGPU-Sim prints no blank line after these lines.  In PTXPlus mode
+        ``gpgpu_simulation_isa`` follows them, naming the ISA simulated.
         """
         elapsed = max(self._clock() - self.start, 1e-9)
         whole = max(int(elapsed), 1)
@@ -306,6 +307,8 @@ class Reporter:
             slowdown = int(core_hz / cyc_rate) if cyc_rate else 0
             self.out(f"gpgpu_silicon_slowdown = {slowdown}x")
             printed.update(simulation_rate_cycle_per_s=cyc_rate, silicon_slowdown=slowdown)
+        if _ptxplus_on(self.cfg):   # GPGPU-Sim has no such line; PTX runs print none, as it
+            self.out("gpgpu_simulation_isa = PTXPlus (SASS converted, -gpgpu_ptx_convert_to_ptxplus 1)")
         if self.kernels:
             self.kernels[-1].update(printed)
         self._printed = printed
@@ -382,6 +385,7 @@ class Reporter:
                           **({} if self.cfg.functional_only else {"performance_model": _model_kind()})},
             "mode": "functional" if self.cfg.functional_only else "performance",
             "gpu": _gpu_label(self.cfg),
+            "isa": "ptxplus" if _ptxplus_on(self.cfg) else "ptx",
             "gpu_selected_by": getattr(self.cfg, "selected_by", None),
             "config_sources": list(getattr(self.cfg, "sources", [])),
             "config": self.cfg.to_dict(),
@@ -451,3 +455,9 @@ def sampling_totals(kernels: list[dict[str, Any]]) -> dict[str, Any] | None:
 def _gpu_label(cfg: Any) -> str | None:
     """The JSON's ``gpu``: the shipped GPU's name, else the config file's path."""
     return getattr(cfg, "gpu_name", None) or getattr(cfg, "config_file", None)
+
+
+def _ptxplus_on(cfg: Any) -> bool:
+    from gpgpusim.runtime import ptxplus_enabled
+
+    return ptxplus_enabled(cfg)

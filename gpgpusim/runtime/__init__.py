@@ -54,14 +54,27 @@ def startup_line(cfg: Any) -> str:
     """The run's first simulator line: what is simulated, why that config, and the mode."""
     mode = ("functional simulation (-gpgpu_ptx_sim_mode 1)" if cfg.functional_only
             else "performance simulation (-gpgpu_ptx_sim_mode 0)")
-    return f"GPGPU-Sim: simulating {cfg.label} ({cfg.selected_by}); {mode}"
+    return f"GPGPU-Sim: simulating {cfg.label} ({cfg.selected_by}); {mode}; ISA: {isa_name(cfg)}"
+
+
+def ptxplus_enabled(cfg: Any) -> bool:
+    """Whether ``-gpgpu_ptx_convert_to_ptxplus 1`` (``gpgpusim run --ptxplus``) is set."""
+    try:
+        return bool(int(cfg.get("gpgpu_ptx_convert_to_ptxplus") or 0))
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return False
+
+
+def isa_name(cfg: Any) -> str:
+    """What the kernels are simulated as: ``PTX`` or ``PTXPlus (SASS converted by
+    gpgpusim.ptxplus)``; the header line and the JSON's ``run.isa`` say it."""
+    return "PTXPlus (SASS converted, -gpgpu_ptx_convert_to_ptxplus 1)" if ptxplus_enabled(cfg) else "PTX"
 
 
 #: options GPGPU-Sim acts on that this simulator accepts (so that its configs load) but does not
 #: model: option -> what is not done
 UNMODELLED = {
     "power_simulation_enabled": "the AccelWattch power model: no power figures are produced",
-    "gpgpu_ptx_convert_to_ptxplus": "SASS-to-PTXPlus conversion: the embedded PTX is simulated",
     "checkpoint_option": "checkpointing: no checkpoint is written",
     "resume_option": "resuming from a checkpoint: the program runs from its start",
 }

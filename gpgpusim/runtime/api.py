@@ -202,6 +202,7 @@ class Runtime(StreamApi, TextureApi):
         self._exited = False
         self._cudadevrt_noted: set[int] = set()    # fat binaries whose libcudadevrt was noted
         self.max_capability = int(self._cfg("gpgpu_ptx_force_max_capability", 0) or 0)
+        self._ptxplus = bool(int(self._cfg("gpgpu_ptx_convert_to_ptxplus", 0) or 0))
         # Functional driver of the engine: "batched" (default, fastest) or "warp" (warp-step,
         # the timing model's path), chosen with GPGPUSIM_DRIVER.
         self.driver = os.environ.get("GPGPUSIM_DRIVER", "batched").strip() or "batched"
@@ -323,9 +324,22 @@ class Runtime(StreamApi, TextureApi):
                 self.config, "origin", {}).get("gpgpu_ptx_force_max_capability"))
             m.ptx_name = name
             m.ir = _parse_ptx(text, name)
+            if self._ptxplus and m.fatbin is not None:
+                self._convert_ptxplus(m)
         except Exception as exc:  # noqa: BLE001 - kept on the module, reported once
             self._module_failed(m, "__cudaRegisterFatBinary", exc)
         return m.handle
+
+    def _convert_ptxplus(self, m: Module) -> None:
+        """PTXPlus mode: replace the module's kernels by their converted SASS
+        (:func:`gpgpusim.ptxplus.apply`); its notes go to stderr, one line each."""
+        from gpgpusim import ptxplus
+
+        m.ptxplus = ptxplus.apply(m, self.max_capability,
+                                  fallback=bool(int(self._cfg("gpgpusim_ptxplus_fallback", 0) or 0)),
+                                  save=bool(self._cfg("gpgpu_ptx_save_converted_ptxplus", False)))
+        for line in m.ptxplus.notes:
+            hostio.err(line)
 
     @registration(default=None)
     def x__cudaRegisterFatBinaryEnd(self, handle: int) -> None:
@@ -1456,7 +1470,22 @@ class Runtime(StreamApi, TextureApi):
             "functional": bool(getattr(self.config, "functional_only", False)),
             "kernels": len(getattr(self.gpu, "kernels", [])),
             "device_memory_used_bytes": self.used_device_bytes(),
+            **({"ptxplus": self._ptxplus_summary()} if self._ptxplus else {}),
         }
+
+    def _ptxplus_summary(self) -> list[dict[str, Any]]:
+        """PTXPlus mode, per fat binary: the SASS arch simulated (0: none, its PTX ran), the
+        kernels converted, those that run their PTX (-gpgpusim_ptxplus_fallback 1) and those
+        whose launches fail, with the reason."""
+        out = []
+        for m in sorted(self.registry.modules.values(), key=lambda m: m.index):
+            pp = m.ptxplus
+            if pp is None:
+                continue
+            out.append({"fatbin": m.index, "sass_arch": pp.arch, "converted": sorted(pp.converted),
+                        "ptx_fallback": sorted(pp.fallback),
+                        "not_supported": {k: e.message for k, e in sorted(pp.errors.items())}})
+        return out
 
     def exit(self) -> None:
         """Program end (last fat binary unregistered): finish queued work, final report.

@@ -57,6 +57,7 @@ class Module:
     error: CudaError | None = None        # why the module is unusable (returned when it is used)
     fatbin: Any = None
     unregistered: bool = False
+    ptxplus: Any = None                   # gpgpusim.ptxplus.PtxplusResult in PTXPlus mode
 
     @property
     def handle(self) -> int:
@@ -74,14 +75,19 @@ class Kernel:
     cache_config: int = 0
     _resources: KernelResources | None = None
 
-    def function(self) -> Any:
-        """The PTX ``.entry``; raises the module's own error when the module is unusable."""
+    def function(self, launch: bool = True) -> Any:
+        """The PTX ``.entry``; raises the module's own error when the module is unusable, and
+        for a launch (``launch``) in PTXPlus mode the reason the kernel's SASS cannot run (its
+        attributes and occupancy still answer, from the cubin and the PTX)."""
         err = self.module.error
         if err is not None:
             raise CudaError(err.code, f"kernel {self.name}: {err.message}")
         if self.module.loaded is None:
             raise CudaError(Err.InvalidDeviceFunction,
                             f"kernel {self.name}: its module was never loaded")
+        pp = self.module.ptxplus
+        if launch and pp is not None and self.name in pp.errors:
+            raise pp.errors[self.name]
         fn = self.module.ir.functions.get(self.name)
         if fn is None or not fn.is_entry:
             raise CudaError(Err.InvalidDeviceFunction,
@@ -131,7 +137,7 @@ def _attr(obj: Any, *names: str, default: int = 0) -> int:
 
 def _kernel_resources(k: Kernel) -> KernelResources:
     info = k.module.resources.get(k.name)
-    fn = k.function()
+    fn = k.function(launch=False)
     if info is not None:
         return KernelResources(
             regs=_attr(info, "regs", "registers"),

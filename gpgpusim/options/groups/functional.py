@@ -56,6 +56,10 @@ EXTENSIONS = [
     Legacy("gpgpusim_memcheck_error_exitcode", "memcheck_error_exitcode", "1",
            "exit status of an application in which memcheck reported errors (as compute-sanitizer's "
            "--error-exitcode; 0 = the application's own)", "int"),
+    Legacy("gpgpusim_ptxplus_fallback", "ptxplus_fallback", "0",
+           "PTXPlus mode (-gpgpu_ptx_convert_to_ptxplus 1): a kernel whose SASS uses an opcode the "
+           "converter does not handle runs its PTX (1, with one line saying so) instead of failing "
+           "its launch with cudaErrorNotSupported (0)", "int"),
     Legacy("functional_step_limit", "functional_step_limit", "50000000",
            "functional engine watchdog: a kernel (chunk of CTAs) that takes more issue steps than this "
            "ends with cudaErrorLaunchTimeout (an infinite loop); one step issues one instruction for "
