@@ -558,3 +558,10 @@ def load_config(path: str | os.PathLike[str] | None = None, overrides: Iterable[
                                 "(-gpgpu_shader_core_pipeline): only 32 is supported")
     return cfg
 
+
+def ptxplus_enabled(cfg: Any) -> bool:
+    """Whether ``-gpgpu_ptx_convert_to_ptxplus 1`` (``gpgpusim run --ptxplus``) is set."""
+    try:
+        return bool(int(cfg.get("gpgpu_ptx_convert_to_ptxplus") or 0))
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return False

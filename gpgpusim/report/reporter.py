@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__ as _pkg_version
+from ..options.config import ptxplus_enabled
 from .data import KernelInfo, KernelStats
 from .stats import tree_copy, LINES, Values, delta, render
 
@@ -458,6 +459,4 @@ def _gpu_label(cfg: Any) -> str | None:
 
 
 def _ptxplus_on(cfg: Any) -> bool:
-    from gpgpusim.runtime import ptxplus_enabled
-
     return ptxplus_enabled(cfg)

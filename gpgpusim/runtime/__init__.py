@@ -17,6 +17,8 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+from gpgpusim.options.config import ptxplus_enabled
+
 _lock = threading.Lock()
 _runtime: Any = None
 
@@ -55,14 +57,6 @@ def startup_line(cfg: Any) -> str:
     mode = ("functional simulation (-gpgpu_ptx_sim_mode 1)" if cfg.functional_only
             else "performance simulation (-gpgpu_ptx_sim_mode 0)")
     return f"GPGPU-Sim: simulating {cfg.label} ({cfg.selected_by}); {mode}; ISA: {isa_name(cfg)}"
-
-
-def ptxplus_enabled(cfg: Any) -> bool:
-    """Whether ``-gpgpu_ptx_convert_to_ptxplus 1`` (``gpgpusim run --ptxplus``) is set."""
-    try:
-        return bool(int(cfg.get("gpgpu_ptx_convert_to_ptxplus") or 0))
-    except (AttributeError, KeyError, TypeError, ValueError):
-        return False
 
 
 def isa_name(cfg: Any) -> str:
