@@ -42,6 +42,11 @@ import time
 from typing import Any
 
 from gpgpusim.errors import CudaError, Err
+from gpgpusim import hostio
+from . import interrupt
+from gpgpusim.functional import engine, state
+from gpgpusim.functional.engine import KernelStats
+from gpgpusim.functional.state import Progress
 
 
 def _opt(config: Any, name: str) -> int:
@@ -55,7 +60,6 @@ class FunctionalRun:
     """The limits and the liveness state of one functional GPU (see the module docstring)."""
 
     def __init__(self, gpu: Any) -> None:
-        from gpgpusim.functional.state import Progress
 
         config = gpu.config
         self.gpu = gpu
@@ -82,8 +86,6 @@ class FunctionalRun:
     def run(self, rec: Any) -> tuple[Any, str | None]:
         """Execute kernel ``rec`` (a ``KernelRecord``) with ``engine.launch``; returns the
         engine's ``KernelStats`` and the limit that stopped it (None: it completed)."""
-        from gpgpusim.functional import engine, state
-        from gpgpusim.functional.engine import KernelStats
 
         op = rec.op
         why = self.limit_reached()
@@ -121,8 +123,6 @@ class FunctionalRun:
     def announce(self) -> None:
         """GPGPU-Sim's closing lines after a limit stop; inside an application the process then
         ends with status 1 after the end-of-run report and the JSON."""
-        from gpgpusim import hostio
-        from gpgpusim.device import interrupt
 
         hostio.out("GPGPU-Sim: *** simulation thread exiting ***\n"
                    "GPGPU-Sim: ** break due to reaching the maximum cycles (or instructions) **\n")
@@ -140,7 +140,6 @@ class FunctionalRun:
         self._monitor.start()
 
     def _watch(self) -> None:
-        from gpgpusim.device import interrupt
 
         period = self._liveness_s
         while True:

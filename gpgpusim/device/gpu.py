@@ -53,7 +53,11 @@ from typing import Any
 import numpy as np
 
 from gpgpusim.errors import CudaError, Err, report_internal_error
-from gpgpusim.functional.messages import memory_note   # PTX_SIM_DEBUG >= 3 lines
+from gpgpusim import hostio
+from gpgpusim.functional.messages import launch_report, memory_note
+from gpgpusim.report.data import KernelInfo, KernelStats
+
+from .funcrun import FunctionalRun
 
 #: Defaults of the embedded SM7_QV100 config, used when no config is given (unit tests).
 DEFAULT_CORE_MHZ = 1132.0
@@ -68,7 +72,6 @@ KERNEL_LAUNCH_CYCLES = 1
 
 def _debug_out(text: str) -> None:
     if text:
-        from gpgpusim import hostio
         hostio.out(text)
 
 
@@ -438,8 +441,6 @@ class Gpu:
         the launching host thread right after the push, as GPGPU-Sim prints them."""
         if self.reporter is None:
             return
-        from gpgpusim.functional.messages import launch_report
-        from gpgpusim.report.data import KernelInfo
         self._notify("kernel_launch", KernelInfo(
             name=op.kernel, uid=op.uid, grid=op.grid, block=op.block, stream_id=op.stream_id,
             functional=self.functional, host_fun=op.host_fun, dyn_smem_bytes=op.dyn_smem_bytes,
@@ -490,7 +491,6 @@ class Gpu:
         try:
             if launch is None:
                 if self._frun is None:
-                    from .funcrun import FunctionalRun
                     self._frun = FunctionalRun(self)
                 rec.stats, stopped = self._frun.run(rec)
             else:
@@ -529,7 +529,6 @@ class Gpu:
     @staticmethod
     def _report_stats(rec: KernelRecord) -> Any:
         """Engine stats -> ``report.data.KernelStats`` (per kernel, with its stream id)."""
-        from gpgpusim.report.data import KernelStats
         st = rec.stats
         line_counts = None
         line_stats = getattr(st, "line_stats", None)

@@ -36,7 +36,11 @@ from typing import Any
 import numpy as np
 
 from gpgpusim.errors import CudaError, Err
+from gpgpusim.device.gpu import KernelLaunchOp, Memcpy2DOp, MemcpyOp, MemsetOp
+from gpgpusim.functional.loader import load_module
 from gpgpusim.functional.memory import GLOBAL_HEAP_START as DEVICE_WINDOW_START
+from gpgpusim.functional.memory import GlobalMemory
+from gpgpusim.functional.messages import load_report, memory_note
 
 from . import abi
 from gpgpusim import hostio
@@ -178,7 +182,6 @@ class Runtime(StreamApi, TextureApi):
 
     def __init__(self, config: Any = None, *, gmem: Any = None, launch_fn: Callable[..., Any] | None = None,
                  reporter: Any = None, splash: bool = True) -> None:
-        from gpgpusim.functional.memory import GlobalMemory
 
         self.config = config
         self.device = DeviceInfo.from_config(config, getattr(config, "gpu_name", None))
@@ -348,7 +351,6 @@ class Runtime(StreamApi, TextureApi):
         m = self.registry.module(handle)
         if m.error is not None or m.loaded is not None:
             return
-        from gpgpusim.functional.loader import load_module
 
         try:
             m.loaded = load_module(m.ir, self.gmem)
@@ -356,7 +358,6 @@ class Runtime(StreamApi, TextureApi):
         except Exception as exc:  # noqa: BLE001 - kept on the module, reported once
             self._module_failed(m, "__cudaRegisterFatBinaryEnd", exc)
             return
-        from gpgpusim.functional.messages import load_report   # GPGPU-Sim's load messages (C194)
         hostio.out("".join(f"{ln}\n" for ln in load_report(
             m.ir, m.ptx_name, m.loaded, fatbin=m.fatbin, ptx_arch=m.ptx_arch, source_num=m.index)))
         for var in self.registry.variables.values():
@@ -554,7 +555,6 @@ class Runtime(StreamApi, TextureApi):
     def launch(self, k: Kernel, grid: tuple[int, int, int], block: tuple[int, int, int], shmem: int,
                params: bytes, stream: int = 0, *, cooperative: bool = False) -> None:
         """Enqueue one kernel on ``stream`` (CUDA: asynchronous; ``CUDA_LAUNCH_BLOCKING=1`` waits)."""
-        from gpgpusim.device.gpu import KernelLaunchOp
 
         res = k.resources()
         kwargs = self._engine_kwargs(cooperative)
@@ -707,7 +707,6 @@ class Runtime(StreamApi, TextureApi):
                             f"free on the simulated device")
         addr = self.gmem.allocate(size, ALLOC_ALIGN)
         self._device_allocs[addr] = size
-        from gpgpusim.functional.messages import memory_note
         if note := memory_note("malloc", size, addr):   # PTX_SIM_DEBUG >= 3
             hostio.out(note)
         return addr
@@ -845,7 +844,6 @@ class Runtime(StreamApi, TextureApi):
         return kind
 
     def _memcpy(self, dst: int, src: int, count: int, kind: int, stream: int, sync: bool, what: str) -> None:
-        from gpgpusim.device.gpu import MemcpyOp
 
         kind = self._copy_kind(dst, src, count, kind, what)
         if not count:
@@ -866,7 +864,6 @@ class Runtime(StreamApi, TextureApi):
     @api
     def cudaMemcpy2D(self, dst: int, dpitch: int, src: int, spitch: int, width: int, height: int,
                      kind: int) -> None:
-        from gpgpusim.device.gpu import Memcpy2DOp
 
         what = "cudaMemcpy2D"
         if not check_memcpy2d(what, dpitch, spitch, width, height, kind):
@@ -882,7 +879,6 @@ class Runtime(StreamApi, TextureApi):
                              what=what)
 
     def _memset(self, ptr: int, value: int, count: int, stream: int, sync: bool, what: str) -> None:
-        from gpgpusim.device.gpu import MemsetOp
 
         if not count:
             return
@@ -1210,7 +1206,6 @@ class Runtime(StreamApi, TextureApi):
 
     @api
     def cudaMemset2D(self, ptr: int, pitch: int, value: int, width: int, height: int) -> None:
-        from gpgpusim.device.gpu import MemsetOp
 
         if width > pitch and height > 1:
             raise CudaError(Err.InvalidValue, f"cudaMemset2D: width {width} exceeds pitch {pitch}")
@@ -1283,7 +1278,6 @@ class Runtime(StreamApi, TextureApi):
         abi.write(pitched, struct.pack("<4Q", ptr, pitch, width, height))
 
     def _copy3d_ops(self, what: str, p: int) -> list[Any]:
-        from gpgpusim.device.gpu import Memcpy2DOp
 
         _check_ptr(p, f"{what}: p")
         raw = abi.read(p, 160)
@@ -1330,7 +1324,6 @@ class Runtime(StreamApi, TextureApi):
 
     @api
     def gs_memset3d(self, pitched: int, value: int, extent: int, stream: int, is_async: int) -> None:
-        from gpgpusim.device.gpu import MemsetOp
 
         what = "cudaMemset3DAsync" if is_async else "cudaMemset3D"
         ptr, pitch, _xsize, ysize = struct.unpack("<4Q", abi.read(pitched, 32))
