@@ -36,7 +36,7 @@ as the PTX ISA lays their registers out; ``.m16n16``/``.m8n16`` (``.b8``, sm_100
 
 Timing: ``mma`` is a TENSOR_CORE_OP (``timing/static.py``); ``ldmatrix`` and ``stmatrix`` are
 shared-memory loads and stores on the LD/ST unit, one 16-bit access per element a lane moves
-(``timing/gpu.matrix_memory_ops``).
+(``timing/static.build_table``).
 
 Arithmetic: products and sums in float64 (int64 for integers), rounded once to the result type;
 exact wherever the inputs are representable with few bits, which is what tests use (the tensor

@@ -542,7 +542,7 @@ class TimingGpu(Gpu):
         cache = getattr(op.module, "cache", None)
         table = cache.get(key) if cache is not None else None
         if table is None:
-            table = CoreTable(matrix_memory_ops(build_table(prog, self.config), prog), len(prog.insts), prog)
+            table = CoreTable(build_table(prog, self.config), len(prog.insts), prog)
             if cache is not None:
                 cache[key] = table
         if (why or feed == "live") and op.kernel not in self._live_note_done:
@@ -1037,31 +1037,4 @@ class TimingGpu(Gpu):
     def _perf_memcpy(self, addr: int, nbytes: int) -> None:
         if bool(self.config.get("gpgpu_perf_sim_memcpy")):
             self.mem.memcpy_to_l2(addr, nbytes, self.gpu_tot_sim_cycle + self.gpu_sim_cycle)
-
-
-def matrix_memory_ops(t: Any, prog: Any) -> Any:
-    """``ldmatrix``/``stmatrix`` in the per-pc table ``t`` (a ``static.PcTable``) as the
-    shared-memory loads and stores they are: ``static.build_table`` has no op class for them
-    (they would be 1-cycle ALU instructions), so they become LOAD_OP/STORE_OP on the LD/ST unit
-    (16-bit accesses, one per matrix row element a lane moves, bank conflicts counted as for
-    ``ld.shared``/``st.shared``); ``stmatrix``'s address register is a source, not a
-    destination.  Returns ``t``."""
-    from .static import OpClass, Unit
-
-    for pc, d in enumerate(prog.insts):
-        inst = d.inst
-        if inst is None or inst.opcode not in ("ldmatrix", "stmatrix"):
-            continue
-        store = inst.opcode == "stmatrix"
-        t.op_class[pc] = int(OpClass.STORE_OP if store else OpClass.LOAD_OP)
-        t.unit[pc] = int(Unit.MEM)
-        t.latency[pc] = t.initiation[pc] = 1
-        t.is_load[pc] = not store
-        t.is_store[pc] = store
-        t.width_bytes[pc] = 2
-        t.cache_op[pc] = "wb" if store else "ca"
-        if store:
-            t.src_regs[pc] = tuple(sorted(set(t.src_regs[pc]) | set(t.dst_regs[pc])))
-            t.dst_regs[pc] = ()
-    return t
 

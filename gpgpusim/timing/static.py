@@ -323,8 +323,28 @@ def build_table(prog: dec.Program, config: Any = None) -> PcTable:
         _set_registers(t, pc, prog, d, inst)
         if d.mem or op in ("tex", "tld4"):
             _set_memory(t, pc, prog, d, inst)
+        if op in ("ldmatrix", "stmatrix"):
+            _set_matrix_memory(t, pc, op == "stmatrix")
         _set_control(t, pc, d, inst)
     return t
+
+
+def _set_matrix_memory(t: PcTable, pc: int, store: bool) -> None:
+    """``ldmatrix``/``stmatrix`` as the shared-memory loads and stores they are: LOAD_OP /
+    STORE_OP on the LD/ST unit, 16-bit accesses (one per matrix row element a lane moves, bank
+    conflicts counted as for ``ld.shared``/``st.shared``); ``stmatrix``'s address register is a
+    source, not a destination."""
+    t.op_class[pc] = int(OpClass.STORE_OP if store else OpClass.LOAD_OP)
+    t.unit[pc] = int(Unit.MEM)
+    t.latency[pc] = 1
+    t.initiation[pc] = 1
+    t.is_load[pc] = not store
+    t.is_store[pc] = store
+    t.width_bytes[pc] = 2
+    t.cache_op[pc] = "wb" if store else "ca"
+    if store:
+        t.src_regs[pc] = tuple(sorted(set(t.src_regs[pc]) | set(t.dst_regs[pc])))
+        t.dst_regs[pc] = ()
 
 
 def _empty_table(prog: dec.Program) -> PcTable:

@@ -165,9 +165,8 @@ def test_cache_operator_per_pc():
 
 
 def test_ldmatrix_stmatrix_are_shared_memory_loads_and_stores():
-    """timing/gpu.matrix_memory_ops: ldmatrix a LOAD_OP, stmatrix a STORE_OP, both on the LD/ST
+    """static.build_table: ldmatrix a LOAD_OP, stmatrix a STORE_OP, both on the LD/ST
     unit with 16-bit accesses in shared memory; stmatrix's address register is a source."""
-    from gpgpusim.timing.gpu import matrix_memory_ops
     g = GlobalMemory()
     lm = load_module(ptx("""
 .reg .b32 %r<8>;
@@ -177,7 +176,7 @@ stmatrix.sync.aligned.m8n8.x2.shared.b16 [%r1], {%r2, %r3};
 ret;
 """), g)
     prog = engine.get_program(lm, "k")
-    t = matrix_memory_ops(build_table(prog, load_config(None, env=False)), prog)
+    t = build_table(prog, load_config(None, env=False))
     ld, st = prog.opcode_of.index("ldmatrix"), prog.opcode_of.index("stmatrix")
     sl = {n: i for i, n in enumerate(prog.slot_names)}
     r1, r2, r3 = (sl["k:%r" + str(i)] for i in (1, 2, 3))
