@@ -17,19 +17,7 @@ from timing_helpers import ptx, run_timing  # noqa: E402
 from gpgpusim.options.config import SCHEDULERS  # noqa: E402
 from gpgpusim.timing.core.schedulers import REGISTRY, make_policy  # noqa: E402
 from gpgpusim.timing.core.schedulers.warp_limiting import WarpLimiting  # noqa: E402
-
-# eight instructions per warp: a mov, six adds that depend only on it, ret
-INDEP = """
-.reg .f32 %f<20>;
-mov.f32 %f1, 0f3F800000;
-add.f32 %f2, %f1, %f1;
-add.f32 %f3, %f1, %f1;
-add.f32 %f4, %f1, %f1;
-add.f32 %f5, %f1, %f1;
-add.f32 %f6, %f1, %f1;
-add.f32 %f7, %f1, %f1;
-ret;
-"""
+from tests.timing.core.test_core import INDEP  # noqa: E402  (a mov, six adds that need only it, ret)
 
 
 def _issues(policy: str, threads: int = 128) -> list[tuple[int, int, int]]:
