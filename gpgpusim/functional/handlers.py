@@ -87,7 +87,9 @@ def imm_value(op: ir.Imm, typ: str) -> Any:
     if isinstance(v, float):
         if typ in ("f16x2", "bf16x2", "bf16"):
             raise NotSupportedError(f"not supported: float immediate for .{typ}")
-        v = int(v)
+        # a 0f/0d literal names its IEEE bits, which a bit-size (or integer) operand takes as
+        # they are (``mov.b32 %r1, 0f3F800000`` is 0x3F800000, not 1)
+        v = op.bits if op.bits is not None else int(v)
     return np.array(int(v) & ((1 << (8 * size)) - 1), dtype=_RAW[size]).view(tdt)[()]
 
 

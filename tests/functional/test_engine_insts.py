@@ -329,3 +329,31 @@ def test_min_max_xorsign_and_three_input_forms_run_in_kernels():
         assert np.float32(row[0]).view(np.uint32) == np.float32(want).view(np.uint32), t
         assert row[1] == max(a, b, 1.5) and row[2] == min(abs(a), abs(b), 2.5), t
         assert np.isnan(row[3]), t
+
+
+# ----------------------------------------------------------------------------- immediates
+def test_hex_float_literals_keep_their_bits_in_bit_size_operands():
+    """``0fXXXXXXXX``/``0dXXXXXXXXXXXXXXXX`` name IEEE bits: a ``.b32``/``.b64`` operand takes
+    those bits (``mov.b32 %r, 0f3F800000`` is 0x3F800000), not the value converted to an integer."""
+    m = ptx("""
+    .reg .pred %p<2>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [p0];
+    mov.u32 %r1, %tid.x;
+    setp.eq.u32 %p1, %r1, 0;
+    mov.b32 %r2, 0f3F800000;
+    selp.b32 %r3, 0fC0490FDB, 0f7FC00001, %p1;
+    mov.b64 %rd2, 0d400921FB54442D18;
+    add.s32 %r4, %r2, 0f00000001;
+    mul.wide.u32 %rd3, %r1, 24;
+    add.s64 %rd4, %rd1, %rd3;
+    st.global.v2.u32 [%rd4], {%r2, %r3};
+    st.global.u64 [%rd4+8], %rd2;
+    st.global.u32 [%rd4+16], %r4;
+    ret;
+""")
+    out = np.zeros((2, 6), np.uint32)
+    r = run_both(m, "k", (1, 1, 1), (2, 1, 1), [("o", out)]).out["o"]
+    assert r[0].tolist() == [0x3F800000, 0xC0490FDB, 0x54442D18, 0x400921FB, 0x3F800001, 0]
+    assert r[1].tolist() == [0x3F800000, 0x7FC00001, 0x54442D18, 0x400921FB, 0x3F800001, 0]
