@@ -86,13 +86,30 @@ import threading
 import time
 from typing import Any
 
+from gpgpusim import hostio
+from gpgpusim.device import interrupt
+from gpgpusim.device.gpu import Gpu, KernelRecord, MemcpyKind
 from gpgpusim.errors import CudaError, Err, report_internal_error
+from gpgpusim.functional import engine
+from gpgpusim.options import load_config
 from gpgpusim.report.stats import StatsRegistry
-from gpgpusim.device.gpu import Gpu, KernelRecord
 
+from .cache import Cache, publish_cache_stats
 from .clock import CORE, DRAM, ClockDomains
 from .cluster import Cluster, cycle_cores, icnt_cycles
+from .core.icache import instruction_addresses, publish_l1i_stats
 from .core.shader import ShaderCore
+from .core.stats import publish_issue_stats
+from .core.table import CoreTable
+from .cta_sampling import CtaSampling
+from .feed import KernelTrace, feed_window, needs_live_feed
+from .kernel_sampling import EXACT_COUNTERS, KernelSampler, parse_mode, scalar_counters
+from .live import LiveKernel, choose_feed
+from .memory import MemorySystem
+from .occupancy import max_cta
+from .sampling import GpuSampler
+from .static import build_table
+from .trace import install as install_trace
 
 #: core cycles without an issued instruction before the deadlock detector fires (GPGPU-Sim
 #: uses 200,000 cycles without a committed instruction)
@@ -214,7 +231,6 @@ class TimingGpu(Gpu):
 
     def __init__(self, config: Any = None, gmem: Any = None, reporter: Any = None, **kw: Any) -> None:
         super().__init__(config, gmem, reporter, **kw)
-        from gpgpusim.options import load_config
         if config is None:
             config = self.config = load_config(None)
         self.stats = StatsRegistry()
@@ -248,7 +264,6 @@ class TimingGpu(Gpu):
         self._code_next = 0
         self._last_limit_kernel = ""
         # kernel sampling (-gpgpusim_sampling kernel, timing/kernel_sampling.py); None when off
-        from .kernel_sampling import KernelSampler, parse_mode, scalar_counters
         self.sampling_mode = "off" if self.limits_on else parse_mode(config.get("gpgpusim_sampling"))
         self.ksampler = None if self.limits_on else KernelSampler.from_config(config)
         #: CTA/wave sampling (-gpgpusim_sampling cta|all, timing/cta_sampling.py): its tolerance
@@ -264,7 +279,6 @@ class TimingGpu(Gpu):
         #: cycles the report counts that the timing model did not simulate (projected launches
         #: and CTAs): the periodic samples' ``tot_cycle`` is shifted by them
         self._proj_cycles = 0
-        from gpgpusim.device import interrupt
         self._parked = threading.Event()     # the cycle loop waits for the interrupt's shutdown
         self._live_thread: threading.Thread | None = None
         interrupt.on_interrupt(self._on_interrupt)
@@ -274,7 +288,6 @@ class TimingGpu(Gpu):
         cycle loop parked (at most 1.5 s), the running kernels end as at a stop limit, with
         their statistics so far; returns what the interrupt line reports for the first of them
         (its completed thread and warp instructions, the ``gpu_sim_insn`` of its block)."""
-        from gpgpusim import hostio
         parked = self._parked.wait(1.5)
         runs = list(self.runs)
         if not runs:
@@ -304,7 +317,6 @@ class TimingGpu(Gpu):
     # ------------------------------------------------------------------ construction
     def _build(self) -> None:
         cfg = self.config
-        from .memory import MemorySystem
         self.l1d_assoc: int | None = getattr(self, "l1d_assoc", None)
         n_clusters = int(cfg.get("gpgpu_n_clusters"))
         per = int(cfg.get("gpgpu_n_cores_per_cluster"))
@@ -329,17 +341,14 @@ class TimingGpu(Gpu):
         self.skipped_cycles = 0
         self.skip_idle = os.environ.get("GPGPUSIM_SKIP_IDLE", "1") != "0"
         self.last_issue_cycle = 0
-        from .sampling import GpuSampler
         self.sampling = GpuSampler(self)
-        from .trace import install
-        install(self)        # -trace_* / -gpgpusim_dump_pipeline hooks; nothing when not asked for
+        install_trace(self)  # -trace_* / -gpgpusim_dump_pipeline hooks; nothing when not asked for
 
     def make_l1d(self, sid: int) -> Any:
         """The L1 data cache of core ``sid`` (None when ``-gpgpu_cache:dl1 none``), with the
         associativity of the current adaptive carve-out (``occupancy.max_cta``)."""
         import dataclasses
 
-        from .cache import Cache
         dl1 = self.config.get("gpgpu_cache:dl1")
         if dl1 is None or isinstance(dl1, str):
             return None
@@ -387,7 +396,6 @@ class TimingGpu(Gpu):
         traced = run.trace.__class__.__name__ == "KernelTrace"
         run.sample_key = sample_key if traced else None
         if self.cta_tol is not None and alone and traced:
-            from .cta_sampling import CtaSampling
             wave = self.n_cores * run.max_cta_per_core
             if CtaSampling.eligible(run.n_ctas, wave):
                 run.cta_sampling = CtaSampling(wave, run.n_ctas, self.cta_tol,
@@ -409,9 +417,6 @@ class TimingGpu(Gpu):
         Otherwise memory is restored to what it was before and the launch is simulated in
         detail (False).  Kernels that need the live feed (results that depend on timing) and
         cooperative launches are always simulated in detail."""
-        from gpgpusim.functional import engine
-        from .feed import needs_live_feed
-        from .live import choose_feed
         ks = self.ksampler
         assert ks is not None
         if not ks.candidate(key):
@@ -484,7 +489,6 @@ class TimingGpu(Gpu):
         """A kernel simulated by the timing model under sampling: CTA sampling projects the
         CTAs it left to the functional engine; its counters carry the projected launches' and
         CTAs' too; under kernel sampling, when it ran alone, it becomes a sample of its group."""
-        from .kernel_sampling import EXACT_COUNTERS, scalar_counters
         real = scalar_counters(self.stats.values)
         delta = {k: v - self._real_scalars.get(k, 0) for k, v in real.items()}
         self._real_scalars = real
@@ -519,12 +523,6 @@ class TimingGpu(Gpu):
                                    cycles_bound_rel=cta["cycles_bound_rel"])
 
     def _make_run(self, rec: KernelRecord) -> KernelRun:
-        from .occupancy import max_cta
-        from gpgpusim.functional import engine
-        from .feed import KernelTrace, feed_window, needs_live_feed
-        from .live import LiveKernel, choose_feed
-        from .static import build_table
-        from .core.table import CoreTable
         op = rec.op
         kw = dict(op.launch_kwargs)
         kw.pop("driver", None)
@@ -577,7 +575,6 @@ class TimingGpu(Gpu):
         run = KernelRun(rec, trace, table, n, int(self.config.get("gpgpu_kernel_launch_latency") or 0))
         run.prog = prog
         if self.cores and self.cores[0].icache is not None:
-            from .core.icache import instruction_addresses
             mod = getattr(op.module, "module", None)
             known = self._code_base.get(id(mod))
             base = known[1] if known is not None else self._code_next
@@ -642,7 +639,6 @@ class TimingGpu(Gpu):
 
     # ------------------------------------------------------------------ the cycle loop
     def _simulate(self) -> list[KernelRecord]:
-        from gpgpusim.device import interrupt
         finished: list[KernelRecord] = []
         step = self.clock.step
         clusters = self.clusters
@@ -747,7 +743,6 @@ class TimingGpu(Gpu):
     def _liveness(self) -> None:
         """GPGPU-Sim's periodic liveness line (``-liveness_message_freq`` seconds apart; off
         with ``GPGPUSIM_PROGRESS=0``), and a pending Ctrl-C/SIGTERM stops the loop."""
-        from gpgpusim.device import interrupt
         while interrupt.requested:
             # Ctrl-C/SIGTERM/SIGHUP: the shutdown thread reports and ends the process; stop
             # here so the counters it prints do not move under it
@@ -774,7 +769,6 @@ class TimingGpu(Gpu):
         self._live_thread.start()
 
     def _liveness_watch(self) -> None:
-        from gpgpusim.device import interrupt
         while not interrupt.requested:
             time.sleep(max(0.05, self._last_liveness + self.liveness_s - time.time()))
             now = time.time()
@@ -958,9 +952,6 @@ class TimingGpu(Gpu):
     def _announce_limit_stop(self) -> None:
         """GPGPU-Sim's last two lines after a limit stop; inside an application the process
         then ends with status 1 (``exit(1)``), after the end-of-run report and the JSON."""
-        from gpgpusim import hostio
-        from gpgpusim.device import interrupt
-        # one write: the host thread may be printing its next launch at the same moment
         hostio.out("GPGPU-Sim: *** simulation thread exiting ***\n"
                    "GPGPU-Sim: ** break due to reaching the maximum cycles (or instructions) **\n")
         interrupt.stop_program(1, "limit", {
@@ -969,8 +960,6 @@ class TimingGpu(Gpu):
             "gpu_tot_sim_insn": self.insn_done(), "gpu_tot_issued_cta": self.tot_issued_cta})
 
     def _fold_core_counters(self) -> None:
-        from .cache import publish_cache_stats
-        from .core.stats import publish_issue_stats
         st = self.stats
         now = self.gpu_tot_sim_cycle + self.gpu_sim_cycle
         for c in self.cores:
@@ -990,7 +979,6 @@ class TimingGpu(Gpu):
             publish_cache_stats(st, l1cs, "L1C")
         l1is = [c.icache.cache for c in self.cores if c.icache is not None]
         if l1is:
-            from .core.icache import publish_l1i_stats
             publish_l1i_stats(st, l1is, add_to_l1d=bool(l1ds))
         for cache in ("L1I", "L1C", "L1T"):
             # perfect instruction/constant caches (every shipped 4.x config): GPGPU-Sim prints
@@ -1018,7 +1006,6 @@ class TimingGpu(Gpu):
         ``perf_memcpy_to_gpu``): a dirty L2 sector it covers becomes clean (the forced fill sets
         it VALID), and a line it allocates evicts its victim without a write-back."""
         super().memcpy(op)
-        from gpgpusim.device.gpu import MemcpyKind
         if not op.nbytes:
             return
         kind = self._resolve(op.direction, op.dst, op.src)
@@ -1029,7 +1016,6 @@ class TimingGpu(Gpu):
 
     def memcpy2d(self, op: Any) -> None:
         super().memcpy2d(op)
-        from gpgpusim.device.gpu import MemcpyKind
         if self._resolve(op.direction, op.dst, op.src) == MemcpyKind.HostToDevice and isinstance(op.dst, int):
             for row in range(op.height):
                 self._perf_memcpy(op.dst + row * op.dpitch, op.width)
