@@ -54,7 +54,7 @@ import numpy as np
 
 from gpgpusim.errors import CudaError, Err, report_internal_error
 from gpgpusim import hostio
-from gpgpusim.functional.messages import launch_report, memory_note
+from gpgpusim.functional.messages import launch_report, memory_note   # (memory_note: PTX_SIM_DEBUG >= 3 lines)
 from gpgpusim.report.data import KernelInfo, KernelStats
 
 from .funcrun import FunctionalRun

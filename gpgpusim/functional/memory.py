@@ -115,6 +115,12 @@ class GlobalMemory:
         self._gap: dict[int, np.ndarray] = {}
         self._freed: collections.deque[tuple[int, int]] = collections.deque(maxlen=_FREED_KEEP)
 
+    # ------------------------------------------------------------------ snapshots
+    def snapshot(self) -> MemorySnapshot:
+        """A copy of every allocation's bytes and of the zero-filled gaps between them, for
+        :meth:`MemorySnapshot.restore` (kernel sampling runs a launch functionally on trial)."""
+        return MemorySnapshot(self)
+
     # ------------------------------------------------------------------ allocation
     def allocate(self, size: int, align: int = 256) -> int:
         """Allocate ``size`` bytes (zero-filled) and return the device address."""
@@ -490,3 +496,27 @@ class GlobalMemory:
     def typed(self, base: int, dtype: np.dtype | type) -> tuple[np.ndarray, int]:
         """The allocation at ``base`` as ``dtype`` elements: ``(view, shift)`` (see ``index``)."""
         return self._typed_view(base, np.dtype(dtype))
+
+
+class MemorySnapshot:
+    """The contents of a :class:`GlobalMemory` at one moment (:meth:`GlobalMemory.snapshot`)."""
+
+    def __init__(self, gmem: GlobalMemory) -> None:
+        self.gmem = gmem
+        self.bufs = {base: buf.copy() for base, buf in gmem._bufs.items()}
+        self.gaps = {pg: buf.copy() for pg, buf in gmem._gap.items()}
+
+    def restorable(self) -> bool:
+        """False when memory was allocated or freed since (e.g. device-side malloc)."""
+        return set(self.gmem._bufs) == set(self.bufs)
+
+    def restore(self) -> None:
+        """Put the contents back (only when :meth:`restorable`)."""
+        for base, data in self.bufs.items():
+            self.gmem._bufs[base][...] = data
+        for pg, buf in self.gmem._gap.items():
+            old = self.gaps.get(pg)
+            if old is None:
+                buf[...] = 0
+            else:
+                buf[...] = old

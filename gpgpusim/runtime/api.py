@@ -40,7 +40,7 @@ from gpgpusim.device.gpu import KernelLaunchOp, Memcpy2DOp, MemcpyOp, MemsetOp
 from gpgpusim.functional.loader import load_module
 from gpgpusim.functional.memory import GLOBAL_HEAP_START as DEVICE_WINDOW_START
 from gpgpusim.functional.memory import GlobalMemory
-from gpgpusim.functional.messages import load_report, memory_note
+from gpgpusim.functional.messages import load_report, memory_note   # (load_report: GPGPU-Sim's load messages, C194)
 
 from . import abi
 from gpgpusim import hostio

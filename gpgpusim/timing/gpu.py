@@ -134,29 +134,12 @@ def _core_order(core: ShaderCore) -> int:
     return core.sid
 
 
-class _MemorySnapshot:
-    """A copy of device memory (every allocation's bytes and the zero-filled gaps between
-    them), put back by :meth:`restore` when a launch run functionally for kernel sampling
-    turns out to need a detailed run after all."""
-
-    def __init__(self, gmem: Any) -> None:
-        self.gmem = gmem
-        self.bufs = {base: buf.copy() for base, buf in gmem._bufs.items()}
-        self.gaps = {pg: buf.copy() for pg, buf in gmem._gap.items()}
-
-    def restorable(self) -> bool:
-        """False when the launch allocated or freed device memory (device-side malloc)."""
-        return set(self.gmem._bufs) == set(self.bufs)
-
-    def restore(self) -> None:
-        for base, data in self.bufs.items():
-            self.gmem._bufs[base][...] = data
-        for pg, buf in self.gmem._gap.items():
-            old = self.gaps.get(pg)
-            if old is None:
-                buf[...] = 0
-            else:
-                buf[...] = old
+def _run_functionally(streams: Any) -> None:
+    """CTA sampling: a CTA's warps run to their end on the functional engine only (their
+    instructions are fed, not timed)."""
+    for st in streams:
+        while st.pc >= 0:
+            st.issue(0)
 
 
 class KernelRun:
@@ -374,7 +357,7 @@ class TimingGpu(Gpu):
             except CudaError as exc:
                 rec.error = exc
                 return rec
-        if len(self._running) == 1 and not self._machine_busy():
+        if alone:
             self.gpu_sim_cycle = 0
             self.completed_cta = 0
             self.clock.reset()
@@ -393,7 +376,7 @@ class TimingGpu(Gpu):
                                   sticky=True)
             return rec
         run.start_cycle = self.gpu_tot_sim_cycle + self.gpu_sim_cycle
-        traced = run.trace.__class__.__name__ == "KernelTrace"
+        traced = isinstance(run.trace, KernelTrace)
         run.sample_key = sample_key if traced else None
         if self.cta_tol is not None and alone and traced:
             wave = self.n_cores * run.max_cta_per_core
@@ -429,7 +412,7 @@ class TimingGpu(Gpu):
         prog = engine.get_program(op.module, op.kernel)
         if choose_feed(self.config.get("gpgpusim_timing_feed"), needs_live_feed(prog)) != "trace":
             return False
-        saved = _MemorySnapshot(self.gmem)
+        saved = self.gmem.snapshot()
         printed: list[str] = []
         out = kw.pop("printf", None)
         line_stats = kw.get("line_stats")
@@ -864,9 +847,7 @@ class TimingGpu(Gpu):
                 # tail in detail: the middle CTAs run functionally now, the last ones are timed
                 for _ in range(cs.skip):
                     _cta, streams = next(run.ctas)
-                    for st in streams:
-                        while st.pc >= 0:
-                            st.issue(0)
+                    _run_functionally(streams)
                 run.issued += cs.skip
                 run.done += cs.skip
             else:
@@ -889,9 +870,7 @@ class TimingGpu(Gpu):
             if run.cta_sampling is not None and run.cta_sampling.cut_at is not None:
                 # CTA sampling: the CTAs not issued run on the functional engine only
                 for _cta, streams in run.ctas:
-                    for st in streams:
-                        while st.pc >= 0:
-                            st.issue(0)
+                    _run_functionally(streams)
             # drain the generator so the engine's final counts are complete
             for _ in run.ctas:
                 pass
@@ -952,6 +931,7 @@ class TimingGpu(Gpu):
     def _announce_limit_stop(self) -> None:
         """GPGPU-Sim's last two lines after a limit stop; inside an application the process
         then ends with status 1 (``exit(1)``), after the end-of-run report and the JSON."""
+        # one write: the host thread may be printing its next launch at the same moment
         hostio.out("GPGPU-Sim: *** simulation thread exiting ***\n"
                    "GPGPU-Sim: ** break due to reaching the maximum cycles (or instructions) **\n")
         interrupt.stop_program(1, "limit", {
@@ -1023,4 +1003,3 @@ class TimingGpu(Gpu):
     def _perf_memcpy(self, addr: int, nbytes: int) -> None:
         if bool(self.config.get("gpgpu_perf_sim_memcpy")):
             self.mem.memcpy_to_l2(addr, nbytes, self.gpu_tot_sim_cycle + self.gpu_sim_cycle)
-
