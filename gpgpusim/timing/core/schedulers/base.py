@@ -16,7 +16,7 @@ A policy states what the scheduler may assume about it instead of being recognis
   itself and never calls ``order``.
 * ``orders_any_subset``: ordering a subset of the running warps gives the full order restricted
   to that subset (a ranking by a per-warp key), so the scheduler orders only its candidates.
-* ``pure``: ``order`` has no side effects and ``examined`` is not needed, so the scheduler may
+* ``pure``: ``order`` has no side effects, so the scheduler may
   skip asking for an order when it has no candidates and the operand collector may park warps
   it woke (``OperandCollector.keep_woken``).
 * ``demotes``: the policy wants ``demote(slot)`` for every scoreboard stall it sees (two-level
@@ -46,9 +46,6 @@ class Policy:
 
     def issued(self, slot: int) -> None:
         self.last = slot
-
-    def examined(self, slot: int) -> None:  # noqa: B027 - optional hook
-        """Called for every warp the scheduler looked at (no built-in policy needs it)."""
 
     def demote(self, slot: int) -> None:  # noqa: B027 - optional hook (``demotes`` policies)
         """A warp of the active set stalled on the scoreboard (``demotes`` policies only)."""
