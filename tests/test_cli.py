@@ -423,7 +423,7 @@ def test_device_runtime_registration_is_one_line(with_lib, tmp_path):
     subprocess.run([NVCC, "-cudart", "shared", "-rdc=true", str(tmp_path / "cdp.cu"), "-o", str(tmp_path / "cdp"),
                     "-lcudadevrt"], check=True, capture_output=True)
     note = ("gpgpusim: fat binary #1 links CUDA's device runtime (libcudadevrt, dynamic parallelism), which it "
-            "carries without PTX: device-side kernel launches run after their parent grid; other device-runtime "
+            "carries without PTX: device-side kernel launches run as child grids; other device-runtime "
             "calls return cudaErrorNotSupported")
     r = _run_cli(with_lib, ["run", "--functional", "--set", "-gpgpu_ptx_force_max_capability=75", "--",
                             str(tmp_path / "cdp")], tmp_path)

@@ -145,12 +145,20 @@ class KernelLaunchOp(Op):
         self.record: KernelRecord | None = None
         self.uid = 0          # kernel_launch_uid, given when pushed on a stream
         self.stream_id = 0    # kernel_stream_id (0 = legacy default stream)
+        # dynamic parallelism while the parent runs (performance mode, runtime.streams): the
+        # parent grid of a child, the children not yet complete, whether the grid itself has
+        # finished and waits for them, and its device streams by ``runtime.cdp.device_stream_key``
+        self.cdp_parent: KernelLaunchOp | None = None
+        self.cdp_running = 0
+        self.cdp_waiting = False
+        self.cdp_streams: dict[Any, Any] = {}
 
     def clone(self) -> KernelLaunchOp:
         new = super().clone()
         assert isinstance(new, KernelLaunchOp)
         new.record = None
         new.uid = 0
+        new.cdp_parent, new.cdp_running, new.cdp_waiting, new.cdp_streams = None, 0, False, {}
         new.launch_kwargs = dict(self.launch_kwargs)
         if isinstance(new.launch_kwargs.get("line_stats"), dict):
             new.launch_kwargs["line_stats"] = {}     # the engine fills it per launch
@@ -473,6 +481,12 @@ class Gpu:
         rec = self._running.pop(0)
         self._run_functional(rec)
         return [rec]
+
+    def take_device_launches(self) -> list[tuple[KernelLaunchOp, Any]]:
+        """Child grids that device-side launches released while their parent runs: (parent
+        op, ``functional.cdp.DeviceLaunch``).  None here: the functional device runs a
+        parent to completion first, and the stream manager then queues its children."""
+        return []
 
     def abort(self) -> list[KernelRecord]:
         """Drop every started kernel unexecuted (the context took a sticky error)."""

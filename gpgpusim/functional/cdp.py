@@ -46,10 +46,32 @@ CALLS = ("__cudaCDP2GetParameterBufferV2", "__cudaCDP2LaunchDeviceV2", "__cudaCD
          "__cudaCDP2LaunchDevice", "cudaGetParameterBuffer", "cudaLaunchDevice")
 
 
+def latency_kind(name: str) -> int:
+    """GPGPU-Sim's ``m_is_cdp`` of a call of ``name``: which ``-cdp_latency`` entries its issue
+    costs (C-numbering of that option: 1 stream creation, 2 parameter buffer, 4 launch; 0 for
+    any other call).  GPGPU-Sim names the CUDA 5-11 entry points ``cudaGetParameterBufferV2``
+    and ``cudaLaunchDeviceV2``; CUDA 12+ calls them ``__cudaCDP2...V2``, and the explicit forms
+    without ``V2`` do the same work, so every form of a call is charged alike."""
+    if name not in CALLS and not name.endswith("StreamCreateWithFlags"):
+        return 0
+    if "GetParameterBuffer" in name:
+        return 2
+    if "LaunchDevice" in name:
+        return 4
+    return 1
+
+
+#: the device runtime's special stream handles (``cuda_device_runtime_api.h``)
+STREAM_TAIL_LAUNCH, STREAM_FIRE_AND_FORGET = 0x3, 0x4
+
+
 @dataclass(slots=True)
 class DeviceLaunch:
     """A child grid queued by ``cudaLaunchDevice``: kernel name, configuration, the device
-    address of its parameter buffer and the stream handle it was launched into."""
+    address of its parameter buffer and the stream handle it was launched into; where it was
+    launched from (the parent's CTA, its warp in that CTA, and which of that warp's executions
+    of a launch call it was: the performance model releases the child when the matching warp
+    instruction issues); ``released`` once the performance model has done so."""
 
     kernel: str
     grid: tuple[int, int, int]
@@ -57,6 +79,10 @@ class DeviceLaunch:
     smem: int
     buffer: int
     stream: int
+    cta: int = 0
+    warp: int = 0
+    issue: int = 0
+    released: bool = False
 
 
 #: parameter buffers handed out and not yet launched: address -> (kernel, grid, block, smem)
@@ -162,7 +188,14 @@ def make_call(lm: Any, name: str, args: list[Any], arg: Callable[[Any, str, int]
                                            block_r(ex, sel, lanes), smem_r(ex, sel, lanes))
             kernels = _kernels(ex.lm)
         res = np.zeros(lanes.size, dtype=np.int32)
+        issues = ex.cdp_issues           # (cta, warp in CTA) -> its launch calls so far
+        seen: dict[tuple[int, int], int] = {}
         for i in range(lanes.size):
+            lane = int(lanes[i])
+            origin = (int(ex.cta_ids[ex.lane_cta[lane]]), int(ex.lane_t[lane]) >> 5)
+            n = seen.get(origin)
+            if n is None:
+                n = seen[origin] = issues.get(origin, 0)
             addr = int(bufs[i])
             with _lock:
                 conf = _pending.pop(addr, None)
@@ -178,6 +211,9 @@ def make_call(lm: Any, name: str, args: list[Any], arg: Callable[[Any, str, int]
             if kernel is None:
                 ex.gmem.free(addr)
                 raise _no_kernel(ex, name, int(funcs[i]), where)
-            ex.device_launches.append(DeviceLaunch(kernel, grid, block, smem, addr, int(streams[i])))
+            ex.device_launches.append(DeviceLaunch(kernel, grid, block, smem, addr, int(streams[i]),
+                                                   origin[0], origin[1], n))
+        for origin, n in seen.items():
+            issues[origin] = n + 1
         wret(ex, lanes, res)
     return launch

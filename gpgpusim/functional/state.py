@@ -144,6 +144,8 @@ class Exec:
         self.gridid = gridid
         #: child grids launched by ``cudaLaunchDevice`` (the launch's list, see ``engine.chunk_exec``)
         self.device_launches: list[Any] = []
+        #: launch calls executed so far per (CTA, warp in CTA) (``cdp.DeviceLaunch.issue``)
+        self.cdp_issues: dict[tuple[int, int], int] = {}
         self.printf = printf or (lambda s: (sys.stdout.write(s), sys.stdout.flush()))
         self.cta_ids = np.asarray(cta_ids, dtype=np.int64)
         self.ncta = len(cta_ids)

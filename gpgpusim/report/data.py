@@ -63,6 +63,10 @@ class KernelStats:
     opcode_counts: dict[str, int] = field(default_factory=dict)
     elapsed_s: float = 0.0
     cycles: int | None = None
+    #: the part of ``cycles`` after the previous kernel's end, when the kernel overlapped
+    #: kernels that ended before it (concurrent streams, child grids): what it adds to
+    #: ``gpu_tot_sim_cycle``, which counts elapsed cycles; None when that is all of ``cycles``
+    new_cycles: int | None = None
     counters: dict[str, Any] = field(default_factory=dict)
     line_counts: dict[tuple[str, int], int] | None = None
     functional_insn: int | None = None

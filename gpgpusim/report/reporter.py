@@ -214,7 +214,7 @@ class Reporter:
         self.tot_warp_insn += stats.warp_insn
         self.tot_ctas += stats.ctas
         if stats.cycles is not None:
-            self.tot_cycles += stats.cycles
+            self.tot_cycles += stats.cycles if stats.new_cycles is None else stats.new_cycles
         if stats.line_counts:
             for key, n in stats.line_counts.items():
                 self.line_counts[key] = self.line_counts.get(key, 0) + n

@@ -276,8 +276,8 @@ class Runtime(StreamApi, TextureApi):
             return
         self._cudadevrt_noted.add(m.index)
         hostio.err(f"gpgpusim: fat binary #{m.index} links CUDA's device runtime (libcudadevrt, dynamic "
-                   f"parallelism), which it carries without PTX: device-side kernel launches run after "
-                   f"their parent grid; other device-runtime calls return cudaErrorNotSupported")
+                   f"parallelism), which it carries without PTX: device-side kernel launches run as child "
+                   f"grids; other device-runtime calls return cudaErrorNotSupported")
 
     def _registration_failed(self, name: str, exc: BaseException, consequence: str = "") -> CudaError:
         """One stderr line for a failed registration call (with ``GPGPUSIM_TRACEBACK=1`` the

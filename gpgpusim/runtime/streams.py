@@ -886,7 +886,8 @@ class StreamManager:
         return best
 
     def _complete(self, op: Op, error: CudaError | None = None) -> None:
-        """Mark ``op`` done (lock held) and pop it off its stream."""
+        """Mark ``op`` done (lock held) and pop it off its stream; the last running child of a
+        parent grid that waits for its children completes the parent too."""
         op.done = True
         op.complete_cycles = self.gpu.now_cycles
         op.deps = []      # done ops must not keep their predecessors alive (long runs)
@@ -903,7 +904,40 @@ class StreamManager:
         s.in_flight = False
         if s.destroyed and not s.ops and s in self._active:
             self._active.remove(s)
+        if isinstance(op, KernelLaunchOp) and op.cdp_parent is not None:
+            parent = op.cdp_parent
+            op.cdp_parent = None
+            parent.cdp_running -= 1
+            if parent.cdp_waiting and not parent.cdp_running:
+                parent.cdp_waiting = False
+                self._complete(parent, None)
         self._cv.notify_all()
+
+    def _start_child(self, parent: KernelLaunchOp, dl: Any) -> KernelLaunchOp:
+        """A child grid the performance model released while ``parent`` runs (lock held;
+        :mod:`gpgpusim.runtime.cdp`): queue it on a device stream of its own -- the launching
+        CTA's stream (one per parent CTA, GPGPU-Sim's ``get_default_stream_cta``: that CTA's
+        children run in launch order) or, for ``cudaStreamFireAndForget``, a new one -- so it
+        runs beside its parent; ``parent`` completes only once its children have."""
+        from .cdp import child_launch, device_stream_key
+
+        child = child_launch(parent, dl, self.gpu.gmem)
+        key = device_stream_key(dl)
+        s = parent.cdp_streams.get(key) if key is not None else None
+        if s is None:
+            s = Stream(next(self._handles), flags=STREAM_NON_BLOCKING, uid=next(self._stream_uids))
+            s.destroyed = True          # (leaves the active list once empty)
+            self._active.append(s)
+            if key is not None:
+                parent.cdp_streams[key] = s
+        self.gpu.push_kernel(child, self._stream_id(s))
+        child.cdp_parent = parent
+        parent.cdp_running += 1
+        child.stream = s
+        child.seq = next(self._seq)
+        s.ops.append(child)
+        s.last_op = child
+        return child
 
     def _queue_children(self, op: KernelLaunchOp, stats: Any) -> list[KernelLaunchOp]:
         """Put the child grids ``op`` launched from the device on its stream right after it
@@ -950,12 +984,18 @@ class StreamManager:
                     # dropped, not simulated
                     finished = self.gpu.abort() if self.sticky_error is not None \
                         else self.gpu.advance()
+                    released = self.gpu.take_device_launches()
                     children: list[KernelLaunchOp] = []
                     with self._lock:
+                        for parent, dl in released:
+                            children.append(self._start_child(parent, dl))
                         for rec in finished:
                             if rec.error is None and getattr(rec.stats, "device_launches", None):
                                 children += self._queue_children(rec.op, rec.stats)
-                            self._complete(rec.op, rec.error)
+                            if rec.error is None and rec.op.cdp_running:
+                                rec.op.cdp_waiting = True    # complete once its children are
+                            else:
+                                self._complete(rec.op, rec.error)
                     for child in children:
                         self.gpu.announce_kernel(child)      # outside the lock: it prints
                     continue

@@ -195,6 +195,11 @@ class WarpStream:
     def issue(self, now: int) -> tuple[int, int, Sequence[Any] | None]:
         raise NotImplementedError
 
+    def active(self) -> int:
+        """The SIMT-active lanes (a 32-bit mask) of the instruction at ``pc``, before it
+        issues (GPGPU-Sim's ``get_active_mask``: what ``-cdp_latency`` charges per lane)."""
+        raise NotImplementedError
+
 
 class _Chunk:
     """Memory records of one chunk, shared by its warps (sliced lazily per warp).
@@ -513,6 +518,9 @@ class TraceStream(WarpStream):
         self.pc = self.pcs[pos + 1]
         return self.res[pos]
 
+    def active(self) -> int:
+        return self.res[self.pos][1]
+
 
 class WindowStream(WarpStream):
     """The trace feed's :class:`WarpStream` with a bounded window: warp ``w`` of a
@@ -547,6 +555,9 @@ class WindowStream(WarpStream):
         else:
             self._next()
         return r
+
+    def active(self) -> int:
+        return self.res[self.pos][1]
 
     def _next(self) -> None:
         """Move to the next recorded segment (running the chunk for it when none is

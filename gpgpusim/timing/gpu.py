@@ -91,6 +91,7 @@ from gpgpusim.device import interrupt
 from gpgpusim.device.gpu import Gpu, KernelRecord, MemcpyKind
 from gpgpusim.errors import CudaError, Err, report_internal_error
 from gpgpusim.functional import engine
+from gpgpusim.functional.cdp import STREAM_TAIL_LAUNCH
 from gpgpusim.options import load_config
 from gpgpusim.report.stats import StatsRegistry
 
@@ -179,9 +180,37 @@ class KernelRun:
         self.sample_key: Any = None
         #: CTA/wave sampling state (``cta_sampling.CtaSampling``) when the launch is sampled
         self.cta_sampling: Any = None
+        #: dynamic parallelism (:meth:`device_launch`): launch calls issued per (CTA, warp),
+        #: the queued child grids by (CTA, warp, issue) and how many of them are indexed, and
+        #: the list released children go to (the GPU's, set by it)
+        self.cdp_issued: dict[tuple[int, int], int] = {}
+        self.cdp_index: dict[tuple[int, int, int], list[Any]] = {}
+        self.cdp_seen = 0
+        self.released: list[tuple[Any, Any]] = []
 
     def more_ctas(self) -> bool:
         return self.issued < self.n_ctas and self.latency_left == 0 and self.error is None
+
+    def device_launch(self, cta: int, warp: int) -> None:
+        """Warp ``warp`` of CTA ``cta`` issued a device-side launch call (dynamic parallelism):
+        release the child grids its matching functional execution queued (``cdp.DeviceLaunch``:
+        the n-th issue of a launch call by a warp is its n-th execution) to ``released``, for
+        the stream manager to start while this kernel runs, as GPGPU-Sim launches a child at
+        the cycle its launch call issues.  Tail launches stay queued: they run after the
+        parent grid."""
+        key = (cta, warp)
+        n = self.cdp_issued.get(key, 0)
+        self.cdp_issued[key] = n + 1
+        queued = self.trace.stats.device_launches
+        index = self.cdp_index
+        while self.cdp_seen < len(queued):
+            dl = queued[self.cdp_seen]
+            index.setdefault((dl.cta, dl.warp, dl.issue), []).append(dl)
+            self.cdp_seen += 1
+        for dl in index.pop((cta, warp, n), ()):
+            if dl.stream != STREAM_TAIL_LAUNCH:
+                dl.released = True
+                self.released.append((self.rec.op, dl))
 
 
 #: the youngest generation's threshold while a performance model exists (CPython's default 700)
@@ -226,6 +255,9 @@ class TimingGpu(Gpu):
                              "interconnect runs on the built-in iSLIP crossbar of -network_mode 2\n")
         _relax_gc()
         self.gpu_tot_sim_cycle = 0
+        #: the cycle the last kernel ended (what an overlapping kernel adds to the run's
+        #: cycles starts there: ``KernelStats.new_cycles``)
+        self._last_end = 0
         self.deadlock_detect = bool(config.get("gpgpu_deadlock_detect"))
         self.max_cycle = int(config.get("gpgpu_max_cycle") or 0)
         self.max_insn = int(config.get("gpgpu_max_insn") or 0)
@@ -319,6 +351,9 @@ class TimingGpu(Gpu):
         self.perfect_mem = bool(cfg.get("gpgpu_perfect_mem"))
         self.flush_l2 = bool(cfg.get("gpgpu_flush_l2_cache"))
         self.runs: list[KernelRun] = []
+        #: child grids released by device-side launches and not yet taken by the stream
+        #: manager: (parent launch op, ``cdp.DeviceLaunch``) (:meth:`take_device_launches`)
+        self.cdp_released: list[tuple[Any, Any]] = []
         self.gpu_sim_cycle = 0
         self.live_ctas = 0
         self.skipped_cycles = 0
@@ -386,6 +421,7 @@ class TimingGpu(Gpu):
         run.issued_before = (sum(c.n_thread_insn for c in self.cores), sum(c.n_warp_insn for c in self.cores))
         self.last_issue_cycle = run.start_cycle + run.latency_left
         rec.start_cycles = self.now_cycles
+        run.released = self.cdp_released
         for other in self.runs:
             other.sample_key = None      # overlapped: its cycles are not its own
             if other.cta_sampling is not None and other.cta_sampling.cut_at is None:
@@ -607,6 +643,13 @@ class TimingGpu(Gpu):
                 report_internal_error("stop limit", exc)
         return done
 
+    def take_device_launches(self) -> list[tuple[Any, Any]]:
+        """The child grids device-side launches released since the last call (see
+        :meth:`KernelRun.device_launch`)."""
+        out = self.cdp_released[:]
+        self.cdp_released.clear()
+        return out
+
     def _fail_all(self, exc: CudaError) -> list[KernelRecord]:
         done = []
         for run in self.runs:
@@ -677,8 +720,8 @@ class TimingGpu(Gpu):
                 for r in self.runs:
                     if r.finished:
                         finished.append(r.rec)
-                if finished:
-                    break
+                if finished or self.cdp_released:
+                    break       # (children released: the stream manager starts them)
                 if self.limits_on:
                     why = self._limit_reached()
                     if why is not None:
@@ -860,9 +903,14 @@ class TimingGpu(Gpu):
         or a signal (``stopped``: "SIGINT", ...) ended it early."""
         import dataclasses
         run = next(r for r in self.runs if r.rec is rec)
+        end = self.gpu_tot_sim_cycle + self.gpu_sim_cycle
+        cycles = end - run.start_cycle
+        # the run's elapsed cycles grew from the last kernel end, or from when the running
+        # kernels began (the earliest of them, this one included), to now
+        new_cycles = end - max(self._last_end, min(r.start_cycle for r in self.runs))
+        self._last_end = end
         self.runs.remove(run)
         self._running.remove(rec)
-        cycles = self.gpu_tot_sim_cycle + self.gpu_sim_cycle - run.start_cycle
         rec.end_cycles = self.now_cycles
         self.insn_done_before += run.thread_done
         if stopped is None:
@@ -892,6 +940,7 @@ class TimingGpu(Gpu):
                                          ctas=run.issued, functional_insn=None, opcode_counts={},
                                          line_counts=None, stopped=why)
         report.cycles = cycles
+        report.new_cycles = new_cycles if new_cycles != cycles else None
         report.counters = self.stats.snapshot()
         if self.sampling_mode != "off":
             self._sample_detailed(run, report, stopped is None and idle)

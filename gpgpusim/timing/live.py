@@ -168,6 +168,11 @@ class LiveWarp(WarpStream):
         self.chunk.smid[lo:lo + 32] = sid
         self.chunk.hwid[lo:lo + 32] = slot
 
+    def active(self) -> int:
+        ex = self.chunk.ex
+        w = self.w
+        return int(ex.smask[w, int(ex.depth[w]) - 1])
+
     def issue(self, now: int) -> tuple[int, int, Sequence[Any] | None]:
         ch = self.chunk
         ex = ch.ex

@@ -57,6 +57,7 @@ from typing import Any
 import numpy as np
 
 from gpgpusim.functional import decode as dec
+from gpgpusim.functional.cdp import latency_kind
 from gpgpusim.ptx import ir
 
 __all__ = ["Unit", "OpClass", "PcTable", "build_table"]
@@ -137,6 +138,7 @@ class PcTable:
     is_branch: np.ndarray           # bra
     is_call: np.ndarray             # call of a .func (not printf/malloc/free built-ins)
     is_ret: np.ndarray              # ret from a .func
+    cdp: np.ndarray                 # int8: device-runtime call: ``functional.cdp.latency_kind`` (else 0)
     counted: np.ndarray             # a PTX instruction (False: exit pseudo instruction)
     opcode: list[str] = field(default_factory=list)
 
@@ -313,6 +315,9 @@ def build_table(prog: dec.Program, config: Any = None) -> PcTable:
             if d.extra is not None:         # a .func (printf/malloc/free run in place: ALU_OP)
                 c = OpClass.CALL_OPS
                 t.is_call[pc] = True
+            else:
+                target = dec.call_target(inst)
+                t.cdp[pc] = latency_kind(getattr(target, "name", ""))
         elif op == "call":                  # indirect call
             c = OpClass.CALL_OPS
             t.is_call[pc] = True
@@ -365,7 +370,7 @@ def _empty_table(prog: dec.Program) -> PcTable:
         bar_id=np.zeros(n, dtype=np.int32), bar_count=np.full(n, -1, dtype=np.int32),
         is_membar=np.zeros(n, dtype=bool), is_exit=np.zeros(n, dtype=bool),
         is_branch=np.zeros(n, dtype=bool), is_call=np.zeros(n, dtype=bool),
-        is_ret=np.zeros(n, dtype=bool), counted=np.zeros(n, dtype=bool),
+        is_ret=np.zeros(n, dtype=bool), cdp=np.zeros(n, dtype=np.int8), counted=np.zeros(n, dtype=bool),
         opcode=list(prog.opcode_of))
 
 

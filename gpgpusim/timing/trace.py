@@ -327,6 +327,7 @@ def _inst_text(run: Any, pc: int) -> tuple[str, int]:
 _REASON_TEXT: dict[str, Callable[[Any, Any], str]] = {
     "barrier": lambda w, x: f"barrier{x}",
     "atomics": lambda w, x: f"atomics({x})",
+    "cdp_latency": lambda w, x: f"cdp_latency({x})",
     "scoreboard": lambda w, x: f"scoreboard({_reg_names(w, x)})",
     "full": lambda w, x: f"{x.name}_full",
 }

@@ -55,9 +55,11 @@ def test_explicit_device_launch_api(tmp_path, opts):
     assert values == ([100 + t for t in range(8)] + [200 + t for t in range(8)] + [0] * 16
                       + [0, 0] + [1, 1])        # cudaSuccess, then cudaErrorInvalidValue twice
     if not opts:
-        # the parent and its two children, each with its own statistics block
+        # the parent and its two children, each with its own statistics block; the children
+        # start when their launch calls issue and end while the parent's threads still wait
+        # out the -cdp_latency of their second (refused) launch call
         assert [ln for ln in lines if ln.startswith("kernel_name = ")] == [
-            "kernel_name = _Z6parentPi ", "kernel_name = _Z5childPii ", "kernel_name = _Z5childPii "]
+            "kernel_name = _Z5childPii ", "kernel_name = _Z5childPii ", "kernel_name = _Z6parentPi "]
 
 
 NOT_A_KERNEL_SOURCE = r"""
@@ -95,3 +97,61 @@ def test_launch_of_a_non_kernel_fails_cleanly(tmp_path):
     lines = [ln for ln in r.stderr.splitlines() if "is no kernel of" in ln]
     assert len(lines) == 1 and "__cudaCDP2LaunchDevice at " in lines[0], r.stderr[-2000:]
     assert "Traceback" not in r.stderr
+
+
+OVERLAP_SOURCE = r"""
+#include <cstdio>
+__global__ void child(int *out) { out[threadIdx.x] = threadIdx.x + 1; }
+__global__ void parent(int *out, unsigned *spin, int n) {
+  if (threadIdx.x == 0) child<<<1, 32>>>(out);
+  unsigned v = threadIdx.x;
+  for (int i = 0; i < n; i++) v = v * 3u + 1u;     // long work after the launch
+  spin[threadIdx.x] = v;
+}
+int main() {
+  int *d, h[32];
+  unsigned *s, hs[32];
+  cudaMalloc(&d, sizeof h);
+  cudaMalloc(&s, sizeof hs);
+  cudaMemset(d, 0, sizeof h);
+  parent<<<1, 32>>>(d, s, 2000);
+  cudaError_t e = cudaDeviceSynchronize();
+  cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+  cudaMemcpy(hs, s, sizeof hs, cudaMemcpyDeviceToHost);
+  int bad = 0;
+  for (int i = 0; i < 32; i++) {
+    unsigned v = i;
+    for (int k = 0; k < 2000; k++) v = v * 3u + 1u;
+    bad += h[i] != i + 1 || hs[i] != v;
+  }
+  printf("overlap: %s, %d bad\n", cudaGetErrorName(e), bad);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("opts", [["--functional"], []], ids=["functional", "performance"])
+def test_a_child_runs_beside_its_parent_in_performance_mode(tmp_path, opts):
+    """Performance mode starts a child grid when its launch call issues (after its
+    -cdp_latency), as GPGPU-Sim does: a short child launched first by a long parent finishes
+    first and its cycles overlap the parent's; the host still sees both complete at the
+    synchronisation.  Functional mode runs the child after its parent."""
+    nvcc = find_nvcc()
+    if nvcc is None:
+        pytest.skip("nvcc not found")
+    (tmp_path / "ov.cu").write_text(OVERLAP_SOURCE)
+    subprocess.run([nvcc, "-cudart", "shared", "-rdc=true", str(tmp_path / "ov.cu"), "-o", str(tmp_path / "ov"),
+                    "-lcudadevrt"], check=True, capture_output=True, timeout=600)
+    r = subprocess.run(gpgpusim_cmd() + ["run", *opts, "--", str(tmp_path / "ov")], capture_output=True,
+                       text=True, cwd=tmp_path, env=sim_env(), timeout=600)
+    lines = r.stdout.splitlines()
+    assert r.returncode == 0 and "overlap: cudaSuccess, 0 bad" in lines, r.stdout[-3000:] + r.stderr[-3000:]
+    if opts:
+        return
+    names = [ln.split(" = ")[1].strip() for ln in lines if ln.startswith("kernel_name = ")]
+    assert names == ["_Z5childPi", "_Z6parentPiPji"]
+    cycles = [int(ln.split(" = ")[1]) for ln in lines if ln.startswith("gpu_sim_cycle = ")]
+    total = [int(ln.split(" = ")[1]) for ln in lines if ln.startswith("gpu_tot_sim_cycle = ")]
+    # the child's whole run lies inside the parent's: the run's cycles are the parent's, counted
+    # once (gpu_tot_sim_cycle is elapsed time)
+    assert cycles[1] > cycles[0] + 20000 and cycles[0] < total[0] < total[1] == cycles[1], (cycles, total)

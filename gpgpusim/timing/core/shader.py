@@ -86,7 +86,8 @@ class Warp:
 
     __slots__ = ("slot", "active", "src", "fdone", "ibuf", "next_pc",
                  "in_pipe", "at_bar", "membar", "stores", "n_atomic", "cta", "dyn", "done_exit",
-                 "pending", "kernel", "tbl", "sched", "sb_wait", "sb", "src_banks", "dst_banks")
+                 "pending", "kernel", "tbl", "sched", "sb_wait", "sb", "src_banks", "dst_banks",
+                 "cdp_wait", "cdp_armed")
 
     src: WarpStream           # the warp's instruction feed (set by start)
     tbl: CoreTable            # its kernel's static table (``kernel.table``, set by start)
@@ -107,6 +108,11 @@ class Warp:
         #: (``OperandCollector.warp_banks``; they depend on the warp slot and scheduler only)
         self.src_banks: list[tuple[int, ...]] = []
         self.dst_banks: list[tuple[int, ...]] = []
+        #: a device-runtime call at the head of the I-buffer (C-numbered ``-cdp_latency``):
+        #: examinations by the scheduler left before it may issue, and whether its latency was
+        #: charged (GPGPU-Sim ``m_cdp_latency`` / ``m_cdp_dummy``)
+        self.cdp_wait = 0
+        self.cdp_armed = False
 
     def start(self, src: WarpStream, cta: int, dyn: int, kernel: Any) -> None:
         """Run the warp whose instructions ``src`` feeds (a ``feed.WarpStream``)."""
@@ -126,6 +132,8 @@ class Warp:
         self.pending = set()
         self.sb_wait = None
         self.sb = False
+        self.cdp_wait = 0
+        self.cdp_armed = False
         self.kernel = kernel
         self.tbl = kernel.table
 
@@ -194,6 +202,11 @@ class ShaderCore:
         self.max_issue = max(1, int(g("gpgpu_max_insn_issue_per_warp")))
         self.diff_units = bool(g("gpgpu_dual_issue_diff_exec_units"))
         self.fetch_tp = max(1, int(g("gpgpu_inst_fetch_throughput")))
+        cdp = g("cdp_latency")
+        #: ``-cdp_latency``: stream creation, parameter buffer per warp / per lane, launch per
+        #: warp / per lane (cycles the scheduler examines the warp before the call issues)
+        self.cdp_latency: tuple[int, ...] = tuple(int(v) for v in cdp.values) + (0,) * 5 if cdp is not None \
+            else (0,) * 5
         self.warps = [Warp(i, i % self.n_sched) for i in range(self.max_warps)]
         pol = str(g("gpgpu_scheduler"))
         self.scheds = [SchedulerUnit(i, pol) for i in range(self.n_sched)]
@@ -680,6 +693,11 @@ class ShaderCore:
                 w.sb_wait = None        # woken by any register release
                 cm ^= low
                 continue
+            if w.cdp_wait:
+                # a device-runtime call serving its -cdp_latency: each examination takes one
+                w.cdp_wait -= 1
+                self.busy_cycle = True
+                continue
             pc = ib[0]
             want = w.src.pc
             if pc != want:
@@ -713,6 +731,9 @@ class ShaderCore:
                 if not wm & low:        # (it may be there already: woken by a register release)
                     reg.waiters[k] = wm | low
                     sch.n_route += 1
+                continue
+            if tbl.cdp[pc] and self._cdp_hold(w, pc):
+                stalled = True
                 continue
             sch.cand = cm               # (before the issue: a barrier release adds candidates)
             self._issue_warp(w, sch.sid, pc, unit, reg, idx, now)
@@ -773,6 +794,10 @@ class ShaderCore:
             while (not w.fdone and w.ibuf and checked < self.max_issue and checked <= issued
                    and issued < self.max_issue and not self._waiting(w)):
                 why, _detail = self.issue_block(sch, w)
+                if why == "cdp_latency":
+                    w.cdp_wait -= 1
+                    self.busy_cycle = True
+                    break
                 if why == "control_hazard":
                     self._flush(w, w.src.pc)
                     break
@@ -791,6 +816,9 @@ class ShaderCore:
                 if self.diff_units and prev_unit == unit:
                     stalled = True
                     break
+                if w.tbl.cdp[pc] and self._cdp_hold(w, pc):
+                    stalled = True
+                    break
                 self._issue_warp(w, sid, pc, unit, reg, idx, now)
                 prev_unit = unit
                 issued += 1
@@ -807,6 +835,22 @@ class ShaderCore:
             ist.stall += 1
         elif sch.n_sb:
             ist.sb += 1
+
+    def _cdp_hold(self, w: Warp, pc: int) -> bool:
+        """Device-runtime call ``pc`` (``CoreTable.cdp``) is ready to issue for warp ``w``:
+        the first time, charge its ``-cdp_latency`` and hold it (True); once that has been
+        served, let it issue (False).  GPGPU-Sim ``scheduler_unit::cycle``: a parameter buffer
+        or launch costs ``latency[k-1] + latency[k] x active lanes`` scheduler examinations,
+        stream creation ``latency[0]``; arming takes the examination itself."""
+        if w.cdp_armed:
+            w.cdp_armed = False
+            return False
+        k = w.tbl.cdp[pc]
+        lat = self.cdp_latency
+        w.cdp_wait = lat[0] if k == 1 else lat[k - 1] + lat[k] * popcount(w.src.active())
+        w.cdp_armed = True
+        self.busy_cycle = True
+        return True
 
     def _waiting(self, w: Warp) -> bool:
         if w.at_bar >= 0 or w.n_atomic > 0:
@@ -880,6 +924,10 @@ class ShaderCore:
             self._barrier_arrive(w, tbl.barrier_id[pc])
         elif tbl.is_membar[pc]:
             w.membar = True
+        elif tbl.cdp[pc] == 4 and ex:
+            # a device-side launch: its child grids may start now (KernelRun.device_launch)
+            cs = self.ctas[w.cta]
+            w.kernel.device_launch(cs.cta_id, w.slot - cs.warps[0])
         if src.pc < 0:              # the warp's last instruction: it is functionally done
             w.fdone = True
             w.in_pipe -= len(w.ibuf)
@@ -1051,6 +1099,8 @@ class ShaderCore:
         * ``("ibuffer_empty", None)``: nothing decoded yet;
         * ``("barrier", bar_id)``, ``("atomics", n outstanding)``, ``("membar", None)`` (a
           fence waiting for the warp's pending writes);
+        * ``("cdp_latency", n)``: a device-runtime call with ``n`` examinations of its
+          ``-cdp_latency`` left (each examination takes one);
         * ``("control_hazard", next pc)``: the I-buffer holds the wrong path (the scheduler
           flushes it);
         * ``("scoreboard", regs)``: registers of the instruction with a pending write;
@@ -1075,6 +1125,8 @@ class ShaderCore:
             return "atomics", w.n_atomic
         if w.membar and w.pending:
             return "membar", None
+        if w.cdp_wait:
+            return "cdp_latency", w.cdp_wait
         pc = ib[0]
         if pc != w.src.pc:
             return "control_hazard", w.src.pc

@@ -10,7 +10,7 @@ from typing import Any
 class CoreTable:
     __slots__ = ("oc_src", "wb_dst", "n", "unit", "latency", "initiation", "dst_regs", "src_regs",
                  "regs_all", "mem_space", "mem_vec", "is_load", "is_store", "is_atomic", "is_barrier",
-                 "barrier_id", "is_membar", "cache_op", "param_offset")
+                 "barrier_id", "is_membar", "cache_op", "param_offset", "cdp")
 
     def __init__(self, t: Any, n: int, prog: Any = None) -> None:
         self.n = n
@@ -31,6 +31,7 @@ class CoreTable:
         self.is_membar = [bool(x) for x in t.is_membar]
         self.cache_op: list[str] = list(t.cache_op)           # the LD/ST unit's L1D bypass decision
         self.param_offset = [int(x) for x in t.param_offset]   # its L1C address of an ld.param
+        self.cdp = [int(x) for x in t.cdp]     # device-runtime call: its -cdp_latency kind, else 0
         # register-file banks use GPGPU-Sim's "architectural" register number: the first
         # number in the register's name (%r12 -> 12, %fd3 -> 3; none -> no bank access), as its
         # PTX parser assigns it; the guard predicate is not an operand read
