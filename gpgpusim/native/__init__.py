@@ -54,8 +54,8 @@ MODULES = (
     "timing/core/table.py", "timing/core/units.py",
     "timing/memory/__init__.py", "timing/memory/system.py", "timing/memory/addrdec.py", "timing/memory/dram.py",
     "timing/memory/icnt.py", "timing/memory/partition.py",
-) + tuple(sorted(  # every module of these packages (a new scheduler is a new file there)
-    f"{pkg}/{f}" for pkg in ("timing/cache", "timing/core/schedulers")
+) + tuple(sorted(  # every module of these packages (a new policy or scheduler is a new file there)
+    f"{pkg}/{f}" for pkg in ("timing/cache", "timing/core/schedulers", "timing/memory/dram_sched")
     for f in os.listdir(os.path.join(PKG_ROOT, *pkg.split("/"))) if f.endswith(".py")))
 
 _finder: _NativeFinder | None = None

@@ -457,6 +457,11 @@ SCHEDULERS = ("lrr", "two_level_active", "gto", "rrr", "old", "warp_limiting")
 NETWORK_MODES = {1: "intersim2 (BookSim file)", 2: "local crossbar"}
 #: ``-gpgpu_dram_scheduler``: ``dram_t`` stops on other values
 DRAM_SCHEDULERS = {0: "FIFO", 1: "FR-FCFS"}
+#: cache replacement letters (``cache_config::init`` stops on others; the cache-string parser
+#: also reads the 3.x manual's ``R``, random, which GPGPU-Sim 4 does not model).  The write and
+#: write-allocate letters are checked when the string is parsed (``formats.WRITE_POLICY``,
+#: ``formats.WRITE_ALLOC``).  The performance model's policy registries hold the same letters
+CACHE_REPLACEMENT = {"L": "LRU", "F": "FIFO"}
 #: ``-gpgpu_memory_partition_indexing`` (``partition_index_function``); others assert in
 #: ``addrdec_tlx``
 PARTITION_INDEXING = {0: "consecutive", 1: "bitwise permutation", 2: "IPoly", 3: "PAE", 4: "random", 5: "custom"}
@@ -469,6 +474,17 @@ def _choice(cfg: Config, name: str, table: dict[int, str]) -> None:
         raise ConfigError(f"{cfg.origin.get(name, 'config')}: -{name} {v} is not supported; valid values: {valid}")
 
 
+def _cache_policies(cfg: Config) -> None:
+    for name, opt in cfg._reg.by_name.items():
+        if not isinstance(opt, Opt) or opt.kind != "CacheConfig":
+            continue
+        c = cfg[name]
+        if c is not None and c.replacement not in CACHE_REPLACEMENT:
+            valid = ", ".join(f"{k} ({d})" for k, d in CACHE_REPLACEMENT.items())
+            raise ConfigError(f"{cfg.origin.get(name, 'config')}: -{name} {cfg.raw(name)!r}: replacement policy "
+                              f"{c.replacement!r} is not supported; valid: {valid}")
+
+
 def validate(cfg: Config) -> None:
     """Reject values GPGPU-Sim itself rejects while it initialises (an assert or exit in the
     C++ start-up code), so the error names the option instead of appearing mid-run."""
@@ -479,6 +495,7 @@ def validate(cfg: Config) -> None:
                           "warp_limiting:<n>:<m>")
     _choice(cfg, "network_mode", NETWORK_MODES)
     _choice(cfg, "gpgpu_dram_scheduler", DRAM_SCHEDULERS)
+    _cache_policies(cfg)
     _choice(cfg, "gpgpu_memory_partition_indexing", PARTITION_INDEXING)
     for name in ("gpgpu_n_clusters", "gpgpu_n_cores_per_cluster", "gpgpu_n_mem", "gpgpu_n_sub_partition_per_mchannel"):
         if int(cfg[name]) == 0:

@@ -32,12 +32,14 @@ Behaviour reproduced from GPGPU-Sim 4.2:
 
 The texture cache (``tex_cache``, checklist C110) is :class:`.texture.TexCache`; the line
 states are in :mod:`.line`, the set-index functions in :mod:`.hashing`, the statistics in
-:mod:`.stats`.
+:mod:`.stats`.  The policies the configuration string names by letter are plug-ins chosen once
+per cache: replacement (:mod:`.replacement`), write hit (:mod:`.write_policy`), write miss
+(:mod:`.write_alloc`).
 
 The module is long because :class:`Cache` is one class: every access runs the tag array, the
 MSHR table, the miss queue and the ports in one chain of method calls on one object, the model's
 hottest memory path; the parts that stand alone (line states, set-index hashes, statistics,
-the texture cache) are the package's other modules.
+policies, the texture cache) are the package's other modules.
 
 Simplified: no graphics line-utility partitioning, no cache bypass for
 ``-gpgpu_gmem_skip_L1D`` (the core decides).
@@ -53,8 +55,11 @@ from ..mem_fetch import SECTOR_BYTES, SECTORS_PER_LINE, MemFetch, access_fetch
 from .hashing import hash_set_index
 from .line import (_C_CLEAN, _C_DIRTY, _C_INV, _C_RESV, _SECTOR_FULL, INVALID, MODIFIED, RESERVED, VALID, Line, _holds,
                    sector_parts)
+from .replacement import make_replacement
 from .stats import CacheStats
-from .status import (HIT, HIT_RESERVED, MISS, MSHR_HIT, READ_REQUEST_SENT, RESERVATION_FAIL, SECTOR_MISS, WRITE_ALLOCATE_SENT, WRITE_BACK_REQUEST_SENT, WRITE_REQUEST_SENT)
+from .status import (HIT, HIT_RESERVED, MISS, MSHR_HIT, READ_REQUEST_SENT, RESERVATION_FAIL, SECTOR_MISS, WRITE_BACK_REQUEST_SENT)
+from .write_alloc import WriteAlloc, make_write_alloc
+from .write_policy import WritePolicy, make_write_policy
 
 class _Extra:
     """``extra_mf_fields``: what a missing request looked like before it was sent down."""
@@ -117,6 +122,13 @@ class Cache:
         self.atom_bytes: int = SECTOR_BYTES if self.sectored else cfg.line_bytes
         self.replacement: str = cfg.replacement
         self.write_policy: str = cfg.write_policy
+        # the policies, chosen once by their letters (replacement.py, write_policy.py,
+        # write_alloc.py); the hot paths read the flags they declare
+        self.wp: WritePolicy = make_write_policy(cfg.write_policy)
+        self.wa: WriteAlloc = make_write_alloc(cfg.write_alloc)
+        self._read_only = self.wp.read_only
+        self._write_through = self.wp.write_through
+        self._wa_allocates = self.wa.allocates
         alloc = cfg.alloc_policy
         self.streaming = alloc == "s"
         self.alloc_on_miss = alloc == "m"
@@ -140,7 +152,7 @@ class Cache:
         self.now_fn = now_fn
         self.n_dirty = 0
         self._nlines = self.nset * self.assoc
-        self._lru = self.replacement != "F"
+        self._lru = make_replacement(cfg.replacement).by_last_access
         self._heap_cap = 2 * self.assoc + 16    # victim-heap size that triggers a rebuild (_push)
         self._reset_tag_array()
         self._set_memo: dict[int, int] = {}
@@ -650,15 +662,15 @@ class Cache:
             probe, idx = self._probe_set(set_idx, block, fetch.sector_mask, fetch.is_write)
             self._probed = (fetch, probe, idx)
         ver = self._tag_ver
-        if self.write_policy == "R":
+        if self._read_only:
             status = self._access_read_only(fetch, addr, probe, idx, now, events)
         else:
             # data_cache::process_tag_probe
             if fetch.is_write:
                 if probe == HIT:
-                    status = self._wr_hit(fetch, addr, idx, now, events)
-                elif probe != RESERVATION_FAIL or self.write_alloc == "N":
-                    status = self._wr_miss(fetch, addr, idx, now, events, probe)
+                    status = self.wp.write_hit(self, fetch, addr, idx, now, events)
+                elif probe != RESERVATION_FAIL or not self._wa_allocates:
+                    status = self.wa.write_miss(self, fetch, addr, idx, now, events)
                 else:
                     self.stats.inc_fail(fetch.access_type, "LINE_ALLOC_FAIL")
                     status = RESERVATION_FAIL
@@ -717,10 +729,10 @@ class Cache:
         data-cache writes), which always takes the full path."""
         if probe == HIT:
             return self._K_OTHER
-        if self.write_policy == "R":
+        if self._read_only:
             return self._K_LINE if probe == RESERVATION_FAIL else self._K_MISS0
         if fetch.is_write:
-            return self._K_LINE if probe == RESERVATION_FAIL and self.write_alloc != "N" else self._K_OTHER
+            return self._K_LINE if probe == RESERVATION_FAIL and self._wa_allocates else self._K_OTHER
         return self._K_LINE if probe == RESERVATION_FAIL else self._K_MISS1
 
     def _access_read_only(self, fetch: MemFetch, addr: int, probe: str, idx: int, now: int,
@@ -749,38 +761,10 @@ class Cache:
             return RESERVATION_FAIL
         do_miss, _, evicted = self._send_read(addr, idx, fetch, now, False, False, events)
         if do_miss:
-            if evicted is not None and self.write_policy != "T":
+            if evicted is not None and not self._write_through:
                 self._send_writeback(evicted, fetch, now, events)
             return MISS
         return RESERVATION_FAIL
-
-    def _wr_hit(self, fetch: MemFetch, addr: int, idx: int, now: int, events: list[str]) -> str:
-        wp = self.write_policy
-        if wp == "L":
-            wp = "E" if fetch.access_type == "GLOBAL_ACC_W" else "B"
-        if wp == "B":
-            _, idx, _ = self._tag_access(self.block_addr(addr), now, fetch)
-            line: Line = self.lines[idx]
-            self._mark_modified(idx, fetch)
-            self._update_readable(line, fetch)
-            return HIT
-        if self._miss_queue_full(0):
-            self.stats.inc_fail(fetch.access_type, "MISS_QUEUE_FULL")
-            return RESERVATION_FAIL
-        if wp == "T":
-            _, idx, _ = self._tag_access(self.block_addr(addr), now, fetch)
-            line = self.lines[idx]
-            self._mark_modified(idx, fetch)
-            self._update_readable(line, fetch)
-            events.append(WRITE_REQUEST_SENT)
-            self.miss_queue.append(fetch)
-            return HIT
-        # write-evict
-        events.append(WRITE_REQUEST_SENT)
-        self.miss_queue.append(fetch)
-        self.lines[idx].status[self._sidx(fetch.sector_mask)] = INVALID
-        self._sync(idx)
-        return HIT
 
     def _wr_alloc_fetch(self, fetch: MemFetch, now: int, link: bool) -> MemFetch:
         n = self.fetch_factory(fetch.addr, self.wr_alloc_type, fetch.sector_mask, fetch.byte_mask,
@@ -801,89 +785,6 @@ class Cache:
         if not hit and avail and len(self.miss_queue) < self.miss_queue_size:
             return None
         return "MSHR_MERGE_ENRTY_FAIL" if hit else "MSHR_ENRTY_FAIL"
-
-    def _wr_miss(self, fetch: MemFetch, addr: int, idx: int, now: int, events: list[str], probe: str) -> str:
-        wa = self.write_alloc
-        if wa == "N":
-            if self._miss_queue_full(0):
-                self.stats.inc_fail(fetch.access_type, "MISS_QUEUE_FULL")
-                return RESERVATION_FAIL
-            events.append(WRITE_REQUEST_SENT)
-            self.miss_queue.append(fetch)
-            return MISS
-        if wa == "W":
-            reason = self._mshr_fail_reason(fetch, 2)
-            if reason is not None:
-                self.stats.inc_fail(fetch.access_type, reason)
-                return RESERVATION_FAIL
-            events.append(WRITE_REQUEST_SENT)
-            self.miss_queue.append(fetch)
-            n = self._wr_alloc_fetch(fetch, now, False)
-            do_miss, _, evicted = self._send_read(addr, idx, n, now, False, True, events)
-            events.append(WRITE_ALLOCATE_SENT)
-            if do_miss:
-                if evicted is not None and self.write_policy != "T":
-                    self._send_writeback(evicted, fetch, now, events)
-                return MISS
-            return RESERVATION_FAIL
-        if wa == "F":
-            if fetch.byte_mask.bit_count() == self.atom_bytes:
-                if self._miss_queue_full(0):
-                    self.stats.inc_fail(fetch.access_type, "MISS_QUEUE_FULL")
-                    return RESERVATION_FAIL
-                st, idx, evicted = self._tag_access(self.block_addr(addr), now, fetch)
-                line: Line = self.lines[idx]
-                self._mark_modified(idx, fetch)
-                if st != RESERVATION_FAIL:
-                    if evicted is not None and self.write_policy != "T":
-                        self._send_writeback(evicted, fetch, now, events)
-                    return MISS
-                return RESERVATION_FAIL
-            reason = self._mshr_fail_reason(fetch, 1)
-            if reason is not None:
-                self.stats.inc_fail(fetch.access_type, reason)
-                return RESERVATION_FAIL
-            maddr = self.mshr_addr(fetch.addr)
-            if maddr in self.mshr and self._read_after_write_pending(maddr):
-                self.stats.inc_fail(fetch.access_type, "MSHR_RW_PENDING")
-                return RESERVATION_FAIL
-            n = self._wr_alloc_fetch(fetch, now, True)
-            do_miss, idx, evicted = self._send_read(addr, idx, n, now, False, True, events)
-            line = self.lines[idx]
-            line.modified_on_fill[self._sidx(fetch.sector_mask)] = True
-            line.byte_mask_on_fill = True
-            events.append(WRITE_ALLOCATE_SENT)
-            if do_miss:
-                if evicted is not None and self.write_policy != "T":
-                    self._send_writeback(evicted, fetch, now, events)
-                return MISS
-            return RESERVATION_FAIL
-        # 'L': lazy fetch-on-read
-        if self._miss_queue_full(0):
-            self.stats.inc_fail(fetch.access_type, "MISS_QUEUE_FULL")
-            return RESERVATION_FAIL
-        if self.write_policy == "T":
-            events.append(WRITE_REQUEST_SENT)
-            self.miss_queue.append(fetch)
-        st, idx, evicted = self._tag_access(self.block_addr(addr), now, fetch)
-        line = self.lines[idx]
-        sidx = self._sidx(fetch.sector_mask)
-        self._mark_modified(idx, fetch)
-        if st == HIT_RESERVED:
-            line.modified_on_fill[sidx] = True
-            line.byte_mask_on_fill = True
-        if fetch.byte_mask.bit_count() == self.atom_bytes:
-            line.readable[sidx] = True
-        else:
-            line.readable[sidx] = False
-            if st == HIT_RESERVED:
-                line.readable_on_fill[sidx] = True
-        self._update_readable(line, fetch)
-        if st != RESERVATION_FAIL:
-            if evicted is not None and self.write_policy != "T":
-                self._send_writeback(evicted, fetch, now, events)
-            return MISS
-        return RESERVATION_FAIL
 
     def _read_after_write_pending(self, maddr: int) -> bool:
         write_found = False

@@ -547,13 +547,11 @@ class LdstUnit:
         forwards (write-through, local-wb-global-wt for global data) are acknowledged by L2."""
         l1 = self.l1d
         assert l1 is not None
-        wp = l1.write_policy
-        forwards = wp == "T" or (wp == "L" and mf.access_type == "GLOBAL_ACC_W") or wp == "E"
-        if forwards:
+        if l1.wp.forwards(mf.access_type):
             return False
         if status == "HIT":
             return True
-        return l1.write_alloc in ("F", "L")
+        return l1.wa.writes_locally
 
     def _read_done(self, inst: WarpInst) -> None:
         """One access of load ``inst`` returned its data (``m_pending_writes`` decrement)."""

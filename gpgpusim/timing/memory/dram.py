@@ -1,15 +1,16 @@
-"""DRAM channel: banks, timing constraints, FIFO and FR-FCFS schedulers.
+"""DRAM channel: banks, timing constraints, the command loop.
 
-GPGPU-Sim counterparts: ``dram_t`` (dram.cc), ``frfcfs_scheduler`` (dram_sched.cc), the timing
-derivations of ``memory_config::init``.  Checklist C165–C172, C175, C176, C178.
+GPGPU-Sim counterparts: ``dram_t`` (dram.cc), the timing derivations of ``memory_config::init``.
+The request schedulers (``-gpgpu_dram_scheduler``: FIFO, FR-FCFS) are the plug-ins of
+:mod:`.dram_sched`.  Checklist C166–C172, C175, C176, C178.
 
 One :meth:`Dram.cycle` is one DRAM command-clock cycle, in GPGPU-Sim's order:
 
 1. the read/write data pipeline ``rwq`` (a ``fifo_pipeline`` with minimum length CL, or WL after
    a switch to writes) shifts by one unless the return queue is full; a request whose last atom
    leaves it is complete: reads go to the return queue, write-backs are done;
-2. the scheduler moves one request to an idle bank (FR-FCFS: open-row hits first, then oldest;
-   FIFO: head of the 2-entry queue if its bank is free);
+2. the scheduler (:mod:`.dram_sched`) moves one request to an idle bank (FR-FCFS: open-row hits
+   first, then oldest; FIFO: head of the 2-entry queue if its bank is free);
 3. at most one column command (read/write) and one row command (activate/precharge) with the
    dual bus interface, else one command in all, scanning banks round-robin from ``prio``;
 4. every constraint counter counts down to zero (``DEC2ZERO``; here each counter is the cycle it
@@ -26,11 +27,6 @@ Peak bandwidth (C175, C253).  A column command moves one atom and holds the data
 
 (QV100: 32 * 1 * 16 B * 2 * 850 MHz = 870.4 GB/s).  ``bw_util = bwutil / n_cmd`` is the fraction
 of that peak a channel used: ``bwutil`` adds the burst's bus cycles per column command.
-
-Separate write queue (C177, ``-dram_seperate_write_queue_enable``, ``-dram_write_queue_size
-size:high:low``): the FR-FCFS scheduler keeps writes in their own per-bank queues; it serves
-reads until ``high`` writes are pending, then only writes until fewer than ``low`` are, checked
-each time it looks for work for an idle bank (``frfcfs_scheduler::schedule``).
 
 Statistics (``dram_t::print``): the per-cycle row-buffer / bank-parallelism / bus-waste counters
 GPGPU-Sim collects in ``dram_t::cycle`` are kept from bank bit masks updated only when a bank's
@@ -50,6 +46,7 @@ import numpy as np
 
 from ..core.units import popcount
 from ..mem_fetch import MemFetch, WRITEBACK_TYPES
+from .dram_sched import make_scheduler
 
 BANK_IDLE, BANK_ACTIVE = 0, 1
 #: a cycle no command reaches (``Dram.col_at`` / ``row_at`` with no candidate bank)
@@ -183,146 +180,6 @@ class Bank:
         self.busy_from = 0
 
 
-class FrfcfsScheduler:
-    """``frfcfs_scheduler``: per bank, requests binned by row; a bank keeps serving the row it
-    chose until that row's bin is empty; a new row is the open row when it has requests, else
-    the row of the oldest request (checklist C165).
-
-    With ``write_queue`` = ``(size, high, low)`` (``-dram_seperate_write_queue_enable``, C177)
-    writes go to a second set of per-bank queues and bins, counted by ``num_write_pending``
-    (``num_pending`` then counts reads only, as GPGPU-Sim's).  Each :meth:`schedule` call first
-    switches to write mode when ``num_write_pending >= high`` and back to read mode when it is
-    ``< low``, then serves only the current mode's queues: a bank with only reads waiting gets
-    nothing in write mode and vice versa.
-
-    Row-buffer statistics (``dram_t::access_num``/``hits_num``... for ``Row_Buffer_Locality``):
-    every scheduled request counts an access; it is a hit unless it opened a new row choice
-    (no request for the bank's open row while the bank had no current row).
-    """
-
-    def __init__(self, nbk: int, write_queue: tuple[int, int, int] | None = None) -> None:
-        self.queue: list[deque[DramReq]] = [deque() for _ in range(nbk)]   # oldest first
-        self.bins: list[dict[int, deque[DramReq]]] = [{} for _ in range(nbk)]
-        self.last_row: list[int | None] = [None] * nbk
-        self.num_pending = 0
-        self.nonempty = 0             # bit b: queue[b] (reads, or all with one queue) is not empty
-        self.separate = write_queue is not None
-        self.write_size, self.write_high, self.write_low = write_queue or (0, 0, 0)
-        self.wqueue: list[deque[DramReq]] = [deque() for _ in range(nbk)] if self.separate else []
-        self.wbins: list[dict[int, deque[DramReq]]] = [{} for _ in range(nbk)] if self.separate else []
-        self.last_wrow: list[int | None] = [None] * nbk if self.separate else []
-        self.num_write_pending = 0
-        self.write_mode = False
-        self.n_mode_switches = 0
-        # rowblp counters (dram_t::access_num, hits_num, read_num, write_num, hits_*_num)
-        self.access_num = self.hits_num = 0
-        self.read_num = self.write_num = self.hits_read_num = self.hits_write_num = 0
-        # memory_stats_t per bank: row_access, num_activates (row accesses per activate) and
-        # the longest run of accesses to one row (closed by the next row miss)
-        self.row_access = [0] * nbk
-        self.num_activates = [0] * nbk
-        self.concurrent_row_access = [0] * nbk
-        self.max_conc_access = [0] * nbk
-        # max_servicetime2samerow: the longest time between two row misses of a bank, in
-        # gpu_sim_cycle (core cycles since the kernel started on an idle GPU: the ``now`` of
-        # schedule() minus ``cycle_base[0]``, gpu_tot_sim_cycle, which MemorySystem shares)
-        self.row_service_ts = [0] * nbk
-        self.max_service_time = [0] * nbk
-        self.cycle_base = [0]
-
-    @property
-    def row_hits(self) -> int:
-        return self.hits_num
-
-    def add(self, req: DramReq) -> None:
-        if self.separate and req.is_write:
-            self.num_write_pending += 1
-            queue, bins = self.wqueue, self.wbins
-        else:
-            self.num_pending += 1
-            queue, bins = self.queue, self.bins
-            self.nonempty |= 1 << req.bank
-        queue[req.bank].append(req)
-        b = bins[req.bank].get(req.row)
-        if b is None:
-            b = bins[req.bank][req.row] = deque()
-        b.append(req)
-
-    def parked(self) -> bool:
-        """Only writes wait, in read mode, below the high watermark: :meth:`schedule` returns
-        None for every bank and changes nothing until a new request arrives."""
-        return (self.separate and not self.write_mode and not self.num_pending
-                and self.num_write_pending < self.write_high)
-
-    def schedule(self, bank: int, curr_row: int, now: int = 0) -> DramReq | None:
-        """The next request for idle ``bank`` (open row ``curr_row``), None if none; ``now`` is
-        the core cycle (``gpu_tot_sim_cycle + gpu_sim_cycle``)."""
-        if self.separate:
-            if not self.write_mode and self.num_write_pending >= self.write_high:
-                self.write_mode = True
-                self.n_mode_switches += 1
-            elif self.write_mode and self.num_write_pending < self.write_low:
-                self.write_mode = False
-                self.n_mode_switches += 1
-        if self.write_mode:
-            queue, bins, last_row = self.wqueue[bank], self.wbins[bank], self.last_wrow
-        else:
-            queue, bins, last_row = self.queue[bank], self.bins[bank], self.last_row
-        row = last_row[bank]
-        hit = True
-        if row is None:
-            if not queue:
-                return None
-            if curr_row in bins:
-                row = curr_row
-            else:
-                row = queue[0].row
-                hit = False
-                # frfcfs_scheduler::data_collection.  The service time counts from the bank's
-                # previous row miss, or from cycle 0 of the kernel for its first; a mark left
-                # by an earlier kernel at a later gpu_sim_cycle counts nothing
-                k = now - self.cycle_base[0]
-                since = self.row_service_ts[bank]
-                if k > since and k - since > self.max_service_time[bank]:
-                    self.max_service_time[bank] = k - since
-                self.row_service_ts[bank] = k
-                if self.concurrent_row_access[bank] > self.max_conc_access[bank]:
-                    self.max_conc_access[bank] = self.concurrent_row_access[bank]
-                self.concurrent_row_access[bank] = 0
-                self.num_activates[bank] += 1
-            last_row[bank] = row
-        b = bins[row]
-        req = b.popleft()
-        queue.remove(req)
-        if not queue and not self.write_mode:
-            self.nonempty &= ~(1 << bank)
-        if not b:
-            del bins[row]
-            last_row[bank] = None
-        self.access_num += 1
-        self.row_access[bank] += 1
-        self.concurrent_row_access[bank] += 1
-        if req.is_write:
-            self.write_num += 1
-            self.hits_write_num += hit
-        else:
-            self.read_num += 1
-            self.hits_read_num += hit
-        self.hits_num += hit
-        if self.separate and req.is_write:
-            self.num_write_pending -= 1
-        else:
-            self.num_pending -= 1
-        return req
-
-
-def _first_bit_from(mask: int, start: int) -> int:
-    """The lowest set bit of ``mask`` at or above ``start``, else the lowest set bit."""
-    hi = mask >> start << start
-    m = hi or mask
-    return (m & -m).bit_length() - 1
-
-
 def logb2(v: int) -> int:
     """GPGPU-Sim's ``LOGB2``: floor(log2(v)), 0 for 0 (the latency histograms' bin)."""
     return v.bit_length() - 1 if v > 0 else 0
@@ -384,9 +241,7 @@ class Dram:
         self.rwq = FifoPipeline(p.CL, p.CL + 1)
         self.mrqq = FifoPipeline(0, 2)
         self.returnq = FifoPipeline(0, p.return_queue or 1024)
-        wq = ((p.write_queue_size, p.write_high_watermark, p.write_low_watermark)
-              if p.separate_write_queue else None)
-        self.sched = FrfcfsScheduler(p.nbk, wq) if p.scheduler == 1 else None
+        self.sched = make_scheduler(p.scheduler, p)
         self.on_write_done = on_write_done
         self.grp_of = [self._bankgrp(j) for j in range(p.nbk)]
         self.grp_masks = [sum(1 << j for j in range(p.nbk) if self.grp_of[j] == g) for g in range(p.nbkgrp)]
@@ -435,16 +290,9 @@ class Dram:
 
     # ------------------------------------------------------------------ interface
     def full(self, is_write: bool) -> bool:
-        """``dram_t::full``: the FR-FCFS queue (or, for a write with the separate write queue,
-        the write queue) holds its configured number of requests; size 0 = unlimited."""
-        if self.sched is not None:
-            p = self.p
-            if p.sched_queue == 0:
-                return False
-            if is_write and self.sched.separate:
-                return self.sched.num_write_pending >= p.write_queue_size
-            return self.sched.num_pending >= p.sched_queue
-        return self.mrqq.full()
+        """``dram_t::full``: the scheduler has no room for another request (a write, when
+        ``is_write``)."""
+        return self.sched.full(self, is_write)
 
     def push(self, fetch: MemFetch, now: int) -> None:
         bank = fetch.bank % self.p.nbk
@@ -480,7 +328,7 @@ class Dram:
         if not n:
             return False
         s = self.sched
-        return s is None or n != s.num_write_pending or not s.parked()
+        return n != s.num_write_pending or not s.parked()
 
     def drain(self, n: int, now: int = 0) -> None:
         """Account ``n`` cycles of a channel that is not :meth:`busy`: cycle it while its
@@ -505,7 +353,7 @@ class Dram:
             return False
         if self.n_in_flight:
             s = self.sched
-            if s is None or self.n_in_flight != s.num_write_pending or not s.parked():
+            if self.n_in_flight != s.num_write_pending or not s.parked():
                 return False
         return True
 
@@ -715,41 +563,7 @@ class Dram:
                             returnq.push(mf)
                         elif self.on_write_done is not None:
                             self.on_write_done(mf)
-        sched = self.sched
-        banks = self.banks
-        mrqq = self.mrqq
-        if sched is not None:
-            while mrqq.q:
-                sched.add(mrqq.pop())
-            if not sched.separate:
-                # the first bank from ``prio`` with no request and a non-empty queue: the
-                # banks before it would each return nothing from schedule()
-                cand = sched.nonempty & ~self.pend_mask
-                if cand:
-                    b = _first_bit_from(cand, self.prio)
-                    req = sched.schedule(b, banks[b].curr_row, now)
-                    assert req is not None
-                    self._grant(b, req, now)
-            else:
-                # the write-mode check runs once per schedule() call: keep every call
-                nbk = self.nbk
-                for i in range(nbk):
-                    b = (i + self.prio) % nbk
-                    bank = banks[b]
-                    if bank.mrq is None:
-                        req = sched.schedule(b, bank.curr_row, now)
-                        if req is not None:
-                            self._grant(b, req, now)
-                            break
-            nreqs = sched.num_pending
-        else:
-            if mrqq.q:
-                head = mrqq.top()
-                if banks[head.bank].mrq is None:
-                    banks[head.bank].mrq = mrqq.pop()
-                    banks[head.bank].busy_from = t
-                    self._track(head.bank)
-            nreqs = len(mrqq)
+        nreqs = self.sched.cycle(self, now)
         if nreqs > self.max_mrqs:
             self.max_mrqs = nreqs
         self.ave_mrqs += nreqs
@@ -885,8 +699,17 @@ class Dram:
             banks[low.bit_length() - 1].n_idle -= 1
         return col
 
-    def _grant(self, b: int, req: DramReq, now: int) -> None:
-        """The scheduler hands ``req`` to idle bank ``b`` (``scheduler_frfcfs``)."""
+    def place(self, b: int, req: DramReq) -> None:
+        """The scheduler puts ``req`` at idle bank ``b`` and nothing else (``scheduler_fifo``)."""
+        bank = self.banks[b]
+        bank.mrq = req
+        bank.busy_from = self.n_cmd
+        self._track(b)
+
+    def grant(self, b: int, req: DramReq, now: int) -> None:
+        """The scheduler hands ``req`` to idle bank ``b``: the bank-arbitration priority moves
+        on, the queueing latency (``now``, core cycles, minus the push) is recorded
+        (``scheduler_frfcfs``)."""
         self.prio = (self.prio + 1) % self.nbk
         bank = self.banks[b]
         bank.mrq = req
@@ -1089,8 +912,7 @@ class Dram:
         if self.n_samples:
             self._flush_samples()
         s = self.sched
-        acc = (s.access_num, s.hits_num, s.read_num, s.hits_read_num, s.write_num, s.hits_write_num) \
-            if s is not None else (0,) * 6
+        acc = (s.access_num, s.hits_num, s.read_num, s.hits_read_num, s.write_num, s.hits_write_num)
         rw_total = self.banks_access_rw_total
         return {"n_cmd": self.n_cmd, "n_nop": self.n_nop, "n_act": self.n_act, "n_pre": self.n_pre,
                 "n_ref_event": 0,
@@ -1119,8 +941,8 @@ class Dram:
 
     def dump_state(self) -> str:
         s = self.sched
-        pend = s.num_pending + s.num_write_pending if s is not None else len(self.mrqq)
-        mode = " write_mode" if s is not None and s.write_mode else ""
+        pend = s.queued(self)
+        mode = " write_mode" if s.write_mode else ""
         busy = [j for j, b in enumerate(self.banks) if b.mrq is not None]
         out = [f"DRAM[{self.id}]: pending={pend}{mode} banks_busy={busy} rwq={self.rwq.n_items} "
                f"returnq={self.returnq.n_items}"]

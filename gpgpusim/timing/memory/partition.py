@@ -190,7 +190,7 @@ class SubPartition:
                 mf.status_cycle = now
                 self.l2_icnt.push(mf)
             else:
-                if l2.write_alloc == "F" and mf.original_wr is not None:
+                if l2.wa.answers_on_fill and mf.original_wr is not None:
                     o = mf.original_wr
                     o.is_reply = True
                     o.status = "IN_PARTITION_L2_TO_ICNT_QUEUE"
@@ -244,11 +244,11 @@ class SubPartition:
                                     self.l2_icnt.push(mf)
                             accepted = True
                         elif status != RESERVATION_FAIL:
-                            if (mf.is_write and l2.write_alloc in ("F", "L")
+                            if (mf.is_write and l2.wa.writes_locally
                                     and WRITE_ALLOCATE_SENT not in events):
                                 if mf.access_type == "L1_WRBK_ACC":
                                     self.tracker.discard(mf)
-                                elif l2.write_policy == "B":
+                                elif l2.wp.write_back:
                                     mf.is_reply = True
                                     mf.set_status("IN_PARTITION_L2_TO_ICNT_QUEUE", now)
                                     self.l2_icnt.push(mf)

@@ -96,8 +96,7 @@ class MemorySystem:
         # kernel-relative cycle GPGPU-Sim's row service times are measured in)
         self.cycle_base = [0]
         for part in self.partitions:
-            if part.dram.sched is not None:
-                part.dram.sched.cycle_base = self.cycle_base
+            part.dram.sched.cycle_base = self.cycle_base
         # sub-partitions that may have work (requests inside or arriving), and the same in
         # ascending order (None when it must be sorted again)
         self._active: set[int] = set()
@@ -562,11 +561,11 @@ class MemorySystem:
         st.set("mrq_lat_table", [sum(col) for col in zip(*(d.mrq_lat_table for d in drams), strict=True)])
         st.set("dq_lat_table", [0] * 32)
         scheds = [d.sched for d in drams]
-        if all(s is not None for s in scheds):
-            st.set("dram_max_conc_access_per_bank", [list(s.max_conc_access) for s in scheds if s is not None])
-            st.set("dram_max_service_time_per_bank", [list(s.max_service_time) for s in scheds if s is not None])
-            st.set("dram_row_accesses_per_bank", [list(s.row_access) for s in scheds if s is not None])
-            st.set("dram_activates_per_bank", [list(s.num_activates) for s in scheds if s is not None])
+        if all(s.bank_stats for s in scheds):
+            st.set("dram_max_conc_access_per_bank", [list(s.max_conc_access) for s in scheds])
+            st.set("dram_max_service_time_per_bank", [list(s.max_service_time) for s in scheds])
+            st.set("dram_row_accesses_per_bank", [list(s.row_access) for s in scheds])
+            st.set("dram_activates_per_bank", [list(s.num_activates) for s in scheds])
         st.set("dram_accesses_per_bank", [[0] * len(r) for r in reads])
         st.set("dram_avg_mf_latency_per_bank",
                [[tot // (r + w) if r + w else None for tot, r, w in zip(lat, rr, ww, strict=True)]

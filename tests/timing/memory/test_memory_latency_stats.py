@@ -1,7 +1,7 @@
 """GPGPU-Sim's memory latency statistics (``memory_stats_t``, C182, C190) from the timing model:
 ``mf_lat_table``, ``icnt2mem_lat_table``, ``icnt2sh_lat_table``, ``mf_lat_pw_table``, the
 averages printed with them and the DRAM ``maximum service time to same row``
-(gpgpusim.timing.memory.MemorySystem.read_done / lat_pw / update_stats, dram.FrfcfsScheduler).
+(gpgpusim.timing.memory.MemorySystem.read_done / lat_pw / update_stats, dram_sched.FrfcfsScheduler).
 
 The kernel: 2 CTAs of 64 threads on one SM7_QV100 SM (timing_helpers.SMALL), each thread
 loading a word of a cold buffer and storing it 512 bytes further on: 8 read sectors (the
@@ -23,7 +23,8 @@ from gpgpusim.report import Reporter  # noqa: E402
 from gpgpusim.report.data import KernelStats  # noqa: E402
 from gpgpusim.timing.mem_fetch import MemFetch  # noqa: E402
 from gpgpusim.timing.memory import MemorySystem  # noqa: E402
-from gpgpusim.timing.memory.dram import DramReq, FrfcfsScheduler  # noqa: E402
+from gpgpusim.timing.memory.dram import DramReq  # noqa: E402
+from gpgpusim.timing.memory.dram_sched import FrfcfsScheduler  # noqa: E402
 
 BODY = """
 .reg .b32 %r<8>; .reg .b64 %rd<8>;
