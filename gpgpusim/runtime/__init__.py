@@ -93,9 +93,9 @@ def get_runtime() -> Any:
     global _runtime
     with _lock:
         if _runtime is None:
+            from gpgpusim import hostio
             from gpgpusim.report import Reporter
 
-            from gpgpusim import hostio
             from .api import Runtime
 
             cfg = load_active_config()

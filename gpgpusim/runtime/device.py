@@ -38,8 +38,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpgpusim.device.limits import (
+    GRID_3X,
+    ArchLimits,
+    arch_limits,
+    block_registers,
+    max_threads_for_registers,
+    modelled_gpu,
+)
+
 from .abi import CudaDeviceProp
-from gpgpusim.device.limits import GRID_3X, ArchLimits, arch_limits, block_registers, max_threads_for_registers, modelled_gpu
 
 DEVICE_MEMORY_BYTES = 16 << 30
 

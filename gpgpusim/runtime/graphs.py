@@ -18,7 +18,6 @@ import itertools
 import threading
 from collections.abc import Iterable
 
-from gpgpusim.errors import CudaError, Err
 from gpgpusim.device.gpu import (
     EmptyOp,
     EventRecordOp,
@@ -30,6 +29,7 @@ from gpgpusim.device.gpu import (
     Op,
     WaitEventOp,
 )
+from gpgpusim.errors import CudaError, Err
 
 # cudaGraphNodeType
 NODE_KERNEL = 0

@@ -54,8 +54,6 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from gpgpusim.errors import CudaError, Err, report_internal_error
-from gpgpusim.runtime import graphs
 from gpgpusim.device.gpu import (
     EmptyOp,
     EventRecordOp,
@@ -68,6 +66,8 @@ from gpgpusim.device.gpu import (
     Op,
     WaitEventOp,
 )
+from gpgpusim.errors import CudaError, Err, report_internal_error
+from gpgpusim.runtime import graphs
 from gpgpusim.runtime.stream_mempool import MemPools
 
 # cudaStream_t special handles

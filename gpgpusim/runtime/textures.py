@@ -4,10 +4,9 @@ GPGPU-Sim counterpart: ``cudaMallocArray``/``cudaMemcpy*Array``/``cudaBindTextur
 ``libcuda/cuda_runtime_api.cc`` and ``gpgpu_t::gpgpu_ptx_sim_bindTextureToArray``; GPGPU-Sim
 knows only texture *references*.  Here: the object API of CUDA 11+ (the only one CUDA 12+ has).
 
-``TextureApi`` is a mixin of :class:`gpgpusim.runtime.api.Runtime` (same calling convention:
-every pointer an int address, every method returns a ``cudaError_t``).  It needs from the class
-that inherits it ``gmem``, ``streams``, ``_device_alloc(size, what)``, ``_device_allocs``,
-``_device_range(addr, n, what)`` and the error plumbing of :func:`stream_api._entry`.
+``TextureApi`` is a service of :class:`gpgpusim.runtime.api.Runtime` (:mod:`.service`: every
+pointer an int address, every method returns a ``cudaError_t``); it allocates and copies through
+the memory service (``rt.memory_api``).
 
 A CUDA array is an ordinary device allocation laid out row-major with ``pitch = width *
 element size`` and ``height`` rows per slice (the hardware's block-linear layout is invisible to
@@ -35,14 +34,13 @@ import itertools
 import struct
 import threading
 from dataclasses import dataclass
-from typing import Any
 
+from gpgpusim.device.gpu import Memcpy2DOp, MemcpyKind
 from gpgpusim.errors import CudaError, Err
 from gpgpusim.functional import texture as T
 
 from . import abi
-from gpgpusim.device.gpu import Memcpy2DOp, MemcpyKind
-from .stream_api import _entry
+from .service import Service, entry
 
 ARRAY_HANDLE_BASE = 0x7A0000000000          # cudaArray_t values (opaque to programs)
 RES_DESC_BYTES = 144
@@ -103,12 +101,8 @@ def _need(ptr: int, what: str) -> None:
         raise CudaError(Err.InvalidValue, f"{what} is NULL")
 
 
-class TextureApi:
-    """Mixin: CUDA arrays, texture and surface objects (see module doc)."""
-
-    gmem: Any
-    streams: Any
-    _device_allocs: dict[int, int]
+class TextureApi(Service):
+    """CUDA arrays, texture and surface objects (see the module docstring)."""
 
     _arrays_lock = threading.Lock()
     _array_ids = itertools.count(1)
@@ -126,7 +120,6 @@ class TextureApi:
                             f"{what}: {handle:#x} is not a live CUDA array")
         return arr
 
-    # ================================================================== arrays
     def _malloc_array(self, p_array: int, desc: int, width: int, height: int, depth: int, flags: int,
                       what: str) -> None:
         _need(p_array, f"{what}: array")
@@ -139,42 +132,42 @@ class TextureApi:
             raise CudaError(Err.InvalidValue, f"{what}: invalid flags {flags:#x}")
         if not width or (depth and not height):
             raise CudaError(Err.InvalidValue, f"{what}: extent {width}x{height}x{depth} is not a 1D, 2D or 3D array")
-        self.streams.check_unsafe_call(what)
+        self.rt.streams.check_unsafe_call(what)
         pitch = width * fmt.elem_bytes
         size = pitch * max(height, 1) * max(depth, 1)
-        base = self._device_alloc(size, what)          # type: ignore[attr-defined]
+        base = self.rt.memory_api.device_alloc(size, what)
         with self._arrays_lock:
             handle = ARRAY_HANDLE_BASE + next(self._array_ids) * 0x100
         self._arrays()[handle] = CudaArray(handle, fmt, raw, width, height, depth, flags, base, pitch)
         abi.write_u64(p_array, handle)
 
-    @_entry
+    @entry
     def cudaMallocArray(self, p_array: int, desc: int, width: int, height: int, flags: int) -> None:
         self._malloc_array(p_array, desc, width, height, 0, flags, "cudaMallocArray")
 
-    @_entry
+    @entry
     def gs_malloc3d_array(self, p_array: int, desc: int, extent: int, flags: int) -> None:
         """``cudaMalloc3DArray`` (the C wrapper passes the ``cudaExtent`` by pointer)."""
         width, height, depth = struct.unpack("<3Q", abi.read(extent, 24))
         self._malloc_array(p_array, desc, width, height, depth, flags, "cudaMalloc3DArray")
 
-    @_entry
+    @entry
     def cudaFreeArray(self, array: int) -> None:
         if not array:
             return
         arr = self._array(array, "cudaFreeArray")
-        self.streams.check_unsafe_call("cudaFreeArray")
-        self.streams.synchronize_device()
+        self.rt.streams.check_unsafe_call("cudaFreeArray")
+        self.rt.streams.synchronize_device()
         del self._arrays()[array]
-        self.gmem.free(arr.base)
-        self._device_allocs.pop(arr.base, None)
+        self.rt.gmem.free(arr.base)
+        self.rt.memory_api.device_allocs.pop(arr.base, None)
 
-    @_entry
+    @entry
     def cudaGetChannelDesc(self, desc: int, array: int) -> None:
         _need(desc, "cudaGetChannelDesc: desc")
         abi.write(desc, self._array(array, "cudaGetChannelDesc").desc_raw)
 
-    @_entry
+    @entry
     def cudaArrayGetInfo(self, desc: int, extent: int, flags: int, array: int) -> None:
         arr = self._array(array, "cudaArrayGetInfo")
         if desc:
@@ -184,7 +177,6 @@ class TextureApi:
         if flags:
             abi.write_u32(flags, arr.flags)
 
-    # ------------------------------------------------------------------ copies
     def _array_rect(self, arr: CudaArray, w_off: int, h_off: int, width: int, height: int, what: str) -> int:
         if w_off + width > arr.pitch or h_off + height > arr.rows * arr.slices:
             raise CudaError(Err.InvalidValue,
@@ -195,7 +187,7 @@ class TextureApi:
     def _linear_side(self, addr: int, pitch: int, width: int, height: int, device: bool, what: str) -> None:
         _need(addr, what)
         span = pitch * (height - 1) + width
-        is_dev = self._device_range(addr, span, what)        # type: ignore[attr-defined]
+        is_dev = self.rt.memory_api.device_range(addr, span, what)
         if device and not is_dev:
             raise CudaError(Err.InvalidValue, f"{what}: {addr:#x} is not device memory")
 
@@ -217,27 +209,27 @@ class TextureApi:
             op = Memcpy2DOp(a, arr.pitch, lin, lpitch, width, height, kind)
         else:
             op = Memcpy2DOp(lin, lpitch, a, arr.pitch, width, height, kind)
-        self.streams.enqueue(stream, op, sync=sync, what=what)
+        self.rt.streams.enqueue(stream, op, sync=sync, what=what)
 
-    @_entry
+    @entry
     def cudaMemcpy2DToArray(self, dst: int, w_off: int, h_off: int, src: int, spitch: int, width: int,
                             height: int, kind: int) -> None:
         self._copy_2d_array(True, dst, w_off, h_off, src, spitch, width, height, kind, 0, True,
                             "cudaMemcpy2DToArray")
 
-    @_entry
+    @entry
     def cudaMemcpy2DToArrayAsync(self, dst: int, w_off: int, h_off: int, src: int, spitch: int, width: int,
                                  height: int, kind: int, stream: int) -> None:
         self._copy_2d_array(True, dst, w_off, h_off, src, spitch, width, height, kind, stream, False,
                             "cudaMemcpy2DToArrayAsync")
 
-    @_entry
+    @entry
     def cudaMemcpy2DFromArray(self, dst: int, dpitch: int, src: int, w_off: int, h_off: int, width: int,
                               height: int, kind: int) -> None:
         self._copy_2d_array(False, src, w_off, h_off, dst, dpitch, width, height, kind, 0, True,
                             "cudaMemcpy2DFromArray")
 
-    @_entry
+    @entry
     def cudaMemcpy2DFromArrayAsync(self, dst: int, dpitch: int, src: int, w_off: int, h_off: int, width: int,
                                    height: int, kind: int, stream: int) -> None:
         self._copy_2d_array(False, src, w_off, h_off, dst, dpitch, width, height, kind, stream, False,
@@ -258,13 +250,13 @@ class TextureApi:
                                               f"end of the {arr.nbytes}-byte array")
         a = arr.base + start
         dst, src = (a, lin) if to_array else (lin, a)
-        self._memcpy(dst, src, count, kind, 0, True, what)   # type: ignore[attr-defined]
+        self.rt.memory_api.memcpy(dst, src, count, kind, 0, True, what)
 
-    @_entry
+    @entry
     def cudaMemcpyToArray(self, dst: int, w_off: int, h_off: int, src: int, count: int, kind: int) -> None:
         self._copy_1d_array(True, dst, w_off, h_off, src, count, kind, "cudaMemcpyToArray")
 
-    @_entry
+    @entry
     def cudaMemcpyFromArray(self, dst: int, src: int, w_off: int, h_off: int, count: int, kind: int) -> None:
         self._copy_1d_array(False, src, w_off, h_off, dst, count, kind, "cudaMemcpyFromArray")
 
@@ -273,7 +265,6 @@ class TextureApi:
         arr = self._array(handle, what)
         return arr.base, arr.pitch, arr.rows, arr.fmt.elem_bytes
 
-    # ================================================================== objects
     def _resource(self, p_res: int, what: str, surface: bool) -> tuple[T.TexObject, bytes]:
         _need(p_res, f"{what}: pResDesc")
         raw = abi.read(p_res, RES_DESC_BYTES)
@@ -323,10 +314,10 @@ class TextureApi:
             raise CudaError(Err.InvalidValue, f"{what}: devPtr is NULL")
         if ptr % TEX_BASE_ALIGN:
             raise CudaError(Err.InvalidValue, f"{what}: devPtr {ptr:#x} is not {TEX_BASE_ALIGN}-byte aligned")
-        if not self._device_range(ptr, nbytes, what):       # type: ignore[attr-defined]
+        if not self.rt.memory_api.device_range(ptr, nbytes, what):
             raise CudaError(Err.InvalidValue, f"{what}: devPtr {ptr:#x} is not device memory")
 
-    @_entry
+    @entry
     def cudaCreateTextureObject(self, p_tex: int, p_res: int, p_tex_desc: int, p_view: int) -> None:
         what = "cudaCreateTextureObject"
         _need(p_tex, f"{what}: pTexObject")
@@ -362,22 +353,22 @@ class TextureApi:
         obj.res_desc, obj.tex_desc = raw, td
         abi.write_u64(p_tex, T.register(obj))
 
-    @_entry
+    @entry
     def cudaDestroyTextureObject(self, tex: int) -> None:
         if tex:
             T.unregister(tex, "tex")
 
-    @_entry
+    @entry
     def cudaGetTextureObjectResourceDesc(self, p_res: int, tex: int) -> None:
         _need(p_res, "cudaGetTextureObjectResourceDesc: pResDesc")
         abi.write(p_res, self._object(tex, "tex", "cudaGetTextureObjectResourceDesc").res_desc)
 
-    @_entry
+    @entry
     def cudaGetTextureObjectTextureDesc(self, p_desc: int, tex: int) -> None:
         _need(p_desc, "cudaGetTextureObjectTextureDesc: pTexDesc")
         abi.write(p_desc, self._object(tex, "tex", "cudaGetTextureObjectTextureDesc").tex_desc)
 
-    @_entry
+    @entry
     def cudaCreateSurfaceObject(self, p_surf: int, p_res: int) -> None:
         what = "cudaCreateSurfaceObject"
         _need(p_surf, f"{what}: pSurfObject")
@@ -385,12 +376,12 @@ class TextureApi:
         obj.res_desc = raw
         abi.write_u64(p_surf, T.register(obj))
 
-    @_entry
+    @entry
     def cudaDestroySurfaceObject(self, surf: int) -> None:
         if surf:
             T.unregister(surf, "surf")
 
-    @_entry
+    @entry
     def cudaGetSurfaceObjectResourceDesc(self, p_res: int, surf: int) -> None:
         _need(p_res, "cudaGetSurfaceObjectResourceDesc: pResDesc")
         abi.write(p_res, self._object(surf, "surf", "cudaGetSurfaceObjectResourceDesc").res_desc)

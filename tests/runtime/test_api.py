@@ -18,7 +18,7 @@ import numpy as np
 
 from gpgpusim.errors import CudaError, Err
 from gpgpusim.runtime import abi
-from gpgpusim.runtime.api import ERR_UNSUPPORTED_LIMIT
+from gpgpusim.runtime.device_api import ERR_UNSUPPORTED_LIMIT
 
 KERN = "_Z4kernPfi1S"
 
@@ -588,7 +588,7 @@ def test_managed_hints(rt):
 def test_cooperative_launch_residency(rt, engine):
     out = malloc(rt, 64)
     args, keep = kern_args(out, 1, 1.0, 1)
-    per_sm = rt.occupancy(rt.registry.kernel(rt.h.stub(0)), 256, 0)
+    per_sm = rt.module_api.occupancy(rt.registry.kernel(rt.h.stub(0)), 256, 0)
     fits = per_sm * rt.device.sm_count
     assert launch(rt, rt.h.stub(0), (fits, 1, 1), (256, 1, 1), addr(args), via_handle=4) == 0
     assert launch(rt, rt.h.stub(0), (fits + 1, 1, 1), (256, 1, 1), addr(args), via_handle=4) == 720

@@ -14,6 +14,8 @@ from gpgpusim.errors import CudaError, Err
 from gpgpusim.functional.memory import GlobalMemory
 from gpgpusim.runtime import graphs
 from gpgpusim.device.gpu import Gpu, HostFuncOp, KernelLaunchOp, MemcpyKind, MemcpyOp, MemsetOp
+from gpgpusim.runtime.api import ENTRY_POINTS
+from gpgpusim.runtime.graph_api import GraphApi
 from gpgpusim.runtime.stream_api import StreamApi
 from gpgpusim.runtime.streams import (
     CAPTURE_STATUS_ACTIVE,
@@ -181,30 +183,54 @@ def test_explicit_graph_topological_replay(env):
 
 
 # ------------------------------------------------------------------ StreamApi (C ABI level)
-class Rt(StreamApi):
-    """The mixin on its own, with a fake kernel-op factory (no registry)."""
+class _Memory:
+    """The memory service's device-allocation accounting, minus the capacity check."""
+
+    def __init__(self, gmem: GlobalMemory) -> None:
+        self.gmem = gmem
+        self.device_allocs: dict[int, int] = {}
+        self.managed: dict[int, object] = {}
+
+    def device_alloc(self, size: int, what: str) -> int:
+        addr = self.gmem.allocate(size)
+        self.device_allocs[addr] = size
+        return addr
+
+
+class _Graphs(GraphApi):
+    """Kernel nodes from a fake kernel-op factory (no registry)."""
+
+    def _make_kernel_op(self, what, func, grid, block, shmem, args):
+        return KernelLaunchOp(None, f"k{func:x}", grid, block, shmem, b"")
+
+
+class Rt:
+    """A runtime context with only the stream and graph services (the entry points bound as
+    on the real Runtime) and a recorder for the errors they report."""
 
     def __init__(self) -> None:
+        self.rt = self
         self.launcher = Launcher()
         self.gmem = GlobalMemory()
         self.gpu = Gpu(None, self.gmem, launch_fn=self.launcher)
         self.streams = StreamManager(self.gpu)
         self.recorded: list[tuple[str, int]] = []
-        self._device_allocs: dict[int, int] = {}
-        self._managed: dict[int, object] = {}
+        self.memory_api = _Memory(self.gmem)
+        self.stream_api = StreamApi(self)
+        self.graph_api = _Graphs(self)
+        for name, (where, method) in ENTRY_POINTS.items():
+            if where in ("stream_api", "graph_api"):
+                setattr(self, name, getattr(getattr(self, where), method))
 
-    def _device_alloc(self, size: int, what: str) -> int:
-        """The host part's device-allocation accounting, minus the capacity check."""
-        addr = self.gmem.allocate(size)
-        self._device_allocs[addr] = size
-        return addr
+    def _blocked_by(self) -> None:
+        return None
 
     def _record(self, name: str, exc: CudaError) -> int:
         self.recorded.append((name, int(exc.code)))
         return int(exc.code)
 
-    def _make_kernel_op(self, what, func, grid, block, shmem, args):
-        return KernelLaunchOp(None, f"k{func:x}", grid, block, shmem, b"")
+    def fail(self, name: str, exc: BaseException) -> int:
+        raise exc
 
 
 @pytest.fixture
@@ -499,17 +525,11 @@ def test_api_capture_to_graph_and_update_dependencies(rt):
     assert [d.handle for d in nodes["third"].deps] == [root.value]
 
 
-def test_api_stream_device_and_attach_mem(rt):
+def test_api_stream_device(rt):
     s = rt.streams.create_stream()
     dev = ctypes.c_int32(-1)
     assert rt.cudaStreamGetDevice(s, addr(dev)) == 0 and dev.value == 0
     assert rt.cudaStreamGetDevice(0x55550, addr(dev)) == Err.InvalidResourceHandle
-    base = rt.gmem.allocate(256)
-    assert rt.cudaStreamAttachMemAsync(s, base, 0, 4) == 0
-    assert rt.cudaStreamAttachMemAsync(s, base, 256, 1) == 0
-    assert rt.cudaStreamAttachMemAsync(s, base, 16, 1) == Err.InvalidValue
-    assert rt.cudaStreamAttachMemAsync(s, base, 0, 3) == Err.InvalidValue
-    assert rt.cudaStreamAttachMemAsync(s, 0x1234, 0, 1) == Err.InvalidValue
 
 
 def test_launches_of_one_exec_do_not_overlap_across_streams(env):

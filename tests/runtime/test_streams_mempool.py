@@ -49,7 +49,7 @@ def test_default_pool_usage_and_attributes(rt):
     assert got.value == 1 << 40
     p1, p2 = u64(), u64()
     assert rt.cudaMallocAsync(a(p1), 1000, 0) == 0 and rt.cudaMallocAsync(a(p2), 24, 0) == 0
-    assert rt._device_allocs == {p1.value: 1000, p2.value: 24}
+    assert rt.memory_api.device_allocs == {p1.value: 1000, p2.value: 24}
     assert rt.cudaMemPoolGetAttribute(pool.value, ATTR_USED_MEM_CURRENT, a(got)) == 0
     assert got.value == 1024
     assert rt.cudaFreeAsync(p1.value, 0) == 0
@@ -143,5 +143,5 @@ def test_free_async_bad_stream_changes_nothing(rt):
     p = u64()
     assert rt.cudaMallocAsync(a(p), 64, 0) == 0
     assert rt.cudaFreeAsync(p.value, 0xBAD0) == Err.InvalidResourceHandle
-    assert p.value in rt._device_allocs
+    assert p.value in rt.memory_api.device_allocs
     assert rt.cudaFreeAsync(p.value, 0) == 0

@@ -72,16 +72,16 @@ def test_malloc_array_arguments(rt):
     assert rt.cudaMallocArray(addr(a), addr(chan(32, 32, 32, 0)), 4, 4, 0) == Err.InvalidValue  # 3 channels
     assert rt.cudaMallocArray(addr(a), addr(c), 4, 4, 0x10) == Err.InvalidValue
     assert rt.cudaGetLastError() == Err.InvalidValue
-    used = rt.used_device_bytes()
+    used = rt.memory_api.used_device_bytes()
     assert rt.cudaMallocArray(addr(a), addr(c), 16, 8, 0) == 0 and a.value
-    assert rt.used_device_bytes() == used + 16 * 8 * 4
+    assert rt.memory_api.used_device_bytes() == used + 16 * 8 * 4
     d, e, f = chan(0), extent(0, 0, 0), ctypes.c_uint32(99)
     assert rt.cudaArrayGetInfo(addr(d), addr(e), addr(f), a.value) == 0
     assert struct.unpack("<5i", d.raw) == (32, 0, 0, 0, 2)
     assert struct.unpack("<3Q", e.raw) == (16, 8, 0) and f.value == 0
     assert rt.cudaGetChannelDesc(addr(d), a.value) == 0
     assert rt.cudaFreeArray(a.value) == 0
-    assert rt.used_device_bytes() == used
+    assert rt.memory_api.used_device_bytes() == used
     assert rt.cudaFreeArray(a.value) == Err.InvalidResourceHandle        # double free
     assert rt.cudaFreeArray(0) == 0
 
