@@ -199,8 +199,6 @@ def _issue(ex: Exec, G: np.ndarray, p: int) -> None:
         sel = None if ex.dense else ex.valid_lanes    # every thread of every resident CTA
     else:
         sel = _lanes_of(G, masks)
-    ex.cur_masks = masks
-    ex.cur_G = G
     counted = d.inst is not None       # exit pseudo-instructions are not PTX instructions
     if counted:
         ex.warp_insn += G.size
@@ -228,7 +226,6 @@ def _issue(ex: Exec, G: np.ndarray, p: int) -> None:
     if counted:
         ex.thread_insn += n
         ex.pc_thread[p] += n
-    ex.cur_sel = sel
     tr = ex.trace_rec
     if tr is not None:      # timing-model trace feed (gpgpusim.timing.feed): O(1) appends
         if counted:
@@ -352,7 +349,6 @@ def issue_warp(ex: Exec, w: int, p: int) -> int:
         ex.thread_insn += n
         ex.pc_active[p] += sel.size
         ex.pc_thread[p] += n
-    ex.cur_sel = sel
     tr = ex.trace_rec
     if tr is not None:      # timing-model trace feed (gpgpusim.timing.feed)
         if counted:

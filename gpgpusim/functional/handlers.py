@@ -383,10 +383,11 @@ def _alu(lm, prog, fi, inst, spec) -> Callable:
             def run_rebind(ex, sel):
                 srcs = [r(ex, sel) for r in rs]
                 res = fn(*srcs)
-                # refcount 2 = only `res` and getrefcount's argument: nobody (an input, a cache
-                # inside fn) holds this array, so it can become the register without a copy
+                # a result that owns its memory and is none of the inputs is a new array (an
+                # OpSpec's fn keeps no array it returns: the semantics contract, tested in
+                # tests/functional/semantics), so it can become the register without a copy
                 if (sel is None and type(res) is np.ndarray and res.dtype == tdt0 and res.flags.owndata
-                        and res.shape == (ex.N,) and sys.getrefcount(res) == 2):
+                        and res.shape == (ex.N,) and all(res is not x for x in srcs)):
                     ex.R[slot0] = res.view(rdt0)
                 else:
                     w0(ex, sel, res)

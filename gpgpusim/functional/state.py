@@ -233,9 +233,6 @@ class Exec:
             self._memcheck_report if self.memcheck else None
         # per-issue scratch
         self._scratch = np.zeros(N, dtype=np.bool_)
-        self.cur_masks: np.ndarray | None = None
-        self.cur_G: np.ndarray | None = None
-        self.cur_sel: np.ndarray | None = None
         self.last_exec_mask = 0
         self.fault_lanes: np.ndarray | None = None
         self.fault_space = "global"

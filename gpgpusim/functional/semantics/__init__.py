@@ -36,6 +36,9 @@ Operands, in order:
   over lanes in Python, and is silent: floating-point ``fn`` run under
   ``np.errstate(all="ignore")`` themselves unless built with ``quiet=False`` (for a caller that
   owns the errstate; saves ~1 us per call).
+* ``fn`` keeps no array it returns: a result is a new array, or one of its inputs (or a view
+  of one) as is.  The engine relies on it: a new result becomes the destination register
+  without a copy (``handlers._alu``), an input or a view is copied.
 
 Representation of values: see :func:`dtype_of` (``bf16`` and the packed ``x2`` types are raw
 bits; ``f16x2`` element 0 is the low half; ``.u16x2/.s16x2`` are read as ``u32``).

@@ -100,3 +100,19 @@ def ref_round(q: Fraction, dtype, mode: str):
         return lo if dlo < dhi else hi
     ubits = {2: np.uint16, 4: np.uint32, 8: np.uint64}[np.dtype(dtype).itemsize]
     return lo if int(np.asarray(lo).view(ubits)) % 2 == 0 else hi
+
+
+def check_fresh(fn, srcs, key) -> None:
+    """The contract the engine relies on to adopt a result as a register without copying it:
+    ``fn`` keeps no array it returns -- each result that owns its memory and is not an input
+    is new at every call (two calls share no memory)."""
+    import numpy as np
+
+    first, second = fn(*srcs), fn(*srcs)
+    firsts = first if isinstance(first, tuple) else (first,)
+    seconds = second if isinstance(second, tuple) else (second,)
+    for a, b in zip(firsts, seconds, strict=True):
+        if not isinstance(a, np.ndarray) or any(a is x for x in srcs) or not a.flags.owndata:
+            continue
+        assert a is not b and not np.shares_memory(a, b), key
+        assert not any(isinstance(x, np.ndarray) and np.shares_memory(a, x) for x in srcs), key

@@ -1,6 +1,7 @@
 """The engine-facing contract: every OpSpec's fn accepts numpy scalars (the engine passes
 immediates as 0-d values) mixed with lane arrays, gives the same answer as all-array inputs,
-returns the declared dtypes, stays silent under warnings-as-errors, and is shape-agnostic."""
+returns the declared dtypes, stays silent under warnings-as-errors, is shape-agnostic, and keeps
+no array it returns (the engine adopts new results as registers without copying them)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
-from sem_helpers import inst
+from sem_helpers import check_fresh, inst
 
 from gpgpusim.functional.semantics import ALU_OPCODES, OpSpec, dtype_of, lookup
 
@@ -65,6 +66,7 @@ def test_scalar_immediates_mix_with_arrays(name, nsrc):
             wants = want if isinstance(want, tuple) else (want,)
             for o, w in zip(outs, wants, strict=True):
                 assert np.broadcast_to(o, (n,)).tobytes() == np.asarray(w).tobytes(), (name, k)
+    check_fresh(spec.fn, srcs, name)
     results = full if isinstance(full, tuple) else (full,)
     assert len(results) == len(spec.dst_types)
     for r, t in zip(results, spec.dst_types, strict=True):

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from gpgpusim.functional.semantics import dtype_of, lookup
+from sem_helpers import check_fresh
 from gpgpusim.ptx import parse_ptx
 
 DATA = Path(__file__).parent / "data"
@@ -48,6 +49,9 @@ def test_every_emitted_alu_form_resolves_and_runs(fixture):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             res = spec.fn(*srcs)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            check_fresh(spec.fn, srcs, key)
         res = res if isinstance(res, tuple) else (res,)
         assert len(res) == len(spec.dst_types), key
         for r, t in zip(res, spec.dst_types, strict=True):
