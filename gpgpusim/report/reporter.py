@@ -33,7 +33,9 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import time
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -76,9 +78,13 @@ class Reporter:
     """
 
     def __init__(self, cfg: Any, out: Callable[[str], None] | None = None,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+                 clock: Callable[[], float] = time.perf_counter,
+                 out_lines: Callable[[list[str]], None] | None = None) -> None:
         self.cfg = cfg
         self.out = out or _default_out
+        #: writes a whole block of lines at once (the statistics block: one write instead of
+        #: thousands, which dominates a run of many small launches); else ``out`` per line
+        self.out_lines = out_lines
         self._clock = clock
         self.start = clock()
         self.tot_insn = 0          # gpu_tot_sim_insn
@@ -218,6 +224,13 @@ class Reporter:
         if stats.line_counts:
             for key, n in stats.line_counts.items():
                 self.line_counts[key] = self.line_counts.get(key, 0) + n
+        if self.kernels:
+            # the previous record is complete: its counters (the bulk of it, ~1 MB as Python
+            # objects) are kept packed, so a run of thousands of launches stays small
+            prev = self.kernels[-1]
+            counters = prev.get("counters")
+            if isinstance(counters, dict) and counters:
+                prev["counters"] = _Packed(counters)
         rec = stats.to_json()
         if stats.uid in self._host_fun:
             rec["host_fun"] = f"{self._host_fun.pop(stats.uid):#x}"
@@ -266,17 +279,23 @@ class Reporter:
             fields["gpu_tot_sim_cycle"] = self.tot_cycles
         values = Values(fields, per_kernel, total)
         self.kernels[-1]["gpu_total_sim_rate"] = values["gpu_total_sim_rate"]   # as the block prints it
-        self.out("Destroy streams for kernel {}: size 0".format(stats.uid))
+        block = [f"Destroy streams for kernel {stats.uid}: size 0"]
         marks = sampling_lines(stats)
         for line in render(LINES, values):
-            self.out(line)
+            block.append(line)
             if marks and line.startswith("gpu_sim_cycle = "):
-                for mark in marks:
-                    self.out(mark)
+                block += marks
                 marks = []
-        for mark in marks:
-            self.out(mark)
+        block += marks
+        self._emit(block)
         self._simulation_time(with_cycles=stats.cycles is not None)
+
+    def _emit(self, lines: list[str]) -> None:
+        if self.out_lines is not None:
+            self.out_lines(lines)
+        else:
+            for line in lines:
+                self.out(line)
 
     def _simulation_time(self, with_cycles: bool, insn: int | None = None) -> None:
         """``gpgpu_simulation_time`` (whole seconds, at least 1, as GPGPU-Sim) and the rates,
@@ -390,7 +409,7 @@ class Reporter:
             "gpu_selected_by": getattr(self.cfg, "selected_by", None),
             "config_sources": list(getattr(self.cfg, "sources", [])),
             "config": self.cfg.to_dict(),
-            "kernels": self.kernels,
+            "kernels": [_unpacked(k) for k in self.kernels],
             "totals": totals,
             "samples": self.samples,
         }
@@ -399,7 +418,59 @@ class Reporter:
         return doc
 
     def write_json(self, path: str | Path, run: dict[str, Any] | None = None) -> None:
-        Path(path).write_text(json.dumps(self.to_json(run), indent=1) + "\n")
+        """Write :meth:`to_json` as indented JSON, streaming the packed per-kernel counters
+        (the file is the same as ``json.dumps(self.to_json(run), indent=1)``, without ever
+        holding every kernel's counters unpacked)."""
+        kernels = self.kernels
+        packed: list[_Packed] = []
+        self.kernels = []
+        try:
+            for k in kernels:
+                c = k.get("counters")
+                if isinstance(c, _Packed):
+                    k = dict(k)
+                    k["counters"] = f"{_PACKED_MARK}{len(packed)}@@"
+                    packed.append(c)
+                self.kernels.append(k)
+            text = json.dumps(self.to_json(run), indent=1) + "\n"
+        finally:
+            self.kernels = kernels
+        with open(path, "w") as f:
+            at = 0
+            for m in _PACKED_RE.finditer(text):
+                f.write(text[at:m.start()])
+                line = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
+                indent = len(line) - len(line.lstrip(" "))     # the key line's indentation
+                f.write(packed[int(m.group(1))].text().replace("\n", "\n" + " " * indent))
+                at = m.end()
+            f.write(text[at:])
+
+
+_PACKED_MARK = "@@gpgpusim-packed-counters-"
+_PACKED_RE = re.compile('"' + re.escape(_PACKED_MARK) + r'(\d+)@@"')
+
+
+class _Packed:
+    """A finished kernel's ``counters``, kept as zlib-compressed indented JSON."""
+
+    __slots__ = ("blob",)
+
+    def __init__(self, value: dict[str, Any]) -> None:
+        self.blob = zlib.compress(json.dumps(value, indent=1).encode(), 1)
+
+    def text(self) -> str:
+        return zlib.decompress(self.blob).decode()
+
+    def value(self) -> Any:
+        return json.loads(self.text())
+
+
+def _unpacked(rec: dict[str, Any]) -> dict[str, Any]:
+    c = rec.get("counters")
+    if isinstance(c, _Packed):
+        rec = dict(rec)
+        rec["counters"] = c.value()
+    return rec
 
 
 def sampling_lines(stats: KernelStats) -> list[str]:

@@ -103,7 +103,8 @@ def get_runtime() -> Any:
                 hostio.out(startup_line(cfg) + "\n")
                 for note in unmodelled_notes(cfg):
                     hostio.err(note)
-            reporter = Reporter(cfg, lambda line: hostio.out(line + "\n"))
+            reporter = Reporter(cfg, lambda line: hostio.out(line + "\n"),
+                                out_lines=lambda lines: hostio.out("".join(f"{ln}\n" for ln in lines)))
             _runtime = Runtime(cfg, reporter=reporter)
             if "_gpgpusim_cudart" in sys.modules:      # inside an application (the shim)
                 from gpgpusim.device import interrupt

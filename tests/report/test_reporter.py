@@ -415,3 +415,24 @@ def test_unsampled_kernels_have_no_sampling_fields():
     assert not any(ln.startswith(("gpgpusim_sampling", "GPGPU-Sim: sampling")) for ln in lines)
     doc = rep.to_json()
     assert "sampling" not in doc["kernels"][0] and "sampling" not in doc["totals"]
+
+
+def test_finished_kernels_counters_are_packed_and_the_file_is_unchanged(tmp_path):
+    """A finished kernel's counters are kept packed (``_Packed``: thousands of launches stay
+    small); ``write_json`` streams them back, and the file is byte for byte the plain dump of
+    ``to_json``, whose records hold the counters as dicts again."""
+    from gpgpusim.report.reporter import _Packed
+
+    rep, _lines, clock = make()
+    for uid in (1, 2, 3):
+        clock.t = float(uid)
+        counters = dict(VECADD_COUNTERS, mf_latency_sum=uid * 1000, dram_channels=[{"n_cmd": uid, "bins": [1, 2]}])
+        rep.kernel_end(KernelStats("_Z6vecAddPKfS0_Pfi", uid, (256, 1, 1), (256, 1, 1), 0, thread_insn=1376256,
+                                   warp_insn=45056, ctas=256, cycles=6109 + uid, counters=counters))
+    assert [type(k["counters"]) for k in rep.kernels] == [_Packed, _Packed, dict]
+    out = tmp_path / "s.json"
+    rep.write_json(out, {"argv": ["./app"]})
+    assert out.read_text() == json.dumps(rep.to_json({"argv": ["./app"]}), indent=1) + "\n"
+    doc = json.loads(out.read_text())
+    assert [k["counters"]["mf_latency_sum"] for k in doc["kernels"]] == [1000, 1000, 1000]
+    assert [k["counters"]["dram_channels"][0]["n_cmd"] for k in doc["kernels"]] == [1, 1, 1]
