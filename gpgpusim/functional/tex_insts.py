@@ -5,6 +5,9 @@ GPGPU-Sim counterpart: ``tex_impl``, ``txq_impl``, ``suld_impl``, ``sust_impl``,
 ``cuda-sim/instructions.cc``.  The arithmetic is :mod:`gpgpusim.functional.texture`; this module
 only wires operands (handle, coordinate vector, destination vector) to it.
 
+A ``.b32`` destination type (PTXPlus: SASS ``TEX``/``TLD``/``TLD4`` write raw register bits)
+returns each component's own bits: float bits for float and normalised reads, integers otherwise.
+
 Handles may differ per lane (they are register values): lanes are grouped by handle.  Texel
 fetches are reported to the trace recorder / warp-step driver as ``tex``-space accesses (one per
 texel the sampler reads, element-sized), surface accesses as ``global`` ones.
@@ -126,7 +129,7 @@ def _tex(lm, prog, fi, inst) -> Callable:
     if len(types) < 2:
         raise PtxError(f"{where}: {inst} needs a destination and a coordinate type")
     dtyp, ctyp = types[0], types[-1]
-    if dtyp not in ("f32", "s32", "u32") or ctyp not in ("f32", "s32"):
+    if dtyp not in ("f32", "s32", "u32", "b32") or ctyp not in ("f32", "s32"):
         raise NotSupportedError(f"not supported: {inst} at {where} (types .{dtyp}.{ctyp})")
     dsts = _dest_regs(prog, inst, inst.operands[0])
     hop, cops = _split_ref(prog, inst, inst.operands[1])
@@ -136,6 +139,7 @@ def _tex(lm, prog, fi, inst) -> Callable:
     creads = [make_reader(lm, prog, fi, inst, c, ctyp) for c in cops[:ndim]]
     int_coords = ctyp == "s32"
     is_float = dtyp == "f32"
+    raw = dtyp == "b32"
     wtyp = "f32" if is_float else "b32"
     writers = [make_writer(prog, fi, inst, o, wtyp) if o is not None else None for o in dsts]
     gather_comp = -1
@@ -147,6 +151,10 @@ def _tex(lm, prog, fi, inst) -> Callable:
     def conv(v: np.ndarray) -> np.ndarray:
         if is_float:
             return v.astype(np.float32)
+        if raw:   # the component's own bits: float for float/normalised reads, else integer
+            if v.dtype.kind == "f":
+                return np.ascontiguousarray(v.astype(np.float32)).view(np.uint32)
+            return (v.astype(np.int64) & 0xFFFFFFFF).astype(np.uint32)
         if v.dtype.kind == "f":
             v = v.astype(np.int64) if dtyp == "s32" else np.clip(v, 0, None).astype(np.int64)
         return (v.astype(np.int64) & 0xFFFFFFFF).astype(np.uint32)

@@ -322,10 +322,14 @@ def _with_smem(ctx, n):
 
 
 def test_unsupported_opcode_names_itself():
-    fn = sass_function("k", ["HMMA.1688.F32 R0, R8, R10, R12 ;", "EXIT ;"])
+    fn = sass_function("k", ["SUATOM.D.BA.2D.ADD R0, [R8], R10, 0x0, 0x5c ;", "EXIT ;"])
     with pytest.raises(UnsupportedSass) as ei:
         convert_kernel(fn, context())
-    assert ei.value.opcode == "HMMA.1688.F32"
+    assert ei.value.opcode == "SUATOM.D.BA.2D.ADD"
+    fn = sass_function("k", ["HMMA.884.F32.F32 R0, R8, R10, R12 ;", "EXIT ;"])   # sm_70's shape
+    with pytest.raises(UnsupportedSass) as ei:
+        convert_kernel(fn, context())
+    assert ei.value.opcode == "HMMA.884.F32.F32"
     fn = sass_function("k", ["LOP3.LUT R0, R8, R9, R10, 0x3, P0 ;"])
     with pytest.raises(UnsupportedSass) as ei:
         convert_kernel(fn, context())
