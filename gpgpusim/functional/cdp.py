@@ -211,7 +211,7 @@ def make_call(lm: Any, name: str, args: list[Any], arg: Callable[[Any, str, int]
             if kernel is None:
                 ex.gmem.free(addr)
                 raise _no_kernel(ex, name, int(funcs[i]), where)
-            ex.device_launches.append(DeviceLaunch(kernel, grid, block, smem, addr, int(streams[i]),
+            ex.hooks.device_launches.append(DeviceLaunch(kernel, grid, block, smem, addr, int(streams[i]),
                                                    origin[0], origin[1], n))
         for origin, n in seen.items():
             issues[origin] = n + 1

@@ -226,7 +226,7 @@ def _issue(ex: Exec, G: np.ndarray, p: int) -> None:
     if counted:
         ex.thread_insn += n
         ex.pc_thread[p] += n
-    tr = ex.trace_rec
+    tr = ex.hooks.trace
     if tr is not None:      # timing-model trace feed (gpgpusim.timing.feed): O(1) appends
         if counted:
             tr.issue(ex, p, G, masks, sel, esel, d.mem)
@@ -349,7 +349,7 @@ def issue_warp(ex: Exec, w: int, p: int) -> int:
         ex.thread_insn += n
         ex.pc_active[p] += sel.size
         ex.pc_thread[p] += n
-    tr = ex.trace_rec
+    tr = ex.hooks.trace
     if tr is not None:      # timing-model trace feed (gpgpusim.timing.feed)
         if counted:
             tr.issue1(w, p, mask, emask, d.mem)
@@ -829,7 +829,7 @@ def prepare_launch(lm: LoadedModule, kernel: str, grid, block, dyn_smem_bytes: i
 def run_chunks(lc: LaunchChunks, recorder: Callable[[Exec], Any] | None = None) -> Iterator[Exec]:
     """Execute the launch chunk by chunk (CTA order), yielding each chunk's finished
     :class:`Exec` after its counts are added to ``lc``.  ``recorder(ex)``, when given, returns
-    the trace recorder attached to each chunk as ``ex.trace_rec`` before it runs."""
+    the trace recorder attached to each chunk as ``ex.hooks.trace`` before it runs."""
     workspace = None
     if lc.cooperative:
         workspace = lc.gmem.allocate(64)
@@ -837,7 +837,7 @@ def run_chunks(lc: LaunchChunks, recorder: Callable[[Exec], Any] | None = None) 
     for c0 in range(0, total, per):
         ex = chunk_exec(lc, list(range(c0, min(total, c0 + per))), workspace)
         if recorder is not None:
-            ex.trace_rec = recorder(ex)
+            ex.hooks.trace = recorder(ex)
         try:
             if lc.driver == "batched":
                 run_batched(ex)
@@ -858,7 +858,7 @@ def chunk_exec(lc: LaunchChunks, cta_ids: list[int], workspace: int | None) -> E
     launch's grid-barrier workspace, or None)."""
     ex = Exec(lc.prog, lc.lm, lc.gmem, lc.grid, lc.block, lc.dyn_smem_bytes, lc.params, cta_ids,
               printf=lc.printf, options=lc.options, gridid=lc.gridid)
-    ex.device_launches = lc.stats.device_launches
+    ex.hooks.device_launches = lc.stats.device_launches
     if workspace is not None:
         ex.envreg[1] = workspace >> 32
         ex.envreg[2] = workspace & 0xFFFFFFFF

@@ -564,7 +564,7 @@ def _ld(lm, prog, fi, inst) -> Callable:
     def ld_frame(ex, sel):
         # a variable of the thread's own frame (.local, .func .param): in bounds and aligned by
         # construction, so index local memory directly unless accesses are being recorded
-        if ex.rec is not None or ex.trace_rec is not None:
+        if ex.rec is not None or ex.hooks.trace is not None:
             return ld(ex, sel)
         idx = _frame_index(ex, sel, fo, sh)
         view = ex.loc.view(tdt)
@@ -609,7 +609,7 @@ def _st(lm, prog, fi, inst) -> Callable:
 
     def st_frame(ex, sel):
         # see ld_frame: a variable of the thread's own frame, written directly
-        if ex.rec is not None or ex.trace_rec is not None:
+        if ex.rec is not None or ex.hooks.trace is not None:
             return st(ex, sel)
         idx = _frame_index(ex, sel, fo, sh)
         view = ex.loc.view(tdt)
@@ -733,8 +733,8 @@ def _atom(lm, prog, fi, inst) -> Callable:
         c = None if rc is None else np.broadcast_to(np.asarray(rc(ex, sel)).astype(tdt, copy=False), (n,))
         if ex.rec is not None:      # the timing model sees the addresses at issue (C162)
             ex.record(space, a, tdt.itemsize, True)
-        if ex.trace_rec is not None:    # trace feed: one atomic access
-            ex.trace_rec.access(ex, space, a, lanes, tdt.itemsize, False, True)
+        if ex.hooks.trace is not None:    # trace feed: one atomic access
+            ex.hooks.trace.access(ex, space, a, lanes, tdt.itemsize, False, True)
 
         def apply():
             old = _atomic_apply(ex, space, a, lanes, aop, typ, b, c)
@@ -962,7 +962,7 @@ def _call_setup(lm, prog, fi, inst, callee: dec.FuncInfo, rets, args) -> Callabl
         base = lanes * L
         loc = ex.loc
         u64 = np.dtype(np.uint64)
-        if ex.rec is None and ex.trace_rec is None:
+        if ex.rec is None and ex.hooks.trace is None:
             # nothing records accesses: write the new frame directly (its slots are in bounds
             # and 8-byte aligned by construction: fp and L are multiples of 16)
             q = loc.view(np.uint64)
@@ -1022,7 +1022,7 @@ def _make_fend(prog, callee: dec.FuncInfo, save_slots: list[int]) -> None:
         L = ex.L
         base = lanes * L
         u64 = np.dtype(np.uint64)
-        if ex.rec is None and ex.trace_rec is None:
+        if ex.rec is None and ex.hooks.trace is None:
             # nothing records accesses: read the frame header directly (see _call_setup)
             q = ex.loc.view(np.uint64)
             i8 = (base + fp) >> 3
@@ -1090,7 +1090,7 @@ def _builtin(lm, prog, fi, inst, name, rets, args) -> Callable:
                 text, n = format_device(
                     fmt, lambda off, size, ba=ba, lane=lane: ex.read_generic_bytes(ba + off, lane, size),
                     lambda addr, lane=lane: ex.read_cstring(addr, lane))
-                ex.printf(text)
+                ex.hooks.printf(text)
                 res[i] = n
             wret(ex, lanes, res)
         return vprintf

@@ -128,6 +128,29 @@ class _RegFile(dict):
         return v
 
 
+class ExecHooks:
+    """How a running :class:`Exec` reaches the world outside the engine, in one place (its
+    owner sets them; the engine only calls them):
+
+    * ``printf``: where device ``printf`` text goes (the application's stdout);
+    * ``trace``: the timing model's recorder (``gpgpusim.timing.feed.TraceRecorder``: the trace
+      and live feeds of performance mode), told of every issue and memory access; None otherwise;
+    * ``hw``: the live feed's hardware placement (``gpgpusim.timing.live``), which supplies the
+      special registers whose values are the timing model's (:data:`HW_SPECIALS`); None
+      otherwise;
+    * ``device_launches``: where ``cudaLaunchDevice`` queues child grids
+      (``functional.cdp.DeviceLaunch``; the launch's ``KernelStats`` list, see
+      ``engine.chunk_exec``)."""
+
+    __slots__ = ("printf", "trace", "hw", "device_launches")
+
+    def __init__(self, printf: Callable[[str], Any]) -> None:
+        self.printf = printf
+        self.trace: Any = None
+        self.hw: Any = None
+        self.device_launches: list[Any] = []
+
+
 class Exec:
     """Registers, memories and SIMT stacks of the CTAs executed together."""
 
@@ -142,11 +165,10 @@ class Exec:
         self.block = block
         self.options = options
         self.gridid = gridid
-        #: child grids launched by ``cudaLaunchDevice`` (the launch's list, see ``engine.chunk_exec``)
-        self.device_launches: list[Any] = []
+        #: how the run reaches the world outside the engine (:class:`ExecHooks`)
+        self.hooks = ExecHooks(printf or (lambda s: (sys.stdout.write(s), sys.stdout.flush())))
         #: launch calls executed so far per (CTA, warp in CTA) (``cdp.DeviceLaunch.issue``)
         self.cdp_issues: dict[tuple[int, int], int] = {}
-        self.printf = printf or (lambda s: (sys.stdout.write(s), sys.stdout.flush()))
         self.cta_ids = np.asarray(cta_ids, dtype=np.int64)
         self.ncta = len(cta_ids)
         self.T = block[0] * block[1] * block[2]
@@ -237,13 +259,8 @@ class Exec:
         self.fault_lanes: np.ndarray | None = None
         self.fault_space = "global"
         self.rec: list | None = None
-        # trace recorder of the timing model's feed (gpgpusim.timing.feed.TraceRecorder)
-        self.trace_rec: Any = None
         self.deferred: list = []
         self.defer_atomics = False
-        #: performance mode's live feed (gpgpusim.timing.live): supplies the special registers
-        #: whose values are the timing model's (``HW_SPECIALS``); None in functional mode
-        self.hw: Any = None
         self._special: dict[tuple[str, str | None], np.ndarray] = {}
         self.nsm = int(_opt(options, "gpgpu_n_clusters", 80)) * int(_opt(options, "gpgpu_n_cores_per_cluster", 1))
         self._setup_debug()
@@ -311,8 +328,8 @@ class Exec:
 
     # ------------------------------------------------------------------ special registers
     def special(self, name: str, comp: str | None) -> np.ndarray:
-        if self.hw is not None and name in HW_SPECIALS:
-            return self.hw.special(name)
+        if self.hooks.hw is not None and name in HW_SPECIALS:
+            return self.hooks.hw.special(name)
         dyn = name in ("%clock", "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi")
         key = (name, comp)
         v = None if dyn else self._special.get(key)
@@ -506,8 +523,8 @@ class Exec:
     def load(self, space: str, addrs: np.ndarray, lanes: np.ndarray, dt: np.dtype) -> np.ndarray:
         if self.rec is not None:
             self.record(space, addrs, dt.itemsize, False)
-        if self.trace_rec is not None:
-            self.trace_rec.access(self, space, addrs, lanes, dt.itemsize, False, False)
+        if self.hooks.trace is not None:
+            self.hooks.trace.access(self, space, addrs, lanes, dt.itemsize, False, False)
         ps = self.parts(space, addrs, lanes, dt)
         if len(ps) == 1 and ps[0][2] is None:
             arr, idx, _ = ps[0]
@@ -521,8 +538,8 @@ class Exec:
         dt = values.dtype
         if self.rec is not None:
             self.record(space, addrs, dt.itemsize, True)
-        if self.trace_rec is not None:
-            self.trace_rec.access(self, space, addrs, lanes, dt.itemsize, True, False)
+        if self.hooks.trace is not None:
+            self.hooks.trace.access(self, space, addrs, lanes, dt.itemsize, True, False)
         for arr, idx, pos in self.parts(space, addrs, lanes, dt):
             arr[idx] = values if pos is None else values[pos]
 

@@ -69,8 +69,8 @@ def _split_ref(prog, inst, op: ir.Operand) -> tuple[ir.Operand, list[ir.Operand]
 def _note(ex: Any, space: str, addrs: np.ndarray, lanes: np.ndarray, size: int, is_store: bool) -> None:
     if ex.rec is not None:
         ex.record(space, addrs, size, is_store)
-    if ex.trace_rec is not None:
-        ex.trace_rec.access(ex, space, addrs.astype(np.uint64), lanes, size, is_store, False)
+    if ex.hooks.trace is not None:
+        ex.hooks.trace.access(ex, space, addrs.astype(np.uint64), lanes, size, is_store, False)
 
 
 def _per_handle(ex, sel, hread, kind: str, where: str):

@@ -34,7 +34,7 @@ How it is recorded
 :func:`record_kernel` runs the grid through the engine's own chunk loop
 (:func:`gpgpusim.functional.engine.run_chunks`, the one :func:`~gpgpusim.functional.engine.launch`
 uses: same chunk sizes, validation, faults, counts, line stats and printf) with a
-:class:`TraceRecorder` attached to each chunk's ``Exec`` (``ex.trace_rec``; None otherwise, so
+:class:`TraceRecorder` attached to each chunk's ``Exec`` (``ex.hooks.trace``; None otherwise, so
 the plain functional path pays one ``is not None`` test per issue and per memory call).
 
 * ``_issue`` (a group ``G`` of warps at pc ``p``) appends one tuple ``(seq, p, G, masks,
@@ -579,7 +579,7 @@ class WindowStream(WarpStream):
 
 
 class TraceRecorder:
-    """Attached to an :class:`Exec` as ``ex.trace_rec``; the engine calls :meth:`issue`,
+    """Attached to an :class:`Exec` as ``ex.hooks.trace``; the engine calls :meth:`issue`,
     :meth:`issue1` and :meth:`access` (see the module docstring)."""
 
     __slots__ = ("seq", "batch", "single", "recs", "mem_on", "cnt")
@@ -846,7 +846,7 @@ class _WindowChunk:
         self.kt = kt
         self.ex = ex
         self.rec = TraceRecorder(ex.W)
-        ex.trace_rec = self.rec
+        ex.hooks.trace = self.rec
         self.run = engine.BatchedRun(ex)
         self.pending: list[deque[WarpTrace]] = [deque() for _ in range(ex.W)]
         self.ahead = np.zeros(ex.W, dtype=np.int64)     # instructions queued, per warp
@@ -918,7 +918,7 @@ class _WindowChunk:
         self.closed = True
         kt = self.kt
         ex = self.ex
-        ex.trace_rec = None
+        ex.hooks.trace = None
         ex.close()
         engine.fold_chunk(kt._lc, ex)
         kt.open_chunks.remove(self)
@@ -933,8 +933,8 @@ def _record_chunk(chunks: Iterator[Exec]) -> tuple[list[WarpTrace], list[int]] |
         ex = next(chunks, None)
         if ex is None:
             return None
-        rec: TraceRecorder = ex.trace_rec
-        ex.trace_rec = None
+        rec: TraceRecorder = ex.hooks.trace
+        ex.hooks.trace = None
         return rec.warps(ex), ex.cta_ids.tolist()
     finally:
         _gc_settle(was)

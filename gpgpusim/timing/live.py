@@ -100,7 +100,7 @@ class _StepRecorder(TraceRecorder):
 
 class _LiveChunk:
     """One chunk of CTAs executing live: its ``Exec`` and the hardware placement of its warps
-    (the ``Exec.hw`` hook that supplies ``%clock``/``%smid``/``%warpid``)."""
+    (the ``Exec.hooks.hw`` hook that supplies ``%clock``/``%smid``/``%warpid``)."""
 
     __slots__ = ("kernel", "ex", "rec", "live", "now", "smid", "hwid", "last", "closed")
 
@@ -108,8 +108,8 @@ class _LiveChunk:
         self.kernel = kernel
         self.ex = ex
         self.rec = _StepRecorder()
-        ex.trace_rec = self.rec
-        ex.hw = self
+        ex.hooks.trace = self.rec
+        ex.hooks.hw = self
         ex.defer_atomics = True     # the handler queues each atom on ex.deferred (see issue)
         self.live = ex.W            # warps not yet exited
         self.now = 0                # core cycle of the instruction being executed
@@ -141,8 +141,8 @@ class _LiveChunk:
         self.closed = True
         k = self.kernel
         ex = self.ex
-        ex.trace_rec = None
-        ex.hw = None
+        ex.hooks.trace = None
+        ex.hooks.hw = None
         ex.close()
         if self.last and k.workspace is not None:
             k.lc.gmem.free(k.workspace)
@@ -285,8 +285,8 @@ class LiveKernel:
                 # they run to the end on the batched driver, as the trace feed's remaining
                 # chunks do (atomics still in flight in the memory system are not applied)
                 ex = ch.ex
-                ex.trace_rec = None
-                ex.hw = None
+                ex.hooks.trace = None
+                ex.hooks.hw = None
                 ex.defer_atomics = False
                 ex.deferred = []
                 engine.run_batched(ex)
