@@ -15,6 +15,7 @@ each formatter.  Counter shapes:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+import copy
 import math
 
 import numpy as np
@@ -203,8 +204,24 @@ def dram_partitions(v: Any) -> list[str]:
     t = cfg["gpgpu_dram_timing_opt"]
     head = (f"{t['nbk']} bks, busW={int(cfg['gpgpu_dram_buswidth'])} BL={int(cfg['gpgpu_dram_burst_length'])} "
             f"CL={t['CL']}, tRRD={t['RRD']} tCCD={t['CCD']}, tRCD={t['RCD']} tRAS={t['RAS']} tRP={t['RP']} tRC={t['RC']}")
+    channels = v["t:dram_channels"]
+    key = (head, channels)
+    if _last_dram[0] == key:
+        # the channels did not change since the last block (launches that ran functionally
+        # under kernel sampling, or that touched no DRAM): the same text, not formatted again
+        return list(_last_dram[1])
+    out = _dram_partitions(head, channels)
+    _last_dram[:] = [(head, copy.deepcopy(channels)), out]
+    return list(out)
+
+
+#: the last (header, channels) :func:`dram_partitions` formatted, and its lines
+_last_dram: list[Any] = [None, []]
+
+
+def _dram_partitions(head: str, channels: list[dict[str, Any]]) -> list[str]:
     out: list[str] = []
-    for i, ch in enumerate(v["t:dram_channels"]):
+    for i, ch in enumerate(channels):
         if "l2_banks" in ch:
             out.append(f"Memory Partition {i}: ")
             for b in ch["l2_banks"]:
