@@ -49,9 +49,10 @@ GROUP_MODULE = GROUP + "__mypyc"
 MODULES = (
     "timing/clock.py", "timing/cluster.py", "timing/feed.py", "timing/live.py", "timing/mem_fetch.py",
     "timing/occupancy.py", "timing/sampling.py", "timing/static.py",
-    "timing/core/coalesce.py", "timing/core/icache.py", "timing/core/ldst.py", "timing/core/opcoll.py",
+    "timing/core/coalesce.py", "timing/core/dump.py", "timing/core/fetch.py", "timing/core/icache.py",
+    "timing/core/issue.py", "timing/core/layout.py", "timing/core/ldst.py", "timing/core/opcoll.py",
     "timing/core/pipe.py", "timing/core/shader.py", "timing/core/stats.py",
-    "timing/core/table.py", "timing/core/units.py",
+    "timing/core/table.py", "timing/core/units.py", "timing/core/warp.py",
     "timing/memory/__init__.py", "timing/memory/system.py", "timing/memory/addrdec.py", "timing/memory/dram.py",
     "timing/memory/icnt.py", "timing/memory/partition.py",
 ) + tuple(sorted(  # every module of these packages (a new policy or scheduler is a new file there)

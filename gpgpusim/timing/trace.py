@@ -294,7 +294,7 @@ def _wrap_gpu(gpu: Any, tr: Tracer) -> None:
 
 # ------------------------------------------------------------------ the core
 def _reg_names(w: Any, regs: Any) -> str:
-    from .core.shader import reg_names
+    from .core.warp import reg_names
     return reg_names(w, regs)
 
 
