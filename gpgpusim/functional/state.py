@@ -240,7 +240,7 @@ class Exec:
         self.fault_lanes: np.ndarray | None = None
         self.fault_space = "global"
         self.rec: list | None = None
-        # trace recorder of the timing model's feed (gpgpusim.timing.feed.TraceRecorder)
+        # trace recorder of the timing model's feed (gpgpusim.timing.recorder.TraceRecorder)
         self.trace_rec: Any = None
         self.deferred: list = []
         self.defer_atomics = False

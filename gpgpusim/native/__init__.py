@@ -47,8 +47,9 @@ GROUP_MODULE = GROUP + "__mypyc"
 # The compiled modules, relative to the package root.  Left out: gpu.py (TimingGpu derives from
 # the runtime's interpreted Gpu class), trace.py (wraps instance methods).
 MODULES = (
-    "timing/clock.py", "timing/cluster.py", "timing/feed.py", "timing/live.py", "timing/mem_fetch.py",
-    "timing/occupancy.py", "timing/sampling.py", "timing/static.py",
+    "timing/clock.py", "timing/cluster.py", "timing/feed.py", "timing/kernel_trace.py", "timing/live.py",
+    "timing/live_check.py", "timing/mem_fetch.py", "timing/occupancy.py", "timing/recorder.py", "timing/sampling.py",
+    "timing/static.py",
     "timing/core/coalesce.py", "timing/core/dump.py", "timing/core/fetch.py", "timing/core/icache.py",
     "timing/core/issue.py", "timing/core/layout.py", "timing/core/ldst.py", "timing/core/opcoll.py",
     "timing/core/pipe.py", "timing/core/shader.py", "timing/core/stats.py",

@@ -26,7 +26,7 @@ and C062 (the stop limits ``-gpgpu_max_cycle/_insn/_cta/_completed_cta``).
   for kernels whose values cannot depend on timing): each kernel's grid runs on the batched
   functional engine chunk by chunk as its CTAs are issued, recording every warp's dynamic
   instructions, which the timing model replays.  The live feed (``timing/live.py``,
-  GPGPU-Sim's own model, chosen by ``auto`` for the kernels ``feed.needs_live_feed`` names):
+  GPGPU-Sim's own model, chosen by ``auto`` for the kernels ``live_check.needs_live_feed`` names):
   each warp instruction is executed when the core issues it, so atomics, volatile loads,
   ``%clock``, ``%smid`` and ``%warpid`` follow the simulated timing.
 * **Event trace and pipeline dumps** (C200, C203; ``-trace_*``, ``-gpgpusim_trace_*``,
@@ -70,12 +70,13 @@ from .core.shader import ShaderCore
 from .core.stats import publish_issue_stats
 from .core.table import CoreTable
 from .cta_sampling import CtaSampling
-from .feed import KernelTrace, feed_window, needs_live_feed
+from .kernel_trace import KernelTrace, feed_window
 from .kernel_run import KernelRun, run_functionally
 from .kernel_sampling import KernelSampler, parse_mode, scalar_counters
 from .limits import (announce_limit_stop, check_deadlock, insn_done, limit_reached, liveness,
                      start_liveness_thread, stop_at_limit)
 from .live import LiveKernel, choose_feed
+from .live_check import needs_live_feed
 from .memory import MemorySystem
 from .occupancy import max_cta
 from .projection import project_launch, sample_detailed
@@ -115,7 +116,7 @@ def _relax_gc() -> None:
     collection in the whole run).  With the whole-chunk trace (``-gpgpusim_feed_window 0``)
     the collector took 6.5 s of a 183 s run at CPython's 700, 2.7 s of ~71 s at 20,000 (361
     young and 23 middle collections), ~0.6 s at 1,000,000, and 0.07 s with the feed also
-    promoting what it records (``feed._gc_settle``); the windowed feed holds a bounded trace,
+    promoting what it records (``recorder.gc_settle``); the windowed feed holds a bounded trace,
     so there the threshold mostly keeps young collections rare.  Reference cycles are still
     collected, after at most a million new objects.  Never lowers a threshold someone raised."""
     import gc

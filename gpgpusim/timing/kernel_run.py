@@ -21,7 +21,7 @@ def run_functionally(streams: Any) -> None:
 
 
 class KernelRun:
-    """A running kernel: its instruction feed (``feed.KernelTrace`` or ``live.LiveKernel``),
+    """A running kernel: its instruction feed (``kernel_trace.KernelTrace`` or ``live.LiveKernel``),
     static table and CTA accounting."""
 
     def __init__(self, rec: KernelRecord, trace: Any, table: Any, max_cta_per_core: int,

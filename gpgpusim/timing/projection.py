@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 from gpgpusim.device.gpu import KernelRecord
 from gpgpusim.functional import engine
 
-from .feed import needs_live_feed
 from .kernel_run import KernelRun
 from .kernel_sampling import EXACT_COUNTERS, scalar_counters
 from .live import choose_feed
+from .live_check import needs_live_feed
 
 if TYPE_CHECKING:
     from .gpu import TimingGpu
