@@ -55,6 +55,7 @@ MODULES = (
     "timing/core/pipe.py", "timing/core/shader.py", "timing/core/stats.py",
     "timing/core/table.py", "timing/core/units.py", "timing/core/warp.py",
     "timing/memory/__init__.py", "timing/memory/system.py", "timing/memory/addrdec.py", "timing/memory/dram.py",
+    "timing/memory/dram_parts.py", "timing/memory/dram_report.py",
     "timing/memory/icnt.py", "timing/memory/partition.py",
 ) + tuple(sorted(  # every module of these packages (a new policy or scheduler is a new file there)
     f"{pkg}/{f}" for pkg in ("timing/cache", "timing/core/schedulers", "timing/memory/dram_sched")

@@ -695,7 +695,7 @@ def _trace_partition(part: Any, tr: Tracer) -> None:
 
 
 def _trace_dram(dram: Any, tr: Tracer) -> None:
-    from .memory.dram import BANK_IDLE
+    from .memory.dram_parts import BANK_IDLE
     where = f"DRAM {dram.id}"
     issue_row = dram._issue_row
     issue_col = dram._issue_col
