@@ -444,21 +444,18 @@ class ShaderCore:
                 self.istats.sb += 1
 
     def _sched_cycle(self, sch: SchedulerUnit, now: int) -> None:
-        """``scheduler_unit::cycle`` (C078-C091; one instruction per warp and cycle,
-        ``_sched_cycle_multi`` takes this name's place otherwise): examine the candidate warps
-        in policy order (:meth:`_sched_order`) and issue from the first that can.  Called only
-        for a scheduler with candidates (``_issue``).  A warp whose unit's ID_OC slot is taken
-        waits in that slot's ``waiters`` mask, out of the candidates, until the collector frees
-        the slot (a stall for the statistics while any waits: ``n_route``).  The per-warp loop
-        stays inlined over bit masks: it is the hottest loop of the model."""
+        """``scheduler_unit::cycle`` (C078-C091; single issue, else ``_sched_cycle_multi``):
+        examine the candidates in policy order (:meth:`_sched_order`), issue from the first that
+        can.  A warp whose ID_OC slot is taken waits in the slot's ``waiters`` mask, out of the
+        candidates, until the collector frees it (a stall while any waits: ``n_route``).  The
+        per-warp loop stays inlined over bit masks: it is the hottest loop of the model."""
         warps = self.warps
         cm = sch.cand
         pol = sch.policy
         lrr = sch.rotates
-        n = i = 0
+        i = 0
         hi, lo, order = self._sched_order(sch, cm)
-        if not lrr:
-            n = len(order)
+        n = len(order)
         route = sch.route
         stalled = False
         while True:
@@ -531,7 +528,13 @@ class ShaderCore:
                 continue
             sch.cand = cm               # (before the issue: a barrier release adds candidates)
             self._issue_warp(w, sch.sid, pc, unit, reg, idx, now)
-            self._issued(sch, ws, reg, idx)
+            if idx >= 0 and reg.woken[idx]:
+                self._park_woken(sch, reg, idx, low)
+            pol.issued(ws)
+            single = self.istats.single
+            single[sch.sid] = single[sch.sid] + 1
+            per_slot = self.istats.slot_issues
+            per_slot[ws] = per_slot[ws] + 1
             return
         sch.cand = cm
         # nothing issued (scheduler_unit::cycle's stall statistics; W0_Idle is the rest; the
@@ -564,9 +567,9 @@ class ShaderCore:
             return 0, 0, pol.order(bits(cm), self.warps)
         return 0, 0, [ws for ws in pol.order(sch.active, self.warps) if (cm >> ws) & 1]
 
-    def _issued(self, sch: SchedulerUnit, ws: int, reg: RegisterSet, idx: int) -> None:
-        """Scheduler ``sch`` issued warp ``ws``'s instruction into slot ``idx`` of ID_OC
-        register ``reg``: the policy and the issue statistics learn of it.
+    def _park_woken(self, sch: SchedulerUnit, reg: RegisterSet, idx: int, low: int) -> None:
+        """The issue (of the warp with bit ``low``) filled slot ``idx`` of ID_OC register
+        ``reg`` again: the other warps woken when it was freed wait again now.
 
         Where the collector keeps the warps it woke (``OperandCollector.keep_woken``), the issue
         that fills a slot again parks the woken ones not examined since: nothing but its own
@@ -576,24 +579,13 @@ class ShaderCore:
         not change which one issues first, in any order), no statistic (``n_route`` counts it
         either way) and no later wake-up.  Only for policies whose ordering has no side effects
         (a scheduler left without candidates is not asked for an order) and ID_OC slots of one
-        scheduler each."""
-        if idx >= 0:
-            wk = reg.woken[idx]
-            if wk:
-                # the slot is full again: the other warps woken when it was freed wait again
-                # now (the slot's waiters mask is empty while it is free)
-                reg.woken[idx] = 0
-                wk &= ~(1 << ws)
-                if wk:
-                    sch.cand &= ~wk
-                    reg.waiters[idx] = wk
-                    sch.n_route += popcount(wk)
-        sch.policy.issued(ws)
-        ist = self.istats
-        single = ist.single
-        single[sch.sid] = single[sch.sid] + 1
-        per_slot = ist.slot_issues
-        per_slot[ws] = per_slot[ws] + 1
+        scheduler each.  (The slot's waiters mask is empty while it is free.)"""
+        wk = reg.woken[idx] & ~low
+        reg.woken[idx] = 0
+        if wk:
+            sch.cand &= ~wk
+            reg.waiters[idx] = wk
+            sch.n_route += popcount(wk)
 
     def _flush(self, w: Warp, want: int) -> None:
         """Control hazard: the I-buffer does not hold the warp's next instruction (a taken
