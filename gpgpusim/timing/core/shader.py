@@ -4,8 +4,9 @@ One core cycle runs the stages back to front, as ``shader_core_ctx::cycle`` does
 ``writeback(); execute(); read_operands(); issue(); (decode(); fetch()) x
 -gpgpu_inst_fetch_throughput``.
 
-* **Fetch/decode** (C070-C077): one fetch per call for the whole core, round robin over the
-  warps whose 2-entry I-buffer is empty (and, with a finite L1I, no instruction miss pending);
+* **Fetch/decode** (C070-C077; fetch and retirement in ``fetch.py``): one fetch per call for
+  the whole core, round robin over the warps whose 2-entry I-buffer is empty (and, with a
+  finite L1I, no instruction miss pending);
   with ``-gpgpu_perfect_inst_const_cache 1`` (every shipped 4.x config) every fetch hits, with
   0 each fetch accesses the core's L1I (``-gpgpu_cache:il1``, ``icache.py``): a miss waits for
   the fill from the memory system, and the L1I's cycle runs at the end of every fetch call;
@@ -13,7 +14,8 @@ One core cycle runs the stages back to front, as ``shader_core_ctx::cycle`` does
   fetch loop also retires warps that are done (functional done, no instruction in the
   pipeline, no pending register write, stores acknowledged) and frees a CTA's slot when its
   last warp retires.
-* **Issue** (C078-C091): ``-gpgpu_num_sched_per_core`` scheduler units, warp ``w`` supervised by
+* **Issue** (C078-C091; the eligibility rule and dual issue in ``issue.py``, the routing in
+  ``layout.py``): ``-gpgpu_num_sched_per_core`` scheduler units, warp ``w`` supervised by
   scheduler ``w mod n``; each examines its warps in the policy's order (``schedulers/``) and
   issues up to ``-gpgpu_max_insn_issue_per_warp`` instructions of one warp per cycle.  A warp
   whose I-buffer head is not the next instruction of its trace (a taken branch or a
@@ -29,6 +31,8 @@ One core cycle runs the stages back to front, as ``shader_core_ctx::cycle`` does
   buses), **writeback** through the EX_WB register (register-bank write ports of the operand
   collector) releasing the scoreboard.
 * **LDST unit** (``ldst.py``).
+
+The warp, CTA-slot and scheduler state is ``warp.py``; the state dump (C200) ``dump.py``.
 
 Each warp reads its dynamic instructions through a ``feed.WarpStream`` (``timing/feed.py``): the
 pc of the next one, and at issue (``_issue_warp``, where GPGPU-Sim calls ``func_exec_inst``) its
