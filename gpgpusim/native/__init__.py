@@ -45,7 +45,8 @@ GROUP = "gpgpusim_timing"          # mypyc's shared library: gpgpusim_timing__my
 GROUP_MODULE = GROUP + "__mypyc"
 
 # The compiled modules, relative to the package root.  Left out: gpu.py (TimingGpu derives from
-# the runtime's interpreted Gpu class), trace.py (wraps instance methods).
+# the runtime's interpreted Gpu class) and its glue off the cycle path (kernel_run.py,
+# limits.py, projection.py), trace.py (wraps instance methods).
 MODULES = (
     "timing/clock.py", "timing/cluster.py", "timing/feed.py", "timing/kernel_trace.py", "timing/live.py",
     "timing/live_check.py", "timing/mem_fetch.py", "timing/occupancy.py", "timing/recorder.py", "timing/sampling.py",
