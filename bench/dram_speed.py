@@ -23,7 +23,8 @@ import numpy as np
 
 from gpgpusim.options import load_config
 from gpgpusim.timing.mem_fetch import MemFetch
-from gpgpusim.timing.memory.dram import Dram, DramTimingParams
+from gpgpusim.timing.memory.dram import Dram
+from gpgpusim.timing.memory.dram_parts import DramTimingParams
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -746,7 +746,7 @@ def launch(lm: LoadedModule, kernel: str, grid: tuple[int, int, int], block: tup
     the CUDA driver provides for ``cooperative_groups::grid_group::sync()``.
 
     The chunk loop (:func:`run_chunks`) is shared with the timing model's trace feed
-    (:func:`gpgpusim.timing.feed.record_kernel`), which runs the same chunks with a recorder
+    (:func:`gpgpusim.timing.kernel_trace.record_kernel`), which runs the same chunks with a recorder
     attached to each chunk's :class:`Exec`.
     """
     lc = prepare_launch(lm, kernel, grid, block, dyn_smem_bytes, params, gmem=gmem, driver=driver,

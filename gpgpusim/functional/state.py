@@ -133,7 +133,7 @@ class ExecHooks:
     owner sets them; the engine only calls them):
 
     * ``printf``: where device ``printf`` text goes (the application's stdout);
-    * ``trace``: the timing model's recorder (``gpgpusim.timing.feed.TraceRecorder``: the trace
+    * ``trace``: the timing model's recorder (``gpgpusim.timing.recorder.TraceRecorder``: the trace
       and live feeds of performance mode), told of every issue and memory access; None otherwise;
     * ``hw``: the live feed's hardware placement (``gpgpusim.timing.live``), which supplies the
       special registers whose values are the timing model's (:data:`HW_SPECIALS`); None

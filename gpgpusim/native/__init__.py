@@ -45,14 +45,18 @@ GROUP = "gpgpusim_timing"          # mypyc's shared library: gpgpusim_timing__my
 GROUP_MODULE = GROUP + "__mypyc"
 
 # The compiled modules, relative to the package root.  Left out: gpu.py (TimingGpu derives from
-# the runtime's interpreted Gpu class), trace.py (wraps instance methods).
+# the runtime's interpreted Gpu class) and its glue off the cycle path (kernel_run.py,
+# limits.py, projection.py), trace.py (wraps instance methods).
 MODULES = (
-    "timing/clock.py", "timing/cluster.py", "timing/feed.py", "timing/live.py", "timing/mem_fetch.py",
-    "timing/occupancy.py", "timing/sampling.py", "timing/static.py",
-    "timing/core/coalesce.py", "timing/core/icache.py", "timing/core/ldst.py", "timing/core/opcoll.py",
+    "timing/clock.py", "timing/cluster.py", "timing/feed.py", "timing/kernel_trace.py", "timing/live.py",
+    "timing/live_check.py", "timing/mem_fetch.py", "timing/occupancy.py", "timing/recorder.py", "timing/sampling.py",
+    "timing/static.py",
+    "timing/core/coalesce.py", "timing/core/dump.py", "timing/core/fetch.py", "timing/core/icache.py",
+    "timing/core/issue.py", "timing/core/layout.py", "timing/core/ldst.py", "timing/core/opcoll.py",
     "timing/core/pipe.py", "timing/core/shader.py", "timing/core/stats.py",
-    "timing/core/table.py", "timing/core/units.py",
+    "timing/core/table.py", "timing/core/units.py", "timing/core/warp.py",
     "timing/memory/__init__.py", "timing/memory/system.py", "timing/memory/addrdec.py", "timing/memory/dram.py",
+    "timing/memory/dram_parts.py", "timing/memory/dram_report.py",
     "timing/memory/icnt.py", "timing/memory/partition.py",
 ) + tuple(sorted(  # every module of these packages (a new policy or scheduler is a new file there)
     f"{pkg}/{f}" for pkg in ("timing/cache", "timing/core/schedulers", "timing/memory/dram_sched")

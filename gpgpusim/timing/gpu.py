@@ -26,48 +26,16 @@ and C062 (the stop limits ``-gpgpu_max_cycle/_insn/_cta/_completed_cta``).
   for kernels whose values cannot depend on timing): each kernel's grid runs on the batched
   functional engine chunk by chunk as its CTAs are issued, recording every warp's dynamic
   instructions, which the timing model replays.  The live feed (``timing/live.py``,
-  GPGPU-Sim's own model, chosen by ``auto`` for the kernels ``feed.needs_live_feed`` names):
+  GPGPU-Sim's own model, chosen by ``auto`` for the kernels ``live_check.needs_live_feed`` names):
   each warp instruction is executed when the core issues it, so atomics, volatile loads,
   ``%clock``, ``%smid`` and ``%warpid`` follow the simulated timing.
-* **Deadlock detection** (C202, ``-gpgpu_deadlock_detect``): no instruction issued for
-  ``DEADLOCK_CYCLES`` core cycles while work is pending ends the run's kernels with a sticky
-  ``cudaErrorLaunchFailure`` after printing every component's state (:meth:`dump_pipeline`).
 * **Event trace and pipeline dumps** (C200, C203; ``-trace_*``, ``-gpgpusim_trace_*``,
   ``-gpgpusim_dump_pipeline``): ``timing/trace.py`` wraps the chosen components when the GPU
   is built, only if asked; the cycle loop has no trace test.
 
-* **Stop limits** (C011, C062; GPGPU-Sim ``gpgpu_sim::active``, ``cycle_insn_cta_max_hit``,
-  ``hit_max_cta_count`` and the ``break_limit`` exit of ``gpgpu_sim_thread_concurrent``).  After
-  every core cycle (and when a kernel starts simulating) the model compares, as GPGPU-Sim:
-  ``-gpgpu_max_cycle``: ``gpu_tot_sim_cycle + gpu_sim_cycle`` (core cycles since the program
-  started) ``>=`` the limit; ``-gpgpu_max_insn``: thread instructions *completed* since the
-  program started (``gpu_tot_sim_insn + gpu_sim_insn``, counted at writeback as
-  ``warp_inst_complete`` counts them) ``>=`` the limit; ``-gpgpu_max_completed_cta``: CTAs
-  completed since the GPU last went idle (``gpu_completed_cta``, reset with ``gpu_sim_cycle``)
-  ``>=`` the limit.  ``-gpgpu_max_cta``: no CTA is issued once the CTAs issued since the program
-  started reach the limit (``hit_max_cta_count``: exactly that many are issued); the issued ones
-  run to completion and the run stops when the machine has drained.  A kernel that finishes in
-  the cycle that reaches a limit finishes normally; the stop then happens when the next kernel
-  starts simulating, as in GPGPU-Sim.  What the stop does: the running kernels end (their
-  statistics block is printed with the partial figures: ``gpu_sim_cycle`` up to the stop,
-  ``gpu_sim_insn`` the completed thread instructions, the counters so far; the functional
-  engine has run only the CTAs issued so far), then ``GPGPU-Sim: *** simulation thread exiting
-  ***`` and ``GPGPU-Sim: ** break due to reaching the maximum cycles (or instructions) **`` and,
-  inside an application, the process ends with exit status 1 after the end-of-run report and the
-  ``-o`` JSON (``"limit"`` in its ``"run"`` section) -- GPGPU-Sim's ``exit(1)``: the application
-  never returns from the CUDA call it was blocked in, so none of its later CUDA calls run.  Used
-  as a library (no application process to end, e.g. the tests) the stopped kernels complete with
-  a sticky ``cudaErrorLaunchFailure``, so every later CUDA call reports it.  Known differences:
-  GPGPU-Sim prints nothing different for the four limits (one message for all); with
-  ``-gpgpu_max_cta`` reached inside a kernel GPGPU-Sim 4.2 never stops (its
-  ``cycle_insn_cta_max_hit`` reads ``gpu_tot_issued_cta``, which only ``update_stats`` advances,
-  so its thread loop spins with the machine idle) -- we stop once the machine drained, which is
-  what the option is documented to do.  Functional mode (``-gpgpu_ptx_sim_mode 1``) applies
-  ``-gpgpu_max_insn`` and ``-gpgpu_max_cta`` itself (``runtime/funcrun.py``; GPGPU-Sim's
-  functional mode ignores them).
-* **Liveness** (``-liveness_message_freq``, ``GPGPUSIM_PROGRESS=0`` for none): inside an
-  application a thread prints GPGPU-Sim's line every that many seconds while kernels run;
-  elsewhere the cycle loop prints it, checking every 1024 core cycles.
+* **Deadlock detection, stop limits, liveness** (C202, C011, C062): ``limits.py``.
+* **Sampling** (``-gpgpusim_sampling*``): the kernel- and CTA-sampling projections are
+  ``projection.py``.
 * **Interrupts** (SIGINT/SIGTERM/SIGHUP, ``runtime/interrupt.py``): the cycle loop parks at the
   end of the core cycle it is in and the running kernels end as at a stop limit
   (their statistics block and JSON entries with the figures so far, marked ``"stopped":
@@ -91,7 +59,6 @@ from gpgpusim.device import interrupt
 from gpgpusim.device.gpu import Gpu, KernelRecord, MemcpyKind
 from gpgpusim.errors import CudaError, Err, report_internal_error
 from gpgpusim.functional import engine
-from gpgpusim.functional.cdp import STREAM_TAIL_LAUNCH
 from gpgpusim.options import load_config
 from gpgpusim.report.stats import StatsRegistry
 
@@ -103,19 +70,19 @@ from .core.shader import ShaderCore
 from .core.stats import publish_issue_stats
 from .core.table import CoreTable
 from .cta_sampling import CtaSampling
-from .feed import KernelTrace, feed_window, needs_live_feed
-from .kernel_sampling import EXACT_COUNTERS, KernelSampler, parse_mode, scalar_counters
+from .kernel_trace import KernelTrace, feed_window
+from .kernel_run import KernelRun, run_functionally
+from .kernel_sampling import KernelSampler, parse_mode, scalar_counters
+from .limits import (announce_limit_stop, check_deadlock, insn_done, limit_reached, liveness,
+                     start_liveness_thread, stop_at_limit)
 from .live import LiveKernel, choose_feed
+from .live_check import needs_live_feed
 from .memory import MemorySystem
 from .occupancy import max_cta
+from .projection import project_launch, sample_detailed
 from .sampling import GpuSampler
 from .static import build_table
 from .trace import install as install_trace
-
-#: core cycles without an issued instruction before the deadlock detector fires (GPGPU-Sim
-#: uses 200,000 cycles without a committed instruction)
-DEADLOCK_CYCLES = 200_000
-
 
 #: counters GPGPU-Sim prints whether or not they ever counted
 ZERO_COUNTERS = (
@@ -135,84 +102,6 @@ def _core_order(core: ShaderCore) -> int:
     return core.sid
 
 
-def _run_functionally(streams: Any) -> None:
-    """CTA sampling: a CTA's warps run to their end on the functional engine only (their
-    instructions are fed, not timed)."""
-    for st in streams:
-        while st.pc >= 0:
-            st.issue(0)
-
-
-class KernelRun:
-    """A running kernel: its instruction feed (``feed.KernelTrace`` or ``live.LiveKernel``),
-    static table and CTA accounting."""
-
-    def __init__(self, rec: KernelRecord, trace: Any, table: Any, max_cta_per_core: int,
-                 latency: int) -> None:
-        self.rec = rec
-        self.trace = trace
-        self.table = table
-        self.ctas = trace.streams()
-        self.n_ctas = trace.ncta
-        self.issued = 0
-        self.done = 0
-        self.warps_per_cta = trace.warps_per_cta
-        self.padded_threads_per_cta = self.warps_per_cta * 32
-        self.max_cta_per_core = max(1, max_cta_per_core)
-        self.latency_left = latency
-        self.start_cycle = 0
-        self.finished = False
-        self.error: CudaError | None = None
-        #: thread and warp instructions completed (written back) so far (``warp_inst_complete``;
-        #: counted only when a stop limit is set, the only user)
-        self.thread_done = 0
-        self.warp_done = 0
-        #: the cores' issued thread and warp instructions when the kernel started (an
-        #: interrupt reports the kernel's issued instructions when completions are not counted)
-        self.issued_before = (0, 0)
-        #: byte pc of each program pc, for instruction fetches through a finite L1I (icache.py)
-        self.inst_addr: list[int] = []
-        #: the decoded program (``functional.decode.Program``): register and instruction names
-        #: for dumps and traces
-        self.prog: Any = None
-        #: kernel sampling: the launch's group key when it started alone on an idle machine
-        #: (its cycles are then its own, a sample of its group); None otherwise
-        self.sample_key: Any = None
-        #: CTA/wave sampling state (``cta_sampling.CtaSampling``) when the launch is sampled
-        self.cta_sampling: Any = None
-        #: dynamic parallelism (:meth:`device_launch`): launch calls issued per (CTA, warp),
-        #: the queued child grids by (CTA, warp, issue) and how many of them are indexed, and
-        #: the list released children go to (the GPU's, set by it)
-        self.cdp_issued: dict[tuple[int, int], int] = {}
-        self.cdp_index: dict[tuple[int, int, int], list[Any]] = {}
-        self.cdp_seen = 0
-        self.released: list[tuple[Any, Any]] = []
-
-    def more_ctas(self) -> bool:
-        return self.issued < self.n_ctas and self.latency_left == 0 and self.error is None
-
-    def device_launch(self, cta: int, warp: int) -> None:
-        """Warp ``warp`` of CTA ``cta`` issued a device-side launch call (dynamic parallelism):
-        release the child grids its matching functional execution queued (``cdp.DeviceLaunch``:
-        the n-th issue of a launch call by a warp is its n-th execution) to ``released``, for
-        the stream manager to start while this kernel runs, as GPGPU-Sim launches a child at
-        the cycle its launch call issues.  Tail launches stay queued: they run after the
-        parent grid."""
-        key = (cta, warp)
-        n = self.cdp_issued.get(key, 0)
-        self.cdp_issued[key] = n + 1
-        queued = self.trace.stats.device_launches
-        index = self.cdp_index
-        while self.cdp_seen < len(queued):
-            dl = queued[self.cdp_seen]
-            index.setdefault((dl.cta, dl.warp, dl.issue), []).append(dl)
-            self.cdp_seen += 1
-        for dl in index.pop((cta, warp, n), ()):
-            if dl.stream != STREAM_TAIL_LAUNCH:
-                dl.released = True
-                self.released.append((self.rec.op, dl))
-
-
 #: the youngest generation's threshold while a performance model exists (CPython's default 700)
 GC_YOUNG_THRESHOLD = 1_000_000
 
@@ -227,7 +116,7 @@ def _relax_gc() -> None:
     collection in the whole run).  With the whole-chunk trace (``-gpgpusim_feed_window 0``)
     the collector took 6.5 s of a 183 s run at CPython's 700, 2.7 s of ~71 s at 20,000 (361
     young and 23 middle collections), ~0.6 s at 1,000,000, and 0.07 s with the feed also
-    promoting what it records (``feed._gc_settle``); the windowed feed holds a bounded trace,
+    promoting what it records (``recorder.gc_settle``); the windowed feed holds a bounded trace,
     so there the threshold mostly keeps young collections rare.  Reference cycles are still
     collected, after at most a million new objects.  Never lowers a threshold someone raised."""
     import gc
@@ -387,7 +276,7 @@ class TimingGpu(Gpu):
         if self.ksampler is not None and alone:
             sample_key = self.ksampler.key(op.kernel, op.grid, op.block)
             try:
-                if self._try_project(rec, sample_key):
+                if project_launch(self, rec, sample_key):
                     return rec
             except CudaError as exc:
                 rec.error = exc
@@ -428,118 +317,6 @@ class TimingGpu(Gpu):
                 other.cta_sampling = None
         self.runs.append(run)
         return rec
-
-    # ------------------------------------------------------------------ kernel sampling
-    def _try_project(self, rec: KernelRecord, key: Any) -> bool:
-        """Kernel sampling: when a group of ``key`` has converged, run the launch on the
-        functional engine and, if it falls in a converged group, project its timing (True).
-        Otherwise memory is restored to what it was before and the launch is simulated in
-        detail (False).  Kernels that need the live feed (results that depend on timing) and
-        cooperative launches are always simulated in detail."""
-        ks = self.ksampler
-        assert ks is not None
-        if not ks.candidate(key):
-            return False
-        op = rec.op
-        kw = dict(op.launch_kwargs)
-        kw.pop("driver", None)
-        if kw.get("cooperative"):
-            return False
-        prog = engine.get_program(op.module, op.kernel)
-        if choose_feed(self.config.get("gpgpusim_timing_feed"), needs_live_feed(prog)) != "trace":
-            return False
-        saved = self.gmem.snapshot()
-        printed: list[str] = []
-        out = kw.pop("printf", None)
-        line_stats = kw.get("line_stats")
-        if isinstance(line_stats, dict):
-            kw["line_stats"] = {}
-        try:
-            stats = engine.launch(op.module, op.kernel, op.grid, op.block, op.dyn_smem_bytes, op.params,
-                                  gmem=self.gmem, driver="batched", printf=printed.append, **kw)
-        except Exception:  # noqa: BLE001 - the detailed run reports the fault as it always does
-            saved.restore()
-            return False
-        group = ks.match(key, int(stats.warp_insn), dict(stats.opcode_counts))
-        if (group is None or not ks.converged(group)) and saved.restorable():
-            saved.restore()
-            return False
-        del saved
-        if isinstance(line_stats, dict):
-            for ln, v in kw["line_stats"].items():
-                have = line_stats.setdefault(ln, [0] * len(v))
-                for i, x in enumerate(v):
-                    have[i] += x
-        if printed:
-            text = "".join(printed)
-            if out is not None:
-                out(text)
-            else:
-                sys.stdout.write(text)
-                sys.stdout.flush()
-        rec.stats = stats
-        if group is None or not ks.converged(group):
-            # memory could not be put back (the kernel allocated device memory): keep the run
-            # and project from the nearest converged group of the launch's shape
-            group = next(g for g in ks.groups if ks.key(g.name, g.grid, g.block) == key and ks.converged(g))
-        cycles, bound, proj = ks.project(group, int(stats.warp_insn), int(stats.thread_insn))
-        report = self._report_stats(rec)
-        report.cycles = cycles
-        for name, v in proj.items():
-            self._proj_offset[name] = self._proj_offset.get(name, 0) + v
-        report.counters = self._with_offset(self.stats.snapshot())
-        report.sampling = ks.projected_info(group, cycles, bound)
-        report.sampling["mode"] = self.sampling_mode
-        rec.report_stats = report
-        rec.start_cycles = self.now_cycles
-        self.now_cycles += cycles
-        rec.end_cycles = self.now_cycles
-        self._proj_cycles += cycles
-        self._projected.append(rec)
-        return True
-
-    def _with_offset(self, counters: dict[str, Any]) -> dict[str, Any]:
-        """The model's cumulative counters plus the projected launches' (scalar counters)."""
-        for name, v in self._proj_offset.items():
-            counters[name] = counters.get(name, 0) + v
-        return counters
-
-    def _sample_detailed(self, run: KernelRun, report: Any, alone: bool) -> None:
-        """A kernel simulated by the timing model under sampling: CTA sampling projects the
-        CTAs it left to the functional engine; its counters carry the projected launches' and
-        CTAs' too; under kernel sampling, when it ran alone, it becomes a sample of its group."""
-        real = scalar_counters(self.stats.values)
-        delta = {k: v - self._real_scalars.get(k, 0) for k, v in real.items()}
-        self._real_scalars = real
-        cta: dict[str, Any] | None = None
-        cs = run.cta_sampling
-        if cs is not None and cs.cut_at is not None and report.stopped is None and report.cycles is not None:
-            detailed = report.cycles
-            cycles, bound, rest = cs.project(detailed)
-            scale = rest / (cs.n_ctas - rest)
-            extra = {k: int(round(v * scale)) for k, v in delta.items() if k not in EXACT_COUNTERS}
-            extra["gpgpu_n_tot_thrd_icount"] = report.thread_insn - delta.get("gpgpu_n_tot_thrd_icount", 0)
-            extra["gpgpu_n_tot_w_icount"] = report.warp_insn - delta.get("gpgpu_n_tot_w_icount", 0)
-            for k, v in extra.items():
-                self._proj_offset[k] = self._proj_offset.get(k, 0) + v
-                delta[k] = delta.get(k, 0) + v
-            report.cycles = cycles
-            self._proj_cycles += cycles - detailed
-            self.now_cycles += cycles - detailed
-            run.rec.end_cycles = self.now_cycles
-            cta = cs.info(cycles, detailed, bound)
-        report.counters = self._with_offset(report.counters)
-        ks = self.ksampler
-        if ks is not None and alone and run.sample_key is not None and report.cycles is not None:
-            g = ks.record_detailed(run.sample_key, run.rec.uid, report.warp_insn, dict(report.opcode_counts),
-                                   report.cycles, delta)
-            report.sampling = ks.detailed_info(g)
-        else:
-            report.sampling = {"mode": self.sampling_mode, "status": "detailed", "group": None}
-        report.sampling["mode"] = self.sampling_mode
-        if cta is not None:
-            report.sampling.update(status="cta_projected", cta=cta, cycles_bound=cta["cycles_bound"],
-                                   cycles_bound_rel=cta["cycles_bound_rel"])
 
     def _make_run(self, rec: KernelRecord) -> KernelRun:
         op = rec.op
@@ -624,7 +401,7 @@ class TimingGpu(Gpu):
             return failed
         t0 = time.perf_counter()
         self.limit_stop = None
-        self._start_liveness_thread()
+        start_liveness_thread(self)
         try:
             done = self._simulate()
         except CudaError as exc:
@@ -638,7 +415,7 @@ class TimingGpu(Gpu):
                 rec.stats.wall_s += wall / max(1, len(done))
         if self.limit_stop is not None:
             try:
-                self._announce_limit_stop()
+                announce_limit_stop(self)
             except Exception as exc:  # noqa: BLE001 - the stopped kernels must still complete
                 report_internal_error("stop limit", exc)
         return done
@@ -670,9 +447,9 @@ class TimingGpu(Gpu):
         clusters = self.clusters
         mem = self.mem
         if self.limits_on:
-            why = self._limit_reached()
+            why = limit_reached(self)
             if why is not None:
-                return self._stop_at_limit(why)
+                return stop_at_limit(self, why)
         while not finished:
             if self.live_ctas == 0 and self.skip_idle and self.runs and not any(
                     r.more_ctas() for r in self.runs) and mem.idle():
@@ -723,13 +500,13 @@ class TimingGpu(Gpu):
                 if finished or self.cdp_released:
                     break       # (children released: the stream manager starts them)
                 if self.limits_on:
-                    why = self._limit_reached()
+                    why = limit_reached(self)
                     if why is not None:
-                        return self._stop_at_limit(why)
+                        return stop_at_limit(self, why)
                 if not self.gpu_sim_cycle & 1023 or interrupt.requested:
                     # (a signal parks the loop within a core cycle: its shutdown then reports)
-                    self._check_limits()
-                    self._liveness()
+                    check_deadlock(self)
+                    liveness(self)
         for rec in finished:
             self._finish(rec)
         return finished
@@ -765,56 +542,6 @@ class TimingGpu(Gpu):
     def core_woken(self, core: ShaderCore) -> None:
         """A sleeping core got a reply or a CTA: cycle it again from the next core loop on."""
         self._woken.add(core)
-
-    def _liveness(self) -> None:
-        """GPGPU-Sim's periodic liveness line (``-liveness_message_freq`` seconds apart; off
-        with ``GPGPUSIM_PROGRESS=0``), and a pending Ctrl-C/SIGTERM stops the loop."""
-        while interrupt.requested:
-            # Ctrl-C/SIGTERM/SIGHUP: the shutdown thread reports and ends the process; stop
-            # here so the counters it prints do not move under it
-            self._parked.set()
-            time.sleep(0.05)
-        if not self.progress or self._live_thread is not None:
-            return
-        now = time.time()
-        if now - self._last_liveness < self.liveness_s:
-            return
-        self._last_liveness = now
-        insn = sum(c.n_thread_insn for c in self.cores)
-        self._notify("progress", self.gpu_tot_sim_cycle + self.gpu_sim_cycle, insn,
-                          now - self._t_start, now)
-
-    def _start_liveness_thread(self) -> None:
-        """Inside an application, the liveness line comes from a thread of its own, every
-        ``-liveness_message_freq`` seconds while kernels run, however long a stretch of 1024
-        cycles (the cycle loop's check) or a kernel's first trace recording takes."""
-        if self._live_thread is not None or not self.progress or self.liveness_s <= 0 \
-                or "_gpgpusim_cudart" not in sys.modules:
-            return
-        self._live_thread = threading.Thread(target=self._liveness_watch, name="gpgpusim-liveness", daemon=True)
-        self._live_thread.start()
-
-    def _liveness_watch(self) -> None:
-        while not interrupt.requested:
-            time.sleep(max(0.05, self._last_liveness + self.liveness_s - time.time()))
-            now = time.time()
-            if not self.runs or interrupt.requested or now - self._last_liveness < self.liveness_s:
-                continue
-            self._last_liveness = now
-            insn = sum(c.n_thread_insn for c in self.cores)
-            self._notify("progress", self.gpu_tot_sim_cycle + self.gpu_sim_cycle, insn, now - self._t_start, now)
-
-    def _check_limits(self) -> None:
-        issued = max((c.last_issue for c in self.cores), default=0)
-        cur = self.gpu_tot_sim_cycle + self.gpu_sim_cycle
-        if self.deadlock_detect and cur - max(issued, self.last_issue_cycle) > DEADLOCK_CYCLES:
-            sys.stderr.write("GPGPU-Sim uArch: ERROR ** deadlock detected: no instruction issued for "
-                             f"{DEADLOCK_CYCLES} cycles (cycle {self.gpu_sim_cycle})\n"
-                             f"{self.dump_pipeline(busy_only=True)}\n")
-            names = ", ".join(r.rec.name for r in self.runs)
-            raise CudaError(Err.LaunchFailure, f"simulator deadlock in kernel(s) {names} at cycle "
-                                               f"{self.gpu_sim_cycle}: no instruction issued for "
-                                               f"{DEADLOCK_CYCLES} cycles", sticky=True)
 
     def dump_pipeline(self, sm: int = -1, busy_only: bool = False, cycle: int | None = None) -> str:
         """The state of SM ``sm`` (-1: every SM; ``busy_only``: those with work) and of the whole
@@ -890,7 +617,7 @@ class TimingGpu(Gpu):
                 # tail in detail: the middle CTAs run functionally now, the last ones are timed
                 for _ in range(cs.skip):
                     _cta, streams = next(run.ctas)
-                    _run_functionally(streams)
+                    run_functionally(streams)
                 run.issued += cs.skip
                 run.done += cs.skip
             else:
@@ -918,7 +645,7 @@ class TimingGpu(Gpu):
             if run.cta_sampling is not None and run.cta_sampling.cut_at is not None:
                 # CTA sampling: the CTAs not issued run on the functional engine only
                 for _cta, streams in run.ctas:
-                    _run_functionally(streams)
+                    run_functionally(streams)
             # drain the generator so the engine's final counts are complete
             for _ in run.ctas:
                 pass
@@ -943,50 +670,16 @@ class TimingGpu(Gpu):
         report.new_cycles = new_cycles if new_cycles != cycles else None
         report.counters = self.stats.snapshot()
         if self.sampling_mode != "off":
-            self._sample_detailed(run, report, stopped is None and idle)
+            sample_detailed(self, run, report, stopped is None and idle)
         rec.report_stats = report
         if idle:
             # gpgpu_sim::update_stats comes after the kernel's statistics were taken
             self.mem.update_stats(self.gpu_tot_sim_cycle)
         self._notify("kernel_end", report)
 
-    # ------------------------------------------------------------------ stop limits (C011)
     def insn_done(self) -> int:
-        """Thread instructions completed since the program started (``gpu_tot_sim_insn +
-        gpu_sim_insn``)."""
-        return self.insn_done_before + sum(r.thread_done for r in self.runs)
-
-    def _limit_reached(self) -> str | None:
-        """The stop limit reached now, if any (``gpgpu_sim::active``'s limit tests)."""
-        if self.max_cycle and self.gpu_tot_sim_cycle + self.gpu_sim_cycle >= self.max_cycle:
-            return "cycle"
-        if self.max_insn and self.insn_done() >= self.max_insn:
-            return "insn"
-        if self.max_cta and self.tot_issued_cta >= self.max_cta and self.live_ctas == 0 \
-                and self.mem.idle() and not any(cl.busy() for cl in self.clusters):
-            return "cta"
-        if self.max_completed_cta and self.completed_cta >= self.max_completed_cta:
-            return "completed_cta"
-        return None
-
-    def _stop_at_limit(self, why: str) -> list[KernelRecord]:
-        """``stop_all_running_kernels``: every running kernel ends now, with its statistics."""
-        self.limit_stop = why
-        stopped = [r.rec for r in self.runs]
-        for rec in stopped:
-            self._finish(rec, stopped=why)
-        return stopped
-
-    def _announce_limit_stop(self) -> None:
-        """GPGPU-Sim's last two lines after a limit stop; inside an application the process
-        then ends with status 1 (``exit(1)``), after the end-of-run report and the JSON."""
-        # one write: the host thread may be printing its next launch at the same moment
-        hostio.out("GPGPU-Sim: *** simulation thread exiting ***\n"
-                   "GPGPU-Sim: ** break due to reaching the maximum cycles (or instructions) **\n")
-        interrupt.stop_program(1, "limit", {
-            "option": f"-gpgpu_max_{self.limit_stop}",
-            "gpu_tot_sim_cycle": self.gpu_tot_sim_cycle + self.gpu_sim_cycle,
-            "gpu_tot_sim_insn": self.insn_done(), "gpu_tot_issued_cta": self.tot_issued_cta})
+        """Thread instructions completed since the program started (``limits.insn_done``)."""
+        return insn_done(self)
 
     def _fold_core_counters(self) -> None:
         st = self.stats

@@ -20,7 +20,7 @@ the simulated timing:
   that core (``m_hw_sid`` / ``m_hw_wid``).
 
 Which feed a kernel gets: ``-gpgpusim_timing_feed auto|trace|live`` (``auto``, the default,
-picks live for the kernels :func:`gpgpusim.timing.feed.needs_live_feed` names and the trace
+picks live for the kernels :func:`gpgpusim.timing.live_check.needs_live_feed` names and the trace
 feed for the rest).  Both feeds hand the core the same thing through the
 :class:`~gpgpusim.timing.feed.WarpStream` interface, so for a kernel whose values do not depend
 on timing they give identical statistics (``tests/apps/test_live_feed.py``).
@@ -32,7 +32,7 @@ its first CTA is issued to a core and folded into the launch's counts
 per-line statistics are the engine's own.  Barriers are the engine's too: a warp reaching
 ``bar.sync`` is released functionally when the last warp of its CTA arrives, which is never
 later than the core's own barrier releases it.  Memory accesses are recorded by a
-:class:`~gpgpusim.timing.feed.TraceRecorder` (the same merging of vector elements, the same
+:class:`~gpgpusim.timing.recorder.TraceRecorder` (the same merging of vector elements, the same
 resolution of generic addresses) and cut per instruction.
 
 Limits: an atom whose lanes' requests go to several partitions is applied whole when the
@@ -56,7 +56,8 @@ from gpgpusim.functional import engine
 from gpgpusim.functional.state import Exec
 from gpgpusim.ptx import ir
 
-from .feed import MemAccess, TraceRecorder, WarpStream, cut_record
+from .feed import MemAccess, WarpStream, cut_record
+from .recorder import TraceRecorder
 
 __all__ = ["LiveKernel", "LiveWarp", "FEEDS", "choose_feed"]
 
@@ -240,7 +241,7 @@ class LiveWarp(WarpStream):
 
 
 class LiveKernel:
-    """A kernel launch fed live: the same attributes as ``feed.KernelTrace`` that the GPU
+    """A kernel launch fed live: the same attributes as ``kernel_trace.KernelTrace`` that the GPU
     reads (``prog``, ``ncta``, ``warps_per_cta``, ``stats``, :meth:`streams`)."""
 
     def __init__(self, lc: engine.LaunchChunks) -> None:

@@ -294,7 +294,7 @@ def _wrap_gpu(gpu: Any, tr: Tracer) -> None:
 
 # ------------------------------------------------------------------ the core
 def _reg_names(w: Any, regs: Any) -> str:
-    from .core.shader import reg_names
+    from .core.warp import reg_names
     return reg_names(w, regs)
 
 
@@ -695,7 +695,7 @@ def _trace_partition(part: Any, tr: Tracer) -> None:
 
 
 def _trace_dram(dram: Any, tr: Tracer) -> None:
-    from .memory.dram import BANK_IDLE
+    from .memory.dram_parts import BANK_IDLE
     where = f"DRAM {dram.id}"
     issue_row = dram._issue_row
     issue_col = dram._issue_col

@@ -20,7 +20,9 @@ from gpgpusim.functional.engine import launch  # noqa: E402
 from gpgpusim.functional.loader import load_module  # noqa: E402
 from gpgpusim.functional.memory import GlobalMemory  # noqa: E402
 from gpgpusim.ptx import load_ptx_cached  # noqa: E402
-from gpgpusim.timing.feed import MemAccess, needs_live_feed, record_kernel  # noqa: E402
+from gpgpusim.timing.feed import MemAccess
+from gpgpusim.timing.kernel_trace import record_kernel
+from gpgpusim.timing.live_check import needs_live_feed  # noqa: E402
 
 DIVERGENT = """
 .reg .u32 %r<8>; .reg .u64 %rd<4>; .reg .pred %p<2>;

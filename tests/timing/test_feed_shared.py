@@ -20,7 +20,8 @@ from gpgpusim.functional.loader import load_module  # noqa: E402
 from gpgpusim.functional.memory import GlobalMemory  # noqa: E402
 from gpgpusim.timing import feed  # noqa: E402
 from gpgpusim.timing.core import coalesce as C  # noqa: E402
-from gpgpusim.timing.feed import MemAccess, SharedAccess, TraceStream, cut_record, record_kernel  # noqa: E402
+from gpgpusim.timing.feed import MemAccess, SharedAccess, TraceStream, cut_record
+from gpgpusim.timing.kernel_trace import record_kernel  # noqa: E402
 
 CONFIGS = [(32, 1), (32, 2), (16, 1), (8, 4), (32, 3)]
 

@@ -20,7 +20,7 @@ from gpgpusim.functional import engine  # noqa: E402
 from gpgpusim.functional.loader import load_module  # noqa: E402
 from gpgpusim.functional.memory import GlobalMemory  # noqa: E402
 from gpgpusim.ptx import load_ptx_cached  # noqa: E402
-from gpgpusim.timing.feed import WindowStream, feed_window, record_kernel  # noqa: E402
+from gpgpusim.timing.kernel_trace import WindowStream, feed_window, record_kernel  # noqa: E402
 
 #: thread t loops (t / 32 + 1) * 3 times: warps of one CTA run very different lengths
 UNEVEN = """

@@ -302,27 +302,8 @@ class LdstUnit:
         core = self.core
         self.now = now
         self._writeback()
-        resp = self.response
-        if resp:
-            mf = resp[0]
-            at = mf.access_type
-            if at == "TEXTURE_ACC_R" and l1t is not None:
-                resp.pop(0)      # the L1T's fill port is always free
-                l1t.fill(mf, now)
-            elif at == "CONST_ACC_R" and l1c is not None:
-                if l1c.fill_port_free():
-                    resp.pop(0)
-                    l1c.fill(mf, now)
-            elif mf.is_write and not mf.is_atomic:
-                resp.pop(0)
-                self._write_ack(mf)
-            elif l1d is None or id(mf.original if (l1d.mshr_type == "S" and mf.original is not None) else mf) \
-                    not in l1d.extra:           # not l1d.waiting_for_fill(mf)
-                if self.next_global is None:
-                    self.next_global = resp.pop(0)
-            elif not l1d.fill_port_occupied:    # l1d.fill_port_free()
-                resp.pop(0)
-                l1d.fill(mf, now)
+        if self.response:
+            self._take_response(now)
         if l1t is not None and (l1t.fragment or l1t.result):
             tmf = l1t.request_top()
             if tmf is not None and core.cluster.can_inject(tmf):
@@ -373,7 +354,42 @@ class LdstUnit:
                 # GPGPU-Sim counts it under T_MEM, which its report does not print by reason
                 self._add("gpgpu_n_stall_shd_mem")
                 return
-        # the instruction leaves the dispatch register
+        self._leave(d, sp, now)
+
+    def _take_response(self, now: int) -> None:
+        """The memory reply at the head of the response queue goes to its cache's fill port
+        (L1T, L1C, L1D), acknowledges a store, or becomes the next global writeback; it waits
+        while its port is busy."""
+        resp = self.response
+        l1d = self.l1d
+        l1t = self.l1t
+        l1c = self.l1c
+        mf = resp[0]
+        at = mf.access_type
+        if at == "TEXTURE_ACC_R" and l1t is not None:
+            resp.pop(0)      # the L1T's fill port is always free
+            l1t.fill(mf, now)
+        elif at == "CONST_ACC_R" and l1c is not None:
+            if l1c.fill_port_free():
+                resp.pop(0)
+                l1c.fill(mf, now)
+        elif mf.is_write and not mf.is_atomic:
+            resp.pop(0)
+            self._write_ack(mf)
+        elif l1d is None or id(mf.original if (l1d.mshr_type == "S" and mf.original is not None) else mf) \
+                not in l1d.extra:           # not l1d.waiting_for_fill(mf)
+            if self.next_global is None:
+                self.next_global = resp.pop(0)
+        elif not l1d.fill_port_occupied:    # l1d.fill_port_free()
+            resp.pop(0)
+            l1d.fill(mf, now)
+
+    def _leave(self, d: WarpInst, sp: str, now: int) -> None:
+        """Instruction ``d`` (memory space ``sp``) is done with its accesses and leaves the
+        dispatch register: shared loads enter the shared-memory pipe (when it has room), loads
+        that wait for replies complete without releasing the registers still pending, the
+        others complete."""
+        core = self.core
         if sp == "shared" and (d.is_load or d.is_atomic) and d.executed:
             if not self.smem_pipe.can_enter(now):
                 return

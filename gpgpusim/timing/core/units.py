@@ -16,7 +16,7 @@ from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
-    from .shader import SchedulerUnit, Warp
+    from .warp import SchedulerUnit, Warp
 
 # execution units (issue/dispatch targets); Final so that the compiled model inlines them
 SP: Final = 0

@@ -16,17 +16,9 @@ One :meth:`Dram.cycle` is one DRAM command-clock cycle, in GPGPU-Sim's order:
 4. every constraint counter counts down to zero (``DEC2ZERO``; here each counter is the cycle it
    reaches zero, so nothing counts down, see :class:`Dram`).
 
-A request occupies ``ceil(size / atom)`` column commands, ``atom = BL * busW * chips`` bytes.
-
-Peak bandwidth (C175, C253).  A column command moves one atom and holds the data bus for
-``BL / dram_data_command_freq_ratio`` command cycles, so one channel moves at most
-``busW * n_mem_per_ctrlr * dram_data_command_freq_ratio`` bytes per DRAM command cycle and the GPU
-
-    peak = gpgpu_n_mem * gpgpu_n_mem_per_ctrlr * gpgpu_dram_buswidth
-           * dram_data_command_freq_ratio * f_DRAM        (bytes/s)
-
-(QV100: 32 * 1 * 16 B * 2 * 850 MHz = 870.4 GB/s).  ``bw_util = bwutil / n_cmd`` is the fraction
-of that peak a channel used: ``bwutil`` adds the burst's bus cycles per column command.
+A request occupies ``ceil(size / atom)`` column commands, ``atom = BL * busW * chips`` bytes
+(the timing parameters, bank and request types and the peak bandwidth: ``dram_parts.py``; the
+reported statistics and the state dump: ``dram_report.py``).
 
 Statistics (``dram_t::print``): the per-cycle row-buffer / bank-parallelism / bus-waste counters
 GPGPU-Sim collects in ``dram_t::cycle`` are kept from bank bit masks updated only when a bank's
@@ -39,157 +31,14 @@ GPGPU-Sim: ``n_ref_event`` stays 0), bank-index hashing other than ``-dram_bnk_i
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Any
 
-import numpy as np
 
 from ..core.units import popcount
 from ..mem_fetch import MemFetch, WRITEBACK_TYPES
+from .dram_parts import BANK_ACTIVE, BANK_IDLE, NEVER, Bank, DramReq, DramTimingParams, FifoPipeline, logb2
+from .dram_report import channel_stats, dump_dram
 from .dram_sched import make_scheduler
-
-BANK_IDLE, BANK_ACTIVE = 0, 1
-#: a cycle no command reaches (``Dram.col_at`` / ``row_at`` with no candidate bank)
-NEVER = 1 << 62
-
-
-class DramTimingParams:
-    """Timing values in DRAM command cycles, derived as ``memory_config::init`` does."""
-
-    def __init__(self, cfg: Any) -> None:
-        t = cfg.get("gpgpu_dram_timing_opt").values
-        self.nbk = t["nbk"]
-        self.tCCD, self.tRRD, self.tRCD, self.tRAS = t["CCD"], t["RRD"], t["RCD"], t["RAS"]
-        self.tRP, self.tRC, self.CL, self.WL = t["RP"], t["RC"], t["CL"], t["WL"]
-        self.tCDLR, self.tWR = t["CDLR"], t["WR"]
-        self.nbkgrp = t.get("nbkgrp", 1) or 1
-        self.tCCDL, self.tRTPL = t.get("CCDL", 0), t.get("RTPL", 0)
-        self.BL = int(cfg.get("gpgpu_dram_burst_length"))
-        self.busW = int(cfg.get("gpgpu_dram_buswidth"))
-        self.ratio = int(cfg.get("dram_data_command_freq_ratio"))
-        self.n_chips = int(cfg.get("gpgpu_n_mem_per_ctrlr"))
-        self.dual_bus = bool(cfg.get("dram_dual_bus_interface"))
-        self.bnk_indexing = int(cfg.get("dram_bnk_indexing_policy") or 0)
-        self.bnkgrp_indexing = int(cfg.get("dram_bnkgrp_indexing_policy") or 0)
-        self.scheduler = int(cfg.get("gpgpu_dram_scheduler"))
-        self.sched_queue = int(cfg.get("gpgpu_frfcfs_dram_sched_queue_size"))
-        self.return_queue = int(cfg.get("gpgpu_dram_return_queue_size"))
-        self.separate_write_queue = bool(cfg.get("dram_seperate_write_queue_enable"))
-        # ``sscanf("%d:%d:%d")`` in memory_config::init; a missing field reads as 0 here
-        wq = tuple(cfg.get("dram_write_queue_size").values) + (0, 0, 0)
-        self.write_queue_size, self.write_high_watermark, self.write_low_watermark = wq[:3]
-        burst_cycles = self.BL // self.ratio
-        self.burst_cycles = burst_cycles
-        if cfg.get("dram_elimnate_rw_turnaround"):
-            self.tRTW = self.tWTR = 0
-        else:
-            self.tRTW = self.CL + burst_cycles + 2 - self.WL
-            self.tWTR = self.WL + burst_cycles + self.tCDLR
-        self.tWTP = self.WL + burst_cycles + self.tWR
-        self.tRCDWR = self.tRCD - (self.WL + 1)
-        self.atom_bytes = self.BL * self.busW * self.n_chips
-        #: the most one channel moves per DRAM command cycle (C175): one atom per burst
-        self.peak_bytes_per_cycle = self.atom_bytes // max(1, burst_cycles)
-        self.bk_tag_length = (self.nbk // self.nbkgrp).bit_length() - 1
-
-
-class FifoPipeline:
-    """``fifo_pipeline<T>``: a FIFO padded with bubbles (None) to a minimum length, so an item
-    pushed behind ``min_len`` entries pops ``min_len`` pops later; ``max_len`` 0 = unbounded."""
-
-    __slots__ = ("q", "min_len", "max_len", "n_items")
-
-    def __init__(self, min_len: int, max_len: int) -> None:
-        self.q: deque[Any] = deque([None] * min_len)
-        self.min_len = min_len
-        self.max_len = max_len
-        self.n_items = 0
-
-    def full(self) -> bool:
-        return bool(self.max_len) and len(self.q) >= self.max_len
-
-    def push(self, item: Any) -> None:
-        self.q.append(item)
-        if item is not None:
-            self.n_items += 1
-
-    def pop(self) -> Any:
-        if not self.q:
-            return None
-        item = self.q.popleft()
-        if item is not None:
-            self.n_items -= 1
-        if self.min_len and len(self.q) < self.min_len:
-            self.q.append(None)
-        return item
-
-    def top(self) -> Any:
-        return self.q[0] if self.q else None
-
-    def empty(self) -> bool:
-        return not self.q
-
-    def __len__(self) -> int:
-        return len(self.q)
-
-
-class DramReq:
-    """``dram_req_t``."""
-
-    __slots__ = ("fetch", "bank", "row", "col", "nbytes", "txbytes", "dqbytes", "is_write", "timestamp")
-
-    def __init__(self, fetch: MemFetch, bank: int, now: int) -> None:
-        self.fetch = fetch
-        self.bank = bank
-        self.row = fetch.row
-        self.col = fetch.col
-        self.nbytes = fetch.size
-        self.txbytes = 0
-        self.dqbytes = 0
-        self.is_write = fetch.is_write
-        self.timestamp = now
-
-
-class Bank:
-    """``bank_t``.  ``n_access`` counts read column commands only (``dram_t::issue_col_command``
-    counts none for a write, so the printed ``bkN: <n>a`` excludes writes, as GPGPU-Sim's does).
-
-    GPGPU-Sim's per-bank constraint counters (``RCDc``, ``RCDWRc``, ``RASc``, ``RPc``, ``RCc``,
-    ``WTPc``, ``RTPc``, counted down to zero at the end of every cycle) are kept as the channel
-    cycle from which they read zero (see :class:`Dram`): ``RCD_until`` and ``RCDWR_until`` (a
-    read / write column command), ``PRE_until`` (all of ``RASc``, ``WTPc``, ``RTPc``: a
-    precharge) and ``ACT_until`` (both ``RPc`` and ``RCc``: an activate), the only ways the
-    issue checks and the statistics read them.
-
-    ``bk[j]->n_idle`` (cycles whose bank loop found no request at the bank) is kept as
-    ``n_busy`` (cycles with one, closed when the request leaves) plus ``busy_from`` (the channel
-    cycle the current request arrived), and ``n_idle`` holds only the difference the single-bus
-    loop makes in a cycle whose row command moves ``prio`` (some banks visited twice, some not)."""
-
-    __slots__ = ("state", "curr_row", "mrq", "RCD_until", "RCDWR_until", "PRE_until", "ACT_until",
-                 "n_access", "n_idle", "n_busy", "busy_from")
-
-    def __init__(self) -> None:
-        self.state = BANK_IDLE
-        self.curr_row = 0
-        self.mrq: DramReq | None = None
-        self.RCD_until = self.RCDWR_until = self.PRE_until = self.ACT_until = 0
-        self.n_access = 0
-        self.n_idle = 0
-        self.n_busy = 0
-        self.busy_from = 0
-
-
-def logb2(v: int) -> int:
-    """GPGPU-Sim's ``LOGB2``: floor(log2(v)), 0 for 0 (the latency histograms' bin)."""
-    return v.bit_length() - 1 if v > 0 else 0
-
-
-def _f32_div(a: float, b: float) -> float | None:
-    """``(float)a / b`` as ``dram_t::print`` computes it; None for 0/0 (printed ``-nan``, and
-    kept out of the JSON statistics, which have no NaN)."""
-    return float(np.float32(a) / np.float32(b)) if b else None
-
 
 class Dram:
     """One DRAM channel (``dram_t``).  ``push`` requests (after the partition's latency queue),
@@ -905,51 +754,9 @@ class Dram:
 
     def channel_stats(self) -> dict[str, Any]:
         """The counters ``report.sections.dram_partitions`` prints for this channel
-        (``dram_t::print``).  Ratios are divided in single precision as GPGPU-Sim does;
-        ``write_to_read_ratio_blp_rw_average`` in double; None where GPGPU-Sim divides 0 by 0.  ``dram_util_bins``/``dram_eff_bins``
-        are never filled by GPGPU-Sim 4.2 (only initialised and printed), so they are zeros
-        there and here."""
-        if self.n_samples:
-            self._flush_samples()
-        s = self.sched
-        acc = (s.access_num, s.hits_num, s.read_num, s.hits_read_num, s.write_num, s.hits_write_num)
-        rw_total = self.banks_access_rw_total
-        return {"n_cmd": self.n_cmd, "n_nop": self.n_nop, "n_act": self.n_act, "n_pre": self.n_pre,
-                "n_ref_event": 0,
-                "n_req": self.n_req, "n_rd": self.n_rd, "n_rd_L2_A": self.n_rd_L2_A, "n_write": self.n_wr,
-                "n_wr_bk": self.n_wr_WB, "bwutil": self.bwutil, "n_activity": self.n_activity,
-                "bk_access": [b.n_access for b in self.banks], "bk_idle": [self.bank_idle_cycles(j) for j in range(self.p.nbk)],
-                "row_buffer_locality": _f32_div(acc[1], acc[0]),
-                "row_buffer_locality_read": _f32_div(acc[3], acc[2]),
-                "row_buffer_locality_write": _f32_div(acc[5], acc[4]),
-                "blp": _f32_div(self.banks_1time, self.banks_access_total),
-                "blp_col": _f32_div(self.banks_time_rw, rw_total),
-                "blp_ready": _f32_div(self.banks_time_ready, self.banks_access_ready_total),
-                "w2r_ratio_blp_rw_average": self.w2r_ratio_sum / rw_total if rw_total else None,
-                "grp_level_para": _f32_div(self.bkgrp_parallsim_rw, rw_total),
-                "util_bw": self.util_bw, "wasted_col": self.wasted_bw_col, "wasted_row": self.wasted_bw_row,
-                "idle_bw": self.idle_bw,
-                "RCDc_limit": self.RCDc_limit, "RCDWRc_limit": self.RCDWRc_limit, "WTRc_limit": self.WTRc_limit,
-                "RTWc_limit": self.RTWc_limit, "CCDLc_limit": self.CCDLc_limit, "rwq": self.rwq_limit,
-                "CCDLc_limit_alone": self.CCDLc_limit_alone, "WTRc_limit_alone": self.WTRc_limit_alone,
-                "RTWc_limit_alone": self.RTWc_limit_alone,
-                "issued_total_row": self.issued_total_row, "issued_total_col": self.issued_total_col,
-                "issued_two": self.issued_two, "issued_total": self.issued_total,
-                "queue_avg": _f32_div(self.ave_mrqs, self.n_cmd),
-                "util_bins": [0] * 10, "eff_bins": [0] * 10,
-                "mrqq_max": self.max_mrqs, "mrqq_avg": _f32_div(self.ave_mrqs, self.n_cmd)}
+        (``dram_report.channel_stats``)."""
+        return channel_stats(self)
 
     def dump_state(self) -> str:
-        s = self.sched
-        pend = s.queued(self)
-        mode = " write_mode" if s.write_mode else ""
-        busy = [j for j, b in enumerate(self.banks) if b.mrq is not None]
-        out = [f"DRAM[{self.id}]: pending={pend}{mode} banks_busy={busy} rwq={self.rwq.n_items} "
-               f"returnq={self.returnq.n_items}"]
-        for j, b in enumerate(self.banks):
-            if b.mrq is not None or b.state == BANK_ACTIVE:
-                req = b.mrq
-                out.append(f"  bank {j}: {'ACTIVE row ' + str(b.curr_row) if b.state == BANK_ACTIVE else 'IDLE'}"
-                           + ("" if req is None else f", serving {'WR' if req.is_write else 'RD'} row {req.row} "
-                              f"{req.fetch!r}"))
-        return "\n".join(out)
+        """This channel's queues and banks, as text (``dram_report.dump_dram``)."""
+        return dump_dram(self)

@@ -24,7 +24,8 @@ from typing import Any
 from ..cache import HIT, RESERVATION_FAIL, WRITE_ALLOCATE_SENT, WRITE_REQUEST_SENT, Cache
 from ..core.units import popcount
 from ..mem_fetch import SECTOR_BYTES, SECTORS_PER_LINE, WRITEBACK_TYPES, MemFetch, access_fetch, sector_fetch
-from .dram import NEVER, Dram, DramTimingParams
+from .dram import Dram
+from .dram_parts import NEVER, DramTimingParams
 
 
 class BoundedFifo:

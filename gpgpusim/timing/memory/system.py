@@ -26,7 +26,7 @@ from typing import Any
 from ..cache import publish_cache_stats
 from ..mem_fetch import MemFetch
 from .addrdec import AddressDecoder
-from .dram import NEVER, DramTimingParams, logb2
+from .dram_parts import NEVER, DramTimingParams, logb2
 from .icnt import Interconnect
 from .partition import MemoryPartition, SubPartition
 
@@ -41,7 +41,7 @@ _INJECT_COUNTER = {"GLOBAL_ACC_R": "gpgpu_n_mem_read_global", "GLOBAL_ACC_W": "g
 
 
 def _log2_bin(v: int, n_bins: int) -> int:
-    """GPGPU-Sim's ``LOGB2`` bin of a latency histogram (:func:`~.dram.logb2`), kept inside
+    """GPGPU-Sim's ``LOGB2`` bin of a latency histogram (:func:`~.dram_parts.logb2`), kept inside
     the ``n_bins`` bins (GPGPU-Sim does not check; 2**24 cycles is out of any real run)."""
     return min(logb2(v), n_bins - 1)
 

@@ -24,6 +24,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
 from timing_helpers import ptx, run_timing  # noqa: E402
+from gpgpusim.timing.core.fetch import fetch  # noqa: E402
 
 CHAIN = """
 .reg .f32 %f<12>; .reg .u64 %rd<4>;
@@ -325,7 +326,7 @@ def test_fetch_scans_round_robin_retiring_done_warps_on_the_way(last, fetched, r
         core.fetch_mask |= 1 << ws
     core.last_fetched = last
     core.fetch_dirty = True
-    assert core._fetch(0) is True
+    assert fetch(core, 0) is True
     assert core.fetch_buf == (fetched, 12) and core.last_fetched == fetched
     assert [ws for ws in done if core.warps[ws].done_exit] == sorted(retired, key=done.index)
     assert core.retire_mask == sum(1 << ws for ws in done if ws not in retired)

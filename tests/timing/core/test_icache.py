@@ -146,7 +146,7 @@ def test_instruction_addresses_follow_the_ptx_layout():
     from gpgpusim.functional.loader import load_module
     from gpgpusim.functional.memory import GlobalMemory
     from gpgpusim.ptx import parse_ptx
-    from gpgpusim.timing.feed import record_kernel
+    from gpgpusim.timing.kernel_trace import record_kernel
     text = (".version 8.0\n.target sm_80\n.address_size 64\n"
             ".func (.reg .u32 r) f(.reg .u32 a)\n{\nadd.u32 r, a, 1;\nret;\n}\n"
             ".visible .entry k(.param .u64 p0)\n{\n.reg .u32 %r<4>; .reg .u64 %rd<2>;\n"

@@ -20,7 +20,8 @@ from gpgpusim.report.stats import StatsRegistry
 from gpgpusim.timing.clock import CORE, ClockDomains
 from gpgpusim.timing.mem_fetch import MemFetch
 from gpgpusim.timing.memory import MemorySystem
-from gpgpusim.timing.memory.dram import Dram, DramTimingParams
+from gpgpusim.timing.memory.dram import Dram
+from gpgpusim.timing.memory.dram_parts import DramTimingParams
 
 from ..timing_helpers import ptx, run_timing
 

@@ -12,7 +12,8 @@ import pytest
 from gpgpusim.options import load_config
 from gpgpusim.options.config import DRAM_SCHEDULERS, ConfigError
 from gpgpusim.timing.mem_fetch import MemFetch
-from gpgpusim.timing.memory.dram import Dram, DramTimingParams
+from gpgpusim.timing.memory.dram import Dram
+from gpgpusim.timing.memory.dram_parts import DramTimingParams
 from gpgpusim.timing.memory.dram_sched import REGISTRY, FifoScheduler, FrfcfsScheduler, make_scheduler
 
 from ..timing_helpers import ptx, run_timing

@@ -11,7 +11,8 @@ from gpgpusim.timing.mem_fetch import MemFetch
 from gpgpusim.timing.clock import CORE, DRAM, ICNT, L2, ClockDomains
 from gpgpusim.timing.memory import MemorySystem
 from gpgpusim.timing.memory.addrdec import AddressDecoder
-from gpgpusim.timing.memory.dram import Dram, DramTimingParams
+from gpgpusim.timing.memory.dram import Dram
+from gpgpusim.timing.memory.dram_parts import DramTimingParams
 
 
 @pytest.fixture(scope="module")

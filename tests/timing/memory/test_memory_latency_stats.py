@@ -23,7 +23,7 @@ from gpgpusim.report import Reporter  # noqa: E402
 from gpgpusim.report.data import KernelStats  # noqa: E402
 from gpgpusim.timing.mem_fetch import MemFetch  # noqa: E402
 from gpgpusim.timing.memory import MemorySystem  # noqa: E402
-from gpgpusim.timing.memory.dram import DramReq  # noqa: E402
+from gpgpusim.timing.memory.dram_parts import DramReq  # noqa: E402
 from gpgpusim.timing.memory.dram_sched import FrfcfsScheduler  # noqa: E402
 
 BODY = """

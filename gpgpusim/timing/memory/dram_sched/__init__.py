@@ -2,7 +2,7 @@
 
 The interface and what a scheduler declares about itself: ``base.py``.  One module per
 scheduler; ``REGISTRY`` maps the option's value (GPGPU-Sim's numbering: 0 FIFO, 1 FR-FCFS) to a
-factory taking the channel's :class:`~..dram.DramTimingParams`.  Adding a scheduler: a module
+factory taking the channel's :class:`~..dram_parts.DramTimingParams`.  Adding a scheduler: a module
 here and a line in ``REGISTRY`` (and its value in ``options.config.DRAM_SCHEDULERS``, which the
 configuration check reads).
 """
@@ -17,7 +17,7 @@ from .fifo import FifoScheduler
 from .frfcfs import FrfcfsScheduler
 
 if TYPE_CHECKING:
-    from ..dram import DramTimingParams
+    from ..dram_parts import DramTimingParams
 
 __all__ = ["REGISTRY", "DramScheduler", "FifoScheduler", "FrfcfsScheduler", "make_scheduler"]
 

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 from .base import DramScheduler
 
 if TYPE_CHECKING:
-    from ..dram import Dram, DramTimingParams
+    from ..dram import Dram
+    from ..dram_parts import DramTimingParams
 
 
 class FifoScheduler(DramScheduler):

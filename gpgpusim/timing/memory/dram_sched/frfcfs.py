@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from .base import DramScheduler
 
 if TYPE_CHECKING:
-    from ..dram import Dram, DramReq, DramTimingParams
+    from ..dram import Dram
+    from ..dram_parts import DramReq, DramTimingParams
 
 
 class FrfcfsScheduler(DramScheduler):

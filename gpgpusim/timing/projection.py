@@ -1,0 +1,135 @@
+"""Sampling on the GPU (``-gpgpusim_sampling*``): a launch whose group has converged is run on
+the functional engine and its timing projected (:func:`project_launch`); a launch simulated
+in detail feeds its group, and CTA sampling projects the CTAs it left to the functional
+engine (:func:`sample_detailed`).  The models themselves are ``kernel_sampling.py`` and
+``cta_sampling.py``; these functions are the GPU's glue (``gpu.py`` calls them)."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+from gpgpusim.device.gpu import KernelRecord
+from gpgpusim.functional import engine
+
+from .kernel_run import KernelRun
+from .kernel_sampling import EXACT_COUNTERS, scalar_counters
+from .live import choose_feed
+from .live_check import needs_live_feed
+
+if TYPE_CHECKING:
+    from .gpu import TimingGpu
+
+
+def project_launch(gpu: TimingGpu, rec: KernelRecord, key: Any) -> bool:
+    """Kernel sampling: when a group of ``key`` has converged, run the launch on the
+    functional engine and, if it falls in a converged group, project its timing (True).
+    Otherwise memory is restored to what it was before and the launch is simulated in
+    detail (False).  Kernels that need the live feed (results that depend on timing) and
+    cooperative launches are always simulated in detail."""
+    ks = gpu.ksampler
+    assert ks is not None
+    if not ks.candidate(key):
+        return False
+    op = rec.op
+    kw = dict(op.launch_kwargs)
+    kw.pop("driver", None)
+    if kw.get("cooperative"):
+        return False
+    prog = engine.get_program(op.module, op.kernel)
+    if choose_feed(gpu.config.get("gpgpusim_timing_feed"), needs_live_feed(prog)) != "trace":
+        return False
+    saved = gpu.gmem.snapshot()
+    printed: list[str] = []
+    out = kw.pop("printf", None)
+    line_stats = kw.get("line_stats")
+    if isinstance(line_stats, dict):
+        kw["line_stats"] = {}
+    try:
+        stats = engine.launch(op.module, op.kernel, op.grid, op.block, op.dyn_smem_bytes, op.params,
+                              gmem=gpu.gmem, driver="batched", printf=printed.append, **kw)
+    except Exception:  # noqa: BLE001 - the detailed run reports the fault as it always does
+        saved.restore()
+        return False
+    group = ks.match(key, int(stats.warp_insn), dict(stats.opcode_counts))
+    if (group is None or not ks.converged(group)) and saved.restorable():
+        saved.restore()
+        return False
+    del saved
+    if isinstance(line_stats, dict):
+        for ln, v in kw["line_stats"].items():
+            have = line_stats.setdefault(ln, [0] * len(v))
+            for i, x in enumerate(v):
+                have[i] += x
+    if printed:
+        text = "".join(printed)
+        if out is not None:
+            out(text)
+        else:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+    rec.stats = stats
+    if group is None or not ks.converged(group):
+        # memory could not be put back (the kernel allocated device memory): keep the run
+        # and project from the nearest converged group of the launch's shape
+        group = next(g for g in ks.groups if ks.key(g.name, g.grid, g.block) == key and ks.converged(g))
+    cycles, bound, proj = ks.project(group, int(stats.warp_insn), int(stats.thread_insn))
+    report = gpu._report_stats(rec)
+    report.cycles = cycles
+    for name, v in proj.items():
+        gpu._proj_offset[name] = gpu._proj_offset.get(name, 0) + v
+    report.counters = with_offset(gpu, gpu.stats.snapshot())
+    report.sampling = ks.projected_info(group, cycles, bound)
+    report.sampling["mode"] = gpu.sampling_mode
+    rec.report_stats = report
+    rec.start_cycles = gpu.now_cycles
+    gpu.now_cycles += cycles
+    rec.end_cycles = gpu.now_cycles
+    gpu._proj_cycles += cycles
+    gpu._projected.append(rec)
+    return True
+
+
+def with_offset(gpu: TimingGpu, counters: dict[str, Any]) -> dict[str, Any]:
+    """The model's cumulative counters plus the projected launches' (scalar counters)."""
+    for name, v in gpu._proj_offset.items():
+        counters[name] = counters.get(name, 0) + v
+    return counters
+
+
+def sample_detailed(gpu: TimingGpu, run: KernelRun, report: Any, alone: bool) -> None:
+    """A kernel simulated by the timing model under sampling: CTA sampling projects the
+    CTAs it left to the functional engine; its counters carry the projected launches' and
+    CTAs' too; under kernel sampling, when it ran alone, it becomes a sample of its group."""
+    real = scalar_counters(gpu.stats.values)
+    delta = {k: v - gpu._real_scalars.get(k, 0) for k, v in real.items()}
+    gpu._real_scalars = real
+    cta: dict[str, Any] | None = None
+    cs = run.cta_sampling
+    if cs is not None and cs.cut_at is not None and report.stopped is None and report.cycles is not None:
+        detailed = report.cycles
+        cycles, bound, rest = cs.project(detailed)
+        scale = rest / (cs.n_ctas - rest)
+        extra = {k: int(round(v * scale)) for k, v in delta.items() if k not in EXACT_COUNTERS}
+        extra["gpgpu_n_tot_thrd_icount"] = report.thread_insn - delta.get("gpgpu_n_tot_thrd_icount", 0)
+        extra["gpgpu_n_tot_w_icount"] = report.warp_insn - delta.get("gpgpu_n_tot_w_icount", 0)
+        for k, v in extra.items():
+            gpu._proj_offset[k] = gpu._proj_offset.get(k, 0) + v
+            delta[k] = delta.get(k, 0) + v
+        report.cycles = cycles
+        gpu._proj_cycles += cycles - detailed
+        gpu.now_cycles += cycles - detailed
+        run.rec.end_cycles = gpu.now_cycles
+        cta = cs.info(cycles, detailed, bound)
+    report.counters = with_offset(gpu, report.counters)
+    ks = gpu.ksampler
+    if ks is not None and alone and run.sample_key is not None and report.cycles is not None:
+        g = ks.record_detailed(run.sample_key, run.rec.uid, report.warp_insn, dict(report.opcode_counts),
+                               report.cycles, delta)
+        report.sampling = ks.detailed_info(g)
+    else:
+        report.sampling = {"mode": gpu.sampling_mode, "status": "detailed", "group": None}
+    report.sampling["mode"] = gpu.sampling_mode
+    if cta is not None:
+        report.sampling.update(status="cta_projected", cta=cta, cycles_bound=cta["cycles_bound"],
+                               cycles_bound_rel=cta["cycles_bound_rel"])
