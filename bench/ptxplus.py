@@ -19,9 +19,11 @@ Usage::
     python3 bench/ptxplus.py --programs vectoradd,reduce --gpu SM86_RTX3070
     python3 bench/ptxplus.py --no-run                         # re-print from the last runs
 
-Runs live in ``bench/build/ptxplus/<GPU>/<program>/{ptx,ptxplus}/`` (``stats.json``,
+    python3 bench/ptxplus.py --set=-gpgpusim_timing_feed=trace --tag -trace   # extra options, own runs
+
+Runs live in ``bench/build/ptxplus/<GPU><tag>/<program>/{ptx,ptxplus}/`` (``stats.json``,
 ``stdout.txt``, ``stderr.txt``, ``run.json`` with exit status, wall and CPU seconds); the table is
-also written to ``bench/results/ptxplus-<GPU>-<time>.md``.  The table logic (:func:`outcome`,
+also written to ``bench/results/ptxplus-<GPU><tag>-<time>.md``.  The table logic (:func:`outcome`,
 :func:`kernel_rows`, :func:`render`) is unit-tested in ``tests/apps/test_bench_ptxplus.py``.
 """
 from __future__ import annotations
@@ -58,6 +60,7 @@ _PASS = re.compile(r"\bPASS\b")
 _FAIL = re.compile(r"\bFAIL\b")
 _ERROR = re.compile(r"error|\bFAIL\b|Traceback|Exception|not supported|abort|Segmentation|killed|"
                     r"PTXPlus: kernel", re.IGNORECASE)
+_LIVE = re.compile(r"NOTE: kernel (\S+) runs on the live instruction feed")
 
 
 # --------------------------------------------------------------------------------------------
@@ -76,7 +79,8 @@ def first_error(stdout: str, stderr: str) -> str:
 def outcome(mode: str, meta: Mapping[str, Any] | None, stdout: str, stderr: str,
             doc: Mapping[str, Any] | None) -> dict[str, Any]:
     """How one run went: ``passed``, ``error`` (why not, one line), ``cpu_s``, ``wall_s`` and
-    ``kernels`` (the stats JSON's kernel records), from its ``run.json`` (``meta``), output and
+    ``kernels`` (the stats JSON's kernel records), ``live`` (the kernels that the run's
+    note says ran on the live instruction feed, not the recorded trace), from its ``run.json`` (``meta``), output and
     ``stats.json`` (``doc``; None when absent or unreadable)."""
     meta = meta or {}
     rc = meta.get("rc")
@@ -99,7 +103,7 @@ def outcome(mode: str, meta: Mapping[str, Any] | None, stdout: str, stderr: str,
     elif mode == "ptxplus" and "PTXPlus: kernel" in stderr:
         error = first_error("", stderr)
     return {"passed": not error, "error": error, "cpu_s": meta.get("cpu_s"), "wall_s": meta.get("wall_s"),
-            "kernels": list((doc or {}).get("kernels") or [])}
+            "kernels": list((doc or {}).get("kernels") or []), "live": sorted(set(_LIVE.findall(stderr)))}
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -161,17 +165,22 @@ def _result(res: Mapping[str, Any]) -> str:
     return "PASS" if res["passed"] else f"FAIL: {res['error']}".replace("|", "/")
 
 
+def _feed(kernel: str, res: Mapping[str, Mapping[str, Any]]) -> str:
+    return "/".join("live" if kernel in res[m].get("live", ()) else "trace" for m in MODES)
+
+
 def render(gpu: str, results: Mapping[str, Mapping[str, Mapping[str, Any]]], cmd: str = "") -> str:
     """The Markdown report: per-kernel table, per-program table, speed summary."""
     out = [f"# PTX vs PTXPlus, performance mode, {gpu}", ""]
     if cmd:
         out += [f"`{cmd}`", ""]
-    out += ["Per kernel launch: PTX / PTXPlus / ratio PTXPlus/PTX.", "",
-            "| program | # | kernel | " + " | ".join(f"{h} PTX | PTXPlus | x" for _, h in METRICS) + " |",
-            "|---|---:|---|" + "---:|---:|---:|" * len(METRICS)]
+    out += ["Per kernel launch: PTX / PTXPlus / ratio PTXPlus/PTX; feed: the instruction feed of the "
+            "timing model in PTX/PTXPlus (trace: recorded ahead, live: executed at issue, slower).", "",
+            "| program | # | kernel | feed | " + " | ".join(f"{h} PTX | PTXPlus | x" for _, h in METRICS) + " |",
+            "|---|---:|---|---|" + "---:|---:|---:|" * len(METRICS)]
     for prog, res in results.items():
         for row in kernel_rows(prog, res["ptx"]["kernels"], res["ptxplus"]["kernels"]):
-            cells = []
+            cells = [_feed(row["kernel"], res)]
             for metric, _ in METRICS:
                 m = row["metrics"][metric]
                 cells += [_val(metric, m["ptx"]), _val(metric, m["ptxplus"]), _x(m["ratio"])]
@@ -196,16 +205,17 @@ def render(gpu: str, results: Mapping[str, Mapping[str, Mapping[str, Any]]], cmd
 # running
 # --------------------------------------------------------------------------------------------
 
-def run_dir(gpu: str, program: str, mode: str) -> Path:
-    return BUILD / gpu / program / mode
+def run_dir(setting: str, program: str, mode: str) -> Path:
+    return BUILD / setting / program / mode
 
 
-def run_one(exe: Path, d: Path, gpu: str, mode: str, timeout_s: float) -> None:
-    """``gpgpusim run --gpu <gpu> [--ptxplus] -o stats.json -- <exe>`` in a fresh ``d``."""
+def run_one(exe: Path, d: Path, gpu: str, mode: str, timeout_s: float, sets: Sequence[str] = ()) -> None:
+    """``gpgpusim run --gpu <gpu> [--ptxplus] [--set ...] -o stats.json -- <exe>`` in a fresh ``d``."""
     d.mkdir(parents=True, exist_ok=True)
     for f in ("stats.json", "run.json", "stdout.txt", "stderr.txt"):
         (d / f).unlink(missing_ok=True)
     cmd = gpgpusim_cmd() + ["run", "--gpu", gpu] + (["--ptxplus"] if mode == "ptxplus" else [])
+    cmd += [f"--set={s}" for s in sets]
     cmd += ["-o", str(d / "stats.json"), "--", str(exe)]
     env = sim_env()
     env["GPGPUSIM_PROGRESS"] = "0"
@@ -250,6 +260,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--modes", default="ptx,ptxplus", help="which runs to (re)do: ptx, ptxplus or both")
     ap.add_argument("--timeout", type=float, default=3600.0, help="seconds per run")
     ap.add_argument("--nvcc", default=os.environ.get("NVCC", "nvcc"))
+    ap.add_argument("--set", action="append", default=[], metavar="-opt=value",
+                    help="extra option for both runs, written --set=-opt=value (repeatable; use with --tag)")
+    ap.add_argument("--tag", default="", help="suffix of the runs' directory (bench/build/ptxplus/<GPU><tag>/)")
     ap.add_argument("--no-run", action="store_true", help="re-print from the last runs")
     args = ap.parse_args(argv)
 
@@ -262,24 +275,26 @@ def main(argv: list[str] | None = None) -> int:
     if not set(modes) <= set(MODES):
         ap.error(f"--modes takes {', '.join(MODES)}")
     sm86 = args.gpu.startswith("SM86")
+    setting = args.gpu + args.tag
     results: dict[str, dict[str, dict[str, Any]]] = {}
     for prog in programs:
         if not args.no_run:
             exe = build(prog, args.nvcc, BUILD / ("bin-sm86" if sm86 else "bin"), PROGRAMS_DIR,
                         flags=["-arch=sm_86"] if sm86 else [])
             for mode in modes:
-                run_one(exe, run_dir(args.gpu, prog, mode), args.gpu, mode, args.timeout)
-        results[prog] = {mode: load(run_dir(args.gpu, prog, mode), mode) for mode in MODES}
+                run_one(exe, run_dir(setting, prog, mode), args.gpu, mode, args.timeout, args.set)
+        results[prog] = {mode: load(run_dir(setting, prog, mode), mode) for mode in MODES}
         for mode in MODES:
             r = results[prog][mode]
             cpu = "n/a" if r["cpu_s"] is None else f"{r['cpu_s']:.1f} s CPU"
             print(f"{prog} {mode}: {_result(r)} ({cpu})", file=sys.stderr, flush=True)
     cmd = "python3 bench/ptxplus.py" + (f" --gpu {args.gpu}" if args.gpu != "SM7_QV100" else "")
     cmd += f" --programs {args.programs}" if args.programs else ""
-    text = render(args.gpu, results, cmd)
+    cmd += "".join(f" --set={s}" for s in args.set) + (f" --tag {args.tag}" if args.tag else "")
+    text = render(args.gpu + "".join(f", {s}" for s in args.set), results, cmd)
     print(text)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    md = RESULTS / f"ptxplus-{args.gpu}-{time.strftime('%Y%m%d-%H%M%S')}.md"
+    md = RESULTS / f"ptxplus-{setting}-{time.strftime('%Y%m%d-%H%M%S')}.md"
     md.write_text(text)
     print(f"written to {md}", file=sys.stderr)
     return 0 if all(r["passed"] for res in results.values() for r in res.values()) else 1

@@ -61,8 +61,10 @@ def test_kernel_rows_pair_by_launch_and_ratio():
 
 def _res(cpu_a, cpu_b, pass_b=True):
     a = bp.outcome("ptx", dict(OK, cpu_s=cpu_a), "PASS\n", "", _doc("ptx", _k(1, 100, 10)))
-    b = bp.outcome("ptxplus", dict(OK, cpu_s=cpu_b), "PASS\n" if pass_b else "FAIL | x\n", "",
+    b = bp.outcome("ptxplus", dict(OK, cpu_s=cpu_b), "PASS\n" if pass_b else "FAIL | x\n",
+                   "GPGPU-Sim: NOTE: kernel _Z3addPi runs on the live instruction feed (each ...): why\n",
                    _doc("ptxplus", _k(1, 120, 12)))
+    assert b["live"] == ["_Z3addPi"]
     return {"ptx": a, "ptxplus": b}
 
 
@@ -77,7 +79,7 @@ def test_render_tables(monkeypatch):
     text = bp.render("SM7_QV100", {"a": _res(10.0, 20.0), "c": _res(1.0, 3.0, pass_b=False)}, "python3 x")
     lines = text.splitlines()
     assert lines[0] == "# PTX vs PTXPlus, performance mode, SM7_QV100" and "`python3 x`" in lines
-    assert "| a | 1 | _Z3ADDPI | 10 | 12 | 1.20x | 100 | 120 | 1.20x | 10.00 | 8.33 | 0.83x |" in text
+    assert "| a | 1 | _Z3ADDPI | trace/live | 10 | 12 | 1.20x | 100 | 120 | 1.20x | 10.00 | 8.33 | 0.83x |" in text
     assert "| a | PASS | PASS | 10.0 | 20.0 | 2.00x |" in lines
     assert "| c | PASS | FAIL: FAIL / x | 1.0 | 3.0 | 3.00x |" in lines       # no stray table cell
     assert lines[-1].startswith("PTXPlus/PTX CPU time over the 1 program(s) passing both ways: total 2.00x")
