@@ -19,7 +19,7 @@ Usage::
     python3 bench/ptxplus.py --programs vectoradd,reduce --gpu SM86_RTX3070
     python3 bench/ptxplus.py --no-run                         # re-print from the last runs
 
-    python3 bench/ptxplus.py --set=-gpgpusim_timing_feed=trace --tag -trace   # extra options, own runs
+    python3 bench/ptxplus.py --set=-gpgpusim_timing_feed=trace --tag=-trace   # extra options, own runs
 
 Runs live in ``bench/build/ptxplus/<GPU><tag>/<program>/{ptx,ptxplus}/`` (``stats.json``,
 ``stdout.txt``, ``stderr.txt``, ``run.json`` with exit status, wall and CPU seconds); the table is
@@ -290,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{prog} {mode}: {_result(r)} ({cpu})", file=sys.stderr, flush=True)
     cmd = "python3 bench/ptxplus.py" + (f" --gpu {args.gpu}" if args.gpu != "SM7_QV100" else "")
     cmd += f" --programs {args.programs}" if args.programs else ""
-    cmd += "".join(f" --set={s}" for s in args.set) + (f" --tag {args.tag}" if args.tag else "")
+    cmd += "".join(f" --set={s}" for s in args.set) + (f" --tag={args.tag}" if args.tag else "")
     text = render(args.gpu + "".join(f", {s}" for s in args.set), results, cmd)
     print(text)
     RESULTS.mkdir(parents=True, exist_ok=True)
