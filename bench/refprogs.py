@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -48,15 +49,17 @@ def reference_programs(programs_dir: Path = PROGRAMS_DIR) -> list[str]:
     return sorted(p.stem for p in programs_dir.glob("*.cu"))
 
 
-def build(program: str, nvcc: str, bin_dir: Path, programs_dir: Path = PROGRAMS_DIR) -> Path:
-    """``nvcc -O2 -cudart shared -o <bin>/<program> <program>.cu`` unless up to date (the
-    reference's build line: default arch, shared CUDA runtime)."""
+def build(program: str, nvcc: str, bin_dir: Path, programs_dir: Path = PROGRAMS_DIR,
+          flags: Sequence[str] = ()) -> Path:
+    """``nvcc -O2 -cudart shared [flags] -o <bin>/<program> <program>.cu`` unless up to date (the
+    reference's build line: default arch, shared CUDA runtime; its sm_86 build adds
+    ``-arch=sm_86``: keep such builds in their own ``bin_dir``)."""
     src = programs_dir / f"{program}.cu"
     exe = bin_dir / program
     if exe.exists() and exe.stat().st_mtime >= src.stat().st_mtime:
         return exe
     bin_dir.mkdir(parents=True, exist_ok=True)
-    subprocess.run([nvcc, "-O2", "-cudart", "shared", "-o", str(exe), str(src)], check=True)
+    subprocess.run([nvcc, "-O2", "-cudart", "shared", *flags, "-o", str(exe), str(src)], check=True)
     return exe
 
 
