@@ -19,7 +19,7 @@ locations that other threads of the same kernel store without synchronisation (a
 such as ``apps/bfs.cu``'s ``if (level[u] < 0) level[u] = cur + 1;``, whose instruction counts
 depend on which thread gets there first) are caught when the kernel both loads and stores
 global memory at addresses computed from values it loaded (``_data_dependent_race``, register
-data flow within each function).  Not detected: such races through addresses that do not
+data flow within each function, in program order).  Not detected: such races through addresses that do not
 depend on loaded data, or through values passed across calls; force ``-gpgpusim_timing_feed
 live`` for those.
 """
@@ -78,42 +78,20 @@ def _data_dependent_race(prog: dec.Program) -> str | None:
     ``bfs``'s ``if (level[u] < 0) level[u] = ...`` with ``u = cols[e]``): threads of different
     CTAs may then read what others wrote, so the order of plain loads and stores between CTAs
     -- timing -- can change values and control flow.  Register data flow only (control
-    dependences through guards, values passed to or returned from calls are not followed);
-    conservative: such a kernel may be race-free and only runs slower on the live feed."""
-    # registers are named per function: (function, register)
-    insts = [(d, d.inst, d.func.fn.name) for d in prog.insts if d.inst is not None]
-    tainted: set[tuple[str, str]] = set()
-    changed = True
-    while changed:                         # to a fixpoint: loop-carried registers
-        changed = False
-        for _d, inst, fn in insts:
-            if inst.opcode in _NO_DST or not inst.operands:
-                continue
-            dst = inst.operands[0]
-            if isinstance(dst, ir.Reg):
-                dsts = [(fn, dst.name)]
-            elif isinstance(dst, ir.Vec):
-                dsts = [(fn, e.name) for e in dst.elems if isinstance(e, ir.Reg)]
-            else:
-                continue
-            if not dsts or all(r in tainted for r in dsts):
-                continue
-            if inst.opcode in ("ld", "ldu") and _global_access(inst):
-                taint = True
-            else:
-                srcs = _regs_read(inst, True)
-                if inst.guard is not None:
-                    srcs = srcs[:-1]             # (the guard is a control dependence)
-                taint = any((fn, r) in tainted for r in srcs)
-            if taint:
-                tainted.update(dsts)
-                changed = True
+    dependences through guards, values passed to or returned from calls are not followed),
+    following the program order (:func:`_tainted_before`: a register written again with a
+    value that does not depend on a load is clean again, as SASS reuses registers, and so does
+    PTXPlus's one address temporary); conservative: such a kernel may be race-free and only runs
+    slower on the live feed."""
+    before = _tainted_before(prog)
     gather = scatter = None
-    for d, inst, fn in insts:
-        if not _global_access(inst):
+    for pc, d in enumerate(prog.insts):
+        inst = d.inst
+        if inst is None or not _global_access(inst):
             continue
         addr = inst.operands[0] if inst.opcode == "st" else (inst.operands[1] if len(inst.operands) > 1 else None)
-        if isinstance(addr, ir.Addr) and isinstance(addr.base, ir.Reg) and (fn, addr.base.name) in tainted:
+        if isinstance(addr, ir.Addr) and isinstance(addr.base, ir.Reg) \
+                and (d.func.fn.name, addr.base.name) in before[pc]:
             if inst.opcode == "st":
                 scatter = scatter or d
             else:
@@ -123,6 +101,86 @@ def _data_dependent_race(prog: dec.Program) -> str | None:
                 f"and loads at one ({prog.filename}:{gather.line} `{gather.text}`): CTAs may race "
                 f"through plain memory")
     return None
+
+
+def _successors(prog: dec.Program) -> list[list[int]] | None:
+    """Each pc's successors in the control-flow graph; None when a branch target is unknown
+    (an indirect branch): the caller then treats every order as possible."""
+    n = len(prog.insts)
+    out: list[list[int]] = []
+    for pc, d in enumerate(prog.insts):
+        nxt = [pc + 1] if pc + 1 < n else []
+        if d.kind == "bra":
+            if d.target < 0:
+                return None
+            out.append([d.target] + (nxt if d.guard >= 0 else []))
+        elif d.kind in ("exit", "ret", "trap", "kend", "fend"):
+            out.append(nxt if d.guard >= 0 else [])
+        else:
+            out.append(nxt)
+    return out
+
+
+def _tainted_before(prog: dec.Program) -> list[frozenset[tuple[str, str]]]:
+    """Per pc, the registers (``(function, name)``) that may hold a value computed from a
+    global load when the instruction there runs: a forward may-analysis to its least fixpoint
+    (loop-carried values included).  An unguarded write of a clean value cleans its register; a
+    guarded one leaves it as it was (the lanes that skip it keep the old value).  Without a
+    known control-flow graph every register ever tainted counts at every pc."""
+    n = len(prog.insts)
+    succ = _successors(prog)
+    state: list[frozenset[tuple[str, str]]] = [frozenset()] * n
+    if succ is None:
+        every: set[tuple[str, str]] = set()
+        changed = True
+        while changed:
+            changed = False
+            for d in prog.insts:
+                out = _transfer(d, frozenset(every), kill=False)
+                if not out <= every:
+                    every |= out
+                    changed = True
+        return [frozenset(every)] * n
+    work = list(range(n - 1, -1, -1))
+    queued = [True] * n
+    while work:
+        pc = work.pop()
+        queued[pc] = False
+        out = _transfer(prog.insts[pc], state[pc], kill=True)
+        for s in succ[pc]:
+            if not out <= state[s]:
+                state[s] = state[s] | out
+                if not queued[s]:
+                    queued[s] = True
+                    work.append(s)
+    return state
+
+
+def _transfer(d: Any, before: frozenset[tuple[str, str]], kill: bool) -> frozenset[tuple[str, str]]:
+    """The tainted registers after instruction ``d`` (see :func:`_tainted_before`)."""
+    inst = d.inst
+    if inst is None or inst.opcode in _NO_DST or not inst.operands:
+        return before
+    fn = d.func.fn.name
+    dst = inst.operands[0]
+    if isinstance(dst, ir.Reg):
+        dsts = [(fn, dst.name)]
+    elif isinstance(dst, ir.Vec):
+        dsts = [(fn, e.name) for e in dst.elems if isinstance(e, ir.Reg)]
+    else:
+        return before
+    if inst.opcode in ("ld", "ldu") and _global_access(inst):
+        taint = True
+    else:
+        srcs = _regs_read(inst, True)
+        if inst.guard is not None:
+            srcs = srcs[:-1]             # (the guard is a control dependence)
+        taint = any((fn, r) in before for r in srcs)
+    if taint:
+        return before | frozenset(dsts)
+    if kill and inst.guard is None and any(r in before for r in dsts):
+        return before - frozenset(dsts)
+    return before
 
 
 def needs_live_feed(prog: dec.Program) -> str | None:

@@ -357,6 +357,47 @@ ret;
 """)) is None
 
 
+
+def test_race_check_follows_program_order():
+    """A register loaded into and then written again with a clean value is clean again (SASS
+    reuses registers; PTXPlus builds every address in one temporary): the data flow follows the
+    program order, through branches and loops, and a guarded write does not clean its register."""
+    head = """.reg .u32 %r<8>; .reg .u64 %rd<8>; .reg .pred %p<2>;
+ld.param.u64 %rd1, [p0];
+ld.global.u32 %r1, [%rd1];
+"""
+    # %rd2 holds a loaded value only until it is recomputed from the parameter
+    assert needs_live_feed(_prog(head + """mul.wide.u32 %rd2, %r1, 4;
+add.u64 %rd2, %rd1, %rd2;
+ld.global.u32 %r2, [%rd2];
+add.u64 %rd2, %rd1, 8;
+st.global.u32 [%rd2], %r2;
+ret;
+""")) is None
+    # the same store, reached again by a loop whose back edge carries the loaded address
+    why = needs_live_feed(_prog(head + """add.u64 %rd2, %rd1, 8;
+LOOP:
+st.global.u32 [%rd2], %r1;
+mul.wide.u32 %rd3, %r1, 4;
+add.u64 %rd2, %rd1, %rd3;
+ld.global.u32 %r1, [%rd2];
+setp.ne.u32 %p1, %r1, 0;
+@%p1 bra LOOP;
+ret;
+"""))
+    assert why is not None and "st.global.u32 [%rd2]" in why
+    # a guarded clean write leaves the loaded address in the lanes that skip it
+    why = needs_live_feed(_prog(head + """mul.wide.u32 %rd2, %r1, 4;
+add.u64 %rd2, %rd1, %rd2;
+ld.global.u32 %r2, [%rd2];
+setp.eq.u32 %p1, %r2, 0;
+@%p1 add.u64 %rd2, %rd1, 8;
+st.global.u32 [%rd2], %r2;
+ret;
+"""))
+    assert why is not None
+
+
 def _prog(body):
     g, lm, _ = _setup(ptx(body), 64)
     return engine.get_program(lm, "k")
