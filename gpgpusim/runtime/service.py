@@ -69,40 +69,28 @@ def is_entry_point(method: str) -> bool:
 
 
 def api(fn: Callable[..., Any]) -> Callable[..., int]:
-    """Wrap an entry point: a sticky fault already reported is returned at once; CudaError ->
-    its code + last error + one stderr line; any other exception -> ``Runtime.fail``."""
-    name = entry_name(fn.__name__)
+    """Wrap an entry point: a sticky fault already reported is returned at once (and becomes
+    the last error); CudaError -> its code + last error + one stderr line; any other exception
+    -> ``Runtime.fail``."""
+    return _wrap(fn, entry_name(fn.__name__), True)
 
+
+def entry(fn: Callable[..., Any]) -> Callable[..., int]:
+    """The same for the stream, graph and texture entry points (``*_ptsz`` report under the
+    plain name): a sticky fault already reported is returned without touching the last error."""
+    return _wrap(fn, fn.__name__.removesuffix("_ptsz"), False)
+
+
+def _wrap(fn: Callable[..., Any], name: str, early_is_last_error: bool) -> Callable[..., int]:
     @functools.wraps(fn)
     def wrapper(self: Any, *args: Any) -> int:
         rt = self.rt
         if name not in STICKY_EXEMPT:
             early = rt._blocked_by()
             if early is not None:
-                rt._last_error = int(early.code)
+                if early_is_last_error:
+                    rt._last_error = int(early.code)
                 return int(early.code)
-        try:
-            rc = fn(self, *args)
-        except CudaError as exc:
-            return int(rt._record(name, exc))
-        except Exception as exc:  # noqa: BLE001 - an internal fault must not reach the app
-            return int(rt.fail(name, exc))
-        return 0 if rc is None else int(rc)
-
-    return wrapper
-
-
-def entry(fn: Callable[..., Any]) -> Callable[..., int]:
-    """The same for the stream, graph and texture entry points (``*_ptsz`` report under the
-    plain name): a sticky fault already reported is returned without touching the last error."""
-    name = fn.__name__.removesuffix("_ptsz")
-
-    @functools.wraps(fn)
-    def wrapper(self: Any, *args: Any) -> int:
-        rt = self.rt
-        early = rt._blocked_by()
-        if early is not None:
-            return int(early.code)
         try:
             rc = fn(self, *args)
         except CudaError as exc:
