@@ -83,7 +83,7 @@ def _match_status(line: Line, sidx: int, is_write: bool) -> str | None:
     if st == VALID:
         return HIT
     if st == MODIFIED:
-        return HIT if is_write or line.readable[sidx] else SECTOR_MISS
+        return HIT if is_write or line.readable >> sidx & 1 else SECTOR_MISS
     return None
 
 
@@ -368,7 +368,7 @@ class Cache:
             if st == VALID:
                 return HIT, idx
             if st == MODIFIED:
-                return (HIT if is_write or line.readable[sidx] else SECTOR_MISS), idx
+                return (HIT if is_write or line.readable >> sidx & 1 else SECTOR_MISS), idx
             if self.sectored:
                 return SECTOR_MISS, idx
             return self._probe_scan(addr, sector_mask, is_write)   # not reachable in practice
@@ -463,7 +463,6 @@ class Cache:
             line: Line = self.lines[idx]
             if self._lru:
                 old = line.last_access
-                line.sector_access[sidx] = time
                 line.last_access = time
                 if time < old:
                     c = self._cls[idx]
@@ -471,7 +470,7 @@ class Cache:
                         s = idx // self.assoc
                         self._push(self._clean[s] if c == _C_CLEAN else self._dirty[s], (time << self._ib) | idx, c)
             else:
-                line.touch(time, sidx)
+                line.last_access = time
         elif status == MISS:
             if self.alloc_on_miss:
                 line = self.lines[idx]
@@ -508,7 +507,7 @@ class Cache:
         elif status == SECTOR_MISS:
             line.allocate_sector(time, sidx)
         before = _holds(st, MODIFIED)
-        line.fill(time, sidx, byte_mask)
+        line.fill(sidx, byte_mask)
         if not before and _holds(st, MODIFIED):
             self.n_dirty += 1
         self._sync(idx)
@@ -536,7 +535,7 @@ class Cache:
             i = low.bit_length() - 1
             full = _SECTOR_FULL << (i * SECTOR_BYTES)
             if dirty & full == full:
-                line.readable[i if sectored else 0] = True
+                line.readable |= 1 << (i if sectored else 0)
 
     # ------------------------------------------------------------------ MSHR / miss queue
     def _mshr_full(self, maddr: int) -> bool:
@@ -870,7 +869,7 @@ class Cache:
             st = line.status
             before = _holds(st, MODIFIED)
             m = fetch.sector_mask
-            line.fill(now, (m & -m).bit_length() - 1 if (m and self.sectored) else 0, fetch.byte_mask)  # _sidx
+            line.fill((m & -m).bit_length() - 1 if (m and self.sectored) else 0, fetch.byte_mask)  # _sidx
             if not before and _holds(st, MODIFIED):
                 self.n_dirty += 1
             self._sync(e.cache_index)
@@ -900,7 +899,7 @@ class Cache:
         self._tag_ver += 1
         line: Line = self.lines[idx]
         before = line.is_modified()
-        line.fill(time, self._sidx(sector_mask), byte_mask)
+        line.fill(self._sidx(sector_mask), byte_mask)
         if line.is_modified() and not before:
             self.n_dirty += 1
         self._sync(idx)

@@ -19,8 +19,7 @@ _C_CLEAN: Final = 2
 _C_DIRTY: Final = 3
 
 _ALL_INVALID = (INVALID,) * SECTORS_PER_LINE
-_ALL_TRUE = (True,) * SECTORS_PER_LINE
-_ALL_FALSE = (False,) * SECTORS_PER_LINE
+_ALL_SECTORS: Final = (1 << SECTORS_PER_LINE) - 1
 
 
 #: the byte mask of one whole sector (at sector 0)
@@ -39,26 +38,28 @@ def _holds(st: list[int], v: int) -> bool:
 
 class Line:
     """One cache block; a line cache uses sector slot 0 only (``line_cache_block``), a sector
-    cache all four (``sector_cache_block``)."""
+    cache all four (``sector_cache_block``).
+
+    Only the status is a list (one entry per sector: the probe paths index it); the per-sector
+    flags are bit masks (bit ``i``: sector ``i``).  GPGPU-Sim's per-sector allocation and
+    access times and the fill time are not kept: nothing reads them (the victim choice uses the
+    line's ``alloc_time`` / ``last_access``).  A line is about 200 bytes instead of ~800, which
+    matters because a GPU's L1Ds and L2 hold up to ~130,000 of them."""
 
     __slots__ = ("tag", "block_addr", "status", "readable", "modified_on_fill", "readable_on_fill",
-                 "byte_mask_on_fill", "dirty_byte_mask", "alloc_time", "last_access", "fill_time",
-                 "sector_alloc", "sector_access")
+                 "byte_mask_on_fill", "dirty_byte_mask", "alloc_time", "last_access")
 
     def __init__(self) -> None:
         self.tag = -1
         self.block_addr = 0
         self.status = [INVALID] * SECTORS_PER_LINE
-        self.readable = [True] * SECTORS_PER_LINE
-        self.modified_on_fill = [False] * SECTORS_PER_LINE
-        self.readable_on_fill = [False] * SECTORS_PER_LINE
+        self.readable = _ALL_SECTORS        # bit i: sector i is readable
+        self.modified_on_fill = 0           # bit i: sector i becomes MODIFIED when filled
+        self.readable_on_fill = 0           # bit i: sector i becomes readable when filled
         self.byte_mask_on_fill = False
         self.dirty_byte_mask = 0
         self.alloc_time = 0
         self.last_access = 0
-        self.fill_time = 0
-        self.sector_alloc = [0] * SECTORS_PER_LINE
-        self.sector_access = [0] * SECTORS_PER_LINE
 
     def is_invalid(self) -> bool:
         return self.status.count(INVALID) == SECTORS_PER_LINE
@@ -73,43 +74,37 @@ class Line:
         """``allocate`` / ``allocate_line``: the whole line is reset, one sector reserved."""
         st = self.status
         st[:] = _ALL_INVALID
-        self.readable[:] = _ALL_TRUE
-        self.modified_on_fill[:] = _ALL_FALSE
-        self.readable_on_fill[:] = _ALL_FALSE
+        self.readable = _ALL_SECTORS
+        self.modified_on_fill = 0
+        self.readable_on_fill = 0
         self.byte_mask_on_fill = False
         self.dirty_byte_mask = 0
         self.tag = tag
         self.block_addr = block_addr
         st[sidx] = RESERVED
-        self.sector_alloc[sidx] = time
-        self.sector_access[sidx] = time
         self.alloc_time = time
         self.last_access = time
-        self.fill_time = 0
 
     def allocate_sector(self, time: int, sidx: int) -> None:
         """``sector_cache_block::allocate_sector``."""
-        self.sector_alloc[sidx] = time
-        self.sector_access[sidx] = time
-        self.modified_on_fill[sidx] = self.status[sidx] == MODIFIED
-        self.readable_on_fill[sidx] = False
+        bit = 1 << sidx
+        if self.status[sidx] == MODIFIED:
+            self.modified_on_fill |= bit
+        else:
+            self.modified_on_fill &= ~bit
+        self.readable_on_fill &= ~bit
         self.status[sidx] = RESERVED
-        self.readable[sidx] = True
+        self.readable |= bit
         self.last_access = time
-        self.fill_time = 0
 
-    def fill(self, time: int, sidx: int, byte_mask: int) -> None:
-        self.status[sidx] = MODIFIED if self.modified_on_fill[sidx] else VALID
-        if self.readable_on_fill[sidx]:
-            self.readable[sidx] = True
-            self.readable_on_fill[sidx] = False
+    def fill(self, sidx: int, byte_mask: int) -> None:
+        bit = 1 << sidx
+        self.status[sidx] = MODIFIED if self.modified_on_fill & bit else VALID
+        if self.readable_on_fill & bit:
+            self.readable |= bit
+            self.readable_on_fill &= ~bit
         if self.byte_mask_on_fill:
             self.dirty_byte_mask |= byte_mask
-        self.fill_time = time
-
-    def touch(self, time: int, sidx: int) -> None:
-        self.sector_access[sidx] = time
-        self.last_access = time
 
     def modified_size(self, sectored: bool, line_bytes: int) -> int:
         if not sectored:

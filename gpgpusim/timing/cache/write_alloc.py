@@ -119,7 +119,7 @@ class FetchOnWrite(WriteAlloc):
         n = cache._wr_alloc_fetch(fetch, now, True)
         do_miss, idx, evicted = cache._send_read(addr, idx, n, now, False, True, events)
         line = cache.lines[idx]
-        line.modified_on_fill[cache._sidx(fetch.sector_mask)] = True
+        line.modified_on_fill |= 1 << cache._sidx(fetch.sector_mask)
         line.byte_mask_on_fill = True
         events.append(WRITE_ALLOCATE_SENT)
         if do_miss:
@@ -150,14 +150,14 @@ class LazyFetchOnRead(WriteAlloc):
         sidx = cache._sidx(fetch.sector_mask)
         cache._mark_modified(idx, fetch)
         if st == HIT_RESERVED:
-            line.modified_on_fill[sidx] = True
+            line.modified_on_fill |= 1 << sidx
             line.byte_mask_on_fill = True
         if fetch.byte_mask.bit_count() == cache.atom_bytes:
-            line.readable[sidx] = True
+            line.readable |= 1 << sidx
         else:
-            line.readable[sidx] = False
+            line.readable &= ~(1 << sidx)
             if st == HIT_RESERVED:
-                line.readable_on_fill[sidx] = True
+                line.readable_on_fill |= 1 << sidx
         cache._update_readable(line, fetch)
         if st != RESERVATION_FAIL:
             if evicted is not None and not cache._write_through:
