@@ -136,15 +136,15 @@ class _Chunk:
 class _Prep:
     """One recorded access (``TraceRecorder.recs`` entry) made ready for cutting per warp.
 
-    ``addrs`` are the uint64 addresses, ``lanes`` the lanes within the warp (None: every lane
-    of the chunk, in lane order; ``glanes`` the chunk's lane numbers then), ``bounds[k]:bounds[k
-    + 1]`` warp ``w0 + k``'s part of both (one ``searchsorted`` per record, not one per record
+    ``addrs`` are the uint64 addresses (the recorder's array, not a copy), ``lanes`` the chunk's
+    lane numbers (``& 31``: the lane within its warp, taken per warp slice; None: every lane of
+    the chunk, in lane order), ``bounds[k]:bounds[k + 1]`` warp ``w0 + k``'s part of both (one ``searchsorted`` per record, not one per record
     and warp; None with ``lanes`` None).  The bounds span only the warps from the first to the
     last one the record holds, so a live-feed record (one warp's access, prepared for that warp
     alone) costs the same whatever the warp's place in its chunk.  ``degrees`` caches the
     shared-memory bank-conflict degree of every warp of the record (:meth:`degrees`)."""
 
-    __slots__ = ("space", "is_store", "is_atomic", "size", "addrs", "lanes", "glanes", "w0", "bounds",
+    __slots__ = ("space", "is_store", "is_atomic", "size", "addrs", "lanes", "w0", "bounds",
                  "deg_banks", "deg_parts", "degs")
 
     def __init__(self, rec: list) -> None:
@@ -153,18 +153,16 @@ class _Prep:
         self.is_store: bool = is_store
         self.is_atomic: bool = is_atomic
         self.size: int = size
-        self.addrs: np.ndarray = addrs.view(np.uint64) if addrs.dtype == np.int64 else addrs.astype(np.uint64)
-        self.glanes: np.ndarray | None = lanes
+        self.addrs: np.ndarray = addrs.view(np.uint64) if addrs.dtype == np.int64 else addrs.astype(np.uint64, copy=False)
         self.deg_banks = self.deg_parts = 0     # the configuration of ``degs`` (none yet)
         self.degs: list[int] = []
         self.w0 = 0
         self.bounds: list[int] | None
+        self.lanes: np.ndarray | None = lanes
         if lanes is None:
-            self.lanes: np.ndarray | None = None
             self.bounds = None
             return
         if not len(lanes):
-            self.lanes = lanes
             self.bounds = [0]
             return
         w0 = int(lanes[0]) >> 5
@@ -173,7 +171,6 @@ class _Prep:
             self.bounds = [0, len(lanes)]
         else:
             self.bounds = np.searchsorted(lanes, np.arange(w0 << 5, (w1 + 1) << 5, 32, dtype=np.int64)).tolist()
-        self.lanes = lanes & 31
         self.w0 = w0
 
     def degrees(self, n_banks: int, warp_parts: int) -> list[int]:
@@ -181,7 +178,7 @@ class _Prep:
         made no access), for all its warps at once (:func:`coalesce.shared_conflict_degrees`);
         kept for the last configuration asked."""
         if self.deg_banks != n_banks or self.deg_parts != warp_parts:
-            g = self.glanes
+            g = self.lanes
             if g is None:
                 nw = (len(self.addrs) + 31) >> 5
                 slots = None
@@ -199,7 +196,7 @@ class _Prep:
                     b = range(0, (nw + 1) << 5, 32)     # (slices stop at the end)
                     ln = None
                 else:
-                    ln = ln.astype(np.int64, copy=False)
+                    ln = (ln & 31).astype(np.int64, copy=False)
                 ab = a.tobytes()                    # (8 bytes per address and per lane)
                 lb = None
                 if warp_parts > 1:
@@ -253,7 +250,7 @@ class SharedAccess:
         p = self.p
         if p.bounds is None or p.lanes is None:
             return _AR32
-        return p.lanes[p.bounds[self.k]:p.bounds[self.k + 1]]
+        return p.lanes[p.bounds[self.k]:p.bounds[self.k + 1]] & 31
 
     @property
     def addrs(self) -> np.ndarray:
@@ -308,7 +305,7 @@ def _cut(p: _Prep, w: int, out: list, lazy: bool = True) -> None:
         # addresses, 512 KB for 2,048 warps) alive that long
         a = p.addrs[i:j].copy()
         assert p.lanes is not None
-        ln = p.lanes[i:j].copy()
+        ln = p.lanes[i:j] & 31
     if p.space == "generic":
         _split_generic(a, ln, p.is_store, p.is_atomic, p.size, out)
         return
