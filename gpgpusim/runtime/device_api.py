@@ -110,7 +110,7 @@ class DeviceApi(Service):
 
     @api
     def cudaDeviceGetStreamPriorityRange(self, least: int, greatest: int) -> None:
-        from .streams import PRIORITY_GREATEST, PRIORITY_LEAST
+        from .stream_state import PRIORITY_GREATEST, PRIORITY_LEAST
 
         if least:
             abi.write_i32(least, PRIORITY_LEAST)

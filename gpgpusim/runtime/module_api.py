@@ -284,7 +284,7 @@ class ModuleApi(Service):
         shmem, stream, attrs = struct.unpack_from("<QQQ", raw, 24)
         (n_attrs,) = struct.unpack_from("<I", raw, 48)
         if per_thread and stream == 0:
-            from .streams import STREAM_PER_THREAD
+            from .stream_state import STREAM_PER_THREAD
 
             stream = STREAM_PER_THREAD
         if n_attrs and not attrs:
