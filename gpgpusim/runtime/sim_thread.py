@@ -101,13 +101,9 @@ class SimThreadMixin:
             self._active.append(s)
             if key is not None:
                 parent.cdp_streams[key] = s
-        self.gpu.push_kernel(child, self._stream_id(s))
+        self._place(child, s, len(s.ops), s.last_op)
         child.cdp_parent = parent
         parent.cdp_running += 1
-        child.stream = s
-        child.seq = next(self._seq)
-        s.ops.append(child)
-        s.last_op = child
         return child
 
     def _queue_children(self, op: KernelLaunchOp, stats: Any) -> list[KernelLaunchOp]:
@@ -116,14 +112,22 @@ class SimThreadMixin:
         s = op.stream
         kids = child_launches(op, stats, self.gpu.gmem)
         at = 1 if s.ops and s.ops[0] is op else 0
+        prev: Op = op
         for i, child in enumerate(kids):
-            self.gpu.push_kernel(child, self._stream_id(s))
-            child.stream = s
-            child.seq = next(self._seq)
-            s.ops.insert(at + i, child)
-        if kids and s.last_op is op:
-            s.last_op = kids[-1]
+            self._place(child, s, at + i, prev)
+            prev = child
         return kids
+
+    def _place(self, child: KernelLaunchOp, s: Stream, at: int, after: Op | None) -> None:
+        """Push child grid ``child`` to the device as a kernel of stream ``s`` and insert it at
+        position ``at`` of the stream's queue, right after operation ``after`` (lock held); when
+        ``after`` is the stream's last operation, ``child`` becomes it."""
+        self.gpu.push_kernel(child, self._stream_id(s))
+        child.stream = s
+        child.seq = next(self._seq)
+        s.ops.insert(at, child)
+        if s.last_op is after:
+            s.last_op = child
 
     def _sim_loop(self) -> None:
         """``gpgpu_sim_thread_concurrent``: start ready operations; advance the GPU when busy."""
