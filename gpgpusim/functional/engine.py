@@ -5,7 +5,8 @@ GPGPU-Sim counterparts: ``ptx_thread_info`` / ``functionalCoreSim`` / ``simt_sta
 stack), C162 (deferred atomics), C019/C020/C204 (debug traces), C226-C231 (memory spaces).
 
 One implementation of instruction execution (:func:`_issue`: one PTX instruction for a group
-of warps that share a pc) serves two drivers:
+of warps that share a pc; :func:`issue_warp`, its single-warp form with the same counting and
+guard rule, :func:`_count`, and scalar SIMT-stack moves) serves two drivers:
 
 * **batched** (``-gpgpu_ptx_sim_mode 1``, pure functional): :func:`run_batched` repeatedly
   picks the lowest pc among the runnable warps of *all* resident CTAs and issues it for every
@@ -189,6 +190,36 @@ def _fault(ex: Exec, d: dec.DInst, f: MemoryFault, lanes: np.ndarray | None, spa
                      f"is out of bounds", sticky=True)
 
 
+def _count(ex: Exec, d: dec.DInst, p: int, G: np.ndarray | int, nw: int, sel: np.ndarray | None) -> np.ndarray | None:
+    """The issue rule both paths share, before the SIMT stack moves: count instruction ``d`` at
+    pc ``p`` issued for ``nw`` warps ``G`` (an array, or one warp's index) whose active lanes
+    are ``sel`` (None = every lane of ``ex``), evaluate its guard predicate, count the lanes it
+    executes for; returns those lanes (``sel`` itself when the guard is true in every one)."""
+    counted = d.inst is not None       # exit pseudo-instructions are not PTX instructions
+    if counted:
+        ex.warp_insn += nw
+        pw = ex.pc_warp
+        c = pw[p]
+        if not c:
+            ex.pc_issued.append(p)
+        pw[p] = c + nw
+        if ex.wclock is not None:
+            ex.wclock[G] += 1
+    esel = sel
+    if d.guard >= 0:
+        g = ex.R[d.guard] if sel is None else ex.R[d.guard][sel]
+        if d.guard_neg:
+            g = ~g
+        if not g.all():
+            esel = np.flatnonzero(g) if sel is None else sel[g]
+    if counted:
+        n = ex.N if esel is None else esel.size
+        ex.thread_insn += n
+        ex.pc_active[p] += ex.N if sel is None else sel.size
+        ex.pc_thread[p] += n
+    return esel
+
+
 def _issue(ex: Exec, G: np.ndarray, p: int) -> None:
     """Execute instruction ``p`` for warps ``G`` (all at pc ``p``, not waiting at a barrier)."""
     d = ex.prog.insts[p]
@@ -199,36 +230,14 @@ def _issue(ex: Exec, G: np.ndarray, p: int) -> None:
         sel = None if ex.dense else ex.valid_lanes    # every thread of every resident CTA
     else:
         sel = _lanes_of(G, masks)
-    counted = d.inst is not None       # exit pseudo-instructions are not PTX instructions
-    if counted:
-        ex.warp_insn += G.size
-        pw = ex.pc_warp
-        c = pw[p]
-        if not c:
-            ex.pc_issued.append(p)
-        pw[p] = c + G.size
-        if ex.wclock is not None:
-            ex.wclock[G] += 1
-    # guard predicate
-    esel = sel
-    if d.guard >= 0:
-        g = ex.R[d.guard] if sel is None else ex.R[d.guard][sel]
-        if d.guard_neg:
-            g = ~g
-        if not g.all():
-            esel = np.flatnonzero(g) if sel is None else sel[g]
+    esel = _count(ex, d, p, G, G.size, sel)
     n = ex.N if esel is None else esel.size
-    if counted:
-        ex.pc_active[p] += ex.N if sel is None else sel.size
     if G.size == 1:
         ex.last_exec_mask = int(np.bitwise_or.reduce(_BIT[esel & 31])) if esel is not None and n else (
             0 if esel is not None else FULL)
-    if counted:
-        ex.thread_insn += n
-        ex.pc_thread[p] += n
     tr = ex.hooks.trace
     if tr is not None:      # timing-model trace feed (gpgpusim.timing.feed): O(1) appends
-        if counted:
+        if d.inst is not None:
             tr.issue(ex, p, G, masks, sel, esel, d.mem)
         else:
             tr.mem_on = False
@@ -303,14 +312,18 @@ def _mask_lanes(mask: int) -> np.ndarray:
 
 def issue_warp(ex: Exec, w: int, p: int) -> int:
     """Issue the instruction at pc ``p`` for warp ``w`` alone: the warp-step driver's entry
-    (the live feed of the timing model calls it when a core issues an instruction), with
-    scalar SIMT-stack updates for the common kinds.  It exists beside :func:`_issue` because
-    one warp's bookkeeping in Python ints costs a fraction of the whole-array steps.
+    (the live feed of the timing model calls it when a core issues an instruction, and the
+    batched driver for chunks of few warps); returns the mask of lanes that executed (active
+    and guard true).
 
-    Same semantics as :func:`_issue` (which it falls back to for indirect calls, barriers,
-    traps and unsupported instructions); returns the mask of lanes that executed (active and
-    guard true).  Direct calls, returns and function ends are handled here too, so few-thread
-    code with calls costs about what straight code does."""
+    The rule is :func:`_issue`'s: counting, the guard and the lanes counted are the same
+    :func:`_count`; indirect calls, barriers, traps and unsupported instructions go through
+    :func:`_issue` itself (a one-warp group).  Only the SIMT-stack moves of the common kinds
+    (straight code, branches and returns, direct calls, function ends, exits) are written
+    here a second time, in Python ints, as the scalar form of :func:`_advance`,
+    :func:`_branch`, :func:`_call` and :func:`_exit`: issuing those through :func:`_issue`
+    with a one-warp group costs about three times as much per instruction (whole-array steps
+    on one warp; ``bench/functional_bench.py --driver warp``: vectoradd 0.5 s -> 1.7 s)."""
     d = ex.prog.insts[p]
     kind = d.kind
     t = int(ex.depth[w]) - 1
@@ -325,33 +338,13 @@ def issue_warp(ex: Exec, w: int, p: int) -> int:
         sel.flags.writeable = False       # shared between issues: handlers only read lane sets
         if len(_SEL_CACHE) < 65536:
             _SEL_CACHE[key] = sel
-    counted = d.inst is not None       # exit pseudo-instructions are not PTX instructions
-    if counted:
-        ex.warp_insn += 1
-        pw = ex.pc_warp
-        c = pw[p]
-        if not c:
-            ex.pc_issued.append(p)
-        pw[p] = c + 1
-        if ex.wclock is not None:
-            ex.wclock[w] += 1
-    esel = sel
-    emask = mask
-    if d.guard >= 0:
-        g = ex.R[d.guard][sel]
-        if d.guard_neg:
-            g = ~g
-        if not g.all():
-            esel = sel[g]
-            emask = int(np.bitwise_or.reduce(_BIT[esel & 31])) if esel.size else 0
+    esel = _count(ex, d, p, w, 1, sel)
+    assert esel is not None            # the lanes of a lane array are one
+    emask = mask if esel is sel else (int(np.bitwise_or.reduce(_BIT[esel & 31])) if esel.size else 0)
     n = esel.size
-    if counted:
-        ex.thread_insn += n
-        ex.pc_active[p] += sel.size
-        ex.pc_thread[p] += n
     tr = ex.hooks.trace
     if tr is not None:      # timing-model trace feed (gpgpusim.timing.feed)
-        if counted:
+        if d.inst is not None:
             tr.issue1(w, p, mask, emask, d.mem)
         else:
             tr.mem_on = False
