@@ -11,6 +11,8 @@ GPGPU-Sim counterpart: ``src/cuda-sim/`` (checklist C089, C162, C204, C214-C231)
   executed together.
 * :mod:`.engine` -- ``launch`` (batched pure-functional driver or warp driver) and the
   warp-step interface ``CtaState.step(warp) -> StepResult`` for the timing model.
+* :mod:`.simt` -- SIMT issue: one instruction for a group of warps or one warp, and the SIMT
+  stack moves.
 * :mod:`.printf` -- device ``printf`` formatting.
 * :mod:`.semantics` -- ALU instruction semantics (``lookup(inst) -> OpSpec``).
 """
