@@ -40,18 +40,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from gpgpusim.native import model_kind
+
 from .. import __version__ as _pkg_version
 from ..options.config import ptxplus_enabled
 from .data import KernelInfo, KernelStats
+from .linestats import write_line_stats
 from .stats import tree_copy, LINES, Values, delta, render
 
-
-def _model_kind() -> str:
-    """``gpgpusim.native.model_kind()`` (imported late: the report does not need the
-    timing package otherwise)."""
-    from gpgpusim.native import model_kind
-
-    return model_kind()
 
 #: the version GPGPU-Sim's banner names; we reproduce 4.2.0's behaviour and statistics
 GPGPUSIM_VERSION = "4.2.0"
@@ -351,7 +347,6 @@ class Reporter:
             if not self.cfg["enable_ptx_file_line_stats"]:
                 return None
             path = self.cfg.raw("ptx_line_stats_filename")
-        from .linestats import write_line_stats
 
         write_line_stats(path, self.line_counts)
         return Path(path)
@@ -402,7 +397,7 @@ class Reporter:
             totals["counters"] = self._last_counters
         doc: dict[str, Any] = {
             "simulator": {"name": "gpgpusim", "version": _pkg_version, "gpgpusim_compat": GPGPUSIM_VERSION,
-                          **({} if self.cfg.functional_only else {"performance_model": _model_kind()})},
+                          **({} if self.cfg.functional_only else {"performance_model": model_kind()})},
             "mode": "functional" if self.cfg.functional_only else "performance",
             "gpu": _gpu_label(self.cfg),
             "isa": "ptxplus" if _ptxplus_on(self.cfg) else "ptx",

@@ -88,6 +88,10 @@ EVERY cycles.  A requested cycle that is never simulated (the GPU idle between k
 the next simulated one.  Idle-cycle skipping stops short of each dump point, as it does for the
 statistics samples (the dump rides on the sampling hook of the cycle loop, so it too costs
 nothing when off).
+
+The model's modules (``core``, ``memory``) are imported inside the functions that use them:
+:func:`gpgpusim.timing.make_device` imports this module to decide whether the model runs
+compiled or as pure Python, before any of them is loaded.
 """
 
 from __future__ import annotations
@@ -97,6 +101,8 @@ import re
 import sys
 from typing import Any, Callable, TextIO
 
+from gpgpusim.native import is_compiled
+from gpgpusim.options.config import ConfigError
 from gpgpusim.options.tracing import parse_components, parse_dump, parse_kernels, parse_window
 
 
@@ -230,9 +236,7 @@ def install(gpu: Any) -> None:
     cfg = gpu.config
     if not wanted(cfg):
         return
-    from gpgpusim.native import is_compiled
     if is_compiled(type(gpu.cores[0]).__module__):
-        from gpgpusim.options.config import ConfigError
         raise ConfigError("tracing and pipeline dumps need the pure-Python performance model, and this GPU "
                           "was built from the compiled one (set GPGPUSIM_NATIVE=0)")
     tr = getattr(gpu, "tracer", None)
