@@ -35,8 +35,9 @@ from typing import Any
 
 
 from ..core.units import popcount
+from ..kit import NEVER
 from ..mem_fetch import MemFetch, WRITEBACK_TYPES
-from .dram_parts import BANK_ACTIVE, BANK_IDLE, NEVER, Bank, DramReq, DramTimingParams, FifoPipeline, logb2
+from .dram_parts import BANK_ACTIVE, BANK_IDLE, Bank, DramReq, DramTimingParams, FifoPipeline, logb2
 from .dram_report import channel_stats, dump_dram
 from .dram_sched import make_scheduler
 

@@ -21,9 +21,6 @@ from typing import Any
 from ..mem_fetch import MemFetch
 
 BANK_IDLE, BANK_ACTIVE = 0, 1
-#: a cycle no command reaches (``Dram.col_at`` / ``row_at`` with no candidate bank)
-NEVER = 1 << 62
-
 
 
 class DramTimingParams:
