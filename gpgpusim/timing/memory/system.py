@@ -261,17 +261,14 @@ class MemorySystem:
         ``_active``) are visited: one leaves the set when nothing at all is inside it or on
         its way to it.
 
-        A sub-partition that only waits sleeps: after a cycle that left its icnt->L2, DRAM->L2
-        and L2->icnt queues, the L2's miss queue and MSHR-ready list empty, both L2 ports free
-        and its L2->DRAM queue not full, with a request in the ROP delay or an L2 MSHR waiting
-        for DRAM, its ``cache_cycle`` would move nothing and count only the L2 port cycle
-        until the ROP head's ready cycle, a request from the interconnect or a DRAM reply
-        (nothing else changes those queues).  It is not cycled until then; the port cycles
-        are added when it wakes.  The ROP entry or MSHR it waits for keeps it from leaving
-        ``_active`` in the meantime, as every skipped cycle would have found.  A request
-        arriving from the interconnect is taken in without waking it when it enters the ROP
-        delay: the cycle's ``cache_cycle`` would again move nothing (the new ROP entry is
-        ready ``-gpgpu_l2_rop_latency`` cycles later, after the waited-for head if any)."""
+        A sub-partition that only waits sleeps (:meth:`~.partition.SubPartition.try_sleep`,
+        asked when no request waits for it on the network) and is not cycled until its ROP
+        head's ready cycle, a request or a DRAM reply (pushes into the queues it consumes wake
+        it); the kit adds its L2 port cycles when it runs again.  The ROP entry or MSHR it
+        waits for keeps it in ``_active`` meanwhile, as every skipped cycle would have found.
+        A request arriving from the interconnect is taken in without waking it when it enters
+        the ROP delay: the cycle would again move nothing (the new ROP entry is ready
+        ``-gpgpu_l2_rop_latency`` cycles later, after the waited-for head if any)."""
         t = self.now if now is None else now
         self.l2_clock.n += 1
         active = self._active
@@ -563,12 +560,7 @@ class MemorySystem:
         if self.icnt.reply is not self.icnt.req:
             nets.append(("reply", self.icnt.reply))
         for name, net in nets:
-            for node, q in enumerate(net.in_buf):
-                if q:
-                    out.append(f"icnt {name} input {node}: " + ", ".join(f"{mf!r} -> {dst}" for mf, dst in q))
-            for node, q2 in enumerate(net.out_buf):
-                if q2:
-                    out.append(f"icnt {name} output {node}: " + ", ".join(repr(mf) for mf in q2))
+            net.dump_state(name, out)
         for p in self.partitions:
             if not p.idle():
                 p.dump_state(out)
