@@ -673,27 +673,29 @@ def _trace_sub(sub: Any, tr: Tracer) -> None:
 
 def _trace_partition(part: Any, tr: Tracer) -> None:
     where = f"Partition {part.id}"
-    dram_cycle = part.dram_cycle
+    dram_cycle = part.cycle
     base = part.base_sp
 
-    def traced_dram_cycle(now: int) -> None:
-        lq = part.latency_q
+    def traced_dram_cycle(now: int) -> bool:
+        lq = part.latency_entries()
         n0 = len(lq)
         last = lq[-1][1] if lq else None
-        tops = [s.dram_l2.top() if s.dram_l2 else None for s in part.subs]
+        tops = [s.dram_l2.head() for s in part.subs]
         lens = [len(s.dram_l2) for s in part.subs]
-        dram_cycle(now)
+        moved = dram_cycle(now)
+        lq = part.latency_entries()
         if lq and lq[-1][1] is not last and len(lq) >= n0:
             ready, mf = lq[-1]
             tr.mem_event("MEMORY_PARTITION_UNIT", where, f"Issue mem_fetch request {_mf(mf)} from sub partition "
                          f"{mf.sub_partition} to dram (ready at {ready})", mf)
         for i, s in enumerate(part.subs):
             q = s.dram_l2
-            if len(q) > lens[i] or (len(q) == lens[i] and q and q.top() is not tops[i]):
-                mf = q.q[-1]
+            if len(q) > lens[i] or (len(q) == lens[i] and len(q) and q.head() is not tops[i]):
+                mf = q.entries()[-1]
                 tr.mem_event("MEMORY_PARTITION_UNIT", where, f"mem_fetch request {_mf(mf)} return from dram to "
                              f"sub partition {base + i}", mf)
-    part.dram_cycle = traced_dram_cycle
+        return moved
+    part.cycle = traced_dram_cycle
     part.dram.on_write_done = _after(part, "_write_done", lambda mf: tr.mem_event(
         "MEMORY_PARTITION_UNIT", where, f"write-back done {_mf(mf)}", mf))
 
