@@ -222,10 +222,11 @@ class Reporter:
                 self.line_counts[key] = self.line_counts.get(key, 0) + n
         if self.kernels:
             # the previous record is complete: its counters (the bulk of it, ~1 MB as Python
-            # objects) are kept packed, so a run of thousands of launches stays small
+            # objects) are kept packed, so a run of thousands of launches stays small; a projected
+            # launch's compact counters (a few dozen numbers) are kept as they are
             prev = self.kernels[-1]
             counters = prev.get("counters")
-            if isinstance(counters, dict) and counters:
+            if isinstance(counters, dict) and counters and not prev.get("sampling", {}).get("report") == "compact":
                 prev["counters"] = _Packed(counters)
         rec = stats.to_json()
         if stats.uid in self._host_fun:
@@ -256,7 +257,14 @@ class Reporter:
         self._account(stats)
         now = stats.counters
         per_kernel = delta(now, self._prev_counters)
-        self._prev_counters = tree_copy(dict(now))
+        compact = projected_compact(stats)
+        if compact:
+            # only the projected (scalar) counters changed: the rest stay as the last report left them
+            prev = dict(self._prev_counters)
+            prev.update(now)
+            self._prev_counters = prev
+        else:
+            self._prev_counters = tree_copy(dict(now))
         if now:  # the timing model's counters, per kernel and cumulative, for the JSON too
             self.kernels[-1]["counters"] = per_kernel
             self._last_counters = self._prev_counters
@@ -283,6 +291,8 @@ class Reporter:
                 block += marks
                 marks = []
         block += marks
+        if compact:
+            block.append(COMPACT_NOTE)
         self._emit(block)
         self._simulation_time(with_cycles=stats.cycles is not None)
 
@@ -466,6 +476,19 @@ def _unpacked(rec: dict[str, Any]) -> dict[str, Any]:
         rec = dict(rec)
         rec["counters"] = c.value()
     return rec
+
+
+#: the last line of a projected launch's compact statistics block
+COMPACT_NOTE = ("gpgpusim_sampling_stats = compact (projected launch: the per-unit sections -- per-core "
+                "L1, per-bank L2, per-channel DRAM, interconnect -- and the high-water marks were not "
+                "simulated and are omitted; -gpgpusim_sampling_full_stats 1 prints the full block)")
+
+
+def projected_compact(stats: KernelStats) -> bool:
+    """Whether ``stats`` is a projected launch reported compactly: its ``counters`` hold the
+    projected scalar counters only (``-gpgpusim_sampling_full_stats 0``)."""
+    s = stats.sampling
+    return s is not None and s.get("status") == "projected" and s.get("report") == "compact"
 
 
 def sampling_lines(stats: KernelStats) -> list[str]:
