@@ -293,8 +293,7 @@ class Reporter:
         block += marks
         if compact:
             block.append(COMPACT_NOTE)
-        self._emit(block)
-        self._simulation_time(with_cycles=stats.cycles is not None)
+        self._simulation_time(with_cycles=stats.cycles is not None, lead=block)
 
     def _emit(self, lines: list[str]) -> None:
         if self.out_lines is not None:
@@ -303,7 +302,7 @@ class Reporter:
             for line in lines:
                 self.out(line)
 
-    def _simulation_time(self, with_cycles: bool, insn: int | None = None) -> None:
+    def _simulation_time(self, with_cycles: bool, insn: int | None = None, lead: list[str] | None = None) -> None:
         """``gpgpu_simulation_time`` (whole seconds, at least 1, as GPGPU-Sim) and the rates,
         which use the real elapsed time (not whole seconds).
 
@@ -312,7 +311,8 @@ class Reporter:
         whole seconds), ``simulation_elapsed_s`` (the time the rates divide by),
         ``simulation_rate_inst_per_s`` and, with cycles, ``simulation_rate_cycle_per_s`` and
         ``silicon_slowdown``.  GPGPU-Sim prints no blank line after these lines.  In PTXPlus mode
-        ``gpgpu_simulation_isa`` follows them, naming the ISA simulated.
+        ``gpgpu_simulation_isa`` follows them, naming the ISA simulated.  ``lead``: lines that go
+        before them (the statistics block), written together with them in one piece.
         """
         elapsed = max(self._clock() - self.start, 1e-9)
         whole = max(int(elapsed), 1)
@@ -322,19 +322,19 @@ class Reporter:
         printed: dict[str, Any] = {
             "simulation_time": {"days": d, "hrs": h, "min": m, "sec": s, "total_sec": whole},
             "simulation_elapsed_s": elapsed, "simulation_insn": total, "simulation_rate_inst_per_s": rate}
-        self.out("")
-        self.out("")
-        self.out(f"gpgpu_simulation_time = {d} days, {h} hrs, {m} min, {s} sec ({whole} sec)")
-        self.out(f"gpgpu_simulation_rate = {rate} (inst/sec)")
+        lines = [] if lead is None else lead
+        lines += ["", "", f"gpgpu_simulation_time = {d} days, {h} hrs, {m} min, {s} sec ({whole} sec)",
+                  f"gpgpu_simulation_rate = {rate} (inst/sec)"]
         if with_cycles:
             cyc_rate = int(self.tot_cycles / elapsed)
-            self.out(f"gpgpu_simulation_rate = {cyc_rate} (cycle/sec)")
+            lines.append(f"gpgpu_simulation_rate = {cyc_rate} (cycle/sec)")
             core_hz = self.cfg.core_clock_mhz * 1e6
             slowdown = int(core_hz / cyc_rate) if cyc_rate else 0
-            self.out(f"gpgpu_silicon_slowdown = {slowdown}x")
+            lines.append(f"gpgpu_silicon_slowdown = {slowdown}x")
             printed.update(simulation_rate_cycle_per_s=cyc_rate, silicon_slowdown=slowdown)
         if _ptxplus_on(self.cfg):   # GPGPU-Sim has no such line; PTX runs print none, as it
-            self.out("gpgpu_simulation_isa = PTXPlus (SASS converted, -gpgpu_ptx_convert_to_ptxplus 1)")
+            lines.append("gpgpu_simulation_isa = PTXPlus (SASS converted, -gpgpu_ptx_convert_to_ptxplus 1)")
+        self._emit(lines)
         if self.kernels:
             self.kernels[-1].update(printed)
         self._printed = printed
