@@ -253,7 +253,12 @@ class Reporter:
         self._simulation_time(with_cycles=False, insn=self.tot_func_insn)
 
     def kernel_end(self, stats: KernelStats) -> None:
-        """The end-of-kernel statistics block (performance mode), then the simulation time."""
+        """The end-of-kernel statistics block (performance mode), then the simulation time.
+
+        A projected launch reported compactly (:func:`projected_compact`) brings only its
+        projected scalar counters: the block prints the lines those feed (the rest find no
+        value and drop out, as any line does) and ends with :data:`COMPACT_NOTE`; the counters
+        it did not bring are taken as unchanged for the next kernel's per-kernel values."""
         self._account(stats)
         now = stats.counters
         per_kernel = delta(now, self._prev_counters)
