@@ -26,7 +26,9 @@ def project_launch(gpu: TimingGpu, rec: KernelRecord, key: Any) -> bool:
     functional engine and, if it falls in a converged group, project its timing (True).
     Otherwise memory is restored to what it was before and the launch is simulated in
     detail (False).  Kernels that need the live feed (results that depend on timing) and
-    cooperative launches are always simulated in detail."""
+    cooperative launches are always simulated in detail.  The projected launch's report
+    carries the cumulative scalar counters only, or every counter under
+    ``-gpgpusim_sampling_full_stats 1`` (:func:`full_stats`; ``sampling["report"]`` says which)."""
     ks = gpu.ksampler
     assert ks is not None
     if not ks.candidate(key):

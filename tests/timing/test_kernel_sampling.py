@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import statistics
 import struct
@@ -156,20 +157,24 @@ def test_a_launch_outside_its_group_is_restored_and_simulated_in_detail():
     assert samp[4].start_cycles == samp[3].end_cycles == samp[3].start_cycles + samp[3].report_stats.cycles
 
 
-def _reported(recs: list, cfg) -> tuple[list[list[str]], dict]:
-    """Each launch's statistics block as the Reporter prints it, and its JSON document."""
+def _reported(recs: list, cfg, path=None) -> tuple[list[list[str]], dict]:
+    """Each launch's statistics block as the Reporter prints it, and its JSON document (as
+    written to ``path`` when given)."""
     blocks: list[list[str]] = []
     rep = Reporter(cfg, out=lambda line: blocks[-1].append(line), clock=lambda: 0.0)
     for r in recs:
         blocks.append([])
         rep.kernel_end(r.report_stats)
-    return blocks, rep.to_json()
+    if path is None:
+        return blocks, rep.to_json()
+    rep.write_json(path)
+    return blocks, json.loads(path.read_text())
 
 
-def test_a_projected_launch_prints_a_compact_block_of_the_projected_counters():
+def test_a_projected_launch_prints_a_compact_block_of_the_projected_counters(tmp_path):
     reps = [10, 10, 10, 10, 30, 10]
     gpu, samp, _ = _launches(reps, SAMPLE)
-    blocks, doc = _reported(samp, gpu.config)
+    blocks, doc = _reported(samp, gpu.config, tmp_path / "s.json")   # packed and compact records
     k = doc["kernels"]
     assert [r["sampling"]["status"] for r in k][3:5] == ["projected", "detailed"]
     proj, rs = blocks[3], samp[3].report_stats
@@ -204,7 +209,7 @@ def test_a_projected_launch_prints_a_compact_block_of_the_projected_counters():
 
     # -gpgpusim_sampling_full_stats 1: the full block, the compact one a part of it in order
     gpu2, full, _ = _launches(reps, SAMPLE + ["-gpgpusim_sampling_full_stats 1"])
-    fblocks, fdoc = _reported(full, gpu2.config)
+    fblocks, fdoc = _reported(full, gpu2.config, tmp_path / "f.json")
     assert full[3].report_stats.sampling["report"] == "full"
     assert any(line.startswith("\tL1D_cache_core[") for line in fblocks[3]) and COMPACT_NOTE not in fblocks[3]
     it = iter(fblocks[3])
