@@ -46,7 +46,7 @@ from .. import __version__ as _pkg_version
 from ..options.config import ptxplus_enabled
 from .data import KernelInfo, KernelStats
 from .linestats import write_line_stats
-from .stats import tree_copy, LINES, Values, delta, render
+from .stats import tree_copy, LINES, Values, delta, render, rows_for
 
 
 #: the version GPGPU-Sim's banner names; we reproduce 4.2.0's behaviour and statistics
@@ -96,6 +96,9 @@ class Reporter:
         self._exited = False
         self._printed: dict[str, Any] = {}   # the latest simulation time/rate lines' figures
         self._host_fun: dict[int, int] = {}    # kernel uid -> host stub address printed at launch
+        # the rows of LINES a compact projected report can print, for its counters' names
+        self._compact_names: tuple[frozenset[str], frozenset[str]] | None = None
+        self._compact_rows: list[Any] = []
 
     # ---- start-up ---------------------------------------------------------------------------
 
@@ -290,7 +293,13 @@ class Reporter:
         self.kernels[-1]["gpu_total_sim_rate"] = values["gpu_total_sim_rate"]   # as the block prints it
         block = [f"Destroy streams for kernel {stats.uid}: size 0"]
         marks = sampling_lines(stats)
-        for line in render(LINES, values):
+        rows = LINES
+        if compact:
+            names = (frozenset(per_kernel), frozenset(total))
+            if names != self._compact_names:
+                self._compact_names, self._compact_rows = names, rows_for(LINES, per_kernel, total)
+            rows = self._compact_rows
+        for line in render(rows, values):
             block.append(line)
             if marks and line.startswith("gpu_sim_cycle = "):
                 block += marks
