@@ -14,6 +14,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gpgpusim.options import ENV_SET_OPTIONS
+from gpgpusim.options.config import gpu_config_path
+from gpgpusim.runtime import load_active_config
+
 SONAME = "libcudart.so.13"
 
 
@@ -81,16 +85,12 @@ def run_env(gpu: str | None = None, config: str | None = None, functional: bool 
         env["GPGPUSIM_CONFIG"] = os.path.abspath(config)
         env.pop("GPGPUSIM_GPU", None)
     elif gpu:
-        from gpgpusim.options.config import gpu_config_path
-
         gpu_config_path(gpu)   # raises a clear error (with suggestions) for an unknown GPU
         env["GPGPUSIM_GPU"] = gpu
         env.pop("GPGPUSIM_CONFIG", None)
     if functional:
         env["PTX_SIM_MODE_FUNC"] = "1"
     if sets:
-        from gpgpusim.options import ENV_SET_OPTIONS
-
         extra = " ".join(shlex.quote(s) if " " in s else s for s in sets)
         env[ENV_SET_OPTIONS] = (env.get(ENV_SET_OPTIONS, "") + " " + extra).strip()
     if stats_json:
@@ -137,6 +137,5 @@ def check_config(env: dict[str, str], cwd: str | None = None) -> Any:
     so that a mistake stops the run with one clear message (a ``ConfigError``) before the
     application starts instead of failing its every CUDA call.  ``cwd``: the application's
     working directory (where ``gpgpusim.config`` is looked for), default ours."""
-    from gpgpusim.runtime import load_active_config
 
     return load_active_config(env, cwd)

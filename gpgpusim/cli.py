@@ -36,7 +36,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from gpgpusim import __version__
 from gpgpusim.appenv import SONAME, check_binary, check_config, find_nvcc, libdir, run_env
+from gpgpusim.errors import CudaError
+from gpgpusim.options import main_configs
+from gpgpusim.options.config import DEFAULT_GPU
 
 
 DEMO_SOURCE = r"""
@@ -124,7 +128,7 @@ def cmd_run(a: argparse.Namespace) -> int:
             return 2
     env = run_env(a.gpu, a.config, a.functional, sets, a.output)
     cfg = check_config(env)
-    from gpgpusim.timing.kernel_sampling import parse_mode
+    from gpgpusim.timing.kernel_sampling import parse_mode   # (importing timing activates the compiled model)
     try:
         parse_mode(cfg.get("gpgpusim_sampling"))
     except ValueError as exc:
@@ -234,9 +238,6 @@ def cmd_demo(a: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from gpgpusim import __version__
-    from gpgpusim.options.config import DEFAULT_GPU
-
     p = argparse.ArgumentParser(prog="gpgpusim", description="Run unmodified CUDA binaries on a simulated GPU")
     p.add_argument("--version", action="version",
                    version=f"gpgpusim {__version__} (GPGPU-Sim 4.2.0, {SONAME})")
@@ -294,11 +295,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_configs(a: argparse.Namespace) -> int:
-    from gpgpusim.options import main_configs
-
     return int(main_configs(list(a.rest)) or 0)
 
 
+# The subcommands below import their modules when they run: `gpgpusim run` starts in a few
+# milliseconds instead of loading the report, plotting, sweep and native-build code first.
 def cmd_plot(a: argparse.Namespace) -> int:
     from gpgpusim.report.plot import main as plot_main
 
@@ -362,7 +363,6 @@ def _main(argv: list[str] | None) -> int:
         # handed over untouched: their options would otherwise be read as gpgpusim's own
         return handover[args[0]](argparse.Namespace(rest=args[1:]))
     ns = build_parser().parse_args(_join_set_values(args))
-    from gpgpusim.errors import CudaError
 
     try:
         return int(ns.fn(ns))

@@ -15,6 +15,8 @@ import enum
 import os
 import sys
 
+from gpgpusim import hostio
+
 
 class Err(enum.IntEnum):
     """The ``cudaError_t`` values the simulator produces (CUDA 13 numbering)."""
@@ -109,8 +111,6 @@ def report_internal_error(where: str, exc: BaseException) -> str:
     """
     line = f"{where}: internal simulator error: {type(exc).__name__}: {exc}"
     try:
-        from gpgpusim import hostio
-
         hostio.flush()
         if os.environ.get("GPGPUSIM_TRACEBACK") == "1":
             import traceback

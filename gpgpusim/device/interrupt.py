@@ -44,6 +44,9 @@ import sys
 import threading
 from typing import Any, Callable
 
+from gpgpusim import hostio
+from gpgpusim.functional import memcheck
+
 #: the first interrupting signal's number, 0 while none arrived (polled by long loops)
 requested = 0
 _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -168,7 +171,6 @@ def current_kernel(runtime: Any) -> tuple[str | None, dict[str, int]]:
 
 def finish(runtime: Any, signum: int) -> None:
     """Print the interrupted end-of-run output and write the JSON (no exit)."""
-    from gpgpusim import hostio
 
     sig = signal.Signals(signum).name
     if runtime is None:
@@ -218,7 +220,6 @@ def stop_program(code: int, key: str, info: dict[str, Any]) -> None:
 def _final_report(runtime: Any, meta_extra: dict[str, Any]) -> None:
     """The Reporter's end-of-run output, the memcheck summary and the JSON (with
     ``meta_extra`` in its ``"run"`` section), then flush the application's output."""
-    from gpgpusim import hostio
 
     rep = runtime.reporter
     exit_fn = getattr(rep, "exit", None) if rep is not None else None
@@ -229,8 +230,6 @@ def _final_report(runtime: Any, meta_extra: dict[str, Any]) -> None:
             hostio.err(f"gpgpusim: end-of-run report failed: {exc!r}")
     try:
         if int(runtime._cfg("gpgpusim_memcheck", 0) or 0):
-            from gpgpusim.functional import memcheck
-
             memcheck.summary(force=True)
     except Exception:  # noqa: BLE001, S110 - optional
         pass

@@ -38,6 +38,10 @@ from typing import Any, Callable
 
 import numpy as np
 
+from gpgpusim.errors import CudaError, Err, PtxError
+
+from .loader import function_handle
+
 #: cudaSuccess, cudaErrorInvalidValue
 _SUCCESS, _INVALID_VALUE = 0, 1
 
@@ -99,7 +103,6 @@ def _kernels(lm: Any) -> dict[int, str]:
     """Function handle -> name of every kernel (``.entry``) of the module."""
     hit = _kernel_maps.get(id(lm.module))
     if hit is None or hit[0] is not lm.module:
-        from .loader import function_handle
         mod = lm.module
         hit = _kernel_maps[id(mod)] = (mod, {function_handle(mod, name): name
                                              for name, fn in mod.functions.items() if fn.is_entry})
@@ -111,12 +114,11 @@ def _dim(v: Any) -> tuple[int, int, int]:
 
 
 def _param_bytes(lm: Any, kernel: str) -> int:
-    from .engine import get_program
+    from .engine import get_program  # engine -> handlers -> call_insts -> cdp: a cycle at import
     return int(get_program(lm, kernel).kernel.param_bytes)
 
 
 def _no_kernel(ex: Any, name: str, handle: int, where: str) -> Exception:
-    from gpgpusim.errors import CudaError, Err
     return CudaError(Err.InvalidDeviceFunction, f"{name} at {where}: {handle:#x} is no kernel of "
                      f"{ex.lm.module.filename} (device-side launches reach the kernels of the launching "
                      f"module's PTX only)", sticky=True)
@@ -129,8 +131,6 @@ def make_call(lm: Any, name: str, args: list[Any], arg: Callable[[Any, str, int]
     ``arg(a, typ, offset)`` makes a reader ``(ex, sel, lanes) -> values`` of argument ``a``
     (``offset`` bytes into it: the fields of a ``dim3``); ``ret(typ)`` makes the writer of the
     return value."""
-    from gpgpusim.errors import PtxError
-
     v2 = name.endswith("V2")
     get = "GetParameterBuffer" in name
     want = (4 if v2 else 2) if get else (2 if v2 else 6)

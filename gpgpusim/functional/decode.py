@@ -37,6 +37,7 @@ from typing import Any, Callable
 import numpy as np
 
 from gpgpusim.errors import PtxError
+from gpgpusim.functional import semantics
 from gpgpusim.ptx import ir
 
 _RAW: dict[int, np.dtype] = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
@@ -54,9 +55,8 @@ _FALLBACK_DT: dict[str, type] = {
 def dtype_of(ptx_type: str) -> np.dtype:
     """numpy dtype of a PTX type (the semantics module's rule, with a local fallback)."""
     try:
-        from gpgpusim.functional import semantics
         return np.dtype(semantics.dtype_of(ptx_type))
-    except (ImportError, AttributeError):
+    except AttributeError:
         return np.dtype(_FALLBACK_DT[ptx_type])  # type: ignore[no-any-return]
 
 

@@ -29,7 +29,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gpgpusim.ptx import cfg, ir
+from cuobjdump_tools import elfinfo
+from gpgpusim.ptx import cfg, ir, resources
 
 from . import decode as dec
 
@@ -152,7 +153,6 @@ def ptxinfo(module: ir.Module, fatbin: Any = None, ptx_arch: int = 0
             binary = (int(cubin.global_bytes), int(const))
     missing = [n for n, f in module.functions.items() if f.is_entry and f.instructions and n not in info]
     if missing:
-        from gpgpusim.ptx import resources
         for name in missing:
             fn = module.functions[name]
             r = resources.analyze(fn, module)
@@ -165,16 +165,11 @@ def _cubin(fatbin: Any, ptx_arch: int) -> Any:
     if not elves:
         return None
     same = [e for e in elves if e.arch == ptx_arch]
-    try:
-        from cuobjdump_tools import elfinfo
-
-        for e in same or sorted(elves, key=lambda e: -e.arch):
-            try:
-                return elfinfo.cubin_info(e.payload)
-            except Exception:  # noqa: BLE001 - an unreadable cubin: try the next, else estimate
-                continue
-    except ImportError:
-        return None
+    for e in same or sorted(elves, key=lambda e: -e.arch):
+        try:
+            return elfinfo.cubin_info(e.payload)
+        except Exception:  # noqa: BLE001 - an unreadable cubin: try the next, else estimate
+            continue
     return None
 
 

@@ -27,6 +27,7 @@ import numpy as np
 from gpgpusim.errors import CudaError, Err
 
 from . import decode as dec
+from . import memcheck
 from .loader import LoadedModule
 from .memory import GlobalMemory, MemoryFault
 
@@ -39,10 +40,8 @@ _GLOBALTIMER_BASE_NS = time.time_ns() - time.perf_counter_ns()
 
 
 def _memcheck_mode(options: Any) -> int:
-    from .memcheck import enable, mode_of
-
-    mode = mode_of(options)
-    enable(mode)
+    mode = memcheck.mode_of(options)
+    memcheck.enable(mode)
     return mode
 
 
@@ -414,7 +413,6 @@ class Exec:
     def _memcheck_report(self, pos: np.ndarray, addrs: np.ndarray, size: int) -> None:
         """Memcheck hook of :meth:`parts` (global space): report lanes ``pos`` of the access;
         in stop mode (2) fault at the first of them."""
-        from . import memcheck
 
         lanes = self.fault_lanes
         memcheck.report(self, pos if lanes is None else lanes[pos], addrs[pos], size)

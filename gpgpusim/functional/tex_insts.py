@@ -28,14 +28,11 @@ from gpgpusim.ptx import ir
 
 from . import decode as dec
 from . import texture as T
+from .operands import _where, make_reader, make_writer
 
 _GEOM = {"1d": 1, "2d": 2, "3d": 3}
 _UNSUP_GEOM = ("a1d", "a2d", "cube", "acube", "2dms", "a2dms")
 _COMP = {"r": 0, "g": 1, "b": 2, "a": 3}
-
-
-def _where(prog: dec.Program, inst: ir.Instruction) -> str:
-    return f"{prog.filename}:{inst.line}"
 
 
 def _geom(prog, inst) -> int:
@@ -121,7 +118,6 @@ def _dest_regs(prog, inst, op) -> list[ir.Operand | None]:
 
 
 def _tex(lm, prog, fi, inst) -> Callable:
-    from .handlers import make_reader, make_writer
 
     where = _where(prog, inst)
     ndim = _geom(prog, inst)
@@ -183,7 +179,6 @@ def _tex(lm, prog, fi, inst) -> Callable:
 
 
 def _query(lm, prog, fi, inst) -> Callable:
-    from .handlers import make_reader, make_writer
 
     where = _where(prog, inst)
     kind = "tex" if inst.opcode == "txq" else "surf"
@@ -226,7 +221,6 @@ def _surf_common(prog, inst):
 
 
 def _suld(lm, prog, fi, inst) -> Callable:
-    from .handlers import make_reader, make_writer
 
     where, ndim, typ, ts, vec, mode = _surf_common(prog, inst)
     dsts = _dest_regs(prog, inst, inst.operands[0])
@@ -267,7 +261,6 @@ def _suld(lm, prog, fi, inst) -> Callable:
 
 
 def _sust(lm, prog, fi, inst) -> Callable:
-    from .handlers import make_reader
 
     where, ndim, typ, ts, vec, mode = _surf_common(prog, inst)
     hop, cops = _split_ref(prog, inst, inst.operands[0])

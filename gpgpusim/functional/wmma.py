@@ -56,6 +56,8 @@ import numpy as np
 from gpgpusim.errors import CudaError, Err, NotSupportedError
 from gpgpusim.ptx import ir
 
+from .operands import _addr, _lane_addrs, _space_of, _where, make_reader, make_writer
+
 #: element type -> (bytes in memory, elements per fragment register, register access type)
 _ELEM = {
     "f16": (2, 2, "b32"), "bf16": (2, 2, "b32"), "tf32": (4, 1, "b32"),
@@ -68,7 +70,6 @@ _RAW = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 def decode(lm: Any, prog: Any, fi: Any, inst: ir.Instruction, d: Any) -> None:
     """Fill ``d`` (a ``DInst``) for a ``wmma`` instruction (``d.run``; loads and stores are
     memory instructions)."""
-    from .handlers import _addr, _space_of, _where, make_reader, make_writer
 
     mods = inst.mods
     shape = next((m for m in mods if re.fullmatch(r"m\d+n\d+k\d+", m)), None)
@@ -148,7 +149,6 @@ def _mma_run(lm: Any, prog: Any, fi: Any, inst: ir.Instruction, frags: list[tupl
     """The ``run`` of a warp-level ``D = A B + C``: ``frags`` are D, A, B, C as ``(type, bits,
     elements per register, register access type, registers, layout)``; each warp computes
     ``groups`` independent products (4 for ``mma.m8n8k4`` with ``.f16``, else 1)."""
-    from .handlers import make_reader, make_writer
 
     m, n, k = mnk
     dt, dbits, dper, drtyp, dregs, dlay = frags[0]
@@ -236,7 +236,6 @@ def decode_mma_sync(lm: Any, prog: Any, fi: Any, inst: ir.Instruction, d: Any) -
     ``.satfinite``), on the fragments the PTX ISA specifies (:func:`mma_sync_elems`); other
     forms (``.b1``, fp8, block scaling, sparse ``mma.sp``) fail with ``cudaErrorNotSupported``
     naming the instruction."""
-    from .handlers import _where
 
     where = f"{inst} at {_where(prog, inst)}"
     mods = inst.mods
@@ -324,7 +323,6 @@ def _full_warps(ex: Any, sel: Any, where: str) -> np.ndarray:
 def _warp_args(ex: Any, sel: Any, const: Any, afn: Any, stride_rd: Any, lead: int,
                where: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The lanes, each lane's warp's matrix address (lane 0's) and stride (elements)."""
-    from .handlers import _lane_addrs
 
     lanes = _full_warps(ex, sel, where)
     addr = _lane_addrs(const, afn, ex, sel, lanes.size).astype(np.uint64)
@@ -407,7 +405,6 @@ def decode_ldmatrix(lm: Any, prog: Any, fi: Any, inst: ir.Instruction, d: Any) -
     with ``.trans`` elements ``(2 (l % 4), l >> 2)`` and ``(2 (l % 4) + 1, l >> 2)``.  The other
     shapes (``.m16n16``, ``.m8n16``, ``.b8``; sm_100) fail with ``cudaErrorNotSupported`` naming
     the instruction."""
-    from .handlers import _addr, _lane_addrs, _space_of, _where, make_reader, make_writer
 
     where = f"{inst} at {_where(prog, inst)}"
     mods = inst.mods

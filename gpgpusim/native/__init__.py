@@ -48,7 +48,8 @@ GROUP_MODULE = GROUP + "__mypyc"
 # the runtime's interpreted Gpu class) and its glue off the cycle path (kernel_run.py,
 # limits.py, projection.py), trace.py (wraps instance methods).
 MODULES = (
-    "timing/clock.py", "timing/cluster.py", "timing/feed.py", "timing/kernel_trace.py", "timing/live.py",
+    "timing/clock.py", "timing/cluster.py", "timing/feed.py", "timing/kernel_trace.py", "timing/kit.py",
+    "timing/live.py",
     "timing/live_check.py", "timing/mem_fetch.py", "timing/occupancy.py", "timing/recorder.py", "timing/sampling.py",
     "timing/static.py",
     "timing/core/coalesce.py", "timing/core/dump.py", "timing/core/fetch.py", "timing/core/icache.py",

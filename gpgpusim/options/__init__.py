@@ -10,11 +10,11 @@ from __future__ import annotations
 from .config import (ENV_OPTIONS, ENV_SET_OPTIONS, Config, ConfigError, configs_dir, gpu_config_path, load_config,
                      parse_icnt, shipped_gpus)
 from .registry import registry
+from .summary import main
 
 
 def main_configs(argv: list[str] | None = None) -> int:
     """``gpgpusim configs``: list the shipped GPU configs with a one-line summary each."""
-    from .summary import main
 
     return main(argv)
 

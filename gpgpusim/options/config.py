@@ -26,9 +26,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import CudaError, Err
+from ..errors import CudaError, Err, NotSupportedError
 from .booksim import check_param
-from .formats import INT_KINDS
+from .formats import INT_KINDS, address_decoder_lines
 from .registry import Legacy, Opt, registry
 from .tracing import check_options
 
@@ -293,7 +293,6 @@ class Config:
     def address_decoder_lines(self) -> list[str]:
         """The ``addr_dec_mask[...]`` / ``sub_partition_id_mask`` lines GPGPU-Sim prints at
         start-up (empty for a ``-gpgpu_mem_address_mask`` preset other than 0..3)."""
-        from .formats import address_decoder_lines
 
         return address_decoder_lines(self["gpgpu_mem_addr_mapping"], int(self["gpgpu_mem_address_mask"]),
                                      int(self["gpgpu_n_mem"]), int(self["gpgpu_n_sub_partition_per_mchannel"])) or []
@@ -569,7 +568,6 @@ def load_config(path: str | os.PathLike[str] | None = None, overrides: Iterable[
     _load_icnt(cfg, base)
     if cfg["gpgpu_shader_core_pipeline"].warp_size != 32:
         # Every part of the simulator (warp masks, shuffles, votes) assumes 32-lane warps.
-        from ..errors import NotSupportedError
 
         raise NotSupportedError(f"warp size {cfg['gpgpu_shader_core_pipeline'].warp_size} "
                                 "(-gpgpu_shader_core_pipeline): only 32 is supported")

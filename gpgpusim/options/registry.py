@@ -100,7 +100,7 @@ class Registry:
     """All declared options, by GPGPU-Sim name and by Python name, plus the dump order."""
 
     def __init__(self) -> None:
-        from .groups import ALL_GROUPS
+        from .groups import ALL_GROUPS     # the groups import Opt from here: a cycle at import
 
         self.by_name: dict[str, Opt | Legacy] = {}
         self.by_pyname: dict[str, Opt | Legacy] = {}
@@ -118,7 +118,7 @@ class Registry:
                 declared.append(e)
                 self.dump_order.append(e.name)
             self.groups[group] = declared
-        from .groups.functional import EXTENSIONS
+        from .groups.functional import EXTENSIONS      # (the same cycle)
 
         for lg in LEGACY + EXTENSIONS:
             self._add(lg)

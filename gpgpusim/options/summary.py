@@ -11,6 +11,8 @@ import sys
 from typing import Any
 
 from .config import ConfigError, load_config, shipped_gpus
+from .groups.functional import EXTENSIONS
+from .registry import registry
 
 #: memory technology of each shipped model (facts about the modelled boards; not an option)
 DRAM_TYPE = {
@@ -80,9 +82,6 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"-{name:<40} {da[name]:>24} | {db.get(name, '')}")
             return 0
         if args.describe:
-            from .registry import registry
-
-            from .groups.functional import EXTENSIONS
 
             needle = args.describe.lower()
             groups: dict[str, list[Any]] = dict(registry().groups)

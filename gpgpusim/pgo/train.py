@@ -19,6 +19,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from gpgpusim import native
+from gpgpusim.device.gpu import KernelLaunchOp
+from gpgpusim.functional.loader import load_module
+from gpgpusim.functional.memory import GlobalMemory
+from gpgpusim.options import load_config
+from gpgpusim.ptx import parse_ptx
+from gpgpusim.timing.gpu import TimingGpu
+
 PTX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "train.ptx")
 
 
@@ -27,11 +35,6 @@ def timing_gpu(ptx_text: str, name: str, sms: int, config: str,
     """``(cfg, gmem, gpu, loaded module)``: a performance-mode GPU of ``config`` with ``sms``
     SMs, no launch latency and the ``-option value`` strings ``options``, with PTX ``ptx_text``
     loaded (``bench/inproc.py`` sets up its speed benchmarks with it too)."""
-    from gpgpusim.functional.loader import load_module
-    from gpgpusim.functional.memory import GlobalMemory
-    from gpgpusim.options import load_config
-    from gpgpusim.ptx import parse_ptx
-    from gpgpusim.timing.gpu import TimingGpu
 
     cfg = load_config(None, overrides=[f"-gpgpu_n_clusters {sms}", "-gpgpu_kernel_launch_latency 0",
                                        *options], env=False, gpu=config)
@@ -42,7 +45,6 @@ def timing_gpu(ptx_text: str, name: str, sms: int, config: str,
 def launch_op(lm: Any, cfg: Any, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int],
               params: bytes, regs: int, smem: int) -> Any:
     """The launch of ``kernel`` of loaded module ``lm`` (``regs`` and ``smem`` feed occupancy)."""
-    from gpgpusim.device.gpu import KernelLaunchOp
     return KernelLaunchOp(lm, kernel, grid, block, 0, params, {"options": cfg}, regs_per_thread=regs,
                           static_smem_bytes=smem)
 
@@ -98,8 +100,6 @@ def train(config: str, sms: int, n: int, threads: int) -> None:
 
 
 def main() -> int:
-    from gpgpusim import native
-
     want = os.environ.get("GPGPUSIM_NATIVE_DIR")
     if want and not native.activate():
         # training the pure-Python model would leave no profile: the build must not go on

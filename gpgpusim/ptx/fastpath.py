@@ -23,7 +23,7 @@ from typing import Any
 from lark import Token
 
 from gpgpusim.ptx.ir import Addr, PredPair, Reg, Vec
-from gpgpusim.ptx.parser import _Ident, _reg, neg_literal, num_literal, parse_int
+from gpgpusim.ptx.syntax import _Ident, _reg, neg_literal, num_literal, parse_int
 
 #: The placeholder the grammar's FAST terminal matches.
 FAST_CHAR = "\x01"

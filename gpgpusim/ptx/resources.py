@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpgpusim.ptx import ir
+from gpgpusim.ptx import cfg, ir
 from gpgpusim.ptx.ir import Addr, BasicBlock, Function, Imm, Label, Module, ParamList, PredPair, Reg, Sym, Vec
 
 #: Default CTA size limit when the kernel has no ``.maxntid``/``.reqntid``.
@@ -150,8 +150,6 @@ def max_live_regs(fn: Function) -> int:
         defs.append(sum(1 << index[nm] for nm in set(d) if nm in index))
     blocks = fn.basic_blocks
     if not blocks:
-        from gpgpusim.ptx import cfg
-
         cfg.analyze(fn)
         blocks = fn.basic_blocks
     nb = len(blocks)

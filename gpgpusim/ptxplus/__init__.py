@@ -26,7 +26,12 @@ import io
 from dataclasses import dataclass, field
 from typing import Any
 
+from cuobjdump_tools.elfinfo import cubin_info
+from cuobjdump_tools.fatbin import FatbinError
+from cuobjdump_tools.sass import disassemble
 from gpgpusim.errors import CudaError, Err
+from gpgpusim.functional.loader import function_handle
+from gpgpusim.ptx import parse_ptx
 
 from .convert import BUILTINS, KernelContext, ParamSlot, UnsupportedSass, convert_kernel, supported_opcodes
 
@@ -149,11 +154,7 @@ def kernel_context(fn: Any, kinfo: Any, const3: list[tuple[int, int, str]],
 
 def apply(m: Any, max_capability: int, *, fallback: bool = False, save: bool = False) -> PtxplusResult:
     """Convert the kernels of registered module ``m`` (its PTX already parsed into ``m.ir``)."""
-    from cuobjdump_tools.elfinfo import cubin_info
-    from cuobjdump_tools.fatbin import FatbinError
-    from cuobjdump_tools.sass import disassemble
 
-    from gpgpusim.ptx import parse_ptx
 
     res = PtxplusResult()
     entries = list(getattr(m.fatbin, "entries", []) or [])
@@ -173,7 +174,6 @@ def apply(m: Any, max_capability: int, *, fallback: bool = False, save: bool = F
     const3 = _const_symbols(entry.payload, 3)
     const2 = _section_bytes(entry.payload, ".nv.constant2")
     const4 = _const_relocations(entry.payload, 4)
-    from gpgpusim.functional.loader import function_handle
 
     handles = {n: function_handle(m.ir, n) for n, f in m.ir.functions.items() if not f.is_entry}
     texts: list[str] = []

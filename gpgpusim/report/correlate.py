@@ -537,7 +537,7 @@ def render(matching: Matching, reports: Sequence[MetricReport], n_rows: int) -> 
 
 def plot(report: MetricReport, path: str | Path) -> Path:
     """Log-log scatter of ours (y) against hardware (x) with the y = x line."""
-    from .plot import _plt
+    from .plot import _plt     # plot imports this module (kernel labels): a cycle at import
 
     plt = _plt()
     xs = [hw for _, _, hw, _ in report.rows if hw > 0]

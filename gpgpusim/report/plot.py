@@ -25,6 +25,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .correlate import demangle, short_name
+
 
 def _plt() -> Any:
     import matplotlib
@@ -67,7 +69,6 @@ _NAN = float("nan")
 
 def kernel_labels(kernels: list[dict[str, Any]]) -> list[str]:
     """``<launch uid>:<function name>`` of each kernel (demangled, at most 28 characters)."""
-    from .correlate import demangle, short_name
 
     demangle([str(k.get("kernel_name", "?")) for k in kernels])      # one c++filt call for all
     return [f"{k.get('kernel_launch_uid', '?')}:{short_name(str(k.get('kernel_name', '?')))[:28]}" for k in kernels]

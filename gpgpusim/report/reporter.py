@@ -40,18 +40,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from gpgpusim.native import model_kind
+
 from .. import __version__ as _pkg_version
 from ..options.config import ptxplus_enabled
 from .data import KernelInfo, KernelStats
-from .stats import tree_copy, LINES, Values, delta, render
+from .linestats import write_line_stats
+from .stats import tree_copy, LINES, Values, delta, render, rows_for
 
-
-def _model_kind() -> str:
-    """``gpgpusim.native.model_kind()`` (imported late: the report does not need the
-    timing package otherwise)."""
-    from gpgpusim.native import model_kind
-
-    return model_kind()
 
 #: the version GPGPU-Sim's banner names; we reproduce 4.2.0's behaviour and statistics
 GPGPUSIM_VERSION = "4.2.0"
@@ -100,6 +96,9 @@ class Reporter:
         self._exited = False
         self._printed: dict[str, Any] = {}   # the latest simulation time/rate lines' figures
         self._host_fun: dict[int, int] = {}    # kernel uid -> host stub address printed at launch
+        # the rows of LINES a compact projected report can print, for its counters' names
+        self._compact_names: tuple[frozenset[str], frozenset[str]] | None = None
+        self._compact_rows: list[Any] = []
 
     # ---- start-up ---------------------------------------------------------------------------
 
@@ -226,10 +225,11 @@ class Reporter:
                 self.line_counts[key] = self.line_counts.get(key, 0) + n
         if self.kernels:
             # the previous record is complete: its counters (the bulk of it, ~1 MB as Python
-            # objects) are kept packed, so a run of thousands of launches stays small
+            # objects) are kept packed, so a run of thousands of launches stays small; a projected
+            # launch's compact counters (a few dozen numbers) are kept as they are
             prev = self.kernels[-1]
             counters = prev.get("counters")
-            if isinstance(counters, dict) and counters:
+            if isinstance(counters, dict) and counters and not prev.get("sampling", {}).get("report") == "compact":
                 prev["counters"] = _Packed(counters)
         rec = stats.to_json()
         if stats.uid in self._host_fun:
@@ -256,11 +256,23 @@ class Reporter:
         self._simulation_time(with_cycles=False, insn=self.tot_func_insn)
 
     def kernel_end(self, stats: KernelStats) -> None:
-        """The end-of-kernel statistics block (performance mode), then the simulation time."""
+        """The end-of-kernel statistics block (performance mode), then the simulation time.
+
+        A projected launch reported compactly (:func:`projected_compact`) brings only its
+        projected scalar counters: the block prints the lines those feed (the rest find no
+        value and drop out, as any line does) and ends with :data:`COMPACT_NOTE`; the counters
+        it did not bring are taken as unchanged for the next kernel's per-kernel values."""
         self._account(stats)
         now = stats.counters
         per_kernel = delta(now, self._prev_counters)
-        self._prev_counters = tree_copy(dict(now))
+        compact = projected_compact(stats)
+        if compact:
+            # only the projected (scalar) counters changed: the rest stay as the last report left them
+            prev = dict(self._prev_counters)
+            prev.update(now)
+            self._prev_counters = prev
+        else:
+            self._prev_counters = tree_copy(dict(now))
         if now:  # the timing model's counters, per kernel and cumulative, for the JSON too
             self.kernels[-1]["counters"] = per_kernel
             self._last_counters = self._prev_counters
@@ -281,14 +293,21 @@ class Reporter:
         self.kernels[-1]["gpu_total_sim_rate"] = values["gpu_total_sim_rate"]   # as the block prints it
         block = [f"Destroy streams for kernel {stats.uid}: size 0"]
         marks = sampling_lines(stats)
-        for line in render(LINES, values):
+        rows = LINES
+        if compact:
+            names = (frozenset(per_kernel), frozenset(total))
+            if names != self._compact_names:
+                self._compact_names, self._compact_rows = names, rows_for(LINES, per_kernel, total)
+            rows = self._compact_rows
+        for line in render(rows, values):
             block.append(line)
             if marks and line.startswith("gpu_sim_cycle = "):
                 block += marks
                 marks = []
         block += marks
-        self._emit(block)
-        self._simulation_time(with_cycles=stats.cycles is not None)
+        if compact:
+            block.append(COMPACT_NOTE)
+        self._simulation_time(with_cycles=stats.cycles is not None, lead=block)
 
     def _emit(self, lines: list[str]) -> None:
         if self.out_lines is not None:
@@ -297,7 +316,7 @@ class Reporter:
             for line in lines:
                 self.out(line)
 
-    def _simulation_time(self, with_cycles: bool, insn: int | None = None) -> None:
+    def _simulation_time(self, with_cycles: bool, insn: int | None = None, lead: list[str] | None = None) -> None:
         """``gpgpu_simulation_time`` (whole seconds, at least 1, as GPGPU-Sim) and the rates,
         which use the real elapsed time (not whole seconds).
 
@@ -306,7 +325,8 @@ class Reporter:
         whole seconds), ``simulation_elapsed_s`` (the time the rates divide by),
         ``simulation_rate_inst_per_s`` and, with cycles, ``simulation_rate_cycle_per_s`` and
         ``silicon_slowdown``.  GPGPU-Sim prints no blank line after these lines.  In PTXPlus mode
-        ``gpgpu_simulation_isa`` follows them, naming the ISA simulated.
+        ``gpgpu_simulation_isa`` follows them, naming the ISA simulated.  ``lead``: lines that go
+        before them (the statistics block), written together with them in one piece.
         """
         elapsed = max(self._clock() - self.start, 1e-9)
         whole = max(int(elapsed), 1)
@@ -316,19 +336,19 @@ class Reporter:
         printed: dict[str, Any] = {
             "simulation_time": {"days": d, "hrs": h, "min": m, "sec": s, "total_sec": whole},
             "simulation_elapsed_s": elapsed, "simulation_insn": total, "simulation_rate_inst_per_s": rate}
-        self.out("")
-        self.out("")
-        self.out(f"gpgpu_simulation_time = {d} days, {h} hrs, {m} min, {s} sec ({whole} sec)")
-        self.out(f"gpgpu_simulation_rate = {rate} (inst/sec)")
+        lines = [] if lead is None else lead
+        lines += ["", "", f"gpgpu_simulation_time = {d} days, {h} hrs, {m} min, {s} sec ({whole} sec)",
+                  f"gpgpu_simulation_rate = {rate} (inst/sec)"]
         if with_cycles:
             cyc_rate = int(self.tot_cycles / elapsed)
-            self.out(f"gpgpu_simulation_rate = {cyc_rate} (cycle/sec)")
+            lines.append(f"gpgpu_simulation_rate = {cyc_rate} (cycle/sec)")
             core_hz = self.cfg.core_clock_mhz * 1e6
             slowdown = int(core_hz / cyc_rate) if cyc_rate else 0
-            self.out(f"gpgpu_silicon_slowdown = {slowdown}x")
+            lines.append(f"gpgpu_silicon_slowdown = {slowdown}x")
             printed.update(simulation_rate_cycle_per_s=cyc_rate, silicon_slowdown=slowdown)
         if _ptxplus_on(self.cfg):   # GPGPU-Sim has no such line; PTX runs print none, as it
-            self.out("gpgpu_simulation_isa = PTXPlus (SASS converted, -gpgpu_ptx_convert_to_ptxplus 1)")
+            lines.append("gpgpu_simulation_isa = PTXPlus (SASS converted, -gpgpu_ptx_convert_to_ptxplus 1)")
+        self._emit(lines)
         if self.kernels:
             self.kernels[-1].update(printed)
         self._printed = printed
@@ -351,7 +371,6 @@ class Reporter:
             if not self.cfg["enable_ptx_file_line_stats"]:
                 return None
             path = self.cfg.raw("ptx_line_stats_filename")
-        from .linestats import write_line_stats
 
         write_line_stats(path, self.line_counts)
         return Path(path)
@@ -402,7 +421,7 @@ class Reporter:
             totals["counters"] = self._last_counters
         doc: dict[str, Any] = {
             "simulator": {"name": "gpgpusim", "version": _pkg_version, "gpgpusim_compat": GPGPUSIM_VERSION,
-                          **({} if self.cfg.functional_only else {"performance_model": _model_kind()})},
+                          **({} if self.cfg.functional_only else {"performance_model": model_kind()})},
             "mode": "functional" if self.cfg.functional_only else "performance",
             "gpu": _gpu_label(self.cfg),
             "isa": "ptxplus" if _ptxplus_on(self.cfg) else "ptx",
@@ -471,6 +490,19 @@ def _unpacked(rec: dict[str, Any]) -> dict[str, Any]:
         rec = dict(rec)
         rec["counters"] = c.value()
     return rec
+
+
+#: the last line of a projected launch's compact statistics block
+COMPACT_NOTE = ("gpgpusim_sampling_stats = compact (projected launch: the per-unit sections -- per-core "
+                "L1, per-bank L2, per-channel DRAM, interconnect -- and the high-water marks were not "
+                "simulated and are omitted; -gpgpusim_sampling_full_stats 1 prints the full block)")
+
+
+def projected_compact(stats: KernelStats) -> bool:
+    """Whether ``stats`` is a projected launch reported compactly: its ``counters`` hold the
+    projected scalar counters only (``-gpgpusim_sampling_full_stats 0``)."""
+    s = stats.sampling
+    return s is not None and s.get("status") == "projected" and s.get("report") == "compact"
 
 
 def sampling_lines(stats: KernelStats) -> list[str]:

@@ -15,7 +15,6 @@ each formatter.  Counter shapes:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-import copy
 import math
 
 import numpy as np
@@ -211,7 +210,9 @@ def dram_partitions(v: Any) -> list[str]:
         # under kernel sampling, or that touched no DRAM): the same text, not formatted again
         return list(_last_dram[1])
     out = _dram_partitions(head, channels)
-    _last_dram[:] = [(head, copy.deepcopy(channels)), out]
+    # no copy: a kernel's counters are a snapshot of the model's (``StatsRegistry.snapshot``) that
+    # nothing changes once it is reported, so the memo can hold the channels themselves
+    _last_dram[:] = [key, out]
     return list(out)
 
 

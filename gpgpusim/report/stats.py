@@ -432,6 +432,33 @@ def render(lines: list[Any], v: Values) -> Iterator[str]:
             yield from outs
 
 
+def rows_for(lines: list[Any], kernel: Mapping[str, Any], total: Mapping[str, Any]) -> list[Any]:
+    """The rows of ``lines`` that can print for counters with these names (the headers kept):
+    a row drops out when a ``k:``/``t:`` counter it reads is missing (or a ``no:`` one
+    present), whatever the values, so :func:`render` of the rows left prints the same lines
+    as of ``lines``.  For a report whose counters leave most rows out (a projected launch's
+    compact report) this skips them once instead of trying each."""
+    def present(name: str) -> bool:
+        if name.startswith("k:"):
+            return name[2:] in kernel
+        if name.startswith("t:"):
+            return name[2:] in total
+        if name.startswith("no:"):
+            return name[3:] not in total
+        return True
+    out = []
+    for row in lines:
+        if isinstance(row, PerUnit):
+            names = [f"t:{a}" for a in row.arrays]
+        elif isinstance(row, Header):
+            names = []
+        else:
+            names = row.names()
+        if all(present(n) for n in names):
+            out.append(row)
+    return out
+
+
 def known_stat_names() -> set[str]:
     """Every raw counter name the printer can show (for tests and for model authors)."""
     names: set[str] = set()

@@ -17,6 +17,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+from gpgpusim.options import load_config
 from gpgpusim.options.config import ptxplus_enabled
 
 _lock = threading.Lock()
@@ -26,7 +27,6 @@ _runtime: Any = None
 def load_active_config(environ: Mapping[str, str] | None = None, cwd: str | None = None) -> Any:
     """The config a run gets, by the rules above; ``environ`` and ``cwd`` (default: this
     process's) let ``gpgpusim run`` check the application's config before starting it."""
-    from gpgpusim.options import load_config
 
     env: Mapping[str, str] = os.environ if environ is None else environ
 
@@ -93,6 +93,8 @@ def get_runtime() -> Any:
     global _runtime
     with _lock:
         if _runtime is None:
+            # imported here: `gpgpusim run` imports this package (load_active_config) without
+            # loading the runtime, the device and the report, which the first CUDA call needs
             from gpgpusim import hostio
             from gpgpusim.report import Reporter
 

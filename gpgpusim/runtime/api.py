@@ -42,8 +42,11 @@ from collections.abc import Callable
 from typing import Any
 
 from gpgpusim import hostio
+from gpgpusim.device import make_gpu
 from gpgpusim.errors import CudaError, Err
+from gpgpusim.functional import memcheck
 from gpgpusim.functional.memory import GlobalMemory
+from gpgpusim.report import write_json
 
 from . import abi
 from .device import DeviceInfo
@@ -55,6 +58,7 @@ from .module_api import ModuleApi
 from .modules import Registry
 from .service import PUBLIC_NAMES, api, entry_name, internal_error, is_entry_point
 from .stream_api import StreamApi
+from .streams import StreamManager
 from .textures import TextureApi
 
 #: the services of a runtime: attribute name -> class
@@ -127,9 +131,6 @@ class Runtime:
         return default if v is None else v
 
     def _start_streams(self) -> None:
-        from gpgpusim.device import make_gpu
-
-        from .streams import StreamManager
 
         self.gpu = make_gpu(self.config, self.gmem, _ReporterHooks(self.reporter), launch_fn=self._launch_fn)
         self.streams = StreamManager(self.gpu)
@@ -289,15 +290,11 @@ class Runtime:
             fn()
         status = 0
         if int(self._cfg("gpgpusim_memcheck", 0) or 0):
-            from gpgpusim.functional import memcheck
-
             memcheck.summary(force=True)     # ========= ERROR SUMMARY: N errors
             status = memcheck.exit_status(self.config)
         path = os.environ.get("GPGPUSIM_STATS_JSON")
         if path:
             try:
-                from gpgpusim.report import write_json
-
                 write_json(path, self)
             except (ImportError, AttributeError, TypeError, OSError) as exc:
                 hostio.err(f"gpgpusim: cannot write the statistics to {path}: {exc}")

@@ -33,12 +33,12 @@ from typing import Any
 
 from gpgpusim.device.gpu import KernelLaunchOp
 from gpgpusim.functional.cdp import STREAM_FIRE_AND_FORGET
+from gpgpusim.functional.engine import get_program
 
 
 def child_launch(parent: KernelLaunchOp, dl: Any, gmem: Any) -> KernelLaunchOp:
     """The kernel launch of child grid ``dl`` (``functional.cdp.DeviceLaunch``) of
     ``parent``; its parameter buffer is read and freed."""
-    from gpgpusim.functional.engine import get_program
     n = int(get_program(parent.module, dl.kernel).kernel.param_bytes)
     params = gmem.read(dl.buffer, n).tobytes() if n else b""
     gmem.free(dl.buffer)

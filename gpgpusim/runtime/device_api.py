@@ -13,6 +13,7 @@ from . import abi
 from .device import DEFINED_DEVICE_ATTRIBUTES
 from .service import ApiError, Service, api
 from .service import check_ptr as _check_ptr
+from .stream_state import PRIORITY_GREATEST, PRIORITY_LEAST
 
 CUDART_VERSION = 13000          # CUDA 13.0 (cudaRuntimeGetVersion / cudaDriverGetVersion)
 INVALID_DEVICE_ID = -2          # cudaInvalidDeviceId
@@ -110,8 +111,6 @@ class DeviceApi(Service):
 
     @api
     def cudaDeviceGetStreamPriorityRange(self, least: int, greatest: int) -> None:
-        from .streams import PRIORITY_GREATEST, PRIORITY_LEAST
-
         if least:
             abi.write_i32(least, PRIORITY_LEAST)
         if greatest:

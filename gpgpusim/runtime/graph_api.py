@@ -36,10 +36,7 @@ from gpgpusim.runtime.stream_api import (
     _ptsz,
     _read_ptr_array,
 )
-from gpgpusim.runtime.streams import (
-    STREAM_LEGACY_NULL,
-    STREAM_PER_THREAD,
-)
+from gpgpusim.runtime.stream_state import STREAM_LEGACY_NULL, STREAM_PER_THREAD
 
 
 class GraphApi(Service):

@@ -17,11 +17,14 @@ from gpgpusim.device.gpu import KernelLaunchOp
 from gpgpusim.errors import CudaError, Err
 from gpgpusim.functional.loader import load_module
 from gpgpusim.functional.messages import load_report  # (GPGPU-Sim's load messages, C194)
+from gpgpusim.ptx import load_ptx_cached
 
 from . import abi
-from .modules import Kernel, Module, elf_resources, ptx_for_module
+from .launch import marshal_params, validate_launch
+from .modules import Kernel, Module, Variable, elf_resources, ptx_for_module
 from .service import ApiError, Service, api, registration
 from .service import check_ptr as _check_ptr
+from .stream_state import STREAM_PER_THREAD
 
 # cudaFuncAttribute
 FUNC_ATTR_MAX_DYN_SMEM, FUNC_ATTR_CARVEOUT = 8, 9
@@ -35,17 +38,6 @@ _CUDADEVRT_VARS = frozenset(("cudartErrorTable", "cudartErrorTableEntryCount", "
 def _device_runtime_symbol(name: str) -> bool:
     """Whether ``name`` is a kernel or variable of CUDA's device runtime library."""
     return "_cuda_device_runtime_cu_" in name or name in _CUDADEVRT_VARS
-
-
-def _parse_ptx(text: str, name: str) -> Any:
-    try:
-        from gpgpusim.ptx import load_ptx_cached as parse
-    except ImportError:
-        try:
-            from gpgpusim.ptx import parse_ptx as parse
-        except ImportError:
-            raise CudaError(Err.NotSupported, "the PTX front end (gpgpusim.ptx.parse_ptx) is not available") from None
-    return parse(text, name)
 
 
 class ModuleApi(Service):
@@ -92,7 +84,7 @@ class ModuleApi(Service):
             text, name = ptx_for_module(m, self.rt.max_capability, capability_origin=getattr(
                 self.rt.config, "origin", {}).get("gpgpu_ptx_force_max_capability"))
             m.ptx_name = name
-            m.ir = _parse_ptx(text, name)
+            m.ir = load_ptx_cached(text, name)
             if self.rt._ptxplus and m.fatbin is not None:
                 self._convert_ptxplus(m)
         except Exception as exc:  # noqa: BLE001 - kept on the module, reported once
@@ -102,7 +94,7 @@ class ModuleApi(Service):
     def _convert_ptxplus(self, m: Module) -> None:
         """PTXPlus mode: replace the module's kernels by their converted SASS
         (:func:`gpgpusim.ptxplus.apply`); its notes go to stderr, one line each."""
-        from gpgpusim import ptxplus
+        from gpgpusim import ptxplus      # the SASS converter: loaded only in PTXPlus mode
 
         m.ptxplus = ptxplus.apply(m, self.rt.max_capability,
                                   fallback=bool(int(self.rt._cfg("gpgpusim_ptxplus_fallback", 0) or 0)),
@@ -191,7 +183,6 @@ class ModuleApi(Service):
         """Key a ``__device__`` / ``__constant__`` / ``__managed__`` variable by its host shadow.
         A name the PTX lacks is registered with a warning: using the symbol returns
         ``cudaErrorInvalidSymbol``."""
-        from .modules import Variable
 
         what = "__cudaRegisterManagedVar" if managed else "__cudaRegisterVar"
         m = self.rt.registry.module(handle)
@@ -257,8 +248,6 @@ class ModuleApi(Service):
 
     def _launch_checked(self, what: str, func: int, grid: tuple[int, int, int], block: tuple[int, int, int],
                         args: int, shmem: int, stream: int, cooperative: bool) -> None:
-        from .launch import marshal_params, validate_launch
-
         k = self.rt.registry.kernel(func, what)
         fn = k.function()
         validate_launch(what, k, self.rt.device, grid, block, shmem)
@@ -284,8 +273,6 @@ class ModuleApi(Service):
         shmem, stream, attrs = struct.unpack_from("<QQQ", raw, 24)
         (n_attrs,) = struct.unpack_from("<I", raw, 48)
         if per_thread and stream == 0:
-            from .streams import STREAM_PER_THREAD
-
             stream = STREAM_PER_THREAD
         if n_attrs and not attrs:
             raise CudaError(Err.InvalidValue, f"{what}: numAttrs={n_attrs} but attrs is NULL")
@@ -320,7 +307,6 @@ class ModuleApi(Service):
                   shmem: int, args: int) -> KernelLaunchOp:
         """The launch op of host function ``func`` with ``void **args`` (a graph's kernel node):
         the registry lookup, validation, marshalling and engine options of a launch."""
-        from .launch import marshal_params, validate_launch
 
         k = self.rt.registry.kernel(func, what)
         validate_launch(what, k, self.rt.device, grid, block, shmem)

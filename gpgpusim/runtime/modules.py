@@ -27,7 +27,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from cuobjdump_tools import elfinfo
+from cuobjdump_tools import fatbin as fb
+from gpgpusim import hostio
 from gpgpusim.errors import CudaError, Err
+from gpgpusim.options.config import configs_dir
+from gpgpusim.ptx import resources as ptx_resources
 
 
 @dataclass
@@ -146,10 +151,8 @@ def _kernel_resources(k: Kernel) -> KernelResources:
             max_threads=_attr(info, "max_threads", default=1024) or 1024,
             source="nv.info")
     try:
-        from gpgpusim.ptx import resources as ptx_resources
-
         ptx_res = ptx_resources.analyze(fn, k.module.ir)
-    except (ImportError, AttributeError):
+    except AttributeError:
         ptx_res = None
     if ptx_res is not None:
         return KernelResources(
@@ -232,7 +235,6 @@ def ptx_for_module(m: Module, max_capability: int, env: Mapping[str, str] | None
             raise CudaError(Err.InvalidKernelImage,
                             f"PTX_SIM_USE_PTX_FILE is set but the PTX file {path!r} cannot be read: "
                             f"{exc.strerror}") from None
-    from cuobjdump_tools import fatbin as fb
 
     if not m.wrapper_addr:
         raise CudaError(Err.InvalidKernelImage, f"fat binary #{m.index}: NULL fatbin wrapper pointer")
@@ -247,7 +249,6 @@ def ptx_for_module(m: Module, max_capability: int, env: Mapping[str, str] | None
                             f"fat binary #{m.index} holds no PTX (it has {archs}); gpgpusim simulates "
                             f"PTX: rebuild with PTX embedded (e.g. -gencode arch=compute_75,code=compute_75)")
         entry = min(ptx, key=lambda e: e.arch)
-        from gpgpusim import hostio
 
         hostio.err(_capability_note(m.index, max_capability, entry.arch, capability_origin))
     m.ptx_arch = entry.arch
@@ -259,7 +260,6 @@ def ptx_for_module(m: Module, max_capability: int, env: Mapping[str, str] | None
 def _capability_note(index: int, max_capability: int, arch: int, origin: str | None) -> str:
     """The line saying that fat binary ``index`` has no PTX <= ``max_capability`` and that
     ``compute_<arch>`` is simulated instead (see :func:`ptx_for_module`)."""
-    from gpgpusim.options.config import configs_dir
 
     shipped = origin in (None, "default") or str(origin).startswith(str(configs_dir()))
     what = (f"fat binary #{index} has no PTX for compute capability <= {max_capability} "
@@ -281,10 +281,6 @@ def elf_resources(m: Module) -> dict[str, Any]:
         return {}
     elves = [e for e in m.fatbin.entries if e.kind == "elf"]
     if not elves:
-        return {}
-    try:
-        from cuobjdump_tools import elfinfo
-    except ImportError:
         return {}
     # Several cubins may be embedded (and some carry no kernels): merge them, newest arch last
     # so that it wins.

@@ -32,7 +32,7 @@ from gpgpusim.runtime import abi
 from gpgpusim.runtime.service import Service, api, entry
 from gpgpusim.runtime.service import check_ptr as _check_ptr
 from gpgpusim.runtime.stream_mempool import INT_ATTRS, MemPool, MemPools
-from gpgpusim.runtime.streams import (
+from gpgpusim.runtime.stream_state import (
     PRIORITY_GREATEST,
     PRIORITY_LEAST,
     STREAM_LEGACY_NULL,

@@ -7,6 +7,11 @@ pushed onto a stream; one background simulation thread, started on first use, ex
 the :class:`~gpgpusim.device.gpu.Gpu`.  Host threads block only where CUDA blocks
 (synchronise calls), never while enqueueing.
 
+:class:`StreamManager` is this module with two mixins: stream capture
+(:mod:`gpgpusim.runtime.stream_capture`) and the simulation thread
+(:mod:`gpgpusim.runtime.sim_thread`); the stream, event and capture records and CUDA's constants
+are :mod:`gpgpusim.runtime.stream_state`.
+
 Semantics (CUDA's, where GPGPU-Sim differs it is noted):
 
 - Operations of one stream run in order; an operation starts when its stream's previous
@@ -47,7 +52,6 @@ Semantics (CUDA's, where GPGPU-Sim differs it is noted):
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import itertools
 import threading
@@ -57,117 +61,42 @@ from typing import Any
 from gpgpusim.device.gpu import (
     EmptyOp,
     EventRecordOp,
-    FreeOp,
     HostFuncOp,
     KernelLaunchOp,
-    Memcpy2DOp,
-    MemcpyOp,
-    MemsetOp,
     Op,
     WaitEventOp,
 )
-from gpgpusim.errors import CudaError, Err, report_internal_error
+from gpgpusim.errors import CudaError, Err
 from gpgpusim.runtime import graphs
+from gpgpusim.runtime.sim_thread import SimThreadMixin
+from gpgpusim.runtime.stream_capture import CaptureMixin
 from gpgpusim.runtime.stream_mempool import MemPools
-
-# cudaStream_t special handles
-STREAM_LEGACY_NULL = 0
-STREAM_LEGACY = 1          # cudaStreamLegacy
-STREAM_PER_THREAD = 2      # cudaStreamPerThread
-
-# flags
-STREAM_DEFAULT = 0
-STREAM_NON_BLOCKING = 1    # cudaStreamNonBlocking
-EVENT_DEFAULT = 0
-EVENT_BLOCKING_SYNC = 1    # cudaEventBlockingSync
-EVENT_DISABLE_TIMING = 2   # cudaEventDisableTiming
-EVENT_INTERPROCESS = 4     # cudaEventInterprocess
-EVENT_RECORD_EXTERNAL = 1  # cudaEventRecordExternal
-EVENT_WAIT_EXTERNAL = 1    # cudaEventWaitExternal
-
-#: cudaDeviceGetStreamPriorityRange on Volta and later: (least, greatest); lower is more urgent.
-PRIORITY_LEAST = 0
-PRIORITY_GREATEST = -5
-
-# cudaStreamCaptureMode / cudaStreamCaptureStatus
-CAPTURE_MODE_GLOBAL = 0
-CAPTURE_MODE_THREAD_LOCAL = 1
-CAPTURE_MODE_RELAXED = 2
-CAPTURE_STATUS_NONE = 0
-CAPTURE_STATUS_ACTIVE = 1
-CAPTURE_STATUS_INVALIDATED = 2
+from gpgpusim.runtime.stream_state import (
+    CAPTURE_STATUS_ACTIVE,
+    CAPTURE_STATUS_NONE,
+    EVENT_BLOCKING_SYNC,
+    EVENT_DEFAULT,
+    EVENT_DISABLE_TIMING,
+    EVENT_INTERPROCESS,
+    EVENT_RECORD_EXTERNAL,
+    EVENT_WAIT_EXTERNAL,
+    PRIORITY_GREATEST,
+    PRIORITY_LEAST,
+    STREAM_DEFAULT,
+    STREAM_LEGACY,
+    STREAM_LEGACY_NULL,
+    STREAM_NON_BLOCKING,
+    STREAM_PER_THREAD,
+    Capture,
+    Event,
+    Stream,
+)
 
 #: How often a blocked host thread checks that the simulation thread is still alive (s).
 _WATCHDOG_S = 0.5
 
 
-class Stream:
-    """``CUstream_st``: a FIFO of operations; ``ops[0]`` is the next (or running) one."""
-
-    __slots__ = ("handle", "flags", "priority", "ops", "last_op", "in_flight", "destroyed",
-                 "capture", "capture_frontier", "owner_thread", "uid", "attrs")
-
-    def __init__(self, handle: int, flags: int = 0, priority: int = 0,
-                 owner_thread: int | None = None, uid: int = 0) -> None:
-        self.handle = handle
-        self.flags = flags
-        self.priority = priority
-        self.ops: collections.deque[Op] = collections.deque()
-        self.last_op: Op | None = None
-        self.in_flight = False
-        self.destroyed = False
-        self.capture: Capture | None = None
-        self.capture_frontier: list[graphs.GraphNode] = []
-        self.owner_thread = owner_thread
-        self.uid = uid
-        self.attrs: dict[int, bytes] = {}   # cudaStreamSetAttribute values (64-byte unions)
-
-    @property
-    def blocking(self) -> bool:
-        return not self.flags & STREAM_NON_BLOCKING
-
-    def __repr__(self) -> str:
-        return f"Stream({self.handle:#x}, flags={self.flags}, priority={self.priority})"
-
-
-class Event:
-    """``CUevent_st``: the latest record operation and, once reached, its simulated time."""
-
-    __slots__ = ("handle", "flags", "record_op", "capture", "capture_nodes", "destroyed")
-
-    def __init__(self, handle: int, flags: int) -> None:
-        self.handle = handle
-        self.flags = flags
-        self.record_op: EventRecordOp | None = None
-        self.capture: Capture | None = None
-        self.capture_nodes: list[graphs.GraphNode] = []
-        self.destroyed = False
-
-    @property
-    def time_cycles(self) -> int | None:
-        op = self.record_op
-        return op.complete_cycles if op is not None and op.done else None
-
-
-class Capture:
-    """One stream capture in progress (``cudaStreamBeginCapture`` … ``EndCapture``)."""
-
-    __slots__ = ("id", "graph", "origin", "mode", "status", "streams", "thread", "error",
-                 "owns_graph")
-
-    def __init__(self, cid: int, graph: graphs.Graph, origin: Stream, mode: int) -> None:
-        self.id = cid
-        self.graph = graph
-        self.origin = origin
-        self.mode = mode
-        self.status = CAPTURE_STATUS_ACTIVE
-        self.streams: list[Stream] = [origin]
-        self.thread = threading.get_ident()
-        self.error: CudaError | None = None
-        self.owns_graph = True       # False for cudaStreamBeginCaptureToGraph
-
-
-class StreamManager:
+class StreamManager(CaptureMixin, SimThreadMixin):
     """Queues operations per stream and drains them on the simulation thread.
 
     All state is guarded by one lock; ``_cv`` (on that lock) is notified whenever an operation
@@ -616,204 +545,6 @@ class StreamManager:
                                     "(use cudaLaunchHostFunc)")
         return self.enqueue(handle, HostFuncOp(fn, callback=callback), per_thread)
 
-    # ================================================================ capture
-    def begin_capture(self, handle: int | None, mode: int = CAPTURE_MODE_GLOBAL,
-                      per_thread: bool = False, graph: int | None = None,
-                      deps: list[graphs.GraphNode] | None = None) -> None:
-        """``cudaStreamBeginCapture``; with ``graph`` (and ``deps``), ``cudaStreamBeginCaptureToGraph``:
-        capture appends to that existing graph, the first captured node depending on ``deps``."""
-        if mode not in (CAPTURE_MODE_GLOBAL, CAPTURE_MODE_THREAD_LOCAL, CAPTURE_MODE_RELAXED):
-            raise CudaError(Err.InvalidValue, f"cudaStreamBeginCapture: unknown mode {mode}")
-        with self._lock:
-            stream = self._resolve(handle, per_thread)
-            if stream is self.legacy:
-                raise CudaError(Err.StreamCaptureUnsupported,
-                                "cudaStreamBeginCapture: the legacy default stream cannot be captured")
-            if stream.capture is not None:
-                raise CudaError(Err.IllegalState,
-                                "cudaStreamBeginCapture: the stream is already capturing")
-            if graph is None:
-                target = self.graphs.new_graph()
-            else:
-                target = self.graphs.get_graph(graph)
-                for d in deps or []:
-                    if d.graph is not target:
-                        raise CudaError(Err.InvalidValue, f"cudaStreamBeginCaptureToGraph: node "
-                                        f"{d.handle:#x} is not in graph {graph:#x}")
-            cap = Capture(next(self._capture_ids), target, stream, mode)
-            cap.owns_graph = graph is None
-            stream.capture = cap
-            stream.capture_frontier = list(deps or [])
-            self._captures.append(cap)
-
-    def update_capture_dependencies(self, handle: int | None, nodes: list[graphs.GraphNode],
-                                    replace: bool, per_thread: bool = False) -> None:
-        """``cudaStreamUpdateCaptureDependencies``: add to (or replace) the nodes the next
-        captured operation depends on."""
-        with self._lock:
-            stream = self._resolve(handle, per_thread)
-            cap = stream.capture
-            if cap is None or cap.status != CAPTURE_STATUS_ACTIVE:
-                raise CudaError(Err.IllegalState, "cudaStreamUpdateCaptureDependencies: the "
-                                "stream is not capturing")
-            for n in nodes:
-                if n.graph is not cap.graph:
-                    raise CudaError(Err.InvalidValue, f"cudaStreamUpdateCaptureDependencies: "
-                                    f"node {n.handle:#x} is not in the capture graph")
-            merged = [] if replace else list(stream.capture_frontier)
-            merged += [n for n in nodes if n not in merged]
-            stream.capture_frontier = merged
-
-    def end_capture(self, handle: int | None, per_thread: bool = False) -> int:
-        """``cudaStreamEndCapture`` -> graph handle; the capture ends whatever the outcome."""
-        with self._lock:
-            stream = self._resolve(handle, per_thread)
-            cap = stream.capture
-            if cap is None:
-                raise CudaError(Err.IllegalState,
-                                "cudaStreamEndCapture: the stream is not capturing")
-            if cap.origin is not stream:
-                self._invalidate(cap, "cudaStreamEndCapture on a forked stream")
-                raise CudaError(Err.StreamCaptureUnmatched,
-                                "cudaStreamEndCapture: this stream did not begin the capture")
-            if cap.mode != CAPTURE_MODE_RELAXED and cap.thread != threading.get_ident():
-                raise CudaError(Err.StreamCaptureWrongThread,
-                                "cudaStreamEndCapture: called from a different thread than "
-                                "cudaStreamBeginCapture")
-            unjoined = self._unjoined(cap)
-            self._end_capture(cap)
-            if cap.status == CAPTURE_STATUS_INVALIDATED:
-                if cap.owns_graph:
-                    self.graphs.destroy_graph(cap.graph.handle)
-                raise CudaError(Err.StreamCaptureInvalidated,
-                                f"cudaStreamEndCapture: the capture was invalidated ({cap.error})")
-            if unjoined:
-                if cap.owns_graph:
-                    self.graphs.destroy_graph(cap.graph.handle)
-                raise CudaError(Err.StreamCaptureUnjoined,
-                                "cudaStreamEndCapture: a forked stream was not joined back "
-                                "into the origin stream")
-            cap.status = CAPTURE_STATUS_NONE
-            return cap.graph.handle
-
-    def _end_capture(self, cap: Capture) -> None:
-        """Detach every stream from ``cap`` and forget it as an ongoing capture (lock held)."""
-        for s in cap.streams:
-            s.capture = None
-            s.capture_frontier = []
-        if cap in self._captures:
-            self._captures.remove(cap)
-
-    def capture_info(self, handle: int | None, per_thread: bool = False
-                     ) -> tuple[int, int, int | None, list[graphs.GraphNode]]:
-        """``cudaStreamGetCaptureInfo``: (status, capture id, graph handle, dependency nodes)."""
-        with self._lock:
-            stream = self._resolve(handle, per_thread)
-            cap = stream.capture
-            if cap is None:
-                return CAPTURE_STATUS_NONE, 0, None, []
-            return cap.status, cap.id, cap.graph.handle, list(stream.capture_frontier)
-
-    def is_capturing(self, handle: int | None, per_thread: bool = False) -> int:
-        """``cudaStreamIsCapturing`` -> cudaStreamCaptureStatus."""
-        return self.capture_info(handle, per_thread)[0]
-
-    def _capture_op(self, stream: Stream, op: Op) -> None:
-        cap = stream.capture
-        assert cap is not None
-        if cap.status != CAPTURE_STATUS_ACTIVE:
-            raise CudaError(Err.StreamCaptureInvalidated,
-                            f"{op.describe()}: the stream's capture was invalidated")
-        if isinstance(op, FreeOp):
-            raise CudaError(Err.StreamCaptureUnsupported,
-                            "cudaFreeAsync is not supported in stream capture by this simulator")
-        node = cap.graph.add_node(graphs.node_kind(op), op, stream.capture_frontier)
-        stream.capture_frontier = [node]
-
-    def _join_capture(self, stream: Stream, event: Event) -> None:
-        cap = event.capture
-        assert cap is not None
-        if cap.status != CAPTURE_STATUS_ACTIVE:
-            raise CudaError(Err.StreamCaptureInvalidated,
-                            "cudaStreamWaitEvent: the event's capture was invalidated")
-        if stream.capture is None:
-            if stream is self.legacy:
-                self._invalidate(cap, "legacy stream joined a capture")
-                raise CudaError(Err.StreamCaptureImplicit,
-                                "cudaStreamWaitEvent: the legacy stream cannot join a capture")
-            stream.capture = cap
-            stream.capture_frontier = list(event.capture_nodes)
-            cap.streams.append(stream)
-        elif stream.capture is cap:
-            merged = list(stream.capture_frontier)
-            merged += [n for n in event.capture_nodes if n not in merged]
-            stream.capture_frontier = merged
-        else:
-            self._invalidate(cap, "captures merged")
-            raise CudaError(Err.StreamCaptureMerge,
-                            "cudaStreamWaitEvent: would merge two separate captures")
-
-    def _unjoined(self, cap: Capture) -> bool:
-        joined = graphs.ancestors(cap.origin.capture_frontier)
-        return any(n not in joined for s in cap.streams if s is not cap.origin
-                   for n in s.capture_frontier)
-
-    def _invalidate(self, cap: Capture, why: str) -> None:
-        cap.status = CAPTURE_STATUS_INVALIDATED
-        cap.error = cap.error or CudaError(Err.StreamCaptureInvalidated, why)
-
-    # ---- capture interaction modes (cudaThreadExchangeStreamCaptureMode)
-    def exchange_capture_mode(self, mode: int) -> int:
-        """``cudaThreadExchangeStreamCaptureMode``: set the calling thread's interaction mode,
-        return the previous one (a new thread starts in ``cudaStreamCaptureModeGlobal``)."""
-        if mode not in (CAPTURE_MODE_GLOBAL, CAPTURE_MODE_THREAD_LOCAL, CAPTURE_MODE_RELAXED):
-            raise CudaError(Err.InvalidValue, f"cudaThreadExchangeStreamCaptureMode: mode {mode} "
-                            "is not a cudaStreamCaptureMode")
-        old: int = getattr(self._tls, "capture_mode", CAPTURE_MODE_GLOBAL)
-        self._tls.capture_mode = mode
-        return old
-
-    def check_unsafe_call(self, what: str) -> None:
-        """Refuse a "potentially unsafe API call" (``cudaMalloc``, ``cudaFree``,
-        ``cudaDeviceSynchronize``, synchronous copies and memsets, ...) made during capture.
-
-        CUDA's rule (``cudaThreadExchangeStreamCaptureMode``), by the calling thread's mode:
-        *global* -- prohibited while this thread has an ongoing capture not begun in relaxed
-        mode, or any other thread has one begun in global mode; *thread-local* -- only this
-        thread's own non-relaxed captures count; *relaxed* -- never prohibited.  A refused
-        call returns ``cudaErrorStreamCaptureUnsupported`` and invalidates those captures.
-        """
-        with self._lock:
-            if not self._captures:
-                return
-            mode = getattr(self._tls, "capture_mode", CAPTURE_MODE_GLOBAL)
-            if mode == CAPTURE_MODE_RELAXED:
-                return
-            me = threading.get_ident()
-            culprits = [c for c in self._captures
-                        if (c.thread == me and c.mode != CAPTURE_MODE_RELAXED)
-                        or (mode == CAPTURE_MODE_GLOBAL and c.thread != me
-                            and c.mode == CAPTURE_MODE_GLOBAL)]
-            if not culprits:
-                return
-            for cap in culprits:
-                self._invalidate(cap, f"{what} during capture")
-            whose = "this thread's" if all(c.thread == me for c in culprits) else "a global-mode"
-            raise CudaError(Err.StreamCaptureUnsupported,
-                            f"{what}: not permitted while {whose} stream capture is in progress "
-                            "(the capture is invalidated; see cudaThreadExchangeStreamCaptureMode)")
-
-    def _check_implicit_capture(self, what: str) -> None:
-        """Legacy-stream work would synchronise with a capturing blocking stream (its capture
-        active or already invalidated, until ``cudaStreamEndCapture``): refuse."""
-        for s in self._active:
-            cap = s.capture
-            if (cap is not None and cap.status != CAPTURE_STATUS_NONE and s.blocking
-                    and cap.mode != CAPTURE_MODE_RELAXED):
-                self._invalidate(cap, f"{what} during capture")
-                raise CudaError(Err.StreamCaptureImplicit,
-                                f"{what}: not allowed while a blocking stream is capturing")
-
     # ================================================================ graphs
     def launch_graph(self, exec_handle: int, handle: int | None, per_thread: bool = False) -> None:
         """``cudaGraphLaunch``: replay the graph's operations, in dependency order, on a stream.
@@ -867,187 +598,3 @@ class StreamManager:
             drained = not thread.is_alive()
             return drained and all(not s.ops for s in self._active) \
                 and self._host_funcs_running == 0
-
-    # ================================================================ simulation thread
-    def _runnable(self) -> Op | None:
-        """Highest-priority stream head whose stream is idle and whose deps are done."""
-        best: Op | None = None
-        for s in self._active:
-            if s.in_flight or not s.ops:
-                continue
-            op = s.ops[0]
-            if any(not d.done for d in op.deps):
-                continue
-            if isinstance(op, KernelLaunchOp) and self.sticky_error is None \
-                    and not self.gpu.can_start_kernel():
-                continue
-            if best is None or (s.priority, op.seq) < (best.stream.priority, best.seq):
-                best = op
-        return best
-
-    def _complete(self, op: Op, error: CudaError | None = None) -> None:
-        """Mark ``op`` done (lock held) and pop it off its stream; the last running child of a
-        parent grid that waits for its children completes the parent too."""
-        op.done = True
-        op.complete_cycles = self.gpu.now_cycles
-        op.deps = []      # done ops must not keep their predecessors alive (long runs)
-        if error is not None:
-            op.error = error
-            if error.sticky:
-                if self.sticky_error is None:
-                    self.sticky_error = error
-            elif self._async_error is None:
-                self._async_error = error
-        s = op.stream
-        if s.ops and s.ops[0] is op:
-            s.ops.popleft()
-        s.in_flight = False
-        if s.destroyed and not s.ops and s in self._active:
-            self._active.remove(s)
-        if isinstance(op, KernelLaunchOp) and op.cdp_parent is not None:
-            parent = op.cdp_parent
-            op.cdp_parent = None
-            parent.cdp_running -= 1
-            if parent.cdp_waiting and not parent.cdp_running:
-                parent.cdp_waiting = False
-                self._complete(parent, None)
-        self._cv.notify_all()
-
-    def _start_child(self, parent: KernelLaunchOp, dl: Any) -> KernelLaunchOp:
-        """A child grid the performance model released while ``parent`` runs (lock held;
-        :mod:`gpgpusim.runtime.cdp`): queue it on a device stream of its own -- the launching
-        CTA's stream (one per parent CTA, GPGPU-Sim's ``get_default_stream_cta``: that CTA's
-        children run in launch order) or, for ``cudaStreamFireAndForget``, a new one -- so it
-        runs beside its parent; ``parent`` completes only once its children have."""
-        from .cdp import child_launch, device_stream_key
-
-        child = child_launch(parent, dl, self.gpu.gmem)
-        key = device_stream_key(dl)
-        s = parent.cdp_streams.get(key) if key is not None else None
-        if s is None:
-            s = Stream(next(self._handles), flags=STREAM_NON_BLOCKING, uid=next(self._stream_uids))
-            s.destroyed = True          # (leaves the active list once empty)
-            self._active.append(s)
-            if key is not None:
-                parent.cdp_streams[key] = s
-        self.gpu.push_kernel(child, self._stream_id(s))
-        child.cdp_parent = parent
-        parent.cdp_running += 1
-        child.stream = s
-        child.seq = next(self._seq)
-        s.ops.append(child)
-        s.last_op = child
-        return child
-
-    def _queue_children(self, op: KernelLaunchOp, stats: Any) -> list[KernelLaunchOp]:
-        """Put the child grids ``op`` launched from the device on its stream right after it
-        (lock held; :mod:`gpgpusim.runtime.cdp`); returns them."""
-        from .cdp import child_launches
-
-        s = op.stream
-        kids = child_launches(op, stats, self.gpu.gmem)
-        at = 1 if s.ops and s.ops[0] is op else 0
-        for i, child in enumerate(kids):
-            self.gpu.push_kernel(child, self._stream_id(s))
-            child.stream = s
-            child.seq = next(self._seq)
-            s.ops.insert(at + i, child)
-        if kids and s.last_op is op:
-            s.last_op = kids[-1]
-        return kids
-
-    def _sim_loop(self) -> None:
-        """``gpgpu_sim_thread_concurrent``: start ready operations; advance the GPU when busy."""
-        try:
-            while True:
-                with self._lock:
-                    while True:
-                        op = self._runnable()
-                        if op is not None or self.gpu.busy():
-                            break
-                        if self._stop and all(not s.ops for s in self._active) \
-                                and self._host_funcs_running == 0:
-                            return
-                        self._cv.wait()
-                    if op is not None:
-                        op.stream.in_flight = True
-                        if self.sticky_error is not None:
-                            if isinstance(op, HostFuncOp) and op.callback:
-                                # a stream callback runs once, with the error as its status
-                                op.status = int(self.sticky_error.code)
-                            else:
-                                # the context is poisoned: drop the operation unexecuted
-                                self._complete(op, None)
-                                continue
-                if op is None:
-                    # after a sticky fault the context is dead: kernels still in GPU slots are
-                    # dropped, not simulated
-                    finished = self.gpu.abort() if self.sticky_error is not None \
-                        else self.gpu.advance()
-                    released = self.gpu.take_device_launches()
-                    children: list[KernelLaunchOp] = []
-                    with self._lock:
-                        for parent, dl in released:
-                            children.append(self._start_child(parent, dl))
-                        for rec in finished:
-                            if rec.error is None and getattr(rec.stats, "device_launches", None):
-                                children += self._queue_children(rec.op, rec.stats)
-                            if rec.error is None and rec.op.cdp_running:
-                                rec.op.cdp_waiting = True    # complete once its children are
-                            else:
-                                self._complete(rec.op, rec.error)
-                    for child in children:
-                        self.gpu.announce_kernel(child)      # outside the lock: it prints
-                    continue
-                self._execute(op)
-        except BaseException as exc:  # noqa: BLE001 - a simulator bug: blocked host threads fail loudly
-            report_internal_error("simulation thread", exc)
-            with self._lock:
-                self._thread_crash = exc
-                self._cv.notify_all()
-
-    def _execute(self, op: Op) -> None:
-        """Run one non-kernel operation (or place a kernel) on the GPU; lock not held."""
-        error: CudaError | None = None
-        try:
-            if isinstance(op, KernelLaunchOp):
-                self.gpu.start_kernel(op)
-                return  # completes when gpu.advance() reports it finished
-            if isinstance(op, HostFuncOp):
-                self._start_host_func(op)
-                return
-            if isinstance(op, MemcpyOp):
-                self.gpu.memcpy(op)
-            elif isinstance(op, Memcpy2DOp):
-                self.gpu.memcpy2d(op)
-            elif isinstance(op, MemsetOp):
-                self.gpu.memset(op)
-            elif isinstance(op, FreeOp):
-                self.gpu.free(op)
-            # EventRecordOp, WaitEventOp, EmptyOp: completing them is the whole effect
-        except CudaError as exc:
-            error = exc
-        except Exception as exc:  # noqa: BLE001 - surface simulator bugs as a CUDA error
-            error = CudaError(Err.Unknown, report_internal_error(op.describe(), exc))
-        with self._lock:
-            self._complete(op, error)
-
-    def _start_host_func(self, op: HostFuncOp) -> None:
-        def run() -> None:
-            self._tls.in_host_func = True
-            error = None
-            try:
-                if op.callback:
-                    op.fn(op.status)
-                else:
-                    op.fn()
-            except Exception as exc:  # noqa: BLE001 - calling into the app failed
-                error = CudaError(Err.Unknown, report_internal_error("stream host function", exc))
-            with self._lock:
-                self._host_funcs_running -= 1
-                self._complete(op, error)
-
-        with self._lock:
-            self._host_funcs_running += 1
-        threading.Thread(target=run, name="gpgpusim-hostfn", daemon=True).start()
-

@@ -11,6 +11,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from .compare import correlate
+from .engine import run_sweep
+from .report import Results, default_metric, plots, summary
 from .spec import SweepError, load
 
 
@@ -22,8 +25,6 @@ def _results_dir(target: str) -> Path:
 
 
 def cmd_run(a: argparse.Namespace) -> int:
-    from .engine import run_sweep
-
     sweep = load(a.sweep, a.output)
     if a.mode:
         sweep.modes = (a.mode,)
@@ -62,8 +63,6 @@ def cmd_list(a: argparse.Namespace) -> int:
 
 
 def cmd_report(a: argparse.Namespace) -> int:
-    from .report import Results, default_metric, plots, summary
-
     res = Results(_results_dir(a.target))
     metric = a.metric or default_metric(res)
     sys.stdout.write(summary(res, metric, a.baseline))
@@ -76,8 +75,6 @@ def cmd_report(a: argparse.Namespace) -> int:
 
 
 def cmd_correlate(a: argparse.Namespace) -> int:
-    from .compare import correlate
-
     rest = (["--plot", a.plot] if a.plot else []) + (["--json-out", a.json_out] if a.json_out else [])
     return correlate(_results_dir(a.target), a.select, a.ref, a.hw, rest)
 

@@ -14,6 +14,8 @@ import csv
 import re
 from pathlib import Path
 
+from gpgpusim.report.correlate import main as correlate_main
+
 from .report import Results
 from .spec import SweepError
 
@@ -32,8 +34,6 @@ def _pairs(items: list[str], keys: list[str], flag: str) -> dict[str, str]:
 
 
 def correlate(out_dir: Path, select: list[str], ref: list[str] | None, hw: str | None, rest: list[str]) -> int:
-    from gpgpusim.report.correlate import main as correlate_main
-
     res = Results(out_dir)
     sel = _pairs(select, res.keys, "--select")
     ok = [r for r in res.runs if r.get("status") == "ok"]

@@ -28,9 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from gpgpusim.appenv import check_binary, check_config, run_env
+from gpgpusim.errors import CudaError
+
 from . import table
+from .batch import batch_cluster
 from .execute import CRASHED, OK, TRANSIENT, execute_run, read_result, record_lost
-from .spec import RunSpec, Sweep, SweepError, run_hash, simulator_version
+from .spec import RunSpec, Sweep, SweepError, config_files, run_hash, simulator_version
 
 
 @dataclass
@@ -52,7 +56,6 @@ class Outcome:
 
 def task_of(sweep: Sweep, spec: RunSpec, hash_: str) -> dict[str, Any]:
     """The picklable description of a run handed to :func:`execute_run`."""
-    from .spec import config_files
 
     p = spec.program
     return {
@@ -82,7 +85,6 @@ def build_programs(sweep: Sweep, specs: list[RunSpec], log: Callable[[str], None
         if rc != 0:
             raise SweepError(f"{sweep.where('programs', name, 'build')}: the build command failed "
                              f"(exit status {rc}; see {sweep.output / 'build.log'})")
-    from gpgpusim.appenv import check_binary
 
     for name, prog in needed.items():
         if not prog.binary.is_file():
@@ -96,8 +98,6 @@ def build_programs(sweep: Sweep, specs: list[RunSpec], log: Callable[[str], None
 def check_configs(sweep: Sweep, specs: list[RunSpec]) -> None:
     """Load every distinct (config, options, mode) once, as the runs will, so that a bad option
     or value stops the sweep before anything runs, with the key and line it came from."""
-    from gpgpusim.appenv import check_config, run_env
-    from gpgpusim.errors import CudaError
 
     seen = set()
     for s in specs:
@@ -203,8 +203,6 @@ def _client(jobs: int | None, cluster: str | None, batch: tuple[str, int] | None
         except (OSError, TimeoutError) as exc:
             raise SweepError(f"cannot reach the Dask scheduler at {cluster}: {exc}") from None
     if batch:
-        from .batch import batch_cluster
-
         kind, n = batch
         bc = batch_cluster(kind, sweep)
         bc.scale(jobs=n)

@@ -29,6 +29,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from gpgpusim.appenv import run_env
+
 #: statuses of a run; only "ok" counts as finished
 OK, FAILED, TIMEOUT, CRASHED, LOST, ERROR = "ok", "failed", "timeout", "crashed", "lost", "error"
 #: statuses retried automatically (the process was killed from outside or its worker died)
@@ -75,7 +77,6 @@ def execute_run(task: dict[str, Any]) -> dict[str, Any]:
     ``task`` keys: run_id, run_dir, hash, keys, binary, args, inputs, cwd, gpu, config_file,
     config_files, functional, sets, timeout_s.
     """
-    from gpgpusim.appenv import run_env
 
     run_dir = Path(task["run_dir"])
     run_dir.mkdir(parents=True, exist_ok=True)

@@ -45,6 +45,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import gpgpusim
+from gpgpusim.options.config import ConfigError, gpu_config_path
+
 MODES = ("performance", "functional")
 _SAFE = re.compile(r"[^A-Za-z0-9_.=+-]+")
 
@@ -319,7 +322,6 @@ def load(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = N
     cfgs = table(cfgs, ("configs",))
     if not cfgs:
         raise err(("configs",), "no configs")
-    from gpgpusim.options.config import ConfigError, gpu_config_path
 
     for cname, cv in cfgs.items():
         kp = ("configs", cname)
@@ -429,7 +431,6 @@ def simulator_version() -> str:
     runtime library: any change to what a run executes changes it (the sweep package itself
     is left out: it does not affect results).  ``$GPGPUSIM_SWEEP_VERSION`` replaces it, e.g. to
     keep a sweep's results across edits known not to change them."""
-    import gpgpusim
 
     pinned = os.environ.get("GPGPUSIM_SWEEP_VERSION", "").strip()
     if pinned:
@@ -453,7 +454,6 @@ def simulator_version() -> str:
 def config_files(choice: ConfigChoice) -> list[Path]:
     """The files a config is read from: the main file and the files it names that lie beside
     it (``-config`` includes, the interconnect file)."""
-    from gpgpusim.options.config import gpu_config_path
 
     main = gpu_config_path(choice.gpu) if choice.gpu else choice.file
     assert main is not None

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .core.shader import ShaderCore
+from .kit import Queue
 from .mem_fetch import MemFetch, access_fetch
 from .memory import MemorySystem
 from .memory.icnt import XbarRouter
@@ -30,16 +31,18 @@ class Cluster:
         self.gpu = gpu
         self.cores: list[ShaderCore] = []
         self.cta_next_core = n_cores - 1
-        self.response: list[MemFetch] = []
         mem: MemorySystem = gpu.mem
         self.mem = mem
         self.memlat = mem.memlat
         #: -gpgpu_perfect_mem (C012): every request is its own reply at once
         self.perfect_mem = bool(gpu.config.get("gpgpu_perfect_mem"))
+        eject = max(1, int(gpu.config.get("gpgpu_n_cluster_ejection_buffer_size")))
+        #: the response FIFO; with -gpgpu_perfect_mem it takes every reply unbounded (as
+        #: GPGPU-Sim's perfect_memory_interface pushes without a check)
+        self.response: Queue[MemFetch] = Queue(0 if self.perfect_mem else eject)
         # the cluster's ports: its input on the request network, its output on the reply one
         self._req_net: XbarRouter = mem.icnt.req
         self._reply_net: XbarRouter = mem.icnt.reply
-        self.eject = max(1, int(gpu.config.get("gpgpu_n_cluster_ejection_buffer_size")))
         for i in range(n_cores):
             sid = first_sid + i
             self.cores.append(ShaderCore(sid, self, gpu.config, gpu.stats, gpu.make_l1d(sid)))
@@ -57,7 +60,7 @@ class Cluster:
             mf.is_reply = True
             if mf.is_atomic:
                 mf.do_atomic()
-            self.response.append(mf)
+            self.response.push(mf)
             return
         self.mem.inject(self.cid, mf, now)
 
@@ -74,25 +77,30 @@ class Cluster:
     def icnt_cycle(self, now: int) -> None:
         """``simt_core_cluster::icnt_cycle``: hand one reply to its core, take one from the
         interconnect."""
-        if self.response:
-            mf = self.response[0]
+        response = self.response
+        mf = response.head()
+        if mf is not None:
             core = self.cores[mf.core_id - self.cores[0].sid]
             if mf.access_type == "INST_ACC_R":
                 # instruction fetch: the fetch unit always takes it, no read-latency statistics
-                self.response.pop(0)
+                response.pop()
                 core.accept_fetch_response(mf, now)
             elif not core.response_buffer_full():
-                self.response.pop(0)
+                response.pop()
                 if self.memlat:                 # memlatstat_read_done: reads and write acks
                     self.mem.read_done(mf, now)
                 core.accept_response(mf, now)
-        if len(self.response) < self.eject and self._reply_net.has_output(self.cid):
+        if not response.full() and self._reply_net.has_output(self.cid):
             mf2 = self.mem.pop_reply(self.cid, now)
             if mf2 is not None:
-                self.response.append(mf2)
+                response.push(mf2)
+
+    def has_icnt_work(self) -> bool:
+        """A reply in the response FIFO or waiting on the reply network."""
+        return not self.response.empty() or self._reply_net.has_output(self.cid)
 
     def busy(self) -> bool:
-        return bool(self.response) or any(c.busy() for c in self.cores)
+        return not self.response.empty() or any(c.busy() for c in self.cores)
 
 
 def icnt_cycles(clusters: list[Cluster], now: int) -> None:
@@ -101,7 +109,7 @@ def icnt_cycles(clusters: list[Cluster], now: int) -> None:
     :meth:`Cluster.icnt_cycle` (the others would do nothing).  Compiled with the model, so the
     loop over the clusters costs no interpreted call per cluster and cycle."""
     for cl in clusters:
-        if cl.response or cl._reply_net.has_output(cl.cid):
+        if cl.has_icnt_work():
             cl.icnt_cycle(now)
 
 

@@ -99,6 +99,20 @@ class Group:
     mix: dict[str, float]
     samples: list[Sample] = field(default_factory=list)
     projected: int = 0
+    #: (detailed launches then, warp instructions of the used ones, counter sums over them):
+    #: what :meth:`KernelSampler.project` scales, summed once per change of ``samples``
+    _sums: tuple[int, int, dict[str, int]] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def sums(self) -> tuple[int, dict[str, int]]:
+        """(warp instructions, per-counter totals; high-water marks left out) of :meth:`used`."""
+        if self._sums is None or self._sums[0] != len(self.samples):
+            used = self.used()
+            names: set[str] = set()
+            for s in used:
+                names.update(k for k in s.counters if not k.startswith("max"))
+            totals = {name: sum(s.counters.get(name, 0) for s in used) for name in sorted(names)}
+            self._sums = (len(self.samples), sum(s.warp_insn for s in used), totals)
+        return self._sums[1], self._sums[2]
 
     def used(self) -> list[Sample]:
         """The detailed launches the estimate uses (the first is a warm-up once there are 3)."""
@@ -209,15 +223,8 @@ class KernelSampler:
         work = cpi * warp_insn
         cycles = self.latency + int(round(work))
         bound = int(math.ceil(pi_rel * work)) if math.isfinite(pi_rel) else cycles
-        used = g.used()
-        w = sum(s.warp_insn for s in used)
-        names: set[str] = set()
-        for s in used:
-            names.update(k for k in s.counters if not k.startswith("max"))
-        counters = {}
-        for name in sorted(names):
-            total = sum(s.counters.get(name, 0) for s in used)
-            counters[name] = int(round(total * warp_insn / w)) if w else 0
+        w, totals = g.sums()
+        counters = {name: int(round(total * warp_insn / w)) if w else 0 for name, total in totals.items()}
         counters["gpgpu_n_tot_thrd_icount"] = thread_insn
         counters["gpgpu_n_tot_w_icount"] = warp_insn
         g.projected += 1

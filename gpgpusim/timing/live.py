@@ -3,7 +3,7 @@
 This is GPGPU-Sim's own model (checklist "Execution at issue": ``shader_core_ctx::issue_warp``
 calls ``func_exec_inst`` right after ``warp_inst_t::issue`` and before the SIMT stack update,
 the barrier and the scoreboard reservation).  The timing model decides *when* a warp's next
-instruction issues; the warp-step driver of the functional engine (``engine.issue_warp``: one
+instruction issues; the warp-step driver of the functional engine (``simt.issue_warp``: one
 instruction of one warp, scalar SIMT-stack update) then computes its values, its executed mask
 and its lane addresses, so that everything that depends on the interleaving of warps follows
 the simulated timing:
@@ -52,7 +52,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from gpgpusim.errors import CudaError, Err
-from gpgpusim.functional import engine
+from gpgpusim.functional import engine, simt
 from gpgpusim.functional.state import Exec
 from gpgpusim.ptx import ir
 
@@ -186,7 +186,7 @@ class LiveWarp(WarpStream):
                             sticky=True)
         ch.now = now
         rec = ch.rec
-        emask = engine.issue_warp(ex, w, p)
+        emask = simt.issue_warp(ex, w, p)
         ex.steps += 1
         active = rec.last_active
         mem: list[MemAccess] | None = None
@@ -208,7 +208,7 @@ class LiveWarp(WarpStream):
             q = int(ex.spc[w, d - 1])
             if insts[q].inst is not None:
                 break
-            engine.issue_warp(ex, w, q)
+            simt.issue_warp(ex, w, q)
             ex.steps += 1
             d = int(ex.depth[w])
         if d:

@@ -26,7 +26,9 @@ def project_launch(gpu: TimingGpu, rec: KernelRecord, key: Any) -> bool:
     functional engine and, if it falls in a converged group, project its timing (True).
     Otherwise memory is restored to what it was before and the launch is simulated in
     detail (False).  Kernels that need the live feed (results that depend on timing) and
-    cooperative launches are always simulated in detail."""
+    cooperative launches are always simulated in detail.  The projected launch's report
+    carries the cumulative scalar counters only, or every counter under
+    ``-gpgpusim_sampling_full_stats 1`` (:func:`full_stats`; ``sampling["report"]`` says which)."""
     ks = gpu.ksampler
     assert ks is not None
     if not ks.candidate(key):
@@ -78,9 +80,13 @@ def project_launch(gpu: TimingGpu, rec: KernelRecord, key: Any) -> bool:
     report.cycles = cycles
     for name, v in proj.items():
         gpu._proj_offset[name] = gpu._proj_offset.get(name, 0) + v
-    report.counters = with_offset(gpu, gpu.stats.snapshot())
+    full = full_stats(gpu)
+    # the timing model did not run: its per-unit counters are those the last detailed launch
+    # left, so the compact report carries only the scalar counters the projection changed
+    report.counters = with_offset(gpu, gpu.stats.snapshot() if full else scalar_counters(gpu.stats.values))
     report.sampling = ks.projected_info(group, cycles, bound)
     report.sampling["mode"] = gpu.sampling_mode
+    report.sampling["report"] = "full" if full else "compact"
     rec.report_stats = report
     rec.start_cycles = gpu.now_cycles
     gpu.now_cycles += cycles
@@ -88,6 +94,15 @@ def project_launch(gpu: TimingGpu, rec: KernelRecord, key: Any) -> bool:
     gpu._proj_cycles += cycles
     gpu._projected.append(rec)
     return True
+
+
+def full_stats(gpu: TimingGpu) -> bool:
+    """``-gpgpusim_sampling_full_stats``: a projected launch reports every counter (1), not
+    only the projected ones (0, the default)."""
+    try:
+        return bool(int(gpu.config.get("gpgpusim_sampling_full_stats") or 0))
+    except (KeyError, TypeError, ValueError):
+        return False
 
 
 def with_offset(gpu: TimingGpu, counters: dict[str, Any]) -> dict[str, Any]:

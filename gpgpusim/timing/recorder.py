@@ -53,7 +53,7 @@ from typing import Iterator
 
 import numpy as np
 
-from gpgpusim.functional import engine
+from gpgpusim.functional import simt
 from gpgpusim.functional.state import Exec
 
 from .feed import _MASK_EMPTY, WarpTrace, _Chunk
@@ -79,7 +79,7 @@ class TraceRecorder:
         if esel is sel:
             em = masks
         else:
-            em = engine._warp_masks(ex, esel, G) & masks
+            em = simt._warp_masks(ex, esel, G) & masks
         self.batch.append((self.seq, p, G, masks, em))
         self.mem_on = mem
         if self.cnt is not None:

@@ -58,6 +58,7 @@ import numpy as np
 
 from gpgpusim.functional import decode as dec
 from gpgpusim.functional.cdp import latency_kind
+from gpgpusim.options import load_config
 from gpgpusim.ptx import ir
 
 __all__ = ["Unit", "OpClass", "PcTable", "build_table"]
@@ -288,7 +289,6 @@ def build_table(prog: dec.Program, config: Any = None) -> PcTable:
     """The :class:`PcTable` of ``prog`` under ``config`` (a ``gpgpusim.options`` Config; None =
     the default SM7_QV100 configuration)."""
     if config is None:
-        from gpgpusim.options import load_config
         config = load_config(None, env=False)
     lat = {"int": _values(config, "ptx_opcode_latency_int", 6),
            "fp": _values(config, "ptx_opcode_latency_fp", 5),

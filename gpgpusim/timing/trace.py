@@ -88,6 +88,10 @@ EVERY cycles.  A requested cycle that is never simulated (the GPU idle between k
 the next simulated one.  Idle-cycle skipping stops short of each dump point, as it does for the
 statistics samples (the dump rides on the sampling hook of the cycle loop, so it too costs
 nothing when off).
+
+The model's modules (``core``, ``memory``) are imported inside the functions that use them:
+:func:`gpgpusim.timing.make_device` imports this module to decide whether the model runs
+compiled or as pure Python, before any of them is loaded.
 """
 
 from __future__ import annotations
@@ -97,6 +101,8 @@ import re
 import sys
 from typing import Any, Callable, TextIO
 
+from gpgpusim.native import is_compiled
+from gpgpusim.options.config import ConfigError
 from gpgpusim.options.tracing import parse_components, parse_dump, parse_kernels, parse_window
 
 
@@ -230,9 +236,7 @@ def install(gpu: Any) -> None:
     cfg = gpu.config
     if not wanted(cfg):
         return
-    from gpgpusim.native import is_compiled
     if is_compiled(type(gpu.cores[0]).__module__):
-        from gpgpusim.options.config import ConfigError
         raise ConfigError("tracing and pipeline dumps need the pure-Python performance model, and this GPU "
                           "was built from the compiled one (set GPGPUSIM_NATIVE=0)")
     tr = getattr(gpu, "tracer", None)
@@ -669,27 +673,29 @@ def _trace_sub(sub: Any, tr: Tracer) -> None:
 
 def _trace_partition(part: Any, tr: Tracer) -> None:
     where = f"Partition {part.id}"
-    dram_cycle = part.dram_cycle
+    dram_cycle = part.cycle
     base = part.base_sp
 
-    def traced_dram_cycle(now: int) -> None:
-        lq = part.latency_q
+    def traced_dram_cycle(now: int) -> bool:
+        lq = part.latency_entries()
         n0 = len(lq)
         last = lq[-1][1] if lq else None
-        tops = [s.dram_l2.top() if s.dram_l2 else None for s in part.subs]
+        tops = [s.dram_l2.head() for s in part.subs]
         lens = [len(s.dram_l2) for s in part.subs]
-        dram_cycle(now)
+        moved = dram_cycle(now)
+        lq = part.latency_entries()
         if lq and lq[-1][1] is not last and len(lq) >= n0:
             ready, mf = lq[-1]
             tr.mem_event("MEMORY_PARTITION_UNIT", where, f"Issue mem_fetch request {_mf(mf)} from sub partition "
                          f"{mf.sub_partition} to dram (ready at {ready})", mf)
         for i, s in enumerate(part.subs):
             q = s.dram_l2
-            if len(q) > lens[i] or (len(q) == lens[i] and q and q.top() is not tops[i]):
-                mf = q.q[-1]
+            if len(q) > lens[i] or (len(q) == lens[i] and len(q) and q.head() is not tops[i]):
+                mf = q.entries()[-1]
                 tr.mem_event("MEMORY_PARTITION_UNIT", where, f"mem_fetch request {_mf(mf)} return from dram to "
                              f"sub partition {base + i}", mf)
-    part.dram_cycle = traced_dram_cycle
+        return moved
+    part.cycle = traced_dram_cycle
     part.dram.on_write_done = _after(part, "_write_done", lambda mf: tr.mem_event(
         "MEMORY_PARTITION_UNIT", where, f"write-back done {_mf(mf)}", mf))
 

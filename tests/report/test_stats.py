@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 
-from gpgpusim.report.stats import Header, Line, StatsRegistry, Values, cfmt, delta, known_stat_names, render
+from gpgpusim.report.stats import (LINES, Header, Line, StatsRegistry, Values, cfmt, delta, known_stat_names, render,
+                                   rows_for)
 
 
 def test_counters_and_arrays():
@@ -76,3 +77,26 @@ def test_cache_breakdown_total_access():
     out = row.render_all(v)
     assert out[0] == "T:" and len(out) == 1 + 66 + 1
     assert out[-1] == "\tB[GLOBAL_ACC_R][TOTAL_ACCESS] = 262144"  # value from matmul_qv100_lat0.log
+
+
+def test_rows_for_prints_what_the_whole_table_prints():
+    """rows_for leaves out only rows that cannot print for the counters' names: rendering
+    the rows left gives the same lines, for a projected launch's scalars and for a full tree."""
+    scalars = {"L1D_total_cache_accesses": 40, "L1D_total_cache_misses": 10, "L2_total_cache_accesses": 10,
+               "L2_total_cache_misses": 0, "gpgpu_n_load_insn": 64, "total_dram_reads": 3, "total_dram_writes": 1,
+               "mf_latency_sum": 900, "mf_latency_count": 0, "icnt2mem_latency_sum": 5,
+               "L1I_total_cache_accesses": 0, "L1I_total_cache_misses": 0, "active_warps_sum": 8}
+    full = dict(scalars, L1D_core_access=[20, 20], L1D_core_miss=[5, 5], L1D_core_pending=[0, 0],
+                L1D_core_resfail=[0, 0], dram_reads_per_bank=[[1, 2], [0, 0]], max_warps_sum=16,
+                maxmflatency=300, core_cache_breakdown={"GLOBAL_ACC_R": {"HIT": 30, "MISS": 10}})
+    for counters in (scalars, full):
+        fields = {"kernel_name": "k", "kernel_launch_uid": 1, "kernel_stream_id": 0, "gpu_sim_cycle": 100,
+                  "gpu_sim_insn": 512, "gpu_tot_sim_cycle": 100, "gpu_tot_sim_insn": 512, "gpu_tot_issued_cta": 1,
+                  "elapsed_s": 1.0, "core_hz": 1e9}
+        v = Values(fields, counters, counters)
+        rows = rows_for(LINES, counters, counters)
+        assert len(rows) < len(LINES)
+        assert list(render(rows, v)) == list(render(LINES, v))
+    lines = list(render(rows_for(LINES, scalars, scalars), Values(fields, scalars, scalars)))
+    assert "total dram reads = 3" in lines and "\tL1D_total_cache_misses = 10" in lines
+    assert not any(line.startswith(("\tL1D_cache_core[", "maxmflatency", "gpu_occupancy")) for line in lines)

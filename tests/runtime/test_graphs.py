@@ -17,12 +17,12 @@ from gpgpusim.device.gpu import Gpu, HostFuncOp, KernelLaunchOp, MemcpyKind, Mem
 from gpgpusim.runtime.api import ENTRY_POINTS
 from gpgpusim.runtime.graph_api import GraphApi
 from gpgpusim.runtime.stream_api import StreamApi
-from gpgpusim.runtime.streams import (
+from gpgpusim.runtime.stream_state import (
     CAPTURE_STATUS_ACTIVE,
     CAPTURE_STATUS_NONE,
     STREAM_NON_BLOCKING,
-    StreamManager,
 )
+from gpgpusim.runtime.streams import StreamManager
 
 from stream_helpers import TIMEOUT_S, FakeStats, _watchdog  # noqa: F401 - _watchdog: autouse fixture
 

@@ -19,13 +19,13 @@ from gpgpusim.device.gpu import (
     MemsetOp,
     estimate_cycles,
 )
-from gpgpusim.runtime.streams import (
+from gpgpusim.runtime.stream_state import (
     EVENT_DISABLE_TIMING,
     PRIORITY_GREATEST,
     STREAM_NON_BLOCKING,
     STREAM_PER_THREAD,
-    StreamManager,
 )
+from gpgpusim.runtime.streams import StreamManager
 
 from stream_helpers import TIMEOUT_S, FakeStats, _watchdog  # noqa: F401 - _watchdog: autouse fixture
 

@@ -11,7 +11,8 @@ from gpgpusim.functional.loader import load_module
 from gpgpusim.functional.memory import GlobalMemory
 from gpgpusim.ptx import parse_ptx
 from gpgpusim.device.gpu import Gpu, KernelLaunchOp, MemcpyKind, MemcpyOp, estimate_cycles
-from gpgpusim.runtime.streams import STREAM_NON_BLOCKING, StreamManager
+from gpgpusim.runtime.stream_state import STREAM_NON_BLOCKING
+from gpgpusim.runtime.streams import StreamManager
 
 from stream_helpers import _watchdog  # noqa: F401 - _watchdog: autouse fixture
 

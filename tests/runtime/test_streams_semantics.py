@@ -18,7 +18,7 @@ import pytest
 
 from gpgpusim.errors import CudaError, Err
 from gpgpusim.device.gpu import Gpu, KernelLaunchOp, MemsetOp
-from gpgpusim.runtime.streams import (
+from gpgpusim.runtime.stream_state import (
     CAPTURE_MODE_GLOBAL,
     CAPTURE_MODE_RELAXED,
     CAPTURE_MODE_THREAD_LOCAL,
@@ -26,8 +26,8 @@ from gpgpusim.runtime.streams import (
     CAPTURE_STATUS_INVALIDATED,
     STREAM_NON_BLOCKING,
     STREAM_PER_THREAD,
-    StreamManager,
 )
+from gpgpusim.runtime.streams import StreamManager
 
 from stream_helpers import TIMEOUT_S, _watchdog  # noqa: F401 - _watchdog: autouse fixture
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import statistics
 import struct
@@ -12,6 +13,7 @@ import pytest
 from gpgpusim.functional.loader import load_module
 from gpgpusim.functional.memory import GlobalMemory
 from gpgpusim.options import load_config
+from gpgpusim.report.reporter import COMPACT_NOTE, Reporter
 from gpgpusim.device.gpu import KernelLaunchOp
 from gpgpusim.timing.gpu import TimingGpu
 from gpgpusim.timing.kernel_sampling import KernelSampler, mix_distance, parse_mode, t975
@@ -153,3 +155,78 @@ def test_a_launch_outside_its_group_is_restored_and_simulated_in_detail():
     # the periodic samples' time axis (tot_cycle) counts the projected launch's cycles too
     assert gpu.sampling.sampler._tot_base == sum(r.report_stats.cycles for r in samp[:4])
     assert samp[4].start_cycles == samp[3].end_cycles == samp[3].start_cycles + samp[3].report_stats.cycles
+
+
+def _reported(recs: list, cfg, path=None) -> tuple[list[list[str]], dict]:
+    """Each launch's statistics block as the Reporter prints it, and its JSON document (as
+    written to ``path`` when given)."""
+    blocks: list[list[str]] = []
+    rep = Reporter(cfg, out=lambda line: blocks[-1].append(line), clock=lambda: 0.0)
+    for r in recs:
+        blocks.append([])
+        rep.kernel_end(r.report_stats)
+    if path is None:
+        return blocks, rep.to_json()
+    rep.write_json(path)
+    return blocks, json.loads(path.read_text())
+
+
+def test_a_projected_launch_prints_a_compact_block_of_the_projected_counters(tmp_path):
+    reps = [10, 10, 10, 10, 30, 10]
+    gpu, samp, _ = _launches(reps, SAMPLE)
+    blocks, doc = _reported(samp, gpu.config, tmp_path / "s.json")   # packed and compact records
+    k = doc["kernels"]
+    assert [r["sampling"]["status"] for r in k][3:5] == ["projected", "detailed"]
+    proj, rs = blocks[3], samp[3].report_stats
+    assert rs.sampling["report"] == "compact" and COMPACT_NOTE in proj
+    # the projected counters, exact: the group's count per warp instruction x the launch's own
+    g = gpu.ksampler.groups[0]
+    used = g.used()
+    w = sum(s.warp_insn for s in used)
+    def projected(name: str) -> int:
+        return round(sum(s.counters.get(name, 0) for s in used) * rs.warp_insn / w)
+    counters = k[3]["counters"]
+    for name in ("L1D_total_cache_accesses", "L2_total_cache_accesses", "gpgpu_n_load_insn"):
+        assert counters[name] == projected(name) > 0
+    assert counters["gpgpu_n_tot_w_icount"] == rs.warp_insn
+    assert not any(n.startswith("max") or isinstance(v, (list, dict)) for n, v in counters.items())
+    # the block: kernel lines, the markers, the cumulative projected counters
+    before = samp[2].report_stats.counters
+    assert f"gpu_sim_cycle = {rs.cycles}" in proj and f"gpu_sim_insn = {rs.thread_insn}" in proj
+    assert f"gpu_tot_sim_cycle = {sum(r.report_stats.cycles for r in samp[:4])}" in proj
+    assert proj[proj.index(f"gpu_sim_cycle = {rs.cycles}") + 1].startswith("gpgpusim_sampling = projected")
+    assert any(line.startswith(f"gpu_sim_cycle_projected = {rs.cycles} [projected +-") for line in proj)
+    for name in ("L1D_total_cache_accesses", "L1D_total_cache_misses", "L2_total_cache_accesses",
+                 "L2_total_cache_misses"):
+        assert f"\t{name} = {before[name] + counters[name]}" in proj \
+            or f"{name} = {before[name] + counters[name]}" in proj
+    # the per-unit sections are left out
+    assert not any(line.startswith(("\tL1D_cache_core[", "L2_cache_bank[", "number of total read accesses:",
+                                    "maxmflatency", "Req_Network_injected_packets"))
+                   for line in proj)
+    assert any(line.startswith("\tL1D_cache_core[") for line in blocks[2])
+    assert COMPACT_NOTE not in blocks[4] and COMPACT_NOTE not in blocks[2]
+
+    # -gpgpusim_sampling_full_stats 1: the full block, the compact one a part of it in order
+    gpu2, full, _ = _launches(reps, SAMPLE + ["-gpgpusim_sampling_full_stats 1"])
+    fblocks, fdoc = _reported(full, gpu2.config, tmp_path / "f.json")
+    assert full[3].report_stats.sampling["report"] == "full"
+    assert any(line.startswith("\tL1D_cache_core[") for line in fblocks[3]) and COMPACT_NOTE not in fblocks[3]
+    it = iter(fblocks[3])
+    assert all(line in it for line in proj if line != COMPACT_NOTE)
+    fc = fdoc["kernels"][3]["counters"]
+    assert isinstance(fc["L1D_core_access"], list)
+    assert all(fc[n] == v for n, v in counters.items())
+    # the detailed launches, before and after the projected one, are reported the same either way
+    for i in (0, 1, 2, 4, 5):
+        if k[i]["sampling"]["status"] == "detailed":
+            assert blocks[i] == fblocks[i]
+            assert k[i]["counters"] == fdoc["kernels"][i]["counters"]
+    assert doc["totals"]["counters"] == fdoc["totals"]["counters"]
+
+
+def test_sampling_off_blocks_have_no_sampling_lines():
+    gpu, recs, _ = _launches([10] * 4, [])
+    blocks, doc = _reported(recs, gpu.config)
+    assert not any(line.startswith("gpgpusim_sampling") for b in blocks for line in b)
+    assert all(isinstance(k["counters"]["L1D_core_access"], list) for k in doc["kernels"])

@@ -93,6 +93,12 @@ EXTENSIONS = [
     Legacy("gpgpusim_sampling_similar", "sampling_similar", "0.1",
            "kernel sampling: launches group together when their warp instruction counts are within "
            "this fraction and their instruction mixes within half of it (total variation)", "float"),
+    Legacy("gpgpusim_sampling_full_stats", "sampling_full_stats", "0",
+           "kernel sampling: a projected launch's statistics block and -o JSON record hold every "
+           "counter, the per-unit sections (per-core L1, per-bank L2, per-channel DRAM, "
+           "interconnect) included, as for a detailed launch (1); 0 = only the counters the "
+           "projection produces (a compact block: the kernel lines and the projected scalar "
+           "counters)", "int"),
     # narrowing of GPGPU-Sim's -trace_* event trace, and pipeline dumps (timing/trace.py)
     Legacy("gpgpusim_trace_kernel", "trace_kernel", "all",
            "trace only these kernels: comma-separated launch numbers (kernel_launch_uid, 1 = first "

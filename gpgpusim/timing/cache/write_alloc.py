@@ -31,6 +31,33 @@ if TYPE_CHECKING:
     from .data import Cache
 
 
+def _miss_queue_refuses(cache: Cache, fetch: MemFetch) -> bool:
+    """The miss queue has no room for the write: counted as a ``MISS_QUEUE_FULL`` failure."""
+    if cache._miss_queue_full(0):
+        cache.stats.inc_fail(fetch.access_type, "MISS_QUEUE_FULL")
+        return True
+    return False
+
+
+def _mshr_refuses(cache: Cache, fetch: MemFetch, n: int) -> bool:
+    """No room for ``n`` more miss-queue entries or no MSHR for the line: counted by reason."""
+    reason = cache._mshr_fail_reason(fetch, n)
+    if reason is not None:
+        cache.stats.inc_fail(fetch.access_type, reason)
+        return True
+    return False
+
+
+def _finish(cache: Cache, sent: bool, evicted: tuple[int, int, int, int] | None, fetch: MemFetch, now: int, events: list[str]) -> str:
+    """The common tail of a write miss: when the line was taken (``sent``), a dirty victim of
+    a write-back cache is written back and the status is ``MISS``; else ``RESERVATION_FAIL``."""
+    if sent:
+        if evicted is not None and not cache._write_through:
+            cache._send_writeback(evicted, fetch, now, events)
+        return MISS
+    return RESERVATION_FAIL
+
+
 class WriteAlloc:
     """Base: what the cache and its owners may assume about the policy."""
 
@@ -54,8 +81,7 @@ class NoWriteAllocate(WriteAlloc):
         self.allocates = False
 
     def write_miss(self, cache: Cache, fetch: MemFetch, addr: int, idx: int, now: int, events: list[str]) -> str:
-        if cache._miss_queue_full(0):
-            cache.stats.inc_fail(fetch.access_type, "MISS_QUEUE_FULL")
+        if _miss_queue_refuses(cache, fetch):
             return RESERVATION_FAIL
         events.append(WRITE_REQUEST_SENT)
         cache.miss_queue.append(fetch)
@@ -70,20 +96,14 @@ class WriteAllocate(WriteAlloc):
         self.name = "write_allocate"
 
     def write_miss(self, cache: Cache, fetch: MemFetch, addr: int, idx: int, now: int, events: list[str]) -> str:
-        reason = cache._mshr_fail_reason(fetch, 2)
-        if reason is not None:
-            cache.stats.inc_fail(fetch.access_type, reason)
+        if _mshr_refuses(cache, fetch, 2):
             return RESERVATION_FAIL
         events.append(WRITE_REQUEST_SENT)
         cache.miss_queue.append(fetch)
         n = cache._wr_alloc_fetch(fetch, now, False)
         do_miss, _, evicted = cache._send_read(addr, idx, n, now, False, True, events)
         events.append(WRITE_ALLOCATE_SENT)
-        if do_miss:
-            if evicted is not None and not cache._write_through:
-                cache._send_writeback(evicted, fetch, now, events)
-            return MISS
-        return RESERVATION_FAIL
+        return _finish(cache, do_miss, evicted, fetch, now, events)
 
 
 class FetchOnWrite(WriteAlloc):
@@ -98,19 +118,12 @@ class FetchOnWrite(WriteAlloc):
 
     def write_miss(self, cache: Cache, fetch: MemFetch, addr: int, idx: int, now: int, events: list[str]) -> str:
         if fetch.byte_mask.bit_count() == cache.atom_bytes:
-            if cache._miss_queue_full(0):
-                cache.stats.inc_fail(fetch.access_type, "MISS_QUEUE_FULL")
+            if _miss_queue_refuses(cache, fetch):
                 return RESERVATION_FAIL
             st, idx, evicted = cache._tag_access(cache.block_addr(addr), now, fetch)
             cache._mark_modified(idx, fetch)
-            if st != RESERVATION_FAIL:
-                if evicted is not None and not cache._write_through:
-                    cache._send_writeback(evicted, fetch, now, events)
-                return MISS
-            return RESERVATION_FAIL
-        reason = cache._mshr_fail_reason(fetch, 1)
-        if reason is not None:
-            cache.stats.inc_fail(fetch.access_type, reason)
+            return _finish(cache, st != RESERVATION_FAIL, evicted, fetch, now, events)
+        if _mshr_refuses(cache, fetch, 1):
             return RESERVATION_FAIL
         maddr = cache.mshr_addr(fetch.addr)
         if maddr in cache.mshr and cache._read_after_write_pending(maddr):
@@ -122,11 +135,7 @@ class FetchOnWrite(WriteAlloc):
         line.modified_on_fill |= 1 << cache._sidx(fetch.sector_mask)
         line.byte_mask_on_fill = True
         events.append(WRITE_ALLOCATE_SENT)
-        if do_miss:
-            if evicted is not None and not cache._write_through:
-                cache._send_writeback(evicted, fetch, now, events)
-            return MISS
-        return RESERVATION_FAIL
+        return _finish(cache, do_miss, evicted, fetch, now, events)
 
 
 class LazyFetchOnRead(WriteAlloc):
@@ -139,8 +148,7 @@ class LazyFetchOnRead(WriteAlloc):
         self.writes_locally = True
 
     def write_miss(self, cache: Cache, fetch: MemFetch, addr: int, idx: int, now: int, events: list[str]) -> str:
-        if cache._miss_queue_full(0):
-            cache.stats.inc_fail(fetch.access_type, "MISS_QUEUE_FULL")
+        if _miss_queue_refuses(cache, fetch):
             return RESERVATION_FAIL
         if cache._write_through:
             events.append(WRITE_REQUEST_SENT)
@@ -159,11 +167,7 @@ class LazyFetchOnRead(WriteAlloc):
             if st == HIT_RESERVED:
                 line.readable_on_fill |= 1 << sidx
         cache._update_readable(line, fetch)
-        if st != RESERVATION_FAIL:
-            if evicted is not None and not cache._write_through:
-                cache._send_writeback(evicted, fetch, now, events)
-            return MISS
-        return RESERVATION_FAIL
+        return _finish(cache, st != RESERVATION_FAIL, evicted, fetch, now, events)
 
 
 #: write-allocate letter -> policy

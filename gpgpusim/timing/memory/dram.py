@@ -35,8 +35,9 @@ from typing import Any
 
 
 from ..core.units import popcount
+from ..kit import NEVER, Queue
 from ..mem_fetch import MemFetch, WRITEBACK_TYPES
-from .dram_parts import BANK_ACTIVE, BANK_IDLE, NEVER, Bank, DramReq, DramTimingParams, FifoPipeline, logb2
+from .dram_parts import BANK_ACTIVE, BANK_IDLE, Bank, DramReq, DramTimingParams, FifoPipeline, logb2
 from .dram_report import channel_stats, dump_dram
 from .dram_sched import make_scheduler
 
@@ -88,8 +89,11 @@ class Dram:
         self.rw_is_write = False
         self.prio = 0
         self.rwq = FifoPipeline(p.CL, p.CL + 1)
-        self.mrqq = FifoPipeline(0, 2)
-        self.returnq = FifoPipeline(0, p.return_queue or 1024)
+        # ``mrqq``: GPGPU-Sim's 2-entry ``fifo_pipeline``, whose push does not check the bound
+        # (:meth:`push` is guarded by :meth:`full`; the FIFO scheduler's ``full`` is this
+        # queue holding MRQQ_LEN requests), so it is kept unbounded here
+        self.mrqq: Queue[DramReq] = Queue(0)
+        self.returnq: Queue[MemFetch] = Queue(p.return_queue or 1024)
         self.sched = make_scheduler(p.scheduler, p)
         self.on_write_done = on_write_done
         self.grp_of = [self._bankgrp(j) for j in range(p.nbk)]
@@ -162,7 +166,7 @@ class Dram:
             self.reads_per_bank[tlx_bank] += atoms
 
     def return_top(self) -> MemFetch | None:
-        return self.returnq.top()
+        return self.returnq.head()
 
     def return_pop(self) -> MemFetch | None:
         return self.returnq.pop()
@@ -171,7 +175,7 @@ class Dram:
         """A request is inside the channel (queued, at a bank, in the data pipeline or the
         return queue), other than writes :meth:`quiet` counts as parked.  Constraint timers
         may still be counting down when it is False (see :meth:`drain`)."""
-        if self.returnq.n_items:
+        if not self.returnq.empty():
             return True
         n = self.n_in_flight
         if not n:
@@ -198,7 +202,7 @@ class Dram:
         """Nothing queued, in flight or counting down: a cycle only bumps the idle counters.
         Writes parked in the separate write queue (read mode, below the high watermark, no
         read waiting) count as quiet: each cycle's scheduler pass returns nothing for them."""
-        if self.returnq.n_items or self.n_cmd < self.quiet_until:
+        if not self.returnq.empty() or self.n_cmd < self.quiet_until:
             return False
         if self.n_in_flight:
             s = self.sched
@@ -394,7 +398,7 @@ class Dram:
         t = self.n_cmd
         rwq = self.rwq
         returnq = self.returnq
-        if len(returnq.q) < returnq.max_len:
+        if not returnq.full():
             q = rwq.q
             if q:
                 cmd = q.popleft()

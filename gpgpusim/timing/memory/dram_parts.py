@@ -21,9 +21,6 @@ from typing import Any
 from ..mem_fetch import MemFetch
 
 BANK_IDLE, BANK_ACTIVE = 0, 1
-#: a cycle no command reaches (``Dram.col_at`` / ``row_at`` with no candidate bank)
-NEVER = 1 << 62
-
 
 
 class DramTimingParams:
@@ -67,8 +64,12 @@ class DramTimingParams:
 
 
 class FifoPipeline:
-    """``fifo_pipeline<T>``: a FIFO padded with bubbles (None) to a minimum length, so an item
-    pushed behind ``min_len`` entries pops ``min_len`` pops later; ``max_len`` 0 = unbounded."""
+    """``fifo_pipeline<T>`` with bubbles: a FIFO padded with None to a minimum length, so an
+    item pushed behind ``min_len`` entries pops ``min_len`` pops later; ``max_len`` 0 =
+    unbounded.  The channel's read/write data pipeline ``rwq`` only: its delay is counted in
+    pops (one a channel cycle while the return queue has room) and its minimum length switches
+    between CL and WL with the bus direction, which a ready cycle fixed at the push (the
+    kit's :class:`~..kit.Queue`, the channel's other queues) cannot express."""
 
     __slots__ = ("q", "min_len", "max_len", "n_items")
 

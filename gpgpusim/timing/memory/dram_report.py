@@ -64,7 +64,7 @@ def dump_dram(d: Dram) -> str:
     mode = " write_mode" if s.write_mode else ""
     busy = [j for j, b in enumerate(d.banks) if b.mrq is not None]
     out = [f"DRAM[{d.id}]: pending={pend}{mode} banks_busy={busy} rwq={d.rwq.n_items} "
-           f"returnq={d.returnq.n_items}"]
+           f"returnq={len(d.returnq)}"]
     for j, b in enumerate(d.banks):
         if b.mrq is not None or b.state == BANK_ACTIVE:
             req = b.mrq

@@ -96,6 +96,15 @@ class XbarRouter:
     def busy(self) -> bool:
         return self.n_in_flight > 0 or self.n_out > 0
 
+    def dump_state(self, name: str, out: list[str]) -> None:
+        """Append the packets in each input and output buffer (the network called ``name``)."""
+        for node, q in enumerate(self.in_buf):
+            if q:
+                out.append(f"icnt {name} input {node}: " + ", ".join(f"{mf!r} -> {dst}" for mf, dst in q))
+        for node, q2 in enumerate(self.out_buf):
+            if q2:
+                out.append(f"icnt {name} output {node}: " + ", ".join(repr(mf) for mf in q2))
+
     def idle_advance(self, n: int) -> None:
         """``n`` :meth:`advance` calls with nothing in flight (the idle branch, in bulk)."""
         self.cycles += n

@@ -26,7 +26,8 @@ from typing import Any
 from ..cache import publish_cache_stats
 from ..mem_fetch import MemFetch
 from .addrdec import AddressDecoder
-from .dram_parts import NEVER, DramTimingParams, logb2
+from ..kit import NEVER, Clock
+from .dram_parts import DramTimingParams, logb2
 from .icnt import Interconnect
 from .partition import MemoryPartition, SubPartition
 
@@ -68,15 +69,16 @@ class MemorySystem:
         part_addr = self.addrdec.partition_address
         #: the sub-partition and the L2 set are functions of ``addr >> granule``
         self.granule = self.addrdec.partition_granule()
-        self.subs = [SubPartition(i, cfg, l2cfg, part_addr, stats, self.granule, decode=self.addrdec.apply)
+        #: the L2 and DRAM clocks' tick counters, shared by their components
+        self.l2_clock = Clock()
+        self.dram_clock = Clock()
+        self.subs = [SubPartition(i, cfg, l2cfg, part_addr, stats, self.granule, decode=self.addrdec.apply,
+                                  clock=self.l2_clock)
                      for i in range(self.n_sp)]
-        self.partitions = [MemoryPartition(p, cfg, self.subs[p * self.n_sub:(p + 1) * self.n_sub], params)
+        self.partitions = [MemoryPartition(p, cfg, self.subs[p * self.n_sub:(p + 1) * self.n_sub], params,
+                                           clock=self.dram_clock)
                            for p in range(self.n_mem)]
-        self._dram_ticks = [0]
-        for part in self.partitions:
-            part.ticks = self._dram_ticks
         self.now = 0
-        self.n_l2_cycles = 0
         # memory_stats_t (-gpgpu_memlatency_stat; nothing is recorded without it): see
         # read_done, the icnt->L2 pop in l2_cycle, lat_pw and update_stats
         self.memlat = bool(cfg.get("gpgpu_memlatency_stat"))
@@ -219,8 +221,6 @@ class MemorySystem:
         t = self.now if now is None else now
         icnt = self.icnt
         reply = icnt.reply
-        in_buf = reply.in_buf
-        in_limit = reply.in_limit
         subs = self.subs
         base = self.n_clusters
         n = 0
@@ -229,13 +229,11 @@ class MemorySystem:
             order = self._order = sorted(self._active)
         for i in order:
             sub = subs[i]
-            if not sub.l2_icnt.q:
-                continue
             mf = sub.top()
             if mf is None:
                 continue
             node = base + i
-            if len(in_buf[node]) < in_limit:
+            if reply.has_buffer_in(node):
                 mf.return_timestamp = t
                 mf.status = "IN_ICNT_TO_SHADER"
                 mf.status_cycle = t
@@ -245,7 +243,6 @@ class MemorySystem:
                     mf.do_atomic()
                 n += 1
             else:
-                reply.in_buffer_full += 1
                 self.stats.add("gpu_stall_icnt2sh")
         if n:
             self.stats.add("icnt_mem_reply_sum", n)
@@ -253,14 +250,9 @@ class MemorySystem:
 
     def dram_cycle(self, now: int | None = None) -> None:
         t = self.now if now is None else now
-        ticks = self._dram_ticks
-        ticks[0] += 1
+        self.dram_clock.n += 1
         for p in self.partitions:
-            if not p.asleep:
-                p.dram_cycle(t)
-            elif p.wake_at <= t:
-                p.resume()
-                p.dram_cycle(t)
+            p.tick(t)
 
     def l2_cycle(self, now: int | None = None) -> None:
         """L2 phase: move one request per sub-partition out of the request network (unless its
@@ -269,19 +261,16 @@ class MemorySystem:
         ``_active``) are visited: one leaves the set when nothing at all is inside it or on
         its way to it.
 
-        A sub-partition that only waits sleeps: after a cycle that left its icnt->L2, DRAM->L2
-        and L2->icnt queues, the L2's miss queue and MSHR-ready list empty, both L2 ports free
-        and its L2->DRAM queue not full, with a request in the ROP delay or an L2 MSHR waiting
-        for DRAM, its ``cache_cycle`` would move nothing and count only the L2 port cycle
-        until the ROP head's ready cycle, a request from the interconnect or a DRAM reply
-        (nothing else changes those queues).  It is not cycled until then; the port cycles
-        are added when it wakes.  The ROP entry or MSHR it waits for keeps it from leaving
-        ``_active`` in the meantime, as every skipped cycle would have found.  A request
-        arriving from the interconnect is taken in without waking it when it enters the ROP
-        delay: the cycle's ``cache_cycle`` would again move nothing (the new ROP entry is
-        ready ``-gpgpu_l2_rop_latency`` cycles later, after the waited-for head if any)."""
+        A sub-partition that only waits sleeps (:meth:`~.partition.SubPartition.try_sleep`,
+        asked when no request waits for it on the network) and is not cycled until its ROP
+        head's ready cycle, a request or a DRAM reply (pushes into the queues it consumes wake
+        it); the kit adds its L2 port cycles when it runs again.  The ROP entry or MSHR it
+        waits for keeps it in ``_active`` meanwhile, as every skipped cycle would have found.
+        A request arriving from the interconnect is taken in without waking it when it enters
+        the ROP delay: the cycle would again move nothing (the new ROP entry is ready
+        ``-gpgpu_l2_rop_latency`` cycles later, after the waited-for head if any)."""
         t = self.now if now is None else now
-        self.n_l2_cycles += 1
+        self.l2_clock.n += 1
         active = self._active
         if not active:
             return
@@ -289,55 +278,47 @@ class MemorySystem:
         if order is None:
             order = self._order = sorted(active)
         icnt = self.icnt
-        req_out = icnt.req.out_buf
+        req = icnt.req
         subs = self.subs
         base = self.n_clusters
         n = 0
         done = None
-        n_l2 = self.n_l2_cycles
         for i in order:
             sub = subs[i]
             node = base + i
-            fifo = sub.icnt_l2
             took = False
-            if sub.wake_at > t and not sub.dram_l2.q:
-                if not req_out[node]:
+            if sub.asleep and sub.wake_at > t:
+                if not req.has_output(node):
                     continue
-                if len(fifo.q) + 3 < fifo.cap:
+                if sub.can_take(4):
                     # asleep, and a request arrives: it is taken in as below; when it enters
                     # the ROP delay (not a texture request, which goes to the icnt->L2
-                    # queue), the sub-partition only waits as before (for the earlier ROP
-                    # head, or now for this one), and its cache_cycle would count only the
-                    # port cycle: it sleeps on, that cycle counted with the others on waking
+                    # queue and wakes it), the sub-partition only waits as before (for the
+                    # earlier ROP head, or now for this one), and its cycle would count only
+                    # the port cycle: it sleeps on, that cycle counted with the others on waking
                     self._take_request(sub, icnt.pop(node), t)
                     n += 1
-                    if not fifo.q:
-                        sub.wake_at = sub.rop[0][0]
+                    if sub.asleep:
                         continue
                     took = True
-            if sub.sleep_from >= 0:
-                self._wake_sub(sub, n_l2)
+                else:
+                    sub.wake()          # it cycles, the request waiting (gpu_stall_dramfull)
             if not took:
-                if len(fifo.q) + 3 >= fifo.cap:          # full_for(4)
+                if not sub.can_take(4):
                     self.stats.add("gpu_stall_dramfull")
-                elif req_out[node]:
+                elif req.has_output(node):
                     self._take_request(sub, icnt.pop(node), t)
                     n += 1
-            sub.cache_cycle(t)
-            if not sub.tracker and not req_out[node] and sub.idle() and sub.l2 is not None \
-                    and sub.l2.data_port_free() and sub.l2.fill_port_free() and not self._partition_of(i).latency_q:
+            sub.tick(t)
+            if req.has_output(node):
+                continue
+            if sub.drained() and self._partition_of(i).latency_empty():
                 if done is None:
                     done = [i]
                 else:
                     done.append(i)
             else:
-                l2 = sub.l2
-                if l2 is not None and l2.waits_for_fills() and not fifo.q and not sub.dram_l2.q \
-                        and not sub.l2_icnt.q and (sub.rop or l2.has_pending_misses()) \
-                        and len(sub.l2_dram.q) < sub.l2_dram.cap \
-                        and not req_out[node]:
-                    sub.wake_at = sub.rop[0][0] if sub.rop else NEVER
-                    sub.sleep_from = n_l2 + 1
+                sub.try_sleep()
         if done is not None:
             for i in done:
                 active.discard(i)
@@ -356,15 +337,6 @@ class MemorySystem:
             if lat > self.max_icnt2mem:
                 self.max_icnt2mem = lat
         sub.push(mf, t)
-
-    @staticmethod
-    def _wake_sub(sub: SubPartition, n_l2: int) -> None:
-        """Wake a sleeping sub-partition (see :meth:`l2_cycle`) before its cycle of L2 tick
-        ``n_l2``: the ticks it slept through count as L2 port cycles (its ports were free)."""
-        if sub.l2 is not None:
-            sub.l2.stats.port_cycles += n_l2 - sub.sleep_from
-        sub.sleep_from = -1
-        sub.wake_at = 0
 
     def _partition_of(self, sp: int) -> MemoryPartition:
         return self.partitions[sp // self.n_sub]
@@ -422,9 +394,9 @@ class MemorySystem:
         if not self.idle():
             raise AssertionError("idle_ticks on a busy memory system: icnt busy=%s active=%s parts=%s" % (
                 self.icnt.busy(), sorted(self._active),
-                [(p.id, bool(p.latency_q), p.dram.busy(), [s.id for s in p.subs if not s.idle()])
+                [(p.id, not p.latency_empty(), p.dram.busy(), [s.id for s in p.subs if not s.idle()])
                  for p in self.partitions if not p.idle()]))
-        self.n_l2_cycles += n_l2
+        self.l2_clock.n += n_l2
         self.icnt.req.idle_advance(n_icnt)
         if self.icnt.reply is not self.icnt.req:
             self.icnt.reply.idle_advance(n_icnt)
@@ -453,18 +425,13 @@ class MemorySystem:
             return None
         if self.icnt.busy():
             return now
-        t: int | None = None
+        t = NEVER
         for p in self.partitions:
-            if not p.dram.quiet() or p.dram.returnq.n_items:
+            e = p.next_event(now)
+            if e == now:
                 return now
-            if p.latency_q:
-                t = p.latency_q[0][0] if t is None else min(t, p.latency_q[0][0])
-            for s in p.subs:
-                if s.icnt_l2 or s.l2_dram or s.dram_l2 or s.l2_icnt or (s.l2 is not None and s.l2.busy()):
-                    return now
-                if s.rop:
-                    t = s.rop[0][0] if t is None else min(t, s.rop[0][0])
-        return max(now, t) if t is not None else now
+            t = min(t, e)
+        return max(now, t) if t != NEVER else now
 
     # ------------------------------------------------------------------ host copies / flush
     def memcpy_to_l2(self, addr: int, nbytes: int, now: int | None = None) -> None:
@@ -500,20 +467,18 @@ class MemorySystem:
     # ------------------------------------------------------------------ statistics
     def publish_stats(self) -> None:
         """Write the cumulative L2 / DRAM / icnt statistics into the registry (idempotent)."""
+        # the idle ticks of the sleeping components so far (they sleep on)
         for p in self.partitions:
             p.settle()
         for sub in self.subs:
-            if sub.sleep_from >= 0 and sub.l2 is not None:
-                # the L2 ticks slept through so far (it sleeps on)
-                sub.l2.stats.port_cycles += self.n_l2_cycles + 1 - sub.sleep_from
-                sub.sleep_from = self.n_l2_cycles + 1
+            sub.settle()
         st = self.stats
         st.set("traffic_coretomem", {k: dict(v) for k, v in self.traffic_out.items()})
         st.set("traffic_memtocore", {k: dict(v) for k, v in self.traffic_in.items()})
         l2s = [s.l2 for s in self.subs if s.l2 is not None]
         publish_cache_stats(st, l2s, "L2", per_unit="L2_bank", breakdown="l2_cache_breakdown",
                             fail_breakdown="l2_cache_fail_breakdown", port="L2")
-        st.set("L2_port_cycles", self.n_l2_cycles * len(l2s))
+        st.set("L2_port_cycles", self.l2_clock.n * len(l2s))
         reads = [list(p.dram.reads_per_bank) for p in self.partitions]
         writes = [list(p.dram.writes_per_bank) for p in self.partitions]
         st.set("dram_reads_per_bank", reads)
@@ -580,7 +545,7 @@ class MemorySystem:
               "dram_latency_queue": [{"ready": ready, "uid": mf.uid, "sid": mf.core_id, "wid": mf.warp_id,
                                       "addr": mf.addr, "is_store": mf.is_write, "size": mf.size,
                                       "type": mf.access_type, "status": mf.status,
-                                      "status_cycle": mf.status_cycle} for ready, mf in p.latency_q]}
+                                      "status_cycle": mf.status_cycle} for ready, mf in p.latency_entries()]}
         ch.update(p.dram.channel_stats())
         return ch
 
@@ -595,13 +560,10 @@ class MemorySystem:
         if self.icnt.reply is not self.icnt.req:
             nets.append(("reply", self.icnt.reply))
         for name, net in nets:
-            for node, q in enumerate(net.in_buf):
-                if q:
-                    out.append(f"icnt {name} input {node}: " + ", ".join(f"{mf!r} -> {dst}" for mf, dst in q))
-            for node, q2 in enumerate(net.out_buf):
-                if q2:
-                    out.append(f"icnt {name} output {node}: " + ", ".join(repr(mf) for mf in q2))
-        out += [p.dump_state() for p in self.partitions if not p.idle()]
+            net.dump_state(name, out)
+        for p in self.partitions:
+            if not p.idle():
+                p.dump_state(out)
         idle = [p.id for p in self.partitions if p.idle()]
         if idle:
             out.append(f"idle memory partitions (empty queues, no MSHR entry, DRAM quiet): {idle}")

@@ -356,8 +356,8 @@ def test_sleeping_sub_partitions_are_exact(monkeypatch, small_l2):
 
     def plain(self, now=None):
         for sub in self.subs:
-            if sub.sleep_from >= 0:
-                self._wake_sub(sub, self.n_l2_cycles + 1)
+            if sub.asleep:
+                sub.wake()
                 woken[0] += 1
         orig(self, now)
     monkeypatch.setattr(MemorySystem, "l2_cycle", plain)

@@ -6,6 +6,9 @@ from typing import TYPE_CHECKING
 
 from .base import DramScheduler
 
+#: the entries of the channel's input queue ``mrqq`` (GPGPU-Sim's ``fifo_pipeline`` of length 2)
+MRQQ_LEN = 2
+
 if TYPE_CHECKING:
     from ..dram import Dram
     from ..dram_parts import DramTimingParams
@@ -24,14 +27,16 @@ class FifoScheduler(DramScheduler):
         return FifoScheduler()
 
     def full(self, dram: Dram, is_write: bool) -> bool:
-        return dram.mrqq.full()
+        return len(dram.mrqq) >= MRQQ_LEN
 
     def cycle(self, dram: Dram, now: int) -> int:
         mrqq = dram.mrqq
-        if mrqq.q:
-            b = mrqq.q[0].bank
+        head = mrqq.head()
+        if head is not None:
+            b = head.bank
             if dram.banks[b].mrq is None:
-                dram.place(b, mrqq.pop())
+                mrqq.pop()
+                dram.place(b, head)
         return len(mrqq)
 
     def queued(self, dram: Dram) -> int:

@@ -87,8 +87,10 @@ class FrfcfsScheduler(DramScheduler):
         """``dram_t::scheduler_frfcfs``: every request of ``mrqq`` joins the queues, then the
         first idle bank from the channel's ``prio`` with work gets its next request."""
         mrqq = dram.mrqq
-        while mrqq.q:
-            self.add(mrqq.pop())
+        req = mrqq.pop()
+        while req is not None:
+            self.add(req)
+            req = mrqq.pop()
         if not self.separate:
             # the first bank from ``prio`` with no request and a non-empty queue: the banks
             # before it would each return nothing from schedule()
