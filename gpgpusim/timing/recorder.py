@@ -63,7 +63,7 @@ class TraceRecorder:
     """Attached to an :class:`Exec` as ``ex.hooks.trace``; the engine calls :meth:`issue`,
     :meth:`issue1` and :meth:`access` (see the module docstring)."""
 
-    __slots__ = ("seq", "batch", "single", "recs", "mem_on", "cnt")
+    __slots__ = ("seq", "batch", "single", "recs", "mem_on", "cnt", "_ln_src", "_ln32")
 
     def __init__(self, n_warps: int = 0) -> None:
         self.seq = 0
@@ -73,6 +73,11 @@ class TraceRecorder:
         self.mem_on = False
         #: instructions recorded so far per warp (``n_warps`` > 0: the windowed feed's counts)
         self.cnt: np.ndarray | None = np.zeros(n_warps, dtype=np.int64) if n_warps else None
+        # the lanes of the last partial-lane access and their int32 copy, which the records
+        # keep (half the bytes of the engine's int64 lane numbers; every element of a vector
+        # access shares one copy, which the merge below tests by identity)
+        self._ln_src: np.ndarray | None = None
+        self._ln32: np.ndarray | None = None
 
     def issue(self, ex: Exec, p: int, G: np.ndarray, masks: np.ndarray, sel, esel, mem: bool) -> None:
         self.seq += 1
@@ -96,7 +101,12 @@ class TraceRecorder:
                is_store: bool, is_atomic: bool) -> None:
         if not self.mem_on or space == "param" or addrs.size == 0:
             return
-        ln = None if lanes is ex.all_lanes else lanes
+        ln: np.ndarray | None = None
+        if lanes is not ex.all_lanes:
+            if lanes is not self._ln_src:
+                self._ln_src = lanes
+                self._ln32 = lanes.astype(np.int32)
+            ln = self._ln32
         recs = self.recs
         seq = self.seq
         if not is_atomic:
