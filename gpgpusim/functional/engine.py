@@ -199,7 +199,7 @@ def _issue(ex: Exec, G: np.ndarray, p: int) -> None:
         sel = None if ex.dense else ex.valid_lanes    # every thread of every resident CTA
     else:
         sel = _lanes_of(G, masks)
-    counted = d.inst is not None       # exit pseudo-instructions are not PTX instructions
+    counted = d.counted       # not exit pseudo-instructions, nor PTXPlus helper lines
     if counted:
         ex.warp_insn += G.size
         pw = ex.pc_warp
@@ -325,7 +325,7 @@ def issue_warp(ex: Exec, w: int, p: int) -> int:
         sel.flags.writeable = False       # shared between issues: handlers only read lane sets
         if len(_SEL_CACHE) < 65536:
             _SEL_CACHE[key] = sel
-    counted = d.inst is not None       # exit pseudo-instructions are not PTX instructions
+    counted = d.counted       # not exit pseudo-instructions, nor PTXPlus helper lines
     if counted:
         ex.warp_insn += 1
         pw = ex.pc_warp

@@ -216,6 +216,9 @@ class _Exp:
         self.work: list[str] = []
         self.arch: list[str] = []
         self.nt = self.nd = self.nq = self.nh = 0
+        #: the first line is the main line (an expansion that branches away from several of
+        #: its lines: every execution of the SASS instruction runs its first line)
+        self.lead = False
 
     def t(self) -> str:
         self.nt += 1
@@ -242,6 +245,41 @@ class _Exp:
     def lines(self) -> list[str]:
         g = f"@{self.guard} " if self.guard else ""
         return self.work + [g + ln for ln in self.arch]
+
+    def main_index(self) -> int:
+        """The index in :meth:`lines` of the main line (see "Counting and timing" in the module
+        docstring): the first line when :attr:`lead` is set, else the first guarded line that
+        accesses memory or changes control flow, else the last guarded line, else the last
+        work line; -1 for an empty expansion."""
+        if self.lead:
+            return 0 if self.work or self.arch else -1
+        for k, ln in enumerate(self.arch):
+            if _opcode_of(ln) in MAIN_OPCODES:
+                return len(self.work) + k
+        if self.arch:
+            return len(self.work) + len(self.arch) - 1
+        return len(self.work) - 1
+
+
+#: PTX opcodes that carry a SASS instruction's memory access or control flow: the main line
+MAIN_OPCODES = frozenset(("ld", "ldu", "st", "atom", "red", "tex", "tld4", "suld", "sust", "bra", "exit",
+                          "call", "ret", "trap", "bar", "barrier", "membar", "fence", "mma", "ldmatrix",
+                          "shfl", "vote", "match", "redux", "activemask"))
+#: the trailing comment that marks a SASS instruction's main line in the text
+MAIN_MARK = "//@main"
+#: the line a SASS instruction that has no PTXPlus lines (a convergence barrier, ``NOP``, an
+#: instruction guarded by ``!PT``) becomes, so that it is issued and counted as the hardware does
+PLACEHOLDER = "pmevent 0;"
+
+
+def _opcode_of(line: str) -> str:
+    """The PTX opcode of one line of an expansion ("" for labels, braces and declarations)."""
+    t = line.strip()
+    if t.startswith("@"):
+        t = t.split(None, 1)[1] if " " in t else ""
+    if not t or t[0] in "{}.$" or t.endswith(":"):
+        return ""
+    return t.split(None, 1)[0].split(".", 1)[0]
 
 
 class Converter:
@@ -498,7 +536,9 @@ class Converter:
                 body.append(f"$L{ins.offset:04x}:")
             body.append(f"\t// {ins}")
             guard = self.guard(ins.pred)
-            if guard is None:
+            if guard is None:       # @!PT: issued, no lane runs it
+                self.need_pt = True
+                body.append(f"\t@!%pt {PLACEHOLDER} {MAIN_MARK}")
                 continue
             e = _Exp(self, guard)
             handler = _HANDLERS.get(ins.opcode)
@@ -516,7 +556,13 @@ class Converter:
             self.max_d = max(self.max_d, e.nd)
             self.max_q = max(self.max_q, e.nq)
             self.max_h = max(self.max_h, e.nh)
-            body.extend("\t" + ln for ln in e.lines())
+            lines = e.lines()
+            main = e.main_index()
+            if main < 0:
+                g = f"@{guard} " if guard else ""
+                lines, main = [g + PLACEHOLDER], 0
+            lines[main] += f" {MAIN_MARK}"
+            body.extend("\t" + ln for ln in lines)
         return self.render(body)
 
     def render(self, body: list[str]) -> str:
@@ -689,6 +735,7 @@ def _call(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
         if not targets or e.guard:
             raise UnsupportedSass(ins.full_opcode, "function pointer without known targets")
         n = int(ins.operands[0][1:])
+        e.lead = True
         d = e.d()
         e.w(f"mov.b64 {d}, {{{c.reg('r', n)}, {c.reg('r', n + 1)}}};")
         for handle, off in targets:
@@ -719,6 +766,7 @@ def _call_abs(c: Converter, e: _Exp, ins: SassInstruction) -> None:
     if not names:
         raise UnsupportedSass(ins.full_opcode, "no device-runtime function in c[0x4]")
     reg = c.reg("r", r.num)
+    e.lead = True
     here = f"$C{ins.offset:04x}"
     for k, name in enumerate(names):
         q = e.q()
@@ -777,6 +825,7 @@ def _ret(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
     reg = c.reg("r", r.num)
     if e.guard:
         raise UnsupportedSass(ins.full_opcode, "predicated return")
+    e.lead = True
     for site in c.ret_sites[:-1]:
         q = e.q()
         e.a(f"setp.eq.u32 {q}, {reg}, {site};")
