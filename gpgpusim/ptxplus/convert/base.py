@@ -225,6 +225,19 @@ def _opcode_of(line: str) -> str:
     return t.split(None, 1)[0].split(".", 1)[0]
 
 
+class _Prologue(_Exp):
+    """The lines at the kernel's entry that read the constant-bank values the kernel uses into
+    registers of their own (``%k<n>`` words, ``%kd<n>`` pairs), once per thread."""
+
+    def t(self) -> str:
+        self.nt += 1
+        return f"%k{self.nt - 1}"
+
+    def d(self) -> str:
+        self.nd += 1
+        return f"%kd{self.nd - 1}"
+
+
 class Converter:
     """Converts one kernel's SASS into a PTXPlus ``.entry``."""
 
@@ -236,6 +249,8 @@ class Converter:
         self.need_pt = self.need_rz = self.need_pz = self.need_bres = False
         self.targets: set[int] = set()
         self.ret_sites: list[int] = []   # offsets after each CALL.REL: where a RET can go
+        self.prologue = _Prologue(self, "")
+        self.consts: dict[tuple[int, int, int], str] = {}   # (bank, offset, bits) -> its register
         calls = any(i.opcode == "CALL" for i in fn.instructions)
         # the per-thread stack: the kernel's frame, or CUDA's default stack limit (1 KiB) when it
         # calls subroutines (recursion grows the stack below the frame)
@@ -303,7 +318,17 @@ class Converter:
 
     # ------------------------------------------------------------- source values
     def const_load(self, e: _Exp, bank: int, off: int, bits: int) -> str:
-        """A constant-bank word (bits 32) or pair (bits 64) into a work register."""
+        """The register holding a constant-bank word (bits 32) or pair (bits 64).  Constant
+        banks do not change during a launch, so each value is read once, at the kernel's
+        entry (:class:`_Prologue`), whichever instruction ``e`` uses it."""
+        key = (bank, off, bits)
+        reg = self.consts.get(key)
+        if reg is None:
+            reg = self._const_load(self.prologue, bank, off, bits)
+            self.consts[key] = reg
+        return reg
+
+    def _const_load(self, e: _Exp, bank: int, off: int, bits: int) -> str:
         dest = e.t() if bits == 32 else e.d()
         b = f"b{bits}"
         if bank == 0:
@@ -533,8 +558,13 @@ class Converter:
             out.append(f"\t.shared .align 16 .b8 __sass_shared[{ctx.static_smem}];")
         if self.stack_bytes:
             out.append(f"\t.local .align 16 .b8 __sass_frame[{self.stack_bytes}];")
+        pro = self.prologue
+        for name, typ, n in (("k", "b32", pro.nt), ("kd", "b64", pro.nd)):
+            if n:
+                out.append(f"\t.reg .{typ} %{name}<{n}>;")
         if self.need_pt:
             out.append("\tsetp.eq.u32 %pt, 0, 0;")
+        out.extend("\t" + ln for ln in pro.lines())
         out.extend(body)
         out.append("}")
         return "\n".join(out) + "\n"
