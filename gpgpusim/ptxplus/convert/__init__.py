@@ -16,7 +16,9 @@ Conventions of the text (what a reader of a ``-gpgpu_ptx_save_converted_ptxplus`
   ``mov.b64 %d0, {%r4, %r5}`` gathers a pair, ``mov.b64 {%r4, %r5}, %d0`` scatters one.  Work
   registers ``%t<n>`` (``.b32``), ``%d<n>`` (``.b64``) and ``%q<n>`` (``.pred``) hold values
   inside one SASS instruction's expansion only.
-* **Constant banks** (C234): ``c[0x0][x]`` reads the launch's values: ``0x0-0x8`` ``%ntid``,
+* **Constant banks** (C234): each value an instruction reads is read once per thread, at the
+  kernel's entry, into a register of its own (``%k<n>``, pairs ``%kd<n>``; banks do not change
+  during a launch).  ``c[0x0][x]`` reads the launch's values: ``0x0-0x8`` ``%ntid``,
   ``0xc-0x14`` ``%nctaid``, ``0x28`` the local-memory stack top (the frame size, or 1 KiB,
   CUDA's default stack limit, for a kernel that calls subroutines: ``R1`` then addresses the
   ``.local`` array ``__sass_frame``), ``0x20`` (64-bit) the generic address of
