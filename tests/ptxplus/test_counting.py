@@ -1,9 +1,16 @@
 """One SASS instruction is one warp instruction (issue 27): the dynamic counts of PTXPlus
-kernels are counted by hand from their SASS, in functional and in performance mode, and the
-timing model issues each SASS instruction once, with its opcode's op class and latency
+kernels are counted by hand from their SASS (hand-written SASS, and ``data/count_kernels.cu``
+compiled by nvcc, its listing pinned), in functional and in performance mode, and the timing
+model issues each SASS instruction once, with its opcode's op class and latency
 (``gpgpusim/timing/sass_ops.py``) and its real registers."""
 
 from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +25,9 @@ from gpgpusim.timing.static import OpClass, Unit, build_table
 from tests.functional.engine_helpers import run_once
 from tests.ptxplus.ptxplus_helpers import context, sass_function
 from tests.timing.timing_helpers import run_timing
+
+DATA = Path(__file__).parent / "data"
+REPO = Path(__file__).resolve().parents[2]
 
 #: a loop of 5 trips between straight-line code; per warp 3 + 3 x 5 + 3 = 21 SASS instructions
 #: run (the final BRA after EXIT never), though the PTXPlus text has 2 lines for the IMAD (the
@@ -137,3 +147,61 @@ def test_dependent_chain_issues_at_the_sass_opcodes_latency(gpu, op, latency):
     # each op after the one before it
     assert [b - a for a, b in zip(cycles[2:5], cycles[3:6], strict=True)] == [latency + 5] * 3
     assert cycles[6] == cycles[5] + 1            # EXIT depends on nothing
+
+
+# ----------------------------------------------------------------------------- a compiled binary
+#: the SASS nvcc 13 makes of data/count_kernels.cu for sm_75 (``python3 -m cuobjdump_tools -sass``),
+#: opcodes in program order, and the warp instructions one warp runs, counted by hand
+COMPILED = {
+    # 0x00-0xb0 once each (the BRA to itself and the NOPs after EXIT never run): 12
+    "_Z8straightPKiPi": (["MOV", "S2R", "MOV", "S2R", "IMAD", "IMAD", "LDG", "MOV", "IMAD", "IMAD", "STG",
+                          "EXIT", "BRA", "NOP", "NOP", "NOP"], 12),
+    # 0x00-0x60 (7), the loop 0x70-0xa0 (IADD3, FFMA, ISETP, @P0 BRA) 10 trips (40), 0xb0-0xe0 (4): 51
+    "_Z4loopPfff": (["MOV", "S2R", "MOV", "MOV", "S2R", "IMAD", "I2F", "IADD3", "FFMA", "ISETP", "BRA", "MOV",
+                     "IMAD", "STG", "EXIT", "BRA"], 51),
+}
+WARPS = 8        # <<<2, 128>>>
+
+
+@pytest.fixture(scope="module")
+def count_binary(tmp_path_factory):
+    from cuobjdump_tools.sass import INSTALL_HINT, find_nvdisasm
+    from tests.apps.app_helpers import find_nvcc
+    nvcc = find_nvcc()
+    if nvcc is None or find_nvdisasm() is None:
+        pytest.skip("nvcc not found" if nvcc is None else INSTALL_HINT)
+    out = tmp_path_factory.mktemp("count") / "count_kernels"
+    r = subprocess.run([nvcc, "-cudart", "shared", "-O2", str(DATA / "count_kernels.cu"), "-o", str(out)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def test_compiled_kernels_sass_is_what_was_counted(count_binary):
+    p = subprocess.run([sys.executable, "-m", "cuobjdump_tools", "-sass", str(count_binary)],
+                       capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert p.returncode == 0, p.stderr
+    ops: dict[str, list[str]] = {}
+    fn = ""
+    for line in p.stdout.splitlines():
+        m = re.match(r"\s*Function : (\S+)", line)
+        if m:
+            fn = m[1]
+            ops[fn] = []
+        m = re.match(r"\s*/\*[0-9a-f]{4}\*/\s+(?:@!?P\S+\s+)?([A-Z0-9_]+)", line)
+        if m and fn:
+            ops[fn].append(m[1])
+    assert {k: v for k, v in ops.items() if k in COMPILED} == {k: v[0] for k, v in COMPILED.items()}
+
+
+@pytest.mark.parametrize("functional", [True, False])
+def test_compiled_kernels_count_by_hand(count_binary, functional, tmp_path):
+    from tests.ptxplus.test_ptxplus_runs import run
+    js = tmp_path / "stats.json"
+    p = run(count_binary, functional=functional, json_out=js, cwd=tmp_path)
+    assert p.returncode == 0 and "count_kernels: PASS" in p.stdout, p.stderr[-2000:]
+    kernels = {k["kernel_name"]: k for k in json.loads(js.read_text())["kernels"]}
+    assert {n: k["warp_insn"] for n, k in kernels.items()} == {n: c * WARPS for n, (_, c) in COMPILED.items()}
+    # every lane runs every instruction, but the loop's last BRA has a false guard in all 256 lanes
+    assert kernels["_Z8straightPKiPi"]["thread_insn"] == 12 * 256
+    assert kernels["_Z4loopPfff"]["thread_insn"] == 51 * 256 - 256
