@@ -21,8 +21,10 @@ the branch unit's opcodes (SPECIALIZED_UNIT_1: ``BRA``, ``BSSY``, ``BSYNC``, ``C
 ``WARPSYNC``, ...) are BRANCH_OP and the uniform datapath's (SPECIALIZED_UNIT_4: ``UIADD3``,
 ``ULDC``, ``S2UR``, ``R2UR``, ...) INTP_OP, both with the int pair (the configurations give
 both units the int latency); ``EXIT`` is ALU_OP.  Memory instructions (``LDG``, ``STS``,
-``ATOM``, ``LDC``, ``TEX``, ``SULD``, ...), barriers and fences keep the classification of
-their PTX main line (``timing/static.py``): the LD/ST unit times them.
+``ATOM``, ``TEX``, ``SULD``, ...), barriers and fences keep the classification of their PTX
+main line (``timing/static.py``): the LD/ST unit times them, with the width and space of that
+line (``LDG.E.128`` is a ``ld.global.v4.b32``: 16 bytes a lane).  The main line of any opcode
+whose PTX line is a memory instruction (an ``LDC`` indexed by a register) is timed that way too.
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ for _cls, _ops in (
             # the uniform datapath (Accel-Sim's SPECIALIZED_UNIT_4)
             "R2UR REDUX S2UR UBMSK UBREV UCLEA UF2FP UFLO UIADD3 UIMAD UISETP ULDC ULEA ULOP ULOP3 "
             "ULOP32I UMOV UP2UR UPLOP3 UPOPC UPRMT UPSETP UR2UP USEL USGXT USHF USHL USHR VOTEU"),
-    ("alu", "F2F F2FP F2I I2F I2I I2IP I2FP F2IP FRND MOV MOV32I MOVM PRMT SEL SGXT SHFL PLOP3 "
+    # (LDC is ALU_OP in Accel-Sim's tables; one indexed by a register is a load of its PTX line)
+    ("alu", "LDC F2F F2FP F2I I2F I2I I2IP I2FP F2IP FRND MOV MOV32I MOVM PRMT SEL SGXT SHFL PLOP3 "
             "PSETP P2R R2P MATCH QSPC CCTL CCTLL ERRBAR CCTLT LDGDEPBAR B2R CS2R CSMTEST DEPBAR "
             "GETLMEMBASE LEPC NOP PMTRIG R2B S2R SETCTAID SETLMEMBASE VOTE VOTE_VTG EXIT"),
     # Accel-Sim's branch unit (SPECIALIZED_UNIT_1)
