@@ -370,6 +370,23 @@ def _shf(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
     _nops(ins, 4)
     typ = types[0]
     lo, n, hi = ops[1], ops[2], ops[3]
+    if n.kind == "imm":
+        k = n.num & 31 if "W" in mods else min(n.num & 0xFFFFFFFF, 32 if typ.endswith("32") else 64)
+        # a word of the shifted pair that one 32-bit shift gives (k < 32): the low word of a
+        # left shift, the high word of a right shift, and the other two when the word shifted
+        # in from the other half is zero (RZ)
+        one = None
+        if k < 32 and "L" in mods and "HI" not in mods:
+            one = f"shl.b32 {{}}, {c.src_reg(e, lo)}, {k};"
+        elif k < 32 and "R" in mods and "HI" in mods:
+            one = f"shr.{'s' if typ[0] == 'S' else 'u'}32 {{}}, {c.src_reg(e, hi)}, {k};"
+        elif k < 32 and "R" in mods and hi.kind == "rz":
+            one = f"shr.u32 {{}}, {c.src_reg(e, lo)}, {k};"
+        elif k < 32 and "L" in mods and lo.kind == "rz":
+            one = f"shl.b32 {{}}, {c.src_reg(e, hi)}, {k};"
+        if one is not None:
+            e.a(one.format(c.dst(ops[0])))
+            return
     d = e.d()
     e.w(f"mov.b64 {d}, {{{c.src_reg(e, lo)}, {c.src_reg(e, hi)}}};")
     if n.kind == "imm":
