@@ -100,6 +100,9 @@ def _addr(c: Converter, e: _Exp, text: str, space: str, wide_default: bool) -> s
         tt = e.t()
         e.w(f"add.u32 {tt}, {acc}, {tm};")
         acc = tt
+    if not imm:
+        # the 32-bit offset itself (a register address of the 32-bit shared / local windows)
+        return f"[{acc}]"
     d = e.d()
     # sign-extended: the hardware adds the immediate in 32 bits, so a base below 0 (R - 0x80)
     # plus an immediate (+0x80) is an address inside the window
