@@ -106,6 +106,9 @@ class DInst:
     text: str = ""
     extra: Any = None
     mem: bool = False
+    #: an instruction the counts, the line statistics and the timing model see: every PTX
+    #: instruction; of PTXPlus text only each SASS instruction's main line (``ir.Instruction.sass``)
+    counted: bool = True
 
 
 @dataclass(slots=True)
@@ -247,10 +250,12 @@ def build_program(module: ir.Module, kernel: ir.Function, make_handler: Callable
         fi = funcs[name]
         for k, inst in enumerate(fi.fn.instructions):
             d = make_handler(prog, fi, fi.base + k, inst)
+            if inst.sass is not None:
+                d.counted = inst.sass[2]
             prog.insts.append(d)
             prog.opcode_of.append(inst.opcode)
         end = DInst(pc=fi.end, inst=None, func=fi, kind="kend" if fi.fn.is_entry else "fend",
-                    line=0, text="<end of " + name + ">")
+                    line=0, text="<end of " + name + ">", counted=False)
         prog.insts.append(end)
         prog.opcode_of.append("exit" if fi.fn.is_entry else "ret")
     for fi in funcs.values():

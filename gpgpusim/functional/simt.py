@@ -99,7 +99,7 @@ def _count(ex: Exec, d: dec.DInst, p: int, G: np.ndarray | int, nw: int, sel: np
     pc ``p`` issued for ``nw`` warps ``G`` (an array, or one warp's index) whose active lanes
     are ``sel`` (None = every lane of ``ex``), evaluate its guard predicate, count the lanes it
     executes for; returns those lanes (``sel`` itself when the guard is true in every one)."""
-    counted = d.inst is not None       # exit pseudo-instructions are not PTX instructions
+    counted = d.counted       # not exit pseudo-instructions, nor PTXPlus helper lines
     if counted:
         ex.warp_insn += nw
         pw = ex.pc_warp
@@ -141,7 +141,7 @@ def _issue(ex: Exec, G: np.ndarray, p: int) -> None:
             0 if esel is not None else FULL)
     tr = ex.hooks.trace
     if tr is not None:      # timing-model trace feed (gpgpusim.timing.feed): O(1) appends
-        if d.inst is not None:
+        if d.counted:
             tr.issue(ex, p, G, masks, sel, esel, d.mem)
         else:
             tr.mem_on = False
@@ -248,7 +248,7 @@ def issue_warp(ex: Exec, w: int, p: int) -> int:
     n = esel.size
     tr = ex.hooks.trace
     if tr is not None:      # timing-model trace feed (gpgpusim.timing.feed)
-        if d.inst is not None:
+        if d.counted:
             tr.issue1(w, p, mask, emask, d.mem)
         else:
             tr.mem_on = False

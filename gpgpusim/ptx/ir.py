@@ -140,6 +140,9 @@ class Instruction:
     ``guard`` is ``(Reg, negated)`` for ``@%p`` / ``@!%p`` predication.  ``line`` is the
     1-based line in the PTX text, ``loc`` the ``(file_index, line, column)`` of the last
     ``.loc`` directive before it (None if none), used for source-line statistics (C199).
+    ``sass`` is None for PTX; for a line of PTXPlus text (:mod:`gpgpusim.ptxplus.marks`) it is
+    ``(index of its SASS instruction in the kernel or -1, the SASS opcode, is the main line)``:
+    only main lines are counted and timed, one per SASS instruction.
     """
 
     opcode: str
@@ -149,6 +152,7 @@ class Instruction:
     line: int = 0
     loc: tuple[int, int, int] | None = None
     text: str = ""
+    sass: tuple[int, str, bool] | None = None
 
     @property
     def types(self) -> tuple[str, ...]:

@@ -34,9 +34,10 @@ from gpgpusim.functional.loader import function_handle
 from gpgpusim.ptx import parse_ptx
 
 from .convert import BUILTINS, KernelContext, ParamSlot, UnsupportedSass, convert_kernel, supported_opcodes
+from .marks import mark_sass
 
 __all__ = ["PtxplusResult", "apply", "select_cubin", "supported_opcodes", "UnsupportedSass",
-           "convert_kernel", "KernelContext", "ParamSlot"]
+           "convert_kernel", "KernelContext", "ParamSlot", "mark_sass"]
 
 
 @dataclass
@@ -210,6 +211,7 @@ def apply(m: Any, max_capability: int, *, fallback: bool = False, save: bool = F
     if new_fns:
         fname = f"_{m.index}.ptxplus"
         parsed = parse_ptx(res.text, fname)
+        mark_sass([parsed.functions[name] for name in new_fns], res.text)
         ir = copy.copy(m.ir)
         ir.functions = dict(m.ir.functions)
         for name in new_fns:

@@ -163,6 +163,14 @@ class LiveWarp(WarpStream):
         ex = chunk.ex
         d = int(ex.depth[w])
         self.pc: int = int(ex.spc[w, d - 1]) if d else -1
+        insts = ex.prog.insts
+        while self.pc >= 0 and not insts[self.pc].counted and insts[self.pc].inst is not None:
+            # PTXPlus helper lines before the first SASS instruction (the entry's setp of %pt,
+            # the first instruction's operand lines) run before it is fetched
+            simt.issue_warp(ex, w, self.pc)
+            ex.steps += 1
+            d = int(ex.depth[w])
+            self.pc = int(ex.spc[w, d - 1]) if d else -1
 
     def attach(self, sid: int, slot: int) -> None:
         lo = self.w << 5
@@ -203,10 +211,11 @@ class LiveWarp(WarpStream):
         insts = ex.prog.insts
         while d and ex.at_bar[w] < 0:
             # pseudo instructions (a function's or the kernel's end: return values, frame pop,
-            # exit) are not PTX instructions: they run with the instruction before them, as
-            # the trace feed, which records only PTX instructions, has it
+            # exit) are not PTX instructions, nor are PTXPlus helper lines: they run with the
+            # instruction before them, as the trace feed, which records only counted
+            # instructions, has it
             q = int(ex.spc[w, d - 1])
-            if insts[q].inst is not None:
+            if insts[q].counted:
                 break
             simt.issue_warp(ex, w, q)
             ex.steps += 1

@@ -56,10 +56,13 @@ from typing import Any
 
 import numpy as np
 
+import re
+
 from gpgpusim.functional import decode as dec
 from gpgpusim.functional.cdp import latency_kind
 from gpgpusim.options import load_config
 from gpgpusim.ptx import ir
+from gpgpusim.timing.sass_ops import sass_timing, trace_latencies
 
 __all__ = ["Unit", "OpClass", "PcTable", "build_table"]
 
@@ -140,8 +143,11 @@ class PcTable:
     is_call: np.ndarray             # call of a .func (not printf/malloc/free built-ins)
     is_ret: np.ndarray              # ret from a .func
     cdp: np.ndarray                 # int8: device-runtime call: ``functional.cdp.latency_kind`` (else 0)
-    counted: np.ndarray             # a PTX instruction (False: exit pseudo instruction)
+    counted: np.ndarray             # an issued instruction (False: exit pseudo instruction, PTXPlus helper line)
     opcode: list[str] = field(default_factory=list)
+    #: a PTXPlus kernel: registers are SASS registers, and only ``%r<n>`` (SASS ``R<n>``) is in
+    #: the banked register file the operand collector reads
+    sass: bool = False
 
 
 def _values(cfg: Any, name: str, n: int) -> list[int]:
@@ -303,14 +309,23 @@ def build_table(prog: dec.Program, config: Any = None) -> PcTable:
     n_int = _values(config, "gpgpu_num_int_units", 1)[0]
     n_dp = _values(config, "gpgpu_num_dp_units", 1)[0]
     t = _empty_table(prog)
+    pairs = trace_latencies(config)
     for pc, d in enumerate(prog.insts):
         inst = d.inst
-        if inst is None:
+        if inst is None or not d.counted:
             t.unit[pc] = _unit(OpClass.ALU_OP, n_int, n_dp)
+            if inst is not None:        # a PTXPlus helper line: runs with its main line
+                t.sass = True
+                _set_registers(t, pc, prog, d, inst)
             continue
         t.counted[pc] = True
         op = inst.opcode
         c, la, ii = _op_latency(inst, lat, ini)
+        if inst.sass is not None:       # a SASS instruction's main line: timed as the SASS opcode
+            t.sass = True
+            st = sass_timing(inst.sass[1], pairs)
+            if st is not None and c not in _KEEP_PTX_CLASS:
+                c, la, ii = OpClass[st[0]], st[1], st[2]
         if op == "call" and d.kind == "call":
             if d.extra is not None:         # a .func (printf/malloc/free run in place: ALU_OP)
                 c = OpClass.CALL_OPS
@@ -331,7 +346,42 @@ def build_table(prog: dec.Program, config: Any = None) -> PcTable:
         if op in ("ldmatrix", "stmatrix"):
             _set_matrix_memory(t, pc, op == "stmatrix")
         _set_control(t, pc, d, inst)
+    if t.sass:
+        _sass_registers(t, prog)
     return t
+
+
+_KEEP_PTX_CLASS = (*_MEM_CLASSES, OpClass.LOAD_OP, OpClass.BARRIER_OP)
+_SASS_REG = re.compile(r"%u?[rp]\d+")
+
+
+def _sass_registers(t: PcTable, prog: dec.Program) -> None:
+    """Each SASS instruction's main line reads and writes the SASS registers (``%r``, ``%ur``,
+    ``%p``, ``%up``) that any line of its expansion reads or writes: the instruction's real
+    operands, register pairs and guard included, work registers left out; helper lines none."""
+    real = [bool(_SASS_REG.fullmatch(nm.rsplit(":", 1)[-1])) for nm in prog.slot_names]
+    groups: dict[int, list[int]] = {}
+    for pc, d in enumerate(prog.insts):
+        if d.inst is not None and d.inst.sass is not None and d.inst.sass[0] >= 0:
+            groups.setdefault(d.inst.sass[0], []).append(pc)
+    main: dict[int, int] = {}
+    for k, pcs in groups.items():
+        for pc in pcs:
+            if prog.insts[pc].counted:
+                main[k] = pc
+    for k, pcs in groups.items():
+        m = main.get(k, -1)
+        dsts: list[int] = []
+        srcs: list[int] = []
+        for pc in pcs:
+            dsts.extend(r for r in t.dst_regs[pc] if real[r])
+            srcs.extend(r for r in t.src_regs[pc] if real[r])
+            if pc != m:
+                t.dst_regs[pc] = ()
+                t.src_regs[pc] = ()
+        if m >= 0:
+            t.dst_regs[m] = _dedup(dsts)
+            t.src_regs[m] = _dedup(srcs)
 
 
 def _set_matrix_memory(t: PcTable, pc: int, store: bool) -> None:

@@ -178,6 +178,23 @@ def test_shf_shifts_past_31(form):
         assert [int(v) for v in out[t][:2]] == ref, (t, lo, hi, n)
 
 
+@pytest.mark.parametrize("form", ["L.U32", "L.U32.HI", "L.U64", "L.U64.HI", "L.W.U32.HI", "R.U32.HI", "R.S32.HI",
+                                  "R.U64", "R.S64", "R.S64.HI", "R.W.U32", "R.U32", "R.S32"])
+def test_shf_by_immediates_below_32_with_and_without_a_zero_half(form):
+    """The one-shift forms (a low word of a left shift, a high word of a right shift, or a
+    zero half shifted in) against the 64-bit reference, RZ as either half."""
+    parts = form.split(".")
+    typ = next(p for p in parts if p in ("U32", "S32", "U64", "S64"))
+    ins = [[r[0], r[1], 0, 0] for r in rows()]
+    for k in (0, 1, 5, 31):
+        out = run_sass([f"SHF.{form} R0, R8, {k:#x}, R9 ;", f"SHF.{form} R1, RZ, {k:#x}, R9 ;",
+                        f"SHF.{form} R2, R8, {k:#x}, RZ ;"], ins)
+        for t, (lo, hi, _, _) in enumerate(ins):
+            ref = [shf_ref(parts[0] == "L", typ, "HI" in parts, "W" in parts, a, k, b)
+                   for a, b in ((lo, hi), (0, hi), (lo, 0))]
+            assert [int(v) for v in out[t][:3]] == ref, (form, k, t, lo, hi)
+
+
 def test_lea_forms_and_64bit_address():
     ins = rows()
     out = run_sass(["LEA R0, P0, R8, R10, 0x2 ;",

@@ -35,7 +35,10 @@ class CoreTable:
         # register-file banks use GPGPU-Sim's "architectural" register number: the first
         # number in the register's name (%r12 -> 12, %fd3 -> 3; none -> no bank access), as its
         # PTX parser assigns it; the guard predicate is not an operand read
-        arch = [arch_number(nm) for nm in (prog.slot_names if prog is not None else [])]
+        # (of a PTXPlus kernel, SASS R<n>: %r<n> -> n; uniform registers and predicates are not
+        # in the banked register file)
+        number = sass_bank_number if getattr(t, "sass", False) else arch_number
+        arch = [number(nm) for nm in (prog.slot_names if prog is not None else [])]
         guards = [d.guard for d in prog.insts] if prog is not None else [-1] * n
 
         def nums(regs: tuple[int, ...], skip: int = -1) -> tuple[int, ...]:
@@ -61,3 +64,12 @@ def arch_number(slot_name: str) -> int:
     reg = slot_name.rsplit(":", 1)[-1]
     m = _DIGITS.search(reg)
     return int(m.group()) if m else -1
+
+
+_SASS_R = re.compile(r"%r(\d+)")
+
+
+def sass_bank_number(slot_name: str) -> int:
+    """The register-file number of a PTXPlus register: n for ``%r<n>`` (SASS ``R<n>``), else -1."""
+    m = _SASS_R.fullmatch(slot_name.rsplit(":", 1)[-1])
+    return int(m.group(1)) if m else -1
