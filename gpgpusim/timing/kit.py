@@ -77,6 +77,10 @@ class Component:
         """Cycled again from its next tick (a push into a queue it consumes)."""
         self.asleep = False
 
+    def sleeping(self) -> bool:
+        """Asleep: its owner does not cycle it (until :meth:`due`)."""
+        return self.asleep
+
     def due(self, now: int) -> bool:
         """Whether the component runs in the tick of cycle ``now``."""
         return not self.asleep or self.wake_at <= now

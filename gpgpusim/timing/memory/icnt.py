@@ -21,12 +21,21 @@ crossbar is used instead.  ``-icnt_grant_cycles`` > 1 is honoured as GPGPU-Sim d
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections import deque
 from typing import Any
+
+from ..kit import Component, Queue
 
 
 class XbarRouter:
-    """``xbar_router``: input/output packet buffers and the crossbar arbiter."""
+    """``xbar_router``: input/output packet buffers and the crossbar arbiter.
+
+    Each node's input buffer is a :class:`~..kit.Queue` of ``(packet, destination)`` bounded by
+    ``-icnt_in_buffer_limit`` (the injecting side asks :meth:`has_buffer_in` first), its output
+    buffer one of packets bounded by ``-icnt_out_buffer_limit`` (the arbiter checks it before a
+    grant).  An output may name its consumer (:meth:`connect_output`): a packet arriving there
+    wakes it when it sleeps.  The ejecting side reaches its output through :meth:`has_output`,
+    :meth:`peek` and :meth:`pop`; the owner learns the outputs reached in an :meth:`advance`
+    from :meth:`take_delivered`."""
 
     #: iSLIP keeps a granted input eligible for later wanted outputs in the same cycle
     #: (:meth:`_islip_keep`, the arbiter 4.2's logs point to) instead of a one-to-one matching
@@ -39,13 +48,11 @@ class XbarRouter:
     def __init__(self, n_shader: int, n_mem: int, in_limit: int, out_limit: int, algo: int, grant_cycles: int,
                  n_active_in: int, n_active_out: int) -> None:
         self.n_nodes = n_shader + n_mem
-        self.in_buf: list[deque[tuple[Any, int]]] = [deque() for _ in range(self.n_nodes)]
-        self.out_buf: list[deque[Any]] = [deque() for _ in range(self.n_nodes)]
+        self.in_buf: list[Queue[tuple[Any, int]]] = [Queue(in_limit) for _ in range(self.n_nodes)]
+        self.out_buf: list[Queue[Any]] = [Queue(out_limit) for _ in range(self.n_nodes)]
         self.next_node = [0] * self.n_nodes
         self.busy_in: set[int] = set()   # the inputs whose buffer holds a packet
         self.next_node_id = 0
-        self.in_limit = in_limit
-        self.out_limit = out_limit
         self.algo = algo
         self.grant_cycles = grant_cycles
         self.grant_count = grant_cycles
@@ -66,32 +73,51 @@ class XbarRouter:
         self.in_buffer_util = 0
         self.out_buffer_util = 0
 
+    def connect_output(self, node: int, consumer: Component) -> None:
+        """``consumer`` pops ``node``'s output buffer: a packet arriving there wakes it."""
+        self.out_buf[node].consumer = consumer
+
     def has_buffer_in(self, node: int, count_full: bool = True) -> bool:
-        ok = len(self.in_buf[node]) + 1 <= self.in_limit
+        """Room for one packet in ``node``'s input buffer; a refusal counts in
+        ``in_buffer_full`` (unless not ``count_full``)."""
+        ok = self.in_buf[node].can_push()
         if count_full and not ok:
             self.in_buffer_full += 1
         return ok
 
     def push(self, src: int, dst: int, data: Any) -> None:
-        self.in_buf[src].append((data, dst))
+        """Inject packet ``data`` for node ``dst`` at input ``src`` (:meth:`has_buffer_in`
+        said there is room)."""
+        self.in_buf[src].push((data, dst))
         self.busy_in.add(src)
         self.packets += 1
         self.n_in_flight += 1
 
     def pop(self, node: int) -> Any:
-        q = self.out_buf[node]
-        if q:
+        """Eject the packet at the head of ``node``'s output buffer; None when empty."""
+        data = self.out_buf[node].pop()
+        if data is not None:
             self.n_out -= 1
-            return q.popleft()
-        return None
+        return data
 
     def peek(self, node: int) -> Any:
-        q = self.out_buf[node]
-        return q[0] if q else None
+        return self.out_buf[node].head()
 
     def has_output(self, node: int) -> bool:
         """Something waits for ``node`` at its output (what ``pop`` would return)."""
-        return len(self.out_buf[node]) > 0
+        return not self.out_buf[node].empty()
+
+    def in_flight(self) -> bool:
+        """A packet waits in an input buffer (an :meth:`advance` may move it)."""
+        return self.n_in_flight > 0
+
+    def take_delivered(self) -> list[int]:
+        """The output nodes that received a packet since the last call, in grant order (one
+        entry a packet); the list is the caller's."""
+        d = self.delivered
+        if d:
+            self.delivered = []
+        return d
 
     def busy(self) -> bool:
         return self.n_in_flight > 0 or self.n_out > 0
@@ -99,11 +125,12 @@ class XbarRouter:
     def dump_state(self, name: str, out: list[str]) -> None:
         """Append the packets in each input and output buffer (the network called ``name``)."""
         for node, q in enumerate(self.in_buf):
-            if q:
-                out.append(f"icnt {name} input {node}: " + ", ".join(f"{mf!r} -> {dst}" for mf, dst in q))
+            if not q.empty():
+                out.append(f"icnt {name} input {node}: "
+                           + ", ".join(f"{mf!r} -> {dst}" for mf, dst in q.entries()))
         for node, q2 in enumerate(self.out_buf):
-            if q2:
-                out.append(f"icnt {name} output {node}: " + ", ".join(repr(mf) for mf in q2))
+            if not q2.empty():
+                out.append(f"icnt {name} output {node}: " + ", ".join(repr(mf) for mf in q2.entries()))
 
     def idle_advance(self, n: int) -> None:
         """``n`` :meth:`advance` calls with nothing in flight (the idle branch, in bulk)."""
@@ -152,13 +179,12 @@ class XbarRouter:
         n_nodes = self.n_nodes
         in_buf = self.in_buf
         out_buf = self.out_buf
-        out_limit = self.out_limit
         next_node = self.next_node
         cands = self._heads_by_output()
         reqs = 0
         update = self.grant_count == 1
         for dest in sorted(cands):       # the start-of-cycle outputs only
-            if len(out_buf[dest]) + 1 > out_limit:
+            if out_buf[dest].full():
                 self.out_buffer_full += 1
                 continue
             inputs = cands[dest]
@@ -170,17 +196,19 @@ class XbarRouter:
                 node = min(inputs, key=lambda x: (x - start) % n_nodes)
                 inputs.remove(node)
             q = in_buf[node]
-            data = q.popleft()[0]
-            out_buf[dest].append(data)
+            pkt = q.pop()
+            assert pkt is not None
+            out_buf[dest].push(pkt[0])
             self.delivered.append(dest)
             self.n_in_flight -= 1
             self.n_out += 1
             reqs += 1
             if update:
                 next_node[dest] = (node + 1) % n_nodes
-            if q:
+            head = q.head()
+            if head is not None:
                 # its new head; only a later output of the start-of-cycle set can still take it
-                d2 = q[0][1]
+                d2 = head[1]
                 if d2 > dest:
                     lst = cands.get(d2)
                     if lst is not None:
@@ -201,13 +229,12 @@ class XbarRouter:
         in_buf = self.in_buf
         cands = self._heads_by_output()
         out_buf = self.out_buf
-        out_limit = self.out_limit
         next_node = self.next_node
         update = self.grant_count == 1
         reqs = 0
         for dest in sorted(cands):
             ob = out_buf[dest]
-            if len(ob) + 1 > out_limit:
+            if ob.full():
                 self.out_buffer_full += 1
                 continue
             lst = cands[dest]
@@ -217,8 +244,10 @@ class XbarRouter:
                 k = bisect_right(lst, next_node[dest])
                 node = lst[k] if k < len(lst) else lst[0]
             q = in_buf[node]
-            ob.append(q.popleft()[0])
-            if not q:
+            pkt = q.pop()
+            assert pkt is not None
+            ob.push(pkt[0])
+            if q.empty():
                 self.busy_in.discard(node)
             self.delivered.append(dest)
             if update:
@@ -236,7 +265,9 @@ class XbarRouter:
         cands: dict[int, list[int]] = {}
         conflicts = 0
         for i in sorted(self.busy_in):
-            d = in_buf[i][0][1]
+            head = in_buf[i].head()
+            assert head is not None        # busy_in holds the inputs with a packet
+            d = head[1]
             lst = cands.get(d)
             if lst is None:
                 cands[d] = [i]
@@ -264,14 +295,16 @@ class XbarRouter:
         for i in range(self.n_nodes):
             node = (i + self.next_node_id) % self.n_nodes
             q = self.in_buf[node]
-            if q:
-                data, d = q[0]
-                if len(self.out_buf[d]) + 1 <= self.out_limit:
+            head = q.head()
+            if head is not None:
+                data, d = head
+                ob = self.out_buf[d]
+                if not ob.full():
                     if d not in issued:
-                        self.out_buf[d].append(data)
+                        ob.push(data)
                         self.delivered.append(d)
-                        q.popleft()
-                        if not q:
+                        q.pop()
+                        if q.empty():
                             self.busy_in.discard(node)
                         self.n_in_flight -= 1
                         self.n_out += 1

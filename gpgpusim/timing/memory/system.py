@@ -287,7 +287,7 @@ class MemorySystem:
             sub = subs[i]
             node = base + i
             took = False
-            if sub.asleep and sub.wake_at > t:
+            if not sub.due(t):
                 if not req.has_output(node):
                     continue
                 if sub.can_take(4):
@@ -298,7 +298,7 @@ class MemorySystem:
                     # the port cycle: it sleeps on, that cycle counted with the others on waking
                     self._take_request(sub, icnt.pop(node), t)
                     n += 1
-                    if sub.asleep:
+                    if sub.sleeping():
                         continue
                     took = True
                 else:
@@ -347,23 +347,23 @@ class MemorySystem:
         sub-partitions a request reached join ``_active``."""
         icnt = self.icnt
         req = icnt.req
-        if req.n_in_flight:
+        if req.in_flight():
             req.advance()
-            if req.delivered:
+            delivered = req.take_delivered()
+            if delivered:
                 base = self.n_clusters
                 active = self._active
-                for node in req.delivered:
+                for node in delivered:
                     if node >= base and node - base not in active:
                         active.add(node - base)
                         self._order = None
-                req.delivered.clear()
         else:
             req.idle_advance(1)
         reply = icnt.reply
         if reply is not req:
-            if reply.n_in_flight:
+            if reply.in_flight():
                 reply.advance()
-                reply.delivered.clear()
+                reply.take_delivered()    # (a cluster learns of a reply from its output's wake)
             else:
                 reply.idle_advance(1)
 

@@ -46,7 +46,7 @@ def _mem(i: int) -> int:
 
 
 def _outs(x: XbarRouter) -> dict[int, list[str]]:
-    return {n: list(q) for n, q in enumerate(x.out_buf) if q}
+    return {n: q.entries() for n, q in enumerate(x.out_buf) if not q.empty()}
 
 
 def test_a_granted_input_is_granted_again_by_a_later_wanted_output():
