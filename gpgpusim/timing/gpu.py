@@ -65,6 +65,7 @@ from gpgpusim.report.stats import StatsRegistry
 from .cache import Cache, publish_cache_stats
 from .clock import CORE, DRAM, ClockDomains
 from .cluster import Cluster, cycle_cores, icnt_cycles
+from .kit import Clock
 from .core.icache import instruction_addresses, publish_l1i_stats
 from .core.shader import ShaderCore
 from .core.stats import publish_issue_stats
@@ -227,7 +228,9 @@ class TimingGpu(Gpu):
         self.n_cores = n_clusters * per
         self.mem = MemorySystem(cfg, self.stats, n_clusters)
         self.mem.cycle_base[0] = getattr(self, "gpu_tot_sim_cycle", 0)
-        self.clusters = [Cluster(i, self, per, i * per) for i in range(n_clusters)]
+        #: the core clock's tick counter, shared by the clusters (components of that clock)
+        self.core_clock = Clock()
+        self.clusters = [Cluster(i, self, per, i * per, self.core_clock) for i in range(n_clusters)]
         self.cores = [c for cl in self.clusters for c in cl.cores]
         self.awake: list[ShaderCore] = list(self.cores)   # cores to cycle (the rest sleep)
         self._woken: set[ShaderCore] = set()
@@ -445,6 +448,7 @@ class TimingGpu(Gpu):
         finished: list[KernelRecord] = []
         step = self.clock.step
         clusters = self.clusters
+        core_clock = self.core_clock
         mem = self.mem
         if self.limits_on:
             why = limit_reached(self)
@@ -457,7 +461,7 @@ class TimingGpu(Gpu):
             mask = step()
             now = self.gpu_tot_sim_cycle + self.gpu_sim_cycle
             if mask & CORE:
-                icnt_cycles(clusters, now)
+                icnt_cycles(clusters, core_clock, now)
             if mask == DRAM:
                 # most steps are DRAM edges alone (its clock is the fastest)
                 mem.now = now
@@ -474,7 +478,7 @@ class TimingGpu(Gpu):
                     self.awake = cycle_cores(aw, now)
                 else:   # the reference loop: every core that has work or threads, every cycle
                     for core in self.cores:
-                        if core.n_live_ctas or not core.asleep:
+                        if core.n_live_ctas or not core.sleeping():
                             core.cycle(now)
                 self.gpu_sim_cycle += 1
                 self.now_cycles += 1
@@ -554,7 +558,7 @@ class TimingGpu(Gpu):
                f"gpu_sim_cycle {self.gpu_sim_cycle})..."]
         for c in self.cores:
             if (sm < 0 or c.sid == sm) and (not busy_only or c.busy()):
-                out.append(c.dump_state())
+                c.dump_state(out)
         out.append(self.mem.dump_state())
         return "\n".join(out)
 

@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any
 from bisect import insort
 
 
+from ..kit import Component
 from . import units as U
 from .dump import dump_core
 from .fetch import fetch
@@ -68,11 +69,26 @@ def _unit_order(u: PipelinedUnit) -> int:
     return u.order
 
 
-class ShaderCore:
-    """One SM.  ``cycle()`` advances it one core cycle; the GPU adds CTAs with
-    :meth:`issue_cta` and delivers memory replies with :meth:`accept_response`."""
+class ShaderCore(Component):
+    """One SM, a component of the core clock (its cluster's).  ``cycle()`` advances it one core
+    cycle; the GPU adds CTAs with :meth:`issue_cta` and its cluster delivers memory replies
+    with :meth:`accept_response` / :meth:`accept_fetch_response`.
+
+    Sleep follows the kit's protocol where it fits: a cycle that finds the core quiescent
+    (:meth:`_quiescent`) leaves it ``asleep``, and a reply handed to it or a CTA issued to it
+    wakes it through :meth:`wake`, which also hands it back to the GPU's list of cores to
+    cycle (``TimingGpu.core_woken``): the core loop visits only that list, in core order,
+    rather than asking every core each cycle whether it is :meth:`~..kit.Component.due`.
+    Its idle accounting stays its own (``slept_at``, :meth:`settle_sleep`) rather than the
+    kit's ``sleep_from`` / :meth:`~..kit.Component.idle_for`: the idle cycles count only while
+    threads are resident (GPGPU-Sim keeps cycling such a core; a core without threads is not
+    cycled at all), they are keyed to the core cycle ``now`` (which the kernel-launch fast
+    forward advances without ticking the cores), and the reference loop
+    (``GPGPUSIM_SKIP_IDLE=0``) cycles a sleeping core with threads directly, which
+    :meth:`cycle` settles on entry."""
 
     def __init__(self, sid: int, cluster: Cluster, cfg: Any, stats: Any, l1d: Any = None) -> None:
+        super().__init__(cluster.clock)
         g = cfg.get
         self.sid = sid
         self.cluster = cluster
@@ -151,7 +167,6 @@ class ShaderCore:
         self.kernel: Any = None   # the kernel whose CTAs this core runs (set_kernel)
         self.l1_dirty = False     # the L1D holds lines since the last invalidation
         self.last_issue = 0       # cycle of the last issued instruction (deadlock detection)
-        self.asleep = False       # quiescent until a memory reply or a CTA arrives
         self.slept_at: int | None = None   # first cycle slept through (with threads resident)
         self.trace: list[tuple[int, int, int]] | None = None   # (cycle, warp slot, pc) per issue
         self.busy_cycle = False   # something issued, fetched, retired or flushed this cycle
@@ -192,8 +207,7 @@ class ShaderCore:
         self.n_live_ctas += 1
         self.istats.occupancy_change(cur, len(self.active_slots))
         if self.asleep:
-            self.asleep = False
-            self.cluster.gpu.core_woken(self)
+            self.wake()
         self.fetch_dirty = True
         if slot.live == 0:
             self._cta_done(s, in_cycle=False)
@@ -245,7 +259,14 @@ class ShaderCore:
                 or (self.icache is not None and self.icache.busy()))
 
     # ------------------------------------------------------------------ the cycle
-    def cycle(self, now: int) -> None:
+    def wake(self) -> None:
+        """Cycled again from the next core cycle on: back into the GPU's list of awake cores."""
+        self.asleep = False
+        self.cluster.gpu.core_woken(self)
+
+    def cycle(self, now: int) -> bool:
+        """One core cycle; True when something issued, fetched, retired or flushed.  A cycle
+        that leaves the core quiescent puts it to sleep."""
         if self.slept_at is not None:
             self.settle_sleep(now)
         self.asleep = False
@@ -284,6 +305,7 @@ class ShaderCore:
             if self.n_live_ctas:       # GPGPU-Sim keeps cycling a core that has threads
                 self.slept_at = now + 1
                 self.istats.sleep_sb = sum(1 for sch in self.scheds if sch.n_sb)
+        return self.busy_cycle
 
     def _quiescent(self, now: int) -> bool:
         """Nothing in the pipeline and nothing that can issue or fetch: the next cycles are
@@ -743,16 +765,16 @@ class ShaderCore:
 
     # -- memory replies -------------------------------------------------------------------
     def accept_response(self, mf: Any, now: int) -> None:
+        """A data reply (a read's data, a write's acknowledgement) for the LD/ST unit; it wakes
+        the core."""
         if self.asleep:
-            self.asleep = False
-            self.cluster.gpu.core_woken(self)
+            self.wake()
         self.ldst.accept_response(mf, now)
 
     def accept_fetch_response(self, mf: Any, now: int) -> None:
         """An instruction-fetch reply for the L1I (``accept_fetch_response``)."""
         if self.asleep:
-            self.asleep = False
-            self.cluster.gpu.core_woken(self)
+            self.wake()
         assert self.icache is not None
         self.icache.fill(mf, now)
 
@@ -768,6 +790,6 @@ class ShaderCore:
         """What stops warp ``w`` of scheduler ``sch`` from issuing now (``issue.issue_block``)."""
         return issue_block(sch, w)
 
-    def dump_state(self) -> str:
-        """The whole state of this core (``dump.dump_core``)."""
-        return dump_core(self)
+    def dump_state(self, out: list[str]) -> None:
+        """Append the whole state of this core (``dump.dump_core``)."""
+        out.append(dump_core(self))
