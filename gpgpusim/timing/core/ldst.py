@@ -126,7 +126,7 @@ class LdstUnit:
         """Nothing this unit would do in a cycle (outstanding loads/stores may still be out in
         the memory system: their replies wake the core)."""
         l1d = self.l1d
-        return (self.dispatch is None and not self.smem_pipe.q and not self.n_latq and not self.response
+        return (self.dispatch is None and not len(self.smem_pipe) and not self.n_latq and not self.response
                 and self.next_global is None and self.next_wb is None
                 and (l1d is None or (not l1d.miss_queue and not l1d.ready))
                 and (self.l1t is None or self.l1t.idle())
@@ -656,10 +656,10 @@ class LdstUnit:
                f"smem={len(self.smem_pipe)} latq={self.n_latq} resp={len(self.response)} "
                f"pending={len(self.pending)}"]
         if len(self.smem_pipe):
-            out.append("shared pipeline: " + ", ".join(f"w{i.slot}@{i.pc} (in {t})" for t, i in self.smem_pipe.q))
+            out.append("shared pipeline: " + ", ".join(f"w{i.slot}@{i.pc} (in {t})" for t, i in self.smem_pipe.entries()))
         for b, lq in enumerate(self.lat_q):
             if len(lq):
-                out.append(f"L1D latency queue bank {b}: " + ", ".join(f"{mf!r} (in {t})" for t, mf in lq.q))
+                out.append(f"L1D latency queue bank {b}: " + ", ".join(f"{mf!r} (in {t})" for t, mf in lq.entries()))
         if self.response:
             out.append("response FIFO: " + ", ".join(repr(mf) for mf in self.response))
         if self.next_global is not None:

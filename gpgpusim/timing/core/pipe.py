@@ -71,3 +71,7 @@ class CompressingPipe:
 
     def items(self) -> list[Any]:
         return [x[1] for x in self.q]
+
+    def entries(self) -> list[tuple[int, Any]]:
+        """``(entry cycle, item)`` for every item, oldest first."""
+        return [(x[0], x[1]) for x in self.q]

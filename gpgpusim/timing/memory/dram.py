@@ -215,10 +215,7 @@ class Dram:
         bank holds a request, so each bank's idle count follows ``n_cmd``)."""
         self.n_cmd += n
         self.idle_bw += n
-        q = self.rwq.q
-        drop = min(n, max(0, len(q) - self.rwq.min_len))
-        for _ in range(drop):
-            q.popleft()
+        self.rwq.drop_idle(n)
 
     def _track(self, j: int) -> None:
         """Update bank ``j``'s bits in the statistics masks after its request or row changed."""
@@ -399,23 +396,18 @@ class Dram:
         rwq = self.rwq
         returnq = self.returnq
         if not returnq.full():
-            q = rwq.q
-            if q:
-                cmd = q.popleft()
-                if len(q) < rwq.min_len:
-                    q.append(None)
-                if cmd is not None:
-                    rwq.n_items -= 1
-                    cmd.dqbytes += self.p.atom_bytes
-                    if cmd.dqbytes >= cmd.nbytes:
-                        mf = cmd.fetch
-                        self.n_in_flight -= 1
-                        mf.set_status("IN_PARTITION_MC_RETURNQ", now)
-                        if mf.access_type not in WRITEBACK_TYPES:
-                            mf.is_reply = True
-                            returnq.push(mf)
-                        elif self.on_write_done is not None:
-                            self.on_write_done(mf)
+            cmd = rwq.pop()
+            if cmd is not None:
+                cmd.dqbytes += self.p.atom_bytes
+                if cmd.dqbytes >= cmd.nbytes:
+                    mf = cmd.fetch
+                    self.n_in_flight -= 1
+                    mf.set_status("IN_PARTITION_MC_RETURNQ", now)
+                    if mf.access_type not in WRITEBACK_TYPES:
+                        mf.is_reply = True
+                        returnq.push(mf)
+                    elif self.on_write_done is not None:
+                        self.on_write_done(mf)
         nreqs = self.sched.cycle(self, now)
         if nreqs > self.max_mrqs:
             self.max_mrqs = nreqs
@@ -425,7 +417,7 @@ class Dram:
 
         # the bank-level-parallelism samples dram_t::cycle takes before issuing commands
         pend = self.pend_mask
-        rwq_free = len(rwq.q) < rwq.max_len
+        rwq_free = len(rwq) < rwq.max_len
         if pend:
             self.n_samples += 1
             # open banks whose column command every constraint would allow now

@@ -100,6 +100,13 @@ class FifoPipeline:
     def top(self) -> Any:
         return self.q[0] if self.q else None
 
+    def drop_idle(self, n: int) -> None:
+        """``n`` pops of an idle channel in bulk: entries beyond the minimum length leave (they
+        are all bubbles when nothing is in flight); the bubbles that pad it stay."""
+        q = self.q
+        for _ in range(min(n, max(0, len(q) - self.min_len))):
+            q.popleft()
+
     def empty(self) -> bool:
         return not self.q
 
