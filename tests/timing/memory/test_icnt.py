@@ -14,12 +14,14 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
 from tests.timing.core.test_core import VECADD  # noqa: E402
 from timing_helpers import ptx, run_timing  # noqa: E402
 
+from gpgpusim.timing.kit import NEVER, Clock, Component  # noqa: E402
 from gpgpusim.timing.memory.icnt import XbarRouter  # noqa: E402
 
 N_SHADER, N_MEM = 4, 4
@@ -109,6 +111,66 @@ def test_a_full_output_counts_when_wanted():
     x.idle_advance(3)             # nothing wanted: full outputs do not count
     assert x.out_buffer_full == 1
     assert x.out_buffer_util == 2 + 2 + 2 + 2 * 3
+
+
+def test_input_buffers_hold_in_limit_packets():
+    x = XbarRouter(N_SHADER, N_MEM, in_limit=2, out_limit=8, algo=1, grant_cycles=1,
+                   n_active_in=N_SHADER, n_active_out=N_MEM)
+    assert x.has_buffer_in(0)
+    x.push(0, _mem(0), "p0")
+    x.push(0, _mem(1), "p1")
+    assert (x.has_buffer_in(0), x.in_buffer_full) == (False, 1)       # a refusal counts
+    assert (x.has_buffer_in(0, count_full=False), x.in_buffer_full) == (False, 1)
+    assert x.has_buffer_in(1) and x.in_flight() and x.n_in_flight == 2
+    with pytest.raises(AssertionError):
+        x.push(0, _mem(2), "p2")                                        # past the bound
+    x.advance()                     # both heads' outputs wanted: p0 goes, p1 is the new head
+    assert (_outs(x), x.has_buffer_in(0)) == ({_mem(0): ["p0"]}, True)
+    assert x.take_delivered() == [_mem(0)] and x.take_delivered() == []
+
+
+class _Sink(Component):
+    """A consumer of one crossbar output that only records its wakes."""
+
+    def __init__(self) -> None:
+        super().__init__(Clock())
+        self.wakes = 0
+
+    def cycle(self, now: int) -> bool:
+        return False
+
+    def wake(self) -> None:
+        super().wake()
+        self.wakes += 1
+
+
+def test_a_packet_reaching_an_output_wakes_its_sleeping_consumer():
+    x = _xbar(keep=False)
+    sink, other = _Sink(), _Sink()
+    x.connect_output(0, sink)
+    x.connect_output(1, other)
+    sink.sleep(NEVER)
+    other.sleep(NEVER)
+    x.push(_mem(2), 0, "r0")        # a reply from sub-partition 2 to cluster 0
+    assert sink.sleeping() and sink.wakes == 0        # still in the input buffer
+    x.advance()
+    assert (sink.sleeping(), sink.wakes, other.sleeping(), other.wakes) == (False, 1, True, 0)
+    assert (x.peek(0), x.has_output(0), x.has_output(1)) == ("r0", True, False)
+    # an awake consumer is not woken again; a second packet waits behind the first
+    x.push(_mem(3), 0, "r1")
+    x.advance()
+    assert sink.wakes == 1 and _outs(x) == {0: ["r0", "r1"]}
+    assert (x.pop(0), x.pop(0), x.pop(0), x.busy()) == ("r0", "r1", None, False)
+
+
+def test_dump_state_lists_both_buffers():
+    x = _xbar(out_limit=1)
+    x.push(0, _mem(1), "p0")
+    x.push(1, _mem(1), "q0")
+    x.advance()
+    out: list[str] = []
+    x.dump_state("request", out)
+    assert out == ["icnt request input 0: 'p0' -> 5", "icnt request output 5: 'q0'"]
 
 
 # --------------------------------------------------------------------------- whole model
