@@ -59,6 +59,9 @@ from gpgpusim.functional.state import Exec
 from .feed import _MASK_EMPTY, WarpTrace, _Chunk
 
 
+_MASK64 = (1 << 64) - 1
+
+
 class TraceRecorder:
     """Attached to an :class:`Exec` as ``ex.hooks.trace``; the engine calls :meth:`issue`,
     :meth:`issue1` and :meth:`access` (see the module docstring)."""
@@ -119,10 +122,11 @@ class TraceRecorder:
                 if r[0] != seq:
                     break
                 if r[1] == space and r[5] == is_store and not r[6] and r[3] is ln \
-                        and int(addrs[0]) == int(r[2][0]) + r[4]:
+                        and (int(addrs[0]) - int(r[2][0]) - r[4]) & _MASK64 == 0:   # (r[2] is uint64)
                     r[4] += size
                     return
-        recs.append([seq, space, np.array(addrs), ln, size, is_store, is_atomic])
+        # uint64, the dtype the feed cuts (a 32-bit address array would be copied again there)
+        recs.append([seq, space, addrs.astype(np.uint64), ln, size, is_store, is_atomic])
 
     # ------------------------------------------------------------------ end of chunk
     def warps(self, ex: Exec) -> list[WarpTrace]:
