@@ -82,10 +82,10 @@ from __future__ import annotations
 from cuobjdump_tools.sass import SassFunction
 
 from . import control, floating, integer, memory  # noqa: F401 - each registers its handlers
-from .base import (BUILTINS, MAIN_MARK, MAIN_OPCODES, PLACEHOLDER, Converter, KernelContext, Opnd, ParamSlot,
+from .base import (BUILTINS, CDP_CALLS, MAIN_MARK, MAIN_OPCODES, PLACEHOLDER, Converter, KernelContext, Opnd, ParamSlot,
                    UnsupportedSass, _HANDLERS, parse_operand)
 
-__all__ = ["BUILTINS", "MAIN_MARK", "MAIN_OPCODES", "PLACEHOLDER", "Converter", "KernelContext", "Opnd",
+__all__ = ["BUILTINS", "CDP_CALLS", "MAIN_MARK", "MAIN_OPCODES", "PLACEHOLDER", "Converter", "KernelContext", "Opnd",
            "ParamSlot", "UnsupportedSass", "convert_kernel", "parse_operand", "supported_opcodes"]
 
 
