@@ -50,8 +50,12 @@ Conventions of the text (what a reader of a ``-gpgpu_ptx_save_converted_ptxplus`
   ``CALL.REL`` (a subroutine in the kernel's own code) is a branch to its label and
   ``RET.REL Rn`` a branch back to the call site whose offset Rn holds (nvcc loads the return
   offset into Rn before the call), so calls, recursion included, reconverge like any branch;
-  ``CALL.ABS`` of CUDA's device runtime (``vprintf``, ``malloc``, ``free``, ``__assertfail``)
-  becomes a PTX ``call`` of that function with the ABI's argument registers.
+  ``CALL.ABS`` of CUDA's device runtime (``vprintf``, ``malloc``, ``free``, ``__assertfail``,
+  and the device-side launch calls ``__cudaCDP2GetParameterBufferV2`` /
+  ``__cudaCDP2LaunchDeviceV2`` of dynamic parallelism, C078-C091) becomes a PTX ``call`` of
+  that function with the ABI's argument registers.  A relocated half of a function's address
+  (``UMOV UR4, 32@lo(child)``, the kernel a device-side launch starts) reads as that half of
+  the function's handle in the engine (``loader.function_handle``).
 
 Counting and timing (issue 27): one SASS instruction is one warp instruction.  Its expansion
 (the comment line ``// <SASS text>`` and the lines after it) has one **main line**, marked
