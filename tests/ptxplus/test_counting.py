@@ -205,3 +205,36 @@ def test_compiled_kernels_count_by_hand(count_binary, functional, tmp_path):
     # every lane runs every instruction, but the loop's last BRA has a false guard in all 256 lanes
     assert kernels["_Z8straightPKiPi"]["thread_insn"] == 12 * 256
     assert kernels["_Z4loopPfff"]["thread_insn"] == 51 * 256 - 256
+
+
+def test_instruction_cache_addresses_are_the_sass_offsets(monkeypatch):
+    """The L1I (``-gpgpu_perfect_inst_const_cache 0``) sees a PTXPlus kernel's SASS addresses:
+    16 bytes per SASS instruction, every line of an expansion (helper lines included) at its
+    instruction's offset, so the kernel's 10 SASS instructions take 160 bytes, not the
+    8 bytes x 15 lines of its PTXPlus text."""
+    from gpgpusim.timing.core.icache import InstCache, instruction_addresses
+
+    m = module(LOOP)
+    prog = engine.get_program(load_module(m, GlobalMemory()), "k")
+    addrs, size = instruction_addresses(m, prog, 0)
+    assert size == 160
+    # the two entry lines (the %pt set-up and the c[0x0][0x0] read) at 0 with the S2R; the
+    # IMAD.WIDE and the STG (two lines each) at 0x60 and 0x70; the end of the kernel at 0xa0
+    assert addrs == [0, 0, 0, 0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x60, 0x70, 0x70, 0x80, 0x90, 0xA0, 0xA0]
+    seen: list[int] = []
+    orig = InstCache.access
+
+    def access(self, slot, pc_bytes, now):
+        seen.append(pc_bytes)
+        return orig(self, slot, pc_bytes, now)
+    monkeypatch.setattr(InstCache, "access", access)
+    out = np.zeros(32, dtype=np.uint32)
+    run = run_timing(module(LOOP), "k", (1, 1, 1), (32, 1, 1), [("in", np.zeros(1, np.uint32)), ("out", out)],
+                     overrides=["-gpgpu_perfect_inst_const_cache 0"])
+    assert (run.out["out"] == 5).all()
+    # fetch takes two instructions at a time (GPGPU-Sim's and Accel-Sim's 16-byte access at the
+    # first one's address): S2R+IMAD, MOV+IADD3, ISETP+BRA, then the IMAD.WIDE fetched ahead;
+    # the loop body (0x30-0x50) four more times; the IMAD.WIDE again, STG+EXIT
+    assert seen == [0x00, 0x20, 0x40, 0x60] + [0x30, 0x50] * 4 + [0x60, 0x70]
+    v = run.gpu.stats.values
+    assert {k: v[f"L1I_total_cache_{k}"] for k in ("accesses", "misses")} == {"accesses": 14, "misses": 1}
