@@ -238,3 +238,41 @@ def test_instruction_cache_addresses_are_the_sass_offsets(monkeypatch):
     assert seen == [0x00, 0x20, 0x40, 0x60] + [0x30, 0x50] * 4 + [0x60, 0x70]
     v = run.gpu.stats.values
     assert {k: v[f"L1I_total_cache_{k}"] for k in ("accesses", "misses")} == {"accesses": 14, "misses": 1}
+
+
+#: branches whose PTX guard combines the SASS guard with another predicate; one warp
+BRANCHES = [
+    "S2R R0, SR_TID.X ;",                            # 0x00  32 lanes
+    "ISETP.GE.U32.AND P0, PT, R0, 0x10, PT ;",       # 0x10  32          P0: lanes 16-31
+    "@P0 BRA.DIV ~URZ, 0x90 ;",                      # 0x20  16 (guard; not taken: converged)
+    "LOP3.LUT R1, R0, 0x1, RZ, 0xc0, !PT ;",         # 0x30  32
+    "ISETP.NE.AND P1, PT, R1, RZ, PT ;",             # 0x40  32          P1: odd lanes
+    "@P0 BRA P1, 0x80 ;",                            # 0x50  16 (guard; 8 odd lanes >= 16 go)
+    "BRA P1, 0x80 ;",                                # 0x60  24 (unguarded: all active; 8 go)
+    "IADD3 R0, R0, 0x100, RZ ;",                     # 0x70  16 (the even lanes)
+    "EXIT ;",                                        # 0x80  32 (reconverged)
+    "BRA 0x90 ;",                                    # 0x90  never
+]
+
+
+@pytest.mark.parametrize("driver", ["batched", "warp"])
+def test_branch_thread_count_follows_the_sass_guard(driver):
+    """The thread count of ``@P BRA Pc`` and ``BRA.DIV`` is the lanes of the SASS guard (every
+    active lane when unguarded), not those of the combined predicate the PTX branch tests."""
+    text = module(BRANCHES)
+    marks = [i for i in text.functions["k"].instructions if i.sass is not None and i.sass[2]]
+    assert [i.count_guard for i in marks if i.opcode == "bra"] == [("%p0", False), ("%p0", False), ("", False), None]
+    r = run_once(module(BRANCHES), "k", (1, 1, 1), (32, 1, 1), [("in", np.zeros(1, np.uint32)),
+                                                                 ("out", np.zeros(1, np.uint32))], driver=driver)
+    assert r.stats.warp_insn == 9
+    # by hand: 32 + 32 + 16 + 32 + 32 + 16 + 24 + 16 + 32 (the combined predicates would give
+    # 0, 8 and 8 for the three branches: 192)
+    assert r.stats.thread_insn == 232
+
+
+@pytest.mark.parametrize("feed", ["trace", "live"])
+def test_branch_thread_count_follows_the_sass_guard_in_performance_mode(feed):
+    run = run_timing(module(BRANCHES), "k", (1, 1, 1), (32, 1, 1), [("in", np.zeros(1, np.uint32)),
+                                                                     ("out", np.zeros(1, np.uint32))],
+                     overrides=[f"-gpgpusim_timing_feed {feed}"])
+    assert (run.rec.report_stats.warp_insn, run.rec.report_stats.thread_insn) == (9, 232)

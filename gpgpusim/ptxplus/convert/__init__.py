@@ -61,12 +61,17 @@ Counting and timing (issue 27): one SASS instruction is one warp instruction.  I
 (the comment line ``// <SASS text>`` and the lines after it) has one **main line**, marked
 ``//@main``: the line that accesses memory or changes control flow (``ld``/``st``/``atom``/
 ``red``/``tex``/``bra``/``exit``/``bar``/``shfl``/...), else the last guarded line (the one
-writing the SASS destination), else the last work line; for ``RET`` and ``CALL`` (which branch
-away from several lines) the first line.  A SASS instruction without lines (``BSSY``,
+writing the SASS destination), else the last work line (``ld.param``/``st.param``, a call's
+argument passing, are no memory access: a device-launch ``CALL.ABS``'s main line is its
+``call``); for ``RET`` and the other ``CALL`` forms (which branch away from several lines) the
+first line.  A SASS instruction without lines (``BSSY``,
 ``BSYNC``, ``WARPSYNC``, ``NOP``, ``DEPBAR``, one guarded by ``!PT``) becomes the placeholder
 ``pmevent 0;`` so that it is issued and counted as on the hardware.  Every line runs; only main
 lines are counted (warp and thread instructions, line statistics) and issued by the timing
-model, the others (**helper lines**) run with them and take no issue slot
+model, the others (**helper lines**) run with them and take no issue slot.  A SASS instruction's
+thread count is the lanes for which its guard holds: a branch whose PTX guard combines the SASS
+guard with another predicate (``@P0 BRA P1``, ``BRA.DIV``) names the SASS guard in its mark
+(``//@main @%p0``; ``@all``: unguarded, every active lane), and the count follows that
 (:mod:`gpgpusim.ptxplus.marks`, :mod:`gpgpusim.timing.sass_ops`).
 
 The semantics are inferred (NVIDIA documents SASS opcodes by name only) from how nvcc 13 uses

@@ -185,6 +185,11 @@ class _Exp:
         #: the first line is the main line (an expansion that branches away from several of
         #: its lines: every execution of the SASS instruction runs its first line)
         self.lead = False
+        #: the SASS guard when the main line's own guard is not it (a branch that folds its
+        #: guard into a combined predicate): the PTX guard text ("%p0", "!%p0") or "all" for an
+        #: unguarded instruction; the main mark then names it (``//@main @%p0``) and the thread
+        #: count follows it (C009: a SASS instruction's thread count is the lanes of its guard)
+        self.count_guard: str | None = None
 
     def t(self) -> str:
         self.nt += 1
@@ -571,7 +576,7 @@ class Converter:
             if main < 0:
                 g = f"@{guard} " if guard else ""
                 lines, main = [g + PLACEHOLDER], 0
-            lines[main] += f" {MAIN_MARK}"
+            lines[main] += f" {MAIN_MARK}" + (f" @{e.count_guard}" if e.count_guard is not None else "")
             body.extend("\t" + ln for ln in lines)
         return self.render(body)
 

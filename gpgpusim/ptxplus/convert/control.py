@@ -55,10 +55,13 @@ def _exit(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
 
 def _take_guard(e: _Exp) -> str | None:
     """Move the instruction's guard into a work predicate (for a branch that combines it with
-    another condition); None when unguarded."""
+    another condition); None when unguarded.  The thread count keeps following the SASS guard
+    (:attr:`_Exp.count_guard`: that guard, or every active lane when unguarded)."""
     if not e.guard:
+        e.count_guard = "all"
         return None
     g, e.guard = e.guard, ""
+    e.count_guard = g
     if not g.startswith("!"):
         return g
     q = e.q()
