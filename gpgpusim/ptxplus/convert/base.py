@@ -619,7 +619,7 @@ class Converter:
 
 # ----------------------------------------------------------------------------- handlers
 _SELF_PARSING = {"BREAK", "P2R", "R2P", "CALL", "RET", "LD", "ST", "LDC", "BMOV", "BSSY", "BSYNC", "WARPSYNC", "DEPBAR", "LDG", "LDS", "LDL", "STG", "STS", "STL", "RED", "ATOM", "ATOMS", "ATOMG",
-                 "TEX", "TLD", "TLD4", "SULD", "SUST", "LDSM"}
+                 "TEX", "TLD", "TLD4", "TXQ", "SULD", "SUST", "LDSM"}
 Handler = Callable[[Converter, _Exp, SassInstruction, list[Opnd]], None]
 _HANDLERS: dict[str, Handler] = {}
 
