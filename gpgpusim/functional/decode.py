@@ -109,6 +109,11 @@ class DInst:
     #: an instruction the counts, the line statistics and the timing model see: every PTX
     #: instruction; of PTXPlus text only each SASS instruction's main line (``ir.Instruction.sass``)
     counted: bool = True
+    #: the lanes the thread count takes: -2 those of ``guard`` (every instruction of PTX), -1
+    #: every active lane, else this predicate slot (negated with ``count_guard_neg``): a PTXPlus
+    #: branch whose guard combines its SASS guard with another predicate counts the SASS guard
+    count_guard: int = -2
+    count_guard_neg: bool = False
 
 
 @dataclass(slots=True)
@@ -252,6 +257,13 @@ def build_program(module: ir.Module, kernel: ir.Function, make_handler: Callable
             d = make_handler(prog, fi, fi.base + k, inst)
             if inst.sass is not None:
                 d.counted = inst.sass[2]
+                if inst.count_guard is not None:
+                    reg, neg = inst.count_guard
+                    if reg and reg not in fi.slots:
+                        raise PtxError(f"{fi.fn.filename or module.filename}:{inst.line}: the count guard {reg} "
+                                       f"is not declared in {name}")
+                    d.count_guard = fi.slots[reg] if reg else -1
+                    d.count_guard_neg = neg
             prog.insts.append(d)
             prog.opcode_of.append(inst.opcode)
         end = DInst(pc=fi.end, inst=None, func=fi, kind="kend" if fi.fn.is_entry else "fend",

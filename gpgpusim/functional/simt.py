@@ -98,7 +98,9 @@ def _count(ex: Exec, d: dec.DInst, p: int, G: np.ndarray | int, nw: int, sel: np
     """The issue rule both paths share, before the SIMT stack moves: count instruction ``d`` at
     pc ``p`` issued for ``nw`` warps ``G`` (an array, or one warp's index) whose active lanes
     are ``sel`` (None = every lane of ``ex``), evaluate its guard predicate, count the lanes it
-    executes for; returns those lanes (``sel`` itself when the guard is true in every one)."""
+    executes for (a PTXPlus branch: the lanes of its SASS instruction's guard,
+    ``DInst.count_guard``); returns those lanes (``sel`` itself when the guard is true in every
+    one)."""
     counted = d.counted       # not exit pseudo-instructions, nor PTXPlus helper lines
     if counted:
         ex.warp_insn += nw
@@ -117,7 +119,14 @@ def _count(ex: Exec, d: dec.DInst, p: int, G: np.ndarray | int, nw: int, sel: np
         if not g.all():
             esel = np.flatnonzero(g) if sel is None else sel[g]
     if counted:
-        n = ex.N if esel is None else esel.size
+        cg = d.count_guard
+        if cg == -2:
+            n = ex.N if esel is None else esel.size
+        elif cg == -1:              # a PTXPlus branch without a SASS guard: every active lane
+            n = ex.N if sel is None else sel.size
+        else:                       # a PTXPlus branch whose SASS guard is not its PTX guard
+            cgv = ex.R[cg] if sel is None else ex.R[cg][sel]
+            n = int(np.count_nonzero(~cgv if d.count_guard_neg else cgv))
         ex.thread_insn += n
         ex.pc_active[p] += ex.N if sel is None else sel.size
         ex.pc_thread[p] += n

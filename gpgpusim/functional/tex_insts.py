@@ -181,7 +181,8 @@ def _tex(lm, prog, fi, inst) -> Callable:
 def _query(lm, prog, fi, inst) -> Callable:
 
     where = _where(prog, inst)
-    kind = "tex" if inst.opcode == "txq" else "surf"
+    # PTXPlus's txq (SASS TXQ) queries a texture or a surface header alike
+    kind = "any" if inst.sass is not None else "tex" if inst.opcode == "txq" else "surf"
     field = next((m for m in inst.mods if m in T.TXQ_FIELDS), None)
     if field is None:
         raise NotSupportedError(f"not supported: {inst} at {where}")

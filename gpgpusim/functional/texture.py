@@ -143,9 +143,10 @@ def unregister(handle: int, kind: str) -> TexObject:
 
 
 def lookup(handle: int, kind: str, where: str = "") -> TexObject:
+    """The live object ``handle`` of ``kind`` ("tex", "surf", or "any": either)."""
     obj = OBJECTS.get(handle)
-    if obj is None or obj.kind != kind:
-        what = "texture" if kind == "tex" else "surface"
+    if obj is None or obj.kind != kind and kind != "any":
+        what = {"tex": "texture", "surf": "surface"}.get(kind, "texture or surface")
         raise CudaError(Err.IllegalAddress, f"{where}: {handle:#x} is not a live {what} object", sticky=True)
     return obj
 

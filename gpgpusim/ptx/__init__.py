@@ -23,7 +23,7 @@ from gpgpusim.ptx.ir import Module
 from gpgpusim.ptx.parser import parse_module
 
 #: Bump when the IR or the parser's output changes so stale pickles are not reused.
-CACHE_FORMAT = 5
+CACHE_FORMAT = 6
 
 
 def parse_ptx(text: str, filename: str = "<ptx>") -> Module:

@@ -142,7 +142,8 @@ class Instruction:
     ``.loc`` directive before it (None if none), used for source-line statistics (C199).
     ``sass`` is None for PTX; for a line of PTXPlus text (:mod:`gpgpusim.ptxplus.marks`) it is
     ``(index of its SASS instruction in the kernel or -1, the SASS opcode, is the main line)``:
-    only main lines are counted and timed, one per SASS instruction.
+    only main lines are counted and timed, one per SASS instruction.  ``count_guard`` (PTXPlus
+    main lines only) is the guard the thread count follows when it is not ``guard``.
     """
 
     opcode: str
@@ -153,6 +154,9 @@ class Instruction:
     loc: tuple[int, int, int] | None = None
     text: str = ""
     sass: tuple[int, str, bool] | None = None
+    #: a PTXPlus main line whose thread count follows its SASS instruction's guard instead of
+    #: its own: ``(predicate register, negated)``, ``("", False)`` for every active lane
+    count_guard: tuple[str, bool] | None = None
 
     @property
     def types(self) -> tuple[str, ...]:

@@ -33,7 +33,7 @@ from gpgpusim.errors import CudaError, Err
 from gpgpusim.functional.loader import function_handle
 from gpgpusim.ptx import parse_ptx
 
-from .convert import BUILTINS, KernelContext, ParamSlot, UnsupportedSass, convert_kernel, supported_opcodes
+from .convert import BUILTINS, CDP_CALLS, KernelContext, ParamSlot, UnsupportedSass, convert_kernel, supported_opcodes
 from .marks import mark_sass
 
 __all__ = ["PtxplusResult", "apply", "select_cubin", "supported_opcodes", "UnsupportedSass",
@@ -177,6 +177,7 @@ def apply(m: Any, max_capability: int, *, fallback: bool = False, save: bool = F
     const4 = _const_relocations(entry.payload, 4)
 
     handles = {n: function_handle(m.ir, n) for n, f in m.ir.functions.items() if not f.is_entry}
+    symbols = {n: function_handle(m.ir, n) for n in m.ir.functions}
     texts: list[str] = []
     new_fns: dict[str, Any] = {}
     for name, fn in m.ir.kernels.items():
@@ -188,6 +189,7 @@ def apply(m: Any, max_capability: int, *, fallback: bool = False, save: bool = F
                                  _section_bytes(entry.payload, f".nv.constant2.{name}") or const2, const4,
                                  frozenset(handles))
             ctx.func_handles = handles
+            ctx.symbols = symbols
             text = convert_kernel(sfn, ctx)
         except UnsupportedSass as exc:
             what = f"SASS opcode {exc.opcode} is not supported" if exc.opcode != "(no SASS)" else exc.detail
@@ -206,7 +208,8 @@ def apply(m: Any, max_capability: int, *, fallback: bool = False, save: bool = F
     header = (f"// PTXPlus converted by gpgpusim from the sm_{entry.arch} SASS of fat binary #{m.index}\n"
               f".version {m.ir.version[0]}.{m.ir.version[1]}\n.target sm_{entry.arch}\n"
               f".address_size {m.ir.address_size}\n\n"
-              + "".join(BUILTINS[b][2] + "\n" for b in sorted(BUILTINS) if f" {b}, (" in "".join(texts)))
+              + "".join(BUILTINS[b][2] + "\n" for b in sorted(BUILTINS) if f" {b}, (" in "".join(texts))
+              + "".join(CDP_CALLS[b][2] + "\n" for b in sorted(CDP_CALLS) if f" {b}, (" in "".join(texts)))
     res.text = header + "\n".join(texts)
     if new_fns:
         fname = f"_{m.index}.ptxplus"

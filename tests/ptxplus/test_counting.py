@@ -205,3 +205,74 @@ def test_compiled_kernels_count_by_hand(count_binary, functional, tmp_path):
     # every lane runs every instruction, but the loop's last BRA has a false guard in all 256 lanes
     assert kernels["_Z8straightPKiPi"]["thread_insn"] == 12 * 256
     assert kernels["_Z4loopPfff"]["thread_insn"] == 51 * 256 - 256
+
+
+def test_instruction_cache_addresses_are_the_sass_offsets(monkeypatch):
+    """The L1I (``-gpgpu_perfect_inst_const_cache 0``) sees a PTXPlus kernel's SASS addresses:
+    16 bytes per SASS instruction, every line of an expansion (helper lines included) at its
+    instruction's offset, so the kernel's 10 SASS instructions take 160 bytes, not the
+    8 bytes x 15 lines of its PTXPlus text."""
+    from gpgpusim.timing.core.icache import InstCache, instruction_addresses
+
+    m = module(LOOP)
+    prog = engine.get_program(load_module(m, GlobalMemory()), "k")
+    addrs, size = instruction_addresses(m, prog, 0)
+    assert size == 160
+    # the two entry lines (the %pt set-up and the c[0x0][0x0] read) at 0 with the S2R; the
+    # IMAD.WIDE and the STG (two lines each) at 0x60 and 0x70; the end of the kernel at 0xa0
+    assert addrs == [0, 0, 0, 0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x60, 0x70, 0x70, 0x80, 0x90, 0xA0, 0xA0]
+    seen: list[int] = []
+    orig = InstCache.access
+
+    def access(self, slot, pc_bytes, now):
+        seen.append(pc_bytes)
+        return orig(self, slot, pc_bytes, now)
+    monkeypatch.setattr(InstCache, "access", access)
+    out = np.zeros(32, dtype=np.uint32)
+    run = run_timing(module(LOOP), "k", (1, 1, 1), (32, 1, 1), [("in", np.zeros(1, np.uint32)), ("out", out)],
+                     overrides=["-gpgpu_perfect_inst_const_cache 0"])
+    assert (run.out["out"] == 5).all()
+    # fetch takes two instructions at a time (GPGPU-Sim's and Accel-Sim's 16-byte access at the
+    # first one's address): S2R+IMAD, MOV+IADD3, ISETP+BRA, then the IMAD.WIDE fetched ahead;
+    # the loop body (0x30-0x50) four more times; the IMAD.WIDE again, STG+EXIT
+    assert seen == [0x00, 0x20, 0x40, 0x60] + [0x30, 0x50] * 4 + [0x60, 0x70]
+    v = run.gpu.stats.values
+    assert {k: v[f"L1I_total_cache_{k}"] for k in ("accesses", "misses")} == {"accesses": 14, "misses": 1}
+
+
+#: branches whose PTX guard combines the SASS guard with another predicate; one warp
+BRANCHES = [
+    "S2R R0, SR_TID.X ;",                            # 0x00  32 lanes
+    "ISETP.GE.U32.AND P0, PT, R0, 0x10, PT ;",       # 0x10  32          P0: lanes 16-31
+    "@P0 BRA.DIV ~URZ, 0x90 ;",                      # 0x20  16 (guard; not taken: converged)
+    "LOP3.LUT R1, R0, 0x1, RZ, 0xc0, !PT ;",         # 0x30  32
+    "ISETP.NE.AND P1, PT, R1, RZ, PT ;",             # 0x40  32          P1: odd lanes
+    "@P0 BRA P1, 0x80 ;",                            # 0x50  16 (guard; 8 odd lanes >= 16 go)
+    "BRA P1, 0x80 ;",                                # 0x60  24 (unguarded: all active; 8 go)
+    "IADD3 R0, R0, 0x100, RZ ;",                     # 0x70  16 (the even lanes)
+    "EXIT ;",                                        # 0x80  32 (reconverged)
+    "BRA 0x90 ;",                                    # 0x90  never
+]
+
+
+@pytest.mark.parametrize("driver", ["batched", "warp"])
+def test_branch_thread_count_follows_the_sass_guard(driver):
+    """The thread count of ``@P BRA Pc`` and ``BRA.DIV`` is the lanes of the SASS guard (every
+    active lane when unguarded), not those of the combined predicate the PTX branch tests."""
+    text = module(BRANCHES)
+    marks = [i for i in text.functions["k"].instructions if i.sass is not None and i.sass[2]]
+    assert [i.count_guard for i in marks if i.opcode == "bra"] == [("%p0", False), ("%p0", False), ("", False), None]
+    r = run_once(module(BRANCHES), "k", (1, 1, 1), (32, 1, 1), [("in", np.zeros(1, np.uint32)),
+                                                                 ("out", np.zeros(1, np.uint32))], driver=driver)
+    assert r.stats.warp_insn == 9
+    # by hand: 32 + 32 + 16 + 32 + 32 + 16 + 24 + 16 + 32 (the combined predicates would give
+    # 0, 8 and 8 for the three branches: 192)
+    assert r.stats.thread_insn == 232
+
+
+@pytest.mark.parametrize("feed", ["trace", "live"])
+def test_branch_thread_count_follows_the_sass_guard_in_performance_mode(feed):
+    run = run_timing(module(BRANCHES), "k", (1, 1, 1), (32, 1, 1), [("in", np.zeros(1, np.uint32)),
+                                                                     ("out", np.zeros(1, np.uint32))],
+                     overrides=[f"-gpgpusim_timing_feed {feed}"])
+    assert (run.rec.report_stats.warp_insn, run.rec.report_stats.thread_insn) == (9, 232)

@@ -12,8 +12,8 @@ import subprocess
 import pytest
 
 from cuobjdump_tools.sass import INSTALL_HINT, find_nvdisasm
-from tests.apps.app_helpers import APPS_DIR, find_nvcc
-from tests.ptxplus.test_ptxplus_apps import SM86, VERIFIED, _make
+from tests.apps.app_helpers import find_nvcc
+from tests.ptxplus.test_ptxplus_apps import SM86, VERIFIED, _make, build_sm86
 from tests.ptxplus.test_ptxplus_runs import lines, run
 
 pytestmark = pytest.mark.skipif(find_nvdisasm() is None, reason=INSTALL_HINT)
@@ -55,8 +55,7 @@ def test_sm86_app_verifies_in_performance_mode_on_rtx3070(app, tmp_path):
     if nvcc is None:
         pytest.skip("nvcc not found")
     exe = tmp_path / app
-    r = subprocess.run([nvcc, "-cudart", "shared", "-O2", "-arch=sm_86", str(APPS_DIR / f"{app}.cu"), "-o",
-                        str(exe)], capture_output=True, text=True, timeout=600, cwd=APPS_DIR)
+    r = build_sm86(nvcc, app, exe)
     assert r.returncode == 0, r.stderr
     out = tmp_path / "stats.json"
     _check(run(exe, gpu="SM86_RTX3070", functional=False, json_out=out), out, app)

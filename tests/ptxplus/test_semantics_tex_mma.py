@@ -1,4 +1,4 @@
-"""Semantics of the SASS texture, surface and tensor-core forms (TEX, TLD, TLD4, SULD, SUST,
+"""Semantics of the SASS texture, surface and tensor-core forms (TEX, TLD, TLD4, TXQ, SULD, SUST,
 HMMA, IMMA, LDSM, MOVM) against values computed here one element at a time.
 
 The frame is :mod:`tests.ptxplus.ptxplus_helpers`'s (each thread's four input words in R8-R11,
@@ -17,6 +17,7 @@ from gpgpusim.functional.engine import launch
 from gpgpusim.functional.loader import load_module
 from gpgpusim.functional.memory import GlobalMemory
 from gpgpusim.ptx import parse_ptx
+from gpgpusim.ptxplus import mark_sass
 from gpgpusim.ptxplus.convert import KernelContext, ParamSlot, UnsupportedSass, convert_kernel
 from tests.ptxplus.ptxplus_helpers import POST, PRE, sass_function
 
@@ -50,7 +51,9 @@ class _Dev:
                             param_decls=[".param .u64 k_in", ".param .u64 k_out", ".param .u64 k_obj"],
                             static_smem=smem)
         text = ".version 8.0\n.target sm_75\n.address_size 64\n\n" + convert_kernel(sass_function("k", lines), ctx)
-        lm = load_module(parse_ptx(text, "t.ptxplus"), self.g)
+        m = parse_ptx(text, "t.ptxplus")
+        mark_sass(m.functions.values(), text)        # as gpgpusim.ptxplus.apply does
+        lm = load_module(m, self.g)
         arr = np.ascontiguousarray(np.asarray(inputs, dtype=np.int64).astype(np.uint32).reshape(-1, 4))
         a_in, a_out = self.alloc(arr), self.alloc(np.zeros_like(arr))
         launch(lm, "k", (1, 1, 1), (len(arr), 1, 1), 0, struct.pack("<QQQ", a_in, a_out, handle), gmem=self.g)
@@ -291,3 +294,33 @@ def test_ldsm_two_matrices_from_shared_rows(dev, trans):
             else:
                 lo, hi = row(ln // 4)[2 * (ln % 4)], row(ln // 4)[2 * (ln % 4) + 1]
             assert int(out[ln][q]) == int(lo | (hi << 16)), (ln, q)
+
+
+def test_txq_dimension_components_of_a_texture_and_a_surface(dev):
+    """TXQ ... TEX_HEADER_DIMENSION, 0x0, idx, mask: width, height, depth, levels for the mask's
+    bits, in order to Rd1, Rd1+1, Rd0, Rd0+1 (as nvcc 13 compiles txq/suq .width/.height: mask
+    0x1 / 0x2 into Rd1); the level in Ra (here R8, 0) is level 0, the only one.  A texture's and
+    a surface's headers read alike."""
+    tex = dev.obj("tex", IMG, F32, T.RES_ARRAY, 2, address_mode=(T.ADDR_CLAMP,) * 3)     # 5 x 4
+    surf = _surface(dev, np.zeros((3, 7), np.int32))                                     # 7 x 3
+    body = ["TXQ RZ, R0, R8, TEX_HEADER_DIMENSION, 0x0, 0x5c, 0x1 ;",
+            "TXQ RZ, R1, R8, TEX_HEADER_DIMENSION, 0x0, 0x5c, 0x2 ;",
+            "TXQ R12, R2, R8, TEX_HEADER_DIMENSION, 0x0, 0x5c, 0xf ;",
+            "IADD3 R3, R12, R2, RZ ;",                              # depth + width
+            "IADD3 R3, R3, R13, RZ ;",                              # + levels
+            "IMAD R3, R3, 0x100, R3 ;"]                             # (keep R3 a function of all)
+    for h, (w, ht) in ((tex, (5, 4)), (surf, (7, 3))):
+        out = dev.run(body, [[0, 0, 0, 0]], h)
+        assert [int(v) for v in out[0]] == [w, ht, w, (1 + w + 1) * 0x101]
+    # the two-component form: x, y into Rd1, Rd1+1
+    out = dev.run(["TXQ RZ, R0, R8, TEX_HEADER_DIMENSION, 0x0, 0x5c, 0x3 ;"], [[0, 0, 0, 0]], tex)
+    assert [int(v) for v in out[0]] == [5, 4, 0, 0]
+
+
+def test_txq_other_queries_are_refused():
+    from gpgpusim.ptxplus.convert import convert_kernel as conv
+    for line in ("TXQ RZ, R0, R8, TEX_HEADER_TEXTURE_TYPE, 0x0, 0x5c, 0x1 ;",
+                 "TXQ RZ, R0, R8, TEX_HEADER_DIMENSION, 0x0, 0x5c, 0x10 ;"):
+        with pytest.raises(UnsupportedSass, match="TXQ"):
+            conv(sass_function("k", [line, "EXIT ;"]), KernelContext(name="k", params=[ParamSlot("p", 0, 8)],
+                                                                    param_decls=[".param .u64 p"]))

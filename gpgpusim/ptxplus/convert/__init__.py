@@ -50,19 +50,28 @@ Conventions of the text (what a reader of a ``-gpgpu_ptx_save_converted_ptxplus`
   ``CALL.REL`` (a subroutine in the kernel's own code) is a branch to its label and
   ``RET.REL Rn`` a branch back to the call site whose offset Rn holds (nvcc loads the return
   offset into Rn before the call), so calls, recursion included, reconverge like any branch;
-  ``CALL.ABS`` of CUDA's device runtime (``vprintf``, ``malloc``, ``free``, ``__assertfail``)
-  becomes a PTX ``call`` of that function with the ABI's argument registers.
+  ``CALL.ABS`` of CUDA's device runtime (``vprintf``, ``malloc``, ``free``, ``__assertfail``,
+  and the device-side launch calls ``__cudaCDP2GetParameterBufferV2`` /
+  ``__cudaCDP2LaunchDeviceV2`` of dynamic parallelism, C078-C091) becomes a PTX ``call`` of
+  that function with the ABI's argument registers.  A relocated half of a function's address
+  (``UMOV UR4, 32@lo(child)``, the kernel a device-side launch starts) reads as that half of
+  the function's handle in the engine (``loader.function_handle``).
 
 Counting and timing (issue 27): one SASS instruction is one warp instruction.  Its expansion
 (the comment line ``// <SASS text>`` and the lines after it) has one **main line**, marked
 ``//@main``: the line that accesses memory or changes control flow (``ld``/``st``/``atom``/
 ``red``/``tex``/``bra``/``exit``/``bar``/``shfl``/...), else the last guarded line (the one
-writing the SASS destination), else the last work line; for ``RET`` and ``CALL`` (which branch
-away from several lines) the first line.  A SASS instruction without lines (``BSSY``,
+writing the SASS destination), else the last work line (``ld.param``/``st.param``, a call's
+argument passing, are no memory access: a device-launch ``CALL.ABS``'s main line is its
+``call``); for ``RET`` and the other ``CALL`` forms (which branch away from several lines) the
+first line.  A SASS instruction without lines (``BSSY``,
 ``BSYNC``, ``WARPSYNC``, ``NOP``, ``DEPBAR``, one guarded by ``!PT``) becomes the placeholder
 ``pmevent 0;`` so that it is issued and counted as on the hardware.  Every line runs; only main
 lines are counted (warp and thread instructions, line statistics) and issued by the timing
-model, the others (**helper lines**) run with them and take no issue slot
+model, the others (**helper lines**) run with them and take no issue slot.  A SASS instruction's
+thread count is the lanes for which its guard holds: a branch whose PTX guard combines the SASS
+guard with another predicate (``@P0 BRA P1``, ``BRA.DIV``) names the SASS guard in its mark
+(``//@main @%p0``; ``@all``: unguarded, every active lane), and the count follows that
 (:mod:`gpgpusim.ptxplus.marks`, :mod:`gpgpusim.timing.sass_ops`).
 
 The semantics are inferred (NVIDIA documents SASS opcodes by name only) from how nvcc 13 uses
@@ -82,10 +91,10 @@ from __future__ import annotations
 from cuobjdump_tools.sass import SassFunction
 
 from . import control, floating, integer, memory  # noqa: F401 - each registers its handlers
-from .base import (BUILTINS, MAIN_MARK, MAIN_OPCODES, PLACEHOLDER, Converter, KernelContext, Opnd, ParamSlot,
+from .base import (BUILTINS, CDP_CALLS, MAIN_MARK, MAIN_OPCODES, PLACEHOLDER, Converter, KernelContext, Opnd, ParamSlot,
                    UnsupportedSass, _HANDLERS, parse_operand)
 
-__all__ = ["BUILTINS", "MAIN_MARK", "MAIN_OPCODES", "PLACEHOLDER", "Converter", "KernelContext", "Opnd",
+__all__ = ["BUILTINS", "CDP_CALLS", "MAIN_MARK", "MAIN_OPCODES", "PLACEHOLDER", "Converter", "KernelContext", "Opnd",
            "ParamSlot", "UnsupportedSass", "convert_kernel", "parse_operand", "supported_opcodes"]
 
 

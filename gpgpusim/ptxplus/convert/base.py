@@ -50,6 +50,26 @@ BUILTINS: dict[str, tuple[int, list[tuple[int, str]], str]] = {
 }
 _RET_TYPES = {"vprintf": "b32", "malloc": "b64"}
 
+#: CUDA's device-runtime launch calls (dynamic parallelism, checklist C078-C091) a ``CALL.ABS``
+#: names directly (``CALL.ABS.NOINC __cudaCDP2LaunchDeviceV2``): the ABI registers of their
+#: arguments (``b64`` a pair, ``dim3`` three words), their result type (R4, or the pair R4:R5)
+#: and their PTX declaration.  The engine runs them as in PTX mode (:mod:`gpgpusim.functional.cdp`).
+CDP_CALLS: dict[str, tuple[list[tuple[int, str]], str, str]] = {
+    "__cudaCDP2GetParameterBufferV2": (
+        [(4, "b64"), (6, "dim3"), (9, "dim3"), (12, "b32")], "b64",
+        ".extern .func (.param .b64 func_retval0) __cudaCDP2GetParameterBufferV2 (.param .b64 "
+        "__cudaCDP2GetParameterBufferV2_param_0, .param .align 4 .b8 __cudaCDP2GetParameterBufferV2_param_1[12], "
+        ".param .align 4 .b8 __cudaCDP2GetParameterBufferV2_param_2[12], .param .b32 "
+        "__cudaCDP2GetParameterBufferV2_param_3);"),
+    "__cudaCDP2LaunchDeviceV2": (
+        [(4, "b64"), (6, "b64")], "b32",
+        ".extern .func (.param .b32 func_retval0) __cudaCDP2LaunchDeviceV2 (.param .b64 "
+        "__cudaCDP2LaunchDeviceV2_param_0, .param .b64 __cudaCDP2LaunchDeviceV2_param_1);"),
+}
+
+#: a relocated 32-bit half of a symbol's address: ``32@lo(sym)``, ``32@hi((sym + 0x200))``
+_RELOC = re.compile(r"^32@(?P<half>lo|hi)\((?P<inner>\(?(?P<sym>[A-Za-z_$][\w$.]*)(?:\s*\+\s*(?P<add>0x[0-9a-f]+|\d+))?\)?)\)$")
+
 
 class UnsupportedSass(Exception):
     """A SASS instruction the converter does not handle; ``opcode`` names it."""
@@ -83,6 +103,9 @@ class KernelContext:
     const4: dict[int, tuple[str, int]] = field(default_factory=dict)  # offset -> (symbol, addend)
     #: device function -> the value a pointer to it holds in the engine (loader.function_handle)
     func_handles: dict[str, int] = field(default_factory=dict)
+    #: every function of the module, kernels included -> its handle: the value of a relocated
+    #: address (``UMOV UR4, 32@lo(kernel)``, the function a device-side launch starts)
+    symbols: dict[str, int] = field(default_factory=dict)
 
 
 # ----------------------------------------------------------------------------- operands
@@ -162,6 +185,11 @@ class _Exp:
         #: the first line is the main line (an expansion that branches away from several of
         #: its lines: every execution of the SASS instruction runs its first line)
         self.lead = False
+        #: the SASS guard when the main line's own guard is not it (a branch that folds its
+        #: guard into a combined predicate): the PTX guard text ("%p0", "!%p0") or "all" for an
+        #: unguarded instruction; the main mark then names it (``//@main @%p0``) and the thread
+        #: count follows it (C009: a SASS instruction's thread count is the lanes of its guard)
+        self.count_guard: str | None = None
 
     def t(self) -> str:
         self.nt += 1
@@ -216,13 +244,17 @@ PLACEHOLDER = "pmevent 0;"
 
 
 def _opcode_of(line: str) -> str:
-    """The PTX opcode of one line of an expansion ("" for labels, braces and declarations)."""
+    """The PTX opcode of one line of an expansion ("" for labels, braces and declarations;
+    "param" for ``ld.param``/``st.param``, which pass a call's arguments)."""
     t = line.strip()
     if t.startswith("@"):
         t = t.split(None, 1)[1] if " " in t else ""
     if not t or t[0] in "{}.$" or t.endswith(":"):
         return ""
-    return t.split(None, 1)[0].split(".", 1)[0]
+    op = t.split(None, 1)[0]
+    if op.startswith(("ld.param", "st.param")):
+        return "param"      # a call's argument passing: no SASS memory access
+    return op.split(".", 1)[0]
 
 
 class _Prologue(_Exp):
@@ -265,6 +297,21 @@ class Converter:
             if off is not None:
                 out.append((handle, off))
         return out
+
+    def relocated(self, text: str) -> str:
+        """Operand ``text`` with a relocated half of a function's address (``32@lo(f)``,
+        ``32@hi((f + 0x200))``) replaced by its value (the handle of ``f`` plus the addend, as
+        an immediate); other operands unchanged.  The address of the kernel itself plus an
+        offset is the return address nvcc passes to a ``CALL.ABS`` (unused here: the call
+        continues in place)."""
+        m = _RELOC.match(text.strip())
+        if m is None:
+            return text
+        handle = self.ctx.symbols.get(m["sym"])
+        if handle is None:
+            raise UnsupportedSass("operand", text.strip())
+        v = (handle + (int(m["add"], 0) if m["add"] else 0)) & 0xFFFFFFFFFFFFFFFF
+        return hex(v >> 32 if m["half"] == "hi" else v & 0xFFFFFFFF)
 
     def call_target(self, ins: SassInstruction) -> int | None:
         """The offset a ``CALL.REL`` jumps to (an offset or a label of the function), or None."""
@@ -515,7 +562,7 @@ class Converter:
             try:
                 n_parsed = (1 if ins.opcode in ("S2R", "S2UR", "CS2R") else
                             0 if ins.opcode in _SELF_PARSING else len(ins.operands))
-                handler(self, e, ins, [parse_operand(o) for o in ins.operands[:n_parsed]])
+                handler(self, e, ins, [parse_operand(self.relocated(o)) for o in ins.operands[:n_parsed]])
             except UnsupportedSass as exc:
                 if exc.opcode == ins.full_opcode:
                     raise
@@ -529,7 +576,7 @@ class Converter:
             if main < 0:
                 g = f"@{guard} " if guard else ""
                 lines, main = [g + PLACEHOLDER], 0
-            lines[main] += f" {MAIN_MARK}"
+            lines[main] += f" {MAIN_MARK}" + (f" @{e.count_guard}" if e.count_guard is not None else "")
             body.extend("\t" + ln for ln in lines)
         return self.render(body)
 
@@ -572,7 +619,7 @@ class Converter:
 
 # ----------------------------------------------------------------------------- handlers
 _SELF_PARSING = {"BREAK", "P2R", "R2P", "CALL", "RET", "LD", "ST", "LDC", "BMOV", "BSSY", "BSYNC", "WARPSYNC", "DEPBAR", "LDG", "LDS", "LDL", "STG", "STS", "STL", "RED", "ATOM", "ATOMS", "ATOMG",
-                 "TEX", "TLD", "TLD4", "SULD", "SUST", "LDSM"}
+                 "TEX", "TLD", "TLD4", "TXQ", "SULD", "SUST", "LDSM"}
 Handler = Callable[[Converter, _Exp, SassInstruction, list[Opnd]], None]
 _HANDLERS: dict[str, Handler] = {}
 

@@ -10,6 +10,7 @@ from cuobjdump_tools.sass import SassInstruction
 
 from .base import (
     BUILTINS,
+    CDP_CALLS,
     Converter,
     Opnd,
     UnsupportedSass,
@@ -54,10 +55,13 @@ def _exit(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd]) -> None:
 
 def _take_guard(e: _Exp) -> str | None:
     """Move the instruction's guard into a work predicate (for a branch that combines it with
-    another condition); None when unguarded."""
+    another condition); None when unguarded.  The thread count keeps following the SASS guard
+    (:attr:`_Exp.count_guard`: that guard, or every active lane when unguarded)."""
     if not e.guard:
+        e.count_guard = "all"
         return None
     g, e.guard = e.guard, ""
+    e.count_guard = g
     if not g.startswith("!"):
         return g
     q = e.q()
@@ -158,6 +162,11 @@ def _call_abs(c: Converter, e: _Exp, ins: SassInstruction) -> None:
     _mods(ins, {"ABS", "NOINC"})
     if len(ins.operands) != 1 or e.guard:
         raise UnsupportedSass(ins.full_opcode, "predicated or unexpected operands")
+    if ins.operands[0] in CDP_CALLS:
+        _call_cdp(c, e, ins.operands[0])
+        return
+    if not ins.operands[0].startswith("R"):
+        raise UnsupportedSass(ins.full_opcode, f"call of {ins.operands[0]}")
     r = parse_operand(ins.operands[0])
     if r.kind != "r":
         raise UnsupportedSass(ins.full_opcode, ins.operands[0])
@@ -202,6 +211,43 @@ def _call_abs(c: Converter, e: _Exp, ins: SassInstruction) -> None:
         e.a("}")
         e.a(f"bra {here}_end;")
     e.a(f"{here}_end:")
+
+
+def _call_cdp(c: Converter, e: _Exp, name: str) -> None:
+    """``CALL.ABS.NOINC __cudaCDP2GetParameterBufferV2`` / ``__cudaCDP2LaunchDeviceV2``: a
+    device-side launch (dynamic parallelism, C078-C091), the PTX ``call`` of that function with
+    the ABI's argument registers (:data:`CDP_CALLS`: the kernel's address in R4:R5, the grid
+    and block ``dim3`` in R6-R8 and R9-R11, the dynamic shared memory in R12; then the parameter
+    buffer in R4:R5 and the stream in R6:R7); the result comes back in R4:R5 (the buffer) or R4
+    (the error code).  The ``call`` line is the main line: it is what the timing model charges
+    ``-cdp_latency`` to and where it releases the child grid."""
+    args, ret, _decl = CDP_CALLS[name]
+    e.a("{")
+    params = []
+    for j, (rn, typ) in enumerate(args):
+        p = f"param{j}"
+        params.append(p)
+        if typ == "dim3":
+            e.a(f".param .align 4 .b8 {p}[12];")
+            for k in range(3):
+                e.a(f"st.param.b32 [{p}+{4 * k}], {c.reg('r', rn + k)};")
+            continue
+        e.a(f".param .{typ} {p};")
+        if typ == "b64":
+            d = e.d()
+            e.a(f"mov.b64 {d}, {{{c.reg('r', rn)}, {c.reg('r', rn + 1)}}};")
+            e.a(f"st.param.b64 [{p}], {d};")
+        else:
+            e.a(f"st.param.{typ} [{p}], {c.reg('r', rn)};")
+    e.a(f".param .{ret} retval0;")
+    e.a(f"call.uni (retval0), {name}, ({', '.join(params)});")
+    if ret == "b64":
+        d = e.d()
+        e.a(f"ld.param.b64 {d}, [retval0];")
+        e.a(f"mov.b64 {{{c.reg('r', 4)}, {c.reg('r', 5)}}}, {d};")
+    else:
+        e.a(f"ld.param.b32 {c.reg('r', 4)}, [retval0];")
+    e.a("}")
 
 
 @_h("LEPC")

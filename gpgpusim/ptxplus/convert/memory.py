@@ -1,5 +1,5 @@
 """SASS memory handlers: addressing, loads, stores, atomics, textures, surfaces and the
-tensor cores (``LDG``/``STG``/``LDS``/..., ``ATOM``, ``TEX``, ``SULD``, ``HMMA``, ``LDSM``,
+tensor cores (``LDG``/``STG``/``LDS``/..., ``ATOM``, ``TEX``, ``TXQ``, ``SULD``, ``HMMA``, ``LDSM``,
 ``MOVM``; see :mod:`gpgpusim.ptxplus.convert` for the conventions)."""
 
 from __future__ import annotations
@@ -371,6 +371,45 @@ def _surf(c: Converter, e: _Exp, ins: SassInstruction) -> tuple[str, str, str, s
         e.w(f"mov.b32 {t}, {c.reg('r', base + k)};")
         cw.append(t)
     return mode, f"{ndim}d", handle, "{" + ", ".join(cw) + "}", words, typ
+
+
+#: ``TXQ ... TEX_HEADER_DIMENSION``: the PTX query of each component (x, y, z, w)
+_TXQ_DIMENSION = ("width", "height", "depth", "num_mipmap_levels")
+
+
+@_h("TXQ")
+def _txq(c: Converter, e: _Exp, ins: SassInstruction, ops: list[Opnd] | None = None) -> None:
+    """``TXQ Rd0, Rd1, Ra, TEX_HEADER_DIMENSION, 0x0, idx, mask``: the dimensions of the bindless
+    texture or surface object in ``c[0x0][4 idx]`` (what ``txq``/``suq`` ``.width``/``.height``/
+    ``.depth`` compile to): the components the mask enables (x width, y height, z depth, w the
+    number of mipmap levels, 1 here) go in order to Rd1, Rd1+1, Rd0, Rd0+1, as ``TEX``'s do.  Ra
+    holds the level queried; objects have level 0 only here (as ``TEX.LL`` samples it), so it is
+    not read.  PTXPlus ``txq`` with a register handle queries a texture or a surface alike (SASS
+    reads both headers the same way).  Other queries (``TEX_HEADER_TEXTURE_TYPE``,
+    ``TEX_HEADER_SAMPLER``, ...) are refused."""
+    _mods(ins, {"NODEP"})
+    ops_s = [o.strip() for o in ins.operands]
+    if len(ops_s) != 7 or not _INT.match(ops_s[6]):
+        raise UnsupportedSass(ins.full_opcode, f"{len(ops_s)} operands")
+    if ops_s[3] != "TEX_HEADER_DIMENSION":
+        raise UnsupportedSass(ins.full_opcode, f"query {ops_s[3]}")
+    handle = _handle(c, e, ins, ops_s[4:6])
+    regs = [parse_operand(o) for o in ops_s[:3]]
+    if any(r.kind not in ("r", "rz") or r.neg or r.inv or r.abs for r in regs):
+        raise UnsupportedSass(ins.full_opcode, "operands")
+    mask = int(ops_s[6], 16)
+    if not 0 < mask <= 0xF:
+        raise UnsupportedSass(ins.full_opcode, f"mask {ops_s[6]}")
+    d0, d1 = regs[0], regs[1]
+    dests = [(d1, 0), (d1, 1), (d0, 0), (d0, 1)]
+    for comp, field in enumerate(_TXQ_DIMENSION):
+        if not mask >> comp & 1:
+            continue
+        reg, k = dests[sum(mask >> j & 1 for j in range(comp))]
+        dst = "%rz" if reg.kind == "rz" else c.reg("r", reg.num + k)
+        if reg.kind == "rz":
+            c.need_rz = True
+        e.a(f"txq.{field}.b32 {dst}, [{handle}];")
 
 
 @_h("SULD")

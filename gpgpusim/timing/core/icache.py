@@ -13,7 +13,11 @@ as before this module existed).
   model's program pcs (indices into the pre-decoded program, kernel first, then its callees)
   to those byte addresses.  Modules are numbered in the order the timing model first runs one
   of their kernels (GPGPU-Sim: the order their PTX is loaded, i.e. registered), the same for a
-  program with one module.
+  program with one module.  A PTXPlus kernel (``--ptxplus``, C007, C009) is addressed as its
+  SASS: 16 bytes per SASS instruction, every line of an instruction's expansion at that
+  instruction's byte offset (its helper lines take no code space).  Fetch still accesses 16
+  bytes at the first instruction's address and takes two instructions, as Accel-Sim's
+  (GPGPU-Sim's) fetch does for SASS.
 * **Access** (C074): one ``INST_ACC_R`` access per fetch, with the request's sector mask empty
   as GPGPU-Sim's ``mem_access_t`` leaves it (a sectored L2 then splits the line request into
   its four sectors); HIT puts the instruction in the fetch buffer; MISS marks the warp's I-miss
@@ -41,8 +45,21 @@ from ..mem_fetch import MemFetch
 PROGRAM_MEM_START = 0xF0000000
 #: bytes per PTX instruction (``MAX_INST_SIZE``, ``ptx_instruction::inst_size``)
 INST_BYTES = 8
+#: bytes per SASS instruction (sm_70 and later), the code space of a PTXPlus function
+SASS_INST_BYTES = 16
 #: bytes fetched per access (``shader_core_ctx::fetch``: two instructions)
 FETCH_BYTES = 16
+
+
+def sass_count(fn: Any) -> int:
+    """The number of SASS instructions a PTXPlus function was converted from (the largest SASS
+    index of its lines, :mod:`gpgpusim.ptxplus.marks`, plus one); 0 for a PTX function."""
+    n = 0
+    for inst in fn.instructions:
+        mark = inst.sass
+        if mark is not None and mark[0] + 1 > n:
+            n = mark[0] + 1
+    return n
 
 
 def instruction_addresses(module_ir: Any, prog: Any, module_base: int) -> tuple[list[int], int]:
@@ -50,24 +67,40 @@ def instruction_addresses(module_ir: Any, prog: Any, module_base: int) -> tuple[
     for the slot after the last), and the byte size of the module's code.
 
     The module's functions occupy ``INST_BYTES`` per instruction from ``module_base``, in their
-    order in the PTX; ``prog`` lays out the kernel and its callees as ``FuncInfo`` ranges."""
+    order in the PTX; ``prog`` lays out the kernel and its callees as ``FuncInfo`` ranges.  A
+    PTXPlus function (a kernel converted from SASS, issue 27) occupies ``SASS_INST_BYTES`` per
+    SASS instruction instead, and each of its lines has the byte offset of the SASS instruction
+    it belongs to (the lines before the first one, the entry's set-up, that of the first), so
+    that its helper lines take no code space: the I-cache sees the SASS code's addresses."""
     start: dict[str, int] = {}
     pc = module_base
     # without the module (direct use of a program), its own functions in program order
     functions = module_ir.functions if module_ir is not None else {n: fi.fn for n, fi in prog.funcs.items()}
     for name, fn in functions.items():
         start[name] = pc
-        pc += INST_BYTES * len(fn.instructions)
+        k = sass_count(fn)
+        pc += SASS_INST_BYTES * k if k else INST_BYTES * len(fn.instructions)
     n = len(prog.insts) + 1
     addrs = [0] * n
+    sass_pcs = [False] * n      # set from a PTXPlus function (where 0 is an address like any)
     for name, fi in prog.funcs.items():
         s = start.get(name, module_base)
+        k = sass_count(fi.fn)
+        if k:
+            for p in range(fi.base, min(fi.end + 1, n)):
+                inst = prog.insts[p].inst if p < len(prog.insts) else None
+                mark = inst.sass if inst is not None else None
+                addrs[p] = s + SASS_INST_BYTES * (max(mark[0], 0) if mark is not None else k)
+                sass_pcs[p] = True
+            continue
         for p in range(fi.base, min(fi.end + 1, n)):
             addrs[p] = s + INST_BYTES * (p - fi.base)
     kernel_start = start.get(prog.kernel.name, module_base)
-    for p in range(n):          # pcs outside every function range (none expected)
-        if not addrs[p] and p:
-            addrs[p] = kernel_start + INST_BYTES * p
+    kernel_sass = sass_count(prog.kernel)
+    for p in range(n):          # pcs outside every function range (the slot after the last)
+        if not addrs[p] and p and not sass_pcs[p]:
+            addrs[p] = (kernel_start + SASS_INST_BYTES * kernel_sass if kernel_sass
+                        else kernel_start + INST_BYTES * p)
     return addrs, pc - module_base
 
 
