@@ -1,7 +1,7 @@
 """SASS semantics of the PTXPlus conversion, run on the functional engine, against values
 computed here bit by bit (checklist C232-C236).
 
-The references encode what the converter documents (``gpgpusim/ptxplus/convert.py``): NVIDIA
+The references encode what the converter documents (``gpgpusim/ptxplus/convert/__init__.py``): NVIDIA
 documents SASS opcodes only by name, so the carry, shift-clamp and ``.EX`` rules are inferred
 from how nvcc 13 uses them (64-bit adds, subtractions, shifts and compares split into 32-bit
 halves) and the tests pin those rules at their edges.
