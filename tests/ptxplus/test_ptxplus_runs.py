@@ -148,7 +148,8 @@ def test_missing_nvdisasm_is_one_line_and_a_cuda_error(exe):
 
 
 def test_performance_mode_runs_ptxplus(exe, tmp_path):
-    """The timing model times the PTXPlus instructions (SASS timing is issue 27's item 3)."""
+    """The timing model runs a converted kernel: the JSON names the ISA and the launch has cycles
+    (per-opcode SASS timing: ``tests/ptxplus/test_counting.py``)."""
     js = tmp_path / "s.json"
     p = run(exe("sm75"), functional=False, json_out=js)
     assert p.returncode == 0, p.stdout + p.stderr
