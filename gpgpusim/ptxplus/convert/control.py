@@ -184,31 +184,7 @@ def _call_abs(c: Converter, e: _Exp, ins: SassInstruction) -> None:
     for k, name in enumerate(names):
         _, args, _decl = BUILTINS[name]
         e.a(f"{here}_{k}:")
-        e.a("{")
-        params = []
-        for j, (rn, typ) in enumerate(args):
-            p = f"param{j}"
-            params.append(p)
-            v = (f"{{{c.reg('r', rn)}, {c.reg('r', rn + 1)}}}" if typ == "b64" else c.reg("r", rn))
-            e.a(f".param .{typ} {p};")
-            if typ == "b64":
-                d = e.d()
-                e.a(f"mov.b64 {d}, {v};")
-                v = d
-            e.a(f"st.param.{typ} [{p}], {v};")
-        ret = _RET_TYPES.get(name)
-        if ret:
-            e.a(f".param .{ret} retval0;")
-            e.a(f"call.uni (retval0), {name}, ({', '.join(params)});")
-            if ret == "b64":
-                d = e.d()
-                e.a(f"ld.param.b64 {d}, [retval0];")
-                e.a(f"mov.b64 {{{c.reg('r', 4)}, {c.reg('r', 5)}}}, {d};")
-            else:
-                e.a(f"ld.param.b32 {c.reg('r', 4)}, [retval0];")
-        else:
-            e.a(f"call.uni {name}, ({', '.join(params)});")
-        e.a("}")
+        _abi_call(c, e, name, args, _RET_TYPES.get(name))
         e.a(f"bra {here}_end;")
     e.a(f"{here}_end:")
 
@@ -222,6 +198,13 @@ def _call_cdp(c: Converter, e: _Exp, name: str) -> None:
     (the error code).  The ``call`` line is the main line: it is what the timing model charges
     ``-cdp_latency`` to and where it releases the child grid."""
     args, ret, _decl = CDP_CALLS[name]
+    _abi_call(c, e, name, args, ret)
+
+
+def _abi_call(c: Converter, e: _Exp, name: str, args: list[tuple[int, str]], ret: str | None) -> None:
+    """A block calling device-runtime function ``name`` with the ABI's argument registers
+    ``args`` (``(first register, type)``: ``b32``/``b64`` in R<n> or the pair R<n>:R<n+1>, a
+    ``dim3`` in R<n>..R<n+2>) and its result, if ``ret``, into R4 (``b32``) or R4:R5 (``b64``)."""
     e.a("{")
     params = []
     for j, (rn, typ) in enumerate(args):
@@ -239,6 +222,10 @@ def _call_cdp(c: Converter, e: _Exp, name: str) -> None:
             e.a(f"st.param.b64 [{p}], {d};")
         else:
             e.a(f"st.param.{typ} [{p}], {c.reg('r', rn)};")
+    if not ret:
+        e.a(f"call.uni {name}, ({', '.join(params)});")
+        e.a("}")
+        return
     e.a(f".param .{ret} retval0;")
     e.a(f"call.uni (retval0), {name}, ({', '.join(params)});")
     if ret == "b64":
