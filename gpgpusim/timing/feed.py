@@ -63,7 +63,7 @@ import numpy as np
 from gpgpusim.functional.state import LOCAL_WINDOW, SHARED_WINDOW
 from gpgpusim.timing.core import coalesce as C
 
-__all__ = ["MemAccess", "SharedAccess", "WarpTrace", "WarpStream", "TraceStream", "cut_record", "warp_results"]
+__all__ = ["MemAccess", "SharedAccess", "SharedDegree", "WarpTrace", "WarpStream", "TraceStream", "cut_record", "warp_results"]
 
 _AR32 = np.arange(32, dtype=np.int64)
 #: records of fewer warps get their shared-memory degrees warp by warp (memoised), not vectorised
@@ -132,6 +132,22 @@ class _Chunk:
         self.mem_seqs = np.fromiter(sorted(by_seq), dtype=np.int64, count=len(by_seq))
         self.prep: list[_Prep | None] = [None] * len(recs)
 
+    def reduce_shared(self, n_banks: int, warp_parts: int) -> None:
+        """Prepare every (non-generic) shared-memory record now, with each of its warps'
+        bank-conflict degrees for this configuration, and drop its addresses and lanes: the
+        LD/ST unit asks a shared access for nothing else (``LdstUnit.issue``).  A record
+        covers every warp the functional run issued together (often the whole chunk), and
+        its addresses would otherwise be held until the last of those warps has replayed
+        it; shared accesses are most of a tiled kernel's memory records."""
+        recs, prep = self.recs, self.prep
+        for i, r in enumerate(recs):
+            if r is not None and r[1] == "shared" and prep[i] is None:
+                p = prep[i] = _Prep(r)
+                p.degrees(n_banks, warp_parts)
+                p.addrs = p.lanes = None
+                p.bounds = None
+                recs[i] = None
+
 
 class _Prep:
     """One recorded access (``TraceRecorder.recs`` entry) made ready for cutting per warp.
@@ -153,7 +169,8 @@ class _Prep:
         self.is_store: bool = is_store
         self.is_atomic: bool = is_atomic
         self.size: int = size
-        self.addrs: np.ndarray = addrs.view(np.uint64) if addrs.dtype == np.int64 else addrs.astype(np.uint64, copy=False)
+        #: None once the record is reduced to its degrees (:meth:`_Chunk.reduce_shared`)
+        self.addrs: np.ndarray | None = addrs.view(np.uint64) if addrs.dtype == np.int64 else addrs.astype(np.uint64, copy=False)
         self.deg_banks = self.deg_parts = 0     # the configuration of ``degs`` (none yet)
         self.degs: list[int] = []
         self.w0 = 0
@@ -178,7 +195,11 @@ class _Prep:
         made no access), for all its warps at once (:func:`coalesce.shared_conflict_degrees`);
         kept for the last configuration asked."""
         if self.deg_banks != n_banks or self.deg_parts != warp_parts:
+            if self.addrs is None:
+                raise RuntimeError(f"shared-memory record reduced to its degrees for {self.deg_banks} banks and "
+                                   f"{self.deg_parts} sub-warps, asked for {n_banks} and {warp_parts}")
             g = self.lanes
+            assert self.addrs is not None
             if g is None:
                 nw = (len(self.addrs) + 31) >> 5
                 slots = None
@@ -248,6 +269,8 @@ class SharedAccess:
     @property
     def lanes(self) -> np.ndarray:
         p = self.p
+        if p.addrs is None:
+            raise RuntimeError("a reduced shared-memory record keeps only its bank-conflict degrees")
         if p.bounds is None or p.lanes is None:
             return _AR32
         return p.lanes[p.bounds[self.k]:p.bounds[self.k + 1]] & 31
@@ -255,6 +278,8 @@ class SharedAccess:
     @property
     def addrs(self) -> np.ndarray:
         p = self.p
+        if p.addrs is None:
+            raise RuntimeError("a reduced shared-memory record keeps only its bank-conflict degrees")
         if p.bounds is None:
             lo = self.k << 5
             return p.addrs[lo:lo + 32]
@@ -269,23 +294,81 @@ class SharedAccess:
         return p.degs[self.k]
 
     def __repr__(self) -> str:
+        if self.p.addrs is None:
+            return (f"SharedAccess(store={self.is_store}, atomic={self.is_atomic}, size={self.size}, "
+                    f"degree={self.p.degs[self.k]})")
         return (f"SharedAccess(store={self.is_store}, atomic={self.is_atomic}, size={self.size}, "
                 f"lanes={self.lanes.tolist()}, addrs={self.addrs.tolist()})")
 
 
-#: an access of the feed: MemAccess, or the trace feed's lazily sliced shared-memory one
-Access = MemAccess | SharedAccess
+class SharedDegree:
+    """A warp's access to shared memory reduced to what the LD/ST unit asks of it: the
+    bank-conflict degree for the cores' configuration (``_Chunk.reduce_shared``).  Interned:
+    one object per (store, atomic, size, degree, configuration), shared by every warp and
+    instruction with those values (:func:`shared_degree`), with the one-access list and the
+    full-mask issue result built once (``alone``, ``full_res``), so a replayed shared-memory
+    instruction holds no object of its own."""
+
+    __slots__ = ("is_store", "is_atomic", "size", "deg", "banks", "parts", "alone", "full_res")
+
+    space = "shared"
+    on_exit: Callable[[], None] | None = None
+
+    def __init__(self, is_store: bool, is_atomic: bool, size: int, deg: int, banks: int, parts: int) -> None:
+        self.is_store = is_store
+        self.is_atomic = is_atomic
+        self.size = size
+        self.deg = deg
+        self.banks = banks
+        self.parts = parts
+        self.alone: list[Access] = [self]
+        self.full_res: tuple[int, int, Sequence[Any] | None] = (_FULL_MASK, _FULL_MASK, self.alone)
+
+    def degree(self, n_banks: int, warp_parts: int) -> int:
+        if n_banks != self.banks or warp_parts != self.parts:
+            raise RuntimeError(f"shared-memory access reduced for {self.banks} banks and {self.parts} "
+                               f"sub-warps, asked for {n_banks} and {warp_parts}")
+        return self.deg
+
+    def __repr__(self) -> str:
+        return (f"SharedDegree(store={self.is_store}, atomic={self.is_atomic}, size={self.size}, "
+                f"degree={self.deg})")
+
+
+_FULL_MASK = 0xFFFFFFFF
+_SHARED_DEGREES: dict[tuple[bool, bool, int, int, int, int], SharedDegree] = {}
+
+
+def shared_degree(is_store: bool, is_atomic: bool, size: int, deg: int, banks: int, parts: int) -> SharedDegree:
+    """The interned :class:`SharedDegree` of these values."""
+    key = (is_store, is_atomic, size, deg, banks, parts)
+    d = _SHARED_DEGREES.get(key)
+    if d is None:
+        d = _SHARED_DEGREES[key] = SharedDegree(is_store, is_atomic, size, deg, banks, parts)
+    return d
+
+
+#: an access of the feed: MemAccess, or the trace feed's shared-memory ones (lazily sliced, or
+#: reduced to a degree)
+Access = MemAccess | SharedAccess | SharedDegree
 
 
 def _cut(p: _Prep, w: int, out: list, lazy: bool = True) -> None:
     """Append warp ``w``'s part of prepared record ``p`` to ``out`` (nothing if it has none):
     a :class:`SharedAccess` for a shared-space record when ``lazy``, else ``MemAccess``
     objects, resolving generic addresses."""
+    if p.addrs is None:             # reduced to degrees: a warp made an access iff its degree > 0
+        k = w - p.w0
+        degs = p.degs
+        if 0 <= k < len(degs) and degs[k]:
+            out.append(shared_degree(p.is_store, p.is_atomic, p.size, degs[k], p.deg_banks, p.deg_parts))
+        return
     bounds = p.bounds
     if bounds is None:              # every lane of the chunk, in lane order
         if lazy and p.space == "shared":
             out.append(SharedAccess(p, w))        # (w0 is 0)
             return
+        assert p.addrs is not None                # (only shared records are reduced)
         lo = w << 5
         a = p.addrs[lo:lo + 32].copy()     # (a copy: see below)
         ln = _AR32
@@ -303,8 +386,8 @@ def _cut(p: _Prep, w: int, out: list, lazy: bool = True) -> None:
         # copies, not views: a MemAccess can outlive its instruction's issue by thousands of
         # cycles (an in-flight request), and a view would keep the whole record (every warp's
         # addresses, 512 KB for 2,048 warps) alive that long
+        assert p.addrs is not None and p.lanes is not None
         a = p.addrs[i:j].copy()
-        assert p.lanes is not None
         ln = p.lanes[i:j] & 31
     if p.space == "generic":
         _split_generic(a, ln, p.is_store, p.is_atomic, p.size, out)
@@ -373,7 +456,10 @@ class WarpTrace:
                         if p is None:
                             p = prep[ri] = _Prep(recs[ri])
                         _cut(p, w, out)
-                    if out:
+                    if len(out) == 1:
+                        a0 = out[0]
+                        m[pos] = a0.alone if isinstance(a0, SharedDegree) else out
+                    elif out:
                         m[pos] = out
             self._mem = m
             self._chunk = None
@@ -405,7 +491,13 @@ def warp_results(trace: WarpTrace) -> tuple[list[int], list[tuple[int, int, Sequ
         for pos in odd.tolist():
             res[pos] = (exe[pos], act[pos], None)
         for pos, accs in mem.items():
-            res[pos] = (exe[pos], act[pos], accs)
+            e = exe[pos]
+            if e == _FULL_MASK and act[pos] == _FULL_MASK and len(accs) == 1:
+                a0 = accs[0]
+                if isinstance(a0, SharedDegree):
+                    res[pos] = a0.full_res      # (interned: no tuple of its own)
+                    continue
+            res[pos] = (e, act[pos], accs)
     return pcs, res
 
 

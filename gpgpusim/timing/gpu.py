@@ -334,7 +334,11 @@ class TimingGpu(Gpu):
         if feed == "live":
             trace = LiveKernel(lc)
         else:
-            trace = KernelTrace(lc, feed_window(self.config.get("gpgpusim_feed_window")))
+            g = self.config.get
+            # the LD/ST units' shared-memory banks (LdstUnit.__init__): shared records are kept
+            # as bank-conflict degrees only
+            shared = (int(g("gpgpu_shmem_num_banks")), max(1, int(g("gpgpu_shmem_warp_parts"))))
+            trace = KernelTrace(lc, feed_window(g("gpgpusim_feed_window")), shared)
         key = ("timing_table", op.kernel)
         cache = getattr(op.module, "cache", None)
         table = cache.get(key) if cache is not None else None

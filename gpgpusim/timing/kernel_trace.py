@@ -105,7 +105,8 @@ class KernelTrace:
     chunk recorded whole) or a bounded window at a time (:meth:`streams`, what the SIMT cores
     read)."""
 
-    def __init__(self, lc: engine.LaunchChunks, window: int = DEFAULT_WINDOW) -> None:
+    def __init__(self, lc: engine.LaunchChunks, window: int = DEFAULT_WINDOW,
+                 shared_cfg: tuple[int, int] | None = None) -> None:
         self._lc = lc
         self._started = False
         self.prog: dec.Program = lc.prog
@@ -118,6 +119,9 @@ class KernelTrace:
         self.done = False
         #: instructions each warp may be recorded ahead of the timing model (0: whole chunks)
         self.window = max(0, int(window))
+        #: the cores' shared-memory (banks, sub-warps): shared-memory records are then kept as
+        #: bank-conflict degrees only (``feed._Chunk.reduce_shared``); None keeps the addresses
+        self.shared_cfg = shared_cfg
         self.open_chunks: list[_WindowChunk] = []
         self._workspace: int | None = None
         self._all_taken = False
@@ -163,7 +167,8 @@ class KernelTrace:
     def _gen(self) -> Iterator[tuple[int, list[WarpTrace]]]:
         lc = self._lc
         Wc = self.warps_per_cta
-        chunks = engine.run_chunks(lc, lambda ex: TraceRecorder())
+        cfg = self.shared_cfg
+        chunks = engine.run_chunks(lc, lambda ex: TraceRecorder(shared_cfg=cfg))
         while True:
             got = record_chunk(chunks)
             if got is None:
@@ -247,7 +252,7 @@ class _WindowChunk:
     def __init__(self, kt: KernelTrace, ex: Exec) -> None:
         self.kt = kt
         self.ex = ex
-        self.rec = TraceRecorder(ex.W)
+        self.rec = TraceRecorder(ex.W, kt.shared_cfg)
         ex.hooks.trace = self.rec
         self.run = engine.BatchedRun(ex)
         self.pending: list[deque[WarpTrace]] = [deque() for _ in range(ex.W)]
@@ -330,10 +335,10 @@ class _WindowChunk:
 def record_kernel(lm: Any, kernel: str, grid, block, dyn_smem_bytes: int, params: bytes, *,
                   gmem: Any, printf: Callable[[str], None] | None = None, line_stats: dict | None = None,
                   options: Any = None, cooperative: bool = False,
-                  window: int = DEFAULT_WINDOW) -> KernelTrace:
+                  window: int = DEFAULT_WINDOW, shared_cfg: tuple[int, int] | None = None) -> KernelTrace:
     """Validate the launch (raising as ``engine.launch`` does) and return its lazy trace
-    (``window``: see :class:`KernelTrace`)."""
+    (``window``, ``shared_cfg``: see :class:`KernelTrace`)."""
     lc = engine.prepare_launch(lm, kernel, grid, block, dyn_smem_bytes, params, gmem=gmem,
                                driver="batched", printf=printf, line_stats=line_stats,
                                options=options, cooperative=cooperative)
-    return KernelTrace(lc, window)
+    return KernelTrace(lc, window, shared_cfg)

@@ -26,7 +26,10 @@ the plain functional path pays one ``is not None`` test per issue and per memory
   consumer, per warp, and only once).  An access of a (non-generic) shared-memory record is a
   :class:`SharedAccess` instead: the same fields, its lanes and addresses sliced only when
   read, and its bank-conflict degree (all the LD/ST unit needs of it) computed once per record
-  for all its warps (:meth:`_Prep.degrees`).  The live feed cuts ``MemAccess`` objects only.
+  for all its warps (:meth:`_Prep.degrees`).  Given the cores' shared-memory configuration
+  (``shared_cfg``, as the timing model records), a shared record is reduced to those degrees
+  when its segment is cut and its addresses dropped; its accesses are then interned
+  :class:`SharedDegree` objects.  The live feed cuts ``MemAccess`` objects only.
 * :class:`TraceStream` (what the SIMT core reads) turns a ``WarpTrace`` into one list of
   ``issue`` results, built when the CTA starts: one shared ``(full, full, None)`` tuple for
   every full-mask instruction without memory accesses.
@@ -66,9 +69,9 @@ class TraceRecorder:
     """Attached to an :class:`Exec` as ``ex.hooks.trace``; the engine calls :meth:`issue`,
     :meth:`issue1` and :meth:`access` (see the module docstring)."""
 
-    __slots__ = ("seq", "batch", "single", "recs", "mem_on", "cnt", "_ln_src", "_ln32")
+    __slots__ = ("seq", "batch", "single", "recs", "mem_on", "cnt", "_ln_src", "_ln32", "shared_cfg")
 
-    def __init__(self, n_warps: int = 0) -> None:
+    def __init__(self, n_warps: int = 0, shared_cfg: tuple[int, int] | None = None) -> None:
         self.seq = 0
         self.batch: list[tuple] = []        # (seq, pc, G, masks, exec masks) per group issue
         self.single: list[tuple] = []       # (seq, warp, pc, mask, exec mask) per warp issue
@@ -81,6 +84,9 @@ class TraceRecorder:
         # access shares one copy, which the merge below tests by identity)
         self._ln_src: np.ndarray | None = None
         self._ln32: np.ndarray | None = None
+        #: (banks, sub-warps) of the cores' shared memory: given, each shared-memory record is
+        #: reduced to its warps' bank-conflict degrees when its chunk is cut (:meth:`segments`)
+        self.shared_cfg = shared_cfg
 
     def issue(self, ex: Exec, p: int, G: np.ndarray, masks: np.ndarray, sel, esel, mem: bool) -> None:
         self.seq += 1
@@ -183,6 +189,8 @@ class TraceRecorder:
             for i, r in enumerate(self.recs):
                 by_seq.setdefault(r[0], []).append(i)
             chunk = _Chunk(self.recs, by_seq)
+            if self.shared_cfg is not None:
+                chunk.reduce_shared(*self.shared_cfg)
         out = []
         for w in (range(W) if keep_empty else np.flatnonzero(counts).tolist()):
             a, b_ = bounds[w], bounds[w + 1]

@@ -140,3 +140,46 @@ def test_shared_access_equals_the_live_cut_and_stream_replays_the_trace(monkeypa
     assert n_shared == 6 * (3 * 2 + 2)
     assert n_partial == 6
     assert kt.done
+
+
+@pytest.mark.parametrize("banks,parts", [(32, 1), (8, 4)])
+@pytest.mark.parametrize("window", [0, 4])
+def test_reduced_shared_records_keep_the_degrees_and_drop_the_addresses(banks, parts, window):
+    """With the cores' shared-memory configuration (``shared_cfg``, as the GPU passes it) each
+    shared-memory access is an interned SharedDegree with the degree the full record gives, the
+    chunk keeps no address array of a shared record, and full-mask results are shared tuples."""
+    m = ptx(SHARED)
+    g = GlobalMemory()
+    lm = load_module(m, g)
+    params = struct.pack("<Q", 0)
+    want = []                                   # (store, size, degree) per warp access, in order
+    for _cid, ws in record_kernel(lm, "k", (6, 1, 1), (96, 1, 1), 0, params, gmem=g).ctas():
+        for wt in ws:
+            for _pos, accs in sorted(wt.mem.items()):
+                want += [(a.is_store, a.size, a.degree(banks, parts)) for a in accs]
+    kt = record_kernel(lm, "k", (6, 1, 1), (96, 1, 1), 0, params, gmem=g, window=window,
+                       shared_cfg=(banks, parts))
+    got = []
+    if window == 0:
+        for _cid, ws in kt.ctas():
+            for wt in ws:
+                ch = wt._chunk
+                assert ch is not None and all(r is None or r[1] != "shared" for r in ch.recs)
+                for pos, accs in sorted(wt.mem.items()):
+                    for a in accs:
+                        assert isinstance(a, feed.SharedDegree)
+                        with pytest.raises(RuntimeError, match="reduced"):
+                            a.degree(banks + 1, parts)
+                    if len(accs) == 1 and wt.executed[pos] == wt.active[pos] == 0xFFFFFFFF:
+                        assert accs is accs[0].alone
+                    got += [(a.is_store, a.size, a.degree(banks, parts)) for a in accs]
+    else:
+        for _cid, streams in kt.streams():
+            for s in streams:
+                while s.pc >= 0:
+                    ex, act, accs = s.issue(0)
+                    if accs:
+                        if (ex, act) == (0xFFFFFFFF, 0xFFFFFFFF) and len(accs) == 1:
+                            assert (ex, act, accs) == accs[0].full_res
+                        got += [(a.is_store, a.size, a.degree(banks, parts)) for a in accs]
+    assert got == want and len(want) == 6 * (3 * 2 + 2)

@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..cache import HIT, RESERVATION_FAIL, Cache, TexCache, sector_parts
-from ..feed import SharedAccess
+from ..feed import SharedAccess, SharedDegree
 from ..mem_fetch import MemFetch
 from . import coalesce as C
 from .pipe import CompressingPipe
@@ -168,7 +168,10 @@ class LdstUnit:
                 banks = self.shmem_banks
                 parts = self.warp_parts
                 for acc in inst.mem:
-                    if isinstance(acc, SharedAccess):     # (a type test the compiled model narrows on)
+                    if isinstance(acc, SharedDegree):     # (type tests the compiled model narrows on)
+                        deg += acc.degree(banks, parts)
+                        continue
+                    if isinstance(acc, SharedAccess):
                         deg += acc.degree(banks, parts)
                         continue
                     lanes = acc.lanes
