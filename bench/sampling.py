@@ -47,6 +47,8 @@ PROGRAMS: dict[str, tuple[Path, list[str]]] = {
     "stencil": (BIN / "stencil", ["256", "256", "200"]),
     "solver": (BIN / "solver", ["32768", "150"]),
     "bigrid": (BIN / "bigrid", ["102400"]),
+    "matmul": (BIN / "matmul", ["1024"]),
+    "bfs": (BIN / "bfs", ["100000"]),
 }
 
 
@@ -84,7 +86,7 @@ def _load(name: str, mode: str) -> tuple[dict, dict, list[str]] | None:
         run = json.loads((d / "run.json").read_text())
         out = [ln for ln in (d / "stdout.txt").read_text().splitlines()
                if ln.startswith(("checksum", "iteration", "many_launches:", "kernel_loop:",
-                                 "stencil:", "solver:", "bigrid:", "sum", "level"))]
+                                 "stencil:", "solver:", "bigrid:", "matmul:", "bfs:", "sum", "level"))]
     except (OSError, ValueError):
         return None
     return stats, run, out
