@@ -33,6 +33,15 @@ def test_too_few_waves_are_not_sampled():
     assert not CtaSampling.eligible(5 * 64, 64) and CtaSampling.eligible(6 * 64, 64)
 
 
+def test_no_cut_once_fewer_ctas_are_left_than_were_issued():
+    """The same marks as above on a grid of 130 CTAs: the line is known after 70 CTAs were
+    issued, but only 60 are left, so the grid is simulated whole."""
+    cs = CtaSampling(wave=10, n_ctas=130, tol=0.02)
+    for k, now in enumerate([150, 250, 352, 449, 551, 650, 750], 1):
+        assert not cs.cta_done(10 * k, now, 10 * k + 10)
+    assert cs.cut_at is None
+
+
 def _run(n_ctas: int, sampling: str, *more: str) -> tuple[TimingGpu, object, np.ndarray]:
     cfg = load_config(None, overrides=["-gpgpu_n_clusters 2", "-gpgpu_kernel_launch_latency 50",
                                        f"-gpgpusim_sampling {sampling}", *more], env=False)
@@ -52,29 +61,39 @@ def _run(n_ctas: int, sampling: str, *more: str) -> tuple[TimingGpu, object, np.
 
 
 def test_cta_sampling_projects_the_waves_left_to_the_functional_engine():
-    _, full, mem_full = _run(1024, "off")
-    _, samp, mem = _run(1024, "cta")
+    _, full, mem_full = _run(1280, "off")
+    _, samp, mem = _run(1280, "cta")
     # every CTA ran: memory and instruction counts exact
-    assert (mem == np.arange(1024 * 64) + 10).all() and (mem == mem_full).all()
+    assert (mem == np.arange(1280 * 64) + 10).all() and (mem == mem_full).all()
     f, s = full.report_stats, samp.report_stats
-    assert (s.thread_insn, s.warp_insn, s.ctas) == (f.thread_insn, f.warp_insn, f.ctas) == (3342336, 106496, 1024)
-    assert s.counters["gpgpu_n_tot_w_icount"] == f.counters["gpgpu_n_tot_w_icount"] == 106496
+    assert (s.thread_insn, s.warp_insn, s.ctas) == (f.thread_insn, f.warp_insn, f.ctas) == (4177920, 133120, 1280)
+    assert s.counters["gpgpu_n_tot_w_icount"] == f.counters["gpgpu_n_tot_w_icount"] == 133120
     c = s.sampling["cta"]
     assert s.sampling["status"] == "cta_projected"
     # 2 SMs x 32 CTAs a wave; the line through 8 wave ends is known within 2 % after 572 CTAs
-    assert (c["wave_ctas"], c["ctas_detailed"], c["ctas_projected"]) == (64, 572, 452)
-    assert f.cycles == 27194 and s.cycles == 27002
+    assert (c["wave_ctas"], c["ctas_detailed"], c["ctas_projected"]) == (64, 572, 708)
+    assert f.cycles == 34043 and s.cycles == 33641
     assert abs(s.cycles - f.cycles) <= s.sampling["cycles_bound"]
-    assert samp.end_cycles - samp.start_cycles == 27002     # events see the projected time
+    assert samp.end_cycles - samp.start_cycles == 33641     # events see the projected time
+
+
+def test_a_grid_converging_past_its_middle_is_simulated_whole():
+    """16 waves: the line is known after 572 CTAs were issued, when 452 are left (under
+    half the grid): no cut, and the launch is the full simulation's, cycle for cycle."""
+    _, full, mem_full = _run(1024, "off")
+    _, samp, mem = _run(1024, "cta")
+    assert (mem == mem_full).all()
+    assert samp.report_stats.sampling["status"] == "detailed"
+    assert samp.report_stats.cycles == full.report_stats.cycles == 27194
 
 
 def test_tail_in_detail_skips_the_middle_and_times_the_last_waves():
-    _, samp, mem = _run(1024, "cta")
-    _, tail, mem2 = _run(1024, "cta", "-gpgpusim_sampling_cta_tail detail")
-    assert (mem2 == mem).all() and (mem2 == np.arange(1024 * 64) + 10).all()
+    _, samp, mem = _run(1280, "cta")
+    _, tail, mem2 = _run(1280, "cta", "-gpgpusim_sampling_cta_tail detail")
+    assert (mem2 == mem).all() and (mem2 == np.arange(1280 * 64) + 10).all()
     c = tail.report_stats.sampling["cta"]
-    # cut after 572 CTAs issued as above; the middle 384 CTAs run functionally and the last
+    # cut after 572 CTAs issued as above; the middle 640 CTAs run functionally and the last
     # 68 (4 of a partial wave + a full wave of 64) are timed after them
-    assert (c["tail"], c["ctas_detailed"], c["ctas_projected"]) == ("detail", 640, 384)
-    assert tail.report_stats.cycles == 27061 and samp.report_stats.cycles == 27002   # full: 27,194
-    assert tail.report_stats.warp_insn == samp.report_stats.warp_insn == 106496
+    assert (c["tail"], c["ctas_detailed"], c["ctas_projected"]) == ("detail", 640, 640)
+    assert tail.report_stats.cycles == 33702 and samp.report_stats.cycles == 33641   # full: 34,043
+    assert tail.report_stats.warp_insn == samp.report_stats.warp_insn == 133120
