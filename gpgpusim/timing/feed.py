@@ -199,7 +199,6 @@ class _Prep:
                 raise RuntimeError(f"shared-memory record reduced to its degrees for {self.deg_banks} banks and "
                                    f"{self.deg_parts} sub-warps, asked for {n_banks} and {warp_parts}")
             g = self.lanes
-            assert self.addrs is not None
             if g is None:
                 nw = (len(self.addrs) + 31) >> 5
                 slots = None
