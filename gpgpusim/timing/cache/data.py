@@ -51,10 +51,10 @@ from collections import deque
 from heapq import heappop, heappush, heapreplace
 from typing import Any, Callable
 
-from ..mem_fetch import SECTOR_BYTES, SECTORS_PER_LINE, MemFetch, access_fetch
+from ..mem_fetch import SECTOR_BYTES, MemFetch, access_fetch
 from .hashing import hash_set_index
 from .line import (_C_CLEAN, _C_DIRTY, _C_INV, _C_RESV, _SECTOR_FULL, INVALID, MODIFIED, RESERVED, VALID, Line, _holds,
-                   sector_parts)
+                   sector_parts, sector_status, with_sector)
 from .replacement import make_replacement
 from .stats import CacheStats
 from .status import (HIT, HIT_RESERVED, MISS, MSHR_HIT, READ_REQUEST_SENT, RESERVATION_FAIL, SECTOR_MISS, WRITE_BACK_REQUEST_SENT)
@@ -77,7 +77,7 @@ class _Extra:
 def _match_status(line: Line, sidx: int, is_write: bool) -> str | None:
     """``tag_array::probe`` for the line whose tag matched, by the state of sector ``sidx``;
     None when that sector is invalid (the caller decides between a sector and a line miss)."""
-    st = line.status[sidx]
+    st = sector_status(line.status, sidx)
     if st == RESERVED:
         return HIT_RESERVED
     if st == VALID:
@@ -362,7 +362,7 @@ class Cache:
             sidx = (sector_mask & -sector_mask).bit_length() - 1 if (self.sectored and sector_mask) else 0
             # _match_status, inline
             line: Line = self.lines[idx]
-            st = line.status[sidx]
+            st = (line.status >> (sidx << 1)) & 3      # sector_status, inline
             if st == RESERVED:
                 return HIT_RESERVED, idx
             if st == VALID:
@@ -474,12 +474,12 @@ class Cache:
         elif status == MISS:
             if self.alloc_on_miss:
                 line = self.lines[idx]
-                if _holds(line.status, MODIFIED):
-                    evicted = (line.block_addr, line.modified_size(self.sectored, self.line_bytes),
+                if line.is_modified():
+                    evicted = (line.tag, line.modified_size(self.sectored, self.line_bytes),
                                line.dirty_byte_mask, line.dirty_sector_mask())
                     self.n_dirty -= 1
                 block = addr & ~(self.line_bytes - 1)
-                line.allocate(block, block, time, sidx)
+                line.allocate(block, time, sidx)
                 self._sync(idx)
         elif status == SECTOR_MISS:
             if self.alloc_on_miss:
@@ -498,27 +498,25 @@ class Cache:
             return
         sidx = (sector_mask & -sector_mask).bit_length() - 1 if (self.sectored and sector_mask) else 0   # _sidx
         line: Line = self.lines[idx]
-        st = line.status
         if status == MISS:
-            if _holds(st, MODIFIED):
+            if line.is_modified():
                 self.n_dirty -= 1       # allocate() leaves no sector modified
             block = addr & ~(self.line_bytes - 1)
-            line.allocate(block, block, time, sidx)
+            line.allocate(block, time, sidx)
         elif status == SECTOR_MISS:
             line.allocate_sector(time, sidx)
-        before = _holds(st, MODIFIED)
+        before = line.is_modified()
         line.fill(sidx, byte_mask)
-        if not before and _holds(st, MODIFIED):
+        if not before and line.is_modified():
             self.n_dirty += 1
         self._sync(idx)
 
     def _mark_modified(self, idx: int, fetch: MemFetch) -> None:
         line: Line = self.lines[idx]
-        st = line.status
-        if not _holds(st, MODIFIED):            # not line.is_modified()
+        if not line.is_modified():
             self.n_dirty += 1
         m = fetch.sector_mask
-        st[(m & -m).bit_length() - 1 if (m and self.sectored) else 0] = MODIFIED   # _sidx
+        line.status = with_sector(line.status, (m & -m).bit_length() - 1 if (m and self.sectored) else 0, MODIFIED)  # _sidx
         line.dirty_byte_mask |= fetch.byte_mask
         self._sync(idx)
 
@@ -866,11 +864,10 @@ class Cache:
         fetch.addr = e.addr
         if self.alloc_on_miss:
             line = self.lines[e.cache_index]
-            st = line.status
-            before = _holds(st, MODIFIED)
+            before = line.is_modified()
             m = fetch.sector_mask
             line.fill((m & -m).bit_length() - 1 if (m and self.sectored) else 0, fetch.byte_mask)  # _sidx
-            if not before and _holds(st, MODIFIED):
+            if not before and line.is_modified():
                 self.n_dirty += 1
             self._sync(e.cache_index)
         else:
@@ -915,8 +912,7 @@ class Cache:
         self._tag_ver += 1
         for idx, line in enumerate(self.lines):
             if line is not None and line.is_modified():
-                for i in range(SECTORS_PER_LINE):
-                    line.status[i] = INVALID
+                line.status = INVALID
                 self._sync(idx)
         self.n_dirty = 0
 
@@ -925,9 +921,7 @@ class Cache:
         self._sver = [v + 1 for v in self._sver]
         for line in self.lines:
             if line is not None:
-                st = line.status
-                for i in range(SECTORS_PER_LINE):
-                    st[i] = INVALID
+                line.status = INVALID
         self.n_dirty = 0
         n = self.nset * self.assoc
         self._cls = bytearray(n)

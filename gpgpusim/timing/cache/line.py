@@ -18,41 +18,55 @@ _C_RESV: Final = 1
 _C_CLEAN: Final = 2
 _C_DIRTY: Final = 3
 
-_ALL_INVALID = (INVALID,) * SECTORS_PER_LINE
 _ALL_SECTORS: Final = (1 << SECTORS_PER_LINE) - 1
+#: bit 0 of every sector's 2-bit status field
+_LOW_BITS: Final = sum(1 << (2 * i) for i in range(SECTORS_PER_LINE))
 
 
 #: the byte mask of one whole sector (at sector 0)
 _SECTOR_FULL = (1 << SECTOR_BYTES) - 1
 
 
-def _holds(st: list[int], v: int) -> bool:
-    """``v in st`` for a line's sector statuses: a typed loop, because ``in`` on a list is a
-    generic sequence test comparing objects when the model is compiled (9 % of the
-    instructions of ``bench/mem_speed.py --stride 128``, most of it on the L2 fill path)."""
-    for x in st:
-        if x == v:
-            return True
-    return False
+def sector_status(st: int, sidx: int) -> int:
+    """The status of sector ``sidx`` in a line's packed status ``st``."""
+    return (st >> (sidx << 1)) & 3
+
+
+def with_sector(st: int, sidx: int, v: int) -> int:
+    """Packed status ``st`` with sector ``sidx`` set to ``v``."""
+    sh = sidx << 1
+    return (st & ~(3 << sh)) | (v << sh)
+
+
+def _holds(st: int, v: int) -> bool:
+    """Some sector of packed status ``st`` is ``v`` (a field of ``st ^ v-in-every-field`` is 00)."""
+    x = st ^ (v * _LOW_BITS)
+    return ((x | (x >> 1)) & _LOW_BITS) != _LOW_BITS
+
+
+def _modified_fields(st: int) -> int:
+    """Bit 0 of each MODIFIED (0b11) sector's field of packed status ``st``."""
+    return st & (st >> 1) & _LOW_BITS
 
 
 class Line:
     """One cache block; a line cache uses sector slot 0 only (``line_cache_block``), a sector
     cache all four (``sector_cache_block``).
 
-    Only the status is a list (one entry per sector: the probe paths index it); the per-sector
-    flags are bit masks (bit ``i``: sector ``i``).  GPGPU-Sim's per-sector allocation and
-    access times and the fill time are not kept: nothing reads them (the victim choice uses the
-    line's ``alloc_time`` / ``last_access``).  A line is about 200 bytes instead of ~800, which
-    matters because a GPU's L1Ds and L2 hold up to ~130,000 of them."""
+    The sectors' statuses are one int, 2 bits per sector (sector ``i`` at bits ``2i``,
+    :func:`sector_status`); the per-sector flags are bit masks (bit ``i``: sector ``i``).
+    GPGPU-Sim's per-sector allocation and access times and the fill time are not kept:
+    nothing reads them (the victim choice uses the line's ``alloc_time`` / ``last_access``).
+    Compiled, a line is one object of unboxed fields (~130 bytes; a status list would add
+    ~100 more), which matters because a GPU's L1Ds and L2 hold up to ~130,000 of them
+    (``bench/feed_memory.py``)."""
 
-    __slots__ = ("tag", "block_addr", "status", "readable", "modified_on_fill", "readable_on_fill",
+    __slots__ = ("tag", "status", "readable", "modified_on_fill", "readable_on_fill",
                  "byte_mask_on_fill", "dirty_byte_mask", "alloc_time", "last_access")
 
     def __init__(self) -> None:
-        self.tag = -1
-        self.block_addr = 0
-        self.status = [INVALID] * SECTORS_PER_LINE
+        self.tag = -1                       # the block address (GPGPU-Sim's tag and block_addr)
+        self.status = INVALID               # packed: 2 bits per sector
         self.readable = _ALL_SECTORS        # bit i: sector i is readable
         self.modified_on_fill = 0           # bit i: sector i becomes MODIFIED when filled
         self.readable_on_fill = 0           # bit i: sector i becomes readable when filled
@@ -62,44 +76,41 @@ class Line:
         self.last_access = 0
 
     def is_invalid(self) -> bool:
-        return self.status.count(INVALID) == SECTORS_PER_LINE
+        return self.status == INVALID
 
     def is_reserved(self) -> bool:
         return _holds(self.status, RESERVED)
 
     def is_modified(self) -> bool:
-        return _holds(self.status, MODIFIED)
+        return _modified_fields(self.status) != 0
 
-    def allocate(self, tag: int, block_addr: int, time: int, sidx: int) -> None:
+    def allocate(self, tag: int, time: int, sidx: int) -> None:
         """``allocate`` / ``allocate_line``: the whole line is reset, one sector reserved."""
-        st = self.status
-        st[:] = _ALL_INVALID
+        self.status = RESERVED << (sidx << 1)
         self.readable = _ALL_SECTORS
         self.modified_on_fill = 0
         self.readable_on_fill = 0
         self.byte_mask_on_fill = False
         self.dirty_byte_mask = 0
         self.tag = tag
-        self.block_addr = block_addr
-        st[sidx] = RESERVED
         self.alloc_time = time
         self.last_access = time
 
     def allocate_sector(self, time: int, sidx: int) -> None:
         """``sector_cache_block::allocate_sector``."""
         bit = 1 << sidx
-        if self.status[sidx] == MODIFIED:
+        if sector_status(self.status, sidx) == MODIFIED:
             self.modified_on_fill |= bit
         else:
             self.modified_on_fill &= ~bit
         self.readable_on_fill &= ~bit
-        self.status[sidx] = RESERVED
+        self.status = with_sector(self.status, sidx, RESERVED)
         self.readable |= bit
         self.last_access = time
 
     def fill(self, sidx: int, byte_mask: int) -> None:
         bit = 1 << sidx
-        self.status[sidx] = MODIFIED if self.modified_on_fill & bit else VALID
+        self.status = with_sector(self.status, sidx, MODIFIED if self.modified_on_fill & bit else VALID)
         if self.readable_on_fill & bit:
             self.readable |= bit
             self.readable_on_fill &= ~bit
@@ -108,11 +119,12 @@ class Line:
 
     def modified_size(self, sectored: bool, line_bytes: int) -> int:
         if not sectored:
-            return line_bytes if self.status[0] == MODIFIED else 0
-        return self.status.count(MODIFIED) * SECTOR_BYTES
+            return line_bytes if sector_status(self.status, 0) == MODIFIED else 0
+        return popcount(_modified_fields(self.status)) * SECTOR_BYTES
 
     def dirty_sector_mask(self) -> int:
-        return sum(1 << i for i, s in enumerate(self.status) if s == MODIFIED)
+        m = _modified_fields(self.status)
+        return sum(1 << i for i in range(SECTORS_PER_LINE) if m >> (2 * i) & 1)
 
 
 def sector_parts(size: int, sector_mask: int) -> int:

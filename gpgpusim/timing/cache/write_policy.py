@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .line import INVALID
+from .line import INVALID, with_sector
 from .status import HIT, RESERVATION_FAIL, WRITE_REQUEST_SENT
 
 if TYPE_CHECKING:
@@ -66,7 +66,8 @@ def _hit_write_evict(cache: Cache, fetch: MemFetch, idx: int, events: list[str])
         return RESERVATION_FAIL
     events.append(WRITE_REQUEST_SENT)
     cache.miss_queue.append(fetch)
-    cache.lines[idx].status[cache._sidx(fetch.sector_mask)] = INVALID
+    line = cache.lines[idx]
+    line.status = with_sector(line.status, cache._sidx(fetch.sector_mask), INVALID)
     cache._sync(idx)
     return HIT
 
