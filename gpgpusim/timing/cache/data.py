@@ -220,10 +220,12 @@ class Cache:
     # The tag array answers exactly what GPGPU-Sim's linear way scan answers, with per-set
     # indices instead of the scan:
     #
-    # * ``_tags[set]``: block address -> lowest way holding it in a line that is not fully
-    #   invalid (the scan returns at the first such tag match; invalid tag matches fall through
-    #   and are ordinary invalid victims).  Two such lines with one tag can only arise from
-    #   fills into invalidated lines; ``_dup`` then makes removals rescan the set.
+    # * ``_tags[set]``: block address -> lowest way (line index - set base) holding it in a line
+    #   that is not fully invalid (the scan returns at the first such tag match; invalid tag
+    #   matches fall through and are ordinary invalid victims).  Two such lines with one tag can
+    #   only arise from fills into invalidated lines; ``_dup`` then makes removals rescan the
+    #   set.  Each line records the tag it is held under (``Line.regtag``).  (A way, not the
+    #   index: ways below 256 are Python's shared small ints, not an object per line.)
     # * lines are created on first use: ways ``[0, _pristine[set])`` of a set were never
     #   handed out (``lines[i] is None``, invalid).  The scan's victim is the *last* invalid
     #   way, so pristine ways are used top down and stay a prefix.
@@ -241,7 +243,6 @@ class Cache:
         n = self.nset * self.assoc
         self.lines: list[Any] = [None] * n
         self._cls = bytearray(n)          # _C_INV for pristine / invalid
-        self._regtag: list[int | None] = [None] * n
         self._tags: list[dict[int, int]] = [{} for _ in range(self.nset)]
         self._pristine = [self.assoc] * self.nset
         self._inv: list[list[int]] = [[] for _ in range(self.nset)]
@@ -278,22 +279,22 @@ class Cache:
             c = _C_CLEAN
         else:
             c = _C_INV
-        want = None if c == _C_INV else line.tag
-        regtag = self._regtag
-        reg = regtag[idx]
+        want = -1 if c == _C_INV else line.tag
+        reg = line.regtag
         if reg != want:
-            if reg is not None:
+            if reg >= 0:
                 self._unregister(s, reg, idx)
-            if want is not None:
+            if want >= 0:
                 d = self._tags[s]
+                way = idx - s * self.assoc
                 cur = d.get(want)
                 if cur is None:
-                    d[want] = idx
+                    d[want] = way
                 else:
                     self._dup = True
-                    if idx < cur:
-                        d[want] = idx
-            regtag[idx] = want
+                    if way < cur:
+                        d[want] = way
+            line.regtag = want
         cls = self._cls
         if c != cls[idx]:
             cls[idx] = c
@@ -317,15 +318,16 @@ class Cache:
 
     def _unregister(self, s: int, tag: int, idx: int) -> None:
         d = self._tags[s]
-        if d.get(tag) != idx:
+        base = s * self.assoc
+        if d.get(tag) != idx - base:
             return
         del d[tag]
         if self._dup:
-            base = s * self.assoc
-            regtag = self._regtag
+            lines = self.lines
             for i in range(base, base + self.assoc):
-                if i != idx and regtag[i] == tag:
-                    d[tag] = i
+                li = lines[i]
+                if i != idx and li is not None and li.regtag == tag:
+                    d[tag] = i - base
                     break
 
     def _top(self, heap: list[int], c: int) -> int:
@@ -357,8 +359,9 @@ class Cache:
     def _probe_set(self, set_idx: int, addr: int, sector_mask: int, is_write: bool) -> tuple[str, int]:
         """:meth:`probe` of ``addr`` in its set ``set_idx``."""
         tag = addr & ~(self.line_bytes - 1)
-        idx = self._tags[set_idx].get(tag)
-        if idx is not None:
+        way = self._tags[set_idx].get(tag)
+        if way is not None:
+            idx = set_idx * self.assoc + way
             sidx = (sector_mask & -sector_mask).bit_length() - 1 if (self.sectored and sector_mask) else 0
             # _match_status, inline
             line: Line = self.lines[idx]
@@ -440,9 +443,9 @@ class Cache:
             self._dirty[s].clear()
         self._dup = False
         for i, line in enumerate(lines):
-            self._regtag[i] = None
             self._cls[i] = _C_INV
             if line is not None:
+                line.regtag = -1
                 s = i // self.assoc
                 if i >= s * self.assoc + self._pristine[s]:
                     heappush(self._inv[s], -i)      # _sync pops it lazily if not invalid
@@ -922,10 +925,10 @@ class Cache:
         for line in self.lines:
             if line is not None:
                 line.status = INVALID
+                line.regtag = -1
         self.n_dirty = 0
         n = self.nset * self.assoc
         self._cls = bytearray(n)
-        self._regtag = [None] * n
         self._dup = False
         lines = self.lines
         for s in range(self.nset):

@@ -62,7 +62,7 @@ class Line:
     (``bench/feed_memory.py``)."""
 
     __slots__ = ("tag", "status", "readable", "modified_on_fill", "readable_on_fill",
-                 "byte_mask_on_fill", "dirty_byte_mask", "alloc_time", "last_access")
+                 "byte_mask_on_fill", "dirty_byte_mask", "alloc_time", "last_access", "regtag")
 
     def __init__(self) -> None:
         self.tag = -1                       # the block address (GPGPU-Sim's tag and block_addr)
@@ -74,6 +74,8 @@ class Line:
         self.dirty_byte_mask = 0
         self.alloc_time = 0
         self.last_access = 0
+        #: the tag the cache's per-set index holds this line under (``Cache._sync``), -1: none
+        self.regtag = -1
 
     def is_invalid(self) -> bool:
         return self.status == INVALID

@@ -28,6 +28,10 @@ from typing import Any
 
 from .units import RegisterSet, WarpInst, popcount
 
+#: :meth:`OperandCollector.warp_banks`' tables, shared by every collector of one geometry (80
+#: SMs x 4 schedulers would otherwise each hold a copy: ~50,000 tuples for a 100-pc kernel)
+_BANK_MEMO: dict[tuple[Any, int, int, int, int, bool, bool], tuple[list[tuple[int, ...]], list[tuple[int, ...]]]] = {}
+
 
 class CollectorUnit:
     __slots__ = ("index", "sched", "inst", "out", "need", "free", "oi", "group")
@@ -46,7 +50,7 @@ class CollectorUnit:
 class OperandCollector:
     __slots__ = ("n_in", "n_ready", "n_queued", "cus", "n_banks", "banks_per_sched", "sub_core", "use_wid", "queues", "in_regs",
                  "out_of", "last_cu", "write_banks", "n_busy", "stats_bank_conflicts", "n_sched",
-                 "cus_per_sched", "n_dispatch", "cu_groups", "bank_memo", "nonempty",
+                 "cus_per_sched", "n_dispatch", "cu_groups", "nonempty",
                  "ready", "dispatch_blocked", "alloc_blocked", "n_free", "in_pos", "waiting", "group_bits",
                  "free_bits", "keep_woken")
 
@@ -97,7 +101,6 @@ class OperandCollector:
             cu.group = cu.sched if sub_core else 0
         #: free CUs per group (an instruction whose group has none is not looked at)
         self.n_free = [len(g) for g in self.cu_groups]
-        self.bank_memo: dict[tuple[Any, int, int], tuple[list[tuple[int, ...]], list[tuple[int, ...]]]] = {}
         self.nonempty = 0                # bit b: bank b's read queue is not empty
         self.ready: list[CollectorUnit] = []   # CUs with every operand read, by index
         #: the last dispatch found no room for any ready CU (until an OC_EX slot that a ready CU
@@ -116,14 +119,14 @@ class OperandCollector:
     def warp_banks(self, tbl: Any, wid: int, sched: int) -> tuple[list[tuple[int, ...]], list[tuple[int, ...]]]:
         """Per pc of kernel table ``tbl``: the banks (:meth:`bank_of`) of the operands the
         collector reads and of the destinations written back, for warp slot ``wid`` of
-        scheduler ``sched`` (memoised per table, scheduler and, with
-        ``-gpgpu_reg_bank_use_warp_id``, warp slot; a bounded table)."""
-        key = (tbl, wid if self.use_wid else 0, sched)
-        b = self.bank_memo.get(key)
+        scheduler ``sched`` (memoised per table, scheduler, bank geometry and, with
+        ``-gpgpu_reg_bank_use_warp_id``, warp slot, for all collectors; a bounded table)."""
+        key = (tbl, wid if self.use_wid else 0, sched, self.n_banks, self.banks_per_sched, self.sub_core, self.use_wid)
+        b = _BANK_MEMO.get(key)
         if b is None:
-            if len(self.bank_memo) >= 1024:
-                self.bank_memo.clear()
-            b = self.bank_memo[key] = (
+            if len(_BANK_MEMO) >= 4096:
+                _BANK_MEMO.clear()
+            b = _BANK_MEMO[key] = (
                 [tuple(self.bank_of(r, wid, sched) for r in regs) for regs in tbl.oc_src],
                 [tuple(self.bank_of(r, wid, sched) for r in regs) for regs in tbl.wb_dst])
         return b
