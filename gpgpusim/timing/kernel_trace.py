@@ -200,7 +200,8 @@ class KernelTrace:
         finally:
             if not self._all_taken:      # closed early (the launch failed or was aborted)
                 for ch in self.open_chunks:
-                    ch.ex.close()
+                    if ch.ex is not None:
+                        ch.ex.close()
                 self.open_chunks.clear()
                 self._free_workspace()
 
@@ -250,10 +251,12 @@ class _WindowChunk:
 
     def __init__(self, kt: KernelTrace, ex: Exec) -> None:
         self.kt = kt
-        self.ex = ex
-        self.rec = TraceRecorder(ex.W, kt.shared_cfg)
+        # the functional run (its registers: ~25 MB for 65,536 threads of a matmul), released
+        # when the chunk closes: its streams keep the chunk until their warps are timed
+        self.ex: Exec | None = ex
+        self.rec: TraceRecorder | None = TraceRecorder(ex.W, kt.shared_cfg)
         ex.hooks.trace = self.rec
-        self.run = engine.BatchedRun(ex)
+        self.run: engine.BatchedRun | None = engine.BatchedRun(ex)
         # a list per warp, not a deque: a warp rarely has more than a few segments queued, and an
         # empty deque is ~600 bytes against a list's 56 (one per warp of every open chunk)
         self.pending: list[list[WarpTrace]] = [[] for _ in range(ex.W)]
@@ -276,7 +279,8 @@ class _WindowChunk:
 
     def pump(self, w: int) -> None:
         """Run the chunk until warp ``w`` has ``refill`` new instructions or has exited."""
-        ex, rec = self.ex, self.rec
+        ex, rec, run = self.ex, self.rec, self.run
+        assert ex is not None and rec is not None and run is not None    # (not closed)
         cnt = rec.cnt
         assert cnt is not None
         target = int(cnt[w]) + self.refill
@@ -299,7 +303,6 @@ class _WindowChunk:
         gc.disable()
         try:
             if not enough():
-                run = self.run
                 run.hold = hold
                 if not run.run(enough) and not enough():
                     # the warps still free wait for held ones (a barrier of w's CTA): free the
@@ -326,9 +329,11 @@ class _WindowChunk:
         self.closed = True
         kt = self.kt
         ex = self.ex
+        assert ex is not None
         ex.hooks.trace = None
         ex.close()
         engine.fold_chunk(kt._lc, ex)
+        self.ex = self.rec = self.run = None
         kt.open_chunks.remove(self)
         kt._maybe_finish()
 

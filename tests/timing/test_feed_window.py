@@ -194,6 +194,37 @@ def test_the_window_bounds_what_is_queued():
     assert most0 > total * 3 // 4               # the window holds almost the whole kernel
 
 
+def test_a_closed_chunk_releases_its_functional_run():
+    """Once every warp of a chunk has exited in the functional run, the chunk drops its
+    ``Exec`` (registers of every lane), recorder and driver, though the timing model still
+    holds its streams (and so the chunk) until their warps are timed: the matmul's chunk (16
+    CTAs, window 8) closes while its warps still have instructions queued to replay, and the
+    replay finishes from the queue."""
+    kt, g, out, nbytes = _matmul(8, n=64)
+    streams = [s for _, ws in kt.streams() for s in ws]
+    chunk = streams[0].chunk
+    assert chunk is not None and chunk.ex is not None and len(kt.open_chunks) == 1
+    # replay warp 0 alone to its end: the others run ahead to the window and are held there
+    while streams[0].pc >= 0:
+        streams[0].issue(0)
+    assert chunk.ex is not None                 # the others have not exited yet
+    while any(s.pc >= 0 for s in streams):
+        for s in streams:
+            if s.pc >= 0:
+                s.issue(0)
+        if chunk.closed:
+            break
+    assert chunk.closed and not kt.open_chunks
+    assert chunk.ex is None and chunk.rec is None and chunk.run is None
+    assert any(s.pc >= 0 for s in streams)      # ... while replay goes on
+    for s in streams:
+        while s.pc >= 0:
+            s.issue(0)
+    assert kt.done
+    whole, mem, counts = _whole(_matmul)
+    assert bytes(g.read(out, nbytes)) == mem and (kt.stats.warp_insn, kt.stats.thread_insn) == counts
+
+
 def test_a_fault_surfaces_at_the_issue_that_reaches_it():
     """A fault is raised when the stream that needs the faulting instruction's record runs the
     chunk: from ``issue``, as the live feed raises it, not when the CTA is taken."""
