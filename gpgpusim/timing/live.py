@@ -107,7 +107,8 @@ class _LiveChunk:
 
     def __init__(self, kernel: LiveKernel, ex: Exec, last: bool) -> None:
         self.kernel = kernel
-        self.ex = ex
+        # released when the chunk closes (its warps' streams stay with the cores after exit)
+        self.ex: Exec | None = ex
         self.rec = _StepRecorder()
         ex.hooks.trace = self.rec
         ex.hooks.hw = self
@@ -121,7 +122,9 @@ class _LiveChunk:
 
     def special(self, name: str) -> np.ndarray:
         """``Exec.special`` for ``state.HW_SPECIALS`` (per lane; handlers index it)."""
-        N = self.ex.N
+        ex = self.ex
+        assert ex is not None           # (the hook is removed when the chunk closes)
+        N = ex.N
         if name == "%clock":
             return np.broadcast_to(np.uint32(self.now & 0xFFFFFFFF), (N,))
         if name == "%clock64":
@@ -142,6 +145,7 @@ class _LiveChunk:
         self.closed = True
         k = self.kernel
         ex = self.ex
+        assert ex is not None
         ex.hooks.trace = None
         ex.hooks.hw = None
         ex.close()
@@ -149,6 +153,7 @@ class _LiveChunk:
             k.lc.gmem.free(k.workspace)
             k.workspace = None
         engine.fold_chunk(k.lc, ex)
+        self.ex = None      # (an atomic still in flight keeps what it needs in its callback)
         k.open_chunks.discard(self)
 
 
@@ -161,6 +166,7 @@ class LiveWarp(WarpStream):
         self.chunk = chunk
         self.w = w
         ex = chunk.ex
+        assert ex is not None
         d = int(ex.depth[w])
         self.pc: int = int(ex.spc[w, d - 1]) if d else -1
         insts = ex.prog.insts
@@ -179,6 +185,7 @@ class LiveWarp(WarpStream):
 
     def active(self) -> int:
         ex = self.chunk.ex
+        assert ex is not None           # (asked of a warp that has not exited)
         w = self.w
         return int(ex.smask[w, int(ex.depth[w]) - 1])
 
@@ -187,10 +194,10 @@ class LiveWarp(WarpStream):
         ex = ch.ex
         w = self.w
         p = self.pc
-        if p < 0 or ex.at_bar[w] >= 0:
+        if p < 0 or ex is None or ex.at_bar[w] >= 0:
             raise CudaError(Err.LaunchFailure,
-                            f"live feed: warp {w} of {ex.prog.kernel.name} issued "
-                            + ("after its exit" if p < 0 else f"while waiting at barrier {int(ex.at_bar[w])}"),
+                            f"live feed: warp {w} of {ch.kernel.kernel} issued "
+                            + ("after its exit" if p < 0 or ex is None else f"while waiting at barrier {int(ex.at_bar[w])}"),
                             sticky=True)
         ch.now = now
         rec = ch.rec
@@ -294,12 +301,13 @@ class LiveKernel:
                 # drained before its warps finished (the timing model stopped the kernel early):
                 # they run to the end on the batched driver, as the trace feed's remaining
                 # chunks do (atomics still in flight in the memory system are not applied)
-                ex = ch.ex
-                ex.hooks.trace = None
-                ex.hooks.hw = None
-                ex.defer_atomics = False
-                ex.deferred = []
-                engine.run_batched(ex)
+                rest = ch.ex
+                assert rest is not None     # (open)
+                rest.hooks.trace = None
+                rest.hooks.hw = None
+                rest.defer_atomics = False
+                rest.deferred = []
+                engine.run_batched(rest)
                 ch.close()
             engine.finish_launch(lc)
             self.done = True
@@ -310,7 +318,8 @@ class LiveKernel:
     def abandon(self) -> None:
         """The launch failed: release the chunks' resources without counting them."""
         for ch in list(self.open_chunks):
-            ch.ex.close()
+            if ch.ex is not None:
+                ch.ex.close()
             ch.closed = True
         self.open_chunks.clear()
         if self.workspace is not None:

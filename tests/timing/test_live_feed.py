@@ -197,7 +197,8 @@ def _loop_launch():
 @pytest.mark.parametrize("chunk_threads", [65536, 64])
 def test_live_kernel_counts_and_early_drain(chunk_threads):
     """Stepping CTA 0's warps to the end and draining the rest (a kernel stopped early) gives
-    the engine's own counts and memory; with one CTA per chunk, chunks fold as they finish."""
+    the engine's own counts and memory; with one CTA per chunk, chunks fold (and drop their
+    ``Exec``) as they finish."""
     from gpgpusim.functional import engine
     from gpgpusim.timing.live import LiveKernel
 
@@ -224,6 +225,8 @@ def test_live_kernel_counts_and_early_drain(chunk_threads):
     # tid & 7), st and ret
     assert n == 2 * (9 + 5 * 8 + 2)
     assert lk.stats.warp_insn == (n if chunk_threads == 64 else 0)   # CTA 0's chunk folded
+    # ... and released its functional run, though its streams are still held
+    assert (ws[0].chunk.ex is None) == (chunk_threads == 64)
     for _ in it:
         pass
     assert lk.done
