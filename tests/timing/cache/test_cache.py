@@ -297,3 +297,31 @@ def test_remembered_refusals_match_the_full_path(geometry, kw):
         assert fast[:3] == full[:3]
         assert sum(fast[1]["GLOBAL_ACC_R"].values()) > 300
         assert fast[3] > 50 and full[3] == 0
+
+
+def test_packed_line_status():
+    """A line's sector statuses packed 2 bits a sector: set, read back, tested for a status,
+    and the dirty-sector views, on every combination of the four sectors' statuses."""
+    import itertools
+
+    from gpgpusim.timing.cache.line import (INVALID, MODIFIED, RESERVED, VALID, Line, _holds, sector_status,
+                                            with_sector)
+    line = Line()
+    assert line.is_invalid() and not line.is_modified() and not line.is_reserved()
+    for sts in itertools.product((INVALID, RESERVED, VALID, MODIFIED), repeat=4):
+        st = INVALID
+        for i, v in enumerate(sts):
+            st = with_sector(st, i, v)
+        assert [sector_status(st, i) for i in range(4)] == list(sts)
+        for v in (RESERVED, VALID, MODIFIED):
+            assert _holds(st, v) == (v in sts)
+        line.status = st
+        assert line.is_invalid() == (set(sts) == {INVALID})
+        assert line.dirty_sector_mask() == sum(1 << i for i, v in enumerate(sts) if v == MODIFIED)
+        assert line.modified_size(True, 128) == 32 * sts.count(MODIFIED)
+        assert line.modified_size(False, 128) == (128 if sts[0] == MODIFIED else 0)
+    line.allocate(0x1000, 5, 2)
+    assert [sector_status(line.status, i) for i in range(4)] == [INVALID, INVALID, RESERVED, INVALID]
+    line.modified_on_fill = 0b100
+    line.fill(2, 0)
+    assert sector_status(line.status, 2) == MODIFIED and line.is_modified()
