@@ -472,7 +472,7 @@ class WarpTrace:
 
 
 #: TraceStream's result for an instruction with full masks and no memory access (shared)
-_FULL = (0xFFFFFFFF, 0xFFFFFFFF, None)
+_FULL = (_FULL_MASK, _FULL_MASK, None)
 
 
 def warp_results(trace: WarpTrace) -> tuple[list[int], list[tuple[int, int, Sequence[Any] | None]]]:
@@ -482,7 +482,7 @@ def warp_results(trace: WarpTrace) -> tuple[list[int], list[tuple[int, int, Sequ
     pcs: list[int] = trace.pcs.tolist()
     n = len(pcs)
     res: list[tuple[int, int, Sequence[Any] | None]] = [_FULL] * n
-    odd = np.flatnonzero((trace.executed & trace.active) != 0xFFFFFFFF)   # not both full
+    odd = np.flatnonzero((trace.executed & trace.active) != _FULL_MASK)   # not both full
     mem = trace.mem
     if len(odd) or mem:
         exe = trace.executed.tolist()

@@ -67,6 +67,7 @@ from .clock import CORE, DRAM, ClockDomains
 from .cluster import Cluster, cycle_cores, icnt_cycles
 from .kit import Clock
 from .core.icache import instruction_addresses, publish_l1i_stats
+from .core.ldst import shared_geometry
 from .core.shader import ShaderCore
 from .core.stats import publish_issue_stats
 from .core.table import CoreTable
@@ -334,11 +335,9 @@ class TimingGpu(Gpu):
         if feed == "live":
             trace = LiveKernel(lc)
         else:
-            g = self.config.get
-            # the LD/ST units' shared-memory banks (LdstUnit.__init__): shared records are kept
-            # as bank-conflict degrees only
-            shared = (int(g("gpgpu_shmem_num_banks")), max(1, int(g("gpgpu_shmem_warp_parts"))))
-            trace = KernelTrace(lc, feed_window(g("gpgpusim_feed_window")), shared)
+            # shared-memory records are kept as the LD/ST units' bank-conflict degrees only
+            trace = KernelTrace(lc, feed_window(self.config.get("gpgpusim_feed_window")),
+                                shared_geometry(self.config))
         key = ("timing_table", op.kernel)
         cache = getattr(op.module, "cache", None)
         table = cache.get(key) if cache is not None else None

@@ -67,6 +67,14 @@ if TYPE_CHECKING:
 _GL_STALL_KEY = {r: f"gpgpu_stall_shd_mem[gl_mem][{r}]" for r in ("resource_stall", "coal_stall", "icnt_rc_fail", "")}
 
 
+def shared_geometry(cfg: Any) -> tuple[int, int]:
+    """The shared memory's (banks, sub-warps) that bank-conflict degrees are computed for
+    (``-gpgpu_shmem_num_banks``, ``-gpgpu_shmem_warp_parts``): the LD/ST unit's, and what the
+    trace feed reduces shared-memory records to (``TimingGpu`` passes it to ``KernelTrace``)."""
+    g = cfg.get
+    return int(g("gpgpu_shmem_num_banks")), max(1, int(g("gpgpu_shmem_warp_parts")))
+
+
 class LdstUnit:
     def __init__(self, core: ShaderCore, cfg: Any, stats: Any, l1d: Cache | None) -> None:
         g = cfg.get
@@ -78,8 +86,7 @@ class LdstUnit:
         self.dispatch: WarpInst | None = None
         self.smem_latency = max(1, int(g("gpgpu_smem_latency")))
         self.smem_pipe = CompressingPipe(self.smem_latency)
-        self.shmem_banks = int(g("gpgpu_shmem_num_banks"))
-        self.warp_parts = max(1, int(g("gpgpu_shmem_warp_parts")))
+        self.shmem_banks, self.warp_parts = shared_geometry(cfg)
         self.arch = int(g("gpgpu_coalesce_arch"))
         self.skip_l1d = bool(g("gpgpu_gmem_skip_L1D"))
         self.l1_latency = max(1, int(g("gpgpu_l1_latency")))
