@@ -519,6 +519,15 @@ def sampling_lines(stats: KernelStats) -> list[str]:
                 f"+-{s['cycles_bound']} cycles, 95 % interval]",
                 "gpgpusim_sampling_counters = projected (instructions exact; scalar counters scaled "
                 "from the group per warp instruction; per-unit lists and histograms not included)"]
+    if s.get("status") == "cta_projected" and s["cta"].get("method") == "interval":
+        c = s["cta"]
+        return [f"gpgpusim_sampling = cta_projected (CTA sampling inside the first wave: the {c['ctas_cut']} CTAs "
+                f"issued were timed for {c['cut_cycle']} cycles and drained, then every CTA ran functionally; "
+                f"{c['ctas_projected']} CTAs never timed; waves of {c['wave_ctas']} CTAs)",
+                f"gpu_sim_cycle_projected = {stats.cycles} [projected +-{100 * s['cycles_bound_rel']:.2f} %, "
+                f"+-{s['cycles_bound']} cycles, 95 % interval of the rate, start-up, drain and tail]",
+                "gpgpusim_sampling_counters = projected (instructions exact; scalar counters of the detailed "
+                "part scaled by warp instructions; per-unit lists and histograms not included)"]
     if s.get("status") == "cta_projected":
         c = s["cta"]
         return [f"gpgpusim_sampling = cta_projected (CTA sampling: {c['ctas_detailed']} CTAs simulated in detail, "

@@ -46,6 +46,8 @@ MIN_WAVES = 6
 class CtaSampling:
     """Wave bookkeeping of one kernel launch (see the module docstring)."""
 
+    method = "waves"
+
     def __init__(self, wave: int, n_ctas: int, tol: float, tail: str = "drain") -> None:
         self.wave = max(1, wave)
         #: how the kernel's tail is timed: "drain" (the CTAs in flight at the cut drain in
@@ -100,20 +102,287 @@ class CtaSampling:
         self.ci_rel = ci
         return True
 
-    def project(self, cycles: int) -> tuple[int, int, int]:
+    def project(self, cycles: int, warp_insn: int = 0, detailed_insn: int = 0) -> tuple[int, int, int]:
         """(projected cycles, bound in cycles, CTAs projected) once the detailed part took
-        ``cycles``."""
+        ``cycles`` (the instruction counts are not needed here)."""
         assert self.cut_at is not None
         rest = self.skip if self.tail == "detail" else self.n_ctas - self.cut_at
         extra = rest * self.rate
         bound = int(math.ceil(self.ci_rel * extra + 0.5 * self.rate * self.wave))
         return cycles + int(round(extra)), bound, rest
 
+    def counter_scale(self, warp_insn: int) -> float:
+        """The factor the detailed part's scalar counters are scaled by for the projected CTAs."""
+        rest = self.skip if self.tail == "detail" else self.n_ctas - (self.cut_at or 0)
+        return rest / (self.n_ctas - rest)
+
     def info(self, cycles: int, detailed_cycles: int, bound: int) -> dict[str, Any]:
         assert self.cut_at is not None
         rest = self.skip if self.tail == "detail" else self.n_ctas - self.cut_at
-        return {"ctas_detailed": self.n_ctas - rest, "ctas_projected": rest, "tail": self.tail,
+        return {"method": "waves", "ctas_detailed": self.n_ctas - rest, "ctas_projected": rest, "tail": self.tail,
                 "wave_ctas": self.wave, "waves_timed": len(self.marks) / MARKS_PER_WAVE,
                 "cycles_per_wave": self.rate * self.wave, "wave_ci_rel": self.ci_rel,
                 "cycles_detailed": detailed_cycles, "cycles_bound": bound,
+                "cycles_bound_rel": bound / cycles if cycles else 0.0}
+
+
+#: interval sampling: core cycles between two looks at the issued instructions
+INTERVAL_STEP = 256
+#: interval sampling: batches the measured interval is cut into for the rate's confidence interval
+INTERVAL_BATCHES = 8
+#: interval sampling applies to grids of at least one wave and fewer than this many (larger
+#: grids are sampled wave by wave, :class:`CtaSampling`, which then gains more)
+INTERVAL_MAX_WAVES = 16
+
+
+class IntervalSampling:
+    """CTA sampling inside the first wave, for grids of one to :data:`INTERVAL_MAX_WAVES` waves,
+    where the wave marks of :class:`CtaSampling` cannot gain: a 7-wave matmul whose waves run
+    in step is over before four steady waves are seen.
+
+    Measurement: the whole first wave is issued at once.  Every :data:`INTERVAL_STEP` core
+    cycles the warp instructions issued by the kernel, in all and per SM, are noted.  Over the
+    last three quarters of the elapsed time (the first quarter, the cold start, is left out) the
+    kernel's rate is the mean of :data:`INTERVAL_BATCHES` batches' rates; once its 95 %
+    confidence interval is within ``-gpgpusim_sampling_tol`` of it, the launch is cut: no CTA is
+    issued any more, every warp in flight stops issuing (``ShaderCore.abandon``) and what it has
+    in flight drains, and the CTAs' remaining instructions run on the functional engine only
+    (``KernelTrace.cut``).  If a CTA ends first (CTAs shorter than the time to converge), this
+    sampling stops and the launch goes on as without it (with enough waves, under
+    :class:`CtaSampling`).
+
+    Projection (:meth:`project`, once the functional engine has run the whole grid, so the
+    warp instructions per CTA ``I`` are known): each SM is a processor shared by its CTAs.  It
+    issues at most the rate ``R`` it had over the interval; the CTAs take it oldest first (a
+    greedy scheduler's order), each at most at the fastest rate one of its CTAs had (``c``: its
+    instructions since it started, less the lag ``L``, per cycle), after a dead time ``L`` from
+    its start (where the line through the kernel's instructions per CTA meets 0: the start-up
+    latency).  The CTAs in flight at the cut go on from their progress, the others are issued
+    in order to the SM whose slot frees first, and the kernel ends when the last CTA has issued
+    its instructions, plus the drain measured after the cut.  So CTAs that share an SM evenly
+    (a barrier per loop) run in step and a last partial wave costs a whole CTA time, while under
+    a greedy order the oldest run ahead and the last ones drain with the SM partly idle.  The
+    bound is the rate's interval over the projected cycles plus the lag and the drain.  Unsafe,
+    as wave sampling, for kernels whose CTAs do different work by CTA index, and for kernels
+    whose rate changes after the part measured (a late phase of different instructions)."""
+
+    method = "interval"
+
+    def __init__(self, wave: int, n_ctas: int, tol: float, n_cores: int) -> None:
+        self.wave = max(1, wave)
+        self.n_ctas = n_ctas
+        self.tol = tol
+        self.n_cores = n_cores
+        self.points: list[tuple[int, float]] = []     # (cycle since the kernel started, y)
+        self.per_core: list[list[int]] = []           # warp instructions per SM at each point
+        self.starts: dict[int, int] = {}              # CTA id -> its start cycle
+        self.cut_at: int | None = None                # CTAs issued when the launch was cut
+        self.cut_cycle = 0                            # cycle of the cut (since the kernel started)
+        self.rate = 0.0                               # the kernel's warp instructions per cycle per CTA
+        self.lag = 0.0                                # L
+        self.ci_rel = math.inf
+        self.core_rate: list[float] = []              # R per SM
+        self.cta_cap: list[float] = []                # c per SM
+        self.weights: list[float] = []                # mean rate of the CTAs by age rank
+        #: the CTAs in flight at the cut: (SM, CTA id, warp instructions issued)
+        self.resident: list[tuple[int, int, int]] = []
+        self.drain = 0                                # cycles from the cut until the last CTA ended
+        self.detailed_insn = 0                        # warp instructions the timing model issued
+        self.cta_insn = 0.0                           # I
+        self.tail_gap = 0.0                           # cycles the cap adds to the projection
+
+    @staticmethod
+    def eligible(n_ctas: int, wave: int) -> bool:
+        return max(1, wave) <= n_ctas < INTERVAL_MAX_WAVES * max(1, wave)
+
+    def cta_started(self, cta_id: int, t: int) -> None:
+        self.starts[cta_id] = t
+
+    def observe(self, t: int, per_core: list[int]) -> bool:
+        """At cycle ``t`` since the kernel started, the kernel had issued ``per_core`` warp
+        instructions on each SM and no CTA had ended: True when the launch is to be cut now
+        (the caller then hands the CTAs' progress to :meth:`cut`)."""
+        if self.cut_at is not None or len(self.starts) < self.wave:
+            return False            # the first wave is not all issued yet
+        self.points.append((t, sum(per_core) / self.wave))
+        self.per_core.append(per_core)
+        first = max(t // 4, max(self.starts.values()))
+        k0 = next(i for i, p in enumerate(self.points) if p[0] >= first)
+        pts = self.points[k0:]
+        b = INTERVAL_BATCHES
+        if len(pts) < 2 * b + 1:
+            return False
+        edges = [round(i * (len(pts) - 1) / b) for i in range(b + 1)]
+        rates = []
+        for i in range(b):
+            (t0, y0), (t1, y1) = pts[edges[i]], pts[edges[i + 1]]
+            rates.append((y1 - y0) / (t1 - t0))
+        mean = sum(rates) / b
+        if mean <= 0:
+            return False
+        sd = math.sqrt(sum((x - mean) ** 2 for x in rates) / (b - 1))
+        ci = t975(b - 1) * sd / math.sqrt(b) / mean
+        if ci > self.tol:
+            return False
+        # the line of slope ``mean`` through the interval's centroid: where it meets y = 0
+        tm = sum(p[0] for p in pts) / len(pts)
+        ym = sum(p[1] for p in pts) / len(pts)
+        first_wave = sorted(self.starts.values())[:self.wave]
+        self.rate = mean
+        self.lag = max(0.0, (tm - ym / mean) - sum(first_wave) / self.wave)
+        self.ci_rel = ci
+        self.cut_cycle = t
+        span = t - pts[0][0]
+        a, z = self.per_core[k0], per_core
+        self.core_rate = [(z[i] - a[i]) / span for i in range(self.n_cores)]
+        self.cut_at = len(self.starts)
+        return True
+
+    def cut(self, resident: list[tuple[int, int, int]]) -> None:
+        """The CTAs in flight at the cut: (SM, CTA id, warp instructions issued).  Each one's
+        rate is its instructions per cycle since its start (less the lag); an SM's fastest
+        sets its cap ``c``, and the mean rate of the oldest, second oldest, ... CTA of the SMs
+        sets the weights the model shares an SM's rate by (:meth:`_shares`)."""
+        self.resident = resident
+        by_sm: list[list[tuple[int, int, int]]] = [[] for _ in range(self.n_cores)]
+        for sid, cid, done in resident:
+            by_sm[sid].append((self.starts[cid], cid, done))
+        cap = [0.0] * self.n_cores
+        sums: list[float] = []
+        counts: list[int] = []
+        for sid, mine in enumerate(by_sm):
+            for rank, (start, _cid, done) in enumerate(sorted(mine)):
+                rate = done / max(1.0, self.cut_cycle - start - self.lag)
+                cap[sid] = max(cap[sid], rate)
+                if rank == len(sums):
+                    sums.append(0.0)
+                    counts.append(0)
+                sums[rank] += rate
+                counts[rank] += 1
+        busy = [c for c in cap if c > 0]
+        mean_cap = sum(busy) / len(busy) if busy else 0.0
+        self.cta_cap = [c if c > 0 else mean_cap for c in cap]
+        self.weights = [x / k for x, k in zip(sums, counts, strict=True)]
+
+    def _shares(self, sid: int, k: int, capped: bool) -> list[float]:
+        """The rates of SM ``sid``'s ``k`` ready CTAs, oldest first: its rate split by the
+        weights of their age ranks, none above the cap when ``capped`` (what a capped CTA
+        leaves goes to the others by their weights)."""
+        w = [self.weights[i] if i < len(self.weights) else 0.0 for i in range(k)]
+        if sum(w) <= 0:
+            w = [1.0] * k
+        cap = self.cta_cap[sid] if capped else math.inf
+        room = self.core_rate[sid]
+        out = [0.0] * k
+        free = [i for i in range(k) if w[i] > 0]
+        while free and room > 1e-12:
+            tot = sum(w[i] for i in free)
+            over = [i for i in free if room * w[i] / tot >= cap]
+            if not over:
+                for i in free:
+                    out[i] = room * w[i] / tot
+                break
+            for i in over:
+                out[i] = cap
+                room -= cap
+            free = [i for i in free if i not in over]
+        return out
+
+    def project(self, cycles: int, warp_insn: int, detailed_insn: int) -> tuple[int, int, int]:
+        """(projected cycles, bound in cycles, CTAs never timed) for a launch whose detailed
+        part took ``cycles`` (cut and drain) and issued ``detailed_insn`` of its ``warp_insn``
+        warp instructions."""
+        assert self.cut_at is not None
+        self.drain = max(0, cycles - self.cut_cycle)
+        self.detailed_insn = detailed_insn
+        self.cta_insn = warp_insn / max(1, self.n_ctas)
+        end = self._shared_processors(True) + self.drain
+        projected = max(cycles, int(round(end)))
+        # what the cap adds: an SM left with fewer CTAs than it held in the interval may run
+        # them at its full rate (a kernel limited by bandwidth) rather than each at the rate a
+        # CTA had then (one limited by latency); the interval cannot tell which
+        self.tail_gap = max(0.0, end - (self._shared_processors(False) + self.drain))
+        first = min(self.starts.values()) if self.starts else 0
+        bound = int(math.ceil(self.ci_rel * (projected - first) + self.lag + self.drain + self.tail_gap))
+        return projected, bound, self.n_ctas - self.cut_at
+
+    def _shared_processors(self, capped: bool) -> float:
+        """The cycle the last CTA issues its last instruction, under the model of the class
+        docstring (an event loop over all SMs); without ``capped`` an SM's CTAs share its
+        whole rate however few they are."""
+        n = self.n_cores
+        I, L = self.cta_insn, self.lag
+        # per SM: its CTAs oldest first, each [ready cycle, instructions left]
+        ctas: list[list[list[float]]] = [[] for _ in range(n)]
+        slots = [0] * n
+        for sid, cid, done in sorted(self.resident, key=lambda r: (self.starts[r[1]], r[1])):
+            ctas[sid].append([self.starts[cid] + L, max(0.0, I - done)])
+            slots[sid] += 1
+        waiting = self.n_ctas - self.cut_at if self.cut_at is not None else 0
+        now = float(self.cut_cycle)
+        last = now
+        eps = 1e-9
+        # per SM: (ready CTAs, CTAs) -> their shares (an SM's shares change only with those)
+        memo: list[tuple[tuple[int, int], list[float]]] = [((-1, -1), []) for _ in range(n)]
+        while True:
+            rates: list[list[float]] = []
+            step = math.inf
+            for sid in range(n):
+                mine = ctas[sid]
+                n_ready = sum(1 for ready, _left in mine if ready <= now + eps)
+                key = (n_ready, len(mine))
+                if memo[sid][0] != key:
+                    memo[sid] = (key, self._shares(sid, n_ready, capped))
+                shares = memo[sid][1]
+                rs = []
+                i = 0
+                for ready, left in mine:
+                    if ready > now + eps:
+                        rs.append(0.0)
+                        step = min(step, ready - now)
+                        continue
+                    r = shares[i]
+                    i += 1
+                    rs.append(r)
+                    if r > 0:
+                        step = min(step, left / r)
+                rates.append(rs)
+            if step == math.inf:
+                return last
+            now += step
+            freed: list[int] = []
+            for sid in range(n):
+                keep = []
+                for (ready, left), r in zip(ctas[sid], rates[sid], strict=True):
+                    left -= r * step
+                    if left <= eps * max(1.0, I):
+                        freed.append(sid)
+                        last = now
+                    else:
+                        keep.append([ready, left])
+                ctas[sid] = keep
+            # the next CTAs to the slots that freed, one per SM per round in SM order (as
+            # GPGPU-Sim issues one CTA per cluster per cycle, round robin)
+            rounds: dict[int, int] = {}
+            order = []
+            for sid in sorted(freed):
+                rounds[sid] = rounds.get(sid, -1) + 1
+                order.append((rounds[sid], sid))
+            for _r, sid in sorted(order):
+                if waiting > 0:
+                    waiting -= 1
+                    ctas[sid].append([now + L, I])
+
+    def counter_scale(self, warp_insn: int) -> float:
+        """The factor the detailed part's scalar counters are scaled by for the projected part."""
+        return (warp_insn - self.detailed_insn) / self.detailed_insn if self.detailed_insn else 0.0
+
+    def info(self, cycles: int, detailed_cycles: int, bound: int) -> dict[str, Any]:
+        assert self.cut_at is not None
+        return {"method": "interval", "ctas_detailed": 0, "ctas_cut": self.cut_at,
+                "ctas_projected": self.n_ctas - self.cut_at, "wave_ctas": self.wave,
+                "cut_cycle": self.cut_cycle, "insn_per_cta": self.cta_insn,
+                "rate_ci_rel": self.ci_rel, "lag_cycles": self.lag, "drain_cycles": self.drain,
+                "tail_gap_cycles": self.tail_gap,
+                "insn_detailed": self.detailed_insn, "cycles_detailed": detailed_cycles, "cycles_bound": bound,
                 "cycles_bound_rel": bound / cycles if cycles else 0.0}

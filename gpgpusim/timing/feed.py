@@ -116,6 +116,16 @@ class WarpStream:
         issues (GPGPU-Sim's ``get_active_mask``: what ``-cdp_latency`` charges per lane)."""
         raise NotImplementedError
 
+    def issued(self) -> int:
+        """The warp's instructions issued so far (CTA sampling inside a wave reads the CTAs'
+        progress; only the windowed trace feed's streams count it)."""
+        raise NotImplementedError(f"{type(self).__name__} does not count its instructions")
+
+    def abandon(self) -> None:
+        """No further instruction of the warp is timed: ``pc`` becomes -1 (CTA sampling's cut
+        inside a wave; only the windowed trace feed's streams, whose launch is cut, support it)."""
+        raise NotImplementedError(f"{type(self).__name__} cannot be cut")
+
 
 class _Chunk:
     """Memory records of one chunk, shared by its warps (sliced lazily per warp).

@@ -71,7 +71,7 @@ from .core.ldst import shared_geometry
 from .core.shader import ShaderCore
 from .core.stats import publish_issue_stats
 from .core.table import CoreTable
-from .cta_sampling import CtaSampling
+from .cta_sampling import INTERVAL_STEP, CtaSampling, IntervalSampling
 from .kernel_trace import KernelTrace, feed_window
 from .kernel_run import KernelRun, run_functionally
 from .kernel_sampling import KernelSampler, parse_mode, scalar_counters
@@ -102,6 +102,10 @@ ZERO_COUNTERS = (
 
 def _core_order(core: ShaderCore) -> int:
     return core.sid
+
+
+#: a core cycle never reached (no interval-sampling look pending)
+_NEVER = 1 << 62
 
 
 #: the youngest generation's threshold while a performance model exists (CPython's default 700)
@@ -175,6 +179,8 @@ class TimingGpu(Gpu):
         #: CTA/wave sampling (-gpgpusim_sampling cta|all, timing/cta_sampling.py): its tolerance
         self.cta_tol = float(config.get("gpgpusim_sampling_tol") or 0.02) \
             if self.sampling_mode in ("cta", "all") else None
+        #: CTA sampling inside the first wave (-gpgpusim_sampling_cta_interval 1)
+        self.cta_interval = self.cta_tol is not None and bool(int(config.get("gpgpusim_sampling_cta_interval") or 0))
         #: projected launches' scalar counters, added to every report's cumulative counters
         self._proj_offset: dict[str, int] = {}
         #: the model's own scalar counters at the last detailed kernel's end
@@ -239,6 +245,11 @@ class TimingGpu(Gpu):
         self.n_cta_ends = 0          # CTAs ended on any core since the machine was built
         #: (n_cta_ends, kernels with CTAs to issue) when the last CTA-issue pass issued nothing
         self._no_issue_key: tuple[int, list[KernelRun]] | None = None
+        #: CTA sampling inside the first wave (cta_sampling.IntervalSampling): the launch it
+        #: watches and the core cycle of its next look (_NEVER: none)
+        self._interval_run: KernelRun | None = None
+        self._interval_next = _NEVER
+        self._interval_base: list[int] = []      # each core's warp instructions at its start
         self.clock = ClockDomains.from_config(cfg)
         self.flush_l1 = bool(cfg.get("gpgpu_flush_l1_cache"))
         self.perfect_mem = bool(cfg.get("gpgpu_perfect_mem"))
@@ -308,9 +319,13 @@ class TimingGpu(Gpu):
         run.sample_key = sample_key if traced else None
         if self.cta_tol is not None and alone and traced:
             wave = self.n_cores * run.max_cta_per_core
-            if CtaSampling.eligible(run.n_ctas, wave):
-                run.cta_sampling = CtaSampling(wave, run.n_ctas, self.cta_tol,
-                                               str(self.config.get("gpgpusim_sampling_cta_tail") or "drain"))
+            if self.cta_interval and IntervalSampling.eligible(run.n_ctas, wave) and run.trace.window > 0:
+                run.cta_sampling = IntervalSampling(wave, run.n_ctas, self.cta_tol, len(self.cores))
+                self._interval_base = [c.n_warp_insn for c in self.cores]
+                self._interval_run = run
+                self._interval_next = self.gpu_sim_cycle + INTERVAL_STEP
+            else:
+                run.cta_sampling = self._wave_sampling(run)
         run.issued_before = (sum(c.n_thread_insn for c in self.cores), sum(c.n_warp_insn for c in self.cores))
         self.last_issue_cycle = run.start_cycle + run.latency_left
         rec.start_cycles = self.now_cycles
@@ -321,6 +336,41 @@ class TimingGpu(Gpu):
                 other.cta_sampling = None
         self.runs.append(run)
         return rec
+
+    def _wave_sampling(self, run: KernelRun) -> CtaSampling | None:
+        """Wave sampling (cta_sampling.CtaSampling) for ``run``, None when its grid is too small."""
+        assert self.cta_tol is not None
+        wave = self.n_cores * run.max_cta_per_core
+        if not CtaSampling.eligible(run.n_ctas, wave):
+            return None
+        return CtaSampling(wave, run.n_ctas, self.cta_tol,
+                           str(self.config.get("gpgpusim_sampling_cta_tail") or "drain"))
+
+    def _interval_look(self) -> None:
+        """Interval sampling's periodic look at the watched launch; cut it when its rate is known."""
+        run = self._interval_run
+        cs = run.cta_sampling if run is not None else None
+        if run is None or not isinstance(cs, IntervalSampling) or cs.cut_at is not None or run not in self.runs:
+            self._interval_run = None
+            self._interval_next = _NEVER
+            return
+        self._interval_next = self.gpu_sim_cycle + INTERVAL_STEP
+        now = self.gpu_tot_sim_cycle + self.gpu_sim_cycle
+        per_core = [c.n_warp_insn - b for c, b in zip(self.cores, self._interval_base, strict=True)]
+        if cs.observe(now - run.start_cycle, per_core):
+            resident = []
+            for i, core in enumerate(self.cores):
+                for slot in core.ctas:
+                    if slot.kernel is run:
+                        done = sum(core.warps[ws].src.issued() for ws in slot.warps)
+                        resident.append((i, slot.cta_id, done))
+            cs.cut(resident)
+            run.n_ctas = run.issued          # no more CTAs to the timing model
+            run.trace.cut()                  # every remaining instruction runs functionally
+            for core in self.cores:
+                core.abandon(run)            # the warps in flight stop issuing and drain
+            self._interval_run = None
+            self._interval_next = _NEVER
 
     def _make_run(self, rec: KernelRecord) -> KernelRun:
         op = rec.op
@@ -501,6 +551,8 @@ class TimingGpu(Gpu):
                             core.l1_dirty = False
                 if self.gpu_sim_cycle >= self.sampling.next:
                     self.sampling.take()
+                if self.gpu_sim_cycle >= self._interval_next:
+                    self._interval_look()
                 for r in self.runs:
                     if r.finished:
                         finished.append(r.rec)
@@ -592,6 +644,9 @@ class TimingGpu(Gpu):
             self.tot_issued_cta += 1
             cta_id, warps = next(run.ctas)
             run.issued += 1
+            cs = run.cta_sampling
+            if cs is not None and cs.method == "interval":
+                cs.cta_started(cta_id, self.gpu_tot_sim_cycle + self.gpu_sim_cycle - run.start_cycle)
             if core.kernel is not run:
                 self._notify("shader_bind", core.sid, run.rec.uid, run.rec.name)
             core.kernel = run
@@ -619,6 +674,11 @@ class TimingGpu(Gpu):
         self.completed_cta += 1
         run.done += 1
         cs = run.cta_sampling
+        if cs is not None and cs.method == "interval":
+            if cs.cut_at is None:
+                # a CTA ended before the rate was known: wave sampling, if the grid allows
+                run.cta_sampling = self._wave_sampling(run)
+            cs = None
         if cs is not None and cs.cta_done(run.done, self.gpu_tot_sim_cycle + self.gpu_sim_cycle, run.issued):
             if cs.skip:
                 # tail in detail: the middle CTAs run functionally now, the last ones are timed
@@ -651,8 +711,11 @@ class TimingGpu(Gpu):
             rec.stats = run.trace.stats
             if run.cta_sampling is not None and run.cta_sampling.cut_at is not None:
                 # CTA sampling: the CTAs not issued run on the functional engine only
-                for _cta, streams in run.ctas:
-                    run_functionally(streams)
+                if isinstance(run.trace, KernelTrace) and run.trace.window > 0:
+                    run.trace.cut()          # (chunk by chunk, unrecorded: as fast as functional mode)
+                else:
+                    for _cta, streams in run.ctas:
+                        run_functionally(streams)
             # drain the generator so the engine's final counts are complete
             for _ in run.ctas:
                 pass

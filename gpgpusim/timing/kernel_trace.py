@@ -51,7 +51,7 @@ class WindowStream(WarpStream):
     runs further (:meth:`_WindowChunk.pump`) -- so ``pc`` is always the warp's next
     instruction, or -1 once it has none."""
 
-    __slots__ = ("chunk", "w", "pcs", "res", "pos", "n", "pc")
+    __slots__ = ("chunk", "w", "pcs", "res", "pos", "n", "pc", "taken")
 
     def __init__(self, chunk: _WindowChunk, w: int) -> None:
         self.chunk: _WindowChunk | None = chunk
@@ -61,7 +61,12 @@ class WindowStream(WarpStream):
         self.pos = 0
         self.n = 0
         self.pc: int = -1
+        self.taken = 0          # instructions of the segments taken so far
         self._next()
+
+    def issued(self) -> int:
+        """The warp's instructions issued so far."""
+        return self.taken - (self.n - self.pos)
 
     def attach(self, sid: int, slot: int) -> None:
         """(The recorded values do not depend on where the warp runs.)"""
@@ -80,6 +85,13 @@ class WindowStream(WarpStream):
     def active(self) -> int:
         return self.res[self.pos][1]
 
+    def abandon(self) -> None:
+        """No further instruction of this warp is timed (CTA sampling's cut inside a wave,
+        :meth:`KernelTrace.cut`): what is recorded and not yet issued is dropped, ``pc`` -1."""
+        self.chunk = None
+        self.pcs, self.res, self.n, self.pos = [], [], 0, 0
+        self.pc = -1
+
     def _next(self) -> None:
         """Move to the next recorded segment (running the chunk for it when none is
         recorded yet); ``pc`` -1 when the warp has no instruction left."""
@@ -95,6 +107,7 @@ class WindowStream(WarpStream):
             return
         self.pcs, self.res = warp_results(t)
         self.n = len(self.res)
+        self.taken += self.n
         self.pos = 0
         self.pc = self.pcs[0]
 
@@ -124,6 +137,8 @@ class KernelTrace:
         self.open_chunks: list[_WindowChunk] = []
         self._workspace: int | None = None
         self._all_taken = False
+        #: set by :meth:`cut`: the CTAs not taken yet run on the functional engine only
+        self._unrecorded = False
 
     def ctas(self) -> Iterator[tuple[int, list[WarpTrace]]]:
         """``(linear CTA id, its warps)`` in CTA id order, lazily: each chunk of CTAs is
@@ -188,9 +203,20 @@ class KernelTrace:
         try:
             for c0 in range(0, total, per):
                 ids = list(range(c0, min(total, c0 + per)))
-                ch = _WindowChunk(self, engine.chunk_exec(lc, ids, self._workspace))
+                ex = engine.chunk_exec(lc, ids, self._workspace)
+                if self._unrecorded:
+                    # after a cut: the chunk runs whole, unrecorded, as in functional mode
+                    try:
+                        engine.run_batched(ex)
+                    finally:
+                        ex.close()
+                    engine.fold_chunk(lc, ex)
+                    continue
+                ch = _WindowChunk(self, ex)
                 self.open_chunks.append(ch)
                 for c, cid in enumerate(ids):
+                    if self._unrecorded:
+                        break       # cut: the chunk ran to its end (its CTAs not taken included)
                     out: list[WarpStream] = [WindowStream(ch, c * Wc + i) for i in range(Wc)]
                     yield cid, out
             # every CTA was taken: the launch completes when its last chunk closes, which
@@ -204,6 +230,18 @@ class KernelTrace:
                         ch.ex.close()
                 self.open_chunks.clear()
                 self._free_workspace()
+
+    def cut(self) -> None:
+        """CTA sampling: nothing more of this launch is timed.  Every open chunk runs to its end
+        on the functional engine without recording (its streams not yet ended must be
+        :meth:`WindowStream.abandon`-ed or never issued again), and the CTAs not taken yet run
+        chunk by chunk as in functional mode when the iterator is drained, so every instruction
+        still executes and memory stays exact (needs a window: ``streams()`` of a windowed trace)."""
+        if self.window == 0:
+            raise RuntimeError("KernelTrace.cut needs the windowed feed")
+        self._unrecorded = True
+        for ch in list(self.open_chunks):
+            ch.finish_unrecorded()
 
     def _maybe_finish(self) -> None:
         """Complete the launch's counts once every CTA was taken and every chunk has closed."""
@@ -323,6 +361,25 @@ class _WindowChunk:
         finally:
             if was:
                 gc.enable()
+
+    def finish_unrecorded(self) -> None:
+        """Run every warp of the chunk to its end without recording (:meth:`KernelTrace.cut`)."""
+        if self.closed:
+            return
+        ex, run = self.ex, self.run
+        assert ex is not None and run is not None
+        ex.hooks.trace = None
+        self.pending = [[] for _ in range(ex.W)]
+        self.ahead[:] = 0
+        run.hold = None
+        was = gc.isenabled()
+        gc.disable()
+        try:
+            run.run()
+        finally:
+            if was:
+                gc.enable()
+        self._close()
 
     def _close(self) -> None:
         """Every warp has exited: the chunk's counts join the launch's."""

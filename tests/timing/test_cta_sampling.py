@@ -10,7 +10,7 @@ from gpgpusim.functional.loader import load_module
 from gpgpusim.functional.memory import GlobalMemory
 from gpgpusim.options import load_config
 from gpgpusim.device.gpu import KernelLaunchOp
-from gpgpusim.timing.cta_sampling import CtaSampling
+from gpgpusim.timing.cta_sampling import CtaSampling, IntervalSampling
 from gpgpusim.timing.gpu import TimingGpu
 
 from .test_kernel_sampling import ADD_LOOP
@@ -97,3 +97,77 @@ def test_tail_in_detail_skips_the_middle_and_times_the_last_waves():
     assert (c["tail"], c["ctas_detailed"], c["ctas_projected"]) == ("detail", 640, 640)
     assert tail.report_stats.cycles == 33702 and samp.report_stats.cycles == 33641   # full: 34,043
     assert tail.report_stats.warp_insn == samp.report_stats.warp_insn == 133120
+
+
+def _interval_at_cut() -> IntervalSampling:
+    """Two SMs of two CTA slots, four CTAs started at cycle 0, each issuing one warp
+    instruction a cycle from the start (no lag), so an SM issues two a cycle."""
+    cs = IntervalSampling(wave=4, n_ctas=6, tol=0.02, n_cores=2)
+    for cid in range(4):
+        cs.cta_started(cid, 0)
+    t = 0
+    while not cs.observe(t, [2 * t, 2 * t]):
+        t += 16
+    assert (cs.cut_at, cs.rate, cs.lag, cs.ci_rel) == (4, 1.0, 0.0, 0.0)
+    cs.cut([(0, 0, t), (0, 1, t), (1, 2, t), (1, 3, t)])
+    assert cs.core_rate == [2.0, 2.0] and cs.cta_cap == [1.0, 1.0] and cs.weights == [1.0, 1.0]
+    return cs
+
+
+def test_interval_sampling_cuts_once_the_rate_is_steady():
+    cs = _interval_at_cut()
+    # 8 batches of two looks need 17 looks in the last three quarters: at cycle 352, those
+    # from cycle 96 on (looks every 16 cycles here)
+    assert cs.cut_cycle == 352 and len(cs.points) == 23
+
+
+def test_interval_projection_shares_each_sm_among_its_ctas():
+    """1,000 instructions a CTA: the first wave ends at cycle 1,000; the last two CTAs, one per
+    SM, each run at the rate a CTA had (the cap), so the half wave costs a whole CTA time (2,000
+    cycles, plus the 10-cycle drain); at an SM's full rate they would end at 1,500: the bound
+    holds the difference."""
+    cs = _interval_at_cut()
+    cycles, bound, projected = cs.project(cs.cut_cycle + 10, 6000, 4 * cs.cut_cycle)
+    assert (cycles, projected, cs.drain, cs.tail_gap) == (2010, 2, 10, 500.0)
+    assert bound == 510
+    assert cs.counter_scale(6000) == (6000 - 4 * 352) / (4 * 352)
+
+
+def test_interval_sampling_eligible_grids():
+    assert not IntervalSampling.eligible(63, 64) and IntervalSampling.eligible(64, 64)
+    assert IntervalSampling.eligible(15 * 64 + 63, 64) and not IntervalSampling.eligible(16 * 64, 64)
+
+
+def _run_loop(n_ctas: int, reps: int, *more: str) -> tuple[object, np.ndarray]:
+    cfg = load_config(None, overrides=["-gpgpu_n_clusters 2", "-gpgpu_kernel_launch_latency 50", *more], env=False)
+    g = GlobalMemory()
+    gpu = TimingGpu(cfg, g, None)
+    lm = load_module(ADD_LOOP, g)
+    y = g.allocate(n_ctas * 64 * 4)
+    g.write(y, np.arange(n_ctas * 64, dtype=np.uint32))
+    op = KernelLaunchOp(lm, "k", (n_ctas, 1, 1), (64, 1, 1), 0, struct.pack("<QI", y, reps), {"options": cfg},
+                        regs_per_thread=16, static_smem_bytes=0)
+    rec = gpu.start_kernel(op, 0)
+    while not gpu.advance():
+        pass
+    assert rec.error is None
+    return rec, g.read(y, n_ctas * 64 * 4).view(np.uint32)
+
+
+def test_interval_sampling_cuts_the_first_wave_and_projects_the_rest():
+    """100 CTAs of 2 warps on 2 SMs (64 a wave, 1.6 waves), 100 trips each: the rate is known
+    in the first wave, the 64 CTAs in flight stop issuing and drain, every instruction still
+    runs (memory and counts exact), and the projection's error is inside its bound."""
+    full, mem_full = _run_loop(100, 100, "-gpgpusim_sampling cta", "-gpgpusim_sampling_cta_interval 0")
+    samp, mem = _run_loop(100, 100, "-gpgpusim_sampling cta", "-gpgpusim_sampling_cta_interval 1")
+    assert (mem == np.arange(100 * 64) + 100).all() and (mem == mem_full).all()
+    f, s = full.report_stats, samp.report_stats
+    assert f.sampling["status"] == "detailed"          # 1.6 waves: no wave sampling
+    assert (s.thread_insn, s.warp_insn, s.ctas) == (f.thread_insn, f.warp_insn, f.ctas) == (2630400, 82400, 100)
+    c = s.sampling["cta"]
+    assert s.sampling["status"] == "cta_projected" and c["method"] == "interval"
+    assert (c["ctas_cut"], c["ctas_projected"], c["cut_cycle"], c["cycles_detailed"]) == (64, 36, 5632, 5645)
+    assert c["insn_detailed"] < 82400 / 2
+    assert f.cycles == 21782 and s.cycles == 20085 and s.sampling["cycles_bound"] == 3327
+    assert abs(s.cycles - f.cycles) <= s.sampling["cycles_bound"]
+    assert s.counters["gpgpu_n_tot_w_icount"] == 82400

@@ -728,6 +728,31 @@ class ShaderCore(Component):
             self.fetch_dirty = True
             self._warp_exits_barrier(w)
 
+    def abandon(self, kernel: Any) -> None:
+        """CTA sampling's cut inside a wave: ``kernel``'s warps on this core issue nothing more
+        (each is functionally done from now: its stream was cut, ``KernelTrace.cut``); what is
+        in the pipeline and the memory system completes, then they retire as after their last
+        instruction, and their CTAs end."""
+        for slot in self.ctas:
+            if slot.kernel is not kernel:
+                continue
+            for ws in slot.warps:
+                w = self.warps[ws]
+                if not w.active or w.fdone:
+                    continue
+                w.src.abandon()
+                w.fdone = True
+                w.in_pipe -= len(w.ibuf)
+                w.ibuf = []
+                if self.fetch_buf is not None and self.fetch_buf[0] == ws:
+                    self.fetch_buf = None
+                self.fetch_mask &= ~(1 << ws)
+                self.retire_mask |= 1 << ws
+                self._warp_exits_barrier(w)
+        self.fetch_dirty = True
+        if self.asleep:
+            self.wake()
+
     # -- barriers (C085-C087) -------------------------------------------------------------
     def _barrier_arrive(self, w: Warp, bar_id: int) -> None:
         slot = self.ctas[w.cta]
@@ -752,6 +777,9 @@ class ShaderCore(Component):
             return
         ws, pc = fb
         w = self.warps[ws]
+        if w.fdone:                 # an I-miss that filled after the warp was cut (abandon)
+            self.fetch_buf = None
+            return
         n_static = w.tbl.n
         ib = [pc]
         if pc + 1 < n_static:
