@@ -1,6 +1,9 @@
-"""CTA/wave sampling inside one kernel (``-gpgpusim_sampling cta`` or ``all``).
+"""CTA/wave sampling inside one kernel (``-gpgpusim_sampling cta`` or ``all``): wave sampling
+(:class:`CtaSampling`, below) for grids of many waves, and with
+``-gpgpusim_sampling_cta_interval 1`` sampling inside the first wave (:class:`IntervalSampling`)
+for grids of 1 to 15 waves.
 
-Method: wave-level sampling of a large grid, in the spirit of TBPoint-style intra-kernel
+Wave sampling: wave-level sampling of a large grid, in the spirit of TBPoint-style intra-kernel
 sampling: a grid of many waves (a wave = the CTAs the whole GPU holds at once, SMs x CTAs per
 SM) is simulated in detail until its steady-state throughput is known: the core cycle at which
 every wave of CTAs has ended is recorded, and after the first wave (the ramp-up) a
