@@ -114,10 +114,12 @@ class CtaSampling:
         bound = int(math.ceil(self.ci_rel * extra + 0.5 * self.rate * self.wave))
         return cycles + int(round(extra)), bound, rest
 
-    def counter_scale(self, warp_insn: int) -> float:
-        """The factor the detailed part's scalar counters are scaled by for the projected CTAs."""
+    def project_counters(self, detailed: dict[str, int], warp_insn: int) -> dict[str, int]:
+        """The projected CTAs' scalar counters: the detailed part's ``detailed``, scaled by
+        remaining / detailed CTAs."""
         rest = self.skip if self.tail == "detail" else self.n_ctas - (self.cut_at or 0)
-        return rest / (self.n_ctas - rest)
+        scale = rest / (self.n_ctas - rest)
+        return {k: int(round(v * scale)) for k, v in detailed.items()}
 
     def info(self, cycles: int, detailed_cycles: int, bound: int) -> dict[str, Any]:
         assert self.cut_at is not None
@@ -133,6 +135,8 @@ class CtaSampling:
 INTERVAL_STEP = 256
 #: interval sampling: batches the measured interval is cut into for the rate's confidence interval
 INTERVAL_BATCHES = 8
+#: interval sampling: looks between two snapshots of the kernel's scalar counters
+INTERVAL_SNAPSHOT_EVERY = 8
 #: interval sampling applies to grids of at least one wave and fewer than this many (larger
 #: grids are sampled wave by wave, :class:`CtaSampling`, which then gains more)
 INTERVAL_MAX_WAVES = 16
@@ -193,6 +197,9 @@ class IntervalSampling:
         self.detailed_insn = 0                        # warp instructions the timing model issued
         self.cta_insn = 0.0                           # I
         self.tail_gap = 0.0                           # cycles the cap adds to the projection
+        self.interval_start = 0                       # first cycle of the measured interval
+        #: (cycle, warp instructions issued, scalar counters) handed in by the GPU
+        self.snapshots: list[tuple[int, int, dict[str, int]]] = []
 
     @staticmethod
     def eligible(n_ctas: int, wave: int) -> bool:
@@ -235,6 +242,7 @@ class IntervalSampling:
         self.lag = max(0.0, (tm - ym / mean) - sum(first_wave) / self.wave)
         self.ci_rel = ci
         self.cut_cycle = t
+        self.interval_start = pts[0][0]
         span = t - pts[0][0]
         a, z = self.per_core[k0], per_core
         self.core_rate = [(z[i] - a[i]) / span for i in range(self.n_cores)]
@@ -376,9 +384,30 @@ class IntervalSampling:
                     waiting -= 1
                     ctas[sid].append([now + L, I])
 
-    def counter_scale(self, warp_insn: int) -> float:
-        """The factor the detailed part's scalar counters are scaled by for the projected part."""
-        return (warp_insn - self.detailed_insn) / self.detailed_insn if self.detailed_insn else 0.0
+    def want_counters(self) -> bool:
+        """Whether the GPU should hand in its scalar counters at this look (:meth:`counters_at`):
+        every :data:`INTERVAL_SNAPSHOT_EVERY` looks once the first wave is issued."""
+        return len(self.points) % INTERVAL_SNAPSHOT_EVERY == 1
+
+    def counters_at(self, t: int, issued: int, counters: dict[str, int]) -> None:
+        """The kernel's scalar counters (cumulative) at cycle ``t``, when it had issued
+        ``issued`` warp instructions; the GPU hands them in at the cut too."""
+        self.snapshots.append((t, issued, counters))
+
+    def project_counters(self, detailed: dict[str, int], warp_insn: int) -> dict[str, int]:
+        """The projected part's scalar counters: per warp instruction, each counter's growth
+        over the measured interval (from the first snapshot inside it to the cut: not the cold
+        start), times the warp instructions not timed; without such a snapshot, the detailed
+        part's ``detailed`` scaled by warp instructions."""
+        rest = warp_insn - self.detailed_insn
+        inside = [s for s in self.snapshots[:-1] if s[0] >= self.interval_start]
+        if inside and self.snapshots:
+            ta, ia, a = inside[0]
+            tz, iz, z = self.snapshots[-1]
+            if iz > ia:
+                return {k: int(round((z.get(k, 0) - a.get(k, 0)) * rest / (iz - ia))) for k in detailed}
+        scale = rest / self.detailed_insn if self.detailed_insn else 0.0
+        return {k: int(round(v * scale)) for k, v in detailed.items()}
 
     def info(self, cycles: int, detailed_cycles: int, bound: int) -> dict[str, Any]:
         assert self.cut_at is not None

@@ -124,8 +124,7 @@ def sample_detailed(gpu: TimingGpu, run: KernelRun, report: Any, alone: bool) ->
     if cs is not None and cs.cut_at is not None and report.stopped is None and report.cycles is not None:
         detailed = report.cycles
         cycles, bound, rest = cs.project(detailed, report.warp_insn, delta.get("gpgpu_n_tot_w_icount", 0))
-        scale = cs.counter_scale(report.warp_insn)
-        extra = {k: int(round(v * scale)) for k, v in delta.items() if k not in EXACT_COUNTERS}
+        extra = cs.project_counters({k: v for k, v in delta.items() if k not in EXACT_COUNTERS}, report.warp_insn)
         extra["gpgpu_n_tot_thrd_icount"] = report.thread_insn - delta.get("gpgpu_n_tot_thrd_icount", 0)
         extra["gpgpu_n_tot_w_icount"] = report.warp_insn - delta.get("gpgpu_n_tot_w_icount", 0)
         for k, v in extra.items():

@@ -130,7 +130,22 @@ def test_interval_projection_shares_each_sm_among_its_ctas():
     cycles, bound, projected = cs.project(cs.cut_cycle + 10, 6000, 4 * cs.cut_cycle)
     assert (cycles, projected, cs.drain, cs.tail_gap) == (2010, 2, 10, 500.0)
     assert bound == 510
-    assert cs.counter_scale(6000) == (6000 - 4 * 352) / (4 * 352)
+    # no counter snapshot inside the interval: the detailed part's counters, scaled by warp
+    # instructions (1,408 timed of 6,000)
+    assert cs.project_counters({"x": 1408}, 6000) == {"x": 6000 - 1408}
+
+
+def test_interval_counters_grow_as_they_did_in_the_interval():
+    """Snapshots at cycle 64 (the cold start, before the interval) and 112 (inside it, which
+    begins at 96) and at the cut: the counters of the 4,592 warp instructions not timed grow
+    as from 112 to the cut, per warp instruction (20 over 960), not as from the start."""
+    cs = _interval_at_cut()
+    cs.counters_at(64, 256, {"x": 100})
+    cs.counters_at(112, 448, {"x": 110})
+    cs.counters_at(352, 1408, {"x": 130})
+    cs.project(cs.cut_cycle + 10, 6000, 1408)
+    assert cs.interval_start == 96
+    assert cs.project_counters({"x": 130}, 6000) == {"x": round(20 * 4592 / 960)}
 
 
 def test_interval_sampling_eligible_grids():
