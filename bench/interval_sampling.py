@@ -1,0 +1,146 @@
+"""CTA sampling inside the first wave (``-gpgpusim_sampling_cta_interval 1``) on synthetic
+kernels: each grid runs in full detail and sampled, in process (the default config with 2 or 4
+SMs, launch latency 50); prints cycles, error, the stated bound and whether it covers.
+
+    python3 bench/interval_sampling.py             # every case (~1 min compiled)
+    python3 bench/interval_sampling.py --case add:448x300 --case bar:200x100
+
+``add``: each thread adds 1 to its element ``trips`` times (4 instructions a trip, no memory
+in the loop: the CTAs are limited by latency and share the SM by the schedulers' order), 64
+threads a CTA, 2 SMs of 32 CTAs.  ``bar``: each thread loads an element of a 1 MB array per
+trip, with a barrier per trip; CTA ``c`` at trip ``i`` reads where CTA ``c + 64`` reads at trip
+``i - 1``, so a later wave finds its data in L2, which the first wave cannot show (the case
+the method gets wrong); 128 threads a CTA, 4 SMs of 16 CTAs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import struct
+import time
+
+import numpy as np
+
+from gpgpusim.device.gpu import KernelLaunchOp
+from gpgpusim.functional.loader import load_module
+from gpgpusim.functional.memory import GlobalMemory
+from gpgpusim.options import load_config
+from gpgpusim.ptx import parse_ptx
+from gpgpusim.timing.gpu import TimingGpu
+
+
+def _ptx(body: str, params: str) -> str:
+    return (".version 8.0\n.target sm_80\n.address_size 64\n"
+            f".visible .entry k({params})\n{{\n{body}\n}}\n")
+
+
+ADD = _ptx("""
+.reg .u32 %r<7>;
+.reg .u64 %rd<4>;
+.reg .pred %p;
+ld.param.u64 %rd1, [p0];
+ld.param.u32 %r1, [p1];
+mov.u32 %r2, %tid.x;
+mov.u32 %r5, %ctaid.x;
+mov.u32 %r6, %ntid.x;
+mad.lo.u32 %r2, %r5, %r6, %r2;
+mul.wide.u32 %rd2, %r2, 4;
+add.u64 %rd3, %rd1, %rd2;
+ld.global.u32 %r3, [%rd3];
+mov.u32 %r4, 0;
+L:
+add.u32 %r3, %r3, 1;
+add.u32 %r4, %r4, 1;
+setp.lt.u32 %p, %r4, %r1;
+@%p bra L;
+st.global.u32 [%rd3], %r3;
+ret;
+""", ".param .u64 p0, .param .u32 p1")
+
+BAR = _ptx("""
+.reg .u32 %r<12>;
+.reg .u64 %rd<6>;
+.reg .pred %p;
+ld.param.u64 %rd1, [p0];
+ld.param.u32 %r1, [p1];
+ld.param.u64 %rd4, [p2];
+mov.u32 %r2, %tid.x;
+mov.u32 %r5, %ctaid.x;
+mov.u32 %r6, %ntid.x;
+mov.u32 %r4, 0;
+mov.u32 %r3, 0;
+L:
+mad.lo.u32 %r7, %r4, 4096, %r2;
+mad.lo.u32 %r7, %r5, 64, %r7;
+and.b32 %r7, %r7, 262143;
+mul.wide.u32 %rd2, %r7, 4;
+add.u64 %rd3, %rd4, %rd2;
+ld.global.u32 %r8, [%rd3];
+bar.sync 0;
+add.u32 %r3, %r3, %r8;
+add.u32 %r4, %r4, 1;
+setp.lt.u32 %p, %r4, %r1;
+@%p bra L;
+mad.lo.u32 %r2, %r5, %r6, %r2;
+mul.wide.u32 %rd2, %r2, 4;
+add.u64 %rd3, %rd1, %rd2;
+st.global.u32 [%rd3], %r3;
+ret;
+""", ".param .u64 p0, .param .u32 p1, .param .u64 p2")
+
+CASES = ["add:448x300", "add:400x300", "add:700x200", "add:200x100", "add:100x500", "add:100x100",
+         "bar:200x100"]
+
+
+def run(kind: str, n_ctas: int, trips: int, interval: bool) -> tuple[object, np.ndarray, float]:
+    """One launch; (its record, the output array, CPU seconds)."""
+    sms, threads = (2, 64) if kind == "add" else (4, 128)
+    cfg = load_config(None, overrides=[f"-gpgpu_n_clusters {sms}", "-gpgpu_kernel_launch_latency 50",
+                                       "-gpgpusim_sampling cta",
+                                       f"-gpgpusim_sampling_cta_interval {int(interval)}"], env=False)
+    g = GlobalMemory()
+    gpu = TimingGpu(cfg, g, None)
+    lm = load_module(parse_ptx(ADD if kind == "add" else BAR, f"{kind}.ptx"), g)
+    y = g.allocate(n_ctas * threads * 4)
+    if kind == "add":
+        g.write(y, np.arange(n_ctas * threads, dtype=np.uint32))
+        params = struct.pack("<QI", y, trips)
+    else:
+        x = g.allocate(262144 * 4)
+        g.write(x, np.arange(262144, dtype=np.uint32))
+        params = struct.pack("<QIIQ", y, trips, 0, x)
+    op = KernelLaunchOp(lm, "k", (n_ctas, 1, 1), (threads, 1, 1), 0, params, {"options": cfg},
+                        regs_per_thread=16, static_smem_bytes=0)
+    t0 = time.process_time()
+    rec = gpu.start_kernel(op, 0)
+    while not gpu.advance():
+        pass
+    if rec.error is not None:
+        raise SystemExit(f"{kind} {n_ctas}x{trips}: {rec.error}")
+    return rec, g.read(y, n_ctas * threads * 4).view(np.uint32), time.process_time() - t0
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--case", action="append", help="kind:CTASxTRIPS (default: all of " + ", ".join(CASES) + ")")
+    a = p.parse_args()
+    print("| case | waves | cycles full | sampled | error | bound | covers | output equal | CPU full / sampled |")
+    print("|---|---:|---:|---:|---:|---:|---|---|---:|")
+    for case in a.case or CASES:
+        kind, dims = case.split(":")
+        n_ctas, trips = (int(v) for v in dims.split("x"))
+        full, out_full, cpu_full = run(kind, n_ctas, trips, False)
+        samp, out, cpu = run(kind, n_ctas, trips, True)
+        f, s = full.report_stats, samp.report_stats
+        wave = 64
+        bound = (s.sampling or {}).get("cycles_bound", 0)
+        err = (s.cycles - f.cycles) / f.cycles
+        print(f"| {case} | {n_ctas / wave:.2f} | {f.cycles:,} | {s.cycles:,} | {100 * err:+.2f} % | "
+              f"+-{100 * bound / s.cycles:.1f} % | {'yes' if abs(s.cycles - f.cycles) <= bound else 'no'} | "
+              f"{'yes' if (out == out_full).all() and s.warp_insn == f.warp_insn else 'NO'} | "
+              f"{cpu_full:.1f} / {cpu:.1f} s |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
