@@ -160,18 +160,24 @@ class IntervalSampling:
 
     Projection (:meth:`project`, once the functional engine has run the whole grid, so the
     warp instructions per CTA ``I`` are known): each SM is a processor shared by its CTAs.  It
-    issues at most the rate ``R`` it had over the interval; the CTAs take it oldest first (a
-    greedy scheduler's order), each at most at the fastest rate one of its CTAs had (``c``: its
-    instructions since it started, less the lag ``L``, per cycle), after a dead time ``L`` from
-    its start (where the line through the kernel's instructions per CTA meets 0: the start-up
-    latency).  The CTAs in flight at the cut go on from their progress, the others are issued
-    in order to the SM whose slot frees first, and the kernel ends when the last CTA has issued
-    its instructions, plus the drain measured after the cut.  So CTAs that share an SM evenly
-    (a barrier per loop) run in step and a last partial wave costs a whole CTA time, while under
-    a greedy order the oldest run ahead and the last ones drain with the SM partly idle.  The
-    bound is the rate's interval over the projected cycles plus the lag and the drain.  Unsafe,
-    as wave sampling, for kernels whose CTAs do different work by CTA index, and for kernels
-    whose rate changes after the part measured (a late phase of different instructions)."""
+    issues at most the rate ``R`` it had over the interval, split among its CTAs by the weights
+    of their age ranks (the mean rate of the oldest, second oldest, ... CTA of the SMs at the
+    cut: equal when the CTAs run in step, falling off under a greedy scheduler), none above the
+    cap ``c`` (the fastest rate one of the SM's CTAs had: its instructions since it started,
+    less the lag ``L``, per cycle), after a dead time ``L`` from its start (where the line
+    through the kernel's instructions per CTA meets 0: the start-up latency).  The CTAs in
+    flight at the cut go on from their progress, the others are issued to the slots as they
+    free (one per SM per round, as GPGPU-Sim issues), and the kernel ends when the last CTA has
+    issued its instructions, plus the drain measured after the cut.  So CTAs that share an SM
+    evenly (a barrier per loop) run in step and a last partial wave costs a whole CTA time.
+    The bound is the rate's interval over the projected cycles, plus the lag, the drain and
+    what the cap adds (``tail_gap``: an SM left with few CTAs might run them at its full rate,
+    as a kernel limited by bandwidth would, which the interval cannot tell).  Scalar counters
+    grow as they did over the interval (:meth:`project_counters`).  Unsafe, as wave sampling,
+    for kernels whose CTAs do different work by CTA index, and for kernels whose rate changes
+    after the part measured: later waves that find in L2 what earlier ones loaded, a late phase
+    of different instructions (``docs/PERFORMANCE.md``: a loop of that kind is projected 38 %
+    too long); so it is off unless ``-gpgpusim_sampling_cta_interval 1``."""
 
     method = "interval"
 
@@ -245,7 +251,11 @@ class IntervalSampling:
         self.interval_start = pts[0][0]
         span = t - pts[0][0]
         a, z = self.per_core[k0], per_core
-        self.core_rate = [(z[i] - a[i]) / span for i in range(self.n_cores)]
+        rates_sm = [(z[i] - a[i]) / span for i in range(self.n_cores)]
+        busy = [r for r in rates_sm if r > 0]
+        # (an SM that issued nothing over the whole interval is given the others' mean rate,
+        # so that its CTAs are projected to end)
+        self.core_rate = [r if r > 0 else sum(busy) / len(busy) for r in rates_sm]
         self.cut_at = len(self.starts)
         return True
 
