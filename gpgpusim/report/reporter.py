@@ -526,8 +526,8 @@ def sampling_lines(stats: KernelStats) -> list[str]:
                 f"{c['ctas_projected']} CTAs never timed; waves of {c['wave_ctas']} CTAs)",
                 f"gpu_sim_cycle_projected = {stats.cycles} [projected +-{100 * s['cycles_bound_rel']:.2f} %, "
                 f"+-{s['cycles_bound']} cycles, 95 % interval of the rate, start-up, drain and tail]",
-                "gpgpusim_sampling_counters = projected (instructions exact; scalar counters of the detailed "
-                "part scaled by warp instructions; per-unit lists and histograms not included)"]
+                "gpgpusim_sampling_counters = projected (instructions exact; scalar counters grown per warp "
+                "instruction as over the measured interval; per-unit lists and histograms not included)"]
     if s.get("status") == "cta_projected":
         c = s["cta"]
         return [f"gpgpusim_sampling = cta_projected (CTA sampling: {c['ctas_detailed']} CTAs simulated in detail, "

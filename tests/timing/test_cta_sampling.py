@@ -186,3 +186,17 @@ def test_interval_sampling_cuts_the_first_wave_and_projects_the_rest():
     assert f.cycles == 21782 and s.cycles == 20085 and s.sampling["cycles_bound"] == 3327
     assert abs(s.cycles - f.cycles) <= s.sampling["cycles_bound"]
     assert s.counters["gpgpu_n_tot_w_icount"] == 82400
+
+
+def test_interval_sampled_kernel_is_marked_in_the_statistics_block():
+    from gpgpusim.report.reporter import sampling_lines
+    samp, _ = _run_loop(100, 100, "-gpgpusim_sampling cta", "-gpgpusim_sampling_cta_interval 1")
+    s = samp.report_stats
+    assert sampling_lines(s) == [
+        "gpgpusim_sampling = cta_projected (CTA sampling inside the first wave: the 64 CTAs issued were "
+        "timed for 5632 cycles and drained, then every CTA ran functionally; 36 CTAs never timed; "
+        "waves of 64 CTAs)",
+        "gpu_sim_cycle_projected = 20085 [projected +-16.56 %, +-3327 cycles, 95 % interval of the rate, "
+        "start-up, drain and tail]",
+        "gpgpusim_sampling_counters = projected (instructions exact; scalar counters grown per warp "
+        "instruction as over the measured interval; per-unit lists and histograms not included)"]
