@@ -14,7 +14,9 @@ instruction counts:
 
 * ``gpu_sim_cycle`` = launch latency (``-gpgpu_kernel_launch_latency``) + mean CPI x the launch's
   warp instructions, with a 95 % *prediction* interval for one new launch (Student's t over the
-  detailed launches' CPIs, ``t * s * sqrt(1 + 1/n)``) as its error bound;
+  detailed launches' CPIs, ``t * s * sqrt(1 + 1/n)``) as its error bound, plus the mean
+  relative bound of those detailed launches that CTA sampling projected in part (their cycles
+  carry that error into the group's);
 * the timing model's scalar counters (cache accesses and misses, DRAM reads and writes, stalls,
   memory-instruction counts, latency sums, ...): the group's count per warp instruction times the
   launch's warp instructions.  High-water marks (``max*``) and the per-unit lists, histograms and
@@ -85,6 +87,9 @@ class Sample:
     warp_insn: int
     cycles: int
     counters: dict[str, int]
+    #: the launch's own stated relative bound: 0 when every CTA was timed, else its CTA
+    #: sampling's (its ``cycles`` are then partly projected)
+    bound_rel: float = 0.0
 
 
 @dataclass
@@ -204,15 +209,15 @@ class KernelSampler:
         return None
 
     def record_detailed(self, key: tuple[Any, ...], uid: int, warp_insn: int, opcode_counts: dict[str, int],
-                        cycles: int, counters: dict[str, int]) -> Group:
+                        cycles: int, counters: dict[str, int], bound_rel: float = 0.0) -> Group:
         """A launch of ``key`` was simulated in detail: add it to its group (a new one when none
-        matches)."""
+        matches); ``bound_rel``: its own relative bound when CTA sampling projected part of it."""
         g = self.match(key, warp_insn, opcode_counts)
         if g is None:
             g = Group(len(self.groups) + 1, key[0], key[1], key[2], warp_insn, opcode_mix(opcode_counts))
             self.groups.append(g)
             self._by_key.setdefault(key, []).append(g)
-        g.samples.append(Sample(uid, warp_insn, cycles, counters))
+        g.samples.append(Sample(uid, warp_insn, cycles, counters, bound_rel))
         return g
 
     # ------------------------------------------------------------------ projection
@@ -222,7 +227,10 @@ class KernelSampler:
         cpi, _, pi_rel = self.estimate(g)
         work = cpi * warp_insn
         cycles = self.latency + int(round(work))
-        bound = int(math.ceil(pi_rel * work)) if math.isfinite(pi_rel) else cycles
+        # samples whose cycles were partly projected (CTA sampling) pass on their mean bound
+        used = g.used()
+        inherited = sum(s.bound_rel for s in used) / len(used) if used else 0.0
+        bound = int(math.ceil((pi_rel + inherited) * work)) if math.isfinite(pi_rel) else cycles
         w, totals = g.sums()
         counters = {name: int(round(total * warp_insn / w)) if w else 0 for name, total in totals.items()}
         counters["gpgpu_n_tot_thrd_icount"] = thread_insn

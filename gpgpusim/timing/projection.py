@@ -139,7 +139,7 @@ def sample_detailed(gpu: TimingGpu, run: KernelRun, report: Any, alone: bool) ->
     ks = gpu.ksampler
     if ks is not None and alone and run.sample_key is not None and report.cycles is not None:
         g = ks.record_detailed(run.sample_key, run.rec.uid, report.warp_insn, dict(report.opcode_counts),
-                               report.cycles, delta)
+                               report.cycles, delta, cta["cycles_bound_rel"] if cta is not None else 0.0)
         report.sampling = ks.detailed_info(g)
     else:
         report.sampling = {"mode": gpu.sampling_mode, "status": "detailed", "group": None}

@@ -230,3 +230,18 @@ def test_sampling_off_blocks_have_no_sampling_lines():
     blocks, doc = _reported(recs, gpu.config)
     assert not any(line.startswith("gpgpusim_sampling") for b in blocks for line in b)
     assert all(isinstance(k["counters"]["L1D_core_access"], list) for k in doc["kernels"])
+
+
+def test_a_group_of_cta_sampled_launches_passes_on_their_bound():
+    """Samples whose cycles CTA sampling partly projected (relative bounds 1 % and 3 %, the
+    warm-up's 5 % left out with it) add their mean bound, 2 %, to the group's prediction
+    interval; exact samples add nothing."""
+    exact, cta = (KernelSampler(tol=0.02, min_detailed=3, similar=0.1, latency=0) for _ in range(2))
+    key = exact.key("k", (4, 1, 1), (64, 1, 1))
+    for uid, (cyc, rel) in enumerate(((2500, 0.05), (2000, 0.01), (2000, 0.03)), 1):
+        ge = exact.record_detailed(key, uid, 1000, {"add": 10}, cyc, {})
+        gc = cta.record_detailed(key, uid, 1000, {"add": 10}, cyc, {}, rel)
+    cycles_e, bound_e, _ = exact.project(ge, 1000, 32000)
+    cycles_c, bound_c, _ = cta.project(gc, 1000, 32000)
+    assert cycles_e == cycles_c == 2000
+    assert bound_c == bound_e + 40
