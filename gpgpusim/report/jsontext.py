@@ -14,7 +14,7 @@ are written as ``json`` writes them.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 # the C string escaper json.dumps uses (ensure_ascii) and its C encoder (used when not indenting)
 from _json import encode_basestring_ascii as _str
@@ -31,22 +31,6 @@ def _float(v: float) -> str:
     if v == -_INF:
         return "-Infinity"
     return float.__repr__(v)
-
-
-def _key(k: Any) -> str:
-    if isinstance(k, str):
-        return _str(k)
-    if k is True:
-        return '"true"'
-    if k is False:
-        return '"false"'
-    if k is None:
-        return '"null"'
-    if isinstance(k, int):
-        return '"' + int.__repr__(k) + '"'
-    if isinstance(k, float):
-        return '"' + _float(k) + '"'
-    raise TypeError(f"keys must be str, int, float, bool or None, not {type(k).__name__}")
 
 
 def _scalar(v: Any) -> str | None:
@@ -66,11 +50,21 @@ def _scalar(v: Any) -> str | None:
     return None
 
 
+def _key(k: Any) -> str:
+    """A dict key as ``json`` writes it: a str as it is, a bool, None, int or float quoted."""
+    if isinstance(k, str):
+        return _str(k)
+    s = _scalar(k)
+    if s is None:
+        raise TypeError(f"keys must be str, int, float, bool or None, not {type(k).__name__}")
+    return '"' + s + '"'
+
+
 #: per depth: ``json``'s C encoder with the item separator of that depth's indentation
 _LEAF: dict[int, Any] = {}
 
 
-def _unserializable(o: Any) -> Any:
+def _unserializable(o: Any) -> NoReturn:
     raise TypeError(f"Object of type {o.__class__.__name__} is not JSON serializable")
 
 
@@ -103,7 +97,7 @@ def _put(v: Any, depth: int, out: list[str]) -> None:
     if not isinstance(v, _CONTAINERS):
         s = _scalar(v)
         if s is None:
-            raise TypeError(f"Object of type {type(v).__name__} is not JSON serializable")
+            _unserializable(v)
         out.append(s)
         return
     if not v:
