@@ -411,9 +411,9 @@ class IntervalSampling:
         part's ``detailed`` scaled by warp instructions."""
         rest = warp_insn - self.detailed_insn
         inside = [s for s in self.snapshots[:-1] if s[0] >= self.interval_start]
-        if inside and self.snapshots:
-            ta, ia, a = inside[0]
-            tz, iz, z = self.snapshots[-1]
+        if inside:
+            _ta, ia, a = inside[0]
+            _tz, iz, z = self.snapshots[-1]
             if iz > ia:
                 return {k: int(round((z.get(k, 0) - a.get(k, 0)) * rest / (iz - ia))) for k in detailed}
         scale = rest / self.detailed_insn if self.detailed_insn else 0.0

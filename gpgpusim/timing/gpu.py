@@ -358,9 +358,11 @@ class TimingGpu(Gpu):
         now = self.gpu_tot_sim_cycle + self.gpu_sim_cycle
         per_core = [c.n_warp_insn - b for c, b in zip(self.cores, self._interval_base, strict=True)]
         t = now - run.start_cycle
-        if cs.observe(t, per_core):
+        cut = cs.observe(t, per_core)
+        if cut or cs.want_counters():
             self._fold_core_counters()       # (idempotent: the counters as of now)
             cs.counters_at(t, sum(per_core), scalar_counters(self.stats.values))
+        if cut:
             resident = []
             for i, core in enumerate(self.cores):
                 for slot in core.ctas:
@@ -374,9 +376,6 @@ class TimingGpu(Gpu):
                 core.abandon(run)            # the warps in flight stop issuing and drain
             self._interval_run = None
             self._interval_next = _NEVER
-        elif cs.want_counters():
-            self._fold_core_counters()
-            cs.counters_at(t, sum(per_core), scalar_counters(self.stats.values))
 
     def _make_run(self, rec: KernelRecord) -> KernelRun:
         op = rec.op

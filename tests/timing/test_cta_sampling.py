@@ -42,7 +42,8 @@ def test_no_cut_once_fewer_ctas_are_left_than_were_issued():
     assert cs.cut_at is None
 
 
-def _run(n_ctas: int, sampling: str, *more: str) -> tuple[TimingGpu, object, np.ndarray]:
+def _run(n_ctas: int, sampling: str, *more: str, reps: int = 10) -> tuple[object, np.ndarray]:
+    """One launch of ADD_LOOP (``reps`` trips) on 2 SMs: its record and the output array."""
     cfg = load_config(None, overrides=["-gpgpu_n_clusters 2", "-gpgpu_kernel_launch_latency 50",
                                        f"-gpgpusim_sampling {sampling}", *more], env=False)
     g = GlobalMemory()
@@ -50,19 +51,18 @@ def _run(n_ctas: int, sampling: str, *more: str) -> tuple[TimingGpu, object, np.
     lm = load_module(ADD_LOOP, g)
     y = g.allocate(n_ctas * 64 * 4)
     g.write(y, np.arange(n_ctas * 64, dtype=np.uint32))
-    op = KernelLaunchOp(lm, "k", (n_ctas, 1, 1), (64, 1, 1), 0, struct.pack("<QI", y, 10), {"options": cfg},
+    op = KernelLaunchOp(lm, "k", (n_ctas, 1, 1), (64, 1, 1), 0, struct.pack("<QI", y, reps), {"options": cfg},
                         regs_per_thread=16, static_smem_bytes=0)
     rec = gpu.start_kernel(op, 0)
-    done: list = []
-    while not done:
-        done = gpu.advance()
+    while not gpu.advance():
+        pass
     assert rec.error is None
-    return gpu, rec, g.read(y, n_ctas * 64 * 4).view(np.uint32)
+    return rec, g.read(y, n_ctas * 64 * 4).view(np.uint32)
 
 
 def test_cta_sampling_projects_the_waves_left_to_the_functional_engine():
-    _, full, mem_full = _run(1280, "off")
-    _, samp, mem = _run(1280, "cta")
+    full, mem_full = _run(1280, "off")
+    samp, mem = _run(1280, "cta")
     # every CTA ran: memory and instruction counts exact
     assert (mem == np.arange(1280 * 64) + 10).all() and (mem == mem_full).all()
     f, s = full.report_stats, samp.report_stats
@@ -80,16 +80,16 @@ def test_cta_sampling_projects_the_waves_left_to_the_functional_engine():
 def test_a_grid_converging_past_its_middle_is_simulated_whole():
     """16 waves: the line is known after 572 CTAs were issued, when 452 are left (under
     half the grid): no cut, and the launch is the full simulation's, cycle for cycle."""
-    _, full, mem_full = _run(1024, "off")
-    _, samp, mem = _run(1024, "cta")
+    full, mem_full = _run(1024, "off")
+    samp, mem = _run(1024, "cta")
     assert (mem == mem_full).all()
     assert samp.report_stats.sampling["status"] == "detailed"
     assert samp.report_stats.cycles == full.report_stats.cycles == 27194
 
 
 def test_tail_in_detail_skips_the_middle_and_times_the_last_waves():
-    _, samp, mem = _run(1280, "cta")
-    _, tail, mem2 = _run(1280, "cta", "-gpgpusim_sampling_cta_tail detail")
+    samp, mem = _run(1280, "cta")
+    tail, mem2 = _run(1280, "cta", "-gpgpusim_sampling_cta_tail detail")
     assert (mem2 == mem).all() and (mem2 == np.arange(1280 * 64) + 10).all()
     c = tail.report_stats.sampling["cta"]
     # cut after 572 CTAs issued as above; the middle 640 CTAs run functionally and the last
@@ -153,28 +153,12 @@ def test_interval_sampling_eligible_grids():
     assert IntervalSampling.eligible(15 * 64 + 63, 64) and not IntervalSampling.eligible(16 * 64, 64)
 
 
-def _run_loop(n_ctas: int, reps: int, *more: str) -> tuple[object, np.ndarray]:
-    cfg = load_config(None, overrides=["-gpgpu_n_clusters 2", "-gpgpu_kernel_launch_latency 50", *more], env=False)
-    g = GlobalMemory()
-    gpu = TimingGpu(cfg, g, None)
-    lm = load_module(ADD_LOOP, g)
-    y = g.allocate(n_ctas * 64 * 4)
-    g.write(y, np.arange(n_ctas * 64, dtype=np.uint32))
-    op = KernelLaunchOp(lm, "k", (n_ctas, 1, 1), (64, 1, 1), 0, struct.pack("<QI", y, reps), {"options": cfg},
-                        regs_per_thread=16, static_smem_bytes=0)
-    rec = gpu.start_kernel(op, 0)
-    while not gpu.advance():
-        pass
-    assert rec.error is None
-    return rec, g.read(y, n_ctas * 64 * 4).view(np.uint32)
-
-
 def test_interval_sampling_cuts_the_first_wave_and_projects_the_rest():
     """100 CTAs of 2 warps on 2 SMs (64 a wave, 1.6 waves), 100 trips each: the rate is known
     in the first wave, the 64 CTAs in flight stop issuing and drain, every instruction still
     runs (memory and counts exact), and the projection's error is inside its bound."""
-    full, mem_full = _run_loop(100, 100, "-gpgpusim_sampling cta", "-gpgpusim_sampling_cta_interval 0")
-    samp, mem = _run_loop(100, 100, "-gpgpusim_sampling cta", "-gpgpusim_sampling_cta_interval 1")
+    full, mem_full = _run(100, "cta", "-gpgpusim_sampling_cta_interval 0", reps=100)
+    samp, mem = _run(100, "cta", "-gpgpusim_sampling_cta_interval 1", reps=100)
     assert (mem == np.arange(100 * 64) + 100).all() and (mem == mem_full).all()
     f, s = full.report_stats, samp.report_stats
     assert f.sampling["status"] == "detailed"          # 1.6 waves: no wave sampling
@@ -190,7 +174,7 @@ def test_interval_sampling_cuts_the_first_wave_and_projects_the_rest():
 
 def test_interval_sampled_kernel_is_marked_in_the_statistics_block():
     from gpgpusim.report.reporter import sampling_lines
-    samp, _ = _run_loop(100, 100, "-gpgpusim_sampling cta", "-gpgpusim_sampling_cta_interval 1")
+    samp, _ = _run(100, "cta", "-gpgpusim_sampling_cta_interval 1", reps=100)
     s = samp.report_stats
     assert sampling_lines(s) == [
         "gpgpusim_sampling = cta_projected (CTA sampling inside the first wave: the 64 CTAs issued were "

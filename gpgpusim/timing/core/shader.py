@@ -720,13 +720,18 @@ class ShaderCore(Component):
             cs = self.ctas[w.cta]
             w.kernel.device_launch(cs.cta_id, w.slot - cs.warps[0])
         if src.pc < 0:              # the warp's last instruction: it is functionally done
-            w.fdone = True
-            w.in_pipe -= len(w.ibuf)
-            w.ibuf = []
-            self.fetch_mask &= ~(1 << w.slot)
-            self.retire_mask |= 1 << w.slot
-            self.fetch_dirty = True
-            self._warp_exits_barrier(w)
+            self._functionally_done(w)
+
+    def _functionally_done(self, w: Warp) -> None:
+        """Warp ``w`` issues nothing more: its I-buffer is dropped, it is no longer fetched
+        for, it retires once what it has in flight completes, and it leaves its CTA's barriers."""
+        w.fdone = True
+        w.in_pipe -= len(w.ibuf)
+        w.ibuf = []
+        self.fetch_mask &= ~(1 << w.slot)
+        self.retire_mask |= 1 << w.slot
+        self.fetch_dirty = True
+        self._warp_exits_barrier(w)
 
     def abandon(self, kernel: Any) -> None:
         """CTA sampling's cut inside a wave: ``kernel``'s warps on this core issue nothing more
@@ -741,14 +746,9 @@ class ShaderCore(Component):
                 if not w.active or w.fdone:
                     continue
                 w.src.abandon()
-                w.fdone = True
-                w.in_pipe -= len(w.ibuf)
-                w.ibuf = []
                 if self.fetch_buf is not None and self.fetch_buf[0] == ws:
                     self.fetch_buf = None
-                self.fetch_mask &= ~(1 << ws)
-                self.retire_mask |= 1 << ws
-                self._warp_exits_barrier(w)
+                self._functionally_done(w)
         self.fetch_dirty = True
         if self.asleep:
             self.wake()
