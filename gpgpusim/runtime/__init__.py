@@ -95,13 +95,14 @@ def get_runtime() -> Any:
         if _runtime is None:
             # imported here: `gpgpusim run` imports this package (load_active_config) without
             # loading the runtime, the device and the report, which the first CUDA call needs
-            from gpgpusim import hostio
+            from gpgpusim import hostio, hostmem
             from gpgpusim.report import Reporter
 
             from .api import Runtime
 
             cfg = load_active_config()
             if "_gpgpusim_cudart" in sys.modules:      # inside an application: say what runs
+                hostmem.tune_malloc(os.environ)
                 hostio.out(startup_line(cfg) + "\n")
                 for note in unmodelled_notes(cfg):
                     hostio.err(note)
