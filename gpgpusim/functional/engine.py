@@ -177,10 +177,14 @@ class BatchedRun:
         issue = _issue
         last = self.last
         hold = self.hold
+        rows_d, rows = 0, ar
         while True:
             depth = ex.depth
             live = depth > 0
-            wpc = ex.spc[ar, np.maximum(depth - 1, 0)]
+            if ex.spc.shape[1] != rows_d:       # flat indices of the stacks' rows (a divergent branch may grow them)
+                rows_d = ex.spc.shape[1]
+                rows = ar * rows_d
+            wpc = ex.spc.reshape(-1)[rows + np.maximum(depth - 1, 0)]
             runnable = live & (ex.at_bar < 0)
             if hold is not None:
                 runnable &= ~hold

@@ -49,19 +49,47 @@ def _warp_masks(ex: Exec, lanes: np.ndarray | None, G: np.ndarray) -> np.ndarray
 
 
 def _reconverge(ex: Exec, G: np.ndarray) -> None:
-    spc, srpc, depth = ex.spc, ex.srpc, ex.depth
+    """Pop the stack entries of warps ``G`` whose pc has reached their reconvergence pc."""
+    D = ex.spc.shape[1]
+    spc, srpc, depth = ex.spc.reshape(-1), ex.srpc.reshape(-1), ex.depth
     while G.size:
-        t = depth[G] - 1
-        hit = spc[G, t] == srpc[G, t]
+        f = G * D + depth[G] - 1        # flat indices of the top entries (2-D fancy indexing costs twice as much)
+        hit = spc[f] == srpc[f]
         if not hit.any():
             return
         G = G[hit]
         depth[G] -= 1
 
 
-def _advance(ex: Exec, G: np.ndarray) -> None:
-    ex.spc[G, ex.depth[G] - 1] += 1
-    _reconverge(ex, G)
+def _advance(ex: Exec, G: np.ndarray, t: np.ndarray | None = None) -> None:
+    """Move warps ``G`` (top entries at depth index ``t``, computed when None) to the next
+    instruction, then reconverge."""
+    D = ex.spc.shape[1]
+    spc = ex.spc.reshape(-1)
+    f = G * D + (ex.depth[G] - 1 if t is None else t)
+    v = spc[f] + 1
+    spc[f] = v
+    hit = v == ex.srpc.reshape(-1)[f]
+    if hit.any():
+        H = G[hit]
+        ex.depth[H] -= 1
+        _reconverge(ex, H)
+
+
+def _group_lanes(ex: Exec, G: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """``_lanes_of(G, masks)``, kept for the last group of warps: inside a divergent region
+    instruction after instruction issues for the same warps with the same masks (the lanes are
+    read-only; a big group's comparison costs a few percent of building them again)."""
+    if G.size < 64:
+        return _lanes_of(G, masks)
+    last = ex.last_group
+    if last is not None and last[0].size == G.size and np.array_equal(last[0], G) \
+            and np.array_equal(last[1], masks):
+        return last[2]
+    sel = _lanes_of(G, masks)
+    sel.flags.writeable = False
+    ex.last_group = (G, masks, sel)
+    return sel
 
 
 def _push(ex: Exec, G: np.ndarray, pc: np.ndarray | int, rpc: np.ndarray | int, mask: np.ndarray) -> None:
@@ -142,7 +170,7 @@ def _issue(ex: Exec, G: np.ndarray, p: int) -> None:
     if G.size == ex.W and bool((masks == ex.init_masks).all()):
         sel = None if ex.dense else ex.valid_lanes    # every thread of every resident CTA
     else:
-        sel = _lanes_of(G, masks)
+        sel = _group_lanes(ex, G, masks)
     esel = _count(ex, d, p, G, G.size, sel)
     n = ex.N if esel is None else esel.size
     if G.size == 1:
@@ -159,13 +187,13 @@ def _issue(ex: Exec, G: np.ndarray, p: int) -> None:
         if kind == "alu":
             if n:
                 d.run(ex, esel)
-            _advance(ex, G)
+            _advance(ex, G, t)
         elif kind == "bra":
             _branch(ex, G, t, masks, esel, d.target, d.rpc, p)
         elif kind == "warp":
             if n:
                 d.run(ex, esel)
-            _advance(ex, G)
+            _advance(ex, G, t)
         elif kind == "bar":
             _barrier(ex, d, G, esel, sel)
         elif kind in ("exit", "kend"):
@@ -194,11 +222,11 @@ def _issue(ex: Exec, G: np.ndarray, p: int) -> None:
                 raise CudaError(Err.LaunchFailure,
                                 f"trap in {ex.prog.kernel.name} at {ex.prog.filename}:{d.line} "
                                 f"`{d.text}` by {ex.describe_lane(lane)}", sticky=True)
-            _advance(ex, G)
+            _advance(ex, G, t)
         elif kind == "unsup":
             if n:
                 raise NotSupportedError(d.extra, sticky=True)
-            _advance(ex, G)
+            _advance(ex, G, t)
         else:  # pragma: no cover - decode produces only the kinds above
             raise AssertionError(kind)
     except MemoryFault as f:

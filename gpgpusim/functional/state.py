@@ -213,6 +213,7 @@ class Exec:
         self.smask[:, 0] = np.packbits(valid, axis=1, bitorder="little").view("<u4").ravel()
         self.depth = np.ones(self.W, dtype=np.int64)
         self.init_masks = self.smask[:, 0].copy()
+        self.last_group: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None   # simt._group_lanes
         self.valid_lanes = np.flatnonzero(self.lane_t < self.T)
         self.exited = ~(self.lane_t < self.T)
         # barriers
