@@ -11,7 +11,7 @@ PKG = Path(__file__).resolve().parents[1] / "gpgpusim"
 
 #: layer of each top-level package or module (``(init)``: ``gpgpusim/__init__.py``)
 LAYER = {
-    "(init)": 0, "errors": 0, "hostio": 0,
+    "(init)": 0, "errors": 0, "hostio": 0, "hostmem": 0,
     "ptx": 1,
     "functional": 2,
     "options": 3, "native": 3, "ptxplus": 3,
