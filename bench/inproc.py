@@ -1,7 +1,8 @@
-"""The in-process set-up the speed benchmarks share (``timing_speed.py``, ``mem_speed.py``): a
-reference program's CUDA source compiled to PTX, loaded into a fresh performance-mode GPU with
-``N`` SMs and no launch latency, and one kernel launch simulated to its end in CPU seconds
-(start-up, PTX parsing and the CUDA shim left out)."""
+"""The in-process set-up the benchmarks share (``timing_speed.py``, ``mem_speed.py``,
+``feed_memory.py``, ``interval_sampling.py``): CUDA source compiled to PTX, loaded into a fresh
+performance-mode GPU with ``N`` SMs and no launch latency (unless an option sets one), and one
+kernel launch simulated to its end in CPU seconds (start-up, PTX parsing and the CUDA shim left
+out)."""
 
 from __future__ import annotations
 

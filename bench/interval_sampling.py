@@ -17,16 +17,9 @@ from __future__ import annotations
 
 import argparse
 import struct
-import time
 
 import numpy as np
-
-from gpgpusim.device.gpu import KernelLaunchOp
-from gpgpusim.functional.loader import load_module
-from gpgpusim.functional.memory import GlobalMemory
-from gpgpusim.options import load_config
-from gpgpusim.ptx import parse_ptx
-from gpgpusim.timing.gpu import TimingGpu
+from inproc import launch_op, simulate, timing_gpu, upload
 
 
 def _ptx(body: str, params: str) -> str:
@@ -95,29 +88,19 @@ CASES = ["add:448x300", "add:400x300", "add:700x200", "add:200x100", "add:100x50
 def run(kind: str, n_ctas: int, trips: int, interval: bool) -> tuple[object, np.ndarray, float]:
     """One launch; (its record, the output array, CPU seconds)."""
     sms, threads = (2, 64) if kind == "add" else (4, 128)
-    cfg = load_config(None, overrides=[f"-gpgpu_n_clusters {sms}", "-gpgpu_kernel_launch_latency 50",
-                                       "-gpgpusim_sampling cta",
-                                       f"-gpgpusim_sampling_cta_interval {int(interval)}"], env=False)
-    g = GlobalMemory()
-    gpu = TimingGpu(cfg, g, None)
-    lm = load_module(parse_ptx(ADD if kind == "add" else BAR, f"{kind}.ptx"), g)
-    y = g.allocate(n_ctas * threads * 4)
+    cfg, g, gpu, lm = timing_gpu(ADD if kind == "add" else BAR, f"{kind}.ptx", sms, "SM7_QV100",
+                                 ["-gpgpu_kernel_launch_latency 50", "-gpgpusim_sampling cta",
+                                  f"-gpgpusim_sampling_cta_interval {int(interval)}"])
     if kind == "add":
-        g.write(y, np.arange(n_ctas * threads, dtype=np.uint32))
+        (y,) = upload(g, np.arange(n_ctas * threads, dtype=np.uint32))
         params = struct.pack("<QI", y, trips)
     else:
-        x = g.allocate(262144 * 4)
-        g.write(x, np.arange(262144, dtype=np.uint32))
+        y, x = upload(g, np.zeros(n_ctas * threads, dtype=np.uint32), np.arange(262144, dtype=np.uint32))
         params = struct.pack("<QIIQ", y, trips, 0, x)
-    op = KernelLaunchOp(lm, "k", (n_ctas, 1, 1), (threads, 1, 1), 0, params, {"options": cfg},
-                        regs_per_thread=16, static_smem_bytes=0)
-    t0 = time.process_time()
-    rec = gpu.start_kernel(op, 0)
-    while not gpu.advance():
-        pass
+    rec, cpu = simulate(gpu, launch_op(lm, cfg, "k", (n_ctas, 1, 1), (threads, 1, 1), params, regs=16, smem=0))
     if rec.error is not None:
         raise SystemExit(f"{kind} {n_ctas}x{trips}: {rec.error}")
-    return rec, g.read(y, n_ctas * threads * 4).view(np.uint32), time.process_time() - t0
+    return rec, g.read(y, n_ctas * threads * 4).view(np.uint32), cpu
 
 
 def main() -> int:
