@@ -69,7 +69,7 @@ def _advance(ex: Exec, G: np.ndarray, t: np.ndarray | None = None) -> None:
     f = G * D + (ex.depth[G] - 1 if t is None else t)
     v = spc[f] + 1
     spc[f] = v
-    hit = v == ex.srpc.reshape(-1)[f]
+    hit = v == ex.srpc.reshape(-1)[f]     # _reconverge's first round, on the values in hand
     if hit.any():
         H = G[hit]
         ex.depth[H] -= 1

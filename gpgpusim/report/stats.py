@@ -283,7 +283,6 @@ class PerUnit:
         return out
 
 
-
 def _cache_block(c: str, indent: str, per_unit: PerUnit | None, extra: tuple[str, ...] = ()) -> list[Any]:
     rows: list[Any] = [Header(f"{c}_cache:", 1)] if indent else [Header(None, 1)]
     if per_unit is not None:

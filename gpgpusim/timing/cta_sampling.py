@@ -105,11 +105,16 @@ class CtaSampling:
         self.ci_rel = ci
         return True
 
+    def _rest(self) -> int:
+        """The CTAs whose timing is projected: the skipped middle (tail in detail), else every
+        CTA not issued when sampling stopped."""
+        assert self.cut_at is not None
+        return self.skip if self.tail == "detail" else self.n_ctas - self.cut_at
+
     def project(self, cycles: int, warp_insn: int = 0, detailed_insn: int = 0) -> tuple[int, int, int]:
         """(projected cycles, bound in cycles, CTAs projected) once the detailed part took
         ``cycles`` (the instruction counts are not needed here)."""
-        assert self.cut_at is not None
-        rest = self.skip if self.tail == "detail" else self.n_ctas - self.cut_at
+        rest = self._rest()
         extra = rest * self.rate
         bound = int(math.ceil(self.ci_rel * extra + 0.5 * self.rate * self.wave))
         return cycles + int(round(extra)), bound, rest
@@ -117,13 +122,12 @@ class CtaSampling:
     def project_counters(self, detailed: dict[str, int], warp_insn: int) -> dict[str, int]:
         """The projected CTAs' scalar counters: the detailed part's ``detailed``, scaled by
         remaining / detailed CTAs."""
-        rest = self.skip if self.tail == "detail" else self.n_ctas - (self.cut_at or 0)
+        rest = self._rest()
         scale = rest / (self.n_ctas - rest)
         return {k: int(round(v * scale)) for k, v in detailed.items()}
 
     def info(self, cycles: int, detailed_cycles: int, bound: int) -> dict[str, Any]:
-        assert self.cut_at is not None
-        rest = self.skip if self.tail == "detail" else self.n_ctas - self.cut_at
+        rest = self._rest()
         return {"method": "waves", "ctas_detailed": self.n_ctas - rest, "ctas_projected": rest, "tail": self.tail,
                 "wave_ctas": self.wave, "waves_timed": len(self.marks) / MARKS_PER_WAVE,
                 "cycles_per_wave": self.rate * self.wave, "wave_ci_rel": self.ci_rel,

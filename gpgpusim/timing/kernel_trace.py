@@ -337,8 +337,7 @@ class _WindowChunk:
 
         # the collector is off while the chunk runs (as for a whole chunk), but nothing is
         # promoted: what a run records lives for a window, not for the kernel
-        was = gc.isenabled()
-        gc.disable()
+        was = gc_pause()
         try:
             if not enough():
                 run.hold = hold
@@ -372,8 +371,7 @@ class _WindowChunk:
         self.pending = [[] for _ in range(ex.W)]
         self.ahead[:] = 0
         run.hold = None
-        was = gc.isenabled()
-        gc.disable()
+        was = gc_pause()
         try:
             run.run()
         finally:
