@@ -87,6 +87,10 @@ def _match_status(line: Line, sidx: int, is_write: bool) -> str | None:
     return None
 
 
+#: bound of a set-index memo (:meth:`Cache.set_index`): its entries are a hash of the line
+#: address, so an unbounded memo grows with the footprint (~70 bytes an entry)
+_SET_MEMO_MAX = 1 << 15
+
 class Cache:
     """A GPGPU-Sim data or read-only cache.
 
@@ -107,7 +111,7 @@ class Cache:
 
     def __init__(self, name: str, cfg: Any, stats_prefix: str = "", *, level: int = 1,
                  wr_percent: int = 0, set_index_addr: Callable[[int], int] | None = None,
-                 set_index_granule: int = 0,
+                 set_index_granule: int = 0, set_memo: dict[int, int] | None = None,
                  fetch_factory: Callable[..., MemFetch] | None = None, now_fn: Callable[[], int] | None = None,
                  l1_wrbk_type: str | None = None) -> None:
         self.name = name
@@ -155,7 +159,9 @@ class Cache:
         self._lru = make_replacement(cfg.replacement).by_last_access
         self._heap_cap = 2 * self.assoc + 16    # victim-heap size that triggers a rebuild (_push)
         self._reset_tag_array()
-        self._set_memo: dict[int, int] = {}
+        # ``addr >> _set_shift`` -> set (set_index); caches of one geometry and hashing (the
+        # L2 banks) may share one (``set_memo``), cleared at _SET_MEMO_MAX entries
+        self._set_memo: dict[int, int] = {} if set_memo is None else set_memo
         # a linear set index of the address itself (every L1): computed inline by access()
         self._linear_set = self.set_function == "L" and set_index_addr is None
         self._set_mask = self.nset - 1
@@ -205,7 +211,7 @@ class Cache:
         if s is None:
             a = addr if self.set_index_addr is None else self.set_index_addr(addr)
             s = hash_set_index(a, self.nset, self.line_log2, self.set_function)
-            if len(memo) >= 1 << 16:
+            if len(memo) >= _SET_MEMO_MAX:
                 memo.clear()
             memo[key] = s
         return s

@@ -88,11 +88,16 @@ def _reduce(block: int, seg: int, chunks: int) -> tuple[int, int]:
 
 
 #: coalesced transaction patterns by (lane offsets, lanes, size, arch, parts, atomic, sector):
-#: the transactions relative to the first lane's 128-byte line (a bounded table, cleared when
-#: full).  Coalescing is invariant under a shift by a multiple of 128 bytes (segments divide
-#: 128), and warps repeat a few patterns (consecutive words, a fixed stride), so each pattern
-#: is worked out once.
+#: the transactions relative to the first lane's 128-byte line.  Coalescing is invariant under
+#: a shift by a multiple of 128 bytes (segments divide 128), and warps repeat a few patterns
+#: (consecutive words, a fixed stride), so each pattern is worked out once.  The table is
+#: cleared when it holds _COALESCE_MAX patterns or _COALESCE_MAX_TX transactions: scattered
+#: accesses (atomics on a histogram, a gather) rarely repeat a pattern, and each of theirs
+#: holds up to 32 transactions (~5 KB with its key).
 _COALESCE_MEMO: dict[tuple, list[tuple[int, int, int, int, int]]] = {}
+_COALESCE_MAX = 4096
+_COALESCE_MAX_TX = 16384
+_coalesce_tx = 0        # transactions held by _COALESCE_MEMO
 
 
 def coalesce(lanes: np.ndarray, addrs: np.ndarray, size: int, arch: int, warp_parts: int,
@@ -108,11 +113,19 @@ def coalesce(lanes: np.ndarray, addrs: np.ndarray, size: int, arch: int, warp_pa
     key = (rel.tobytes(), lanes.tobytes(), size, arch, warp_parts, atomic, sector)
     pat = _COALESCE_MEMO.get(key)
     if pat is None:
-        if len(_COALESCE_MEMO) >= 8192:
-            _COALESCE_MEMO.clear()
-        pat = _COALESCE_MEMO[key] = _coalesce(lanes.tolist(), rel.tolist(), size, arch, warp_parts,
-                                              atomic, sector)
+        pat = _memo_pattern(key, _coalesce(lanes.tolist(), rel.tolist(), size, arch, warp_parts, atomic, sector))
     return [Access(base + r, s2, ch, bm, lm) for r, s2, ch, bm, lm in pat]
+
+
+def _memo_pattern(key: tuple, pat: list[tuple[int, int, int, int, int]]) -> list[tuple[int, int, int, int, int]]:
+    """Enter ``pat`` in _COALESCE_MEMO, clearing the table first when it is full."""
+    global _coalesce_tx
+    if len(_COALESCE_MEMO) >= _COALESCE_MAX or _coalesce_tx + len(pat) > _COALESCE_MAX_TX:
+        _COALESCE_MEMO.clear()
+        _coalesce_tx = 0
+    _COALESCE_MEMO[key] = pat
+    _coalesce_tx += len(pat)
+    return pat
 
 
 def _coalesce(ln: list[int], ad: list[int], size: int, arch: int, warp_parts: int,

@@ -139,6 +139,9 @@ class AddressDecoder:
 
     #: address bits above ``_low`` decoded by table in the split decoding
     _MID_BITS = 12
+    #: bound of the memos (cleared when full): they hold an entry (~200 bytes) per block of
+    #: the footprint, and a miss of the split decoding costs two lookups and an XOR
+    _MEMO_MAX = 1 << 13
 
     def partition_granule(self) -> int:
         """Bit position ``g`` such that :meth:`partition_address` keeps the address bits below
@@ -178,7 +181,7 @@ class AddressDecoder:
                 r = self._combined(base)
             else:
                 r = self._decode(base) + (self.partition_address(base),)
-            if len(memo) >= 1 << 16:
+            if len(memo) >= self._MEMO_MAX:
                 memo.clear()
             memo[key] = r
         return r
@@ -193,7 +196,7 @@ class AddressDecoder:
         if h is None:
             a = hi << split
             h = self._decode(a) + (self.partition_address(a),)
-            if len(self._hi) >= 1 << 16:
+            if len(self._hi) >= self._MEMO_MAX:
                 self._hi.clear()
             self._hi[hi] = h
         low = self._low

@@ -40,7 +40,8 @@ class SubPartition(Component):
     :meth:`idle_for` (its ports were free)."""
 
     def __init__(self, sp_id: int, cfg: Any, l2cfg: Any, set_index_addr: Any, stats: Any,
-                 set_index_granule: int = 0, decode: Any = None, clock: Clock | None = None) -> None:
+                 set_index_granule: int = 0, decode: Any = None, clock: Clock | None = None,
+                 set_memo: dict[int, int] | None = None) -> None:
         super().__init__(clock if clock is not None else Clock())
         self.id = sp_id
         # ``AddressDecoder.apply``: fills a fetch's chip / bank / row / column from its address
@@ -57,7 +58,7 @@ class SubPartition(Component):
         self.l2: Cache | None = None
         if l2cfg is not None:
             self.l2 = Cache(f"L2_bank_{sp_id:03d}", l2cfg, "L2", level=2, set_index_addr=set_index_addr,
-                            set_index_granule=set_index_granule,
+                            set_index_granule=set_index_granule, set_memo=set_memo,
                             fetch_factory=self._make_fetch, now_fn=lambda: self.now)
         self.tracker: set[MemFetch] = set()
         self.memcpy_offset = 0

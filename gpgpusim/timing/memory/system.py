@@ -72,8 +72,9 @@ class MemorySystem:
         #: the L2 and DRAM clocks' tick counters, shared by their components
         self.l2_clock = Clock()
         self.dram_clock = Clock()
+        l2_set_memo: dict[int, int] = {}      # one set-index memo for the banks (one hashing)
         self.subs = [SubPartition(i, cfg, l2cfg, part_addr, stats, self.granule, decode=self.addrdec.apply,
-                                  clock=self.l2_clock)
+                                  clock=self.l2_clock, set_memo=l2_set_memo)
                      for i in range(self.n_sp)]
         self.partitions = [MemoryPartition(p, cfg, self.subs[p * self.n_sub:(p + 1) * self.n_sub], params,
                                            clock=self.dram_clock)

@@ -325,3 +325,28 @@ def test_access_fetch_is_the_keyword_fetch():
         for f in MemFetch.__slots__:
             if f != "uid":
                 assert getattr(mf, f) == getattr(ref, f), f
+
+
+def test_coalesce_memo_is_bounded_by_transactions():
+    """Scattered accesses (each warp's 32 lanes on 32 lines, the pattern never repeated) fill
+    the coalescing memo with 32 transactions a pattern: the table is cleared before it holds
+    more than ``_COALESCE_MAX_TX`` transactions, and a repeated pattern is served from it
+    (the same transactions as worked out fresh)."""
+    from gpgpusim.timing.core import coalesce as C
+    rng = np.random.default_rng(3)
+    lanes = np.arange(32)
+    most = 0
+    for _ in range(3 * C._COALESCE_MAX_TX // 32):
+        addrs = (rng.integers(0, 1 << 20, 32) * 128 + 4).astype(np.uint64)
+        accs = C.coalesce(lanes, addrs, 4, 70, 1)
+        assert len(accs) == len({int(a) >> 7 for a in addrs})
+        most = max(most, sum(len(p) for p in C._COALESCE_MEMO.values()))
+    assert C._COALESCE_MAX_TX - 32 < most <= C._COALESCE_MAX_TX
+    assert C._coalesce_tx == sum(len(p) for p in C._COALESCE_MEMO.values())
+    stride = (0x40000 + 128 * lanes).astype(np.uint64)
+    first = [(a.addr, a.size, a.sector_mask, a.lanes) for a in C.coalesce(lanes, stride, 4, 70, 1)]
+    n = len(C._COALESCE_MEMO)
+    again = [(a.addr, a.size, a.sector_mask, a.lanes) for a in C.coalesce(lanes, stride + 0x1000, 4, 70, 1)]
+    assert len(C._COALESCE_MEMO) == n           # a hit: the pattern shifted by whole lines
+    assert again == [(a + 0x1000, s, m, lm) for a, s, m, lm in first]
+    assert sorted(a for a, *_ in first) == [0x40000 + 128 * i for i in range(32)]

@@ -369,3 +369,39 @@ def test_sleeping_sub_partitions_are_exact(monkeypatch, small_l2):
     assert ports == [(s.l2.stats.port_cycles, s.l2.stats.data_port_busy, s.l2.stats.fill_port_busy)
                      for s in keep2[0].subs]
     assert slept == sum(p[0] for p in ports) > 0
+
+
+def test_decoder_memo_is_bounded():
+    """The decoder's memo holds at most ``_MEMO_MAX`` blocks however large the footprint (it
+    is cleared when full), and decodes as before."""
+    dec = AddressDecoder.from_config(load_config(None, env=False, gpu="SM7_QV100"))
+    fresh = AddressDecoder.from_config(load_config(None, env=False, gpu="SM7_QV100"))
+    step = 1 << dec._low
+    most = 0
+    for i in range(3 * dec._MEMO_MAX):
+        a = 0x100000000 + i * step + (i % step)
+        assert dec.decode(a) == fresh.decode(a)
+        most = max(most, len(dec._memo))
+    assert most == dec._MEMO_MAX
+    assert len(fresh._memo) <= fresh._MEMO_MAX
+
+
+def test_l2_banks_share_one_bounded_set_memo(cfg):
+    """The L2 banks hash their sets the same way: one set-index memo for all of them, cleared
+    at ``_SET_MEMO_MAX`` entries, with the sets of the plain hash."""
+    from gpgpusim.report.stats import StatsRegistry
+    from gpgpusim.timing.cache import data as D
+    from gpgpusim.timing.cache import hash_set_index
+    from gpgpusim.timing.memory.system import MemorySystem
+    mem = MemorySystem(cfg, StatsRegistry(), 1)
+    l2s = [sp.l2 for sp in mem.subs]
+    assert len(l2s) > 1 and all(c._set_memo is l2s[0]._set_memo for c in l2s)
+    memo = l2s[0]._set_memo
+    most = 0
+    for i in range(D._SET_MEMO_MAX + 5000):
+        a = (0x10000000 + i * 128 * 7) & ~127
+        c = l2s[i % len(l2s)]
+        assert c.set_index(a) == hash_set_index(mem.addrdec.partition_address(a), c.nset, c.line_log2,
+                                                c.set_function)
+        most = max(most, len(memo))
+    assert most == D._SET_MEMO_MAX
