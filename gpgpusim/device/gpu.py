@@ -66,6 +66,11 @@ DEFAULT_SCHED_PER_CORE = 4
 DEFAULT_MAX_CONCURRENT_KERNEL = 128
 #: How many finished kernels ``Gpu.kernels`` remembers.
 KEEP_KERNEL_RECORDS = 4096
+#: How many of those, the most recent, keep ``report_stats.counters`` (the timing model's
+#: cumulative counters at the kernel's end, ~100-150 KB for an 80-SM GPU, which the reporter has
+#: printed by then); an older record's report_stats is a copy without them, so that a program
+#: of many launches does not hold thousands of them.
+KEEP_KERNEL_COUNTERS = 64
 #: Least cost of a kernel launch in functional mode (core cycles); keeps times positive.
 KERNEL_LAUNCH_CYCLES = 1
 
@@ -467,6 +472,12 @@ class Gpu:
         op.record = rec
         self._running.append(rec)
         self.kernels.append(rec)
+        if len(self.kernels) > KEEP_KERNEL_COUNTERS:
+            old = self.kernels[-KEEP_KERNEL_COUNTERS - 1]
+            rs = old.report_stats
+            if rs is not None and rs.counters:
+                # a copy: the reporter or the sampler may still hold the object itself
+                old.report_stats = dataclasses.replace(rs, counters={})
         return rec
 
     def advance(self) -> list[KernelRecord]:

@@ -140,6 +140,23 @@ def test_sampling_off_reports_no_marks_and_the_same_cycles():
     assert last["gpgpu_n_load_insn"] == full[-1].report_stats.counters["gpgpu_n_load_insn"] == 6 * 256
 
 
+def test_older_records_drop_their_counters_and_sampling_is_unchanged(monkeypatch):
+    """``Gpu.kernels`` keeps the cumulative counters of the last ``KEEP_KERNEL_COUNTERS``
+    records only (older ones hold a copy without them); kernel sampling keeps its own, so the
+    projected launches come out the same."""
+    import gpgpusim.device.gpu as device_gpu
+    reps = [20] * 6
+    _, whole, _ = _launches(reps, SAMPLE)
+    monkeypatch.setattr(device_gpu, "KEEP_KERNEL_COUNTERS", 2)
+    gpu, recs, mem = _launches(reps, SAMPLE)
+    assert (mem == 120).all()
+    assert [bool(r.report_stats.counters) for r in recs] == [False] * 4 + [True] * 2
+    assert [(r.cycles, r.report_stats.cycles, r.report_stats.sampling["status"]) for r in recs] == \
+        [(r.cycles, r.report_stats.cycles, r.report_stats.sampling["status"]) for r in whole]
+    assert recs[-1].report_stats.counters == whole[-1].report_stats.counters
+    assert [r.uid for r in gpu.kernels] == [r.uid for r in recs]
+
+
 def test_a_launch_outside_its_group_is_restored_and_simulated_in_detail():
     # launch 5 loops 3x longer: its functional run is undone (memory restored) and it is timed
     # in detail; the later launches of the first group are projected again
