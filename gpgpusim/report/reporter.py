@@ -36,7 +36,8 @@ import json
 import re
 import time
 import zlib
-from collections.abc import Callable
+from array import array
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +91,7 @@ class Reporter:
         self.tot_cycles = 0        # gpu_tot_sim_cycle
         self.tot_ctas = 0          # gpu_tot_issued_cta
         self.kernels: list[dict[str, Any]] = []
-        self.samples: list[dict[str, Any]] = []
+        self._samples = SampleLog()
         self.line_counts: dict[tuple[str, int], int] = {}
         self._prev_counters: dict[str, Any] = {}
         self._last_counters: dict[str, Any] = {}
@@ -360,7 +361,12 @@ class Reporter:
         """Record one periodic sample (every ``-gpgpu_runtime_stat`` cycles) for JSON/plots."""
         rec = {"cycle": cycle}
         rec.update(values)
-        self.samples.append(rec)
+        self._samples.append(rec)
+
+    @property
+    def samples(self) -> list[dict[str, Any]]:
+        """The periodic samples so far, in order (the JSON ``samples``)."""
+        return list(self._samples)
 
     # ---- PTX line statistics (C199) ---------------------------------------------------------
 
@@ -468,6 +474,44 @@ class Reporter:
 
 _PACKED_MARK = "@@gpgpusim-packed-counters-"
 _PACKED_RE = re.compile('"' + re.escape(_PACKED_MARK) + r'(\d+)@@"')
+
+
+class SampleLog:
+    """The periodic samples (``-gpgpu_runtime_stat``: one every few hundred cycles of the whole
+    run, a dozen counters each), kept compactly and read back as the dicts appended.  A run of
+    samples with the same keys and only ``int`` values is one ``array('q')`` of rows (8 bytes a
+    value, where a dict of them took ~900 bytes a sample); other samples are kept as they are."""
+
+    __slots__ = ("_parts", "_n")
+
+    def __init__(self) -> None:
+        #: (keys, flat rows) for int samples, or (None, the sample dict)
+        self._parts: list[tuple[tuple[str, ...] | None, Any]] = []
+        self._n = 0
+
+    def append(self, rec: dict[str, Any]) -> None:
+        self._n += 1
+        vals = tuple(rec.values())
+        if all(type(v) is int and -(1 << 63) <= v < 1 << 63 for v in vals):
+            keys = tuple(rec)
+            if self._parts and self._parts[-1][0] == keys:
+                self._parts[-1][1].extend(vals)
+            else:
+                self._parts.append((keys, array("q", vals)))
+        else:
+            self._parts.append((None, copy.deepcopy(rec)))
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for keys, data in self._parts:
+            if keys is None:
+                yield copy.deepcopy(data)
+                continue
+            n = len(keys)
+            for i in range(0, len(data), n):
+                yield dict(zip(keys, data[i:i + n].tolist(), strict=True))
 
 
 class _Packed:

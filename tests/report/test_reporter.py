@@ -436,3 +436,25 @@ def test_finished_kernels_counters_are_packed_and_the_file_is_unchanged(tmp_path
     doc = json.loads(out.read_text())
     assert [k["counters"]["mf_latency_sum"] for k in doc["kernels"]] == [1000, 1000, 1000]
     assert [k["counters"]["dram_channels"][0]["n_cmd"] for k in doc["kernels"]] == [1, 1, 1]
+
+
+def test_sample_log_keeps_samples_compactly_and_in_order():
+    """The periodic samples come back as the dicts appended, in order: runs of int samples
+    with the same keys share one array of rows; a bool, a float or a new key set starts a part
+    of its own."""
+    from gpgpusim.report.reporter import SampleLog
+    recs = [{"cycle": 500 * i, "insn": 32 * i, "active_warps": i % 3, "big": 1 << 40} for i in range(1, 6)]
+    recs.append({"cycle": 3000, "rate": 0.5})
+    recs.append({"cycle": 3500, "flag": True})
+    recs += [{"cycle": 4000 + i, "insn": -i, "active_warps": 0, "big": 1 << 62} for i in range(3)]
+    recs.append({"cycle": 5000, "huge": 1 << 70})
+    log = SampleLog()
+    for r in recs:
+        log.append(r)
+    assert len(log) == len(recs)
+    back = list(log)
+    assert back == recs
+    assert [type(v) for v in back[6].values()] == [int, bool]
+    assert [list(r) for r in back] == [list(r) for r in recs]          # key order kept
+    kinds = [(keys is None, len(data)) for keys, data in log._parts]
+    assert kinds == [(False, 20), (True, 2), (True, 2), (False, 12), (True, 2)]
