@@ -72,12 +72,15 @@ class Reporter:
     """Formats and emits the simulator's output through ``out`` (one call per line).
 
     Keeps the run's cumulative view (``gpu_tot_*``), the per-kernel records for JSON, and the
-    snapshot of the timing model's counters taken at the previous kernel end.
+    snapshot of the timing model's counters taken at the previous kernel end.  With
+    ``keep_kernels=False`` (no JSON will be written) only the current kernel's record is kept:
+    each finished one is folded into the run totals the exit line and :meth:`to_json`'s
+    ``totals`` need, so a program of millions of launches does not hold a record for each.
     """
 
     def __init__(self, cfg: Any, out: Callable[[str], None] | None = None,
                  clock: Callable[[], float] = time.perf_counter,
-                 out_lines: Callable[[list[str]], None] | None = None) -> None:
+                 out_lines: Callable[[list[str]], None] | None = None, keep_kernels: bool = True) -> None:
         self.cfg = cfg
         self.out = out or _default_out
         #: writes a whole block of lines at once (the statistics block: one write instead of
@@ -91,6 +94,8 @@ class Reporter:
         self.tot_cycles = 0        # gpu_tot_sim_cycle
         self.tot_ctas = 0          # gpu_tot_issued_cta
         self.kernels: list[dict[str, Any]] = []
+        self.keep_kernels = keep_kernels
+        self._folded = _Folded()       # the records dropped (keep_kernels False)
         self._samples = SampleLog()
         self.line_counts: dict[tuple[str, int], int] = {}
         self._prev_counters: dict[str, Any] = {}
@@ -225,6 +230,8 @@ class Reporter:
         if stats.line_counts:
             for key, n in stats.line_counts.items():
                 self.line_counts[key] = self.line_counts.get(key, 0) + n
+        if self.kernels and not self.keep_kernels:
+            self._folded.add(self.kernels.pop())
         if self.kernels:
             # the previous record is complete: its counters (the bulk of it, ~1 MB as Python
             # objects) are kept packed, so a run of thousands of launches stays small; a projected
@@ -395,7 +402,7 @@ class Reporter:
                 self.write_line_stats()
             except OSError as exc:
                 self.out(f"GPGPU-Sim: cannot write PTX line statistics: {exc}")
-        sampled = sampling_totals(self.kernels)
+        sampled = sampling_totals(self.kernels, self._folded)
         if sampled is not None:
             self.out(f"GPGPU-Sim: sampling ({sampled['mode']}): {sampled['launches_detailed']} launches in detail, "
                      f"{sampled['launches_projected']} projected, {sampled['launches_cta_sampled']} CTA-sampled; "
@@ -408,20 +415,22 @@ class Reporter:
 
     def to_json(self, run: dict[str, Any] | None = None) -> dict[str, Any]:
         """Per-kernel and total figures plus the config used (the ``-o stats.json`` content)."""
+        folded = self._folded
         totals: dict[str, Any] = {
-            "kernels": len(self.kernels), "gpu_tot_sim_insn": self.tot_insn, "functional_insn": self.tot_func_insn,
+            "kernels": folded.n + len(self.kernels), "gpu_tot_sim_insn": self.tot_insn,
+            "functional_insn": self.tot_func_insn,
             "gpgpu_n_tot_w_icount": self.tot_warp_insn, "gpu_tot_issued_cta": self.tot_ctas,
         }
         # the simulation time and rates exactly as last printed (nothing printed, nothing stored)
         totals.update(copy.deepcopy(self._printed))
-        if any("cycles" in k for k in self.kernels):
+        if folded.any_cycles or any("cycles" in k for k in self.kernels):
             totals["gpu_tot_sim_cycle"] = self.tot_cycles
-        mix: dict[str, int] = {}
+        mix = dict(folded.mix)
         for k in self.kernels:
             for op, n in k.get("opcode_counts", {}).items():
                 mix[op] = mix.get(op, 0) + n
         totals["opcode_counts"] = dict(sorted(mix.items()))
-        sampled = sampling_totals(self.kernels)
+        sampled = sampling_totals(self.kernels, folded)
         if sampled is not None:
             totals["sampling"] = sampled
         if self._last_counters:
@@ -588,24 +597,70 @@ def sampling_lines(stats: KernelStats) -> list[str]:
             f"{s['group_detailed']} of the group)"]
 
 
-def sampling_totals(kernels: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The JSON ``totals.sampling``: launches timed in detail and projected, the projected part
-    of ``gpu_tot_sim_cycle`` and its error bound (the sum of the launches' bounds: they share
-    their group's estimate, so the errors are not assumed to cancel); None when no kernel was
-    timed under sampling."""
-    marked = [k for k in kernels if "sampling" in k]
-    if not marked:
+class _Folded:
+    """What the run totals take from kernel records (:func:`sampling_totals`, the instruction
+    mix, the kernel count), summed over records folded in with :meth:`add`."""
+
+    __slots__ = ("n", "any_cycles", "mix", "cycles", "marked", "mode", "projected", "cta_sampled",
+                 "cycles_projected", "bound")
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.any_cycles = False
+        self.mix: dict[str, int] = {}
+        self.cycles = 0                 # every kernel's
+        self.marked = 0                 # kernels timed under sampling
+        self.mode: str | None = None    # the first marked kernel's sampling mode
+        self.projected = 0
+        self.cta_sampled = 0
+        self.cycles_projected = 0
+        self.bound = 0
+
+    def copy(self) -> _Folded:
+        c = _Folded()
+        for name in self.__slots__:
+            setattr(c, name, getattr(self, name))
+        c.mix = dict(self.mix)
+        return c
+
+    def add(self, k: dict[str, Any]) -> None:
+        self.n += 1
+        self.any_cycles = self.any_cycles or "cycles" in k
+        for op, n in k.get("opcode_counts", {}).items():
+            self.mix[op] = self.mix.get(op, 0) + n
+        self.cycles += int(k.get("cycles", 0))
+        s = k.get("sampling")
+        if s is None:
+            return
+        self.marked += 1
+        if self.mode is None:
+            self.mode = s.get("mode", "kernel")
+        status = s.get("status")
+        if status == "projected":
+            self.projected += 1
+            self.cycles_projected += int(k.get("cycles", 0))
+        elif status == "cta_projected":
+            self.cta_sampled += 1
+            self.cycles_projected += int(k["cycles"]) - int(s["cta"]["cycles_detailed"])
+        else:
+            return
+        self.bound += int(s.get("cycles_bound", 0))
+
+
+def sampling_totals(kernels: list[dict[str, Any]], folded: _Folded | None = None) -> dict[str, Any] | None:
+    """The JSON ``totals.sampling`` of the records ``kernels`` and those folded into ``folded``:
+    launches timed in detail and projected, the projected part of ``gpu_tot_sim_cycle`` and its
+    error bound (the sum of the launches' bounds: they share their group's estimate, so the
+    errors are not assumed to cancel); None when no kernel was timed under sampling."""
+    f = _Folded() if folded is None else folded.copy()
+    for k in kernels:
+        f.add(k)
+    if not f.marked:
         return None
-    proj = [k for k in marked if k["sampling"].get("status") == "projected"]
-    part = [k for k in marked if k["sampling"].get("status") == "cta_projected"]
-    bound = sum(int(k["sampling"].get("cycles_bound", 0)) for k in proj + part)
-    total = sum(int(k.get("cycles", 0)) for k in kernels)
-    return {"mode": marked[0]["sampling"].get("mode", "kernel"),
-            "launches_detailed": len(marked) - len(proj) - len(part), "launches_projected": len(proj),
-            "launches_cta_sampled": len(part),
-            "cycles_projected": sum(int(k.get("cycles", 0)) for k in proj)
-            + sum(int(k["cycles"]) - int(k["sampling"]["cta"]["cycles_detailed"]) for k in part),
-            "cycles_bound": bound, "cycles_bound_rel": bound / total if total else 0.0}
+    return {"mode": f.mode, "launches_detailed": f.marked - f.projected - f.cta_sampled,
+            "launches_projected": f.projected, "launches_cta_sampled": f.cta_sampled,
+            "cycles_projected": f.cycles_projected,
+            "cycles_bound": f.bound, "cycles_bound_rel": f.bound / f.cycles if f.cycles else 0.0}
 
 
 def _gpu_label(cfg: Any) -> str | None:

@@ -106,8 +106,10 @@ def get_runtime() -> Any:
                 hostio.out(startup_line(cfg) + "\n")
                 for note in unmodelled_notes(cfg):
                     hostio.err(note)
+            # the per-kernel records are kept for the JSON file only (-o)
             reporter = Reporter(cfg, lambda line: hostio.out(line + "\n"),
-                                out_lines=lambda lines: hostio.out("".join(f"{ln}\n" for ln in lines)))
+                                out_lines=lambda lines: hostio.out("".join(f"{ln}\n" for ln in lines)),
+                                keep_kernels=bool(os.environ.get("GPGPUSIM_STATS_JSON")))
             _runtime = Runtime(cfg, reporter=reporter)
             if "_gpgpusim_cudart" in sys.modules:      # inside an application (the shim)
                 from gpgpusim.device import interrupt

@@ -188,6 +188,29 @@ def _reported(recs: list, cfg, path=None) -> tuple[list[list[str]], dict]:
     return blocks, json.loads(path.read_text())
 
 
+def test_a_reporter_without_kernel_records_prints_and_totals_the_same():
+    """``keep_kernels=False`` (a run without ``-o``) holds the current kernel's record only;
+    every block, the exit lines and the JSON totals (kernel count, cycles, instruction mix,
+    sampling totals) are the same as with every record kept."""
+    reps = [10, 10, 10, 10, 30, 10, 10]
+    gpu, samp, _ = _launches(reps, SAMPLE)
+    runs = []
+    for keep in (True, False):
+        lines: list[str] = []
+        rep = Reporter(gpu.config, out=lines.append, clock=lambda: 0.0, keep_kernels=keep)
+        for r in samp:
+            rep.kernel_end(r.report_stats)
+        kept = len(rep.kernels)
+        rep.exit()
+        runs.append((lines, rep.to_json()["totals"], kept))
+    (lines, totals, kept), (lines2, totals2, kept2) = runs
+    assert (kept, kept2) == (len(reps), 1)
+    assert lines2 == lines
+    assert totals2 == totals
+    assert totals["kernels"] == len(reps) and totals["sampling"]["launches_projected"] >= 2
+    assert any(ln.startswith("GPGPU-Sim: sampling (kernel)") for ln in lines)
+
+
 def test_a_projected_launch_prints_a_compact_block_of_the_projected_counters(tmp_path):
     reps = [10, 10, 10, 10, 30, 10]
     gpu, samp, _ = _launches(reps, SAMPLE)
