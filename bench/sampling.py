@@ -14,13 +14,14 @@ each as an ordinary ``gpgpusim run`` of the unmodified binary, and compares the 
 
     python3 bench/sampling.py                       # build, run every program both ways, print
     python3 bench/sampling.py --programs stencil    # some of them
+    python3 bench/sampling.py --programs stencil_long   # 1,000 launches (not in the default set)
     python3 bench/sampling.py --no-run              # re-print from the last runs' JSON
     python3 bench/sampling.py --kernels             # also the per-kernel table
     python3 bench/sampling.py --mode full           # only the full runs (or --mode sampled)
     python3 bench/sampling.py --mode sampled --tag tail --sampled-set=-gpgpusim_sampling_cta_tail=detail
 
 Programs: ``bench/sampling/*.cu`` (built with ``nvcc -cudart shared -O2`` into
-``bench/build/sampling/bin/``) and two of ``apps/``; runs in ``bench/build/sampling/<program>/
+``bench/build/sampling/bin/``) and two of ``apps/``, and when named, :data:`LONG`'s; runs in ``bench/build/sampling/<program>/
 {full,sampled}/`` (``stats.json``, ``stdout.txt``, ``stderr.txt``, ``run.json`` with the wall
 time).  The table is also written to ``bench/results/sampling-<time>.md``.
 """
