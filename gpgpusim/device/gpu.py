@@ -64,8 +64,9 @@ DEFAULT_CORE_MHZ = 1132.0
 DEFAULT_N_SM = 80
 DEFAULT_SCHED_PER_CORE = 4
 DEFAULT_MAX_CONCURRENT_KERNEL = 128
-#: How many finished kernels ``Gpu.kernels`` remembers.
-KEEP_KERNEL_RECORDS = 4096
+#: How many finished kernels ``Gpu.kernels`` remembers (~3.5 KB a record with its launch op and
+#: statistics; nothing in the simulator reads old ones).
+KEEP_KERNEL_RECORDS = 1024
 #: How many of those, the most recent, keep ``report_stats.counters`` (the timing model's
 #: cumulative counters at the kernel's end, ~100-150 KB for an 80-SM GPU, which the reporter has
 #: printed by then); an older record's report_stats is a copy without them, so that a program
