@@ -91,6 +91,7 @@ def _match_status(line: Line, sidx: int, is_write: bool) -> str | None:
 #: address, so an unbounded memo grows with the footprint (~70 bytes an entry)
 _SET_MEMO_MAX = 1 << 15
 
+
 class Cache:
     """A GPGPU-Sim data or read-only cache.
 
