@@ -402,7 +402,7 @@ class Reporter:
                 self.write_line_stats()
             except OSError as exc:
                 self.out(f"GPGPU-Sim: cannot write PTX line statistics: {exc}")
-        sampled = sampling_totals(self.kernels, self._folded)
+        sampled = self._run_totals().sampling()
         if sampled is not None:
             self.out(f"GPGPU-Sim: sampling ({sampled['mode']}): {sampled['launches_detailed']} launches in detail, "
                      f"{sampled['launches_projected']} projected, {sampled['launches_cta_sampled']} CTA-sampled; "
@@ -415,22 +415,18 @@ class Reporter:
 
     def to_json(self, run: dict[str, Any] | None = None) -> dict[str, Any]:
         """Per-kernel and total figures plus the config used (the ``-o stats.json`` content)."""
-        folded = self._folded
+        run_totals = self._run_totals()
         totals: dict[str, Any] = {
-            "kernels": folded.n + len(self.kernels), "gpu_tot_sim_insn": self.tot_insn,
+            "kernels": run_totals.n, "gpu_tot_sim_insn": self.tot_insn,
             "functional_insn": self.tot_func_insn,
             "gpgpu_n_tot_w_icount": self.tot_warp_insn, "gpu_tot_issued_cta": self.tot_ctas,
         }
         # the simulation time and rates exactly as last printed (nothing printed, nothing stored)
         totals.update(copy.deepcopy(self._printed))
-        if folded.any_cycles or any("cycles" in k for k in self.kernels):
+        if run_totals.any_cycles:
             totals["gpu_tot_sim_cycle"] = self.tot_cycles
-        mix = dict(folded.mix)
-        for k in self.kernels:
-            for op, n in k.get("opcode_counts", {}).items():
-                mix[op] = mix.get(op, 0) + n
-        totals["opcode_counts"] = dict(sorted(mix.items()))
-        sampled = sampling_totals(self.kernels, folded)
+        totals["opcode_counts"] = dict(sorted(run_totals.mix.items()))
+        sampled = run_totals.sampling()
         if sampled is not None:
             totals["sampling"] = sampled
         if self._last_counters:
@@ -451,6 +447,13 @@ class Reporter:
         if run:
             doc["run"] = run
         return doc
+
+    def _run_totals(self) -> _Folded:
+        """The records folded so far and the records kept, summed."""
+        f = self._folded.copy()
+        for k in self.kernels:
+            f.add(k)
+        return f
 
     def write_json(self, path: str | Path, run: dict[str, Any] | None = None) -> None:
         """Write :meth:`to_json` as indented JSON, streaming the packed per-kernel counters
@@ -598,8 +601,8 @@ def sampling_lines(stats: KernelStats) -> list[str]:
 
 
 class _Folded:
-    """What the run totals take from kernel records (:func:`sampling_totals`, the instruction
-    mix, the kernel count), summed over records folded in with :meth:`add`."""
+    """What the run totals take from kernel records (the kernel count, the instruction mix,
+    :meth:`sampling`), summed over records folded in with :meth:`add`."""
 
     __slots__ = ("n", "any_cycles", "mix", "cycles", "marked", "mode", "projected", "cta_sampled",
                  "cycles_projected", "bound")
@@ -646,21 +649,17 @@ class _Folded:
             return
         self.bound += int(s.get("cycles_bound", 0))
 
-
-def sampling_totals(kernels: list[dict[str, Any]], folded: _Folded | None = None) -> dict[str, Any] | None:
-    """The JSON ``totals.sampling`` of the records ``kernels`` and those folded into ``folded``:
-    launches timed in detail and projected, the projected part of ``gpu_tot_sim_cycle`` and its
-    error bound (the sum of the launches' bounds: they share their group's estimate, so the
-    errors are not assumed to cancel); None when no kernel was timed under sampling."""
-    f = _Folded() if folded is None else folded.copy()
-    for k in kernels:
-        f.add(k)
-    if not f.marked:
-        return None
-    return {"mode": f.mode, "launches_detailed": f.marked - f.projected - f.cta_sampled,
-            "launches_projected": f.projected, "launches_cta_sampled": f.cta_sampled,
-            "cycles_projected": f.cycles_projected,
-            "cycles_bound": f.bound, "cycles_bound_rel": f.bound / f.cycles if f.cycles else 0.0}
+    def sampling(self) -> dict[str, Any] | None:
+        """The JSON ``totals.sampling``: launches timed in detail and projected, the projected
+        part of ``gpu_tot_sim_cycle`` and its error bound (the sum of the launches' bounds: they
+        share their group's estimate, so the errors are not assumed to cancel); None when no
+        kernel was timed under sampling."""
+        if not self.marked:
+            return None
+        return {"mode": self.mode, "launches_detailed": self.marked - self.projected - self.cta_sampled,
+                "launches_projected": self.projected, "launches_cta_sampled": self.cta_sampled,
+                "cycles_projected": self.cycles_projected,
+                "cycles_bound": self.bound, "cycles_bound_rel": self.bound / self.cycles if self.cycles else 0.0}
 
 
 def _gpu_label(cfg: Any) -> str | None:
