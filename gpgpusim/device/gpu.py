@@ -148,7 +148,6 @@ class KernelLaunchOp(Op):
         self.dyn_smem_bytes = dyn_smem_bytes
         self.params = bytes(params)
         self.launch_kwargs = dict(launch_kwargs or {})
-        self.record: KernelRecord | None = None
         self.uid = 0          # kernel_launch_uid, given when pushed on a stream
         self.stream_id = 0    # kernel_stream_id (0 = legacy default stream)
         # dynamic parallelism while the parent runs (performance mode, runtime.streams): the
@@ -162,7 +161,6 @@ class KernelLaunchOp(Op):
     def clone(self) -> KernelLaunchOp:
         new = super().clone()
         assert isinstance(new, KernelLaunchOp)
-        new.record = None
         new.uid = 0
         new.cdp_parent, new.cdp_running, new.cdp_waiting, new.cdp_streams = None, 0, False, {}
         new.launch_kwargs = dict(self.launch_kwargs)
@@ -470,7 +468,8 @@ class Gpu:
             self.announce_kernel(op)
         rec = KernelRecord(op.uid, op.kernel, op.stream_id if stream_id is None else stream_id,
                            op.grid, op.block, op, start_cycles=self.now_cycles)
-        op.record = rec
+        # (the op does not point back at its record: such a cycle per launch would outlive this
+        # deque until a full collection, which long simulations seldom make)
         self._running.append(rec)
         self.kernels.append(rec)
         if len(self.kernels) > KEEP_KERNEL_COUNTERS:
