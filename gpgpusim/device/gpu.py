@@ -111,6 +111,8 @@ class Op:
         self.stream: Any = None           # the Stream it was enqueued on
         self.seq = 0                      # global enqueue order (tie-break, debugging)
         self.complete_cycles: int | None = None
+        self.queued = False               # counted in its stream manager's queue depth
+        self.held_bytes = 0               # staged host data it holds until it completes
 
     def clone(self) -> Op:
         new = type(self).__new__(type(self))

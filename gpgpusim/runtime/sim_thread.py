@@ -36,6 +36,8 @@ class SimThreadMixin:
     _stream_uids: itertools.count[int]
     _seq: itertools.count[int]
     _host_funcs_running: int
+    _queued: int
+    _staged: int
     _stop: bool
     sticky_error: CudaError | None
     _async_error: CudaError | None
@@ -71,6 +73,10 @@ class SimThreadMixin:
                     self.sticky_error = error
             elif self._async_error is None:
                 self._async_error = error
+        if op.queued:
+            op.queued = False
+            self._queued -= 1
+            self._staged -= op.held_bytes
         s = op.stream
         if s.ops and s.ops[0] is op:
             s.ops.popleft()

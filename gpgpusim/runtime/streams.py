@@ -4,8 +4,8 @@ GPGPU-Sim counterpart: ``stream_manager`` / ``CUstream_st`` / ``CUevent_st`` and
 ``gpgpu_sim_thread_concurrent`` (checklist C040, C041, C047–C056).  Every kernel launch, copy,
 memset, event record, wait and host function is an operation (:mod:`gpgpusim.device.gpu`)
 pushed onto a stream; one background simulation thread, started on first use, executes them on
-the :class:`~gpgpusim.device.gpu.Gpu`.  Host threads block only where CUDA blocks
-(synchronise calls), never while enqueueing.
+the :class:`~gpgpusim.device.gpu.Gpu`.  Host threads block only where CUDA blocks:
+synchronising calls, and enqueueing into a full queue.
 
 :class:`StreamManager` is this module with two mixins: stream capture
 (:mod:`gpgpusim.runtime.stream_capture`) and the simulation thread
@@ -48,6 +48,10 @@ Semantics (CUDA's, where GPGPU-Sim differs it is noted):
 - Copies follow CUDA's pageable-memory rules: a host-to-device copy from pageable memory is
   staged when enqueued; a device-to-host copy into pageable memory returns once done.
 - Launches of one executable graph are ordered after each other, whatever their streams.
+- The queue is bounded: a host thread that enqueues while ``QUEUE_DEPTH`` operations, or
+  ``QUEUE_STAGED_BYTES`` of staged host data, wait in the streams blocks until the simulation
+  thread has completed enough of them (CUDA's full launch queue).  The results and statistics
+  do not depend on it; only how far ahead of the simulation the host program may run.
 """
 
 from __future__ import annotations
@@ -94,6 +98,14 @@ from gpgpusim.runtime.stream_state import (
 
 #: How often a blocked host thread checks that the simulation thread is still alive (s).
 _WATCHDOG_S = 0.5
+#: How many operations may wait in the streams before a host thread that enqueues another
+#: blocks until one completes.  CUDA blocks a launching thread once its launch queue is full
+#: (about a thousand pending launches); here it bounds the memory of a program that runs far
+#: ahead of the simulation (each queued launch holds its op, parameters and later its record).
+QUEUE_DEPTH = 1024
+#: How many bytes of staged pageable host data (asynchronous host-to-device copies, snapshotted
+#: when enqueued) may wait in the streams before a host thread that enqueues more blocks.
+QUEUE_STAGED_BYTES = 64 << 20
 
 
 class StreamManager(CaptureMixin, SimThreadMixin):
@@ -126,6 +138,8 @@ class StreamManager(CaptureMixin, SimThreadMixin):
         self._closed = False
         self._tls = threading.local()
         self._captures: list[Capture] = []             # begun and not yet ended
+        self._queued = 0            # operations _push queued, not yet completed (QUEUE_DEPTH)
+        self._staged = 0            # bytes of their staged host data (QUEUE_STAGED_BYTES)
 
     # ================================================================ helpers
     def _check_caller(self, what: str) -> None:
@@ -249,9 +263,19 @@ class StreamManager(CaptureMixin, SimThreadMixin):
             if not stream.ops:
                 self._active.remove(stream)
 
+    def _throttle(self) -> None:
+        """Block (lock held) while the streams hold ``QUEUE_DEPTH`` operations or
+        ``QUEUE_STAGED_BYTES`` of staged data (see the module docstring)."""
+        self._wait(lambda: self._closed or (self._queued < QUEUE_DEPTH
+                                            and self._staged < QUEUE_STAGED_BYTES))
+
     def enqueue(self, handle: int | None, op: Op, per_thread: bool = False, *,
-                stage: bool = True, sync: bool = False, what: str | None = None) -> Op:
+                stage: bool = True, sync: bool = False, what: str | None = None,
+                throttle: bool = True) -> Op:
         """Push ``op`` on a stream (or into its capture graph); returns ``op``.
+
+        First, with ``throttle``, wait while the queue is full (:meth:`_throttle`; a graph
+        launch waits once, before its first operation, so that its operations go in together).
 
         With ``stage`` (API calls; graph replays pass False), an asynchronous copy follows
         CUDA's pageable-memory rules (:meth:`Gpu.stage_host_copy`): a pageable source is
@@ -266,6 +290,8 @@ class StreamManager(CaptureMixin, SimThreadMixin):
         self._check_caller(name)
         wait = False
         with self._lock:
+            if throttle:
+                self._throttle()
             if self._closed:
                 raise CudaError(Err.CudartUnloading, "the CUDA runtime is shutting down")
             # no sticky check here: an asynchronous call never reports a fault (which may or may
@@ -290,7 +316,11 @@ class StreamManager(CaptureMixin, SimThreadMixin):
             elif sync:
                 wait = self.gpu.sync_call_waits(op)
             elif stage:
+                src = getattr(op, "src", None)
                 wait = self.gpu.stage_host_copy(op)
+                staged = getattr(op, "src", None)
+                if staged is not None and staged is not src:    # snapshotted: held while queued
+                    op.held_bytes = len(staged)
             self._push(stream, op)
             if wait:
                 self._wait(lambda: op.done or self.sticky_error is not None)
@@ -320,6 +350,9 @@ class StreamManager(CaptureMixin, SimThreadMixin):
             op.deps.extend(self._tails([self.legacy]))
         op.stream = stream
         op.seq = next(self._seq)
+        op.queued = True
+        self._queued += 1
+        self._staged += op.held_bytes
         stream.ops.append(op)
         stream.last_op = op
         self._ensure_thread()
@@ -553,6 +586,7 @@ class StreamManager(CaptureMixin, SimThreadMixin):
         launch, whatever the streams): a barrier op waits for the previous launch's last op.
         """
         with self._lock:
+            self._throttle()
             gexec = self.graphs.get_exec(exec_handle)
             stream = self._resolve(handle, per_thread)
             prev = gexec.last_op
@@ -560,7 +594,7 @@ class StreamManager(CaptureMixin, SimThreadMixin):
                     and prev.stream is not stream:
                 barrier = EmptyOp()
                 barrier.deps.append(prev)
-                self.enqueue(handle, barrier, per_thread)
+                self.enqueue(handle, barrier, per_thread, throttle=False)
             for template in gexec.ops:
                 op = template.clone()
                 if isinstance(op, EventRecordOp) and op.event.handle in self._events:
@@ -569,7 +603,7 @@ class StreamManager(CaptureMixin, SimThreadMixin):
                 if isinstance(op, WaitEventOp) and op.event.handle in self._events:
                     self.stream_wait_event(handle, op.event.handle, per_thread=per_thread)
                     continue
-                self.enqueue(handle, op, per_thread, stage=False)
+                self.enqueue(handle, op, per_thread, stage=False, throttle=False)
             if stream.capture is None:
                 gexec.last_op = stream.last_op
 

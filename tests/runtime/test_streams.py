@@ -635,6 +635,48 @@ def test_pageable_copies_follow_cuda_staging_rules():
     assert mgr.shutdown(TIMEOUT_S)
 
 
+def test_a_full_queue_blocks_the_enqueueing_thread_until_work_completes(monkeypatch):
+    """``QUEUE_DEPTH`` operations waiting in the streams block the next enqueue (CUDA's full
+    launch queue), whichever stream it goes to; so do ``QUEUE_STAGED_BYTES`` of staged
+    pageable data.  Completing work lets the host go on; the results are the same."""
+    from gpgpusim.functional.memory import GlobalMemory
+    import gpgpusim.runtime.streams as streams_mod
+    monkeypatch.setattr(streams_mod, "QUEUE_DEPTH", 4)
+    monkeypatch.setattr(streams_mod, "QUEUE_STAGED_BYTES", 64)
+    gmem = GlobalMemory()
+    mgr = StreamManager(Gpu(None, gmem, launch_fn=FakeLauncher()))
+    s, other = mgr.create_stream(), mgr.create_stream(STREAM_NON_BLOCKING)
+    dev = gmem.allocate(128)
+    g = gate(mgr, s)                                    # 1 queued (the gate's host function)
+    for i in range(3):                                  # 4 queued
+        mgr.enqueue(s, MemsetOp(dev + i, i + 1, 1))
+    t = threading.Thread(target=mgr.enqueue, args=(other, MemsetOp(dev + 3, 4, 1)))
+    t.start()
+    t.join(0.2)
+    assert t.is_alive() and mgr._queued == 4            # blocked, though its stream is idle
+    g.set()
+    t.join(TIMEOUT_S)
+    assert not t.is_alive()
+    mgr.synchronize_device()
+    assert gmem.read(dev, 4).tolist() == [1, 2, 3, 4] and mgr._queued == 0
+    # staged bytes: a 48-byte pageable copy waits, the next one (96 > 64 bytes) blocks
+    g = gate(mgr, s)
+    host = np.arange(96, dtype=np.uint8)
+    mgr.enqueue(s, MemcpyOp(dev, host.ctypes.data, 48, MemcpyKind.HostToDevice))
+    mgr.enqueue(s, MemcpyOp(dev + 48, host[48:].ctypes.data, 48, MemcpyKind.HostToDevice))
+    assert mgr._staged == 96
+    t = threading.Thread(target=mgr.enqueue, args=(s, MemsetOp(dev + 100, 7, 1)))
+    t.start()
+    t.join(0.2)
+    assert t.is_alive()
+    g.set()
+    t.join(TIMEOUT_S)
+    mgr.synchronize_device()
+    assert not t.is_alive() and mgr._staged == 0 and mgr._queued == 0
+    assert gmem.read(dev, 96).tolist() == host.tolist() and gmem.read(dev + 100, 1).tolist() == [7]
+    assert mgr.shutdown(TIMEOUT_S)
+
+
 def test_overlapping_device_to_device_copy(env):
     mgr, gpu, _ = env
     gpu.gmem.buf[:16] = np.arange(16, dtype=np.uint8)
