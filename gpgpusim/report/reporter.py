@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 import time
 import zlib
 from array import array
@@ -72,10 +71,11 @@ class Reporter:
     """Formats and emits the simulator's output through ``out`` (one call per line).
 
     Keeps the run's cumulative view (``gpu_tot_*``), the per-kernel records for JSON, and the
-    snapshot of the timing model's counters taken at the previous kernel end.  With
-    ``keep_kernels=False`` (no JSON will be written) only the current kernel's record is kept:
-    each finished one is folded into the run totals the exit line and :meth:`to_json`'s
-    ``totals`` need, so a program of millions of launches does not hold a record for each.
+    snapshot of the timing model's counters taken at the previous kernel end.  Each finished
+    record is folded into the run totals the exit line and :meth:`to_json`'s ``totals`` need,
+    and kept as compressed JSON text (:class:`_Packed`); with ``keep_kernels=False`` (no JSON
+    will be written) it is dropped instead, so a program of millions of launches does not hold
+    a record for each.
     """
 
     def __init__(self, cfg: Any, out: Callable[[str], None] | None = None,
@@ -93,9 +93,11 @@ class Reporter:
         self.tot_warp_insn = 0
         self.tot_cycles = 0        # gpu_tot_sim_cycle
         self.tot_ctas = 0          # gpu_tot_issued_cta
-        self.kernels: list[dict[str, Any]] = []
+        #: the kernel records: the current one (a dict, still being filled in), after the
+        #: finished ones, packed (:class:`_Packed`), unless ``keep_kernels`` is False
+        self.kernels: list[Any] = []
         self.keep_kernels = keep_kernels
-        self._folded = _Folded()       # the records dropped (keep_kernels False)
+        self._folded = _Folded()       # the finished records, summed
         self._samples = SampleLog()
         self.line_counts: dict[tuple[str, int], int] = {}
         self._prev_counters: dict[str, Any] = {}
@@ -230,16 +232,14 @@ class Reporter:
         if stats.line_counts:
             for key, n in stats.line_counts.items():
                 self.line_counts[key] = self.line_counts.get(key, 0) + n
-        if self.kernels and not self.keep_kernels:
-            self._folded.add(self.kernels.pop())
         if self.kernels:
-            # the previous record is complete: its counters (the bulk of it, ~1 MB as Python
-            # objects) are kept packed, so a run of thousands of launches stays small; a projected
-            # launch's compact counters (a few dozen numbers) are kept as they are
-            prev = self.kernels[-1]
-            counters = prev.get("counters")
-            if isinstance(counters, dict) and counters and not prev.get("sampling", {}).get("report") == "compact":
-                prev["counters"] = _Packed(counters)
+            # the previous record is complete: it joins the run totals, and it is kept packed
+            # (~1 KB for a projected launch, where its dicts took ~17 KB; its counters, ~1 MB as
+            # Python objects for a detailed one, a few tens of KB) or, without JSON, dropped
+            prev = self.kernels.pop()
+            self._folded.add(prev)
+            if self.keep_kernels:
+                self.kernels.append(_Packed(prev))
         rec = stats.to_json()
         if stats.uid in self._host_fun:
             rec["host_fun"] = f"{self._host_fun.pop(stats.uid):#x}"
@@ -413,8 +413,10 @@ class Reporter:
 
     # ---- JSON -------------------------------------------------------------------------------
 
-    def to_json(self, run: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Per-kernel and total figures plus the config used (the ``-o stats.json`` content)."""
+    def to_json(self, run: dict[str, Any] | None = None, kernels: Any = None) -> dict[str, Any]:
+        """Per-kernel and total figures plus the config used (the ``-o stats.json`` content).
+        ``kernels``: what to put in the document's place of the kernel records (default: the
+        records, unpacked)."""
         run_totals = self._run_totals()
         totals: dict[str, Any] = {
             "kernels": run_totals.n, "gpu_tot_sim_insn": self.tot_insn,
@@ -440,7 +442,7 @@ class Reporter:
             "gpu_selected_by": getattr(self.cfg, "selected_by", None),
             "config_sources": list(getattr(self.cfg, "sources", [])),
             "config": self.cfg.to_dict(),
-            "kernels": [_unpacked(k) for k in self.kernels],
+            "kernels": [_unpacked(k) for k in self.kernels] if kernels is None else kernels,
             "totals": totals,
             "samples": self.samples,
         }
@@ -449,43 +451,34 @@ class Reporter:
         return doc
 
     def _run_totals(self) -> _Folded:
-        """The records folded so far and the records kept, summed."""
+        """The finished records' totals and the current record's, summed."""
         f = self._folded.copy()
-        for k in self.kernels:
-            f.add(k)
+        if self.kernels and not isinstance(self.kernels[-1], _Packed):
+            f.add(self.kernels[-1])
         return f
 
     def write_json(self, path: str | Path, run: dict[str, Any] | None = None) -> None:
-        """Write :meth:`to_json` as indented JSON, streaming the packed per-kernel counters
-        (the file is the same as ``json.dumps(self.to_json(run), indent=1)``, without ever
-        holding every kernel's counters unpacked; :mod:`.jsontext` formats it)."""
-        kernels = self.kernels
-        packed: list[_Packed] = []
-        self.kernels = []
-        try:
-            for k in kernels:
-                c = k.get("counters")
-                if isinstance(c, _Packed):
-                    k = dict(k)
-                    k["counters"] = f"{_PACKED_MARK}{len(packed)}@@"
-                    packed.append(c)
-                self.kernels.append(k)
-            text = jsontext.dumps(self.to_json(run)) + "\n"
-        finally:
-            self.kernels = kernels
+        """Write :meth:`to_json` as indented JSON, unpacking one kernel record at a time (the
+        file is the same as ``json.dumps(self.to_json(run), indent=1)``, without ever holding
+        every record unpacked; :mod:`.jsontext` formats it)."""
+        text = jsontext.dumps(self.to_json(run, kernels=_KERNELS_MARK)) + "\n"
+        at = text.index(jsontext.dumps(_KERNELS_MARK))
         with open(path, "w") as f:
-            at = 0
-            for m in _PACKED_RE.finditer(text):
-                f.write(text[at:m.start()])
-                line = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
-                depth = len(line) - len(line.lstrip(" "))     # the key line's indentation
-                f.write(jsontext.dumps(packed[int(m.group(1))].value(), depth))
-                at = m.end()
-            f.write(text[at:])
+            f.write(text[:at])
+            if not self.kernels:
+                f.write("[]")
+            else:
+                # the records are the items of a list at depth 1 of the document
+                sep = "["
+                for k in self.kernels:
+                    f.write(sep + "\n  ")
+                    f.write(jsontext.dumps(_unpacked(k), 2))
+                    sep = ","
+                f.write("\n ]")
+            f.write(text[at + len(jsontext.dumps(_KERNELS_MARK)):])
 
 
-_PACKED_MARK = "@@gpgpusim-packed-counters-"
-_PACKED_RE = re.compile('"' + re.escape(_PACKED_MARK) + r'(\d+)@@"')
+_KERNELS_MARK = "@@gpgpusim-kernel-records@@"
 
 
 class SampleLog:
@@ -527,8 +520,9 @@ class SampleLog:
 
 
 class _Packed:
-    """A finished kernel's ``counters``, kept as zlib-compressed compact JSON (``json``'s C
-    encoder: a tenth of the time of the indented text, which is only made if ``-o`` asks)."""
+    """A finished kernel's record, kept as zlib-compressed compact JSON (``json``'s C encoder:
+    a tenth of the time of the indented text, which is only made if ``-o`` asks).  Read back,
+    it is the record as JSON has it (tuples come back as lists)."""
 
     __slots__ = ("blob",)
 
@@ -539,12 +533,8 @@ class _Packed:
         return json.loads(zlib.decompress(self.blob))
 
 
-def _unpacked(rec: dict[str, Any]) -> dict[str, Any]:
-    c = rec.get("counters")
-    if isinstance(c, _Packed):
-        rec = dict(rec)
-        rec["counters"] = c.value()
-    return rec
+def _unpacked(rec: Any) -> dict[str, Any]:
+    return rec.value() if isinstance(rec, _Packed) else rec
 
 
 #: the last line of a projected launch's compact statistics block

@@ -417,10 +417,10 @@ def test_unsampled_kernels_have_no_sampling_fields():
     assert "sampling" not in doc["kernels"][0] and "sampling" not in doc["totals"]
 
 
-def test_finished_kernels_counters_are_packed_and_the_file_is_unchanged(tmp_path):
-    """A finished kernel's counters are kept packed (``_Packed``: thousands of launches stay
-    small); ``write_json`` streams them back, and the file is byte for byte the plain dump of
-    ``to_json``, whose records hold the counters as dicts again."""
+def test_finished_kernel_records_are_packed_and_the_file_is_unchanged(tmp_path):
+    """A finished kernel's record is kept packed (``_Packed``: thousands of launches stay
+    small); ``write_json`` streams the records back one at a time, and the file is byte for
+    byte the plain dump of ``to_json``, whose records are dicts again."""
     from gpgpusim.report.reporter import _Packed
 
     rep, _lines, clock = make()
@@ -429,13 +429,22 @@ def test_finished_kernels_counters_are_packed_and_the_file_is_unchanged(tmp_path
         counters = dict(VECADD_COUNTERS, mf_latency_sum=uid * 1000, dram_channels=[{"n_cmd": uid, "bins": [1, 2]}])
         rep.kernel_end(KernelStats("_Z6vecAddPKfS0_Pfi", uid, (256, 1, 1), (256, 1, 1), 0, thread_insn=1376256,
                                    warp_insn=45056, ctas=256, cycles=6109 + uid, counters=counters))
-    assert [type(k["counters"]) for k in rep.kernels] == [_Packed, _Packed, dict]
+    assert [type(k) for k in rep.kernels] == [_Packed, _Packed, dict]
     out = tmp_path / "s.json"
     rep.write_json(out, {"argv": ["./app"]})
     assert out.read_text() == json.dumps(rep.to_json({"argv": ["./app"]}), indent=1) + "\n"
     doc = json.loads(out.read_text())
+    assert [k["grid"] for k in doc["kernels"]] == [[256, 1, 1]] * 3
     assert [k["counters"]["mf_latency_sum"] for k in doc["kernels"]] == [1000, 1000, 1000]
     assert [k["counters"]["dram_channels"][0]["n_cmd"] for k in doc["kernels"]] == [1, 1, 1]
+
+
+def test_a_json_file_without_kernels_is_the_plain_dump(tmp_path):
+    rep, _lines, _clock = make()
+    out = tmp_path / "s.json"
+    rep.write_json(out)
+    assert out.read_text() == json.dumps(rep.to_json(), indent=1) + "\n"
+    assert json.loads(out.read_text())["kernels"] == []
 
 
 def test_sample_log_keeps_samples_compactly_and_in_order():
