@@ -90,7 +90,7 @@ class GlobalMemory:
     """The device's global address space (global, constant and heap all share it, C227)."""
 
     __slots__ = ("_bufs", "_sizes", "_idx", "_free", "_top", "_host", "_typed", "_lock",
-                 "used_bytes", "_pages", "_gap", "_freed")
+                 "used_bytes", "_pages", "_gap", "_freed", "_watch")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()              # serialises writers; readers use _idx
@@ -114,6 +114,9 @@ class GlobalMemory:
         # allocation (created on first access)
         self._gap: dict[int, np.ndarray] = {}
         self._freed: collections.deque[tuple[int, int]] = collections.deque(maxlen=_FREED_KEEP)
+        # (thread id, snapshot): the open snapshot whose thread's allocations and frees are
+        # noted in it (MemorySnapshot.restorable)
+        self._watch: tuple[int, MemorySnapshot] | None = None
 
     # ------------------------------------------------------------------ snapshots
     def snapshot(self) -> MemorySnapshot:
@@ -178,6 +181,9 @@ class GlobalMemory:
         if addr not in self._bufs:
             raise CudaError(Err.InvalidValue,
                             f"free of {addr:#x}: not the start of a live device allocation")
+        w = self._watch
+        if w is not None and w[0] == threading.get_ident():
+            w[1].released(addr)
         size = self._sizes[addr]
         del self._sizes[addr]
         del self._bufs[addr]
@@ -213,6 +219,9 @@ class GlobalMemory:
 
     def _insert(self, addr: int, buf: np.ndarray, size: int) -> None:
         """Record a new allocation and publish the new snapshot (lock held)."""
+        w = self._watch
+        if w is not None and w[0] == threading.get_ident():
+            w[1].made.add(addr)
         self._bufs[addr] = buf
         self._sizes[addr] = size
         self._typed.pop(addr, None)
@@ -499,24 +508,53 @@ class GlobalMemory:
 
 
 class MemorySnapshot:
-    """The contents of a :class:`GlobalMemory` at one moment (:meth:`GlobalMemory.snapshot`)."""
+    """The contents of a :class:`GlobalMemory` at one moment (:meth:`GlobalMemory.snapshot`),
+    for the thread that took it to put back (kernel sampling's trial functional run, on the
+    simulation thread).  Other threads may allocate and free meanwhile (a host thread's
+    ``cudaMalloc``): their allocations are left as they are.  The snapshot's own thread
+    allocating or freeing (a kernel's device-side ``malloc``) makes it unrestorable.
+    :meth:`close` (or :meth:`restore`) ends the watch on that thread's allocations."""
 
     def __init__(self, gmem: GlobalMemory) -> None:
         self.gmem = gmem
-        self.bufs = {base: buf.copy() for base, buf in gmem._bufs.items()}
-        self.gaps = {pg: buf.copy() for pg, buf in gmem._gap.items()}
+        self.made: set[int] = set()     # allocations the snapshot's thread made since, not freed
+        self.freed = False              # it freed an allocation of the snapshot's
+        with gmem._lock:
+            self.live = dict(gmem._bufs)            # base -> the buffer then
+            self.bufs = {base: buf.copy() for base, buf in gmem._bufs.items()}
+            self.gaps = {pg: buf.copy() for pg, buf in gmem._gap.items()}
+            gmem._watch = (threading.get_ident(), self)
+
+    def released(self, addr: int) -> None:
+        """The snapshot's thread freed ``addr`` (lock held)."""
+        if addr in self.made:
+            self.made.discard(addr)
+        else:
+            self.freed = True
+
+    def close(self) -> None:
+        """Stop noting the snapshot's thread's allocations."""
+        with self.gmem._lock:
+            w = self.gmem._watch
+            if w is not None and w[1] is self:
+                self.gmem._watch = None
 
     def restorable(self) -> bool:
-        """False when memory was allocated or freed since (e.g. device-side malloc)."""
-        return set(self.gmem._bufs) == set(self.bufs)
+        """False when the snapshot's thread allocated or freed since (e.g. device-side malloc),
+        or an allocation of the snapshot's is gone."""
+        bufs = self.gmem._bufs
+        return not self.made and not self.freed and all(bufs.get(b) is buf for b, buf in self.live.items())
 
     def restore(self) -> None:
-        """Put the contents back (only when :meth:`restorable`)."""
-        for base, data in self.bufs.items():
-            self.gmem._bufs[base][...] = data
-        for pg, buf in self.gmem._gap.items():
-            old = self.gaps.get(pg)
-            if old is None:
-                buf[...] = 0
-            else:
-                buf[...] = old
+        """Put the contents back (only when :meth:`restorable`) and :meth:`close`."""
+        g = self.gmem
+        with g._lock:
+            for base, data in self.bufs.items():
+                g._bufs[base][...] = data
+            for pg, buf in g._gap.items():
+                old = self.gaps.get(pg)
+                if old is None:
+                    buf[...] = 0
+                else:
+                    buf[...] = old
+        self.close()

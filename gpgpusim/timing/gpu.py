@@ -47,6 +47,7 @@ start, handed to ``Reporter.kernel_end`` with each finished kernel.
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import sys
@@ -123,9 +124,12 @@ def _relax_gc() -> None:
     the collector took 6.5 s of a 183 s run at CPython's 700, 2.7 s of ~71 s at 20,000 (361
     young and 23 middle collections), ~0.6 s at 1,000,000, and 0.07 s with the feed also
     promoting what it records (``recorder.gc_settle``); the windowed feed holds a bounded trace,
-    so there the threshold mostly keeps young collections rare.  Reference cycles are still
-    collected, after at most a million new objects.  Never lowers a threshold someone raised."""
-    import gc
+    so there the threshold mostly keeps young collections rare.  A reference cycle is still
+    collected after at most a million new objects while it is young; one that outlived a young
+    collection waits for a collection of an older generation, which the raised threshold (and
+    ``gc_settle``) make rare: long-lived objects of the simulator must not form cycles per
+    launch (``device.gpu.Gpu.start_kernel``), and a discarded machine is collected at once
+    (:meth:`TimingGpu._rebuild`).  Never lowers a threshold someone raised."""
     t0, t1, t2 = gc.get_threshold()
     if t0 and t0 < GC_YOUNG_THRESHOLD:
         gc.set_threshold(GC_YOUNG_THRESHOLD, max(t1, 20), max(t2, 100))
@@ -285,17 +289,26 @@ class TimingGpu(Gpu):
         return not self._projected and super().can_start_kernel()
 
     def start_kernel(self, op: Any, stream_id: int | None = None) -> KernelRecord:
+        """Place a pushed kernel (:meth:`Gpu.start_kernel`): project it (kernel sampling) or
+        start its run on the machine.  A failure leaves the record with its error, which the
+        next :meth:`advance` returns, so that no started kernel is left without a run."""
         rec = super().start_kernel(op, stream_id)
+        try:
+            self._place(rec, op)
+        except CudaError as exc:
+            rec.error = exc
+        except Exception as exc:  # noqa: BLE001 - a model bug must not take the app down
+            rec.error = CudaError(Err.LaunchFailure, report_internal_error(f"kernel '{op.kernel}'", exc),
+                                  sticky=True)
+        return rec
+
+    def _place(self, rec: KernelRecord, op: Any) -> None:
         sample_key = None
         alone = len(self._running) == 1 and not self._machine_busy()
         if self.ksampler is not None and alone:
             sample_key = self.ksampler.key(op.kernel, op.grid, op.block)
-            try:
-                if project_launch(self, rec, sample_key):
-                    return rec
-            except CudaError as exc:
-                rec.error = exc
-                return rec
+            if project_launch(self, rec, sample_key):
+                return
         if alone:
             self.gpu_sim_cycle = 0
             self.completed_cta = 0
@@ -305,15 +318,7 @@ class TimingGpu(Gpu):
                 sampler = getattr(self.sampling, "sampler", None)
                 if sampler is not None:
                     sampler._tot_base += self._proj_cycles
-        try:
-            run = self._make_run(rec)
-        except CudaError as exc:
-            rec.error = exc
-            return rec
-        except Exception as exc:  # noqa: BLE001 - a model bug must not take the app down
-            rec.error = CudaError(Err.LaunchFailure, report_internal_error(f"kernel '{op.kernel}'", exc),
-                                  sticky=True)
-            return rec
+        run = self._make_run(rec)
         run.start_cycle = self.gpu_tot_sim_cycle + self.gpu_sim_cycle
         traced = isinstance(run.trace, KernelTrace)
         run.sample_key = sample_key if traced else None
@@ -335,7 +340,6 @@ class TimingGpu(Gpu):
             if other.cta_sampling is not None and other.cta_sampling.cut_at is None:
                 other.cta_sampling = None
         self.runs.append(run)
-        return rec
 
     def _wave_sampling(self, run: KernelRun) -> CtaSampling | None:
         """Wave sampling (cta_sampling.CtaSampling) for ``run``, None when its grid is too small."""
@@ -489,17 +493,23 @@ class TimingGpu(Gpu):
         return out
 
     def _fail_all(self, exc: CudaError) -> list[KernelRecord]:
-        done = []
+        """Every started kernel fails with ``exc``; the machine is built afresh."""
         for run in self.runs:
             run.ctas.close()     # the feed releases what it holds (the live feed's chunks)
-            run.rec.error = exc
-            run.rec.end_cycles = self.now_cycles
-            done.append(run.rec)
-            if run.rec in self._running:
-                self._running.remove(run.rec)
         self.runs = []
-        self._build()        # the machine state of a failed run is not reused
+        done, self._running = self._running, []
+        for rec in done:
+            rec.error = exc
+            rec.end_cycles = self.now_cycles
+        self._rebuild()
         return done
+
+    def _rebuild(self) -> None:
+        """A new machine: the state of a failed or aborted run is not reused.  The old
+        machine's objects reference each other, and a simulation seldom makes the full
+        collection that frees such cycles: collect them now (this happens once per failure)."""
+        self._build()
+        gc.collect()
 
     # ------------------------------------------------------------------ the cycle loop
     def _simulate(self) -> list[KernelRecord]:
@@ -792,7 +802,7 @@ class TimingGpu(Gpu):
         for run in self.runs:
             run.ctas.close()
         self.runs = []
-        self._build()
+        self._rebuild()
         return dropped
 
     # ------------------------------------------------------------------ copies

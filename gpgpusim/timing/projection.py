@@ -48,15 +48,20 @@ def project_launch(gpu: TimingGpu, rec: KernelRecord, key: Any) -> bool:
     if isinstance(line_stats, dict):
         kw["line_stats"] = {}
     try:
-        stats = engine.launch(op.module, op.kernel, op.grid, op.block, op.dyn_smem_bytes, op.params,
-                              gmem=gpu.gmem, driver="batched", printf=printed.append, **kw)
-    except Exception:  # noqa: BLE001 - the detailed run reports the fault as it always does
-        saved.restore()
-        return False
-    group = ks.match(key, int(stats.warp_insn), dict(stats.opcode_counts))
-    if (group is None or not ks.converged(group)) and saved.restorable():
-        saved.restore()
-        return False
+        try:
+            stats = engine.launch(op.module, op.kernel, op.grid, op.block, op.dyn_smem_bytes, op.params,
+                                  gmem=gpu.gmem, driver="batched", printf=printed.append, **kw)
+        except Exception:  # noqa: BLE001 - the detailed run reports the fault as it always does
+            if saved.restorable():
+                saved.restore()
+                return False
+            raise
+        group = ks.match(key, int(stats.warp_insn), dict(stats.opcode_counts))
+        if (group is None or not ks.converged(group)) and saved.restorable():
+            saved.restore()
+            return False
+    finally:
+        saved.close()
     del saved
     if isinstance(line_stats, dict):
         for ln, v in kw["line_stats"].items():

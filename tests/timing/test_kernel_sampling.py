@@ -174,6 +174,53 @@ def test_a_launch_outside_its_group_is_restored_and_simulated_in_detail():
     assert samp[4].start_cycles == samp[3].end_cycles == samp[3].start_cycles + samp[3].report_stats.cycles
 
 
+def test_a_host_allocation_during_a_trial_run_leaves_it_restorable(monkeypatch):
+    """The trial functional run of a launch that turns out to leave its group is undone even
+    when another thread allocates device memory meanwhile (cudaMalloc on a host thread while
+    the simulation thread runs the trial); the snapshot takes the allocation table under its
+    lock, so the two cannot race."""
+    import threading
+
+    import gpgpusim.timing.projection as projection
+    from gpgpusim.functional import engine
+    real_launch = engine.launch
+    other: list[int] = []
+
+    def launch_while_a_host_thread_allocates(*a, **kw):
+        gmem = kw["gmem"]
+        t = threading.Thread(target=lambda: other.append(gmem.allocate(4096)))
+        t.start()
+        t.join()
+        return real_launch(*a, **kw)
+    monkeypatch.setattr(projection.engine, "launch", launch_while_a_host_thread_allocates)
+    reps = [10, 10, 10, 10, 30, 10]
+    _, full, mem_full = _launches(reps, [])
+    gpu, samp, mem = _launches(reps, SAMPLE)
+    assert (mem == mem_full).all()
+    assert [r.report_stats.sampling["status"] for r in samp] == \
+        ["detailed", "detailed", "detailed", "projected", "detailed", "projected"]
+    assert samp[4].report_stats.cycles == full[4].report_stats.cycles
+    assert len(other) == 3 and gpu.gmem._watch is None       # three trials, each snapshot closed
+
+
+def test_a_failure_while_placing_a_kernel_fails_its_record(monkeypatch):
+    """A simulator bug while a kernel is placed (here in the projection) fails that launch with
+    a sticky cudaErrorLaunchFailure, which the next advance() reports; the kernel is not left
+    running without a run (the simulation thread would advance it forever)."""
+    import gpgpusim.timing.gpu as timing_gpu
+    from gpgpusim.errors import Err
+
+    def broken(*_a):
+        raise RuntimeError("broken projection")
+    gpu, _recs, _ = _launches([10] * 4, SAMPLE)
+    monkeypatch.setattr(timing_gpu, "project_launch", broken)
+    op = _recs[0].op.clone()
+    rec = gpu.start_kernel(op, 0)
+    assert rec.error is not None and rec.error.code == Err.LaunchFailure and rec.error.sticky
+    assert "broken projection" in rec.error.message
+    assert gpu.advance() == [rec] and not gpu._running and not gpu.runs
+
+
 def _reported(recs: list, cfg, path=None) -> tuple[list[list[str]], dict]:
     """Each launch's statistics block as the Reporter prints it, and its JSON document (as
     written to ``path`` when given)."""
