@@ -251,6 +251,8 @@ def _atom(lm, prog, fi, inst) -> Callable:
             ex.record(space, a, tdt.itemsize, True)
         if ex.hooks.trace is not None:    # trace feed: one atomic access
             ex.hooks.trace.access(ex, space, a, lanes, tdt.itemsize, False, True)
+        if ex.gmem.cow is not None:       # at issue, before a deferred apply too
+            ex.gmem.cow.before_write(space, a)
 
         def apply():
             old = _atomic_apply(ex, space, a, lanes, aop, typ, b, c)

@@ -90,7 +90,7 @@ class GlobalMemory:
     """The device's global address space (global, constant and heap all share it, C227)."""
 
     __slots__ = ("_bufs", "_sizes", "_idx", "_free", "_top", "_host", "_typed", "_lock",
-                 "used_bytes", "_pages", "_gap", "_freed", "_watch")
+                 "used_bytes", "_pages", "_gap", "_freed", "_watch", "cow")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()              # serialises writers; readers use _idx
@@ -117,11 +117,15 @@ class GlobalMemory:
         # (thread id, snapshot): the open snapshot whose thread's allocations and frees are
         # noted in it (MemorySnapshot.restorable)
         self._watch: tuple[int, MemorySnapshot] | None = None
+        #: the open snapshot the engine tells before it writes global memory (its stores,
+        #: atomics and surface writes call ``cow.before_write``), or None
+        self.cow: MemorySnapshot | None = None
 
     # ------------------------------------------------------------------ snapshots
     def snapshot(self) -> MemorySnapshot:
-        """A copy of every allocation's bytes and of the zero-filled gaps between them, for
-        :meth:`MemorySnapshot.restore` (kernel sampling runs a launch functionally on trial)."""
+        """The memory's contents now, for :meth:`MemorySnapshot.restore` (kernel sampling runs
+        a launch functionally on trial): copied on write, an allocation or gap page at a time
+        as the engine is about to write it first (``cow``), until :meth:`MemorySnapshot.close`."""
         return MemorySnapshot(self)
 
     # ------------------------------------------------------------------ allocation
@@ -510,20 +514,56 @@ class GlobalMemory:
 class MemorySnapshot:
     """The contents of a :class:`GlobalMemory` at one moment (:meth:`GlobalMemory.snapshot`),
     for the thread that took it to put back (kernel sampling's trial functional run, on the
-    simulation thread).  Other threads may allocate and free meanwhile (a host thread's
-    ``cudaMalloc``): their allocations are left as they are.  The snapshot's own thread
-    allocating or freeing (a kernel's device-side ``malloc``) makes it unrestorable.
-    :meth:`close` (or :meth:`restore`) ends the watch on that thread's allocations."""
+    simulation thread).
+
+    Copy on write: while it is open, the engine calls :meth:`before_write` with the addresses
+    of every global store, atomic and surface write before making it, and the first write into
+    an allocation (or a gap page between allocations) copies that allocation (page) first.
+    A trial run thus copies what it writes, not the whole device memory.  A copy taken before
+    the first write holds the value from before every later write, deferred atomics included.
+
+    Other threads may allocate and free meanwhile (a host thread's ``cudaMalloc``): their
+    allocations are left as they are.  The snapshot's own thread allocating or freeing (a
+    kernel's device-side ``malloc``) makes it unrestorable.  :meth:`close` (or
+    :meth:`restore`) ends the copying and the watch on that thread's allocations."""
 
     def __init__(self, gmem: GlobalMemory) -> None:
         self.gmem = gmem
         self.made: set[int] = set()     # allocations the snapshot's thread made since, not freed
         self.freed = False              # it freed an allocation of the snapshot's
+        self.bufs: dict[int, np.ndarray] = {}     # base -> the allocation's bytes before its first write
+        self.gaps: dict[int, np.ndarray | None] = {}   # gap page -> its bytes then (None: none yet)
         with gmem._lock:
             self.live = dict(gmem._bufs)            # base -> the buffer then
-            self.bufs = {base: buf.copy() for base, buf in gmem._bufs.items()}
-            self.gaps = {pg: buf.copy() for pg, buf in gmem._gap.items()}
             gmem._watch = (threading.get_ident(), self)
+            gmem.cow = self
+
+    def before_write(self, space: str, addrs: np.ndarray) -> None:
+        """The engine is about to write ``space`` memory at ``addrs``: copy each allocation
+        (gap page) of the snapshot's that they reach and that was not copied yet."""
+        if space == "generic":
+            a = np.asarray(addrs, dtype=np.uint64)
+            a = a[(a >> np.uint64(48)) == 0]          # the global window
+        elif space == "global":
+            a = np.asarray(addrs, dtype=np.uint64)
+        else:
+            return
+        if not a.size:
+            return
+        bases, barr, ends, _sizes, bufs = self.gmem._idx
+        i = np.searchsorted(barr, a, side="right") - 1
+        inside = i >= 0
+        inside[inside] = a[inside] < ends[i[inside]]
+        for k in np.unique(i[inside]).tolist():
+            base = bases[k]
+            if base not in self.bufs and self.live.get(base) is bufs[k]:
+                self.bufs[base] = bufs[k].copy()
+        if not inside.all():
+            gap = self.gmem._gap
+            for pg in np.unique(a[~inside] >> np.uint64(PAGE_SHIFT)).tolist():
+                if pg not in self.gaps:
+                    old = gap.get(pg)
+                    self.gaps[pg] = None if old is None else old.copy()
 
     def released(self, addr: int) -> None:
         """The snapshot's thread freed ``addr`` (lock held)."""
@@ -533,11 +573,14 @@ class MemorySnapshot:
             self.freed = True
 
     def close(self) -> None:
-        """Stop noting the snapshot's thread's allocations."""
-        with self.gmem._lock:
-            w = self.gmem._watch
+        """Stop copying on write and noting the snapshot's thread's allocations."""
+        g = self.gmem
+        with g._lock:
+            w = g._watch
             if w is not None and w[1] is self:
-                self.gmem._watch = None
+                g._watch = None
+            if g.cow is self:
+                g.cow = None
 
     def restorable(self) -> bool:
         """False when the snapshot's thread allocated or freed since (e.g. device-side malloc),
@@ -546,15 +589,13 @@ class MemorySnapshot:
         return not self.made and not self.freed and all(bufs.get(b) is buf for b, buf in self.live.items())
 
     def restore(self) -> None:
-        """Put the contents back (only when :meth:`restorable`) and :meth:`close`."""
+        """Put back what was written (only when :meth:`restorable`) and :meth:`close`."""
         g = self.gmem
         with g._lock:
             for base, data in self.bufs.items():
                 g._bufs[base][...] = data
-            for pg, buf in g._gap.items():
-                old = self.gaps.get(pg)
-                if old is None:
-                    buf[...] = 0
-                else:
-                    buf[...] = old
+            for pg, old in self.gaps.items():
+                buf = g._gap.get(pg)
+                if buf is not None:
+                    buf[...] = 0 if old is None else old
         self.close()

@@ -539,6 +539,8 @@ class Exec:
             self.record(space, addrs, dt.itemsize, True)
         if self.hooks.trace is not None:
             self.hooks.trace.access(self, space, addrs, lanes, dt.itemsize, True, False)
+        if self.gmem.cow is not None:
+            self.gmem.cow.before_write(space, addrs)
         for arr, idx, pos in self.parts(space, addrs, lanes, dt):
             arr[idx] = values if pos is None else values[pos]
 

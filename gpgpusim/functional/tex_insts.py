@@ -68,6 +68,8 @@ def _note(ex: Any, space: str, addrs: np.ndarray, lanes: np.ndarray, size: int, 
         ex.record(space, addrs, size, is_store)
     if ex.hooks.trace is not None:
         ex.hooks.trace.access(ex, space, addrs.astype(np.uint64), lanes, size, is_store, False)
+    if is_store and ex.gmem.cow is not None:
+        ex.gmem.cow.before_write(space, addrs)
 
 
 def _per_handle(ex, sel, hread, kind: str, where: str):

@@ -120,3 +120,68 @@ def test_host_mapped_buffer_not_aligned_to_the_element_size():
     assert buf[off:off + 24].view(np.uint64).tolist() == [7, 8, 9]
     a4 = np.array([first + 4], dtype=np.uint64)
     assert g.load(a4, np.uint32).tolist() == [0]
+
+
+# each of 64 threads stores its index into a[tid]; atom and red add into b
+_SNAP_PTX = """
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry k(.param .u64 p0, .param .u64 p1)
+{
+    .reg .u32 %r<4>;
+    .reg .u64 %rd<6>;
+    ld.param.u64 %rd1, [p0];
+    ld.param.u64 %rd2, [p1];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.u64 %rd4, %rd1, %rd3;
+    st.global.u32 [%rd4], %r1;
+    atom.global.add.u32 %r2, [%rd2], 1;
+    red.global.add.u32 [%rd2+4], 2;
+    ret;
+}
+"""
+
+
+def test_a_snapshot_copies_what_a_launch_writes_and_puts_it_back():
+    """Copy on write: the trial launch's stores and atomics copy the two allocations they
+    write, not the third; restoring puts every byte back and closes the snapshot."""
+    import struct
+
+    from gpgpusim.functional.engine import launch
+    from gpgpusim.functional.loader import load_module
+    from gpgpusim.ptx import parse_ptx
+    g = GlobalMemory()
+    lm = load_module(parse_ptx(_SNAP_PTX, "snap.ptx"), g)
+    a, b, c = g.allocate(256), g.allocate(64), g.allocate(64)
+    for base, n, fill in ((a, 256, 7), (b, 64, 9), (c, 64, 5)):
+        g.write(base, np.full(n, fill, np.uint8))
+    before = g.read(a, 256).copy(), g.read(b, 64).copy(), g.read(c, 64).copy()
+    snap = g.snapshot()
+    assert g.cow is snap
+    launch(lm, "k", (1, 1, 1), (64, 1, 1), 0, struct.pack("<QQ", a, b), gmem=g)
+    assert g.read(a, 256).view(np.uint32).tolist() == list(range(64))
+    assert g.read(b, 8).view(np.uint32).tolist() == [0x09090909 + 64, 0x09090909 + 128]
+    assert sorted(snap.bufs) == [a, b] and not snap.gaps
+    assert snap.restorable()
+    snap.restore()
+    assert [x.tolist() for x in (g.read(a, 256), g.read(b, 64), g.read(c, 64))] == [x.tolist() for x in before]
+    assert g.cow is None and g._watch is None
+
+
+def test_a_snapshot_is_unrestorable_after_its_own_thread_allocates_only():
+    import threading
+    g = GlobalMemory()
+    g.allocate(64)
+    snap = g.snapshot()
+    t = threading.Thread(target=g.allocate, args=(64,))
+    t.start()
+    t.join()
+    assert snap.restorable()                  # another thread's allocation (a host cudaMalloc)
+    p = g.allocate(64)                        # the snapshot's own thread (device-side malloc)
+    assert not snap.restorable()
+    g.free(p)
+    assert snap.restorable()                  # allocated and freed again: nothing left over
+    snap.close()
+    assert g.cow is None and g._watch is None
