@@ -25,19 +25,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from refprogs import REPO, build, gpgpusim_cmd, sim_env
+from refprogs import REPO, build, gpgpusim_cmd, run_peak, sim_env, write_results
 
 SRC = REPO / "bench" / "longrun"
 BIN = REPO / "bench" / "build" / "longrun"
-_PASS = re.compile(r"\bPASS\b")
-_FAIL = re.compile(r"\bFAIL\b")
 
 #: program -> [(label, gpgpusim run options, base arguments, 10x arguments)]
 RUNS: dict[str, list[tuple[str, list[str], list[str], list[str] | None]]] = {
@@ -57,19 +52,7 @@ def run(exe: Path, opts: list[str], args: list[str], gpu: str) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         opts = [o.replace("{json}", os.path.join(tmp, "stats.json")) for o in opts]
         cmd = [*gpgpusim_cmd(), "run", "--gpu", gpu, *opts, "--", str(exe), *args]
-        env = dict(sim_env(), GPGPUSIM_PROGRESS="0")
-        p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        assert p.stdout is not None
-        # read line by line: a child's ru_maxrss includes this process's peak at the fork, so
-        # the statistics text of 20,000 launches (~200 MB) must not be held here
-        passed = failed = False
-        for line in p.stdout:
-            passed = passed or bool(_PASS.search(line))
-            failed = failed or bool(_FAIL.search(line))
-        _pid, status, ru = os.wait4(p.pid, 0)
-    rc = os.waitstatus_to_exitcode(status)
-    ok = rc == 0 and passed and not failed
-    return {"rc": rc, "ok": ok, "peak_mb": ru.ru_maxrss / 1024, "cpu_s": ru.ru_utime + ru.ru_stime}
+        return run_peak(cmd, dict(sim_env(), GPGPUSIM_PROGRESS="0"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -99,9 +82,7 @@ def main(argv: list[str] | None = None) -> int:
                    f"{tail} {'yes' if good else 'NO'} |")
             lines.append(row)
             print(row, flush=True)
-    out = REPO / "bench" / "results" / f"long_runs-{time.strftime('%Y%m%d-%H%M%S')}.md"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines) + "\n")
+    write_results("long_runs", lines)
     return 0 if ok else 1
 
 

@@ -15,33 +15,18 @@ table is also written to ``bench/results/peak_memory-<time>.md``.
 from __future__ import annotations
 
 import argparse
-import os
-import re
-import subprocess
 import sys
-import time
 from pathlib import Path
 
-from refprogs import REPO, build, gpgpusim_cmd, reference_programs, sim_env
+from refprogs import REPO, build, gpgpusim_cmd, reference_programs, run_peak, sim_env, write_results
 
 BIN = REPO / "bench" / "build" / "bin"
-_PASS = re.compile(r"\bPASS\b")
-_FAIL = re.compile(r"\bFAIL\b")       # (not RESERVATION_FAIL of the cache statistics)
 
 
 def run(exe: Path, args: list[str], gpu: str, functional: bool) -> dict:
     """One ``gpgpusim run`` of ``exe``: exit status, whether it verified, peak RSS (MB), CPU s."""
     cmd = [*gpgpusim_cmd(), "run", "--gpu", gpu, *(["--functional"] if functional else []), "--", str(exe), *args]
-    env = dict(sim_env(), GPGPUSIM_PROGRESS="0")
-    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    assert p.stdout is not None
-    out = p.stdout.read()
-    _pid, status, ru = os.wait4(p.pid, 0)
-    p.returncode = os.waitstatus_to_exitcode(status)
-    rc = p.returncode
-    ok = rc == 0 and bool(_PASS.search(out)) and not _FAIL.search(out)
-    return {"rc": rc, "ok": ok, "peak_mb": ru.ru_maxrss / 1024,
-            "cpu_s": ru.ru_utime + ru.ru_stime}
+    return run_peak(cmd, dict(sim_env(), GPGPUSIM_PROGRESS="0"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,9 +56,7 @@ def main(argv: list[str] | None = None) -> int:
                f"{f['cpu_s']:.1f} | {p['cpu_s']:.1f} | {'yes' if good else 'NO (exit %d / %d)' % (f['rc'], p['rc'])} |")
         lines.append(row)
         print(row, flush=True)
-    out = REPO / "bench" / "results" / f"peak_memory-{time.strftime('%Y%m%d-%H%M%S')}.md"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines) + "\n")
+    write_results("peak_memory", lines)
     return 0 if ok else 1
 
 

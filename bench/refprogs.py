@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -47,6 +49,35 @@ def sim_env(base: dict[str, str] | None = None) -> dict[str, str]:
 def reference_programs(programs_dir: Path = PROGRAMS_DIR) -> list[str]:
     """The reference programs' names (``<name>.cu`` in ``programs_dir``), sorted."""
     return sorted(p.stem for p in programs_dir.glob("*.cu"))
+
+
+_PASS = re.compile(r"\bPASS\b")
+_FAIL = re.compile(r"\bFAIL\b")       # (not RESERVATION_FAIL of the cache statistics)
+
+
+def run_peak(cmd: list[str], env: dict[str, str]) -> dict:
+    """Run ``cmd`` (a ``gpgpusim run``): its exit status ``rc``, ``ok`` (exit 0, printed PASS and
+    no FAIL), its peak RSS in MB (``os.wait4``'s ``ru_maxrss`` of the child and its
+    descendants) and its CPU seconds.  The output is read line by line: a child's ``ru_maxrss``
+    includes this process's peak at the fork, so a long statistics text must not be held here."""
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert p.stdout is not None
+    passed = failed = False
+    for line in p.stdout:
+        passed = passed or bool(_PASS.search(line))
+        failed = failed or bool(_FAIL.search(line))
+    _pid, status, ru = os.wait4(p.pid, 0)
+    rc = os.waitstatus_to_exitcode(status)
+    return {"rc": rc, "ok": rc == 0 and passed and not failed, "peak_mb": ru.ru_maxrss / 1024,
+            "cpu_s": ru.ru_utime + ru.ru_stime}
+
+
+def write_results(stem: str, lines: list[str]) -> Path:
+    """Write a benchmark's table to ``bench/results/<stem>-<time>.md``; returns the path."""
+    out = REPO / "bench" / "results" / f"{stem}-{time.strftime('%Y%m%d-%H%M%S')}.md"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines) + "\n")
+    return out
 
 
 def build(program: str, nvcc: str, bin_dir: Path, programs_dir: Path = PROGRAMS_DIR,
