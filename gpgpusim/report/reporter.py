@@ -33,6 +33,9 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import tempfile
+import threading
 import time
 import zlib
 from array import array
@@ -73,7 +76,8 @@ class Reporter:
     Keeps the run's cumulative view (``gpu_tot_*``), the per-kernel records for JSON, and the
     snapshot of the timing model's counters taken at the previous kernel end.  Each finished
     record is folded into the run totals the exit line and :meth:`to_json`'s ``totals`` need,
-    and kept as compressed JSON text (:class:`_Packed`); with ``keep_kernels=False`` (no JSON
+    and kept as compressed JSON text in a temporary file (:class:`_Packed`, :class:`_Spool`):
+    about 60 bytes of memory a launch; with ``keep_kernels=False`` (no JSON
     will be written) it is dropped instead, so a program of millions of launches does not hold
     a record for each.
     """
@@ -98,6 +102,7 @@ class Reporter:
         self.kernels: list[Any] = []
         self.keep_kernels = keep_kernels
         self._folded = _Folded()       # the finished records, summed
+        self._spool = _Spool()         # where the finished records kept are
         self._samples = SampleLog()
         self.line_counts: dict[tuple[str, int], int] = {}
         self._prev_counters: dict[str, Any] = {}
@@ -233,13 +238,14 @@ class Reporter:
             for key, n in stats.line_counts.items():
                 self.line_counts[key] = self.line_counts.get(key, 0) + n
         if self.kernels:
-            # the previous record is complete: it joins the run totals, and it is kept packed
-            # (~1 KB for a projected launch, where its dicts took ~17 KB; its counters, ~1 MB as
-            # Python objects for a detailed one, a few tens of KB) or, without JSON, dropped
+            # the previous record is complete: it joins the run totals, and it is kept packed in
+            # the spool file (~1.3 KB there for a projected launch, whose dicts took ~17 KB in
+            # memory; a detailed one's counters, ~1 MB as Python objects, a few tens of KB) or,
+            # without JSON, dropped
             prev = self.kernels.pop()
             self._folded.add(prev)
             if self.keep_kernels:
-                self.kernels.append(_Packed(prev))
+                self.kernels.append(_Packed(prev, self._spool))
         rec = stats.to_json()
         if stats.uid in self._host_fun:
             rec["host_fun"] = f"{self._host_fun.pop(stats.uid):#x}"
@@ -519,18 +525,48 @@ class SampleLog:
                 yield dict(zip(keys, data[i:i + n].tolist(), strict=True))
 
 
+class _Spool:
+    """An anonymous temporary file the finished kernel records are written to (:class:`_Packed`),
+    so that a run of millions of launches written with ``-o`` does not hold their text in memory;
+    made on first use, gone when the process ends."""
+
+    __slots__ = ("_f", "_lock")
+
+    def __init__(self) -> None:
+        self._f: Any = None
+        self._lock = threading.Lock()
+
+    def put(self, data: bytes) -> int:
+        """Append ``data``; its offset."""
+        with self._lock:
+            if self._f is None:
+                self._f = tempfile.TemporaryFile()
+            at = self._f.seek(0, os.SEEK_END)
+            self._f.write(data)
+            return int(at)
+
+    def get(self, at: int, n: int) -> bytes:
+        with self._lock:
+            self._f.seek(at)
+            return bytes(self._f.read(n))
+
+
 class _Packed:
-    """A finished kernel's record, kept as zlib-compressed compact JSON (``json``'s C encoder:
-    a tenth of the time of the indented text, which is only made if ``-o`` asks).  Read back,
-    it is the record as JSON has it (tuples come back as lists)."""
+    """A finished kernel's record, as zlib-compressed compact JSON (``json``'s C encoder: a tenth
+    of the time of the indented text, which is only made if ``-o`` asks) in the reporter's
+    :class:`_Spool`; in memory, only where it is.  Read back, it is the record as JSON has it
+    (tuples come back as lists)."""
 
-    __slots__ = ("blob",)
+    __slots__ = ("spool", "at", "n")
 
-    def __init__(self, value: dict[str, Any]) -> None:
-        self.blob = zlib.compress(json.dumps(value).encode(), 1)
+    def __init__(self, value: dict[str, Any], spool: _Spool) -> None:
+        blob = zlib.compress(json.dumps(value).encode(), 1)
+        self.spool = spool
+        self.at = spool.put(blob)
+        self.n = len(blob)
 
     def value(self) -> Any:
-        return json.loads(zlib.decompress(self.blob))
+        return json.loads(zlib.decompress(self.spool.get(self.at, self.n)))
 
 
 def _unpacked(rec: Any) -> dict[str, Any]:

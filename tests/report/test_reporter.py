@@ -418,9 +418,9 @@ def test_unsampled_kernels_have_no_sampling_fields():
 
 
 def test_finished_kernel_records_are_packed_and_the_file_is_unchanged(tmp_path):
-    """A finished kernel's record is kept packed (``_Packed``: thousands of launches stay
-    small); ``write_json`` streams the records back one at a time, and the file is byte for
-    byte the plain dump of ``to_json``, whose records are dicts again."""
+    """A finished kernel's record is kept packed (``_Packed``, in a temporary file: thousands of
+    launches stay small); ``write_json`` streams the records back one at a time, and the file
+    is byte for byte the plain dump of ``to_json``, whose records are dicts again."""
     from gpgpusim.report.reporter import _Packed
 
     rep, _lines, clock = make()
@@ -430,6 +430,9 @@ def test_finished_kernel_records_are_packed_and_the_file_is_unchanged(tmp_path):
         rep.kernel_end(KernelStats("_Z6vecAddPKfS0_Pfi", uid, (256, 1, 1), (256, 1, 1), 0, thread_insn=1376256,
                                    warp_insn=45056, ctas=256, cycles=6109 + uid, counters=counters))
     assert [type(k) for k in rep.kernels] == [_Packed, _Packed, dict]
+    # the packed records are in the reporter's spool file, one after the other
+    first, second = rep.kernels[0], rep.kernels[1]
+    assert (first.at, second.at) == (0, first.n) and first.spool is second.spool is rep._spool
     out = tmp_path / "s.json"
     rep.write_json(out, {"argv": ["./app"]})
     assert out.read_text() == json.dumps(rep.to_json({"argv": ["./app"]}), indent=1) + "\n"
