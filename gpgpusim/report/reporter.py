@@ -550,6 +550,10 @@ class _Spool:
             self._f.seek(at)
             return bytes(self._f.read(n))
 
+    def __del__(self) -> None:
+        if self._f is not None:      # (closed here, not left to warn as an unclosed file)
+            self._f.close()
+
 
 class _Packed:
     """A finished kernel's record, as zlib-compressed compact JSON (``json``'s C encoder: a tenth
