@@ -585,6 +585,7 @@ class StreamManager(CaptureMixin, SimThreadMixin):
         Launches of one executable graph never overlap (CUDA orders each after the previous
         launch, whatever the streams): a barrier op waits for the previous launch's last op.
         """
+        self._check_caller("cudaGraphLaunch")    # (before waiting on the queue)
         with self._lock:
             self._throttle()
             gexec = self.graphs.get_exec(exec_handle)
