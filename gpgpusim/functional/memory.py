@@ -90,7 +90,7 @@ class GlobalMemory:
     """The device's global address space (global, constant and heap all share it, C227)."""
 
     __slots__ = ("_bufs", "_sizes", "_idx", "_free", "_top", "_host", "_typed", "_lock",
-                 "used_bytes", "_pages", "_gap", "_freed", "_watch", "cow")
+                 "used_bytes", "_pages", "_gap", "_freed", "cow")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()              # serialises writers; readers use _idx
@@ -114,11 +114,9 @@ class GlobalMemory:
         # allocation (created on first access)
         self._gap: dict[int, np.ndarray] = {}
         self._freed: collections.deque[tuple[int, int]] = collections.deque(maxlen=_FREED_KEEP)
-        # (thread id, snapshot): the open snapshot whose thread's allocations and frees are
-        # noted in it (MemorySnapshot.restorable)
-        self._watch: tuple[int, MemorySnapshot] | None = None
-        #: the open snapshot the engine tells before it writes global memory (its stores,
-        #: atomics and surface writes call ``cow.before_write``), or None
+        #: the open snapshot, or None: the engine tells it before it writes global memory (its
+        #: stores, atomics and surface writes call ``cow.before_write``), and the allocations and
+        #: frees of its thread are noted in it (``MemorySnapshot.restorable``)
         self.cow: MemorySnapshot | None = None
 
     # ------------------------------------------------------------------ snapshots
@@ -185,9 +183,9 @@ class GlobalMemory:
         if addr not in self._bufs:
             raise CudaError(Err.InvalidValue,
                             f"free of {addr:#x}: not the start of a live device allocation")
-        w = self._watch
-        if w is not None and w[0] == threading.get_ident():
-            w[1].released(addr)
+        w = self.cow
+        if w is not None and w.thread == threading.get_ident():
+            w.released(addr)
         size = self._sizes[addr]
         del self._sizes[addr]
         del self._bufs[addr]
@@ -223,9 +221,9 @@ class GlobalMemory:
 
     def _insert(self, addr: int, buf: np.ndarray, size: int) -> None:
         """Record a new allocation and publish the new snapshot (lock held)."""
-        w = self._watch
-        if w is not None and w[0] == threading.get_ident():
-            w[1].made.add(addr)
+        w = self.cow
+        if w is not None and w.thread == threading.get_ident():
+            w.made.add(addr)
         self._bufs[addr] = buf
         self._sizes[addr] = size
         self._typed.pop(addr, None)
@@ -529,13 +527,13 @@ class MemorySnapshot:
 
     def __init__(self, gmem: GlobalMemory) -> None:
         self.gmem = gmem
+        self.thread = threading.get_ident()     # the thread that took it (and may restore it)
         self.made: set[int] = set()     # allocations the snapshot's thread made since, not freed
         self.freed = False              # it freed an allocation of the snapshot's
         self.bufs: dict[int, np.ndarray] = {}     # base -> the allocation's bytes before its first write
         self.gaps: dict[int, np.ndarray | None] = {}   # gap page -> its bytes then (None: none yet)
         with gmem._lock:
             self.live = dict(gmem._bufs)            # base -> the buffer then
-            gmem._watch = (threading.get_ident(), self)
             gmem.cow = self
 
     def before_write(self, space: str, addrs: np.ndarray) -> None:
@@ -576,9 +574,6 @@ class MemorySnapshot:
         """Stop copying on write and noting the snapshot's thread's allocations."""
         g = self.gmem
         with g._lock:
-            w = g._watch
-            if w is not None and w[1] is self:
-                g._watch = None
             if g.cow is self:
                 g.cow = None
 

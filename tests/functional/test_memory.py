@@ -167,7 +167,7 @@ def test_a_snapshot_copies_what_a_launch_writes_and_puts_it_back():
     assert snap.restorable()
     snap.restore()
     assert [x.tolist() for x in (g.read(a, 256), g.read(b, 64), g.read(c, 64))] == [x.tolist() for x in before]
-    assert g.cow is None and g._watch is None
+    assert g.cow is None
 
 
 def test_a_snapshot_is_unrestorable_after_its_own_thread_allocates_only():
@@ -184,4 +184,4 @@ def test_a_snapshot_is_unrestorable_after_its_own_thread_allocates_only():
     g.free(p)
     assert snap.restorable()                  # allocated and freed again: nothing left over
     snap.close()
-    assert g.cow is None and g._watch is None
+    assert g.cow is None

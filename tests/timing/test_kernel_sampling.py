@@ -200,7 +200,7 @@ def test_a_host_allocation_during_a_trial_run_leaves_it_restorable(monkeypatch):
     assert [r.report_stats.sampling["status"] for r in samp] == \
         ["detailed", "detailed", "detailed", "projected", "detailed", "projected"]
     assert samp[4].report_stats.cycles == full[4].report_stats.cycles
-    assert len(other) == 3 and gpu.gmem._watch is None       # three trials, each snapshot closed
+    assert len(other) == 3 and gpu.gmem.cow is None       # three trials, each snapshot closed
 
 
 def test_a_failure_while_placing_a_kernel_fails_its_record(monkeypatch):
