@@ -468,7 +468,8 @@ class Reporter:
         file is the same as ``json.dumps(self.to_json(run), indent=1)``, without ever holding
         every record unpacked; :mod:`.jsontext` formats it)."""
         text = jsontext.dumps(self.to_json(run, kernels=_KERNELS_MARK)) + "\n"
-        at = text.index(jsontext.dumps(_KERNELS_MARK))
+        mark = jsontext.dumps(_KERNELS_MARK)
+        at = text.index(mark)
         with open(path, "w") as f:
             f.write(text[:at])
             if not self.kernels:
@@ -481,7 +482,7 @@ class Reporter:
                     f.write(jsontext.dumps(_unpacked(k), 2))
                     sep = ","
                 f.write("\n ]")
-            f.write(text[at + len(jsontext.dumps(_KERNELS_MARK)):])
+            f.write(text[at + len(mark):])
 
 
 _KERNELS_MARK = "@@gpgpusim-kernel-records@@"
