@@ -381,6 +381,20 @@ class TimingGpu(Gpu):
             self._interval_run = None
             self._interval_next = _NEVER
 
+    @staticmethod
+    def live_reason(op: Any, prog: Any) -> str | None:
+        """:func:`needs_live_feed` of the launch's kernel, scanned once per loaded module (the
+        scan reads the whole program: ~0.1 ms, which each of thousands of tiny projected
+        launches paid before)."""
+        cache = getattr(op.module, "cache", None)
+        key = ("live_reason", op.kernel)
+        if cache is not None and key in cache:
+            return cache[key]
+        why = needs_live_feed(prog)
+        if cache is not None:
+            cache[key] = why
+        return why
+
     def _make_run(self, rec: KernelRecord) -> KernelRun:
         op = rec.op
         kw = dict(op.launch_kwargs)
@@ -388,7 +402,7 @@ class TimingGpu(Gpu):
         lc = engine.prepare_launch(op.module, op.kernel, op.grid, op.block, op.dyn_smem_bytes,
                                    op.params, gmem=self.gmem, driver="batched", **kw)
         prog = lc.prog
-        why = needs_live_feed(prog)
+        why = self.live_reason(op, prog)
         feed = choose_feed(self.config.get("gpgpusim_timing_feed"), why)
         trace: KernelTrace | LiveKernel
         if feed == "live":

@@ -15,7 +15,6 @@ from gpgpusim.functional import engine
 from .kernel_run import KernelRun
 from .kernel_sampling import EXACT_COUNTERS, scalar_counters
 from .live import choose_feed
-from .live_check import needs_live_feed
 
 if TYPE_CHECKING:
     from .gpu import TimingGpu
@@ -39,7 +38,7 @@ def project_launch(gpu: TimingGpu, rec: KernelRecord, key: Any) -> bool:
     if kw.get("cooperative"):
         return False
     prog = engine.get_program(op.module, op.kernel)
-    if choose_feed(gpu.config.get("gpgpusim_timing_feed"), needs_live_feed(prog)) != "trace":
+    if choose_feed(gpu.config.get("gpgpusim_timing_feed"), gpu.live_reason(op, prog)) != "trace":
         return False
     saved = gpu.gmem.snapshot()
     printed: list[str] = []

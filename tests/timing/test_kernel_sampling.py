@@ -115,6 +115,24 @@ def _launches(reps: list[int], overrides: list[str]) -> tuple[TimingGpu, list, n
 SAMPLE = ["-gpgpusim_sampling kernel", "-gpgpusim_sampling_min 3", "-gpgpusim_sampling_tol 0.05"]
 
 
+def test_the_live_feed_scan_runs_once_per_kernel(monkeypatch):
+    """Which feed a kernel needs is a static scan of its program: detailed and projected
+    launches alike take it from the loaded module's cache after the first."""
+    import gpgpusim.timing.gpu as tgpu
+
+    scans: list[str] = []
+    real = tgpu.needs_live_feed
+
+    def counting(prog):
+        scans.append(prog.kernel.name)
+        return real(prog)
+
+    monkeypatch.setattr(tgpu, "needs_live_feed", counting)
+    _, recs, mem = _launches([20] * 6, SAMPLE)
+    assert [r.report_stats.sampling["status"] for r in recs] == ["detailed"] * 3 + ["projected"] * 3
+    assert scans == ["k"] and (mem == 120).all()
+
+
 def test_sampling_off_reports_no_marks_and_the_same_cycles():
     reps = [20] * 6
     _, full, mem = _launches(reps, [])
