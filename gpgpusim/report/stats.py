@@ -203,30 +203,51 @@ def cfmt(value: Any, spec: str) -> str:
 
 
 _FIELD = re.compile(r"\{([^{}:|]+(?::[^{}|]+)?)(?:\|([^{}]*))?\}")
+# what a field name reads from a Values (_parts): a k: counter, a t: counter, or anything else
+_BY_NAME, _KERNEL, _TOTAL = 0, 1, 2
 #: template -> its parts (:func:`_parts`)
-_PARTS: dict[str, tuple[tuple[str, str, str], ...]] = {}
+_PARTS: dict[str, tuple[tuple[str, str, str, int, str], ...]] = {}
 
 
-def _parts(template: str) -> tuple[tuple[str, str, str], ...]:
-    """``template`` as (literal text, field name, format spec) triples, the last with no field
-    (name ""): parsed once, so a line renders by joining instead of a regex pass (a run of
-    thousands of launches renders hundreds of thousands of lines)."""
+def _parts(template: str) -> tuple[tuple[str, str, str, int, str], ...]:
+    """``template`` as (literal text, field name, format spec, kind, key) tuples, the last with
+    no field (name ""): parsed once, so a line renders by joining instead of a regex pass (a run
+    of thousands of launches renders hundreds of thousands of lines).  ``kind`` and ``key`` say
+    where a :class:`Values` finds the name: :data:`_KERNEL` / :data:`_TOTAL` and the counter's
+    name without its ``k:`` / ``t:`` prefix, else :data:`_BY_NAME` and the name."""
     got = _PARTS.get(template)
     if got is None:
         out, at = [], 0
         for m in _FIELD.finditer(template):
-            out.append((template[at:m.start()], m.group(1), m.group(2) or ""))
+            name = m.group(1)
+            kind = _KERNEL if name.startswith("k:") else _TOTAL if name.startswith("t:") else _BY_NAME
+            out.append((template[at:m.start()], name, m.group(2) or "", kind, name[2:] if kind else name))
             at = m.end()
-        out.append((template[at:], "", ""))
+        out.append((template[at:], "", "", _BY_NAME, ""))
         got = _PARTS[template] = tuple(out)
     return got
 
 
 def fill(template: str, values: Any) -> str:
     """``template`` with each ``{name}`` / ``{name|spec}`` replaced by ``cfmt(values[name], spec)``
-    (a missing name raises KeyError)."""
+    (a missing name raises KeyError).  For a :class:`Values`, a ``k:`` / ``t:`` counter is read
+    from its dict directly: what ``Values[name]`` returns, without its checks for every other
+    kind of name (the statistics block of each launch reads ~100 counters)."""
     out = []
-    for text, name, spec in _parts(template):
+    if type(values) is Values:
+        fields, kernel, total = values.fields, values.kernel, values.total
+        for text, name, spec, kind, key in _parts(template):
+            out.append(text)
+            if name:
+                if kind == _KERNEL and name not in fields:
+                    v = kernel[key]
+                elif kind == _TOTAL and name not in fields:
+                    v = total[key]
+                else:
+                    v = values[name]
+                out.append(cfmt(v, spec))
+        return "".join(out)
+    for text, name, spec, _, _ in _parts(template):
         out.append(text)
         if name:
             out.append(cfmt(values[name], spec))
@@ -441,18 +462,26 @@ def render(lines: list[Any], v: Values) -> Iterator[str]:
     """The lines that have data; a Header prints just before the first line that follows it."""
     pending: list[Header] = []
     for row in lines:
-        if isinstance(row, Header):
+        outs: list[str] | tuple[str]
+        if type(row) is Line:          # most rows: one line or none
+            one = row.render(v)
+            if one is None:
+                continue
+            outs = (one,)
+        elif isinstance(row, Header):
             pending = [h for h in pending if h.level < row.level]
             if row.text is not None:
                 pending.append(row)
             continue
-        outs = row.render_all(v) if hasattr(row, "render_all") else [row.render(v)]
-        outs = [o for o in outs if o is not None]
-        if outs:
-            for h in pending:
-                yield from str(h.text).split("\n")
-            pending = []
-            yield from outs
+        else:
+            got = row.render_all(v) if hasattr(row, "render_all") else [row.render(v)]
+            outs = [o for o in got if o is not None]
+            if not outs:
+                continue
+        for h in pending:
+            yield from str(h.text).split("\n")
+        pending = []
+        yield from outs
 
 
 def rows_for(lines: list[Any], kernel: Mapping[str, Any], total: Mapping[str, Any]) -> list[Any]:
