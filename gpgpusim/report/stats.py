@@ -89,6 +89,8 @@ def delta(now: Mapping[str, Any], before: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _sub(v: Any, b: Any) -> Any:
+    if type(v) is int and type(b) is int:      # most counters: a scalar (bool is neither)
+        return v - b
     if b is None:
         return tree_copy(v)
     if isinstance(v, dict):
