@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 
-from gpgpusim.report.stats import (LINES, Header, Line, StatsRegistry, Values, cfmt, delta, known_stat_names, render,
-                                   rows_for)
+import pytest
+
+from gpgpusim.report.stats import (LINES, Header, Line, StatsRegistry, Values, cfmt, delta, fill, known_stat_names,
+                                   render, rows_for)
 
 
 def test_counters_and_arrays():
@@ -36,6 +38,22 @@ def test_missing_values_drop_lines_and_orphan_headers():
              Header(None, 0), Line("z = {t:z}"), Header("== B =="), Line("w = {t:w}")]
     out = list(render(lines, Values({}, {}, {"y": 2, "z": 3})))
     assert out == ["== A ==", "sub2:", "\ty = 2", "z = 3"]
+
+
+def test_fill_reads_each_kind_of_name_as_values_does():
+    """A Values' k:/t: counters are read from its dicts directly; every name still gives what
+    ``Values[name]`` gives (a field first, then the counter; derived formulas; a missing counter
+    raises KeyError), and a plain dict is read by name."""
+    v = Values({"f": 7, "k:shadow": "field"}, {"shadow": 1, "a": 2}, {"b": 3.5, "L2_data_port_busy": 1,
+                                                                      "L2_port_cycles": 4})
+    assert fill("{f} {k:a} {t:b|.2f} {k:shadow}", v) == "7 2 3.50 field"
+    assert fill("{L2_cache_data_port_util|.3f}", v) == "0.250"
+    assert fill("{no:c}", v) == "True"
+    for missing in ("{k:b}", "{t:a}", "{nothing}"):
+        with pytest.raises(KeyError):
+            fill(missing, v)
+    assert fill("{t:x} and {y}", {"t:x": 1, "y": 2}) == "1 and 2"
+    assert Line("{k:a}/{t:nope}").render(v) is None
 
 
 def test_nan_prints_like_glibc():
