@@ -53,7 +53,7 @@ import signal
 import sys
 import threading
 import time
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from gpgpusim import hostio
 from gpgpusim.device import interrupt
@@ -111,6 +111,21 @@ _NEVER = 1 << 62
 
 #: the youngest generation's threshold while a performance model exists (CPython's default 700)
 GC_YOUNG_THRESHOLD = 1_000_000
+
+
+_T = TypeVar("_T")
+
+
+def _per_module(op: Any, what: str, make: Callable[[], _T]) -> _T:
+    """``make()`` for the kernel of launch ``op``, made once per loaded module and kept in its
+    ``cache`` under ``(what, kernel)`` (made each time for a module without one)."""
+    cache = getattr(op.module, "cache", None)
+    if cache is None:
+        return make()
+    key = (what, op.kernel)
+    if key not in cache:
+        cache[key] = make()
+    return cache[key]
 
 
 def _relax_gc() -> None:
@@ -386,14 +401,7 @@ class TimingGpu(Gpu):
         """:func:`needs_live_feed` of the launch's kernel, scanned once per loaded module (the
         scan reads the whole program: ~0.1 ms, which each of thousands of tiny projected
         launches paid before)."""
-        cache = getattr(op.module, "cache", None)
-        key = ("live_reason", op.kernel)
-        if cache is not None and key in cache:
-            return cache[key]
-        why = needs_live_feed(prog)
-        if cache is not None:
-            cache[key] = why
-        return why
+        return _per_module(op, "live_reason", lambda: needs_live_feed(prog))
 
     def _make_run(self, rec: KernelRecord) -> KernelRun:
         op = rec.op
@@ -411,13 +419,8 @@ class TimingGpu(Gpu):
             # shared-memory records are kept as the LD/ST units' bank-conflict degrees only
             trace = KernelTrace(lc, feed_window(self.config.get("gpgpusim_feed_window")),
                                 shared_geometry(self.config))
-        key = ("timing_table", op.kernel)
-        cache = getattr(op.module, "cache", None)
-        table = cache.get(key) if cache is not None else None
-        if table is None:
-            table = CoreTable(build_table(prog, self.config), len(prog.insts), prog)
-            if cache is not None:
-                cache[key] = table
+        table = _per_module(op, "timing_table",
+                            lambda: CoreTable(build_table(prog, self.config), len(prog.insts), prog))
         if (why or feed == "live") and op.kernel not in self._live_note_done:
             self._live_note_done.add(op.kernel)     # once per kernel name
             if feed == "live":
