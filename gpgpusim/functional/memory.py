@@ -183,9 +183,8 @@ class GlobalMemory:
         if addr not in self._bufs:
             raise CudaError(Err.InvalidValue,
                             f"free of {addr:#x}: not the start of a live device allocation")
-        w = self.cow
-        if w is not None and w.thread == threading.get_ident():
-            w.released(addr)
+        if self.cow is not None:
+            self.cow.released(addr)
         size = self._sizes[addr]
         del self._sizes[addr]
         del self._bufs[addr]
@@ -221,9 +220,8 @@ class GlobalMemory:
 
     def _insert(self, addr: int, buf: np.ndarray, size: int) -> None:
         """Record a new allocation and publish the new snapshot (lock held)."""
-        w = self.cow
-        if w is not None and w.thread == threading.get_ident():
-            w.made.add(addr)
+        if self.cow is not None:
+            self.cow.allocated(addr)
         self._bufs[addr] = buf
         self._sizes[addr] = size
         self._typed.pop(addr, None)
@@ -563,8 +561,15 @@ class MemorySnapshot:
                     old = gap.get(pg)
                     self.gaps[pg] = None if old is None else old.copy()
 
+    def allocated(self, addr: int) -> None:
+        """``addr`` was allocated (lock held): noted when the snapshot's thread allocated it."""
+        if threading.get_ident() == self.thread:
+            self.made.add(addr)
+
     def released(self, addr: int) -> None:
-        """The snapshot's thread freed ``addr`` (lock held)."""
+        """``addr`` was freed (lock held): noted when the snapshot's thread freed it."""
+        if threading.get_ident() != self.thread:
+            return
         if addr in self.made:
             self.made.discard(addr)
         else:
