@@ -274,6 +274,8 @@ class TimingGpu(Gpu):
         self.perfect_mem = bool(cfg.get("gpgpu_perfect_mem"))
         self.flush_l2 = bool(cfg.get("gpgpu_flush_l2_cache"))
         self.runs: list[KernelRun] = []
+        #: the machine was seen idle and has not changed since (see :meth:`_machine_busy`)
+        self._seen_idle = False
         #: child grids released by device-side launches and not yet taken by the stream
         #: manager: (parent launch op, ``cdp.DeviceLaunch``) (:meth:`take_device_launches`)
         self.cdp_released: list[tuple[Any, Any]] = []
@@ -463,7 +465,16 @@ class TimingGpu(Gpu):
         return run
 
     def _machine_busy(self) -> bool:
-        return bool(self.runs) or not self.mem.idle() or any(cl.busy() for cl in self.clusters)
+        """A kernel placed now would share the machine: a run is placed, or a request, CTA or
+        unit is still busy.  Once the scan of every cluster and memory partition has found the
+        machine idle, the answer holds until the machine next changes (:meth:`advance`
+        simulates, a copy places data in L2), so a program of many projected launches scans
+        once, not per launch (0.28 ms of CPU a launch on SM7_QV100)."""
+        if self.runs:
+            return True
+        if not self._seen_idle:
+            self._seen_idle = self.mem.idle() and not any(cl.busy() for cl in self.clusters)
+        return not self._seen_idle
 
     def advance(self) -> list[KernelRecord]:
         """Simulate cycles until at least one running kernel finishes; return those."""
@@ -484,6 +495,7 @@ class TimingGpu(Gpu):
         t0 = time.perf_counter()
         self.limit_stop = None
         start_liveness_thread(self)
+        self._seen_idle = False
         try:
             done = self._simulate()
         except CudaError as exc:
@@ -846,4 +858,5 @@ class TimingGpu(Gpu):
 
     def _perf_memcpy(self, addr: int, nbytes: int) -> None:
         if bool(self.config.get("gpgpu_perf_sim_memcpy")):
+            self._seen_idle = False
             self.mem.memcpy_to_l2(addr, nbytes, self.gpu_tot_sim_cycle + self.gpu_sim_cycle)

@@ -170,6 +170,27 @@ def test_a_snapshot_copies_what_a_launch_writes_and_puts_it_back():
     assert g.cow is None
 
 
+def test_a_snapshot_copies_each_allocation_a_write_reaches_once():
+    g = GlobalMemory()
+    a, b, c = g.allocate(64), g.allocate(64), g.allocate(64)
+    g.write(c, np.full(64, 3, np.uint8))
+    snap = g.snapshot()
+    snap.before_write("global", np.array([a + 4, a + 8], dtype=np.uint64))          # one allocation
+    assert sorted(snap.bufs) == [a]
+    snap.before_write("global", np.array([c + 60, a, c], dtype=np.uint64))          # two, unsorted
+    assert sorted(snap.bufs) == [a, c] and snap.bufs[c].tolist() == [3] * 64
+    copied = snap.bufs[a]
+    g.write(a, np.full(64, 1, np.uint8))
+    snap.before_write("global", np.array([a], dtype=np.uint64))                    # copied already
+    assert snap.bufs[a] is copied and copied.tolist() == [0] * 64
+    gap = (1 << 40) + 128                        # outside every allocation: its page is noted
+    snap.before_write("generic", np.array([gap, 1 << 60], dtype=np.uint64))        # and a non-global lane
+    assert snap.gaps == {gap >> 21: None} and sorted(snap.bufs) == [a, c]
+    snap.before_write("shared", np.array([b], dtype=np.uint64))                    # not global memory
+    assert sorted(snap.bufs) == [a, c]
+    snap.close()
+
+
 def test_a_snapshot_is_unrestorable_after_its_own_thread_allocates_only():
     import threading
     g = GlobalMemory()

@@ -6,6 +6,7 @@ import json
 import math
 import statistics
 import struct
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -91,7 +92,10 @@ def test_mix_distance():
     assert mix_distance({"a": 1.0}, {"b": 1.0}) == 1
 
 
-def _launches(reps: list[int], overrides: list[str]) -> tuple[TimingGpu, list, np.ndarray]:
+def _launches(reps: list[int], overrides: list[str],
+              before: Callable[[int, TimingGpu], None] | None = None) -> tuple[TimingGpu, list, np.ndarray]:
+    """Launch ``k`` once per entry of ``reps`` on a 2-cluster GPU, each run to its end;
+    ``before(i, gpu)`` is called before launch ``i`` is started."""
     cfg = load_config(None, overrides=["-gpgpu_n_clusters 2", "-gpgpu_kernel_launch_latency 50"] + overrides,
                       env=False)
     g = GlobalMemory()
@@ -103,6 +107,8 @@ def _launches(reps: list[int], overrides: list[str]) -> tuple[TimingGpu, list, n
     for r in reps:
         op = KernelLaunchOp(lm, "k", (4, 1, 1), (64, 1, 1), 0, struct.pack("<QI", y, r), {"options": cfg},
                             regs_per_thread=16, static_smem_bytes=0)
+        if before is not None:
+            before(len(recs), gpu)
         rec = gpu.start_kernel(op, 0)
         done: list = []
         while not done:
@@ -131,6 +137,28 @@ def test_the_live_feed_scan_runs_once_per_kernel(monkeypatch):
     _, recs, mem = _launches([20] * 6, SAMPLE)
     assert [r.report_stats.sampling["status"] for r in recs] == ["detailed"] * 3 + ["projected"] * 3
     assert scans == ["k"] and (mem == 120).all()
+
+
+def test_an_idle_machine_is_scanned_once_not_per_projected_launch():
+    """A launch is projected only on an idle machine.  After the detailed launches the scan of
+    every cluster runs once; the projected launches change nothing, so none scans again."""
+    scans: list[int] = []
+
+    class Counting:
+        def __init__(self, cluster):
+            self.cluster = cluster
+
+        def busy(self):
+            scans.append(self.cluster.cid)
+            return self.cluster.busy()
+
+    def watch(i: int, gpu: TimingGpu) -> None:
+        if i == 3:               # the detailed launches are over: count the scans from here
+            gpu.clusters = [Counting(c) for c in gpu.clusters]
+
+    _, recs, mem = _launches([20] * 6, SAMPLE, watch)
+    assert [r.report_stats.sampling["status"] for r in recs] == ["detailed"] * 3 + ["projected"] * 3
+    assert scans == [0, 1] and (mem == 120).all()
 
 
 def test_sampling_off_reports_no_marks_and_the_same_cycles():
