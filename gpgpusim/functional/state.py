@@ -608,8 +608,12 @@ class Exec:
                 self.bar_part[lanes] = False
 
     def warp_done(self, done: np.ndarray) -> None:
+        """Warps ``done`` exited: their CTAs count them off, and a barrier those CTAs wait at
+        may now be complete (the warps still live have all arrived)."""
         ctas = self.warp_cta[done]
         np.subtract.at(self.live_warps, ctas, 1)
+        if not self.bar_arrived:          # no barrier used yet: nothing waits (spares np.unique)
+            return
         u = np.unique(ctas)
         for bar_id, arr in self.bar_arrived.items():
             if arr[u].any():
