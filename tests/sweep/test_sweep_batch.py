@@ -2,6 +2,7 @@
 settings (the job scripts are checked; no batch system is needed to build them)."""
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 
@@ -10,7 +11,25 @@ import pytest
 from gpgpusim.sweep.batch import batch_cluster
 from gpgpusim.sweep.spec import load
 
+_SIGINT = signal.getsignal(signal.SIGINT)
 pytest.importorskip("dask_jobqueue")
+signal.signal(signal.SIGINT, _SIGINT)    # the import replaced it for the whole test process
+
+
+def test_importing_dask_jobqueue_keeps_the_sigint_handler(tmp_path: Path, monkeypatch) -> None:
+    """dask-jobqueue sets SIGINT to ``sys.exit()`` when first imported; Ctrl-C must still
+    raise KeyboardInterrupt in ``gpgpusim sweep run --slurm`` (the sweep's interrupt handling)."""
+    for name in [m for m in sys.modules if m == "dask_jobqueue" or m.startswith("dask_jobqueue.")]:
+        monkeypatch.delitem(sys.modules, name)        # imported afresh below, put back afterwards
+    path = tmp_path / "hpc.toml"
+    path.write_text(f'[programs.a]\nbinary = "{sys.executable}"\n')
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        batch_cluster("slurm", load(path)).close()
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        assert "dask_jobqueue.runner" in sys.modules       # the import that sets the handler ran
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 def test_job_scripts(tmp_path: Path) -> None:
