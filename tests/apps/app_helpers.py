@@ -1,11 +1,13 @@
 """Helpers for the end-to-end app tests (tests/apps): app list, nvcc, CLI, environment.
 
-The apps in ``apps/`` are built once per test session with ``make -C apps`` (nvcc
-``-cudart shared``, default arch); without nvcc every app test is skipped with that reason.
+The apps in ``apps/`` are built with ``make -C apps`` (nvcc ``-cudart shared``, default arch)
+the first time a test session needs them, one make at a time across parallel test workers
+(:func:`make_apps`); without nvcc every app test is skipped with that reason.
 Each app is then run as an unmodified binary on the simulator, see ``test_apps.py``.
 """
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -46,6 +48,17 @@ def find_nvcc() -> str | None:
         if found:
             return found
     return None
+
+
+def make_apps(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+    """``make -C apps <args>`` (output captured), one at a time across processes: test workers
+    running in parallel (``pytest -n``) would otherwise build the same binary at once, one
+    writing it while another runs it.  An up-to-date target costs make's check only."""
+    BIN_DIR.mkdir(parents=True, exist_ok=True)
+    with open(BIN_DIR / ".make.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return subprocess.run(["make", "-C", str(APPS_DIR), *args], capture_output=True, text=True,
+                              timeout=timeout)
 
 
 def gpgpusim_cmd() -> list[str]:

@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from app_helpers import APPS_DIR, BIN_DIR, app_names, find_nvcc, gpgpusim_cmd, sim_env
+from app_helpers import BIN_DIR, app_names, find_nvcc, gpgpusim_cmd, make_apps, sim_env
 
 
 @pytest.fixture(scope="session")
@@ -18,8 +18,7 @@ def app_bin() -> Path:
         pytest.skip("nvcc not found (set NVCC or put it on PATH): the CUDA apps cannot be built")
     if shutil.which("make") is None:
         pytest.skip("make not found: the CUDA apps cannot be built")
-    proc = subprocess.run(["make", "-C", str(APPS_DIR), "-j2", f"NVCC={nvcc}"],
-                          capture_output=True, text=True, timeout=900)
+    proc = make_apps("-j2", f"NVCC={nvcc}")
     if proc.returncode != 0:
         pytest.fail(f"building apps/ failed (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
     missing = [n for n in app_names() if not (BIN_DIR / n).is_file()]

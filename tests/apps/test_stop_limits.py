@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from app_helpers import APPS_DIR, BIN_DIR, find_nvcc, gpgpusim_cmd, sim_env
+from app_helpers import BIN_DIR, find_nvcc, gpgpusim_cmd, make_apps, sim_env
 
 
 @pytest.fixture(scope="module")
@@ -21,8 +21,7 @@ def many_launches() -> Path:
     nvcc = find_nvcc()
     if nvcc is None:
         pytest.skip("nvcc not found: apps/many_launches cannot be built")
-    proc = subprocess.run(["make", "-s", "-C", str(APPS_DIR), "bin/many_launches", f"NVCC={nvcc}"],
-                          capture_output=True, text=True, timeout=600)
+    proc = make_apps("-s", "bin/many_launches", f"NVCC={nvcc}")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return BIN_DIR / "many_launches"
 
@@ -79,7 +78,7 @@ def test_functional_step_limit_is_an_option(tmp_path):
     nvcc = find_nvcc()
     if nvcc is None:
         pytest.skip("nvcc not found: apps/spin_forever cannot be built")
-    subprocess.run(["make", "-s", "-C", str(APPS_DIR), "bin/spin_forever", f"NVCC={nvcc}"], check=True, timeout=600)
+    make_apps("-s", "bin/spin_forever", f"NVCC={nvcc}").check_returncode()
     proc = subprocess.run(gpgpusim_cmd() + ["run", "--functional", "--set=-functional_step_limit=1000", "--",
                                             str(BIN_DIR / "spin_forever"), "forever"],
                           capture_output=True, text=True, cwd=tmp_path, env=sim_env(), timeout=600)
@@ -94,7 +93,7 @@ def test_functional_max_cta_stops_inside_a_kernel(tmp_path):
     nvcc = find_nvcc()
     if nvcc is None:
         pytest.skip("nvcc not found: apps/vector_add cannot be built")
-    subprocess.run(["make", "-s", "-C", str(APPS_DIR), "bin/vector_add", f"NVCC={nvcc}"], check=True, timeout=600)
+    make_apps("-s", "bin/vector_add", f"NVCC={nvcc}").check_returncode()
     proc, doc = _functional(BIN_DIR / "vector_add", tmp_path, "-gpgpu_max_cta=10")
     assert proc.returncode == 1 and "vector_add: " not in proc.stdout, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert doc["run"]["limit"] == {"option": "-gpgpu_max_cta", "gpu_tot_sim_insn": 10 * 128 * 21,

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from app_helpers import APPS_DIR, BIN_DIR, find_nvcc, gpgpusim_cmd, sim_env
+from app_helpers import BIN_DIR, find_nvcc, gpgpusim_cmd, make_apps, sim_env
 
 SM80_SOURCE = r"""
 #include <mma.h>
@@ -203,7 +203,7 @@ def _run(exe: Path, tmp_path: Path, *opts: str) -> subprocess.CompletedProcess:
                          ids=["functional", "performance", "live-feed"])
 def test_wmma_gemm_app(tmp_path, opts):
     nvcc = _nvcc()
-    subprocess.run(["make", "-s", "-C", str(APPS_DIR), "bin/wmma_gemm", f"NVCC={nvcc}"], check=True, timeout=600)
+    make_apps("-s", "bin/wmma_gemm", f"NVCC={nvcc}").check_returncode()
     r = _run(BIN_DIR / "wmma_gemm", tmp_path, *opts)
     assert r.returncode == 0 and "wmma_gemm: PASS" in r.stdout.splitlines(), r.stdout[-3000:] + r.stderr[-3000:]
     if opts != ["--functional"]:

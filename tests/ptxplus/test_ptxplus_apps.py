@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from cuobjdump_tools.sass import INSTALL_HINT, find_nvdisasm
-from tests.apps.app_helpers import APPS_DIR, find_nvcc
+from tests.apps.app_helpers import APPS_DIR, find_nvcc, make_apps
 from tests.ptxplus.test_ptxplus_runs import lines, run
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(find_nvdisasm() is None, reason=INSTALL_HINT)]
@@ -48,8 +48,7 @@ def _make(target: str) -> Path:
     nvcc = find_nvcc()
     if nvcc is None:
         pytest.skip("nvcc not found: the apps cannot be built")
-    r = subprocess.run(["make", "-C", str(APPS_DIR), f"NVCC={nvcc}", target], capture_output=True, text=True,
-                       timeout=600)
+    r = make_apps(f"NVCC={nvcc}", target)
     assert r.returncode == 0, r.stdout + r.stderr
     return APPS_DIR / target
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from gpgpusim.device import interrupt
+from tests.apps.app_helpers import make_apps
 
 REPO = Path(__file__).resolve().parents[2]
 APPS = REPO / "apps"
@@ -39,8 +40,7 @@ def spin_app() -> Path:
     nvcc = _nvcc()
     if nvcc is None or shutil.which("make") is None:
         pytest.skip("nvcc or make not found: apps/spin_forever cannot be built")
-    proc = subprocess.run(["make", "-s", "-C", str(APPS), "bin/spin_forever", f"NVCC={nvcc}"],
-                          capture_output=True, text=True, timeout=600)
+    proc = make_apps("-s", "bin/spin_forever", f"NVCC={nvcc}")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return APPS / "bin" / "spin_forever"
 
