@@ -111,6 +111,53 @@ active: Progress | None = None
 HW_SPECIALS = frozenset(("%clock", "%clock64", "%smid", "%warpid"))
 
 
+class LaneShape:
+    """The lane and warp index arrays of one chunk shape: ``ncta`` CTAs of ``T`` threads in
+    ``Wc`` warps each, CTA ``c``'s shared memory at ``c * smem_stride``.  They depend on the
+    shape alone, so every :class:`Exec` of that shape shares one read-only copy
+    (:func:`lane_shape`): a chunk of 65,536 threads spent ~2 of its ~3 ms of set-up computing
+    them.  Nothing writes them (a write raises: the arrays are not writeable); ``exited`` is
+    the template each Exec copies."""
+
+    __slots__ = ("all_lanes", "lane_cta", "lane_t", "warp_ids", "warp_cta", "lane_smem_base",
+                 "lane_smem_base32", "valid_lanes", "init_masks", "exited")
+
+    def __init__(self, ncta: int, Wc: int, T: int, smem_stride: int) -> None:
+        W = ncta * Wc
+        N = W * 32
+        self.all_lanes = np.arange(N, dtype=np.int64)
+        self.lane_cta = self.all_lanes // (Wc * 32)
+        self.lane_t = self.all_lanes % (Wc * 32)
+        self.warp_ids = np.arange(W, dtype=np.int64)
+        self.warp_cta = self.warp_ids // Wc
+        self.lane_smem_base = self.lane_cta * smem_stride
+        self.lane_smem_base32 = self.lane_smem_base.astype(np.int32) if ncta * smem_stride < (1 << 31) else None
+        valid = self.lane_t < T
+        #: each warp's mask of threads that exist (bit i: lane i; a partial last warp has fewer)
+        self.init_masks = np.packbits(valid.reshape(W, 32), axis=1, bitorder="little").view("<u4").ravel() \
+            .astype(np.int64)
+        self.valid_lanes = np.flatnonzero(valid)
+        self.exited = ~valid
+        for name in self.__slots__:
+            a = getattr(self, name)
+            if a is not None:
+                a.flags.writeable = False
+
+
+_LANE_SHAPES: dict[tuple[int, int, int, int], LaneShape] = {}
+
+
+def lane_shape(ncta: int, Wc: int, T: int, smem_stride: int) -> LaneShape:
+    """The shared :class:`LaneShape` of a chunk shape (kept for the last 64 shapes used)."""
+    key = (ncta, Wc, T, smem_stride)
+    got = _LANE_SHAPES.get(key)
+    if got is None:
+        if len(_LANE_SHAPES) >= 64:
+            _LANE_SHAPES.clear()
+        got = _LANE_SHAPES[key] = LaneShape(ncta, Wc, T, smem_stride)
+    return got
+
+
 class _RegFile(dict):
     """``Exec.R``: slot -> numpy array of one element per lane, created zeroed on first access
     (so a launch costs nothing per register it never touches)."""
@@ -176,11 +223,6 @@ class Exec:
         self.N = self.W * 32
         self.dense = self.T % 32 == 0
         N = self.N
-        self.all_lanes = np.arange(N, dtype=np.int64)
-        self.lane_cta = self.all_lanes // (self.Wc * 32)
-        self.lane_t = self.all_lanes % (self.Wc * 32)
-        self.warp_ids = np.arange(self.W, dtype=np.int64)
-        self.warp_cta = self.warp_ids // self.Wc
         # registers, allocated on first use (a kernel that reaches a huge module touches few
         # of its thousands of registers per launch); a register never written reads zero
         self.R = _RegFile(prog.slot_dtypes, N)
@@ -197,8 +239,15 @@ class Exec:
             ((prog.static_smem + 15) // 16 * 16 - prog.static_smem) if self.dyn_smem else 0) + self.dyn_smem
         self.smem_stride = max(16, (self.smem_size + 15) // 16 * 16)
         self.smem = np.zeros(self.ncta * self.smem_stride, dtype=np.uint8)
-        self.lane_smem_base = self.lane_cta * self.smem_stride
-        self.lane_smem_base32 = self.lane_smem_base.astype(np.int32) if self.smem.size < (1 << 31) else None
+        # lane and warp indices (shared, read-only: see LaneShape)
+        shape = lane_shape(self.ncta, self.Wc, self.T, self.smem_stride)
+        self.all_lanes = shape.all_lanes
+        self.lane_cta = shape.lane_cta
+        self.lane_t = shape.lane_t
+        self.warp_ids = shape.warp_ids
+        self.warp_cta = shape.warp_cta
+        self.lane_smem_base = shape.lane_smem_base
+        self.lane_smem_base32 = shape.lane_smem_base32
         # local memory: per lane L bytes; frames grow at fp
         need = sum(fi.frame_bytes for fi in prog.funcs.values())
         self.L = max(16, (need + 15) // 16 * 16)
@@ -209,13 +258,12 @@ class Exec:
         self.spc = np.zeros((self.W, D), dtype=np.int64)
         self.srpc = np.full((self.W, D), -1, dtype=np.int64)
         self.smask = np.zeros((self.W, D), dtype=np.int64)
-        valid = (self.lane_t < self.T).reshape(self.W, 32)
-        self.smask[:, 0] = np.packbits(valid, axis=1, bitorder="little").view("<u4").ravel()
+        self.smask[:, 0] = shape.init_masks
         self.depth = np.ones(self.W, dtype=np.int64)
-        self.init_masks = self.smask[:, 0].copy()
+        self.init_masks = shape.init_masks
         self.last_group: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None   # simt._group_lanes
-        self.valid_lanes = np.flatnonzero(self.lane_t < self.T)
-        self.exited = ~(self.lane_t < self.T)
+        self.valid_lanes = shape.valid_lanes
+        self.exited = shape.exited.copy()
         # barriers
         self.at_bar = np.full(self.W, -1, dtype=np.int64)
         self.live_warps = np.full(self.ncta, self.Wc, dtype=np.int64)
