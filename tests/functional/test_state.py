@@ -1,0 +1,57 @@
+"""gpgpusim.functional.state: an Exec's lane and warp indices (LaneShape)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gpgpusim.functional.engine import get_program
+from gpgpusim.functional.loader import load_module
+from gpgpusim.functional.memory import GlobalMemory
+from gpgpusim.functional.state import Exec, LaneShape, lane_shape
+from gpgpusim.ptx import parse_ptx
+
+_PTX = """
+.version 8.0
+.target sm_70
+.address_size 64
+.visible .entry k() {
+ret;
+}
+"""
+
+
+def _exec(block: tuple[int, int, int], ctas: list[int], smem: int = 0) -> Exec:
+    g = GlobalMemory()
+    lm = load_module(parse_ptx(_PTX, "k.ptx"), g)
+    return Exec(get_program(lm, "k"), lm, g, (8, 1, 1), block, smem, b"", ctas)
+
+
+def test_a_partial_last_warp_in_the_shape_of_two_ctas():
+    s = LaneShape(2, 2, 48, 32)          # 2 CTAs of 48 threads: warps of 32 and 16 threads
+    assert s.lane_cta.tolist() == [0] * 64 + [1] * 64
+    assert s.lane_t.tolist() == list(range(64)) * 2
+    assert s.warp_cta.tolist() == [0, 0, 1, 1]
+    assert s.init_masks.tolist() == [0xFFFFFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFF]
+    assert s.valid_lanes.tolist() == list(range(48)) + list(range(64, 112))
+    assert s.exited.tolist() == ([False] * 48 + [True] * 16) * 2
+    assert s.lane_smem_base.tolist() == [0] * 64 + [32] * 64
+    assert s.lane_smem_base32 is not None and s.lane_smem_base32.dtype == np.int32
+
+
+def test_execs_of_one_shape_share_its_arrays_read_only():
+    a, b = _exec((48, 1, 1), [0, 1]), _exec((48, 1, 1), [2, 3])     # other CTAs, same shape
+    shape = lane_shape(2, 2, 48, a.smem_stride)
+    for name in ("all_lanes", "lane_cta", "lane_t", "warp_ids", "warp_cta", "valid_lanes",
+                 "init_masks", "lane_smem_base"):
+        assert getattr(a, name) is getattr(b, name) is getattr(shape, name), name
+        with pytest.raises(ValueError, match="read-only"):
+            getattr(a, name)[0] = 1
+    # what an Exec changes is its own: the exited lanes and the SIMT stack
+    assert a.exited is not b.exited and a.exited.flags.writeable
+    a.exited[:] = True
+    assert not b.exited[0] and not shape.exited[0]
+    assert a.smask[:, 0].tolist() == [0xFFFFFFFF, 0xFFFF] * 2
+    c = _exec((48, 1, 1), [0, 1], smem=100)          # another shared-memory stride: another shape
+    assert c.smem_stride != a.smem_stride and c.lane_smem_base is not a.lane_smem_base
+    assert c.lane_cta.tolist() == a.lane_cta.tolist() and c.lane_smem_base.tolist()[64] == c.smem_stride
