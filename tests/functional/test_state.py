@@ -55,3 +55,19 @@ def test_execs_of_one_shape_share_its_arrays_read_only():
     c = _exec((48, 1, 1), [0, 1], smem=100)          # another shared-memory stride: another shape
     assert c.smem_stride != a.smem_stride and c.lane_smem_base is not a.lane_smem_base
     assert c.lane_cta.tolist() == a.lane_cta.tolist() and c.lane_smem_base.tolist()[64] == c.smem_stride
+
+
+def test_shape_specials_are_shared_and_ctaid_follows_the_chunks_ctas():
+    a, b = _exec((8, 2, 1), [0, 1]), _exec((8, 2, 1), [0, 1])        # 2 CTAs of 8x2 threads
+    tx, ty = a.special("%tid", "x"), a.special("%tid", "y")
+    assert tx[:16].tolist() == list(range(8)) * 2 and ty[:16].tolist() == [0] * 8 + [1] * 8
+    assert b.special("%tid", "x") is tx and not tx.flags.writeable
+    ctaid = a.special("%ctaid", "x")
+    assert ctaid[::32].tolist() == [0, 1] and b.special("%ctaid", "x") is ctaid
+    c = _exec((8, 2, 1), [5, 6])                                     # other CTAs: their own ids
+    assert c.special("%ctaid", "x")[::32].tolist() == [5, 6] and c.special("%tid", "x") is tx
+    d = _exec((8, 2, 1), [6, 5])                                     # not consecutive: not shared
+    assert d.special("%ctaid", "x")[::32].tolist() == [6, 5]
+    assert d.special("%ctaid", "x") is not c.special("%ctaid", "x")
+    assert a.special("%nctaid", "x").tolist() == [8] * 64            # the grid's 8 CTAs
+    assert a.special("%gridid", None) is not b.special("%gridid", None)   # per launch, not shared
