@@ -115,12 +115,13 @@ class LaneShape:
     """The lane and warp index arrays of one chunk shape: ``ncta`` CTAs of ``T`` threads in
     ``Wc`` warps each, CTA ``c``'s shared memory at ``c * smem_stride``.  They depend on the
     shape alone, so every :class:`Exec` of that shape shares one read-only copy
-    (:func:`lane_shape`): a chunk of 65,536 threads spent ~2 of its ~3 ms of set-up computing
-    them.  Nothing writes them (a write raises: the arrays are not writeable); ``exited`` is
-    the template each Exec copies."""
+    (:func:`lane_shape`): a chunk of 65,536 threads spent ~3 ms setting them up.  Nothing writes
+    them (a write raises: the arrays are not writeable); ``exited`` is the template each Exec
+    copies.  ``specials`` holds the special registers the shape decides (see
+    :meth:`Exec.special`), at most :data:`_SPECIALS_PER_SHAPE` of them."""
 
     __slots__ = ("all_lanes", "lane_cta", "lane_t", "warp_ids", "warp_cta", "lane_smem_base",
-                 "lane_smem_base32", "valid_lanes", "init_masks", "exited")
+                 "lane_smem_base32", "valid_lanes", "init_masks", "exited", "specials")
 
     def __init__(self, ncta: int, Wc: int, T: int, smem_stride: int) -> None:
         W = ncta * Wc
@@ -138,30 +139,36 @@ class LaneShape:
             .astype(np.int64)
         self.valid_lanes = np.flatnonzero(valid)
         self.exited = ~valid
-        for name in self.__slots__:
+        for name in self.__slots__[:-1]:
             a = getattr(self, name)
             if a is not None:
                 a.flags.writeable = False
+        self.specials: dict[tuple[Any, ...], np.ndarray] = {}
 
 
+#: the shapes kept (most recently used last): a launch's full chunks and its last, smaller one,
+#: for a few kernels; a full chunk's shape holds ~3 MB, its special registers 256 KB each
 _LANE_SHAPES: dict[tuple[int, int, int, int], LaneShape] = {}
+_SHAPES_KEPT = 4
+_SPECIALS_PER_SHAPE = 8
 
 #: special registers whose lane values depend on the launch's shape alone (``%ctaid``: and on
 #: which CTAs the chunk holds); :meth:`Exec.special` shares them, read-only, between the Execs
 #: of one shape, as :class:`LaneShape` does the lane indices (a chunk of 65,536 threads spent
 #: ~0.6 ms on each)
 _SHAPE_SPECIALS = frozenset(("%tid", "%ntid", "%nctaid", "%ctaid", "%laneid", "%warpid"))
-_SHARED_SPECIALS: dict[tuple[Any, ...], np.ndarray] = {}
 
 
 def lane_shape(ncta: int, Wc: int, T: int, smem_stride: int) -> LaneShape:
-    """The shared :class:`LaneShape` of a chunk shape (kept for the last 64 shapes used)."""
+    """The shared :class:`LaneShape` of a chunk shape (the last :data:`_SHAPES_KEPT` shapes
+    used are kept, so what is kept stays a few MB whatever the program launches)."""
     key = (ncta, Wc, T, smem_stride)
-    got = _LANE_SHAPES.get(key)
+    got = _LANE_SHAPES.pop(key, None)
     if got is None:
-        if len(_LANE_SHAPES) >= 64:
-            _LANE_SHAPES.clear()
-        got = _LANE_SHAPES[key] = LaneShape(ncta, Wc, T, smem_stride)
+        got = LaneShape(ncta, Wc, T, smem_stride)
+        while len(_LANE_SHAPES) >= _SHAPES_KEPT:
+            del _LANE_SHAPES[next(iter(_LANE_SHAPES))]      # the least recently used
+    _LANE_SHAPES[key] = got
     return got
 
 
@@ -247,7 +254,7 @@ class Exec:
         self.smem_stride = max(16, (self.smem_size + 15) // 16 * 16)
         self.smem = np.zeros(self.ncta * self.smem_stride, dtype=np.uint8)
         # lane and warp indices (shared, read-only: see LaneShape)
-        shape = lane_shape(self.ncta, self.Wc, self.T, self.smem_stride)
+        shape = self.shape = lane_shape(self.ncta, self.Wc, self.T, self.smem_stride)
         self.all_lanes = shape.all_lanes
         self.lane_cta = shape.lane_cta
         self.lane_t = shape.lane_t
@@ -392,7 +399,7 @@ class Exec:
             return v
         shared = self._shared_key(name, comp)
         if shared is not None:
-            v = _SHARED_SPECIALS.get(shared)
+            v = self.shape.specials.get(shared)
             if v is not None:
                 self._special[key] = v
                 return v
@@ -464,9 +471,10 @@ class Exec:
             self._special[key] = v
         if shared is not None:
             v.flags.writeable = False
-            if len(_SHARED_SPECIALS) >= 256:
-                _SHARED_SPECIALS.clear()
-            _SHARED_SPECIALS[shared] = v
+            kept = self.shape.specials
+            if len(kept) >= _SPECIALS_PER_SHAPE:
+                del kept[next(iter(kept))]
+            kept[shared] = v
         return v
 
     def _shared_key(self, name: str, comp: str | None) -> tuple[Any, ...] | None:
@@ -480,8 +488,8 @@ class Exec:
             first = int(ids[0])
             if int(ids[-1]) - first + 1 != self.ncta or (self.ncta > 2 and not bool((np.diff(ids) == 1).all())):
                 return None
-            return (name, comp, self.block, self.ncta, self.grid, first)
-        return (name, comp, self.block, self.ncta, self.grid if name == "%nctaid" else None)
+            return (name, comp, self.block, self.grid, first)
+        return (name, comp, self.block, self.grid if name == "%nctaid" else None)
 
     # ------------------------------------------------------------------ memory
     def _check_align(self, addrs: np.ndarray, size: int) -> None:

@@ -71,3 +71,19 @@ def test_shape_specials_are_shared_and_ctaid_follows_the_chunks_ctas():
     assert d.special("%ctaid", "x") is not c.special("%ctaid", "x")
     assert a.special("%nctaid", "x").tolist() == [8] * 64            # the grid's 8 CTAs
     assert a.special("%gridid", None) is not b.special("%gridid", None)   # per launch, not shared
+
+
+def test_few_shapes_are_kept_and_each_keeps_few_specials():
+    from gpgpusim.functional import state
+    first = lane_shape(3, 1, 32, 16)
+    for n in range(4, 4 + state._SHAPES_KEPT):
+        lane_shape(n, 1, 32, 16)
+    assert len(state._LANE_SHAPES) == state._SHAPES_KEPT
+    assert lane_shape(3, 1, 32, 16) is not first                     # the least recent was dropped
+    assert lane_shape(3, 1, 32, 16) is lane_shape(3, 1, 32, 16)      # used again: kept
+    ex = _exec((32, 1, 1), [0])
+    for c0 in range(2 * state._SPECIALS_PER_SHAPE):                  # a %ctaid per chunk position
+        ex.cta_ids = np.array([c0])
+        ex._special.clear()
+        assert ex.special("%ctaid", "x")[0] == c0 % 8                # the grid is 8 CTAs wide
+    assert len(ex.shape.specials) == state._SPECIALS_PER_SHAPE
