@@ -50,7 +50,7 @@ def find_nvcc() -> str | None:
     return None
 
 
-def make_apps(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+def make_apps(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
     """``make -C apps <args>`` (output captured), one at a time across processes: test workers
     running in parallel (``pytest -n``) would otherwise build the same binary at once, one
     writing it while another runs it.  An up-to-date target costs make's check only."""

@@ -18,7 +18,7 @@ def app_bin() -> Path:
         pytest.skip("nvcc not found (set NVCC or put it on PATH): the CUDA apps cannot be built")
     if shutil.which("make") is None:
         pytest.skip("make not found: the CUDA apps cannot be built")
-    proc = make_apps("-j2", f"NVCC={nvcc}")
+    proc = make_apps("-j2", f"NVCC={nvcc}", timeout=900)
     if proc.returncode != 0:
         pytest.fail(f"building apps/ failed (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
     missing = [n for n in app_names() if not (BIN_DIR / n).is_file()]

@@ -19,30 +19,19 @@ from pathlib import Path
 import pytest
 
 from gpgpusim.device import interrupt
-from tests.apps.app_helpers import make_apps
+from tests.apps.app_helpers import BIN_DIR, find_nvcc, make_apps
 
 REPO = Path(__file__).resolve().parents[2]
-APPS = REPO / "apps"
-
-
-def _nvcc() -> str | None:
-    env = os.environ.get("NVCC")
-    if env:
-        return env if shutil.which(env) else None
-    for cand in ("nvcc", "/usr/local/bin/nvcc", "/usr/local/cuda/bin/nvcc"):
-        if shutil.which(cand):
-            return shutil.which(cand)
-    return None
 
 
 @pytest.fixture(scope="module")
 def spin_app() -> Path:
-    nvcc = _nvcc()
+    nvcc = find_nvcc()
     if nvcc is None or shutil.which("make") is None:
         pytest.skip("nvcc or make not found: apps/spin_forever cannot be built")
     proc = make_apps("-s", "bin/spin_forever", f"NVCC={nvcc}")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    return APPS / "bin" / "spin_forever"
+    return BIN_DIR / "spin_forever"
 
 
 def _env() -> dict[str, str]:
@@ -260,7 +249,7 @@ int main() {
 def test_performance_liveness_line_from_the_first_second(tmp_path):
     """A kernel whose 1024-cycle stretches take seconds (4,096 CTAs filling 80 SMs) still shows
     GPGPU-Sim's liveness line within about a second of its launch."""
-    nvcc = _nvcc()
+    nvcc = find_nvcc()
     if nvcc is None:
         pytest.skip("nvcc not found")
     (tmp_path / "big.cu").write_text(BIG_KERNEL)
@@ -280,7 +269,7 @@ def test_performance_liveness_line_from_the_first_second(tmp_path):
 def test_performance_interrupt_of_a_long_stretch_keeps_statistics(tmp_path):
     """SIGINT while 80 SMs are busy (seconds per 1024 cycles) still ends the kernel with its
     statistics within a second or two."""
-    nvcc = _nvcc()
+    nvcc = find_nvcc()
     if nvcc is None:
         pytest.skip("nvcc not found")
     (tmp_path / "big.cu").write_text(BIG_KERNEL)
