@@ -55,3 +55,37 @@ def test_freed_lane_arrays_stay_mapped():
     untuned, faults_default = _churn({"GLIBC_TUNABLES": "glibc.malloc.perturb=0"})
     assert untuned == "False"
     assert faults_default > 4 * faults
+
+
+# Free heap blocks inside the heap (a live block above them keeps the heap's top from being
+# trimmed by free itself): RSS before and after release_free, in MB.
+_RELEASE = """
+import ctypes
+from gpgpusim import hostmem
+libc = ctypes.CDLL(None)
+libc.malloc.restype = ctypes.c_void_p
+libc.malloc.argtypes = (ctypes.c_size_t,)
+libc.free.argtypes = (ctypes.c_void_p,)
+libc.mallopt(-3, 4 << 20)      # M_MMAP_THRESHOLD: these blocks come from the heap
+libc.mallopt(-1, 64 << 20)     # M_TRIM_THRESHOLD: free() keeps the top
+def rss():
+    return int(open("/proc/self/statm").read().split()[1]) * 4096 / 2**20
+blocks = [libc.malloc(256 << 10) for _ in range(64)]
+for p in blocks:
+    ctypes.memset(p, 1, 256 << 10)
+pin = libc.malloc(4096)
+for p in blocks:
+    libc.free(p)
+before = rss()
+hostmem.release_free()
+print(before, rss())
+"""
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="malloc_trim is glibc's")
+def test_release_free_returns_the_free_heap_pages():
+    out = subprocess.run([sys.executable, "-c", _RELEASE], capture_output=True, text=True,
+                         check=True).stdout.split()
+    before, after = float(out[0]), float(out[1])
+    assert before - after > 12          # of the 16 MB freed
+

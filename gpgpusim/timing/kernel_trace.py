@@ -32,6 +32,7 @@ from gpgpusim.errors import CudaError, Err
 from gpgpusim.functional import decode as dec
 from gpgpusim.functional import engine
 from gpgpusim.functional.state import Exec
+from gpgpusim.hostmem import release_free
 
 from .feed import TraceStream, WarpStream, WarpTrace, warp_results
 from .recorder import TraceRecorder, gc_pause, gc_settle, record_chunk
@@ -383,14 +384,16 @@ class _WindowChunk:
         """Every warp has exited: the chunk's counts join the launch's."""
         self.closed = True
         kt = self.kt
-        ex = self.ex
+        ex: Exec | None = self.ex
         assert ex is not None
         ex.hooks.trace = None
         ex.close()
         engine.fold_chunk(kt._lc, ex)
         self.ex = self.rec = self.run = None
+        ex = None
         kt.open_chunks.remove(self)
         kt._maybe_finish()
+        release_free()      # the chunk's registers and lane arrays, now free heap
 
 
 def record_kernel(lm: Any, kernel: str, grid, block, dyn_smem_bytes: int, params: bytes, *,

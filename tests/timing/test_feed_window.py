@@ -20,6 +20,7 @@ from gpgpusim.functional import engine  # noqa: E402
 from gpgpusim.functional.loader import load_module  # noqa: E402
 from gpgpusim.functional.memory import GlobalMemory  # noqa: E402
 from gpgpusim.ptx import load_ptx_cached  # noqa: E402
+from gpgpusim.timing import kernel_trace  # noqa: E402
 from gpgpusim.timing.kernel_trace import WindowStream, feed_window, record_kernel  # noqa: E402
 
 #: thread t loops (t / 32 + 1) * 3 times: warps of one CTA run very different lengths
@@ -194,12 +195,15 @@ def test_the_window_bounds_what_is_queued():
     assert most0 > total * 3 // 4               # the window holds almost the whole kernel
 
 
-def test_a_closed_chunk_releases_its_functional_run():
+def test_a_closed_chunk_releases_its_functional_run(monkeypatch):
     """Once every warp of a chunk has exited in the functional run, the chunk drops its
-    ``Exec`` (registers of every lane), recorder and driver, though the timing model still
-    holds its streams (and so the chunk) until their warps are timed: the matmul's chunk (16
-    CTAs, window 8) closes while its warps still have instructions queued to replay, and the
-    replay finishes from the queue."""
+    ``Exec`` (registers of every lane), recorder and driver, and gives the heap's free pages
+    back (``hostmem.release_free``), though the timing model still holds its streams (and so
+    the chunk) until their warps are timed: the matmul's chunk (16 CTAs, window 8) closes while
+    its warps still have instructions queued to replay, and the replay finishes from the queue."""
+    released: list[bool] = []
+    monkeypatch.setattr(kernel_trace, "release_free",
+                        lambda: released.append(chunk.ex is None and not kt.open_chunks))
     kt, g, out, nbytes = _matmul(8, n=64)
     streams = [s for _, ws in kt.streams() for s in ws]
     chunk = streams[0].chunk
@@ -214,7 +218,7 @@ def test_a_closed_chunk_releases_its_functional_run():
                 s.issue(0)
         if chunk.closed:
             break
-    assert chunk.closed and not kt.open_chunks
+    assert chunk.closed and not kt.open_chunks and released == [True]
     assert chunk.ex is None and chunk.rec is None and chunk.run is None
     assert any(s.pc >= 0 for s in streams)      # ... while replay goes on
     for s in streams:

@@ -13,6 +13,15 @@ from .table import CoreTable
 from .units import RegisterSet
 
 
+#: what a warp slot and a CTA slot hold before their first warp or CTA: one shared empty set
+#: and list, never written (``Warp.start`` and ``ShaderCore``'s CTA issue put the slot's own
+#: in place), so that the slots a kernel never fills cost no container each (a GPU of 80 SMs
+#: has 5,120 warp slots and 2,560 CTA slots)
+_UNUSED_REGS: set[int] = set()
+_UNUSED_BANKS: list[tuple[int, ...]] = []
+_UNUSED_SLOTS: list[int] = []
+
+
 def bits(m: int) -> list[int]:
     """The set bits of ``m``, ascending."""
     out = []
@@ -49,7 +58,7 @@ class Warp:
         self.sched = sched
         self.active = False
         self.done_exit = True
-        self.pending: set[int] = set()
+        self.pending: set[int] = _UNUSED_REGS     # the scoreboard's registers; own set from start()
         #: the registers of the instruction the scoreboard last blocked: the release of the
         #: last of them still pending unblocks it (while another is pending it would collide
         #: again); None: any release may matter
@@ -57,8 +66,8 @@ class Warp:
         self.sb = False           # collides on the scoreboard (statistics: core/stats.py)
         #: per pc: the register-file banks of the instruction's operands / destinations
         #: (``OperandCollector.warp_banks``; they depend on the warp slot and scheduler only)
-        self.src_banks: list[tuple[int, ...]] = []
-        self.dst_banks: list[tuple[int, ...]] = []
+        self.src_banks: list[tuple[int, ...]] = _UNUSED_BANKS
+        self.dst_banks: list[tuple[int, ...]] = _UNUSED_BANKS
         #: a device-runtime call at the head of the I-buffer (C-numbered ``-cdp_latency``):
         #: examinations by the scheduler left before it may issue, and whether its latency was
         #: charged (GPGPU-Sim ``m_cdp_latency`` / ``m_cdp_dummy``)
@@ -98,8 +107,8 @@ class CtaSlot:
         self.kernel: Any = None
         self.cta_id = -1
         self.live = 0
-        self.warps: list[int] = []
-        self.bar_waiting: list[int] = []
+        self.warps: list[int] = _UNUSED_SLOTS          # own lists from the CTA's issue
+        self.bar_waiting: list[int] = _UNUSED_SLOTS
 
     def barrier_release(self, warps: list[Warp]) -> list[int]:
         """The CTA's barrier (C085-C087, ``barrier_set_t``): when every warp of the CTA still

@@ -196,6 +196,32 @@ def test_same_run_twice_and_idle_skipping_give_identical_statistics():
     assert c["gpgpu_n_tot_w_icount"] == 512 * 16
 
 
+def test_slots_no_warp_or_cta_ever_filled_share_one_empty_container():
+    """A warp slot gets its own scoreboard set at its first warp, a CTA slot its own lists at
+    its first CTA; the slots never filled (most of a GPU's for a small grid) share one each."""
+    n = 64
+    mod = ptx(VECADD, params=".param .u64 a, .param .u64 b, .param .u64 c")
+    r = run_timing(mod, "k", (1, 1, 1), (n, 1, 1),
+                   [("a", np.arange(n, dtype=np.float32)), ("b", np.ones(n, np.float32)),
+                    ("c", np.zeros(n, np.float32))], overrides=["-gpgpu_n_clusters 4"], trace=False)
+    np.testing.assert_array_equal(r.out["c"], np.arange(n, dtype=np.float32) + 1)
+    cores = r.gpu.cores
+    used = [(c.sid, w.slot) for c in cores for w in c.warps if w.pending is not cores[0].warps[-1].pending]
+    assert len(used) == 2 and used[0][1] == 0 and used[1] == (used[0][0], 1)    # the CTA's 2 warps
+    spare = [w for c in cores for w in c.warps if (c.sid, w.slot) not in used]
+    assert len(spare) == sum(len(c.warps) for c in cores) - 2
+    assert all(w.pending is spare[0].pending and w.src_banks is spare[0].src_banks
+               and not w.pending and not w.src_banks for w in spare)
+    assert all(w.src_banks is not spare[0].src_banks for c in cores for w in c.warps
+               if (c.sid, w.slot) in used)
+    slots = [s for c in cores for s in c.ctas]
+    filled = [s for s in slots if s.cta_id >= 0]
+    assert len(filled) == 1 and filled[0].warps == [0, 1]
+    empty = [s for s in slots if s.cta_id < 0]
+    assert all(s.warps is empty[0].warps and s.bar_waiting is empty[0].warps and not s.warps
+               for s in empty)
+
+
 CONFIG_CYCLES = {  # 64 CTAs of vecadd on 4 SMs of every shipped config (regression figures)
     # QuadroFX5800, SM2_GTX480 and TeslaC2050 have finite instruction and constant caches (no
     # -gpgpu_perfect_inst_const_cache): each SM's first fetch misses in its L1I and its first
