@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import sys
 from collections import deque
-from typing import Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 #: a ready time no cycle reaches (a component with nothing timed to wait for)
 NEVER = 1 << 62
@@ -115,6 +115,12 @@ class Component:
             self.sleep_from = n + 1
 
 
+#: the entries (and ready times) of every queue nothing was pushed into yet: one shared empty
+#: deque, never written (an empty deque is ~760 bytes, and a GPU of 80 SMs has ~1,000 queues,
+#: many of them on paths a program never takes); a queue's first push gives it its own
+_UNUSED: Final[deque[Any]] = deque()
+
+
 class Queue(Generic[T]):
     """A bounded FIFO (``cap`` entries; 0 = unbounded) between two components.
 
@@ -125,8 +131,8 @@ class Queue(Generic[T]):
     __slots__ = ("items", "times", "cap", "timed", "consumer")
 
     def __init__(self, cap: int = 0, timed: bool = False, consumer: Component | None = None) -> None:
-        self.items: deque[T] = deque()
-        self.times: deque[int] = deque()
+        self.items: deque[T] = _UNUSED
+        self.times: deque[int] = _UNUSED      # a delay queue's, from its first push_at
         self.cap = cap if cap > 0 else sys.maxsize
         self.timed = timed
         self.consumer = consumer
@@ -147,7 +153,10 @@ class Queue(Generic[T]):
     def push(self, item: T) -> None:
         assert len(self.items) < self.cap, "push into a full queue"
         assert not self.timed, "a delay queue takes push_at"
-        self.items.append(item)
+        items = self.items
+        if items is _UNUSED:
+            items = self.items = deque()
+        items.append(item)
         c = self.consumer
         if c is not None and c.asleep:
             c.wake()
@@ -157,7 +166,11 @@ class Queue(Generic[T]):
         entry's ready cycle)."""
         assert len(self.items) < self.cap, "push into a full queue"
         assert self.timed, "push_at into a queue without ready times"
-        self.items.append(item)
+        items = self.items
+        if items is _UNUSED:
+            items = self.items = deque()
+            self.times = deque()
+        items.append(item)
         self.times.append(ready)
         c = self.consumer
         if c is not None and c.asleep:

@@ -56,6 +56,24 @@ def test_delay_queue():
         untimed.push_at("x", 1)
 
 
+def test_a_queue_owns_its_deques_from_its_first_push():
+    a: Queue[int] = Queue(4)
+    b: Queue[int] = Queue(0)
+    d1: Queue[int] = Queue(4, timed=True)
+    d2: Queue[int] = Queue(4, timed=True)
+    unused = a.items
+    assert all(x is unused for q in (a, b, d1, d2) for x in (q.items, q.times))   # one shared
+    assert (b.empty(), b.head(), b.pop(), b.ready(0), d2.head_ready()) == (True, None, None, False, NEVER)
+    for i in range(3):
+        a.push(i)
+        d1.push_at(i, 10 + i)
+    assert a.items is not unused and a.times is unused       # an untimed queue keeps no times
+    assert d1.items is not unused and d1.times is not unused and d1.times is not a.items
+    assert [a.pop(), a.pop()] == [0, 1] and a.entries() == [2]
+    assert d1.timed_entries() == [(10, 0), (11, 1), (12, 2)]
+    assert all(x is unused and len(x) == 0 for q in (b, d2) for x in (q.items, q.times))
+
+
 # ------------------------------------------------------------------ sleep and wake
 class _Counter(Component):
     """Cycles when told to; records every cycle and every idle_for."""

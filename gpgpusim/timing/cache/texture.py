@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Any, Callable
 
 from ..mem_fetch import MemFetch
@@ -78,10 +77,11 @@ class TexCache:
         self.rob_size = max(1, cfg.miss_queue)
         self.result_size = max(1, cfg.fifo_entries)
         self.sector_replies = cfg.mshr_type == "T"
-        self.fragment: deque[tuple[MemFetch, _RobEntry | None]] = deque()
-        self.request: deque[MemFetch] = deque()
-        self.rob: deque[_RobEntry] = deque()
-        self.result: deque[MemFetch] = deque()
+        # FIFOs as lists: bounded by the sizes above (an empty deque is ~760 bytes, a list 56)
+        self.fragment: list[tuple[MemFetch, _RobEntry | None]] = []
+        self.request: list[MemFetch] = []
+        self.rob: list[_RobEntry] = []
+        self.result: list[MemFetch] = []
         self.by_fetch: dict[int, _RobEntry] = {}     # id(request) -> its ROB entry
         self.stats = self.tags.stats
 
@@ -114,23 +114,23 @@ class TexCache:
     def cycle(self, send: Callable[[MemFetch], bool] | None = None) -> None:
         """``tex_cache::cycle``."""
         if self.request and send is not None and send(self.request[0]):
-            self.request.popleft()
+            self.request.pop(0)
         if self.fragment and len(self.result) < self.result_size:
             fetch, e = self.fragment[0]
             if e is None:
-                self.fragment.popleft()
+                self.fragment.pop(0)
                 self.result.append(fetch)
             elif e.ready:
                 assert self.rob[0] is e
-                self.rob.popleft()
-                self.fragment.popleft()
+                self.rob.pop(0)
+                self.fragment.pop(0)
                 self.result.append(fetch)
 
     def request_top(self) -> MemFetch | None:
         return self.request[0] if self.request else None
 
     def pop_request(self) -> MemFetch:
-        return self.request.popleft()
+        return self.request.pop(0)
 
     def waiting_for_fill(self, fetch: MemFetch) -> bool:
         key = fetch.original if fetch.original is not None else fetch
@@ -153,7 +153,7 @@ class TexCache:
         return bool(self.result)
 
     def next_access(self) -> MemFetch:
-        return self.result.popleft()
+        return self.result.pop(0)
 
     # ------------------------------------------------------------------ state
     def live(self) -> bool:

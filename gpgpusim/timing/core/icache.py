@@ -152,7 +152,7 @@ class InstCache:
             mf = c.miss_queue[0]
             cl = self.core.cluster
             if cl.can_inject(mf):
-                c.miss_queue.popleft()
+                c.miss_queue.pop(0)
                 cl.inject(mf, now)
         c.cycle()
 

@@ -330,7 +330,7 @@ class LdstUnit:
                 cluster = core.cluster
                 mf = mq[0]
                 if cluster.can_inject(mf):
-                    mq.popleft()
+                    mq.pop(0)
                     cluster.inject(mf, now)
             l1d.cycle()
             if self.n_latq and now >= self.latq_due:

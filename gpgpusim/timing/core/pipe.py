@@ -20,7 +20,6 @@ behaviour in O(1) per cycle by storing each item's entry cycle:
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Any
 
 
@@ -33,7 +32,7 @@ class CompressingPipe:
 
     def __init__(self, depth: int) -> None:
         self.depth = max(1, depth)
-        self.q: deque[list[Any]] = deque()       # [entry cycle, item]
+        self.q: list[list[Any]] = []             # [entry cycle, item]; at most ``depth`` of them
         self.last_left = -1                      # cycle the previous head left slot 0
         self.head_t = 0
         self.tail_t = 0
@@ -64,7 +63,7 @@ class CompressingPipe:
     def pop(self, now: int) -> Any:
         self.last_left = now
         q = self.q
-        item = q.popleft()[1]
+        item = q.pop(0)[1]
         if q:
             self.head_t = q[0][0]
         return item
