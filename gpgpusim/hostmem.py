@@ -49,10 +49,10 @@ _malloc_trim: Any = None        # libc's malloc_trim once looked up; False: ther
 
 def release_free() -> None:
     """Give the free pages inside the malloc heaps back to the kernel (glibc's
-    ``malloc_trim(0)``; nothing elsewhere).  The trace feed calls it when a chunk of the
-    functional engine closes in performance mode: the chunk's lane arrays (up to ~25 MB) are
-    then free heap between the timing model's longer-lived allocations, which the heap's top
-    threshold never returns."""
+    ``malloc_trim(0)``; nothing elsewhere).  Both feeds of the performance model call it when
+    a chunk of the functional engine closes (``timing/kernel_trace.py``, ``timing/live.py``):
+    the chunk's registers and lane arrays (up to ~25 MB) are then free heap between the timing
+    model's longer-lived allocations, which the heap's top threshold never returns."""
     global _malloc_trim
     if _malloc_trim is None:
         try:

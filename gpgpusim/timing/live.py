@@ -54,6 +54,7 @@ import numpy as np
 from gpgpusim.errors import CudaError, Err
 from gpgpusim.functional import engine, simt
 from gpgpusim.functional.state import Exec
+from gpgpusim.hostmem import release_free
 from gpgpusim.ptx import ir
 
 from .feed import MemAccess, WarpStream, cut_record
@@ -144,7 +145,7 @@ class _LiveChunk:
             return
         self.closed = True
         k = self.kernel
-        ex = self.ex
+        ex: Exec | None = self.ex
         assert ex is not None
         ex.hooks.trace = None
         ex.hooks.hw = None
@@ -154,7 +155,9 @@ class _LiveChunk:
             k.workspace = None
         engine.fold_chunk(k.lc, ex)
         self.ex = None      # (an atomic still in flight keeps what it needs in its callback)
+        ex = None
         k.open_chunks.discard(self)
+        release_free()      # the chunk's registers and lane arrays, now free heap
 
 
 class LiveWarp(WarpStream):

@@ -195,12 +195,16 @@ def _loop_launch():
 
 
 @pytest.mark.parametrize("chunk_threads", [65536, 64])
-def test_live_kernel_counts_and_early_drain(chunk_threads):
+def test_live_kernel_counts_and_early_drain(chunk_threads, monkeypatch):
     """Stepping CTA 0's warps to the end and draining the rest (a kernel stopped early) gives
     the engine's own counts and memory; with one CTA per chunk, chunks fold (and drop their
-    ``Exec``) as they finish."""
+    ``Exec``, then give the heap's free pages back) as they finish."""
     from gpgpusim.functional import engine
+    from gpgpusim.timing import live
     from gpgpusim.timing.live import LiveKernel
+
+    released: list[int] = []
+    monkeypatch.setattr(live, "release_free", lambda: released.append(1))
 
     class Opts:
         def get(self, name):
@@ -227,9 +231,11 @@ def test_live_kernel_counts_and_early_drain(chunk_threads):
     assert lk.stats.warp_insn == (n if chunk_threads == 64 else 0)   # CTA 0's chunk folded
     # ... and released its functional run, though its streams are still held
     assert (ws[0].chunk.ex is None) == (chunk_threads == 64)
+    assert len(released) == (1 if chunk_threads == 64 else 0)
     for _ in it:
         pass
     assert lk.done
+    assert len(released) == (4 if chunk_threads == 64 else 1)     # once a chunk, after it closed
     assert (lk.stats.thread_insn, lk.stats.warp_insn) == (ref.thread_insn, ref.warp_insn)
     assert g.read(buf, 1024).view(np.uint32).tolist() == want.tolist()
 
