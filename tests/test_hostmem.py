@@ -88,4 +88,3 @@ def test_release_free_returns_the_free_heap_pages():
                          check=True).stdout.split()
     before, after = float(out[0]), float(out[1])
     assert before - after > 12          # of the 16 MB freed
-

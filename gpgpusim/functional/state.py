@@ -139,11 +139,11 @@ class LaneShape:
             .astype(np.int64)
         self.valid_lanes = np.flatnonzero(valid)
         self.exited = ~valid
-        for name in self.__slots__[:-1]:
-            a = getattr(self, name)
-            if a is not None:
-                a.flags.writeable = False
         self.specials: dict[tuple[Any, ...], np.ndarray] = {}
+        for name in self.__slots__:
+            a = getattr(self, name)
+            if isinstance(a, np.ndarray):
+                a.flags.writeable = False
 
 
 #: the shapes kept (most recently used last): a launch's full chunks and its last, smaller one,
