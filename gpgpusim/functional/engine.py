@@ -339,6 +339,9 @@ class CtaState:
 
 # ----------------------------------------------------------------------------- launch
 _launch_counter = [0]
+#: threads a chunk of a functional launch holds at most (:func:`prepare_launch`): wide steps
+#: for the batched driver, with the chunk's registers bounded
+CHUNK_THREADS = 65536
 
 
 def launch(lm: LoadedModule, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int],
@@ -347,7 +350,7 @@ def launch(lm: LoadedModule, kernel: str, grid: tuple[int, int, int], block: tup
            options: Any = None, cooperative: bool = False) -> KernelStats:
     """Run ``kernel`` over the whole grid functionally; returns its :class:`KernelStats`.
 
-    The grid is processed in chunks of CTAs (at most ``chunk_threads`` threads, default 65,536,
+    The grid is processed in chunks of CTAs (at most :data:`CHUNK_THREADS` threads, 65,536,
     resident together) in CTA order.  ``line_stats`` (a dict, filled in place) maps each PTX line
     to ``[warp instructions, thread instructions, lanes active at issue]``; the last counts
     predicated-off lanes too, as GPGPU-Sim's per-line execution counts (and its functional-mode
@@ -386,6 +389,7 @@ class LaunchChunks:
     options: Any
     cooperative: bool
     per: int                      # CTAs per chunk
+    per_full: int                 # CTAs per chunk at the engine's own bound (>= per)
     total: int                    # CTAs in the grid
     gridid: int
     stats: KernelStats
@@ -398,9 +402,11 @@ class LaunchChunks:
 
 def prepare_launch(lm: LoadedModule, kernel: str, grid, block, dyn_smem_bytes: int, params: bytes, *,
                    gmem: GlobalMemory, driver: str = "batched", printf: Callable[[str], None] | None = None,
-                   line_stats: dict | None = None, options: Any = None,
-                   cooperative: bool = False) -> LaunchChunks:
-    """Validate a launch and size its chunks (the first half of :func:`launch`)."""
+                   line_stats: dict | None = None, options: Any = None, cooperative: bool = False,
+                   chunk_threads: int | None = None) -> LaunchChunks:
+    """Validate a launch and size its chunks (the first half of :func:`launch`): at most
+    ``chunk_threads`` threads a chunk (default :data:`CHUNK_THREADS`; the
+    ``functional_chunk_threads`` option, where set, overrides both) and ~256 MiB of state."""
     t0 = time.perf_counter()
     if len(grid) != 3 or len(block) != 3 or min(grid) < 1 or min(block) < 1:
         raise CudaError(Err.InvalidConfiguration, f"launch of {kernel}: invalid grid {grid} or block {block}")
@@ -420,21 +426,24 @@ def prepare_launch(lm: LoadedModule, kernel: str, grid, block, dyn_smem_bytes: i
             sys.stdout.write(text)
             sys.stdout.flush()
     _launch_counter[0] += 1
-    chunk_threads = 65536
-    if options is not None:
-        chunk_threads = int(_opt(options, "functional_chunk_threads", chunk_threads))
+    forced = _opt(options, "functional_chunk_threads", None)
+    full = CHUNK_THREADS if forced is None else int(forced)
+    mine = full if forced is not None or chunk_threads is None else chunk_threads
     wpc = (nthreads + 31) // 32 * 32
     # bound the resident state: registers + local frames + shared memory per chunk (~256 MiB)
     per_thread = prog.thread_bytes
     per_cta = per_thread * wpc + prog.static_smem + dyn_smem_bytes
-    per = max(1, min(chunk_threads // wpc, (256 << 20) // max(per_cta, 1)))
+    by_state = (256 << 20) // max(per_cta, 1)
+    per = max(1, min(mine // wpc, by_state))
+    per_full = max(per, min(full // wpc, by_state))
     total = grid[0] * grid[1] * grid[2]
     if cooperative:
-        per = total
+        per = per_full = total
     return LaunchChunks(lm=lm, prog=prog, kernel=kernel, grid=grid, block=block,
                         dyn_smem_bytes=dyn_smem_bytes, params=params, gmem=gmem, driver=driver,
                         printf=printf, line_stats=line_stats, options=options, cooperative=cooperative,
-                        per=per, total=total, gridid=_launch_counter[0], stats=KernelStats(kernel=kernel),
+                        per=per, per_full=per_full, total=total, gridid=_launch_counter[0],
+                        stats=KernelStats(kernel=kernel),
                         pc_thread=None, pc_warp=None, pc_active=None, pc_issued=set(), t0=t0)
 
 

@@ -112,6 +112,14 @@ _NEVER = 1 << 62
 #: the youngest generation's threshold while a performance model exists (CPython's default 700)
 GC_YOUNG_THRESHOLD = 1_000_000
 
+#: threads a functional chunk of a timed launch holds at most (``engine.prepare_launch``;
+#: functional mode, and the untimed rest of a CTA-sampled launch, use the engine's 65,536).
+#: Both feeds keep a chunk's ``Exec`` (registers, lane arrays) until its last CTA retires, so
+#: besides the registers of the CTAs in flight they hold up to about one chunk more; smaller
+#: chunks lowered peak RSS by up to 15 MB on the reference programs at no measured cost in
+#: speed (``docs/PERFORMANCE.md``, "Whole programs")
+FEED_CHUNK_THREADS = 16384
+
 
 _T = TypeVar("_T")
 
@@ -410,7 +418,8 @@ class TimingGpu(Gpu):
         kw = dict(op.launch_kwargs)
         kw.pop("driver", None)
         lc = engine.prepare_launch(op.module, op.kernel, op.grid, op.block, op.dyn_smem_bytes,
-                                   op.params, gmem=self.gmem, driver="batched", **kw)
+                                   op.params, gmem=self.gmem, driver="batched",
+                                   chunk_threads=FEED_CHUNK_THREADS, **kw)
         prog = lc.prog
         why = self.live_reason(op, prog)
         feed = choose_feed(self.config.get("gpgpusim_timing_feed"), why)

@@ -201,9 +201,13 @@ class KernelTrace:
         if lc.cooperative:
             self._workspace = lc.gmem.allocate(64)
         per, total = lc.per, lc.total
+        c0 = 0
         try:
-            for c0 in range(0, total, per):
+            while c0 < total:
+                if self._unrecorded:
+                    per = lc.per_full       # after a cut nothing is held for the timing model
                 ids = list(range(c0, min(total, c0 + per)))
+                c0 += per
                 ex = engine.chunk_exec(lc, ids, self._workspace)
                 if self._unrecorded:
                     # after a cut: the chunk runs whole, unrecorded, as in functional mode
@@ -236,7 +240,8 @@ class KernelTrace:
         """CTA sampling: nothing more of this launch is timed.  Every open chunk runs to its end
         on the functional engine without recording (its streams not yet ended must be
         :meth:`WindowStream.abandon`-ed or never issued again), and the CTAs not taken yet run
-        chunk by chunk as in functional mode when the iterator is drained, so every instruction
+        chunk by chunk as in functional mode, in the engine's own chunk size (``lc.per_full``,
+        not the timing model's smaller one), when the iterator is drained, so every instruction
         still executes and memory stays exact (needs a window: ``streams()`` of a windowed trace)."""
         if self.window == 0:
             raise RuntimeError("KernelTrace.cut needs the windowed feed")

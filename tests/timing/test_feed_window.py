@@ -303,3 +303,45 @@ def test_pumping_leaves_the_collector_as_it_was(enabled):
         assert kt.done
     finally:
         (gc.enable if was else gc.disable)()
+
+
+def test_a_timed_launch_runs_in_small_chunks_and_its_cut_rest_in_the_engines(monkeypatch):
+    """``prepare_launch``'s ``chunk_threads`` bounds the chunks the timing model holds (its
+    ``FEED_CHUNK_THREADS``); the ``functional_chunk_threads`` option overrides it, and without
+    either a chunk is the engine's :data:`~gpgpusim.functional.engine.CHUNK_THREADS`.  Once a
+    launch is cut, the CTAs not taken yet run in chunks of that engine bound (``per_full``):
+    6 CTAs of 160 threads, timed one a chunk, cut after two, the last four run as one chunk,
+    and memory and counts are those of the whole functional run."""
+    sizes: list[int] = []
+    real = engine.chunk_exec
+    monkeypatch.setattr(engine, "chunk_exec", lambda lc, ids, ws: (sizes.append(len(ids)), real(lc, ids, ws))[1])
+    n = 6 * 160
+
+    def launch(g: GlobalMemory, **kw):
+        lm = load_module(ptx(UNEVEN), g)
+        buf = g.allocate(4 * n)
+        g.write(buf, np.arange(n, dtype=np.uint32))
+        return lm, buf, engine.prepare_launch(lm, "k", (6, 1, 1), (160, 1, 1), 0, struct.pack("<Q", buf),
+                                              gmem=g, **kw)
+
+    full = 65536 // 160
+    assert (launch(GlobalMemory())[2].per, launch(GlobalMemory())[2].per_full) == (full, full)
+    forced = launch(GlobalMemory(), chunk_threads=160, options={"functional_chunk_threads": 320})[2]
+    assert (forced.per, forced.per_full) == (2, 2)
+    g = GlobalMemory()
+    _, buf, lc = launch(g, chunk_threads=160)
+    assert (lc.per, lc.per_full) == (1, full)
+    kt = kernel_trace.KernelTrace(lc, 8, None)
+    it = iter(kt.streams())
+    next(it)
+    next(it)
+    assert sizes == [1, 1]
+    kt.cut()
+    assert list(it) == [] and sizes == [1, 1, 4] and kt.done
+    t = np.arange(n) % 160
+    k = (t // 32 + 1) * 3
+    assert np.frombuffer(bytes(g.read(buf, 4 * n)), np.uint32).tolist() == (np.arange(n) + k * (k - 1) // 2).tolist()
+    g2 = GlobalMemory()
+    lm2, buf2, _ = launch(g2)
+    st = engine.launch(lm2, "k", (6, 1, 1), (160, 1, 1), 0, struct.pack("<Q", buf2), gmem=g2)
+    assert (kt.stats.warp_insn, kt.stats.thread_insn) == (st.warp_insn, st.thread_insn)
