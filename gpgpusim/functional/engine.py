@@ -428,13 +428,13 @@ def prepare_launch(lm: LoadedModule, kernel: str, grid, block, dyn_smem_bytes: i
     _launch_counter[0] += 1
     forced = _opt(options, "functional_chunk_threads", None)
     full = CHUNK_THREADS if forced is None else int(forced)
-    mine = full if forced is not None or chunk_threads is None else chunk_threads
+    asked = full if forced is not None or chunk_threads is None else chunk_threads
     wpc = (nthreads + 31) // 32 * 32
     # bound the resident state: registers + local frames + shared memory per chunk (~256 MiB)
     per_thread = prog.thread_bytes
     per_cta = per_thread * wpc + prog.static_smem + dyn_smem_bytes
     by_state = (256 << 20) // max(per_cta, 1)
-    per = max(1, min(mine // wpc, by_state))
+    per = max(1, min(asked // wpc, by_state))
     per_full = max(per, min(full // wpc, by_state))
     total = grid[0] * grid[1] * grid[2]
     if cooperative:

@@ -114,10 +114,11 @@ GC_YOUNG_THRESHOLD = 1_000_000
 
 #: threads a functional chunk of a timed launch holds at most (``engine.prepare_launch``;
 #: functional mode, and the untimed rest of a CTA-sampled launch, use the engine's 65,536).
-#: Both feeds keep a chunk's ``Exec`` (registers, lane arrays) until its last CTA retires, so
-#: besides the registers of the CTAs in flight they hold up to about one chunk more; smaller
-#: chunks lowered peak RSS by up to 15 MB on the reference programs at no measured cost in
-#: speed (``docs/PERFORMANCE.md``, "Whole programs")
+#: Both feeds keep a chunk's ``Exec`` (registers, lane arrays) until its last warp has exited
+#: in the functional run (a window ahead of the timing model), so besides the registers of the
+#: CTAs in flight they hold the rest of the chunks those belong to; smaller chunks lowered
+#: peak RSS by up to 15 MB on the reference programs at no measured cost in speed
+#: (``docs/PERFORMANCE.md``, "Whole programs")
 FEED_CHUNK_THREADS = 16384
 
 

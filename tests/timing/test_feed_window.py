@@ -325,7 +325,8 @@ def test_a_timed_launch_runs_in_small_chunks_and_its_cut_rest_in_the_engines(mon
                                               gmem=g, **kw)
 
     full = 65536 // 160
-    assert (launch(GlobalMemory())[2].per, launch(GlobalMemory())[2].per_full) == (full, full)
+    default = launch(GlobalMemory())[2]
+    assert (default.per, default.per_full) == (full, full)
     forced = launch(GlobalMemory(), chunk_threads=160, options={"functional_chunk_threads": 320})[2]
     assert (forced.per, forced.per_full) == (2, 2)
     g = GlobalMemory()
