@@ -23,6 +23,8 @@ from gpgpusim.ptx import load_ptx_cached  # noqa: E402
 from gpgpusim.timing import kernel_trace  # noqa: E402
 from gpgpusim.timing.kernel_trace import WindowStream, feed_window, record_kernel  # noqa: E402
 
+from .timing_helpers import chunk_sizes  # noqa: E402
+
 #: thread t loops (t / 32 + 1) * 3 times: warps of one CTA run very different lengths
 UNEVEN = """
 .reg .u32 %r<10>; .reg .u64 %rd<4>; .reg .pred %p<2>;
@@ -312,9 +314,7 @@ def test_a_timed_launch_runs_in_small_chunks_and_its_cut_rest_in_the_engines(mon
     launch is cut, the CTAs not taken yet run in chunks of that engine bound (``per_full``):
     6 CTAs of 160 threads, timed one a chunk, cut after two, the last four run as one chunk,
     and memory and counts are those of the whole functional run."""
-    sizes: list[int] = []
-    real = engine.chunk_exec
-    monkeypatch.setattr(engine, "chunk_exec", lambda lc, ids, ws: (sizes.append(len(ids)), real(lc, ids, ws))[1])
+    sizes = chunk_sizes(monkeypatch)
     n = 6 * 160
 
     def launch(g: GlobalMemory, **kw):

@@ -7,7 +7,7 @@ import numpy as np
 from gpgpusim.functional import engine
 from gpgpusim.timing import gpu
 
-from .timing_helpers import ptx, run_timing
+from .timing_helpers import chunk_sizes, ptx, run_timing
 
 
 def test_relax_gc_raises_only_a_lower_young_threshold():
@@ -40,9 +40,7 @@ mul.wide.u32 %rd2, %r3, 4;
 add.u64 %rd3, %rd1, %rd2;
 st.global.u32 [%rd3], %r3;
 """)
-    sizes: list[int] = []
-    real = engine.chunk_exec
-    monkeypatch.setattr(engine, "chunk_exec", lambda lc, ids, ws: (sizes.append(len(ids)), real(lc, ids, ws))[1])
+    sizes = chunk_sizes(monkeypatch)
     assert gpu.FEED_CHUNK_THREADS == 16384 < engine.CHUNK_THREADS
     outs = []
     for bound, want in ((gpu.FEED_CHUNK_THREADS, [3]), (32, [1, 1, 1])):

@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from gpgpusim.functional import engine
 from gpgpusim.functional.loader import load_module
 from gpgpusim.functional.memory import GlobalMemory
 from gpgpusim.options import load_config
@@ -22,6 +23,15 @@ from gpgpusim.timing.gpu import TimingGpu
 
 #: a small machine: one SM, no launch latency (cycles then count from the first CTA)
 SMALL = ["-gpgpu_n_clusters 1", "-gpgpu_kernel_launch_latency 0"]
+
+
+def chunk_sizes(monkeypatch: Any) -> list[int]:
+    """A list that records how many CTAs each chunk the functional engine makes from now on
+    holds (``engine.chunk_exec``, wrapped through ``monkeypatch``), in order."""
+    sizes: list[int] = []
+    real = engine.chunk_exec
+    monkeypatch.setattr(engine, "chunk_exec", lambda lc, ids, ws: (sizes.append(len(ids)), real(lc, ids, ws))[1])
+    return sizes
 
 
 class TimingRun:
