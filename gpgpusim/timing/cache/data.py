@@ -82,7 +82,7 @@ def _match_status(line: Line, sidx: int, is_write: bool) -> str | None:
     if st == VALID:
         return HIT
     if st == MODIFIED:
-        return HIT if is_write or line.readable >> sidx & 1 else SECTOR_MISS
+        return HIT if is_write or line.flags >> sidx & 1 else SECTOR_MISS   # readable(sidx)
     return None
 
 
@@ -379,7 +379,7 @@ class Cache:
             if st == VALID:
                 return HIT, idx
             if st == MODIFIED:
-                return (HIT if is_write or line.readable >> sidx & 1 else SECTOR_MISS), idx
+                return (HIT if is_write or line.flags >> sidx & 1 else SECTOR_MISS), idx   # readable(sidx)
             if self.sectored:
                 return SECTOR_MISS, idx
             return self._probe_scan(addr, sector_mask, is_write)   # not reachable in practice
@@ -544,7 +544,7 @@ class Cache:
             i = low.bit_length() - 1
             full = _SECTOR_FULL << (i * SECTOR_BYTES)
             if dirty & full == full:
-                line.readable |= 1 << (i if sectored else 0)
+                line.set_readable(i if sectored else 0, True)
 
     # ------------------------------------------------------------------ MSHR / miss queue
     def _mshr_full(self, maddr: int) -> bool:

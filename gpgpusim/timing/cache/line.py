@@ -26,6 +26,16 @@ _LOW_BITS: Final = sum(1 << (2 * i) for i in range(SECTORS_PER_LINE))
 #: the byte mask of one whole sector (at sector 0)
 _SECTOR_FULL = (1 << SECTOR_BYTES) - 1
 
+# ``Line.flags``: the per-sector flags (bit ``i`` of each field: sector ``i``) and one bool
+#: bits 0-3: the sector is readable
+READABLE: Final = _ALL_SECTORS
+#: bits 4-7: the sector becomes MODIFIED when filled
+MOD_ON_FILL_SHIFT: Final = SECTORS_PER_LINE
+#: bits 8-11: the sector becomes readable when filled
+READ_ON_FILL_SHIFT: Final = 2 * SECTORS_PER_LINE
+#: bit 12: a fill ORs its byte mask into ``dirty_byte_mask`` (``set_byte_mask_on_fill``)
+BYTE_MASK_ON_FILL: Final = 1 << (3 * SECTORS_PER_LINE)
+
 
 def sector_status(st: int, sidx: int) -> int:
     """The status of sector ``sidx`` in a line's packed status ``st``."""
@@ -54,23 +64,22 @@ class Line:
     cache all four (``sector_cache_block``).
 
     The sectors' statuses are one int, 2 bits per sector (sector ``i`` at bits ``2i``,
-    :func:`sector_status`); the per-sector flags are bit masks (bit ``i``: sector ``i``).
-    GPGPU-Sim's per-sector allocation and access times and the fill time are not kept:
-    nothing reads them (the victim choice uses the line's ``alloc_time`` / ``last_access``).
-    Compiled, a line is one object of unboxed fields (~130 bytes; a status list would add
-    ~100 more), which matters because a GPU's L1Ds and L2 hold up to ~130,000 of them
-    (``bench/feed_memory.py``)."""
+    :func:`sector_status`); GPGPU-Sim's per-sector flags (readable, modified on fill, readable
+    on fill) and the line's ``set_byte_mask_on_fill`` are bit fields of the one int ``flags``
+    (:data:`READABLE`, :data:`MOD_ON_FILL_SHIFT`, :data:`READ_ON_FILL_SHIFT`,
+    :data:`BYTE_MASK_ON_FILL`).  GPGPU-Sim's per-sector allocation and access times and the
+    fill time are not kept: nothing reads them (the victim choice uses the line's
+    ``alloc_time`` / ``last_access``).  Compiled, a line is one object of seven unboxed fields
+    (96 bytes with its object and collector headers; 128 when the three flag masks and the
+    bool were fields of their own), which matters because a GPU's L1Ds and L2 hold up to
+    ~130,000 of them (``bench/feed_memory.py``)."""
 
-    __slots__ = ("tag", "status", "readable", "modified_on_fill", "readable_on_fill",
-                 "byte_mask_on_fill", "dirty_byte_mask", "alloc_time", "last_access", "regtag")
+    __slots__ = ("tag", "status", "flags", "dirty_byte_mask", "alloc_time", "last_access", "regtag")
 
     def __init__(self) -> None:
         self.tag = -1                       # the block address (GPGPU-Sim's tag and block_addr)
         self.status = INVALID               # packed: 2 bits per sector
-        self.readable = _ALL_SECTORS        # bit i: sector i is readable
-        self.modified_on_fill = 0           # bit i: sector i becomes MODIFIED when filled
-        self.readable_on_fill = 0           # bit i: sector i becomes readable when filled
-        self.byte_mask_on_fill = False
+        self.flags = READABLE               # every sector readable, nothing pending on fill
         self.dirty_byte_mask = 0
         self.alloc_time = 0
         self.last_access = 0
@@ -86,13 +95,29 @@ class Line:
     def is_modified(self) -> bool:
         return _modified_fields(self.status) != 0
 
+    def readable(self, sidx: int) -> bool:
+        """Sector ``sidx`` is readable (``m_readable``)."""
+        return (self.flags >> sidx) & 1 != 0
+
+    def set_readable(self, sidx: int, on: bool) -> None:
+        if on:
+            self.flags |= 1 << sidx
+        else:
+            self.flags &= ~(1 << sidx)
+
+    def modify_on_fill(self, sidx: int) -> None:
+        """The fill of sector ``sidx`` will make it MODIFIED and OR the fill's byte mask into
+        the dirty bytes (a write that allocated or hit a reserved sector)."""
+        self.flags |= (1 << (MOD_ON_FILL_SHIFT + sidx)) | BYTE_MASK_ON_FILL
+
+    def readable_on_fill(self, sidx: int) -> None:
+        """The fill of sector ``sidx`` will make it readable."""
+        self.flags |= 1 << (READ_ON_FILL_SHIFT + sidx)
+
     def allocate(self, tag: int, time: int, sidx: int) -> None:
         """``allocate`` / ``allocate_line``: the whole line is reset, one sector reserved."""
         self.status = RESERVED << (sidx << 1)
-        self.readable = _ALL_SECTORS
-        self.modified_on_fill = 0
-        self.readable_on_fill = 0
-        self.byte_mask_on_fill = False
+        self.flags = READABLE
         self.dirty_byte_mask = 0
         self.tag = tag
         self.alloc_time = time
@@ -100,23 +125,25 @@ class Line:
 
     def allocate_sector(self, time: int, sidx: int) -> None:
         """``sector_cache_block::allocate_sector``."""
-        bit = 1 << sidx
+        f = self.flags
+        mod = 1 << (MOD_ON_FILL_SHIFT + sidx)
         if sector_status(self.status, sidx) == MODIFIED:
-            self.modified_on_fill |= bit
+            f |= mod
         else:
-            self.modified_on_fill &= ~bit
-        self.readable_on_fill &= ~bit
+            f &= ~mod
+        f &= ~(1 << (READ_ON_FILL_SHIFT + sidx))
+        self.flags = f | (1 << sidx)
         self.status = with_sector(self.status, sidx, RESERVED)
-        self.readable |= bit
         self.last_access = time
 
     def fill(self, sidx: int, byte_mask: int) -> None:
-        bit = 1 << sidx
-        self.status = with_sector(self.status, sidx, MODIFIED if self.modified_on_fill & bit else VALID)
-        if self.readable_on_fill & bit:
-            self.readable |= bit
-            self.readable_on_fill &= ~bit
-        if self.byte_mask_on_fill:
+        f = self.flags
+        self.status = with_sector(self.status, sidx,
+                                  MODIFIED if f >> (MOD_ON_FILL_SHIFT + sidx) & 1 else VALID)
+        rof = 1 << (READ_ON_FILL_SHIFT + sidx)
+        if f & rof:
+            self.flags = (f & ~rof) | (1 << sidx)
+        if f & BYTE_MASK_ON_FILL:
             self.dirty_byte_mask |= byte_mask
 
     def modified_size(self, sectored: bool, line_bytes: int) -> int:

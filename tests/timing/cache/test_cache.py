@@ -322,6 +322,33 @@ def test_packed_line_status():
         assert line.modified_size(False, 128) == (128 if sts[0] == MODIFIED else 0)
     line.allocate(0x1000, 5, 2)
     assert [sector_status(line.status, i) for i in range(4)] == [INVALID, INVALID, RESERVED, INVALID]
-    line.modified_on_fill = 0b100
+    line.modify_on_fill(2)
     line.fill(2, 0)
     assert sector_status(line.status, 2) == MODIFIED and line.is_modified()
+
+
+def test_packed_line_flags():
+    """A line's per-sector flags (readable, modified on fill, readable on fill) and its
+    byte-mask-on-fill bool share one int: each sector's flags are set and cleared without
+    touching another sector's or another field's, and a fill applies exactly its sector's."""
+    from gpgpusim.timing.cache.line import (BYTE_MASK_ON_FILL, MOD_ON_FILL_SHIFT, MODIFIED, READ_ON_FILL_SHIFT,
+                                            READABLE, RESERVED, VALID, Line, sector_status)
+    assert (READABLE, MOD_ON_FILL_SHIFT, READ_ON_FILL_SHIFT, BYTE_MASK_ON_FILL) == (0xF, 4, 8, 1 << 12)
+    line = Line()
+    line.allocate(0x2000, 7, 1)
+    assert line.flags == READABLE and [line.readable(i) for i in range(4)] == [True] * 4
+    line.set_readable(1, False)
+    line.readable_on_fill(1)
+    line.allocate_sector(8, 3)                      # sector 3: reserved, readable, nothing on fill
+    line.modify_on_fill(3)
+    assert line.flags == 0b1101 | (0b1000 << 4) | (0b0010 << 8) | BYTE_MASK_ON_FILL
+    assert [sector_status(line.status, i) for i in range(4)] == [0, RESERVED, 0, RESERVED]
+    line.fill(1, 0xF0)                              # readable again; VALID; bytes ORed (the bool is set)
+    assert line.readable(1) and sector_status(line.status, 1) == VALID and line.dirty_byte_mask == 0xF0
+    assert line.flags == 0b1111 | (0b1000 << 4) | BYTE_MASK_ON_FILL
+    line.fill(3, 0x0F00)
+    assert sector_status(line.status, 3) == MODIFIED and line.dirty_byte_mask == 0x0FF0
+    line.allocate_sector(9, 3)                      # a modified sector re-reserved: modified on fill again
+    assert line.flags >> (MOD_ON_FILL_SHIFT + 3) & 1 and sector_status(line.status, 3) == RESERVED
+    line.allocate(0x3000, 10, 0)                    # a new tag clears every flag and the dirty bytes
+    assert line.flags == READABLE and line.dirty_byte_mask == 0 and line.tag == 0x3000
