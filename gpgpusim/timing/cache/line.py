@@ -70,9 +70,9 @@ class Line:
     :data:`BYTE_MASK_ON_FILL`).  GPGPU-Sim's per-sector allocation and access times and the
     fill time are not kept: nothing reads them (the victim choice uses the line's
     ``alloc_time`` / ``last_access``).  Compiled, a line is one object of seven unboxed fields
-    (96 bytes with its object and collector headers; 128 when the three flag masks and the
-    bool were fields of their own), which matters because a GPU's L1Ds and L2 hold up to
-    ~130,000 of them (``bench/feed_memory.py``)."""
+    (96 bytes with its object and collector headers; 120, in 128-byte blocks, when the three
+    flag masks and the bool were fields of their own), which matters because a GPU's L1Ds
+    and L2 hold up to ~130,000 of them (``bench/feed_memory.py``, ``bench/line_memory.py``)."""
 
     __slots__ = ("tag", "status", "flags", "dirty_byte_mask", "alloc_time", "last_access", "regtag")
 
