@@ -105,12 +105,12 @@ class Line:
         else:
             self.flags &= ~(1 << sidx)
 
-    def modify_on_fill(self, sidx: int) -> None:
+    def set_modified_on_fill(self, sidx: int) -> None:
         """The fill of sector ``sidx`` will make it MODIFIED and OR the fill's byte mask into
         the dirty bytes (a write that allocated or hit a reserved sector)."""
         self.flags |= (1 << (MOD_ON_FILL_SHIFT + sidx)) | BYTE_MASK_ON_FILL
 
-    def readable_on_fill(self, sidx: int) -> None:
+    def set_readable_on_fill(self, sidx: int) -> None:
         """The fill of sector ``sidx`` will make it readable."""
         self.flags |= 1 << (READ_ON_FILL_SHIFT + sidx)
 

@@ -132,7 +132,7 @@ class FetchOnWrite(WriteAlloc):
         n = cache._wr_alloc_fetch(fetch, now, True)
         do_miss, idx, evicted = cache._send_read(addr, idx, n, now, False, True, events)
         line = cache.lines[idx]
-        line.modify_on_fill(cache._sidx(fetch.sector_mask))
+        line.set_modified_on_fill(cache._sidx(fetch.sector_mask))
         events.append(WRITE_ALLOCATE_SENT)
         return _finish(cache, do_miss, evicted, fetch, now, events)
 
@@ -157,11 +157,11 @@ class LazyFetchOnRead(WriteAlloc):
         sidx = cache._sidx(fetch.sector_mask)
         cache._mark_modified(idx, fetch)
         if st == HIT_RESERVED:
-            line.modify_on_fill(sidx)
+            line.set_modified_on_fill(sidx)
         full = fetch.byte_mask.bit_count() == cache.atom_bytes
         line.set_readable(sidx, full)
         if not full and st == HIT_RESERVED:
-            line.readable_on_fill(sidx)
+            line.set_readable_on_fill(sidx)
         cache._update_readable(line, fetch)
         return _finish(cache, st != RESERVATION_FAIL, evicted, fetch, now, events)
 

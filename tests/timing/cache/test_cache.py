@@ -322,7 +322,7 @@ def test_packed_line_status():
         assert line.modified_size(False, 128) == (128 if sts[0] == MODIFIED else 0)
     line.allocate(0x1000, 5, 2)
     assert [sector_status(line.status, i) for i in range(4)] == [INVALID, INVALID, RESERVED, INVALID]
-    line.modify_on_fill(2)
+    line.set_modified_on_fill(2)
     line.fill(2, 0)
     assert sector_status(line.status, 2) == MODIFIED and line.is_modified()
 
@@ -338,9 +338,9 @@ def test_packed_line_flags():
     line.allocate(0x2000, 7, 1)
     assert line.flags == READABLE and [line.readable(i) for i in range(4)] == [True] * 4
     line.set_readable(1, False)
-    line.readable_on_fill(1)
+    line.set_readable_on_fill(1)
     line.allocate_sector(8, 3)                      # sector 3: reserved, readable, nothing on fill
-    line.modify_on_fill(3)
+    line.set_modified_on_fill(3)
     assert line.flags == 0b1101 | (0b1000 << 4) | (0b0010 << 8) | BYTE_MASK_ON_FILL
     assert [sector_status(line.status, i) for i in range(4)] == [0, RESERVED, 0, RESERVED]
     line.fill(1, 0xF0)                              # readable again; VALID; bytes ORed (the bool is set)
