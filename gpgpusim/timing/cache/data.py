@@ -82,7 +82,7 @@ def _match_status(line: Line, sidx: int, is_write: bool) -> str | None:
     if st == VALID:
         return HIT
     if st == MODIFIED:
-        return HIT if is_write or line.flags >> sidx & 1 else SECTOR_MISS   # readable(sidx)
+        return HIT if is_write or line.readable(sidx) else SECTOR_MISS
     return None
 
 
