@@ -1,5 +1,5 @@
-"""RSS a cache line costs once filled: the ``Line`` object and its share of its cache's per-set
-tag index and victim heaps (``gpgpusim/timing/cache/data.py``).  Builds caches of the L1D
+"""RSS a cache line costs once filled: the ``Line`` object and its share of its cache's tag
+index and victim heaps (``gpgpusim/timing/cache/data.py``).  Builds caches of the L1D
 geometry (SM7_QV100, 4 sets x 256 ways), fills every line with a forced fill (as
 ``-gpgpu_perf_sim_memcpy`` does) and prints the growth of the process's RSS per line.
 

@@ -228,12 +228,14 @@ class Cache:
     # The tag array answers exactly what GPGPU-Sim's linear way scan answers, with per-set
     # indices instead of the scan:
     #
-    # * ``_tags[set]``: block address -> lowest way (line index - set base) holding it in a line
-    #   that is not fully invalid (the scan returns at the first such tag match; invalid tag
-    #   matches fall through and are ordinary invalid victims).  Two such lines with one tag can
-    #   only arise from fills into invalidated lines; ``_dup`` then makes removals rescan the
-    #   set.  Each line records the tag it is held under (``Line.regtag``).  (A way, not the
-    #   index: ways below 256 are Python's shared small ints, not an object per line.)
+    # * ``_tab``: the index, (block address, set) -> the lowest way of the set holding that
+    #   address in a line that is not fully invalid (the scan returns at the first such tag
+    #   match; invalid tag matches fall through and are ordinary invalid victims).  Two such
+    #   lines with one tag can only arise from fills into invalidated lines; ``_dup`` then makes
+    #   removals rescan the set.  Each line records the tag it is held under (``Line.regtag``).
+    #   The index is one open-addressing hash table of the whole array, a list of the lines
+    #   themselves (linear probing from :meth:`_home`, backward-shift deletion, at most half
+    #   full): 16 bytes a line, where a dict per set cost ~90 (its entry and the boxed key).
     # * lines are created on first use: ways ``[0, _pristine[set])`` of a set were never
     #   handed out (``lines[i] is None``, invalid).  The scan's victim is the *last* invalid
     #   way, so pristine ways are used top down and stay a prefix.
@@ -251,7 +253,10 @@ class Cache:
         n = self.nset * self.assoc
         self.lines: list[Any] = [None] * n
         self._cls = bytearray(n)          # _C_INV for pristine / invalid
-        self._tags: list[dict[int, int]] = [{} for _ in range(self.nset)]
+        self._tab: list[Line | None] = [None] * 16
+        self._tmask = 15
+        self._tshift = 28               # 32 - log2(len(_tab)): _home takes a product's top bits
+        self._tn = 0                    # lines in _tab
         self._pristine = [self.assoc] * self.nset
         self._inv: list[list[int]] = [[] for _ in range(self.nset)]
         self._clean: list[list[int]] = [[] for _ in range(self.nset)]
@@ -259,18 +264,90 @@ class Cache:
         self._ib: int = n.bit_length()      # victim-heap keys: stamp << _ib | index
         self._dup = False
         # GPGPU-Sim indexes line -1 (the last line) after a failed allocation: keep it real
-        self.lines[n - 1] = Line()
+        self.lines[n - 1] = Line(n - 1)
         self._pristine[self.nset - 1] -= 1
         self._inv[self.nset - 1].append(-(n - 1))
 
     def _line(self, idx: int) -> Line:
         line = self.lines[idx]
         if line is None:
-            line = self.lines[idx] = Line()
+            line = self.lines[idx] = Line(idx)
         return line
 
-    def _stamp(self, line: Line) -> int:
-        return line.last_access if self._lru else line.alloc_time
+    def _home(self, tag: int) -> int:
+        """The slot of ``_tab`` where the probe for ``tag`` starts: Fibonacci hashing of the
+        block number (folded to 30 bits, so that the product stays a machine integer)."""
+        t = tag >> self.line_log2
+        t = (t ^ (t >> 30)) & 0x3FFFFFFF
+        return ((t * 0x9E3779B1) & 0xFFFFFFFF) >> self._tshift
+
+    def _slot(self, tag: int, base: int) -> int:
+        """The slot of ``_tab`` holding the line registered under ``tag`` in the set whose first
+        line is ``base``, else the empty slot where it would go."""
+        tab, mask = self._tab, self._tmask
+        end = base + self.assoc
+        h = self._home(tag)
+        while True:
+            li = tab[h]
+            if li is None or (li.regtag == tag and base <= li.idx < end):
+                return h
+            h = (h + 1) & mask
+
+    def _find(self, tag: int, base: int) -> Line | None:
+        """The line registered under ``tag`` in the set whose first line is ``base``."""
+        return self._tab[self._slot(tag, base)]
+
+    def _register(self, line: Line, base: int) -> None:
+        """Enter ``line`` into the index under ``line.regtag`` unless a lower way of its set
+        holds that tag."""
+        tab = self._tab
+        h = self._slot(line.regtag, base)
+        cur = tab[h]
+        if cur is None:
+            tab[h] = line
+            self._tn += 1
+            if 2 * self._tn > len(tab):
+                self._resize(2 * len(tab))
+        else:
+            self._dup = True
+            if line.idx < cur.idx:
+                tab[h] = line
+
+    def _resize(self, size: int) -> None:
+        """Rebuild ``_tab`` with ``size`` (a power of two) slots."""
+        old = self._tab
+        tab: list[Line | None] = [None] * size
+        self._tab = tab
+        self._tmask = mask = size - 1
+        self._tshift = 32 - (size.bit_length() - 1)
+        for li in old:
+            if li is not None:
+                h = self._home(li.regtag)
+                while tab[h] is not None:
+                    h = (h + 1) & mask
+                tab[h] = li
+
+    def _delete_slot(self, i: int) -> None:
+        """Empty slot ``i`` of ``_tab``, moving back the lines after it whose probe passes it."""
+        tab, mask = self._tab, self._tmask
+        j = i
+        while True:
+            j = (j + 1) & mask
+            li = tab[j]
+            if li is None:
+                break
+            k = self._home(li.regtag)
+            # li may move to i unless its home lies cyclically in (i, j]
+            if (k <= i or k > j) if i < j else (k <= i and k > j):
+                tab[i] = li
+                i = j
+        tab[i] = None
+        self._tn -= 1
+
+    def _clear_index(self) -> None:
+        tab: list[Line | None] = [None] * len(self._tab)
+        self._tab = tab
+        self._tn = 0
 
     def _sync(self, idx: int) -> None:
         """Bring the per-set indices up to date with line ``idx``'s status and tag."""
@@ -290,26 +367,19 @@ class Cache:
         want = -1 if c == _C_INV else line.tag
         reg = line.regtag
         if reg != want:
+            base = s * self.assoc
             if reg >= 0:
-                self._unregister(s, reg, idx)
-            if want >= 0:
-                d = self._tags[s]
-                way = idx - s * self.assoc
-                cur = d.get(want)
-                if cur is None:
-                    d[want] = way
-                else:
-                    self._dup = True
-                    if way < cur:
-                        d[want] = way
+                self._unregister(line, base)
             line.regtag = want
+            if want >= 0:
+                self._register(line, base)
         cls = self._cls
         if c != cls[idx]:
             cls[idx] = c
             if c == _C_CLEAN:
-                self._push(self._clean[s], ((line.last_access if self._lru else line.alloc_time) << self._ib) | idx, c)
+                self._push(self._clean[s], (line.stamp << self._ib) | idx, c)
             elif c == _C_DIRTY:
-                self._push(self._dirty[s], ((line.last_access if self._lru else line.alloc_time) << self._ib) | idx, c)
+                self._push(self._dirty[s], (line.stamp << self._ib) | idx, c)
             elif c == _C_INV:
                 heappush(self._inv[s], -idx)
 
@@ -322,25 +392,27 @@ class Cache:
             s = (key & ((1 << ib) - 1)) // self.assoc
             base = s * self.assoc
             lines, cls = self.lines, self._cls
-            heap[:] = sorted((self._stamp(lines[i]) << ib) | i for i in range(base, base + self.assoc) if cls[i] == c)
+            heap[:] = sorted((lines[i].stamp << ib) | i for i in range(base, base + self.assoc) if cls[i] == c)
 
-    def _unregister(self, s: int, tag: int, idx: int) -> None:
-        d = self._tags[s]
-        base = s * self.assoc
-        if d.get(tag) != idx - base:
+    def _unregister(self, line: Line, base: int) -> None:
+        """Take ``line`` (of the set whose first line is ``base``) out of the index under
+        ``line.regtag``; another line of the set with that tag takes its place."""
+        tag = line.regtag
+        h = self._slot(tag, base)
+        if self._tab[h] is not line:
             return
-        del d[tag]
+        self._delete_slot(h)
         if self._dup:
             lines = self.lines
             for i in range(base, base + self.assoc):
                 li = lines[i]
-                if i != idx and li is not None and li.regtag == tag:
-                    d[tag] = i - base
+                if li is not None and li is not line and li.regtag == tag:
+                    self._register(li, base)
                     break
 
     def _top(self, heap: list[int], c: int) -> int:
         """The valid minimum key (``stamp << _ib | index``) of a victim heap, or -1."""
-        cls, lines, lru = self._cls, self.lines, self._lru
+        cls, lines = self._cls, self.lines
         ib = self._ib
         mask = (1 << ib) - 1
         while heap:
@@ -350,7 +422,7 @@ class Cache:
                 heappop(heap)
                 continue
             line: Line = lines[idx]
-            ts = line.last_access if lru else line.alloc_time
+            ts = line.stamp
             k = key >> ib
             if k == ts:
                 return key
@@ -367,12 +439,12 @@ class Cache:
     def _probe_set(self, set_idx: int, addr: int, sector_mask: int, is_write: bool) -> tuple[str, int]:
         """:meth:`probe` of ``addr`` in its set ``set_idx``."""
         tag = addr & ~(self.line_bytes - 1)
-        way = self._tags[set_idx].get(tag)
-        if way is not None:
-            idx = set_idx * self.assoc + way
+        base = set_idx * self.assoc
+        line = self._tab[self._slot(tag, base)]
+        if line is not None:
+            idx = line.idx
             sidx = (sector_mask & -sector_mask).bit_length() - 1 if (self.sectored and sector_mask) else 0
             # _match_status, inline
-            line: Line = self.lines[idx]
             st = (line.status >> (sidx << 1)) & 3      # sector_status, inline
             if st == RESERVED:
                 return HIT_RESERVED, idx
@@ -384,7 +456,6 @@ class Cache:
                 return SECTOR_MISS, idx
             return self._probe_scan(addr, sector_mask, is_write)   # not reachable in practice
         # miss: the last invalid way, else the oldest way without a reserved sector
-        base = set_idx * self.assoc
         inv = self._inv[set_idx]
         cls = self._cls
         while inv and cls[-inv[0]] != _C_INV:
@@ -394,7 +465,7 @@ class Cache:
         if p and base + p - 1 > victim:
             victim = base + p - 1
             self._pristine[set_idx] = p - 1
-            self.lines[victim] = Line()
+            self.lines[victim] = Line(victim)
             heappush(inv, -victim)
         if victim >= 0:
             return MISS, victim
@@ -432,7 +503,7 @@ class Cache:
                     if line.is_invalid():
                         invalid_line = idx
                     else:
-                        ts = line.last_access if self._lru else line.alloc_time
+                        ts = line.stamp
                         if ts < valid_ts:
                             valid_ts = ts
                             valid_line = idx
@@ -444,8 +515,8 @@ class Cache:
     def _rebuild(self) -> None:
         """Recompute every per-set index from the lines (after bulk status changes)."""
         lines = self.lines
+        self._clear_index()
         for s in range(self.nset):
-            self._tags[s].clear()
             self._inv[s].clear()
             self._clean[s].clear()
             self._dirty[s].clear()
@@ -473,15 +544,13 @@ class Cache:
         if status is HIT or status is HIT_RESERVED:
             line: Line = self.lines[idx]
             if self._lru:
-                old = line.last_access
-                line.last_access = time
+                old = line.stamp
+                line.stamp = time
                 if time < old:
                     c = self._cls[idx]
                     if c >= _C_CLEAN:
                         s = idx // self.assoc
                         self._push(self._clean[s] if c == _C_CLEAN else self._dirty[s], (time << self._ib) | idx, c)
-            else:
-                line.last_access = time
         elif status == MISS:
             if self.alloc_on_miss:
                 line = self.lines[idx]
@@ -496,7 +565,7 @@ class Cache:
             if self.alloc_on_miss:
                 line = self.lines[idx]
                 before = line.is_modified()
-                line.allocate_sector(time, sidx)
+                line.allocate_sector(time, sidx, self._lru)
                 if before and not line.is_modified():
                     self.n_dirty -= 1
                 self._sync(idx)
@@ -515,7 +584,7 @@ class Cache:
             block = addr & ~(self.line_bytes - 1)
             line.allocate(block, time, sidx)
         elif status == SECTOR_MISS:
-            line.allocate_sector(time, sidx)
+            line.allocate_sector(time, sidx, self._lru)
         before = line.is_modified()
         line.fill(sidx, byte_mask)
         if not before and line.is_modified():
@@ -939,8 +1008,8 @@ class Cache:
         self._cls = bytearray(n)
         self._dup = False
         lines = self.lines
+        self._clear_index()
         for s in range(self.nset):
-            self._tags[s].clear()
             self._clean[s].clear()
             self._dirty[s].clear()
             base = s * self.assoc

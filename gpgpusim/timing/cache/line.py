@@ -67,24 +67,25 @@ class Line:
     :func:`sector_status`); GPGPU-Sim's per-sector flags (readable, modified on fill, readable
     on fill) and the line's ``set_byte_mask_on_fill`` are bit fields of the one int ``flags``
     (:data:`READABLE`, :data:`MOD_ON_FILL_SHIFT`, :data:`READ_ON_FILL_SHIFT`,
-    :data:`BYTE_MASK_ON_FILL`).  GPGPU-Sim's per-sector allocation and access times and the
-    fill time are not kept: nothing reads them (the victim choice uses the line's
-    ``alloc_time`` / ``last_access``).  Compiled, a line is one object of seven unboxed fields
-    (96 bytes with its object and collector headers; 120, in 128-byte blocks, when the three
-    flag masks and the bool were fields of their own), which matters because a GPU's L1Ds
-    and L2 hold up to ~130,000 of them (``bench/feed_memory.py``, ``bench/line_memory.py``)."""
+    :data:`BYTE_MASK_ON_FILL`).  Of GPGPU-Sim's times a line keeps only the one its cache's
+    replacement policy orders victims by, ``stamp``: the last access under LRU, the allocation
+    under FIFO (the per-sector times and the fill time are read by nothing).  ``idx`` is the
+    line's index in its tag array, ``regtag`` the tag the array's index holds it under
+    (``Cache._sync``).  Compiled, a line is one object of seven unboxed fields (96 bytes with
+    its object and collector headers), which matters because a GPU's L1Ds and L2 hold up to
+    ~130,000 of them (``bench/feed_memory.py``, ``bench/line_memory.py``)."""
 
-    __slots__ = ("tag", "status", "flags", "dirty_byte_mask", "alloc_time", "last_access", "regtag")
+    __slots__ = ("tag", "status", "flags", "dirty_byte_mask", "stamp", "regtag", "idx")
 
-    def __init__(self) -> None:
+    def __init__(self, idx: int = -1) -> None:
         self.tag = -1                       # the block address (GPGPU-Sim's tag and block_addr)
         self.status = INVALID               # packed: 2 bits per sector
         self.flags = READABLE               # every sector readable, nothing pending on fill
         self.dirty_byte_mask = 0
-        self.alloc_time = 0
-        self.last_access = 0
-        #: the tag the cache's per-set index holds this line under (``Cache._sync``), -1: none
+        self.stamp = 0                      # the replacement policy's time (LRU: last access, FIFO: allocation)
+        #: the tag the cache's index holds this line under (``Cache._sync``), -1: none
         self.regtag = -1
+        self.idx = idx                      # the line's index in its tag array
 
     def is_invalid(self) -> bool:
         return self.status == INVALID
@@ -120,11 +121,10 @@ class Line:
         self.flags = READABLE
         self.dirty_byte_mask = 0
         self.tag = tag
-        self.alloc_time = time
-        self.last_access = time
+        self.stamp = time
 
-    def allocate_sector(self, time: int, sidx: int) -> None:
-        """``sector_cache_block::allocate_sector``."""
+    def allocate_sector(self, time: int, sidx: int, lru: bool) -> None:
+        """``sector_cache_block::allocate_sector`` (an access: the LRU stamp moves to ``time``)."""
         f = self.flags
         mod = 1 << (MOD_ON_FILL_SHIFT + sidx)
         if sector_status(self.status, sidx) == MODIFIED:
@@ -134,7 +134,8 @@ class Line:
         f &= ~(1 << (READ_ON_FILL_SHIFT + sidx))
         self.flags = f | (1 << sidx)
         self.status = with_sector(self.status, sidx, RESERVED)
-        self.last_access = time
+        if lru:
+            self.stamp = time
 
     def fill(self, sidx: int, byte_mask: int) -> None:
         f = self.flags

@@ -299,6 +299,86 @@ def test_remembered_refusals_match_the_full_path(geometry, kw):
         assert fast[3] > 50 and full[3] == 0
 
 
+def _scan_probe(c, addr, sector_mask, is_write):
+    """GPGPU-Sim's ``tag_array::probe``, its linear scan of the set written out (a line never
+    handed out is an invalid line)."""
+    from gpgpusim.timing.cache.data import _match_status
+    from gpgpusim.timing.cache.status import SECTOR_MISS
+    s = c.set_index(addr)
+    tag = addr & ~(c.line_bytes - 1)
+    sidx = c._sidx(sector_mask)
+    invalid = valid = -1
+    valid_ts = None
+    all_reserved = True
+    for idx in range(s * c.assoc, (s + 1) * c.assoc):
+        line = c.lines[idx]
+        if line is not None and line.tag == tag:
+            st = _match_status(line, sidx, is_write)
+            if st is not None:
+                return st, idx
+            if c.sectored and not line.is_invalid():
+                return SECTOR_MISS, idx
+        if line is None or not line.is_reserved():
+            if line is None or not line.is_modified() or 100.0 * c.n_dirty / (c.nset * c.assoc) >= c.wr_percent:
+                all_reserved = False
+                if line is None or line.is_invalid():
+                    invalid = idx
+                elif valid_ts is None or line.stamp < valid_ts:
+                    valid_ts, valid = line.stamp, idx
+    if all_reserved:
+        return RESERVATION_FAIL, -1
+    return MISS, (invalid if invalid >= 0 else valid)
+
+
+@pytest.mark.parametrize("geometry,kw", [
+    ("S:2:128:4,L:T:m:L:L,A:8:4,8:0,32", {}),                     # sector L1D
+    ("S:8:128:8,L:B:m:L:X,A:16:4,8:0,32", {"level": 2}),          # 64 lines: the index grows to 128 slots
+    ("S:4:128:4,L:B:m:F:L,A:8:4,8:0,32", {"wr_percent": 25}),     # fetch-on-write, dirty share
+    ("N:4:128:4,L:R:f:N:L,A:8:4,8", {}),                          # read-only line cache, FIFO, fill-allocated
+])
+def test_indexed_probe_matches_the_scan(geometry, kw):
+    """The tag array's hash index and victim heaps answer every probe as GPGPU-Sim's linear
+    scan of the set does, through random traffic with fills, write-backs, invalidations
+    (which leave stale tags that later fills duplicate) and flushes."""
+    import random
+
+    cc = CacheConfig.parse(geometry)
+    checked = dups = 0
+    for seed in range(4):
+        rng = random.Random(seed)
+        c = Cache("c", cc, "c", **kw)
+        inflight: list = []
+        for now in range(700):
+            addr = rng.randrange(3 * c.nset * c.assoc) * 128 + rng.randrange(4) * 32
+            f = (MemFetch(addr, 32, True, "GLOBAL_ACC_W", byte_mask=0xFFFFFFFF << (addr % 128))
+                 if rng.random() < 0.3 else MemFetch(addr, 32, False, "GLOBAL_ACC_R"))
+            c.access(f, now)
+            if c.miss_queue and rng.random() < 0.6:
+                m = c.pop_miss()
+                if c.waiting_for_fill(m):
+                    inflight.append((now + rng.randrange(2, 12), m))
+            for due, m in [x for x in inflight if x[0] <= now]:
+                inflight.remove((due, m))
+                c.fill(m, now)
+            while c.access_ready():
+                c.next_access()
+            r = rng.random()
+            if r < 0.01:
+                c.invalidate()
+            elif r < 0.015:
+                c.flush()
+            dups += c._dup
+            for _ in range(4):
+                a = rng.randrange(3 * c.nset * c.assoc) * 128 + rng.randrange(4) * 32
+                mask = 1 << (a % 128 // 32)
+                w = rng.random() < 0.3
+                assert c._probe_set(c.set_index(a), a, mask, w) == _scan_probe(c, a, mask, w), (seed, now, hex(a))
+                checked += 1
+            c.cycle()
+    assert checked == 4 * 700 * 4
+    assert dups > 0 or not c.alloc_on_miss        # (fills into invalidated lines: on-miss allocation only)
+
+
 def test_packed_line_status():
     """A line's sector statuses packed 2 bits a sector: set, read back, tested for a status,
     and the dirty-sector views, on every combination of the four sectors' statuses."""
@@ -339,7 +419,7 @@ def test_packed_line_flags():
     assert line.flags == READABLE and [line.readable(i) for i in range(4)] == [True] * 4
     line.set_readable(1, False)
     line.set_readable_on_fill(1)
-    line.allocate_sector(8, 3)                      # sector 3: reserved, readable, nothing on fill
+    line.allocate_sector(8, 3, True)                # sector 3: reserved, readable, nothing on fill
     line.set_modified_on_fill(3)
     assert line.flags == 0b1101 | (0b1000 << 4) | (0b0010 << 8) | BYTE_MASK_ON_FILL
     assert [sector_status(line.status, i) for i in range(4)] == [0, RESERVED, 0, RESERVED]
@@ -348,7 +428,7 @@ def test_packed_line_flags():
     assert line.flags == 0b1111 | (0b1000 << 4) | BYTE_MASK_ON_FILL
     line.fill(3, 0x0F00)
     assert sector_status(line.status, 3) == MODIFIED and line.dirty_byte_mask == 0x0FF0
-    line.allocate_sector(9, 3)                      # a modified sector re-reserved: modified on fill again
+    line.allocate_sector(9, 3, True)                # a modified sector re-reserved: modified on fill again
     assert line.flags >> (MOD_ON_FILL_SHIFT + 3) & 1 and sector_status(line.status, 3) == RESERVED
     line.allocate(0x3000, 10, 0)                    # a new tag clears every flag and the dirty bytes
     assert line.flags == READABLE and line.dirty_byte_mask == 0 and line.tag == 0x3000
