@@ -14,6 +14,7 @@ going to memory, read replies going back, and atomics (``get_num_flits``, checkl
 from __future__ import annotations
 
 from itertools import count
+from typing import Any
 
 #: ``mem_access_type`` order (``MA_TUP`` in abstract_hardware_model.h)
 ACCESS_TYPES = ("GLOBAL_ACC_R", "LOCAL_ACC_R", "CONST_ACC_R", "TEXTURE_ACC_R", "GLOBAL_ACC_W", "LOCAL_ACC_W",
@@ -57,7 +58,7 @@ class MemFetch:
                  "cluster_id", "warp_id", "uid", "is_atomic", "token", "ctrl_size",
                  "chip", "sub_partition", "bank", "row", "col", "partition_addr",
                  "original", "original_wr", "is_reply", "timestamp", "return_timestamp",
-                 "icnt_receive_cycle", "status", "status_cycle")
+                 "icnt_receive_cycle", "status", "status_cycle", "cache_extra")
 
     def __init__(self, addr: int, size: int, is_write: bool, access_type: str, *,
                  sector_mask: int | None = None, byte_mask: int = 0, core_id: int = -1,
@@ -94,6 +95,8 @@ class MemFetch:
         self.icnt_receive_cycle = 0
         self.status = "INITIALIZED"
         self.status_cycle = timestamp
+        #: what each cache this request is outstanding in keeps of it (``cache.data._Extra``)
+        self.cache_extra: Any = None
 
     @property
     def packet_bytes(self) -> int:
@@ -177,6 +180,7 @@ def access_fetch(addr: int, size: int, is_write: bool, access_type: str, sector_
     mf.icnt_receive_cycle = 0
     mf.status = "INITIALIZED"
     mf.status_cycle = timestamp
+    mf.cache_extra = None
     return mf
 
 
@@ -224,4 +228,5 @@ def sector_fetch(mf: MemFetch, addr: int, sector: int, timestamp: int) -> MemFet
     n.icnt_receive_cycle = 0
     n.status = "INITIALIZED"
     n.status_cycle = timestamp
+    n.cache_extra = None
     return n

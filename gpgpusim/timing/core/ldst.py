@@ -386,8 +386,7 @@ class LdstUnit:
         elif mf.is_write and not mf.is_atomic:
             resp.pop(0)
             self._write_ack(mf)
-        elif l1d is None or id(mf.original if (l1d.mshr_type == "S" and mf.original is not None) else mf) \
-                not in l1d.extra:           # not l1d.waiting_for_fill(mf)
+        elif l1d is None or not l1d.waiting_for_fill(mf):
             if self.next_global is None:
                 self.next_global = resp.pop(0)
         elif not l1d.fill_port_occupied:    # l1d.fill_port_free()
