@@ -72,13 +72,17 @@ class MemFetch:
                 sum(1 << ((addr % LINE_BYTES) // SECTOR_BYTES + i) for i in range(min(4, size // SECTOR_BYTES)))
         self.sector_mask = sector_mask
         self.byte_mask = byte_mask or sector_byte_mask(sector_mask)
+        # the three bools assigned one after another: the compiled class lays its fields out in
+        # the order of first assignment, and adjacent bools share one 8-byte word (the object
+        # is then 248 bytes, a 256-byte block, instead of 264 in a 272-byte one)
         self.is_write = is_write
+        self.is_atomic = is_atomic
+        self.is_reply = False
         self.access_type = access_type
         self.core_id = core_id
         self.cluster_id = cluster_id
         self.warp_id = warp_id
         self.uid = next(_uids)
-        self.is_atomic = is_atomic
         self.token = token
         self.ctrl_size = ctrl_size if ctrl_size is not None else (WRITE_PACKET_SIZE if is_write else READ_PACKET_SIZE)
         self.chip = -1
@@ -89,7 +93,6 @@ class MemFetch:
         self.partition_addr = addr
         self.original = original          # the request a sector sub-request was split from
         self.original_wr = original_wr    # the write a write-allocate read was made for
-        self.is_reply = False
         self.timestamp = timestamp        # creation cycle (core clock), mf latency base
         self.return_timestamp = 0         # cycle the reply entered the reply network
         self.icnt_receive_cycle = 0

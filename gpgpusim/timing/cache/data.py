@@ -242,10 +242,11 @@ class Cache:
     #   The index is one open-addressing hash table of the whole array, a list of the lines
     #   themselves (linear probing from :meth:`_home`, backward-shift deletion, at most half
     #   full): 16 bytes a line, where a dict per set cost ~90 (its entry and the boxed key).
-    # * lines are created on first use: ways ``[0, _pristine[set])`` of a set were never
-    #   handed out (``lines[i] is None``, invalid).  The scan's victim is the *last* invalid
-    #   way, so pristine ways are used top down and stay a prefix.
-    # * ``_inv[set]``: max-heap (negated index) of created ways that became invalid;
+    # * lines are created on first use: a way never handed out (``lines[i] is None``) is an
+    #   invalid line.
+    # * ``_invm[set]``: bit ``w`` set while way ``w`` of the set is invalid (never handed out,
+    #   or of class ``_C_INV``): the scan's victim among invalid ways is the *last* one, the
+    #   mask's highest bit (one int a set, where a heap of ways held an int for each);
     #   ``_clean[set]`` / ``_dirty[set]``: min-heaps of (LRU/FIFO stamp, index) of lines with no
     #   reserved sector, without / with a modified sector, each pair kept as the one int
     #   ``stamp << _ib | index`` (``_ib`` bits hold any index), which orders exactly as the
@@ -263,16 +264,13 @@ class Cache:
         self._tmask = 15
         self._tshift = 28               # 32 - log2(len(_tab)): _home takes a product's top bits
         self._tn = 0                    # lines in _tab
-        self._pristine = [self.assoc] * self.nset
-        self._inv: list[list[int]] = [[] for _ in range(self.nset)]
+        self._invm: list[int] = [(1 << self.assoc) - 1] * self.nset
         self._clean: list[list[int]] = [[] for _ in range(self.nset)]
         self._dirty: list[list[int]] = [[] for _ in range(self.nset)]
         self._ib: int = n.bit_length()      # victim-heap keys: stamp << _ib | index
         self._dup = False
         # GPGPU-Sim indexes line -1 (the last line) after a failed allocation: keep it real
         self.lines[n - 1] = Line(n - 1)
-        self._pristine[self.nset - 1] -= 1
-        self._inv[self.nset - 1].append(-(n - 1))
 
     def _line(self, idx: int) -> Line:
         line = self.lines[idx]
@@ -380,14 +378,17 @@ class Cache:
             if want >= 0:
                 self._register(line, base)
         cls = self._cls
-        if c != cls[idx]:
+        old = cls[idx]
+        if c != old:
             cls[idx] = c
+            if old == _C_INV:
+                self._invm[s] &= ~(1 << (idx - s * self.assoc))
             if c == _C_CLEAN:
                 self._push(self._clean[s], (line.stamp << self._ib) | idx, c)
             elif c == _C_DIRTY:
                 self._push(self._dirty[s], (line.stamp << self._ib) | idx, c)
             elif c == _C_INV:
-                heappush(self._inv[s], -idx)
+                self._invm[s] |= 1 << (idx - s * self.assoc)
 
     def _push(self, heap: list[int], key: int, c: int) -> None:
         """Push victim-heap ``key`` (``stamp << _ib | index``) onto ``heap``, the heap of
@@ -462,18 +463,11 @@ class Cache:
                 return SECTOR_MISS, idx
             return self._probe_scan(addr, sector_mask, is_write)   # not reachable in practice
         # miss: the last invalid way, else the oldest way without a reserved sector
-        inv = self._inv[set_idx]
-        cls = self._cls
-        while inv and cls[-inv[0]] != _C_INV:
-            heappop(inv)
-        victim = -inv[0] if inv else -1
-        p = self._pristine[set_idx]
-        if p and base + p - 1 > victim:
-            victim = base + p - 1
-            self._pristine[set_idx] = p - 1
-            self.lines[victim] = Line(victim)
-            heappush(inv, -victim)
-        if victim >= 0:
+        m = self._invm[set_idx]
+        if m:
+            victim = base + m.bit_length() - 1
+            if self.lines[victim] is None:
+                self.lines[victim] = Line(victim)
             return MISS, victim
         best = self._top(self._clean[set_idx], _C_CLEAN)
         if (100.0 * self.n_dirty / self._nlines) >= self.wr_percent:
@@ -522,8 +516,8 @@ class Cache:
         """Recompute every per-set index from the lines (after bulk status changes)."""
         lines = self.lines
         self._clear_index()
+        self._invm = [(1 << self.assoc) - 1] * self.nset
         for s in range(self.nset):
-            self._inv[s].clear()
             self._clean[s].clear()
             self._dirty[s].clear()
         self._dup = False
@@ -531,9 +525,6 @@ class Cache:
             self._cls[i] = _C_INV
             if line is not None:
                 line.regtag = -1
-                s = i // self.assoc
-                if i >= s * self.assoc + self._pristine[s]:
-                    heappush(self._inv[s], -i)      # _sync pops it lazily if not invalid
                 self._sync(i)
 
     def _tag_access(self, addr: int, time: int, fetch: MemFetch) -> tuple[str, int, tuple[int, int, int, int] | None]:
@@ -1036,15 +1027,11 @@ class Cache:
         n = self.nset * self.assoc
         self._cls = bytearray(n)
         self._dup = False
-        lines = self.lines
         self._clear_index()
+        self._invm = [(1 << self.assoc) - 1] * self.nset
         for s in range(self.nset):
             self._clean[s].clear()
             self._dirty[s].clear()
-            base = s * self.assoc
-            inv = [-i for i in range(base + self._pristine[s], base + self.assoc) if lines[i] is not None]
-            inv.sort()
-            self._inv[s] = inv
 
     def busy(self) -> bool:
         return bool(self.miss_queue or self.mshr or self.ready)
