@@ -45,14 +45,14 @@ _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
 _NUM = re.compile(
     r"(?P<HEXF>0[fF][0-9A-Fa-f]{8})|(?P<HEXD>0[dD][0-9A-Fa-f]{16})"
     r"|(?P<DECFLOAT>[0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)"
-    r"|(?P<INT>0[xX][0-9A-Fa-f]+U?|0[bB][01]+U?|[0-9]+U?)"
+    r"|(?P<INT>0[xX][0-9A-Fa-f]+U?|0[bB][01]+U?|0[0-7]*U?|[1-9][0-9]*U?)"
 )
 _ADDR = re.compile(
     r"\s*(?:(?P<base>%[A-Za-z_$][\w$]*|[A-Za-z_$][\w$]*)\s*(?:(?P<op>[+-])\s*(?P<neg>-)?\s*(?P<off>\w+))?"
     r"|(?P<absneg>-)?\s*(?P<abs>\w+))\s*"
 )
 _PAIR = re.compile(r"(%[A-Za-z_$][\w$]*)\s*\|\s*(%[A-Za-z_$][\w$]*)")
-_INT_ONLY = re.compile(r"0[xX][0-9A-Fa-f]+U?|0[bB][01]+U?|[0-9]+U?")
+_INT_ONLY = re.compile(r"0[xX][0-9A-Fa-f]+U?|0[bB][01]+U?|0[0-7]*U?|[1-9][0-9]*U?")
 #: Directives that end at the end of their line (no ``;``).
 _WHOLE_LINE_DIRECTIVES = (".loc", ".file", ".version", ".target", ".address_size", ".maxntid",
                           ".reqntid", ".minnctapersm", ".maxnreg", ".noreturn",

@@ -63,3 +63,17 @@ def test_truncated_ptx_raises_only_ptx_error(cut):
 @given(st.integers(min_value=0, max_value=len(SAMPLE) - 1), st.sampled_from(TOKENS))
 def test_mutated_ptx_raises_only_ptx_error(pos, tok):
     _check(SAMPLE[:pos] + tok + SAMPLE[pos:])
+
+
+def test_integer_literal_with_digits_outside_its_base_is_a_ptx_error():
+    """An octal literal with an 8 or 9 (``017128``, ``08``) is no PTX integer: a PtxError naming
+    the place, never a ValueError (found by the mutation test above)."""
+    head = ".version 9.0\n.target sm_75\n.address_size 64\n"
+    for lit in ("017128", "08"):
+        text = head + f".visible .entry k() {{\n.reg .b32 %r<2>;\nmov.u32 %r1, {lit};\nret;\n}}\n"
+        try:
+            parse_ptx(text, "fuzz.ptx")
+        except PtxError as exc:
+            assert str(exc).startswith("fuzz.ptx:6:"), str(exc)
+        else:
+            raise AssertionError(f"{lit} accepted")
