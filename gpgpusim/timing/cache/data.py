@@ -297,10 +297,6 @@ class Cache:
                 return h
             h = (h + 1) & mask
 
-    def _find(self, tag: int, base: int) -> Line | None:
-        """The line registered under ``tag`` in the set whose first line is ``base``."""
-        return self._tab[self._slot(tag, base)]
-
     def _register(self, line: Line, base: int) -> None:
         """Enter ``line`` into the index under ``line.regtag`` unless a lower way of its set
         holds that tag."""
