@@ -236,6 +236,26 @@ class _NoMemoCache(Cache):
         return super().access(fetch, now, events)
 
 
+def _memory_side(c, rng, now, inflight, p_out, delay, trace=None):
+    """One cycle of a cache's memory side in a random test: with probability ``p_out`` its
+    oldest miss leaves (its fill comes back ``delay`` cycles later, a random range), the
+    fills due now arrive, and the merged requests ready drain (recorded in ``trace`` when
+    given)."""
+    if c.miss_queue and rng.random() < p_out:
+        m = c.pop_miss()
+        if trace is not None:
+            trace.append((now, "out", m.access_type, m.addr, m.sector_mask))
+        if c.waiting_for_fill(m):
+            inflight.append((now + rng.randrange(*delay), m))
+    for due, m in [x for x in inflight if x[0] <= now]:
+        inflight.remove((due, m))
+        c.fill(m, now)
+    while c.access_ready():
+        a = c.next_access()
+        if trace is not None:
+            trace.append((now, "ready", a.addr))
+
+
 def _retry_traffic(make, seed, cycles=600):
     """Three queue heads retry their access every cycle until it is taken (as the LD/ST
     latency queues and the L2 bank queue do), over 10 lines of 2 sets; misses leave the miss
@@ -266,16 +286,7 @@ def _retry_traffic(make, seed, cycles=600):
                 remembered += seen
             else:
                 heads[i] = None
-        if c.miss_queue and rng.random() < 0.4:
-            m = c.pop_miss()
-            trace.append((now, "out", m.access_type, m.addr, m.sector_mask))
-            if c.waiting_for_fill(m):
-                inflight.append((now + rng.randrange(5, 20), m))
-        for due, m in [x for x in inflight if x[0] <= now]:
-            inflight.remove((due, m))
-            c.fill(m, now)
-        while c.access_ready():
-            trace.append((now, "ready", c.next_access().addr))
+        _memory_side(c, rng, now, inflight, 0.4, (5, 20), trace)
         c.cycle()
     return trace, c.stats.counts, c.stats.fails, remembered
 
@@ -353,15 +364,7 @@ def test_indexed_probe_matches_the_scan(geometry, kw):
             f = (MemFetch(addr, 32, True, "GLOBAL_ACC_W", byte_mask=0xFFFFFFFF << (addr % 128))
                  if rng.random() < 0.3 else MemFetch(addr, 32, False, "GLOBAL_ACC_R"))
             c.access(f, now)
-            if c.miss_queue and rng.random() < 0.6:
-                m = c.pop_miss()
-                if c.waiting_for_fill(m):
-                    inflight.append((now + rng.randrange(2, 12), m))
-            for due, m in [x for x in inflight if x[0] <= now]:
-                inflight.remove((due, m))
-                c.fill(m, now)
-            while c.access_ready():
-                c.next_access()
+            _memory_side(c, rng, now, inflight, 0.6, (2, 12))
             r = rng.random()
             if r < 0.01:
                 c.invalidate()
