@@ -34,7 +34,7 @@ from gpgpusim.functional import engine
 from gpgpusim.functional.state import Exec
 from gpgpusim.hostmem import release_free
 
-from .feed import TraceStream, WarpStream, WarpTrace, warp_results
+from .feed import _FULL, TraceStream, WarpStream, WarpTrace, warp_results
 from .recorder import TraceRecorder, gc_pause, gc_settle, record_chunk
 
 __all__ = ["DEFAULT_WINDOW", "KernelTrace", "WindowStream", "feed_window", "record_kernel"]
@@ -74,7 +74,9 @@ class WindowStream(WarpStream):
 
     def issue(self, now: int) -> tuple[int, int, Sequence[Any] | None]:
         pos = self.pos
-        r = self.res[pos]
+        res = self.res
+        r = res[pos]
+        res[pos] = _FULL        # (the segment need not keep an issued instruction's accesses)
         pos += 1
         self.pos = pos
         if pos < self.n:

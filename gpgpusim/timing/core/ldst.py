@@ -217,6 +217,11 @@ class LdstUnit:
             for r in inst.dst:
                 key = (inst.slot, r)
                 self.pending[key] = self.pending.get(key, 0) + n
+        if not inst.is_atomic:
+            # the lane addresses are now in the access queue: an in-flight instruction need
+            # not keep them (an atomic keeps them for the live feed's deferred execution,
+            # ``WarpInst.do_atomic``)
+            inst.mem = None
         self.dispatch = inst
 
     def _generate_const(self, inst: WarpInst, sp: str) -> None:
