@@ -95,7 +95,7 @@ def _match_status(line: Line, sidx: int, is_write: bool) -> str | None:
 
 #: bound of a set-index memo (:meth:`Cache.set_index`): its entries are a hash of the line
 #: address, so an unbounded memo grows with the footprint (~70 bytes an entry)
-_SET_MEMO_MAX = 1 << 15
+_SET_MEMO_MAX = 1 << 12
 
 
 class Cache:

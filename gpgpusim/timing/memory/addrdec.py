@@ -128,9 +128,9 @@ class AddressDecoder:
         # not, as XOR-linear functions of packed bits with a power-of-two sub-partition
         # count; the partition address) is linear over GF(2) in the address bits, zero at
         # address 0: the decoding of an address is the field-wise XOR of the decodings of its
-        # bits at and above ``_split`` and of its bits below.  A memo miss then combines two
+        # bits at and above ``_split`` and of its bits below.  Decoding then combines two
         # cached halves (the high half per ``addr >> _split``, the middle ``_MID_BITS`` bits
-        # above ``_low`` in a table) instead of packing every field.
+        # above ``_low`` in a table) instead of packing every field, and needs no memo.
         self._split = 0
         if not self.gap and n_sub & (n_sub - 1) == 0:
             self._split = low + self._MID_BITS
@@ -139,8 +139,8 @@ class AddressDecoder:
 
     #: address bits above ``_low`` decoded by table in the split decoding
     _MID_BITS = 12
-    #: bound of the memos (cleared when full): they hold an entry (~200 bytes) per block of
-    #: the footprint, and a miss of the split decoding costs two lookups and an XOR
+    #: bound of the memos (the unsplit decoding's per-block memo, the split decoding's high
+    #: halves; cleared when full): ~250 bytes an entry
     _MEMO_MAX = 1 << 13
 
     def partition_granule(self) -> int:
@@ -172,15 +172,16 @@ class AddressDecoder:
     def _decoded(self, addr: int) -> tuple[int, int, int, int, int, int]:
         """The memo entry of ``addr``'s ``_low``-bit block: (chip, sub_partition, bank, row,
         column, partition address), the last two of the block's first address."""
-        memo = self._memo
         key = addr >> self._low
+        if self._split:
+            # two table lookups and an XOR: cheap enough that a memo per block, which would
+            # hold ~250 bytes a block of the footprint, is not worth its memory
+            return self._combined(key << self._low)
+        memo = self._memo
         r = memo.get(key)
         if r is None:
             base = key << self._low
-            if self._split:
-                r = self._combined(base)
-            else:
-                r = self._decode(base) + (self.partition_address(base),)
+            r = self._decode(base) + (self.partition_address(base),)
             if len(memo) >= self._MEMO_MAX:
                 memo.clear()
             memo[key] = r

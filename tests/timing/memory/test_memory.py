@@ -36,7 +36,7 @@ def test_address_masks_match_printed_decoder(cfg):
 
 @pytest.mark.parametrize("gpu", ["SM86_RTX3070", "SM7_QV100", "xor"])
 def test_split_decoding_equals_the_plain_decoding(gpu):
-    """A memo miss combines the decodings of the address's high and middle bits (linear
+    """The split decoding combines the decodings of the address's high and middle bits (linear
     fields): every field equals the plain decoding's, on 40-bit and 32-bit random addresses."""
     import random
     if gpu == "xor":
@@ -371,18 +371,24 @@ def test_sleeping_sub_partitions_are_exact(monkeypatch, small_l2):
     assert slept == sum(p[0] for p in ports) > 0
 
 
-def test_decoder_memo_is_bounded():
-    """The decoder's memo holds at most ``_MEMO_MAX`` blocks however large the footprint (it
-    is cleared when full), and every address decodes as the plain decoding does, before and
-    after a clear."""
-    dec = AddressDecoder.from_config(load_config(None, env=False, gpu="SM7_QV100"))
+@pytest.mark.parametrize("gpu", ["SM2_GTX480", "SM7_QV100"])
+def test_decoder_memos_are_bounded(gpu):
+    """The unsplit decoding (GTX480: a channel count that is not a power of two) memoises
+    per block, at most ``_MEMO_MAX`` blocks however large the footprint (cleared when full);
+    the split decoding (QV100) keeps no memo and one high half per 1 << ``_split`` bytes.
+    Every address decodes as the plain decoding does, before and after a clear."""
+    dec = AddressDecoder.from_config(load_config(None, env=False, gpu=gpu))
     step = 1 << dec._low
     most = 0
     for i in range(3 * dec._MEMO_MAX):
         a = 0x100000000 + i * step + (i % step)
         assert dec.decode(a) == dec._decode(a)[:5]
         most = max(most, len(dec._memo))
-    assert most == dec._MEMO_MAX
+    if dec._split:
+        assert most == 0
+        assert len(dec._hi) == (3 * dec._MEMO_MAX * step - 1 >> dec._split) + 1
+    else:
+        assert most == dec._MEMO_MAX
 
 
 def test_l2_banks_share_one_bounded_set_memo(cfg):
