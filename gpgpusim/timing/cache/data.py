@@ -97,6 +97,10 @@ def _match_status(line: Line, sidx: int, is_write: bool) -> str | None:
 #: address, so an unbounded memo grows with the footprint (~70 bytes an entry)
 _SET_MEMO_MAX = 1 << 12
 
+#: caches of at most this many ways choose a victim by scanning the set (``Cache._scan``);
+#: more associative ones keep victim heaps (read at construction: tests may change it)
+SCAN_MAX_ASSOC = 32
+
 
 class Cache:
     """A GPGPU-Sim data or read-only cache.
@@ -254,6 +258,10 @@ class Cache:
     #   against ``_cls`` (the class as last synchronised) and the line's stamp: an entry's
     #   stamp is a lower bound (LRU stamps only grow on a hit; a smaller one is pushed), so an
     #   outdated top is re-keyed, and the valid top is the first oldest way, as in the scan.
+    #   Only caches of more than ``SCAN_MAX_ASSOC`` ways keep them (``_scan`` False): in a
+    #   less associative set, scanning the ways' classes and stamps on a miss costs about as
+    #   much as the heaps' upkeep, which holds ~40 bytes an entry (a boxed key and its slot),
+    #   ~1.5 entries a line.
     # Every change of a line's sector status or tag goes through :meth:`_sync`.
 
     def _reset_tag_array(self) -> None:
@@ -265,8 +273,10 @@ class Cache:
         self._tshift = 28               # 32 - log2(len(_tab)): _home takes a product's top bits
         self._tn = 0                    # lines in _tab
         self._invm: list[int] = [(1 << self.assoc) - 1] * self.nset
-        self._clean: list[list[int]] = [[] for _ in range(self.nset)]
-        self._dirty: list[list[int]] = [[] for _ in range(self.nset)]
+        self._scan: bool = self.assoc <= SCAN_MAX_ASSOC
+        nh = 0 if self._scan else self.nset
+        self._clean: list[list[int]] = [[] for _ in range(nh)]
+        self._dirty: list[list[int]] = [[] for _ in range(nh)]
         self._ib: int = n.bit_length()      # victim-heap keys: stamp << _ib | index
         self._dup = False
         # GPGPU-Sim indexes line -1 (the last line) after a failed allocation: keep it real
@@ -379,7 +389,10 @@ class Cache:
             cls[idx] = c
             if old == _C_INV:
                 self._invm[s] &= ~(1 << (idx - s * self.assoc))
-            if c == _C_CLEAN:
+            if self._scan:
+                if c == _C_INV:
+                    self._invm[s] |= 1 << (idx - s * self.assoc)
+            elif c == _C_CLEAN:
                 self._push(self._clean[s], (line.stamp << self._ib) | idx, c)
             elif c == _C_DIRTY:
                 self._push(self._dirty[s], (line.stamp << self._ib) | idx, c)
@@ -465,6 +478,8 @@ class Cache:
             if self.lines[victim] is None:
                 self.lines[victim] = Line(victim)
             return MISS, victim
+        if self._scan:
+            return self._scan_victim(base)
         best = self._top(self._clean[set_idx], _C_CLEAN)
         if (100.0 * self.n_dirty / self._nlines) >= self.wr_percent:
             d = self._top(self._dirty[set_idx], _C_DIRTY)
@@ -473,6 +488,26 @@ class Cache:
         if best < 0:
             return RESERVATION_FAIL, -1
         return MISS, best & ((1 << self._ib) - 1)
+
+    def _scan_victim(self, base: int) -> tuple[str, int]:
+        """The miss answer of the set whose first line is ``base`` when no way is invalid: the
+        first way of the oldest stamp among those without a reserved sector (with a modified
+        one only while the dirty share is at least ``wr_percent``), as GPGPU-Sim's scan."""
+        cls, lines = self._cls, self.lines
+        dirty_ok = (100.0 * self.n_dirty / self._nlines) >= self.wr_percent
+        best = -1
+        best_ts = 0
+        for i in range(base, base + self.assoc):
+            c = cls[i]
+            if c == _C_CLEAN or (c == _C_DIRTY and dirty_ok):
+                line: Line = lines[i]
+                ts = line.stamp
+                if best < 0 or ts < best_ts:
+                    best = i
+                    best_ts = ts
+        if best < 0:
+            return RESERVATION_FAIL, -1
+        return MISS, best
 
     def _probe_scan(self, addr: int, sector_mask: int, is_write: bool) -> tuple[str, int]:
         """GPGPU-Sim's linear scan (reference; used only for a line cache whose matching line
@@ -513,9 +548,10 @@ class Cache:
         lines = self.lines
         self._clear_index()
         self._invm = [(1 << self.assoc) - 1] * self.nset
-        for s in range(self.nset):
-            self._clean[s].clear()
-            self._dirty[s].clear()
+        for h in self._clean:
+            h.clear()
+        for h in self._dirty:
+            h.clear()
         self._dup = False
         for i, line in enumerate(lines):
             self._cls[i] = _C_INV
@@ -539,7 +575,7 @@ class Cache:
             if self._lru:
                 old = line.stamp
                 line.stamp = time
-                if time < old:
+                if time < old and not self._scan:
                     c = self._cls[idx]
                     if c >= _C_CLEAN:
                         s = idx // self.assoc
@@ -1025,9 +1061,10 @@ class Cache:
         self._dup = False
         self._clear_index()
         self._invm = [(1 << self.assoc) - 1] * self.nset
-        for s in range(self.nset):
-            self._clean[s].clear()
-            self._dirty[s].clear()
+        for h in self._clean:
+            h.clear()
+        for h in self._dirty:
+            h.clear()
 
     def busy(self) -> bool:
         return bool(self.miss_queue or self.mshr or self.ready)

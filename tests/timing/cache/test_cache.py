@@ -347,17 +347,24 @@ def _scan_probe(c, addr, sector_mask, is_write):
     ("S:4:128:4,L:B:m:F:L,A:8:4,8:0,32", {"wr_percent": 25}),     # fetch-on-write, dirty share
     ("N:4:128:4,L:R:f:N:L,A:8:4,8", {}),                          # read-only line cache, FIFO, fill-allocated
 ])
-def test_indexed_probe_matches_the_scan(geometry, kw):
-    """The tag array's hash index and victim heaps answer every probe as GPGPU-Sim's linear
-    scan of the set does, through random traffic with fills, write-backs, invalidations
-    (which leave stale tags that later fills duplicate) and flushes."""
+@pytest.mark.parametrize("heaps", [False, True], ids=["scan", "heaps"])
+def test_indexed_probe_matches_the_scan(geometry, kw, heaps, monkeypatch):
+    """The tag array's hash index and its victim choice (a scan of the set's classes and
+    stamps, or, in a cache of more than ``SCAN_MAX_ASSOC`` ways, the victim heaps: both kinds
+    tested on each geometry) answer every probe as GPGPU-Sim's linear scan of the set does,
+    through random traffic with fills, write-backs, invalidations (which leave stale tags that
+    later fills duplicate) and flushes."""
     import random
 
+    from gpgpusim.timing.cache import data as D
+
+    monkeypatch.setattr(D, "SCAN_MAX_ASSOC", 0 if heaps else 1 << 20)
     cc = CacheConfig.parse(geometry)
     checked = dups = 0
     for seed in range(4):
         rng = random.Random(seed)
         c = Cache("c", cc, "c", **kw)
+        assert c._scan is not heaps
         inflight: list = []
         for now in range(700):
             addr = rng.randrange(3 * c.nset * c.assoc) * 128 + rng.randrange(4) * 32
