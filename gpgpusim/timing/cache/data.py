@@ -80,6 +80,11 @@ class _Extra:
         self.pending_read = pending_read
 
 
+def _merged(e: MemFetch | list[MemFetch]) -> int:
+    """The requests an MSHR entry holds (``Cache.mshr``'s value: one request, or a list)."""
+    return 1 if isinstance(e, MemFetch) else len(e)
+
+
 def _match_status(line: Line, sidx: int, is_write: bool) -> str | None:
     """``tag_array::probe`` for the line whose tag matched, by the state of sector ``sidx``;
     None when that sector is invalid (the caller decides between a sector and a line miss)."""
@@ -176,7 +181,9 @@ class Cache:
         # a linear set index of the address itself (every L1): computed inline by access()
         self._linear_set = self.set_function == "L" and set_index_addr is None
         self._set_mask = self.nset - 1
-        self.mshr: dict[int, list[MemFetch]] = {}
+        # MSHR address -> its request, or the list of its merged requests (oldest first): most
+        # entries never merge, and a one-element list would cost 80 bytes each
+        self.mshr: dict[int, MemFetch | list[MemFetch]] = {}
         self.mshr_atomic: set[int] = set()
         # lists, not deques: both are short (the MSHR's and the miss queue's sizes), and an empty
         # deque is ~760 bytes against a list's 56 (a GPU of 80 SMs has ~300 caches)
@@ -646,9 +653,9 @@ class Cache:
 
     # ------------------------------------------------------------------ MSHR / miss queue
     def _mshr_full(self, maddr: int) -> bool:
-        lst = self.mshr.get(maddr)
-        if lst is not None:
-            return len(lst) >= self.mshr_max_merge
+        e = self.mshr.get(maddr)
+        if e is not None:
+            return _merged(e) >= self.mshr_max_merge
         return len(self.mshr) >= self.mshr_entries
 
     def _miss_queue_full(self, extra: int) -> bool:
@@ -659,20 +666,23 @@ class Cache:
         """``baseline_cache::send_read_request`` -> (do_miss, index, evicted)."""
         maddr = fetch.addr & ~(self.atom_bytes - 1)
         mshr = self.mshr
-        lst = mshr.get(maddr)
-        if lst is not None:             # an MSHR hit: merge when the entry has room
-            if len(lst) >= self.mshr_max_merge:
+        e = mshr.get(maddr)
+        if e is not None:               # an MSHR hit: merge when the entry has room
+            if _merged(e) >= self.mshr_max_merge:
                 self.stats.inc_fail(fetch.access_type, "MSHR_MERGE_ENRTY_FAIL")
                 return False, idx, None
             _, idx, evicted = self._tag_access(addr & ~(self.line_bytes - 1), time, fetch)
-            lst.append(fetch)
+            if isinstance(e, MemFetch):
+                mshr[maddr] = [e, fetch]
+            else:
+                e.append(fetch)
             if fetch.is_atomic:
                 self.mshr_atomic.add(maddr)
             self.stats.inc(fetch.access_type, MSHR_HIT)
             return True, idx, evicted
         if len(mshr) < self.mshr_entries and len(self.miss_queue) < self.miss_queue_size:
             _, idx, evicted = self._tag_access(addr & ~(self.line_bytes - 1), time, fetch)
-            mshr[maddr] = [fetch]
+            mshr[maddr] = fetch
             if fetch.is_atomic:
                 self.mshr_atomic.add(maddr)
             # the sector replies a sectored L2 will send back for this request (GPGPU-Sim
@@ -742,9 +752,9 @@ class Cache:
                 if mq + (kind == self._K_MISS1) >= self.miss_queue_size:
                     reason: str | None = "MISS_QUEUE_FULL"
                 else:
-                    lst = self.mshr.get(retry[6])
-                    if lst is not None:
-                        reason = None if len(lst) < self.mshr_max_merge else "MSHR_MERGE_ENRTY_FAIL"
+                    e = self.mshr.get(retry[6])
+                    if e is not None:
+                        reason = None if _merged(e) < self.mshr_max_merge else "MSHR_MERGE_ENRTY_FAIL"
                     elif len(self.mshr) < self.mshr_entries and mq < self.miss_queue_size:
                         reason = None
                     else:
@@ -893,8 +903,11 @@ class Cache:
         return "MSHR_MERGE_ENRTY_FAIL" if hit else "MSHR_ENRTY_FAIL"
 
     def _read_after_write_pending(self, maddr: int) -> bool:
+        e = self.mshr[maddr]
+        if isinstance(e, MemFetch):
+            return False
         write_found = False
-        for f in self.mshr[maddr]:
+        for f in e:
             if f.is_write:
                 write_found = True
             elif write_found:
@@ -1015,9 +1028,12 @@ class Cache:
     def next_access(self) -> MemFetch:
         """``mshr_table::next_access``: one merged request whose data arrived."""
         block = self.ready[0]
-        lst = self.mshr[block]
-        f = lst.pop(0)
-        if not lst:
+        e = self.mshr[block]
+        if isinstance(e, MemFetch):
+            f = e
+        else:
+            f = e.pop(0)
+        if f is e or not e:
             del self.mshr[block]
             self.mshr_atomic.discard(block)
             self.ready.pop(0)
@@ -1071,7 +1087,8 @@ class Cache:
 
     def dump_state(self) -> str:
         out = [f"Cache {self.name}:", "MSHR contents"]
-        for block, lst in self.mshr.items():
+        for block, e in self.mshr.items():
+            lst = [e] if isinstance(e, MemFetch) else e
             out.append(f"MSHR: tag={block:#08x}, atomic={int(block in self.mshr_atomic)} {len(lst)} entries : "
                        + (repr(lst[0]) if lst else ""))
         out.append(f"miss queue: {len(self.miss_queue)}/{self.miss_queue_size}")
