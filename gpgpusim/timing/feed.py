@@ -331,7 +331,9 @@ class SharedDegree:
         self.banks = banks
         self.parts = parts
         self.alone: list[Access] = [self]
-        self.full_res: tuple[int, int, Sequence[Any] | None] = (_FULL_MASK, _FULL_MASK, self.alone)
+        # typed Any: the compiled class then keeps the tuple object itself, where a tuple-typed
+        # field is stored unboxed and would be boxed into a new tuple on every read
+        self.full_res: Any = (_FULL_MASK, _FULL_MASK, self.alone)
 
     def degree(self, n_banks: int, warp_parts: int) -> int:
         if n_banks != self.banks or warp_parts != self.parts:
@@ -485,29 +487,55 @@ class WarpTrace:
 _FULL = (_FULL_MASK, _FULL_MASK, None)
 
 
-def warp_results(trace: WarpTrace) -> tuple[list[int], list[tuple[int, int, Sequence[Any] | None]]]:
+def warp_results(trace: WarpTrace) -> tuple[list[int], list[Any]]:
     """What a stream returns for each position of ``trace``: its pcs (a list) and one
     ``issue`` result per position -- one shared tuple for every full-mask instruction without
-    memory accesses (most of them), its own tuple for the others."""
+    memory accesses (most of them), its own tuple for the others.  (A list of ``Any``: the
+    compiled code moves the tuple objects as they are, where reading one into a tuple-typed
+    variable unboxes it and storing it boxes a new one.)"""
     pcs: list[int] = trace.pcs.tolist()
     n = len(pcs)
-    res: list[tuple[int, int, Sequence[Any] | None]] = [_FULL] * n
+    res: list[Any] = [_FULL] * n
     odd = np.flatnonzero((trace.executed & trace.active) != _FULL_MASK)   # not both full
     mem = trace.mem
     if len(odd) or mem:
         exe = trace.executed.tolist()
         act = trace.active.tolist()
         for pos in odd.tolist():
-            res[pos] = (exe[pos], act[pos], None)
+            res[pos] = _masks_result(exe[pos], act[pos])
+        full: Any = _FULL_INT
         for pos, accs in mem.items():
             e = exe[pos]
-            if e == _FULL_MASK and act[pos] == _FULL_MASK and len(accs) == 1:
-                a0 = accs[0]
-                if isinstance(a0, SharedDegree):
-                    res[pos] = a0.full_res      # (interned: no tuple of its own)
-                    continue
-            res[pos] = (e, act[pos], accs)
+            a = act[pos]
+            if e == _FULL_MASK and a == _FULL_MASK:
+                if len(accs) == 1:
+                    a0 = accs[0]
+                    if isinstance(a0, SharedDegree):
+                        res[pos] = a0.full_res      # (interned: no tuple of its own)
+                        continue
+                e = a = full                        # (one int object, not two per result)
+            res[pos] = (e, a, accs)
     return pcs, res
+
+
+#: the full mask as one int object (typed Any: the compiled code stores this object, where an
+#: int-typed value is boxed into a new one)
+_FULL_INT: Any = _FULL_MASK
+#: (executed, active) -> the shared issue result of an instruction with those masks and no
+#: memory access (bounded: cleared when full)
+_MASKS_RESULTS: dict[Any, Any] = {}
+_MASKS_RESULTS_MAX = 4096
+
+
+def _masks_result(e: Any, a: Any) -> Any:
+    """The shared ``(e, a, None)`` issue result (:data:`_MASKS_RESULTS`)."""
+    key = (e, a)
+    r = _MASKS_RESULTS.get(key)
+    if r is None:
+        if len(_MASKS_RESULTS) >= _MASKS_RESULTS_MAX:
+            _MASKS_RESULTS.clear()
+        r = _MASKS_RESULTS[key] = (e, a, None)
+    return r
 
 
 class TraceStream(WarpStream):

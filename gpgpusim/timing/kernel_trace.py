@@ -34,7 +34,7 @@ from gpgpusim.functional import engine
 from gpgpusim.functional.state import Exec
 from gpgpusim.hostmem import release_free
 
-from .feed import _FULL, TraceStream, WarpStream, WarpTrace, warp_results
+from .feed import TraceStream, WarpStream, WarpTrace, warp_results
 from .recorder import TraceRecorder, gc_pause, gc_settle, record_chunk
 
 __all__ = ["DEFAULT_WINDOW", "KernelTrace", "WindowStream", "feed_window", "record_kernel"]
@@ -58,7 +58,8 @@ class WindowStream(WarpStream):
         self.chunk: _WindowChunk | None = chunk
         self.w = w
         self.pcs: list[int] = []
-        self.res: list[tuple[int, int, Sequence[Any] | None]] = []
+        #: the segment's issue results (``warp_results``), None at the positions issued
+        self.res: list[Any] = []
         self.pos = 0
         self.n = 0
         self.pc: int = -1
@@ -76,7 +77,7 @@ class WindowStream(WarpStream):
         pos = self.pos
         res = self.res
         r = res[pos]
-        res[pos] = _FULL        # (the segment need not keep an issued instruction's accesses)
+        res[pos] = None         # (the segment need not keep an issued instruction's accesses)
         pos += 1
         self.pos = pos
         if pos < self.n:

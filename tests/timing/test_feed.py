@@ -69,6 +69,30 @@ def _check_counts(kt, traces):
     assert thread == kt.stats.thread_insn
 
 
+def test_issue_results_share_their_objects():
+    """``warp_results`` of the divergent trace: the right (executed, active, accesses) per
+    position, and no object of its own where one can be shared (a window holds ~80 results a
+    warp): one tuple per mask pair without accesses, across warps and calls, and one full-mask
+    int in a full-mask memory result."""
+    from gpgpusim.timing import feed
+    m = ptx(DIVERGENT)
+    g, lm, buf = _setup(m, 4 * 64)
+    kt = record_kernel(lm, "k", (2, 1, 1), (64, 1, 1), 0, struct.pack("<Q", buf), gmem=g)
+    traces = [wt for _c, ws in kt.ctas() for wt in ws]
+    results = [feed.warp_results(wt) for wt in traces]
+    F, E, O = 0xFFFFFFFF, 0x55555555, 0xAAAAAAAA
+    for wt, (pcs, res) in zip(traces, results, strict=True):
+        assert pcs == wt.pcs.tolist()
+        assert [r[:2] for r in res] == list(zip(wt.executed.tolist(), wt.active.tolist(), strict=True))
+        assert [r[2] is not None for r in res] == [p in wt.mem for p in range(len(res))]
+        assert res[5][:2] == (E, E) and res[6][:2] == (O, O) and res[3][:2] == (F, F)
+        for p in (10, 12):                      # the ld and st, full masks
+            assert res[p][0] is res[p][1]
+    for p in (5, 6, 7):                         # the divergent positions: one tuple each
+        assert len({id(res[p]) for _pcs, res in results}) == 1
+    assert results[0][1][5] is feed.warp_results(traces[0])[1][5]
+
+
 @pytest.mark.parametrize("small_w", [None, 0])
 def test_divergent_pcs_masks_and_addresses(small_w):
     """Exact per-warp pcs / masks (warp 1 is partial: 8 of 40 threads), both batched paths."""

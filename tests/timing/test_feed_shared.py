@@ -147,7 +147,8 @@ def test_shared_access_equals_the_live_cut_and_stream_replays_the_trace(monkeypa
 def test_reduced_shared_records_keep_the_degrees_and_drop_the_addresses(banks, parts, window):
     """With the cores' shared-memory configuration (``shared_cfg``, as the GPU passes it) each
     shared-memory access is an interned SharedDegree with the degree the full record gives, the
-    chunk keeps no address array of a shared record, and full-mask results are shared tuples."""
+    chunk keeps no address array of a shared record, full-mask results are shared tuples (the
+    same object, also in the compiled model) and a window stream keeps no issued result."""
     m = ptx(SHARED)
     g = GlobalMemory()
     lm = load_module(m, g)
@@ -177,9 +178,12 @@ def test_reduced_shared_records_keep_the_degrees_and_drop_the_addresses(banks, p
         for _cid, streams in kt.streams():
             for s in streams:
                 while s.pc >= 0:
+                    pos, res = s.pos, s.res
+                    r = res[pos]
                     ex, act, accs = s.issue(0)
+                    assert res[pos] is None         # (an issued position keeps nothing)
                     if accs:
                         if (ex, act) == (0xFFFFFFFF, 0xFFFFFFFF) and len(accs) == 1:
-                            assert (ex, act, accs) == accs[0].full_res
+                            assert r is accs[0].full_res    # the interned tuple itself
                         got += [(a.is_store, a.size, a.degree(banks, parts)) for a in accs]
     assert got == want and len(want) == 6 * (3 * 2 + 2)
