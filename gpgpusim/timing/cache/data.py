@@ -66,9 +66,12 @@ class _Extra:
     GPGPU-Sim keeps these in a map per cache, keyed by the request; here they hang off the
     request itself (``MemFetch.cache_extra``), one per cache it is outstanding in (an L1's and
     then the L2's: ``below`` links them), which saves the map's entry and boxed key for each of
-    the ~25,000 requests in flight of a memory-bound program on 80 SMs."""
+    the ~25,000 requests in flight of a memory-bound program on 80 SMs.  The request's data
+    size and the sector replies still to come share one field, ``reads_size`` (``reads << 16 |
+    size``, the count in the high bits so that it can go below zero as a count of its own
+    would): five fields make an 80-byte object, six a 96-byte one."""
 
-    __slots__ = ("owner", "below", "addr", "cache_index", "data_size", "pending_read")
+    __slots__ = ("owner", "below", "addr", "cache_index", "reads_size")
 
     def __init__(self, owner: object, below: _Extra | None, addr: int, cache_index: int, data_size: int,
                  pending_read: int) -> None:
@@ -76,8 +79,7 @@ class _Extra:
         self.below = below
         self.addr = addr                # the request's address and size before the cache aligned it
         self.cache_index = cache_index
-        self.data_size = data_size
-        self.pending_read = pending_read
+        self.reads_size = pending_read << 16 | data_size
 
 
 def _merged(e: MemFetch | list[MemFetch]) -> int:
@@ -999,13 +1001,13 @@ class Cache:
             e0 = self._extra(fetch.original)
             if e0 is not None:
                 fetch = fetch.original
-                e0.pending_read -= 1
-                if e0.pending_read > 0:
+                e0.reads_size -= 1 << 16   # (one sector reply fewer to wait for)
+                if e0.reads_size >> 16 > 0:
                     return
         e = self._take_extra(fetch)
         block_addr = e.addr & ~(self.atom_bytes - 1)
         self._tag_ver += 1
-        fetch.size = e.data_size
+        fetch.size = e.reads_size & 0xFFFF
         fetch.addr = e.addr
         if self.alloc_on_miss:
             line = self.lines[e.cache_index]
