@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .warp import reg_names
+from .warp import bits, reg_names
 
 if TYPE_CHECKING:
     from .shader import ShaderCore
@@ -35,7 +35,7 @@ def dump_core(core: ShaderCore) -> str:
     for w in running:
         lines.append(f"  w{w.slot:02d} cta{w.cta} dyn {w.dyn} sched {w.sched} feed pc {w.src.pc} next_pc "
                      f"{w.next_pc} ibuf {w.ibuf} in_pipe {w.in_pipe} bar {w.at_bar} membar {w.membar} "
-                     f"stores {w.stores} atomics {w.n_atomic} pending {sorted(w.pending)}"
+                     f"stores {w.stores} atomics {w.n_atomic} pending {bits(w.pending)}"
                      + (" functionally done" if w.fdone else ""))
     fb = core.fetch_buf
     lines.append("  IF/ID       = " + ("bubble" if fb is None else f"w{fb[0]:2d} : pc = {fb[1]}"))
@@ -45,7 +45,7 @@ def dump_core(core: ShaderCore) -> str:
     lines.append("-------------------------- Scoreboard")
     for w in running:
         if w.pending:
-            lines.append(f"  w{w.slot:02d}: {reg_names(w, w.pending)}")
+            lines.append(f"  w{w.slot:02d}: {reg_names(w, bits(w.pending))}")
     lines.append("-------------------------- Pipe Regs")
     for r in list(core.id_oc.values()) + list(core.oc_ex.values()) + [core.ex_wb]:
         lines.append("  " + r.dump())

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .units import RegisterSet
-from .warp import SchedulerUnit, Warp
+from .warp import SchedulerUnit, Warp, bits
 
 if TYPE_CHECKING:
     from .shader import ShaderCore
@@ -35,7 +35,7 @@ def issue_block(sch: SchedulerUnit, w: Warp) -> tuple[str, Any]:
       ``-cdp_latency`` left (each examination takes one);
     * ``("control_hazard", next pc)``: the I-buffer holds the wrong path (the scheduler
       flushes it);
-    * ``("scoreboard", regs)``: registers of the instruction with a pending write;
+    * ``("scoreboard", regs)``: registers of the instruction with a pending write (a list);
     * ``("no_unit", None)``: its op class has no unit on this core;
     * ``("full", register set)``: no room in its unit's ID_OC register (sub-core: the
       scheduler's slot);
@@ -63,9 +63,9 @@ def issue_block(sch: SchedulerUnit, w: Warp) -> tuple[str, Any]:
     if pc != w.src.pc:
         return "control_hazard", w.src.pc
     tbl = w.tbl
-    coll = w.pending & tbl.regs_all[pc]
+    coll = w.pending & tbl.regs_mask[pc]
     if coll:
-        return "scoreboard", coll
+        return "scoreboard", bits(coll)
     unit, reg, idx = sch.route[tbl.unit[pc]]
     if unit < 0:
         return "no_unit", None

@@ -359,14 +359,12 @@ class ShaderCore(Component):
         self.fetch_dirty = True
         w = self.warps[inst.slot]
         if release and inst.dst:
-            pend = w.pending
+            dm = w.tbl.dst_mask[inst.pc]
+            pend = w.pending & ~dm
+            w.pending = pend
             sw = w.sb_wait
-            hit = False         # one of the registers the warp's scoreboard block waits for
-            for r in inst.dst:  # (a loop, not set methods: those are boxed calls when compiled)
-                pend.discard(r)
-                if sw is not None and r in sw:
-                    hit = True
-            if sw is None or (hit and pend.isdisjoint(sw)):
+            # (sw & dm: one of the registers the warp's scoreboard block waits for)
+            if sw < 0 or (sw & dm and not pend & sw):
                 sch = self.scheds[w.sched]
                 sch.cand |= 1 << w.slot
                 if w.sb:
@@ -382,10 +380,10 @@ class ShaderCore(Component):
     def release_reg(self, slot: int, reg: int) -> None:
         self.fetch_dirty = True
         w = self.warps[slot]
-        pend = w.pending
-        pend.discard(reg)
+        pend = w.pending & ~(1 << reg)
+        w.pending = pend
         sw = w.sb_wait
-        if sw is None or (reg in sw and pend.isdisjoint(sw)):
+        if sw < 0 or (sw >> reg & 1 and not pend & sw):
             sch = self.scheds[w.sched]
             sch.cand |= 1 << slot
             if w.sb:
@@ -507,7 +505,7 @@ class ShaderCore(Component):
                 cm ^= low
                 continue
             if w.membar and self._waiting(w):
-                w.sb_wait = None        # woken by any register release
+                w.sb_wait = -1          # woken by any register release
                 cm ^= low
                 continue
             if w.cdp_wait:
@@ -524,8 +522,8 @@ class ShaderCore(Component):
             tbl = w.tbl
             pend = w.pending
             if pend:
-                need = tbl.regs_all[pc]
-                if not pend.isdisjoint(need):
+                need = tbl.regs_mask[pc]
+                if pend & need:
                     if sch.demotes:      # its demotion must see every scoreboard stall
                         pol.demote(ws)
                     else:
@@ -700,7 +698,7 @@ class ShaderCore(Component):
             self.fetch_dirty = True
         w.next_pc = pc + 1
         if inst.dst:
-            w.pending.update(inst.dst)
+            w.pending |= tbl.dst_mask[pc]
         self.n_inflight += 1
         self.busy_cycle = True
         self.last_issue = now

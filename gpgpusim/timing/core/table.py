@@ -7,9 +7,16 @@ import re
 from typing import Any
 
 
+def _mask(regs: tuple[int, ...]) -> int:
+    m = 0
+    for r in regs:
+        m |= 1 << r
+    return m
+
+
 class CoreTable:
     __slots__ = ("oc_src", "wb_dst", "n", "unit", "latency", "initiation", "dst_regs", "src_regs",
-                 "regs_all", "mem_space", "mem_vec", "is_load", "is_store", "is_atomic", "is_barrier",
+                 "dst_mask", "regs_mask", "mem_space", "mem_vec", "is_load", "is_store", "is_atomic", "is_barrier",
                  "barrier_id", "is_membar", "cache_op", "param_offset", "cdp")
 
     def __init__(self, t: Any, n: int, prog: Any = None) -> None:
@@ -19,7 +26,9 @@ class CoreTable:
         self.initiation = [max(1, int(x)) for x in t.initiation]
         self.dst_regs: list[tuple[int, ...]] = [tuple(x) for x in t.dst_regs]
         self.src_regs: list[tuple[int, ...]] = [tuple(x) for x in t.src_regs]
-        self.regs_all: list[frozenset[int]] = [frozenset(d) | frozenset(s) for d, s in zip(self.dst_regs, self.src_regs, strict=True)]
+        # the scoreboard's bit masks (``Warp.pending``): bit r for functional register slot r
+        self.dst_mask: list[int] = [_mask(d) for d in self.dst_regs]
+        self.regs_mask: list[int] = [_mask(d) | _mask(s) for d, s in zip(self.dst_regs, self.src_regs, strict=True)]
         self.mem_space: list[str] = list(t.mem_space)
         self.mem_vec = [int(x) for x in t.vec_len]
         self.is_load = [bool(x) for x in t.is_load]

@@ -13,11 +13,10 @@ from .table import CoreTable
 from .units import RegisterSet
 
 
-#: what a warp slot and a CTA slot hold before their first warp or CTA: one shared empty set
-#: and list, never written (``Warp.start`` and ``ShaderCore``'s CTA issue put the slot's own
-#: in place), so that the slots a kernel never fills cost no container each (a GPU of 80 SMs
-#: has 5,120 warp slots and 2,560 CTA slots)
-_UNUSED_REGS: set[int] = set()
+#: what a warp slot and a CTA slot hold before their first warp or CTA: one shared empty
+#: list, never written (``Warp.start`` and ``ShaderCore``'s CTA issue put the slot's own in
+#: place), so that the slots a kernel never fills cost no container each (a GPU of 80 SMs has
+#: 5,120 warp slots and 2,560 CTA slots)
 _UNUSED_BANKS: list[tuple[int, ...]] = []
 _UNUSED_SLOTS: list[int] = []
 
@@ -58,11 +57,13 @@ class Warp:
         self.sched = sched
         self.active = False
         self.done_exit = True
-        self.pending: set[int] = _UNUSED_REGS     # the scoreboard's registers; own set from start()
-        #: the registers of the instruction the scoreboard last blocked: the release of the
-        #: last of them still pending unblocks it (while another is pending it would collide
-        #: again); None: any release may matter
-        self.sb_wait: frozenset[int] | None = None
+        #: the scoreboard: bit r set while functional register slot r has a write pending (a bit
+        #: mask, not a set: a set a warp's loads have grown holds a 512-byte table for good)
+        self.pending = 0
+        #: the registers (a mask) of the instruction the scoreboard last blocked: the release
+        #: of the last of them still pending unblocks it (while another is pending it would
+        #: collide again); -1: any release may matter
+        self.sb_wait = -1
         self.sb = False           # collides on the scoreboard (statistics: core/stats.py)
         #: per pc: the register-file banks of the instruction's operands / destinations
         #: (``OperandCollector.warp_banks``; they depend on the warp slot and scheduler only)
@@ -89,8 +90,8 @@ class Warp:
         self.n_atomic = 0
         self.cta = cta
         self.dyn = dyn
-        self.pending = set()
-        self.sb_wait = None
+        self.pending = 0
+        self.sb_wait = -1
         self.sb = False
         self.cdp_wait = 0
         self.cdp_armed = False

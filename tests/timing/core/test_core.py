@@ -197,8 +197,9 @@ def test_same_run_twice_and_idle_skipping_give_identical_statistics():
 
 
 def test_slots_no_warp_or_cta_ever_filled_share_one_empty_container():
-    """A warp slot gets its own scoreboard set at its first warp, a CTA slot its own lists at
-    its first CTA; the slots never filled (most of a GPU's for a small grid) share one each."""
+    """A warp slot gets its own register-bank tables at its first warp, a CTA slot its own lists
+    at its first CTA; the slots never filled (most of a GPU's for a small grid) share one each
+    (and have an empty scoreboard mask)."""
     n = 64
     mod = ptx(VECADD, params=".param .u64 a, .param .u64 b, .param .u64 c")
     r = run_timing(mod, "k", (1, 1, 1), (n, 1, 1),
@@ -206,12 +207,11 @@ def test_slots_no_warp_or_cta_ever_filled_share_one_empty_container():
                     ("c", np.zeros(n, np.float32))], overrides=["-gpgpu_n_clusters 4"], trace=False)
     np.testing.assert_array_equal(r.out["c"], np.arange(n, dtype=np.float32) + 1)
     cores = r.gpu.cores
-    used = [(c.sid, w.slot) for c in cores for w in c.warps if w.pending is not cores[0].warps[-1].pending]
+    used = [(c.sid, w.slot) for c in cores for w in c.warps if w.src_banks is not cores[0].warps[-1].src_banks]
     assert len(used) == 2 and used[0][1] == 0 and used[1] == (used[0][0], 1)    # the CTA's 2 warps
     spare = [w for c in cores for w in c.warps if (c.sid, w.slot) not in used]
     assert len(spare) == sum(len(c.warps) for c in cores) - 2
-    assert all(w.pending is spare[0].pending and w.src_banks is spare[0].src_banks
-               and not w.pending and not w.src_banks for w in spare)
+    assert all(w.src_banks is spare[0].src_banks and w.pending == 0 and not w.src_banks for w in spare)
     assert all(w.src_banks is not spare[0].src_banks for c in cores for w in c.warps
                if (c.sid, w.slot) in used)
     slots = [s for c in cores for s in c.ctas]
@@ -343,7 +343,7 @@ def test_fetch_scans_round_robin_retiring_done_warps_on_the_way(last, fetched, r
     done = [1, 5, 40, 63, 7]                # 7 finished, but a store is still in flight
     for ws in done:
         w = core.warps[ws]
-        w.fdone, w.done_exit, w.in_pipe, w.pending, w.cta, w.active = True, False, 0, set(), 0, True
+        w.fdone, w.done_exit, w.in_pipe, w.pending, w.cta, w.active = True, False, 0, 0, 0, True
         w.stores = 1 if ws == 7 else 0
         core.retire_mask |= 1 << ws
     for ws in (3, 60):

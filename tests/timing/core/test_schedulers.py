@@ -55,21 +55,21 @@ def test_bad_scheduler_values_name_the_problem(value, message):
 
 
 def _warp(dyn: int, **state: object) -> SimpleNamespace:
-    base = {"dyn": dyn, "fdone": False, "at_bar": -1, "n_atomic": 0, "membar": False, "pending": set()}
+    base = {"dyn": dyn, "fdone": False, "at_bar": -1, "n_atomic": 0, "membar": False, "pending": 0}
     base.update(state)
     return SimpleNamespace(**base)
 
 
 def test_warp_limiting_window_skips_waiting_warps_and_keeps_the_greedy_one():
-    table = [_warp(5), _warp(1, fdone=True), _warp(2, at_bar=0), _warp(3), _warp(4, membar=True, pending={7}),
-             _warp(0, pending={3})]                # (a scoreboard stall is not waiting)
+    table = [_warp(5), _warp(1, fdone=True), _warp(2, at_bar=0), _warp(3), _warp(4, membar=True, pending=1 << 7),
+             _warp(0, pending=1 << 3)]             # (a scoreboard stall is not waiting)
     p = WarpLimiting(2)
     assert p.order([0, 1, 2, 3, 4, 5], table) == [5, 3]
     p.issued(0)                                    # greedy: the last to issue first, then the window
     assert p.order([0, 1, 2, 3, 4, 5], table) == [0, 5, 3]
     p.issued(3)                                    # the greedy warp inside the window: no repeat
     assert p.order([0, 1, 2, 3, 4, 5], table) == [3, 5]
-    table[4].pending = set()                       # a fence with no writes left does not wait
+    table[4].pending = 0                           # a fence with no writes left does not wait
     assert WarpLimiting(3).order([0, 1, 2, 3, 4, 5], table) == [5, 3, 4]
 
 
