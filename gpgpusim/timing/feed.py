@@ -484,7 +484,7 @@ class WarpTrace:
 
 
 #: TraceStream's result for an instruction with full masks and no memory access (shared)
-_FULL = (_FULL_MASK, _FULL_MASK, None)
+_FULL: Any = (_FULL_MASK, _FULL_MASK, None)      # (typed Any: see warp_results)
 
 
 def warp_results(trace: WarpTrace) -> tuple[list[int], list[Any]]:

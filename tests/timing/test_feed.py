@@ -91,6 +91,7 @@ def test_issue_results_share_their_objects():
     for p in (5, 6, 7):                         # the divergent positions: one tuple each
         assert len({id(res[p]) for _pcs, res in results}) == 1
     assert results[0][1][5] is feed.warp_results(traces[0])[1][5]
+    assert all(res[3] is results[0][1][3] for _pcs, res in results)    # full masks: one tuple
 
 
 @pytest.mark.parametrize("small_w", [None, 0])
