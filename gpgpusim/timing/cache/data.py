@@ -398,15 +398,10 @@ class Cache:
             cls[idx] = c
             if old == _C_INV:
                 self._invm[s] &= ~(1 << (idx - s * self.assoc))
-            if self._scan:
-                if c == _C_INV:
-                    self._invm[s] |= 1 << (idx - s * self.assoc)
-            elif c == _C_CLEAN:
-                self._push(self._clean[s], (line.stamp << self._ib) | idx, c)
-            elif c == _C_DIRTY:
-                self._push(self._dirty[s], (line.stamp << self._ib) | idx, c)
-            elif c == _C_INV:
+            if c == _C_INV:
                 self._invm[s] |= 1 << (idx - s * self.assoc)
+            elif c >= _C_CLEAN and not self._scan:
+                self._push(self._clean[s] if c == _C_CLEAN else self._dirty[s], (line.stamp << self._ib) | idx, c)
 
     def _push(self, heap: list[int], key: int, c: int) -> None:
         """Push victim-heap ``key`` (``stamp << _ib | index``) onto ``heap``, the heap of
@@ -1033,9 +1028,11 @@ class Cache:
         e = self.mshr[block]
         if isinstance(e, MemFetch):
             f = e
+            last = True
         else:
             f = e.pop(0)
-        if f is e or not e:
+            last = not e
+        if last:
             del self.mshr[block]
             self.mshr_atomic.discard(block)
             self.ready.pop(0)
