@@ -530,11 +530,13 @@ _MASKS_RESULTS_MAX = 4096
 def _masks_result(e: Any, a: Any) -> Any:
     """The shared ``(e, a, None)`` issue result (:data:`_MASKS_RESULTS`)."""
     key = (e, a)
-    r = _MASKS_RESULTS.get(key)
+    r: Any = _MASKS_RESULTS.get(key)
     if r is None:
         if len(_MASKS_RESULTS) >= _MASKS_RESULTS_MAX:
             _MASKS_RESULTS.clear()
-        r = _MASKS_RESULTS[key] = (e, a, None)
+        # boxed once into r, then stored (a chained assignment of the tuple would box it twice)
+        r = (e, a, None)
+        _MASKS_RESULTS[key] = r
     return r
 
 
