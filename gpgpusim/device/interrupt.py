@@ -42,6 +42,7 @@ import os
 import signal
 import sys
 import threading
+import weakref
 from typing import Any, Callable
 
 from gpgpusim import hostio
@@ -51,7 +52,8 @@ from gpgpusim.functional import memcheck
 requested = 0
 _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _state: dict[str, Any] = {"runtime": None, "installed": False}
-_callbacks: list[Callable[[int], dict[str, Any] | None]] = []
+#: the registered callbacks; a bound method is held weakly (:func:`on_interrupt`)
+_callbacks: list[Callable[[], Callable[[int], dict[str, Any] | None] | None]] = []
 
 
 class SimulationInterrupted(BaseException):
@@ -70,8 +72,15 @@ def on_interrupt(fn: Callable[[int], dict[str, Any] | None]) -> None:
     timing model ending its running kernels with their statistics so far).  A dict it returns
     (``kernel``, ``thread_insn``, ``warp_insn``) replaces what the interrupt line reports (by
     default the functional engine's counts, which in performance mode run ahead of what the
-    timing model completed)."""
-    _callbacks.append(fn)
+    timing model completed).
+
+    A bound method is held weakly: registering does not keep its object (a GPU with its
+    whole machine) alive once nothing else does, as for each GPU a test or a sweep builds."""
+    _callbacks[:] = [ref for ref in _callbacks if ref() is not None]
+    if hasattr(fn, "__self__") and hasattr(fn, "__func__"):
+        _callbacks.append(weakref.WeakMethod(fn))
+    else:
+        _callbacks.append(lambda: fn)
 
 
 def install(runtime: Any) -> bool:
@@ -178,7 +187,10 @@ def finish(runtime: Any, signum: int) -> None:
         return
     runtime._exited = True          # the program's own exit path must not report again
     name, counts = current_kernel(runtime)
-    for cb in _callbacks:
+    for ref in _callbacks:
+        cb = ref()
+        if cb is None:
+            continue
         try:
             got = cb(signum)
         except Exception as exc:  # noqa: BLE001 - the report matters more

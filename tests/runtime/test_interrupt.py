@@ -129,6 +129,26 @@ def test_check_raises_once_requested(monkeypatch):
     assert not issubclass(interrupt.SimulationInterrupted, Exception)
 
 
+def test_a_registered_method_does_not_keep_its_object_alive(monkeypatch):
+    """``on_interrupt`` holds a bound method weakly (each GPU registers one: a test or a sweep
+    that builds many must not keep every machine alive) and a plain function strongly."""
+    import weakref
+
+    class Owner:
+        def cb(self, signum):
+            return {"kernel": "k"}
+
+    monkeypatch.setattr(interrupt, "_callbacks", [])
+    owner = Owner()
+    alive = weakref.ref(owner)
+    interrupt.on_interrupt(owner.cb)
+    assert interrupt._callbacks[0]()(2) == {"kernel": "k"}
+    del owner
+    assert alive() is None and interrupt._callbacks[0]() is None
+    interrupt.on_interrupt(lambda signum: None)         # a dead entry is dropped on registering
+    assert len(interrupt._callbacks) == 1 and interrupt._callbacks[0]()(2) is None
+
+
 def test_install_refuses_off_the_main_thread():
     got: list[bool] = []
     t = threading.Thread(target=lambda: got.append(interrupt.install(object())))
