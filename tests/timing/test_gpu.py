@@ -50,3 +50,43 @@ st.global.u32 [%rd3], %r3;
         assert sizes == want
         outs.append(r.out["o"].tolist())
     assert outs[0] == outs[1] == list(range(96))
+
+
+def test_requests_and_replaced_caches_form_no_reference_cycles():
+    """A simulation frees its requests (``MemFetch``, a cache's ``_Extra``) and the L1Ds a new
+    carve-out replaces (the first launch on SM7_QV100 replaces every core's) by reference
+    counting alone: the collector, told to keep what it frees, finds none of them while the
+    GPU lives.  The compiled model relies on this for requests: ``MemFetch`` and ``_Extra``
+    are acyclic classes there, which the collector does not see, so a cycle through one
+    would never be freed."""
+    mod = ptx("""
+.reg .u32 %r<8>; .reg .u64 %rd<8>;
+ld.param.u64 %rd1, [p0];
+ld.param.u64 %rd4, [p1];
+mov.u32 %r1, %tid.x;
+mov.u32 %r2, %ctaid.x;
+mad.lo.u32 %r3, %r2, 128, %r1;
+mul.lo.u32 %r4, %r3, 9;
+and.b32 %r4, %r4, 16383;
+mul.wide.u32 %rd2, %r4, 4;
+add.u64 %rd3, %rd1, %rd2;
+ld.global.u32 %r5, [%rd3];
+add.u32 %r5, %r5, %r3;
+st.global.u32 [%rd3], %r5;
+atom.global.add.u32 %r6, [%rd4], 1;
+""", params=".param .u64 p0, .param .u64 p1")
+    gc.collect()
+    saved = gc.get_debug()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        r = run_timing(mod, "k", (64, 1, 1), (128, 1, 1),
+                       [("a", np.zeros(16384, np.uint32)), ("n", np.zeros(1, np.uint32))],
+                       overrides=["-gpgpu_n_clusters 2"])
+        gc.collect()
+        found = {type(o).__name__ for o in gc.garbage}
+    finally:
+        gc.set_debug(saved)
+        gc.garbage.clear()
+    assert r.out["n"][0] == 64 * 128 and r.gpu.l1d_assoc is not None
+    assert r.counters["gpgpu_n_mem_read_global"] > 0 and r.counters["gpgpu_n_mem_write_global"] > 0
+    assert not found & {"MemFetch", "_Extra", "Cache", "Line"}, found

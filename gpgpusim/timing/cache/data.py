@@ -50,7 +50,7 @@ from __future__ import annotations
 from heapq import heappop, heappush, heapreplace
 from typing import Any, Callable
 
-from ..mem_fetch import SECTOR_BYTES, MemFetch, access_fetch
+from ..mem_fetch import SECTOR_BYTES, MemFetch, access_fetch, mypyc_attr
 from .hashing import hash_set_index
 from .line import (_C_CLEAN, _C_DIRTY, _C_INV, _C_RESV, _SECTOR_FULL, INVALID, MODIFIED, RESERVED, VALID, Line, _holds,
                    sector_parts, sector_status, with_sector)
@@ -60,6 +60,7 @@ from .status import (HIT, HIT_RESERVED, MISS, MSHR_HIT, READ_REQUEST_SENT, RESER
 from .write_alloc import WriteAlloc, make_write_alloc
 from .write_policy import WritePolicy, make_write_policy
 
+@mypyc_attr(acyclic=True)
 class _Extra:
     """``extra_mf_fields``: what a missing request looked like before ``owner`` sent it down.
 
@@ -69,7 +70,9 @@ class _Extra:
     the ~25,000 requests in flight of a memory-bound program on 80 SMs.  The request's data
     size and the sector replies still to come share one field, ``reads_size`` (``reads << 16 |
     size``, the count in the high bits so that it can go below zero as a count of its own
-    would): five fields make an 80-byte object, six a 96-byte one."""
+    would).  Like its request it is never part of a reference cycle, so compiled it is an
+    acyclic class: five fields and no collector header make a 64-byte object (a sixth field
+    would make it 80)."""
 
     __slots__ = ("owner", "below", "addr", "cache_index", "reads_size")
 
@@ -80,6 +83,28 @@ class _Extra:
         self.addr = addr                # the request's address and size before the cache aligned it
         self.cache_index = cache_index
         self.reads_size = pending_read << 16 | data_size
+
+
+def _l1_fetch(addr: int, access_type: str, sector_mask: int, byte_mask: int, size: int,
+              is_write: bool, like: MemFetch, time: int) -> MemFetch:
+    """A write-back or write-allocate read an L1 makes (``mem_fetch_allocator::alloc``): it
+    carries ``like``'s core, cluster and warp and takes its decoded address.  The fetch
+    ``MemFetch(addr, size, is_write, access_type, sector_mask=..., byte_mask=..., core_id=...,
+    cluster_id=..., warp_id=..., timestamp=time)`` plus ``copy_tlx(like)`` builds, through the
+    keyword-free :func:`~.mem_fetch.access_fetch`."""
+    mf = access_fetch(addr, size, is_write, access_type, sector_mask, byte_mask, like.core_id,
+                      like.cluster_id, like.warp_id, False, None, time)
+    mf.copy_tlx(like)
+    return mf
+
+
+def _l2_fetch(addr: int, access_type: str, sector_mask: int, byte_mask: int, size: int,
+              is_write: bool, like: MemFetch, time: int) -> MemFetch:
+    """As :func:`_l1_fetch` for an L2 (or any cache below level 1): no core, cluster or warp."""
+    mf = access_fetch(addr, size, is_write, access_type, sector_mask, byte_mask, -1, -1, -1,
+                      False, None, time)
+    mf.copy_tlx(like)
+    return mf
 
 
 def _merged(e: MemFetch | list[MemFetch]) -> int:
@@ -170,7 +195,9 @@ class Cache:
         self.level = level
         self.wrbk_type = l1_wrbk_type or ("L1_WRBK_ACC" if level == 1 else "L2_WRBK_ACC")
         self.wr_alloc_type = "L1_WR_ALLOC_R" if level == 1 else "L2_WR_ALLOC_R"
-        self.fetch_factory = fetch_factory or self._default_factory
+        # a module function, not a bound method: a cache then forms no reference cycle with
+        # itself, and one the model replaces (a new L1D carve-out) is freed at once
+        self.fetch_factory = fetch_factory or (_l1_fetch if level == 1 else _l2_fetch)
         self.now_fn = now_fn
         self.n_dirty = 0
         self._nlines = self.nset * self.assoc
@@ -695,23 +722,6 @@ class Cache:
             return True, idx, evicted
         self.stats.inc_fail(fetch.access_type, "MSHR_ENRTY_FAIL")
         return False, idx, None
-
-    def _default_factory(self, addr: int, access_type: str, sector_mask: int, byte_mask: int, size: int,
-                         is_write: bool, like: MemFetch, time: int) -> MemFetch:
-        """A write-back or write-allocate read this cache makes (``mem_fetch_allocator::alloc``):
-        an L1's carries ``like``'s core, cluster and warp, an L2's none; both take ``like``'s
-        decoded address.  The fetch ``MemFetch(addr, size, is_write, access_type,
-        sector_mask=..., byte_mask=..., core_id=..., cluster_id=..., warp_id=...,
-        timestamp=time)`` plus ``copy_tlx(like)`` builds, through the keyword-free
-        :func:`~.mem_fetch.access_fetch`."""
-        if self.level == 1:
-            mf = access_fetch(addr, size, is_write, access_type, sector_mask, byte_mask, like.core_id,
-                              like.cluster_id, like.warp_id, False, None, time)
-        else:
-            mf = access_fetch(addr, size, is_write, access_type, sector_mask, byte_mask, -1, -1, -1,
-                              False, None, time)
-        mf.copy_tlx(like)
-        return mf
 
     def _send_writeback(self, evicted: tuple[int, int, int, int], fetch: MemFetch, time: int,
                         events: list[str]) -> None:

@@ -3,16 +3,10 @@ checklist C112, C113)."""
 
 from __future__ import annotations
 
-from typing import Any, Final
-
-try:
-    from mypy_extensions import mypyc_attr
-except ImportError:         # (pure Python without mypy installed: the attribute only matters compiled)
-    def mypyc_attr(*attrs: str, **kwattrs: object) -> Any:  # type: ignore[misc]
-        return lambda cls: cls
+from typing import Final
 
 from ..core.units import popcount
-from ..mem_fetch import SECTOR_BYTES, SECTORS_PER_LINE
+from ..mem_fetch import SECTOR_BYTES, SECTORS_PER_LINE, mypyc_attr
 
 INVALID: Final = 0
 RESERVED: Final = 1

@@ -307,7 +307,7 @@ def test_sector_fetch_is_the_keyword_split():
 @pytest.mark.parametrize("gpu", ["SM7_QV100", "SM86_RTX3070"])
 def test_cache_made_fetches_are_the_keyword_construction(gpu):
     """The fetches a cache makes (a write-back of a dirty victim, a write-allocate read) --
-    an L2 sub-partition's ``_make_fetch`` and a cache's ``_default_factory`` (L1 and L2
+    an L2 sub-partition's ``_make_fetch`` and a cache's default ``fetch_factory`` (L1 and L2
     levels), both through ``mem_fetch.access_fetch`` -- equal field by field (but the uid,
     the next one) the keyword ``MemFetch(...)`` construction with the same fields, the
     decoded address of the fetch's own address (sub-partition) or of ``like``."""
@@ -323,8 +323,8 @@ def test_cache_made_fetches_are_the_keyword_construction(gpu):
     cases = [(0x123480, "L2_WRBK_ACC", 0b0101, 0, 64, True), (0x8040, "L2_WR_ALLOC_R", 0b0010, 0xF << 36, 32, False),
              (0x77700, "L1_WRBK_ACC", 0b1111, 0, 128, True)]
     for addr, at, smask, bmask, size, wr in cases:
-        for maker, level, own in ((mem.subs[2]._make_fetch, 2, True), (l1._default_factory, 1, False),
-                                  (l2._default_factory, 2, False)):
+        for maker, level, own in ((mem.subs[2]._make_fetch, 2, True), (l1.fetch_factory, 1, False),
+                                  (l2.fetch_factory, 2, False)):
             ids = (like.core_id, like.cluster_id, like.warp_id) if level == 1 else (-1, -1, -1)
             ref = MemFetch(addr, size, wr, at, sector_mask=smask, byte_mask=bmask, core_id=ids[0],
                            cluster_id=ids[1], warp_id=ids[2], timestamp=55)
