@@ -892,7 +892,6 @@ class Cache:
     def _wr_alloc_fetch(self, fetch: MemFetch, now: int, link: bool) -> MemFetch:
         n = self.fetch_factory(fetch.addr, self.wr_alloc_type, fetch.sector_mask, fetch.byte_mask,
                                self.atom_bytes, False, fetch, self._now(now))
-        n.ctrl_size = fetch.ctrl_size
         if link:
             n.original_wr = fetch
         return n

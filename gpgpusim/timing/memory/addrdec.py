@@ -111,22 +111,21 @@ class AddressDecoder:
         self._pk = {k: _packer(v) for k, v in self._pos.items()}
         self._pk_part = _packer(self._part_keep)
         self._pk_gap_part = _packer(_positions(~sub_mask & _M64))
-        # The lowest ``_low`` address bits are column bits 0.._low-1 and nothing else (and
-        # stay in place in the partition address): decoding is memoised per ``addr >> _low``
-        # (chip, sub-partition, bank, row, and the column and partition address of the
-        # address with those bits cleared), and the low bits are added back
+        # The lowest ``_low`` address bits are column bits 0.._low-1 and nothing else:
+        # decoding is memoised per ``addr >> _low`` (chip, sub-partition, bank, row, and the
+        # column of the address with those bits cleared), and the low bits are added back
         low = 0
         pos_col = self._pos["COL"]
         others = chip | bk | row
         while (low < len(pos_col) and pos_col[low] == low and not others >> low & 1
-               and low < self.partition_granule() and (not self.gap or low < start)):
+               and (not self.gap or low < start)):
             low += 1
         self._low = low
         self._low_mask = (1 << low) - 1
-        self._memo: dict[int, tuple[int, int, int, int, int, int]] = {}
+        self._memo: dict[int, tuple[int, int, int, int, int]] = {}
         # Without the gap, every field (packed bits; the sub-partition and chip, hashed or
         # not, as XOR-linear functions of packed bits with a power-of-two sub-partition
-        # count; the partition address) is linear over GF(2) in the address bits, zero at
+        # count) is linear over GF(2) in the address bits, zero at
         # address 0: the decoding of an address is the field-wise XOR of the decodings of its
         # bits at and above ``_split`` and of its bits below.  Decoding then combines two
         # cached halves (the high half per ``addr >> _split``, the middle ``_MID_BITS`` bits
@@ -134,8 +133,8 @@ class AddressDecoder:
         self._split = 0
         if not self.gap and n_sub & (n_sub - 1) == 0:
             self._split = low + self._MID_BITS
-            self._hi: dict[int, tuple[int, int, int, int, int, int]] = {}
-            self._mid: list[tuple[int, int, int, int, int, int] | None] = [None] * (1 << self._MID_BITS)
+            self._hi: dict[int, tuple[int, int, int, int, int]] = {}
+            self._mid: list[tuple[int, int, int, int, int] | None] = [None] * (1 << self._MID_BITS)
 
     #: address bits above ``_low`` decoded by table in the split decoding
     _MID_BITS = 12
@@ -169,9 +168,9 @@ class AddressDecoder:
         r = self._decoded(addr)
         return r[0], r[1], r[2], r[3], r[4] | (addr & self._low_mask)
 
-    def _decoded(self, addr: int) -> tuple[int, int, int, int, int, int]:
+    def _decoded(self, addr: int) -> tuple[int, int, int, int, int]:
         """The memo entry of ``addr``'s ``_low``-bit block: (chip, sub_partition, bank, row,
-        column, partition address), the last two of the block's first address."""
+        column), the column of the block's first address."""
         key = addr >> self._low
         if self._split:
             # two table lookups and an XOR: cheap enough that a memo per block, which would
@@ -181,22 +180,22 @@ class AddressDecoder:
         r = memo.get(key)
         if r is None:
             base = key << self._low
-            r = self._decode(base) + (self.partition_address(base),)
+            r = self._decode(base)
             if len(memo) >= self._MEMO_MAX:
                 memo.clear()
             memo[key] = r
         return r
 
-    def _combined(self, base: int) -> tuple[int, int, int, int, int, int]:
+    def _combined(self, base: int) -> tuple[int, int, int, int, int]:
         """The memo entry of ``base`` (low ``_low`` bits clear) as the XOR of the entries of
         its high and middle bits (see ``_split``): the same chip, sub-partition (C129), bank,
-        row, column (C173) and partition address (C174) as decoding ``base`` itself."""
+        row and column (C173) as decoding ``base`` itself."""
         split = self._split
         hi = base >> split
         h = self._hi.get(hi)
         if h is None:
             a = hi << split
-            h = self._decode(a) + (self.partition_address(a),)
+            h = self._decode(a)
             if len(self._hi) >= self._MEMO_MAX:
                 self._hi.clear()
             self._hi[hi] = h
@@ -205,8 +204,8 @@ class AddressDecoder:
         m = self._mid[k]
         if m is None:
             a = k << low
-            m = self._mid[k] = self._decode(a) + (self.partition_address(a),)
-        return h[0] ^ m[0], h[1] ^ m[1], h[2] ^ m[2], h[3] ^ m[3], h[4] ^ m[4], h[5] ^ m[5]
+            m = self._mid[k] = self._decode(a)
+        return h[0] ^ m[0], h[1] ^ m[1], h[2] ^ m[2], h[3] ^ m[3], h[4] ^ m[4]
 
     def _decode(self, addr: int) -> tuple[int, int, int, int, int]:
         p = self._pk
@@ -238,10 +237,8 @@ class AddressDecoder:
     def apply(self, fetch: Any) -> None:
         """Fill a fetch's decoded fields from its address."""
         addr = fetch.addr
-        fetch.chip, fetch.sub_partition, fetch.bank, fetch.row, col, part = self._decoded(addr)
-        lo = addr & self._low_mask
-        fetch.col = col | lo
-        fetch.partition_addr = part | lo
+        fetch.chip, fetch.sub_partition, fetch.bank, fetch.row, col = self._decoded(addr)
+        fetch.col = col | (addr & self._low_mask)
 
     @classmethod
     def from_config(cls, cfg: Any) -> AddressDecoder:

@@ -48,7 +48,7 @@ def test_split_decoding_equals_the_plain_decoding(gpu):
     for i in range(20000):
         a = rng.getrandbits(40 if i % 2 else 32)
         base = a >> dec._low << dec._low
-        assert dec._decoded(a) == dec._decode(base) + (dec.partition_address(base),)
+        assert dec._decoded(a) == dec._decode(base)
         chip, sp, bk, row, col = dec.decode(a)
         assert col == dec._decode(base)[4] | (a & dec._low_mask)
 
@@ -287,13 +287,12 @@ def test_sector_fetch_is_the_keyword_split():
     parent = MemFetch(0x4000, 128, True, "GLOBAL_ACC_W", sector_mask=0b1011, byte_mask=0xF << 40,
                       core_id=5, cluster_id=2, warp_id=9, token="tok", timestamp=40)
     parent.chip, parent.sub_partition, parent.bank, parent.row, parent.col = 3, 7, 2, 0x55, 0x12
-    parent.partition_addr = 0x1234
     for i in (0, 1, 3):
         a = parent.addr + 32 * i
         ref = MemFetch(a, 32, parent.is_write, parent.access_type, sector_mask=1 << i,
                        byte_mask=(parent.byte_mask & sector_byte_mask(1 << i)) or sector_byte_mask(1 << i),
                        core_id=5, cluster_id=2, warp_id=9, is_atomic=False, token="tok",
-                       ctrl_size=parent.ctrl_size, timestamp=77, original=parent)
+                       timestamp=77, original=parent)
         ref.copy_tlx(parent)
         mf = sector_fetch(parent, a, i, 77)
         assert mf.uid == ref.uid + 1
