@@ -70,7 +70,7 @@ class MemFetch:
     __slots__ = ("addr", "size", "sector_mask", "byte_mask", "is_write", "access_type", "core_id",
                  "cluster_id", "warp_id", "uid", "is_atomic", "token",
                  "chip", "sub_partition", "bank", "row", "col",
-                 "original", "original_wr", "is_reply", "timestamp", "return_timestamp",
+                 "original", "original_wr", "is_reply", "tracked", "timestamp", "return_timestamp",
                  "status", "status_cycle", "cache_extra")
 
     def __init__(self, addr: int, size: int, is_write: bool, access_type: str, *,
@@ -85,12 +85,13 @@ class MemFetch:
                 sum(1 << ((addr % LINE_BYTES) // SECTOR_BYTES + i) for i in range(min(4, size // SECTOR_BYTES)))
         self.sector_mask = sector_mask
         self.byte_mask = byte_mask or sector_byte_mask(sector_mask)
-        # the three bools assigned one after another: the compiled class lays its fields out in
+        # the four bools assigned one after another: the compiled class lays its fields out in
         # the order of first assignment, and adjacent bools share one 8-byte word (the object
         # is then 208 bytes instead of 224)
         self.is_write = is_write
         self.is_atomic = is_atomic
         self.is_reply = False
+        self.tracked = False          # in its sub-partition's request tracker (``SubPartition.n_tracked``)
         self.access_type = access_type
         self.core_id = core_id
         self.cluster_id = cluster_id
@@ -191,6 +192,7 @@ def access_fetch(addr: int, size: int, is_write: bool, access_type: str, sector_
     mf.original = None
     mf.original_wr = None
     mf.is_reply = False
+    mf.tracked = False
     mf.timestamp = timestamp
     mf.return_timestamp = 0
     mf.status = "INITIALIZED"
@@ -236,6 +238,7 @@ def sector_fetch(mf: MemFetch, addr: int, sector: int, timestamp: int) -> MemFet
     n.original = mf
     n.original_wr = None
     n.is_reply = False
+    n.tracked = False
     n.timestamp = timestamp
     n.return_timestamp = 0
     n.status = "INITIALIZED"

@@ -60,7 +60,10 @@ class SubPartition(Component):
             self.l2 = Cache(f"L2_bank_{sp_id:03d}", l2cfg, "L2", level=2, set_index_addr=set_index_addr,
                             set_index_granule=set_index_granule, set_memo=set_memo,
                             fetch_factory=self._make_fetch, now_fn=lambda: self.now)
-        self.tracker: set[MemFetch] = set()
+        #: ``m_request_tracker``'s size: requests from the interconnect that have not left
+        #: (each marks itself ``tracked``; a count instead of a set of up to hundreds of
+        #: requests per sub-partition)
+        self.n_tracked = 0
         self.memcpy_offset = 0
         self.stats = stats
 
@@ -97,7 +100,9 @@ class SubPartition(Component):
         """``memory_sub_partition::push``: split into sectors for a sectored L2, start the ROP delay."""
         reqs = self._breakdown(mf, now) if (self.l2 is not None and self.l2.sectored) else [mf]
         for r in reqs:
-            self.tracker.add(r)
+            if not r.tracked:
+                r.tracked = True
+                self.n_tracked += 1
             if r.access_type == "TEXTURE_ACC_R":
                 self.icnt_l2.push(r)
                 r.set_status("IN_PARTITION_ICNT_TO_L2_QUEUE", now)
@@ -138,7 +143,7 @@ class SubPartition(Component):
         mf = self.l2_icnt.head()
         if mf is not None and mf.access_type in WRITEBACK_TYPES:
             self.l2_icnt.pop()
-            self.tracker.discard(mf)
+            self._untrack(mf)
             return None
         return mf
 
@@ -146,13 +151,19 @@ class SubPartition(Component):
         mf = self.l2_icnt.pop()
         if mf is None:
             return None
-        self.tracker.discard(mf)
+        self._untrack(mf)
         if mf.access_type in WRITEBACK_TYPES:
             return None
         return mf
 
     def set_done(self, mf: MemFetch) -> None:
-        self.tracker.discard(mf)
+        self._untrack(mf)
+
+    def _untrack(self, mf: MemFetch) -> None:
+        """The request leaves the tracker (nothing when it is not in it)."""
+        if mf.tracked:
+            mf.tracked = False
+            self.n_tracked -= 1
 
     # ------------------------------------------------------------------ L2 cycle
     def cycle(self, now: int) -> bool:
@@ -177,7 +188,7 @@ class SubPartition(Component):
                     o.status = "IN_PARTITION_L2_TO_ICNT_QUEUE"
                     o.status_cycle = now
                     l2_icnt.push(o)
-                self.tracker.discard(mf)
+                self._untrack(mf)
         # 2. DRAM -> L2 (fill) or -> icnt
         dram_l2 = self.dram_l2
         mf = dram_l2.head()
@@ -216,7 +227,7 @@ class SubPartition(Component):
                         if status == HIT:
                             if not write_sent:
                                 if mf.access_type == "L1_WRBK_ACC":
-                                    self.tracker.discard(mf)
+                                    self._untrack(mf)
                                 else:
                                     mf.is_reply = True
                                     mf.set_status("IN_PARTITION_L2_TO_ICNT_QUEUE", now)
@@ -226,7 +237,7 @@ class SubPartition(Component):
                             if (mf.is_write and l2.wa.writes_locally
                                     and WRITE_ALLOCATE_SENT not in events):
                                 if mf.access_type == "L1_WRBK_ACC":
-                                    self.tracker.discard(mf)
+                                    self._untrack(mf)
                                 elif l2.wp.write_back:
                                     mf.is_reply = True
                                     mf.set_status("IN_PARTITION_L2_TO_ICNT_QUEUE", now)
@@ -254,19 +265,19 @@ class SubPartition(Component):
     def busy(self) -> bool:
         """``memory_sub_partition::busy``: the request tracker (requests that came from the
         interconnect and have not left) is not empty."""
-        return bool(self.tracker)
+        return self.n_tracked > 0
 
     def idle(self) -> bool:
         """Nothing at all inside (stricter than :meth:`busy`: also L2-made write-backs)."""
         l2 = self.l2
-        return not (self.tracker or not self.rop.empty() or not self.icnt_l2.empty() or not self.l2_dram.empty()
+        return not (self.n_tracked or not self.rop.empty() or not self.icnt_l2.empty() or not self.l2_dram.empty()
                     or not self.dram_l2.empty() or not self.l2_icnt.empty() or (l2 is not None and l2.busy()))
 
     def drained(self) -> bool:
         """Nothing inside and both L2 ports free: off the L2 phase's list until a request
         arrives (see MemorySystem.l2_cycle)."""
         l2 = self.l2
-        return (not self.tracker and l2 is not None and self.idle() and l2.data_port_free()
+        return (not self.n_tracked and l2 is not None and self.idle() and l2.data_port_free()
                 and l2.fill_port_free())
 
     def has_reply(self) -> bool:
@@ -306,7 +317,7 @@ class SubPartition(Component):
         self.memcpy_offset += 1
 
     def dump_state(self, out: list[str]) -> None:
-        out.append(f"Memory Sub Partition {self.id}: tracker={len(self.tracker)} rop={len(self.rop)} "
+        out.append(f"Memory Sub Partition {self.id}: tracker={self.n_tracked} rop={len(self.rop)} "
                    f"icnt_L2={len(self.icnt_l2)} L2_dram={len(self.l2_dram)} dram_L2={len(self.dram_l2)} "
                    f"L2_icnt={len(self.l2_icnt)}")
         if self.asleep:
