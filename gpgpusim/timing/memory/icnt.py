@@ -21,6 +21,7 @@ crossbar is used instead.  ``-icnt_grant_cycles`` > 1 is honoured as GPGPU-Sim d
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections import deque
 from typing import Any
 
 from ..kit import Component, Queue
@@ -29,8 +30,10 @@ from ..kit import Component, Queue
 class XbarRouter:
     """``xbar_router``: input/output packet buffers and the crossbar arbiter.
 
-    Each node's input buffer is a :class:`~..kit.Queue` of ``(packet, destination)`` bounded by
-    ``-icnt_in_buffer_limit`` (the injecting side asks :meth:`has_buffer_in` first), its output
+    Each node's input buffer is a :class:`~..kit.Queue` of packets bounded by
+    ``-icnt_in_buffer_limit`` (the injecting side asks :meth:`has_buffer_in` first), with a
+    deque of their destinations beside it (``in_dst``: no ``(packet, destination)`` tuple per
+    packet, of which a memory-bound program on 80 SMs buffers ~27,000), its output
     buffer one of packets bounded by ``-icnt_out_buffer_limit`` (the arbiter checks it before a
     grant).  An output may name its consumer (:meth:`connect_output`): a packet arriving there
     wakes it when it sleeps.  The ejecting side reaches its output through :meth:`has_output`,
@@ -48,7 +51,8 @@ class XbarRouter:
     def __init__(self, n_shader: int, n_mem: int, in_limit: int, out_limit: int, algo: int, grant_cycles: int,
                  n_active_in: int, n_active_out: int) -> None:
         self.n_nodes = n_shader + n_mem
-        self.in_buf: list[Queue[tuple[Any, int]]] = [Queue(in_limit) for _ in range(self.n_nodes)]
+        self.in_buf: list[Queue[Any]] = [Queue(in_limit) for _ in range(self.n_nodes)]
+        self.in_dst: list[deque[int]] = [deque() for _ in range(self.n_nodes)]
         self.out_buf: list[Queue[Any]] = [Queue(out_limit) for _ in range(self.n_nodes)]
         self.next_node = [0] * self.n_nodes
         self.busy_in: set[int] = set()   # the inputs whose buffer holds a packet
@@ -88,7 +92,8 @@ class XbarRouter:
     def push(self, src: int, dst: int, data: Any) -> None:
         """Inject packet ``data`` for node ``dst`` at input ``src`` (:meth:`has_buffer_in`
         said there is room)."""
-        self.in_buf[src].push((data, dst))
+        self.in_buf[src].push(data)
+        self.in_dst[src].append(dst)
         self.busy_in.add(src)
         self.packets += 1
         self.n_in_flight += 1
@@ -127,7 +132,7 @@ class XbarRouter:
         for node, q in enumerate(self.in_buf):
             if not q.empty():
                 out.append(f"icnt {name} input {node}: "
-                           + ", ".join(f"{mf!r} -> {dst}" for mf, dst in q.entries()))
+                           + ", ".join(f"{mf!r} -> {dst}" for mf, dst in zip(q.entries(), self.in_dst[node], strict=True)))
         for node, q2 in enumerate(self.out_buf):
             if not q2.empty():
                 out.append(f"icnt {name} output {node}: " + ", ".join(repr(mf) for mf in q2.entries()))
@@ -178,6 +183,7 @@ class XbarRouter:
         strided's first kernel, which this version reproduces: 122 and 99.)"""
         n_nodes = self.n_nodes
         in_buf = self.in_buf
+        in_dst = self.in_dst
         out_buf = self.out_buf
         next_node = self.next_node
         cands = self._heads_by_output()
@@ -198,17 +204,18 @@ class XbarRouter:
             q = in_buf[node]
             pkt = q.pop()
             assert pkt is not None
-            out_buf[dest].push(pkt[0])
+            dq = in_dst[node]
+            dq.popleft()
+            out_buf[dest].push(pkt)
             self.delivered.append(dest)
             self.n_in_flight -= 1
             self.n_out += 1
             reqs += 1
             if update:
                 next_node[dest] = (node + 1) % n_nodes
-            head = q.head()
-            if head is not None:
+            if dq:
                 # its new head; only a later output of the start-of-cycle set can still take it
-                d2 = head[1]
+                d2 = dq[0]
                 if d2 > dest:
                     lst = cands.get(d2)
                     if lst is not None:
@@ -227,6 +234,7 @@ class XbarRouter:
         its own candidates (the first after its pointer, round robin), which is the walk over
         all inputs from the pointer without visiting the inputs it would skip."""
         in_buf = self.in_buf
+        in_dst = self.in_dst
         cands = self._heads_by_output()
         out_buf = self.out_buf
         next_node = self.next_node
@@ -246,7 +254,8 @@ class XbarRouter:
             q = in_buf[node]
             pkt = q.pop()
             assert pkt is not None
-            ob.push(pkt[0])
+            in_dst[node].popleft()
+            ob.push(pkt)
             if q.empty():
                 self.busy_in.discard(node)
             self.delivered.append(dest)
@@ -261,13 +270,11 @@ class XbarRouter:
         """The start of an iSLIP cycle (either version): the inputs holding a packet, in
         ascending order, grouped by their head packet's output; the conflict statistic counts
         the heads whose output an earlier input's head already named."""
-        in_buf = self.in_buf
+        in_dst = self.in_dst
         cands: dict[int, list[int]] = {}
         conflicts = 0
         for i in sorted(self.busy_in):
-            head = in_buf[i].head()
-            assert head is not None        # busy_in holds the inputs with a packet
-            d = head[1]
+            d = in_dst[i][0]                # busy_in holds the inputs with a packet
             lst = cands.get(d)
             if lst is None:
                 cands[d] = [i]
@@ -295,15 +302,16 @@ class XbarRouter:
         for i in range(self.n_nodes):
             node = (i + self.next_node_id) % self.n_nodes
             q = self.in_buf[node]
-            head = q.head()
-            if head is not None:
-                data, d = head
+            data = q.head()
+            if data is not None:
+                d = self.in_dst[node][0]
                 ob = self.out_buf[d]
                 if not ob.full():
                     if d not in issued:
                         ob.push(data)
                         self.delivered.append(d)
                         q.pop()
+                        self.in_dst[node].popleft()
                         if q.empty():
                             self.busy_in.discard(node)
                         self.n_in_flight -= 1

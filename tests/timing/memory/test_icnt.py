@@ -43,6 +43,24 @@ def test_the_default_grants_each_input_once_per_cycle():
     assert _outs(x) == {_mem(1): ["a0"], _mem(3): ["b0"]}
 
 
+@pytest.mark.parametrize("algo", [0, 1])
+def test_an_input_buffer_keeps_each_packets_destination(algo):
+    """The input buffers hold packets and, beside them, their destinations: the dump pairs
+    them, and each packet reaches its own output (round robin and iSLIP)."""
+    x = _xbar()
+    x.algo = algo
+    x.push(0, _mem(2), "a0")
+    x.push(0, _mem(0), "a1")
+    x.push(3, _mem(2), "b0")
+    out: list[str] = []
+    x.dump_state("req", out)
+    assert out == [f"icnt req input 0: 'a0' -> {_mem(2)}, 'a1' -> {_mem(0)}", f"icnt req input 3: 'b0' -> {_mem(2)}"]
+    for _ in range(4):
+        x.advance()
+    assert {d: sorted(v) for d, v in _outs(x).items()} == {_mem(0): ["a1"], _mem(2): ["a0", "b0"]}
+    assert x.n_in_flight == 0 and not x.busy_in and not any(x.in_dst)
+
+
 def _mem(i: int) -> int:
     return N_SHADER + i
 
