@@ -79,6 +79,7 @@ from .kernel_sampling import KernelSampler, parse_mode, scalar_counters
 from .limits import (announce_limit_stop, check_deadlock, insn_done, limit_reached, liveness,
                      start_liveness_thread, stop_at_limit)
 from .live import LiveKernel, choose_feed
+from .mem_fetch import MemFetch
 from .live_check import needs_live_feed
 from .memory import MemorySystem
 from .occupancy import max_cta
@@ -157,6 +158,33 @@ def _relax_gc() -> None:
     t0, t1, t2 = gc.get_threshold()
     if t0 and t0 < GC_YOUNG_THRESHOLD:
         gc.set_threshold(GC_YOUNG_THRESHOLD, max(t1, 20), max(t2, 100))
+
+
+def _cut_requests() -> int:
+    """Clear the references of every request (``MemFetch``) a container of the model still
+    holds -- its instruction, the request it was split from or made for, its caches' extra
+    fields -- and return how many.  For a machine being discarded with requests in flight: a
+    request links the core's instruction and the caches it waits in into reference cycles,
+    and compiled it is an acyclic class whose references the collector does not see, so
+    those cycles would never be freed.  Requests sit in tracked containers (queues, lists,
+    the caches) or in a dict or tuple the collector stopped tracking because it holds only
+    untracked objects; both are searched."""
+    found: dict[int, MemFetch] = {}
+    for o in gc.get_objects():
+        for r in gc.get_referents(o):
+            t = type(r)
+            if t is MemFetch:
+                found[id(r)] = r
+            elif (t is dict or t is tuple) and not gc.is_tracked(r):
+                for x in (r.values() if t is dict else r):
+                    if type(x) is MemFetch:
+                        found[id(x)] = x
+    for mf in found.values():
+        mf.token = None
+        mf.original = None
+        mf.original_wr = None
+        mf.cache_extra = None
+    return len(found)
 
 
 class TimingGpu(Gpu):
@@ -546,8 +574,10 @@ class TimingGpu(Gpu):
     def _rebuild(self) -> None:
         """A new machine: the state of a failed or aborted run is not reused.  The old
         machine's objects reference each other, and a simulation seldom makes the full
-        collection that frees such cycles: collect them now (this happens once per failure)."""
+        collection that frees such cycles: collect them now (this happens once per failure).
+        The requests still in flight drop their references first (:func:`_cut_requests`)."""
         self._build()
+        _cut_requests()
         gc.collect()
 
     # ------------------------------------------------------------------ the cycle loop

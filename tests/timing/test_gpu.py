@@ -90,3 +90,56 @@ atom.global.add.u32 %r6, [%rd4], 1;
     assert r.out["n"][0] == 64 * 128 and r.gpu.l1d_assoc is not None
     assert r.counters["gpgpu_n_mem_read_global"] > 0 and r.counters["gpgpu_n_mem_write_global"] > 0
     assert not found & {"MemFetch", "_Extra", "Cache", "Line"}, found
+
+
+def test_a_failed_run_cuts_its_requests_in_flight(monkeypatch):
+    """A run that fails mid-kernel leaves requests in flight in the machine it discards; before
+    collecting that machine (``_rebuild``) each drops its references (its instruction, its
+    caches' extra fields), since compiled a request is an acyclic class and the cycles it
+    closes (L1D MSHR -> request -> instruction -> warp ... -> L1D) would never be freed."""
+    import struct
+
+    from gpgpusim.device.gpu import KernelLaunchOp
+    from gpgpusim.errors import CudaError, Err
+    from gpgpusim.functional.loader import load_module
+    from gpgpusim.functional.memory import GlobalMemory
+    from gpgpusim.options import load_config
+
+    mod = ptx("""
+.reg .u32 %r<8>; .reg .u64 %rd<8>;
+ld.param.u64 %rd1, [p0];
+mov.u32 %r1, %tid.x;
+mov.u32 %r2, %ctaid.x;
+mad.lo.u32 %r3, %r2, 128, %r1;
+mul.lo.u32 %r4, %r3, 33;
+and.b32 %r4, %r4, 65535;
+mul.wide.u32 %rd2, %r4, 4;
+add.u64 %rd3, %rd1, %rd2;
+ld.global.u32 %r5, [%rd3];
+st.global.u32 [%rd3], %r5;
+""")
+    cfg = load_config(None, overrides=["-gpgpu_n_clusters 2", "-gpgpu_kernel_launch_latency 0"], env=False)
+    g = GlobalMemory()
+    tg = gpu.TimingGpu(cfg, g, None)
+    a = g.allocate(65536 * 4)
+    op = KernelLaunchOp(load_module(mod, g), "k", (64, 1, 1), (128, 1, 1), 0, struct.pack("<Q", a),
+                        {"options": cfg}, regs_per_thread=16, static_smem_bytes=0)
+    held = []
+    real = gpu.cycle_cores
+
+    def failing(cores, now):
+        if now >= 400:
+            for c in tg.cores:
+                for e in c.ldst.l1d.mshr.values():
+                    held.extend(e if isinstance(e, list) else [e])
+            raise CudaError(Err.LaunchFailure, "injected failure")
+        return real(cores, now)
+
+    monkeypatch.setattr(gpu, "cycle_cores", failing)
+    rec = tg.start_kernel(op, 0)
+    done = []
+    while not done:
+        done = tg.advance()
+    assert done == [rec] and "injected failure" in str(rec.error)
+    assert held and all(mf.token is None and mf.cache_extra is None for mf in held)
+    assert all(not c.ldst.l1d.mshr for c in tg.cores)        # the new machine
