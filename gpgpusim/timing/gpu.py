@@ -560,7 +560,10 @@ class TimingGpu(Gpu):
         return out
 
     def _fail_all(self, exc: CudaError) -> list[KernelRecord]:
-        """Every started kernel fails with ``exc``; the machine is built afresh."""
+        """Every started kernel fails with ``exc``; the machine is built afresh.  The records
+        keep ``exc`` without its traceback, whose frames (the cycle loop's) would keep the
+        discarded machine alive as long as a record does (the message says what failed)."""
+        exc.__traceback__ = None
         for run in self.runs:
             run.ctas.close()     # the feed releases what it holds (the live feed's chunks)
         self.runs = []

@@ -60,11 +60,13 @@ class MemFetch:
     sector access).  ``byte_mask`` is a 128-bit mask relative to the 128-byte line; 0 means "every
     byte of the sectors in ``sector_mask``" and is normalised on construction.
 
-    A request is never part of a reference cycle (what it references -- its instruction, the
-    request it was split from, its caches' ``_Extra`` -- does not reference it back once it is
-    done; ``tests/timing/test_gpu.py`` checks that the collector never finds one), so compiled
-    it is an acyclic class: no collector header (16 bytes less), and the tens of thousands in
-    flight are not walked by each collection.  Compiled, a request is 208 bytes.
+    Compiled, it is an acyclic class: no collector header (16 bytes less; a request is 208
+    bytes), and the tens of thousands in flight are not walked by each collection.  That is
+    sound because reference counting alone frees requests: the cycles a request closes while
+    in flight (an L1D's MSHR holds it, it holds its instruction, which leads back to the core
+    and its L1D) open when the caches and queues drop it, and the collector never finds one
+    as garbage during a run (``tests/timing/test_gpu.py``); a machine discarded with requests
+    in flight cuts their references first (``TimingGpu._rebuild``).
     """
 
     __slots__ = ("addr", "size", "sector_mask", "byte_mask", "is_write", "access_type", "core_id",

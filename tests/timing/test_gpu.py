@@ -52,7 +52,7 @@ st.global.u32 [%rd3], %r3;
     assert outs[0] == outs[1] == list(range(96))
 
 
-def test_requests_and_replaced_caches_form_no_reference_cycles():
+def test_requests_and_replaced_caches_are_freed_by_reference_counting():
     """A simulation frees its requests (``MemFetch``, a cache's ``_Extra``) and the L1Ds a new
     carve-out replaces (the first launch on SM7_QV100 replaces every core's) by reference
     counting alone: the collector, told to keep what it frees, finds none of them while the
@@ -96,7 +96,8 @@ def test_a_failed_run_cuts_its_requests_in_flight(monkeypatch):
     """A run that fails mid-kernel leaves requests in flight in the machine it discards; before
     collecting that machine (``_rebuild``) each drops its references (its instruction, its
     caches' extra fields), since compiled a request is an acyclic class and the cycles it
-    closes (L1D MSHR -> request -> instruction -> warp ... -> L1D) would never be freed."""
+    closes (L1D MSHR -> request -> instruction -> warp ... -> L1D) would never be freed.  Then
+    the old machine is freed."""
     import struct
 
     from gpgpusim.device.gpu import KernelLaunchOp
@@ -143,3 +144,7 @@ st.global.u32 [%rd3], %r5;
     assert done == [rec] and "injected failure" in str(rec.error)
     assert held and all(mf.token is None and mf.cache_extra is None for mf in held)
     assert all(not c.ldst.l1d.mshr for c in tg.cores)        # the new machine
+    del held
+    gc.collect()
+    # the discarded machine is gone (the failed record's error keeps no traceback into it)
+    assert sum(type(o) is type(tg.cores[0]) for o in gc.get_objects()) == len(tg.cores)

@@ -70,9 +70,9 @@ class _Extra:
     the ~25,000 requests in flight of a memory-bound program on 80 SMs.  The request's data
     size and the sector replies still to come share one field, ``reads_size`` (``reads << 16 |
     size``, the count in the high bits so that it can go below zero as a count of its own
-    would).  Like its request it is never part of a reference cycle, so compiled it is an
-    acyclic class: five fields and no collector header make a 64-byte object (a sixth field
-    would make it 80)."""
+    would).  Like its request (``MemFetch``), it is freed by reference counting alone, so
+    compiled it is an acyclic class: five fields and no collector header make a 64-byte object
+    (a sixth field would make it 80)."""
 
     __slots__ = ("owner", "below", "addr", "cache_index", "reads_size")
 
