@@ -144,7 +144,7 @@ st.global.u32 [%rd3], %r5;
     assert done == [rec] and "injected failure" in str(rec.error)
     assert held and all(mf.token is None and mf.cache_extra is None for mf in held)
     assert all(not c.ldst.l1d.mshr for c in tg.cores)        # the new machine
-    del held
+    held.clear()
     gc.collect()
     # the discarded machine is gone (the failed record's error keeps no traceback into it)
     assert sum(type(o) is type(tg.cores[0]) for o in gc.get_objects()) == len(tg.cores)
