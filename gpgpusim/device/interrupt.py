@@ -42,6 +42,7 @@ import os
 import signal
 import sys
 import threading
+import types
 import weakref
 from typing import Any, Callable
 
@@ -77,7 +78,7 @@ def on_interrupt(fn: Callable[[int], dict[str, Any] | None]) -> None:
     A bound method is held weakly: registering does not keep its object (a GPU with its
     whole machine) alive once nothing else does, as for each GPU a test or a sweep builds."""
     _callbacks[:] = [ref for ref in _callbacks if ref() is not None]
-    if hasattr(fn, "__self__") and hasattr(fn, "__func__"):
+    if isinstance(fn, types.MethodType):
         _callbacks.append(weakref.WeakMethod(fn))
     else:
         _callbacks.append(lambda: fn)

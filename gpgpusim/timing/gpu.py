@@ -160,31 +160,31 @@ def _relax_gc() -> None:
         gc.set_threshold(GC_YOUNG_THRESHOLD, max(t1, 20), max(t2, 100))
 
 
-def _cut_requests() -> int:
+def _cut_requests() -> None:
     """Clear the references of every request (``MemFetch``) a container of the model still
     holds -- its instruction, the request it was split from or made for, its caches' extra
-    fields -- and return how many.  For a machine being discarded with requests in flight: a
-    request links the core's instruction and the caches it waits in into reference cycles,
-    and compiled it is an acyclic class whose references the collector does not see, so
-    those cycles would never be freed.  Requests sit in tracked containers (queues, lists,
-    the caches) or in a dict or tuple the collector stopped tracking because it holds only
-    untracked objects; both are searched."""
-    found: dict[int, MemFetch] = {}
+    fields.  For a machine being discarded with requests in flight: a request links the
+    core's instruction and the caches it waits in into reference cycles, and compiled it is
+    an acyclic class whose references the collector does not see, so those cycles would
+    never be freed.  Requests sit in tracked containers (queues, lists, the caches) or in a
+    dict or tuple the collector stopped tracking because it holds only untracked objects;
+    both are searched (the list of all tracked objects keeps everything alive meanwhile)."""
     for o in gc.get_objects():
         for r in gc.get_referents(o):
             t = type(r)
             if t is MemFetch:
-                found[id(r)] = r
+                _cut(r)
             elif (t is dict or t is tuple) and not gc.is_tracked(r):
                 for x in (r.values() if t is dict else r):
                     if type(x) is MemFetch:
-                        found[id(x)] = x
-    for mf in found.values():
-        mf.token = None
-        mf.original = None
-        mf.original_wr = None
-        mf.cache_extra = None
-    return len(found)
+                        _cut(x)
+
+
+def _cut(mf: MemFetch) -> None:
+    mf.token = None
+    mf.original = None
+    mf.original_wr = None
+    mf.cache_extra = None
 
 
 class TimingGpu(Gpu):

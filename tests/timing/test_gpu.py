@@ -52,14 +52,9 @@ st.global.u32 [%rd3], %r3;
     assert outs[0] == outs[1] == list(range(96))
 
 
-def test_requests_and_replaced_caches_are_freed_by_reference_counting():
-    """A simulation frees its requests (``MemFetch``, a cache's ``_Extra``) and the L1Ds a new
-    carve-out replaces (the first launch on SM7_QV100 replaces every core's) by reference
-    counting alone: the collector, told to keep what it frees, finds none of them while the
-    GPU lives.  The compiled model relies on this for requests: ``MemFetch`` and ``_Extra``
-    are acyclic classes there, which the collector does not see, so a cycle through one
-    would never be freed."""
-    mod = ptx("""
+#: each thread adds its index to a scattered word of p0 (a read and a write that miss) and
+#: counts itself in p1 with an atomic
+_SCATTER = ptx("""
 .reg .u32 %r<8>; .reg .u64 %rd<8>;
 ld.param.u64 %rd1, [p0];
 ld.param.u64 %rd4, [p1];
@@ -75,12 +70,24 @@ add.u32 %r5, %r5, %r3;
 st.global.u32 [%rd3], %r5;
 atom.global.add.u32 %r6, [%rd4], 1;
 """, params=".param .u64 p0, .param .u64 p1")
+
+
+def _scatter_buffers():
+    return [("a", np.zeros(16384, np.uint32)), ("n", np.zeros(1, np.uint32))]
+
+
+def test_requests_and_replaced_caches_are_freed_by_reference_counting():
+    """A simulation frees its requests (``MemFetch``, a cache's ``_Extra``) and the L1Ds a new
+    carve-out replaces (the first launch on SM7_QV100 replaces every core's) by reference
+    counting alone: the collector, told to keep what it frees, finds none of them while the
+    GPU lives.  The compiled model relies on this for requests: ``MemFetch`` and ``_Extra``
+    are acyclic classes there, which the collector does not see, so a cycle through one
+    would never be freed."""
     gc.collect()
     saved = gc.get_debug()
     gc.set_debug(gc.DEBUG_SAVEALL)
     try:
-        r = run_timing(mod, "k", (64, 1, 1), (128, 1, 1),
-                       [("a", np.zeros(16384, np.uint32)), ("n", np.zeros(1, np.uint32))],
+        r = run_timing(_SCATTER, "k", (64, 1, 1), (128, 1, 1), _scatter_buffers(),
                        overrides=["-gpgpu_n_clusters 2"])
         gc.collect()
         found = {type(o).__name__ for o in gc.garbage}
@@ -98,53 +105,29 @@ def test_a_failed_run_cuts_its_requests_in_flight(monkeypatch):
     caches' extra fields), since compiled a request is an acyclic class and the cycles it
     closes (L1D MSHR -> request -> instruction -> warp ... -> L1D) would never be freed.  Then
     the old machine is freed."""
-    import struct
-
-    from gpgpusim.device.gpu import KernelLaunchOp
     from gpgpusim.errors import CudaError, Err
-    from gpgpusim.functional.loader import load_module
-    from gpgpusim.functional.memory import GlobalMemory
-    from gpgpusim.options import load_config
 
-    mod = ptx("""
-.reg .u32 %r<8>; .reg .u64 %rd<8>;
-ld.param.u64 %rd1, [p0];
-mov.u32 %r1, %tid.x;
-mov.u32 %r2, %ctaid.x;
-mad.lo.u32 %r3, %r2, 128, %r1;
-mul.lo.u32 %r4, %r3, 33;
-and.b32 %r4, %r4, 65535;
-mul.wide.u32 %rd2, %r4, 4;
-add.u64 %rd3, %rd1, %rd2;
-ld.global.u32 %r5, [%rd3];
-st.global.u32 [%rd3], %r5;
-""")
-    cfg = load_config(None, overrides=["-gpgpu_n_clusters 2", "-gpgpu_kernel_launch_latency 0"], env=False)
-    g = GlobalMemory()
-    tg = gpu.TimingGpu(cfg, g, None)
-    a = g.allocate(65536 * 4)
-    op = KernelLaunchOp(load_module(mod, g), "k", (64, 1, 1), (128, 1, 1), 0, struct.pack("<Q", a),
-                        {"options": cfg}, regs_per_thread=16, static_smem_bytes=0)
+    machine = []
     held = []
     real = gpu.cycle_cores
 
     def failing(cores, now):
         if now >= 400:
-            for c in tg.cores:
+            for c in machine[0].cores:
                 for e in c.ldst.l1d.mshr.values():
                     held.extend(e if isinstance(e, list) else [e])
             raise CudaError(Err.LaunchFailure, "injected failure")
         return real(cores, now)
 
     monkeypatch.setattr(gpu, "cycle_cores", failing)
-    rec = tg.start_kernel(op, 0)
-    done = []
-    while not done:
-        done = tg.advance()
-    assert done == [rec] and "injected failure" in str(rec.error)
+    r = run_timing(_SCATTER, "k", (64, 1, 1), (128, 1, 1), _scatter_buffers(), overrides=["-gpgpu_n_clusters 2"],
+                   before_launch=lambda g, addrs: machine.append(g), check=False)
+    tg = r.gpu
+    assert "injected failure" in str(r.rec.error)
     assert held and all(mf.token is None and mf.cache_extra is None for mf in held)
     assert all(not c.ldst.l1d.mshr for c in tg.cores)        # the new machine
     held.clear()
+    machine.clear()
     gc.collect()
     # the discarded machine is gone (the failed record's error keeps no traceback into it)
     assert sum(type(o) is type(tg.cores[0]) for o in gc.get_objects()) == len(tg.cores)
