@@ -1,8 +1,10 @@
-"""CTA sampling inside the first wave (``-gpgpusim_sampling_cta_interval 1``) on synthetic
+"""CTA sampling inside the first wave (``-gpgpusim_sampling_cta_interval``) on synthetic
 kernels: each grid runs in full detail and sampled, in process (the default config with 2 or 4
-SMs, launch latency 50); prints cycles, error, the stated bound and whether it covers.
+SMs, launch latency 50); prints cycles, how the sampled run timed the grid (``interval``, or
+``whole`` when the screening kept it in detail), error, the stated bound and whether it covers.
 
-    python3 bench/interval_sampling.py             # every case (~1 min compiled)
+    python3 bench/interval_sampling.py             # every case, screened (auto; ~1 min compiled)
+    python3 bench/interval_sampling.py --interval 1   # unscreened
     python3 bench/interval_sampling.py --case add:448x300 --case bar:200x100
 
 ``add``: each thread adds 1 to its element ``trips`` times (4 instructions a trip, no memory
@@ -10,7 +12,7 @@ in the loop: the CTAs are limited by latency and share the SM by the schedulers'
 threads a CTA, 2 SMs of 32 CTAs.  ``bar``: each thread loads an element of a 1 MB array per
 trip, with a barrier per trip; CTA ``c`` at trip ``i`` reads where CTA ``c + 64`` reads at trip
 ``i - 1``, so a later wave finds its data in L2, which the first wave cannot show (the case
-the method gets wrong); 128 threads a CTA, 4 SMs of 16 CTAs.
+the method gets wrong unscreened, and the screening keeps in detail); 128 threads a CTA, 4 SMs of 16 CTAs.
 """
 
 from __future__ import annotations
@@ -85,12 +87,12 @@ CASES = ["add:448x300", "add:400x300", "add:700x200", "add:200x100", "add:100x50
          "bar:200x100"]
 
 
-def run(kind: str, n_ctas: int, trips: int, interval: bool) -> tuple[object, np.ndarray, float]:
+def run(kind: str, n_ctas: int, trips: int, interval: str) -> tuple[object, np.ndarray, float]:
     """One launch; (its record, the output array, CPU seconds)."""
     sms, threads = (2, 64) if kind == "add" else (4, 128)
     cfg, g, gpu, lm = timing_gpu(ADD if kind == "add" else BAR, f"{kind}.ptx", sms, "SM7_QV100",
                                  ["-gpgpu_kernel_launch_latency 50", "-gpgpusim_sampling cta",
-                                  f"-gpgpusim_sampling_cta_interval {int(interval)}"])
+                                  f"-gpgpusim_sampling_cta_interval {interval}"])
     if kind == "add":
         (y,) = upload(g, np.arange(n_ctas * threads, dtype=np.uint32))
         params = struct.pack("<QI", y, trips)
@@ -106,19 +108,22 @@ def run(kind: str, n_ctas: int, trips: int, interval: bool) -> tuple[object, np.
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--case", action="append", help="kind:CTASxTRIPS (default: all of " + ", ".join(CASES) + ")")
+    p.add_argument("--interval", choices=("auto", "1"), default="auto",
+                   help="the sampled runs' -gpgpusim_sampling_cta_interval (auto: screened, the default)")
     a = p.parse_args()
-    print("| case | waves | cycles full | sampled | error | bound | covers | output equal | CPU full / sampled |")
-    print("|---|---:|---:|---:|---:|---:|---|---|---:|")
+    print("| case | waves | cycles full | sampled | how | error | bound | covers | output equal | CPU full / sampled |")
+    print("|---|---:|---:|---:|---|---:|---:|---|---|---:|")
     for case in a.case or CASES:
         kind, dims = case.split(":")
         n_ctas, trips = (int(v) for v in dims.split("x"))
-        full, out_full, cpu_full = run(kind, n_ctas, trips, False)
-        samp, out, cpu = run(kind, n_ctas, trips, True)
+        full, out_full, cpu_full = run(kind, n_ctas, trips, "0")
+        samp, out, cpu = run(kind, n_ctas, trips, a.interval)
         f, s = full.report_stats, samp.report_stats
         wave = 64
         bound = (s.sampling or {}).get("cycles_bound", 0)
         err = (s.cycles - f.cycles) / f.cycles
-        print(f"| {case} | {n_ctas / wave:.2f} | {f.cycles:,} | {s.cycles:,} | {100 * err:+.2f} % | "
+        how = (s.sampling or {}).get("cta", {}).get("method", "whole")
+        print(f"| {case} | {n_ctas / wave:.2f} | {f.cycles:,} | {s.cycles:,} | {how} | {100 * err:+.2f} % | "
               f"+-{100 * bound / s.cycles:.1f} % | {'yes' if abs(s.cycles - f.cycles) <= bound else 'no'} | "
               f"{'yes' if (out == out_full).all() and s.warp_insn == f.warp_insn else 'NO'} | "
               f"{cpu_full:.1f} / {cpu:.1f} s |")

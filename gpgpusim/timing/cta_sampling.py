@@ -1,7 +1,7 @@
 """CTA/wave sampling inside one kernel (``-gpgpusim_sampling cta`` or ``all``): wave sampling
-(:class:`CtaSampling`, below) for grids of many waves, and with
-``-gpgpusim_sampling_cta_interval 1`` sampling inside the first wave (:class:`IntervalSampling`)
-for grids of 1 to 15 waves.
+(:class:`CtaSampling`, below) for grids of many waves, and sampling inside the first wave
+(:class:`IntervalSampling`) for grids of 1 to 15 waves that pass the screening of
+``cta_screen.py`` (``-gpgpusim_sampling_cta_interval auto``, the default; ``1`` unscreened).
 
 Wave sampling: wave-level sampling of a large grid, in the spirit of TBPoint-style intra-kernel
 sampling: a grid of many waves (a wave = the CTAs the whole GPU holds at once, SMs x CTAs per
@@ -34,9 +34,12 @@ sampled ones.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .kernel_sampling import t975
+
+if TYPE_CHECKING:
+    from .cta_screen import Screen
 
 #: marks per wave (one every wave / MARKS_PER_WAVE CTAs ended)
 MARKS_PER_WAVE = 1
@@ -146,6 +149,20 @@ INTERVAL_SNAPSHOT_EVERY = 8
 INTERVAL_MAX_WAVES = 16
 
 
+def parse_interval(value: Any) -> str:
+    """The ``-gpgpusim_sampling_cta_interval`` value: ``auto`` (the default: launches that pass
+    the screening of ``cta_screen.py``), ``1``/``on`` (every eligible launch, unscreened) or
+    ``0``/``off``."""
+    v = str(value if value is not None else "auto").strip().lower()
+    if v in ("auto", ""):
+        return "auto"
+    if v in ("1", "on"):
+        return "on"
+    if v in ("0", "off"):
+        return "off"
+    raise ValueError(f"-gpgpusim_sampling_cta_interval {value!r}: expected auto, 1 or 0")
+
+
 class IntervalSampling:
     """CTA sampling inside the first wave, for grids of one to :data:`INTERVAL_MAX_WAVES` waves,
     where the wave marks of :class:`CtaSampling` cannot gain: a 7-wave matmul whose waves run
@@ -181,15 +198,23 @@ class IntervalSampling:
     for kernels whose CTAs do different work by CTA index, and for kernels whose rate changes
     after the part measured: later waves that find in L2 what earlier ones loaded, a late phase
     of different instructions (``docs/PERFORMANCE.md``: a loop of that kind is projected 38 %
-    too long); so it is off unless ``-gpgpusim_sampling_cta_interval 1``."""
+    too long).  So under ``-gpgpusim_sampling_cta_interval auto`` (the default) a launch is
+    screened first (``cta_screen.py``: CTAs of equal work, no more data shared with earlier
+    CTAs after the first wave than within it) and the cut also waits until what a CTA has left
+    mixes its instructions as the part measured (``screen``); ``1`` samples every eligible
+    launch unscreened."""
 
     method = "interval"
 
-    def __init__(self, wave: int, n_ctas: int, tol: float, n_cores: int) -> None:
+    def __init__(self, wave: int, n_ctas: int, tol: float, n_cores: int, screen: Screen | None = None) -> None:
         self.wave = max(1, wave)
         self.n_ctas = n_ctas
         self.tol = tol
         self.n_cores = n_cores
+        #: the launch's screening (``cta_screen.py``; None: not screened, ``-gpgpusim_sampling_cta_interval 1``)
+        self.screen = screen
+        #: the screening run's mean warp instructions per CTA (0 when not screened)
+        self.screen_insn = float(screen.insn.mean()) if screen is not None and screen.insn.size else 0.0
         self.points: list[tuple[int, float]] = []     # (cycle since the kernel started, y)
         self.per_core: list[list[int]] = []           # warp instructions per SM at each point
         self.starts: dict[int, int] = {}              # CTA id -> its start cycle
@@ -244,6 +269,9 @@ class IntervalSampling:
         ci = t975(b - 1) * sd / math.sqrt(b) / mean
         if ci > self.tol:
             return False
+        if self.screen_insn > 0 and self.screen is not None \
+                and not self.screen.rest_like(pts[0][1] / self.screen_insn, pts[-1][1] / self.screen_insn):
+            return False        # what the CTAs have left does not look like what was measured
         # the line of slope ``mean`` through the interval's centroid: where it meets y = 0
         tm = sum(p[0] for p in pts) / len(pts)
         ym = sum(p[1] for p in pts) / len(pts)
@@ -425,7 +453,7 @@ class IntervalSampling:
 
     def info(self, cycles: int, detailed_cycles: int, bound: int) -> dict[str, Any]:
         assert self.cut_at is not None
-        return {"method": "interval", "ctas_detailed": 0, "ctas_cut": self.cut_at,
+        return {"method": "interval", "screened": self.screen is not None, "ctas_detailed": 0, "ctas_cut": self.cut_at,
                 "ctas_projected": self.n_ctas - self.cut_at, "wave_ctas": self.wave,
                 "cut_cycle": self.cut_cycle, "insn_per_cta": self.cta_insn,
                 "rate_ci_rel": self.ci_rel, "lag_cycles": self.lag, "drain_cycles": self.drain,

@@ -72,7 +72,8 @@ from .core.ldst import shared_geometry
 from .core.shader import ShaderCore
 from .core.stats import publish_issue_stats
 from .core.table import CoreTable
-from .cta_sampling import INTERVAL_STEP, CtaSampling, IntervalSampling
+from .cta_sampling import INTERVAL_STEP, CtaSampling, IntervalSampling, parse_interval
+from .cta_screen import Screen, screen_launch
 from .kernel_trace import KernelTrace, feed_window
 from .kernel_run import KernelRun, run_functionally
 from .kernel_sampling import KernelSampler, parse_mode, scalar_counters
@@ -224,6 +225,7 @@ class TimingGpu(Gpu):
         self.liveness_s = float(config.get("liveness_message_freq") or 0)
         self._t_start = self._last_liveness = time.time()
         self._live_note_done: set[str] = set()
+        self._screen_note_done: set[str] = set()
         #: instruction address space (C073): byte base of each module's code, in the order the
         #: model first runs a kernel of it
         self._code_base: dict[int, tuple[Any, int]] = {}     # id(module) -> (module, base)
@@ -235,8 +237,10 @@ class TimingGpu(Gpu):
         #: CTA/wave sampling (-gpgpusim_sampling cta|all, timing/cta_sampling.py): its tolerance
         self.cta_tol = float(config.get("gpgpusim_sampling_tol") or 0.02) \
             if self.sampling_mode in ("cta", "all") else None
-        #: CTA sampling inside the first wave (-gpgpusim_sampling_cta_interval 1)
-        self.cta_interval = self.cta_tol is not None and bool(int(config.get("gpgpusim_sampling_cta_interval") or 0))
+        #: CTA sampling inside the first wave (-gpgpusim_sampling_cta_interval): "off", "auto"
+        #: (launches that pass cta_screen.py's screening) or "on" (every eligible launch)
+        self.cta_interval = parse_interval(config.get("gpgpusim_sampling_cta_interval")) \
+            if self.cta_tol is not None else "off"
         #: projected launches' scalar counters, added to every report's cumulative counters
         self._proj_offset: dict[str, int] = {}
         #: the model's own scalar counters at the last detailed kernel's end
@@ -378,8 +382,12 @@ class TimingGpu(Gpu):
         run.sample_key = sample_key if traced else None
         if self.cta_tol is not None and alone and traced:
             wave = self.n_cores * run.max_cta_per_core
-            if self.cta_interval and IntervalSampling.eligible(run.n_ctas, wave) and run.trace.window > 0:
-                run.cta_sampling = IntervalSampling(wave, run.n_ctas, self.cta_tol, len(self.cores))
+            screen = None
+            if self.cta_interval != "off" and IntervalSampling.eligible(run.n_ctas, wave) and run.trace.window > 0:
+                screen = self._screen(run, wave) if self.cta_interval == "auto" else True
+            if screen is not None:
+                run.cta_sampling = IntervalSampling(wave, run.n_ctas, self.cta_tol, len(self.cores),
+                                                    screen if isinstance(screen, Screen) else None)
                 self._interval_base = [c.n_warp_insn for c in self.cores]
                 self._interval_run = run
                 self._interval_next = self.gpu_sim_cycle + INTERVAL_STEP
@@ -394,6 +402,23 @@ class TimingGpu(Gpu):
             if other.cta_sampling is not None and other.cta_sampling.cut_at is None:
                 other.cta_sampling = None
         self.runs.append(run)
+
+    def _screen(self, run: KernelRun, wave: int) -> Screen | None:
+        """``-gpgpusim_sampling_cta_interval auto``: screen ``run`` (``cta_screen.py``); its
+        :class:`Screen` when it may be sampled inside its first wave, else None, with a note
+        on stderr of why not (once per kernel name)."""
+        assert isinstance(run.trace, KernelTrace)
+        if int(self.config.get("gpgpusim_memcheck") or 0):
+            return None         # (the screening run would report each fault a second time)
+        found = screen_launch(run.trace._lc, self.gmem)
+        why = found if isinstance(found, str) else found.verdict(wave)
+        if why is None and isinstance(found, Screen):
+            return found
+        name = run.trace.kernel
+        if name not in self._screen_note_done:
+            self._screen_note_done.add(name)
+            sys.stderr.write(f"GPGPU-Sim: NOTE: kernel {name} is not sampled inside its first wave: {why}\n")
+        return None
 
     def _wave_sampling(self, run: KernelRun) -> CtaSampling | None:
         """Wave sampling (cta_sampling.CtaSampling) for ``run``, None when its grid is too small."""

@@ -85,12 +85,14 @@ EXTENSIONS = [
            "CTA sampling: how a sampled kernel's tail is timed: drain (the CTAs in flight when "
            "sampling stops issue drain in detail and stand for it) or detail (the middle CTAs run "
            "functionally and the last partial wave plus one full wave are simulated)", "str"),
-    Legacy("gpgpusim_sampling_cta_interval", "sampling_cta_interval", "0",
-           "CTA sampling inside the first wave for grids of 1 to 15 waves (1; 0 = off, the "
-           "default): the launch is cut once its rate is known within -gpgpusim_sampling_tol and "
-           "the rest is projected by a model of the SMs shared by their CTAs; it cannot see a "
-           "rate that changes after the first part of the first wave (later waves reusing data "
-           "earlier ones loaded)", "int"),
+    Legacy("gpgpusim_sampling_cta_interval", "sampling_cta_interval", "auto",
+           "CTA sampling inside the first wave for grids of 1 to 15 waves: the launch is cut once "
+           "its rate is known within -gpgpusim_sampling_tol and the rest is projected by a model "
+           "of the SMs shared by their CTAs.  auto (the default): only launches that pass a "
+           "screening run on the functional engine (CTAs of equal work, later CTAs sharing data "
+           "with earlier ones no more than the first wave's do; the cut waits until what a CTA has "
+           "left mixes its instructions as the part measured); 1 = every such launch, unscreened; "
+           "0 = off", "str"),
     Legacy("gpgpusim_sampling_tol", "sampling_tol", "0.02",
            "kernel sampling: a group is projected once the 95% confidence interval of its mean "
            "cycles per instruction is within this fraction of the mean", "float"),

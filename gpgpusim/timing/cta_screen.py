@@ -1,0 +1,254 @@
+"""Screening a launch for CTA sampling inside the first wave (``-gpgpusim_sampling_cta_interval
+auto``, the default under ``-gpgpusim_sampling cta|all``; :class:`~.cta_sampling.IntervalSampling`).
+
+Interval sampling times the start of the first wave only and projects the rest of the grid from
+it.  That is sound when what it cannot see looks like what it saw.  Before such a launch is
+timed, :func:`screen_launch` runs its whole grid once on the functional engine, on a snapshot of
+device memory that is restored afterwards (the timing run then executes the grid for real), and
+notes per CTA its warp instructions and the 128-byte lines of global memory it reads or writes.
+The launch is sampled inside its first wave only when (:meth:`Screen.verdict`):
+
+* **the CTAs do the same work**: the coefficient of variation of their warp instructions is at
+  most :data:`MAX_SPREAD` (a triangular loop, or early CTAs that find the answer, fail);
+* **later CTAs share data with earlier ones no more than the first wave's do**: per CTA, the
+  share of its lines that a CTA of lower id (issued before it) touched too; the mean over the
+  CTAs after the first wave may exceed the first wave's by at most :data:`MAX_SHARED_GAIN`.  A
+  kernel whose later waves read what earlier waves left in L2 fails (the first wave finds none
+  of its data there); one whose CTAs share data within a wave as much as across waves (a tiled
+  matmul: every CTA of a row reads the same rows of A) passes.
+
+While the launch is timed, :meth:`Screen.rest_like` keeps the cut back until the instructions a
+CTA has left look like those measured: the opcode mix of CTA 0's first warp over the part of
+its run that the interval measured against the part after it, at most :data:`MAX_MIX_DISTANCE`
+apart (total variation).  A kernel with a late phase of other instructions is then measured into
+that phase, or simulated whole.
+
+The screening run costs one functional run of the grid (``docs/PERFORMANCE.md``: 24 s of a
+1024x1024 matmul whose full simulation takes ~27 min).  Capacity is not modelled: data shared
+across waves counts even where the L2 would have evicted it, so the screen errs towards
+simulating in detail.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from array import array
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from gpgpusim.errors import CudaError, Err
+from gpgpusim.functional import decode as dec
+from gpgpusim.functional import engine
+from gpgpusim.ptx import ir
+
+from .kernel_sampling import mix_distance
+
+if TYPE_CHECKING:
+    from gpgpusim.functional.memory import GlobalMemory
+    from gpgpusim.functional.state import Exec
+
+#: the CTAs' warp instructions may vary by this coefficient of variation at most
+MAX_SPREAD = 0.10
+#: later CTAs' mean shared share may exceed the first wave's by this much at most
+MAX_SHARED_GAIN = 0.10
+#: opcode mixes (total variation) of the measured part of a CTA and of its rest
+MAX_MIX_DISTANCE = 0.10
+#: pcs of the first warp kept at most (an even sample of a longer run)
+MAX_PCS = 1 << 20
+#: footprint granule: the caches' 128-byte line
+LINE_SHIFT = 7
+#: a footprint key is ``line << CTA_BITS | CTA id``
+CTA_BITS = 20
+_CTA_MASK = np.uint64((1 << CTA_BITS) - 1)
+_GENERIC_WINDOW = np.uint64(48)     # generic addresses with these bits clear are global
+
+
+class FootprintRecorder:
+    """The screening run's ``ex.hooks.trace`` (the engine calls :meth:`issue`, :meth:`issue1`
+    and :meth:`access`, as it calls the trace feed's recorder): warp instructions per warp,
+    the distinct (line, CTA) keys of the chunk's global accesses, and with ``keep_pcs`` the pcs
+    the chunk's first warp issued."""
+
+    __slots__ = ("winsn", "keys", "mem_on", "pcs", "_stride", "_n")
+
+    def __init__(self, ex: Exec, keep_pcs: bool) -> None:
+        self.winsn = np.zeros(ex.W, dtype=np.int64)
+        self.keys: list[np.ndarray] = []
+        self.mem_on = False
+        #: every ``_stride``-th pc the first warp issued (the stride doubles when the array
+        #: reaches :data:`MAX_PCS`, so a long warp keeps an even sample of its run)
+        self.pcs: array[int] | None = array("i") if keep_pcs else None
+        self._stride = 1
+        self._n = 0                 # the first warp's instructions so far
+
+    def issue(self, ex: Exec, p: int, G: np.ndarray, masks: Any, sel: Any, esel: Any, mem: bool) -> None:
+        self.winsn[G] += 1
+        self.mem_on = mem
+        if self.pcs is not None and G[0] == 0:      # (G is ascending)
+            self._note(p)
+
+    def issue1(self, w: int, p: int, mask: int, emask: int, mem: bool) -> None:
+        self.winsn[w] += 1
+        self.mem_on = mem
+        if self.pcs is not None and w == 0:
+            self._note(p)
+
+    def _note(self, p: int) -> None:
+        pcs = self.pcs
+        assert pcs is not None
+        n = self._n
+        self._n = n + 1
+        if n % self._stride:
+            return
+        pcs.append(p)
+        if len(pcs) >= MAX_PCS:         # keep the multiples of twice the stride
+            self.pcs = pcs[::2]
+            self._stride *= 2
+
+    def access(self, ex: Exec, space: str, addrs: np.ndarray, lanes: np.ndarray, size: int,
+               is_store: bool, is_atomic: bool) -> None:
+        if not self.mem_on or addrs.size == 0 or space not in ("global", "generic"):
+            return
+        a = addrs.astype(np.uint64)
+        if space == "generic":
+            g = (a >> _GENERIC_WINDOW) == 0
+            a, lanes = a[g], lanes[g]
+        cta = ex.cta_ids[ex.lane_cta[lanes]].astype(np.uint64)
+        k = ((a >> np.uint64(LINE_SHIFT)) << np.uint64(CTA_BITS)) | cta
+        if k.size > 1:      # neighbouring lanes mostly share a line: drop repeats (the chunk's keys are made unique at its end)
+            keep = np.empty(k.size, dtype=bool)
+            keep[0] = True
+            np.not_equal(k[1:], k[:-1], out=keep[1:])
+            k = k[keep]
+        self.keys.append(k)
+
+
+@dataclass
+class Screen:
+    """What the screening run found (see the module docstring)."""
+
+    insn: np.ndarray            # warp instructions per CTA, by CTA id
+    shared: np.ndarray          # per CTA: share of its lines a CTA of lower id touched (NaN: none)
+    pcs: np.ndarray             # the pcs CTA 0's first warp issued, in order
+    opcode_of: list[str]
+
+    def verdict(self, wave: int) -> str | None:
+        """None when the launch may be sampled inside its first wave of ``wave`` CTAs, else why not."""
+        insn = self.insn.astype(np.float64)
+        mean = float(insn.mean()) if insn.size else 0.0
+        if mean <= 0:
+            return "its CTAs issue no instructions"
+        spread = float(insn.std()) / mean
+        if spread > MAX_SPREAD:
+            return (f"its CTAs do different work (warp instructions per CTA vary by {100 * spread:.0f} %, "
+                    f"more than {100 * MAX_SPREAD:.0f} %)")
+        first, rest = self.shared[:wave], self.shared[wave:]
+        first, rest = first[~np.isnan(first)], rest[~np.isnan(rest)]
+        if rest.size and first.size:
+            a, b = float(first.mean()), float(rest.mean())
+            if b - a > MAX_SHARED_GAIN:
+                return (f"later CTAs touch data earlier ones touched ({100 * b:.0f} % of their lines, against "
+                        f"{100 * a:.0f} % in the first wave): the first wave cannot show what they find in the caches")
+        return None
+
+    def rest_like(self, f0: float, f1: float) -> bool:
+        """Whether CTA 0's first warp's opcodes over the fraction ``f1``..1 of its run mix as
+        over ``f0``..``f1`` (the part measured), within :data:`MAX_MIX_DISTANCE`."""
+        n = self.pcs.size
+        i0, i1 = int(max(0.0, f0) * n), int(min(1.0, f1) * n)
+        if i1 >= n:
+            return True                 # nothing left to differ
+        if i1 <= i0:
+            return False
+        return mix_distance(self._mix(self.pcs[i0:i1]), self._mix(self.pcs[i1:])) <= MAX_MIX_DISTANCE
+
+    def _mix(self, pcs: np.ndarray) -> dict[str, float]:
+        counts: dict[str, int] = {}
+        for pc, k in zip(*np.unique(pcs, return_counts=True), strict=True):
+            op = self.opcode_of[int(pc)] if int(pc) < len(self.opcode_of) else "?"
+            counts[op] = counts.get(op, 0) + int(k)
+        total = sum(counts.values())
+        return {op: k / total for op, k in counts.items()}
+
+
+def screen_launch(lc: engine.LaunchChunks, gmem: GlobalMemory) -> Screen | str:
+    """Run the launch ``lc`` (prepared, not yet run) functionally on a snapshot of ``gmem``,
+    restore memory, and return its :class:`Screen`, or why it could not be screened (a fault,
+    or memory that cannot be put back: the kernel allocated or freed device memory)."""
+    if lc.total >= 1 << CTA_BITS:
+        return f"its grid of {lc.total} CTAs is too large to screen"
+    why = _runtime_call(lc.prog)
+    if why is not None:
+        return why
+    # a copy of the launch with its own counts, no printf and no per-line statistics, under
+    # the same grid id (no new launch is numbered), in the engine's own chunks (the timing
+    # feed's are smaller, which costs the functional engine time)
+    trial = dataclasses.replace(lc, per=lc.per_full, stats=engine.KernelStats(kernel=lc.kernel), printf=_discard,
+                                line_stats=None, pc_thread=None, pc_warp=None, pc_active=None,
+                                pc_issued=set())
+    insn = np.zeros(lc.total, dtype=np.int64)
+    shared_n = np.zeros(lc.total, dtype=np.int64)
+    lines_n = np.zeros(lc.total, dtype=np.int64)
+    seen = np.zeros(0, dtype=np.uint64)     # lines touched by the chunks run so far
+    pcs: Any = []
+    current: list[FootprintRecorder] = []
+
+    def recorder(ex: Exec) -> FootprintRecorder:
+        r = FootprintRecorder(ex, keep_pcs=not current)
+        current.append(r)
+        return r
+
+    saved = gmem.snapshot()
+    try:
+        try:
+            for ex in engine.run_chunks(trial, recorder):
+                r = current[-1]
+                ids = ex.cta_ids
+                insn[ids] += np.bincount(ex.warp_cta, weights=r.winsn, minlength=ex.ncta).astype(np.int64)
+                if r.pcs is not None:
+                    pcs = r.pcs
+                keys = np.unique(np.concatenate(r.keys)) if r.keys else np.zeros(0, dtype=np.uint64)
+                r.keys = []
+                line = keys >> np.uint64(CTA_BITS)
+                cta = (keys & _CTA_MASK).astype(np.int64)
+                # keys sort by line, then CTA: a key is shared when an earlier chunk touched its
+                # line or a CTA of lower id in this chunk did (the key before it has its line)
+                sh = np.isin(line, seen)
+                sh[1:] |= line[1:] == line[:-1]
+                np.add.at(lines_n, cta, 1)
+                np.add.at(shared_n, cta, sh.astype(np.int64))
+                seen = np.union1d(seen, line)
+        except Exception as e:  # noqa: BLE001 - the timing run reports the fault as it always does
+            if saved.restorable():
+                saved.restore()
+            return f"its screening run failed ({type(e).__name__})"
+        if not saved.restorable():      # (excluded above: only device-side malloc/free change it)
+            raise CudaError(Err.Unknown, f"kernel {lc.kernel}: CTA sampling's screening run changed device "
+                                         f"memory it cannot put back")
+        saved.restore()
+    finally:
+        saved.close()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shared = np.where(lines_n > 0, shared_n / np.maximum(lines_n, 1), np.nan)
+    return Screen(insn=insn, shared=shared, pcs=np.asarray(pcs, dtype=np.int64), opcode_of=lc.prog.opcode_of)
+
+
+def _runtime_call(prog: dec.Program) -> str | None:
+    """Why ``prog`` cannot run on trial (None when it can): a call of the device runtime other
+    than ``vprintf`` or ``__assertfail`` (``malloc``, ``free``, a device-side launch) allocates
+    or launches, which a memory snapshot cannot undo."""
+    for d in prog.insts:
+        inst = d.inst
+        if inst is None or inst.opcode != "call":
+            continue
+        target = dec.call_target(inst)
+        if isinstance(target, ir.Label) and target.name not in prog.funcs \
+                and target.name not in ("vprintf", "__assertfail"):
+            return f"it calls {target.name} (line {d.line}), which a trial run could not undo"
+    return None
+
+
+def _discard(text: str) -> None:
+    """The screening run's printf: its output is the timing run's to print."""

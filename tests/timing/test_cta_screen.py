@@ -1,0 +1,160 @@
+"""gpgpusim.timing.cta_screen: the screening of a launch for CTA sampling inside the first wave
+(-gpgpusim_sampling_cta_interval auto) and its use by TimingGpu."""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import numpy as np
+
+from gpgpusim.functional import engine
+from gpgpusim.functional.loader import load_module
+from gpgpusim.functional.memory import GlobalMemory
+from gpgpusim.ptx import parse_ptx
+from gpgpusim.timing.cta_sampling import parse_interval
+from gpgpusim.timing.cta_screen import MAX_SHARED_GAIN, Screen, screen_launch
+
+from .test_cta_sampling import _run
+from .timing_helpers import ptx
+
+# CTA c (one warp) copies line (c % p2) of x to line c of y: the CTAs from p2 on read what
+# the CTAs before them read
+REREAD = ptx("""
+.reg .u32 %r<10>;
+.reg .u64 %rd<8>;
+ld.param.u64 %rd1, [p0];
+ld.param.u64 %rd4, [p1];
+ld.param.u32 %r1, [p2];
+mov.u32 %r2, %tid.x;
+mov.u32 %r5, %ctaid.x;
+rem.u32 %r6, %r5, %r1;
+mad.lo.u32 %r7, %r6, 32, %r2;
+mul.wide.u32 %rd2, %r7, 4;
+add.u64 %rd3, %rd1, %rd2;
+ld.global.u32 %r8, [%rd3];
+mad.lo.u32 %r9, %r5, 32, %r2;
+mul.wide.u32 %rd5, %r9, 4;
+add.u64 %rd6, %rd4, %rd5;
+st.global.u32 [%rd6], %r8;
+ret;
+""", params=".param .u64 p0, .param .u64 p1, .param .u32 p2")
+
+# CTA c loops c + 1 times: a triangular grid
+TRIANGLE = ptx("""
+.reg .u32 %r<6>;
+.reg .pred %p;
+mov.u32 %r5, %ctaid.x;
+mov.u32 %r4, 0;
+L:
+add.u32 %r4, %r4, 1;
+setp.le.u32 %p, %r4, %r5;
+@%p bra L;
+ret;
+""", params="")
+
+MALLOC = parse_ptx(""".version 8.0
+.target sm_80
+.address_size 64
+.extern .func (.param .b64 func_retval0) malloc
+(
+.param .b64 malloc_param_0
+)
+;
+.visible .entry k()
+{
+.reg .b64 %rd<3>;
+{
+.param .b64 param0;
+st.param.b64 [param0+0], 16;
+.param .b64 retval0;
+call.uni (retval0), malloc, (param0);
+ld.param.b64 %rd2, [retval0+0];
+}
+ret;
+}
+""", "m.ptx")
+
+
+def _screen(src: Any, grid: int, params: bytes, g: GlobalMemory) -> Screen | str:
+    lm = load_module(src, g)
+    lc = engine.prepare_launch(lm, "k", (grid, 1, 1), (32, 1, 1), 0, params, gmem=g)
+    return screen_launch(lc, g)
+
+
+def test_parse_interval():
+    assert parse_interval(None) == parse_interval("auto") == "auto"
+    assert parse_interval("1") == parse_interval("on") == "on"
+    assert parse_interval(0) == parse_interval("off") == "off"
+
+
+def test_later_ctas_rereading_the_first_waves_data_are_screened_out_and_memory_is_restored():
+    """40 CTAs, the first 10 read lines of x no other CTA read, the later 30 reread them (a share of
+    1/2: their loaded line, not the line they store); the screening run leaves y untouched."""
+    g = GlobalMemory()
+    x = g.allocate(40 * 128)
+    g.write(x, np.arange(40 * 32, dtype=np.uint32))
+    y = g.allocate(40 * 128)
+    found = _screen(REREAD, 40, struct.pack("<QQI", x, y, 10), g)
+    assert isinstance(found, Screen)
+    assert (g.read(y, 40 * 128).view(np.uint32) == 0).all()
+    assert found.insn.tolist() == [found.insn[0]] * 40
+    assert found.shared.tolist() == [0.0] * 10 + [0.5] * 30
+    why = found.verdict(10)
+    assert why is not None and why.startswith("later CTAs touch data earlier ones touched (50 % of their lines, "
+                                              "against 0 % in the first wave)")
+    # where the first wave is the whole grid, nothing comes later
+    assert found.verdict(40) is None
+    # CTAs reading each their own line share nothing: a pass
+    same = _screen(REREAD, 40, struct.pack("<QQI", x, y, 40), g)
+    assert isinstance(same, Screen) and not same.shared.any() and same.verdict(10) is None
+
+
+def test_ctas_of_different_work_are_screened_out():
+    found = _screen(TRIANGLE, 64, b"", GlobalMemory())
+    assert isinstance(found, Screen)
+    assert found.insn.tolist() == [3 + 3 * (c + 1) for c in range(64)]     # 2 movs, the trips, ret
+    assert found.verdict(16) == "its CTAs do different work (warp instructions per CTA vary by 55 %, more than 10 %)"
+
+
+def test_a_kernel_calling_malloc_is_not_run_on_trial():
+    assert _screen(MALLOC, 4, b"", GlobalMemory()) == \
+        "it calls malloc (line 16), which a trial run could not undo"
+
+
+def test_the_cut_waits_for_the_rest_to_mix_as_the_part_measured():
+    """CTA 0's warp issues 60 adds, then 40 loads: measured over its first half the rest is
+    not like it; over 0.2..0.9 the rest (all loads) is not either; past the loads' start with
+    the window inside them, it is."""
+    s = Screen(insn=np.full(4, 100), shared=np.zeros(4), pcs=np.array([0] * 60 + [1] * 40),
+               opcode_of=["add", "ld"])
+    assert not s.rest_like(0.1, 0.5)
+    assert not s.rest_like(0.2, 0.9)
+    assert s.rest_like(0.65, 0.8)
+    assert s.rest_like(0.0, 1.0)            # nothing left
+    assert MAX_SHARED_GAIN == 0.10
+
+
+def test_the_default_screens_and_samples_a_grid_that_passes():
+    """ADD_LOOP's CTAs do equal work on their own elements: under the default (auto) the launch
+    is screened, passes and is cut as without screening; output exact."""
+    auto, mem = _run(100, "cta", reps=100)
+    forced, mem_forced = _run(100, "cta", "-gpgpusim_sampling_cta_interval 1", reps=100)
+    assert (mem == np.arange(100 * 64) + 100).all() and (mem == mem_forced).all()
+    a, f = auto.report_stats, forced.report_stats
+    assert a.sampling["cta"]["method"] == f.sampling["cta"]["method"] == "interval"
+    assert a.sampling["cta"]["screened"] is True and f.sampling["cta"]["screened"] is False
+    assert (a.cycles, a.warp_insn) == (f.cycles, f.warp_insn) == (20085, 82400)
+
+
+def test_a_long_first_warp_keeps_an_even_sample_of_its_pcs(monkeypatch):
+    from gpgpusim.timing import cta_screen
+
+    class _Ex:
+        W = 2
+    monkeypatch.setattr(cta_screen, "MAX_PCS", 8)
+    r = cta_screen.FootprintRecorder(_Ex(), keep_pcs=True)   # type: ignore[arg-type]
+    for p in range(21):
+        r.issue1(0, p, 1, 1, False)
+        r.issue1(1, 100 + p, 1, 1, False)       # (another warp: not noted)
+    assert list(r.pcs or []) == [0, 4, 8, 12, 16, 20] and r.winsn.tolist() == [21, 21]
