@@ -83,17 +83,48 @@ st.global.u32 [%rd3], %r3;
 ret;
 """, ".param .u64 p0, .param .u32 p1, .param .u64 p2")
 
+PHASE = _ptx("""
+.reg .u32 %r<10>;
+.reg .u64 %rd<4>;
+.reg .pred %p;
+ld.param.u64 %rd1, [p0];
+ld.param.u32 %r1, [p1];
+mov.u32 %r2, %tid.x;
+mov.u32 %r5, %ctaid.x;
+mov.u32 %r6, %ntid.x;
+mad.lo.u32 %r2, %r5, %r6, %r2;
+mul.wide.u32 %rd2, %r2, 4;
+add.u64 %rd3, %rd1, %rd2;
+ld.global.u32 %r3, [%rd3];
+mov.u32 %r4, 0;
+shl.b32 %r7, %r1, 1;
+A:
+add.u32 %r3, %r3, 1;
+add.u32 %r4, %r4, 1;
+setp.lt.u32 %p, %r4, %r7;
+@%p bra A;
+mov.u32 %r4, 0;
+B:
+ld.global.cg.u32 %r8, [%rd3];
+add.u32 %r3, %r3, %r8;
+add.u32 %r4, %r4, 1;
+setp.lt.u32 %p, %r4, %r1;
+@%p bra B;
+st.global.u32 [%rd3], %r3;
+ret;
+""", ".param .u64 p0, .param .u32 p1")
+
 CASES = ["add:448x300", "add:400x300", "add:700x200", "add:200x100", "add:100x500", "add:100x100",
-         "bar:200x100"]
+         "bar:200x100", "phase:200x150"]
 
 
 def run(kind: str, n_ctas: int, trips: int, interval: str) -> tuple[object, np.ndarray, float]:
     """One launch; (its record, the output array, CPU seconds)."""
-    sms, threads = (2, 64) if kind == "add" else (4, 128)
-    cfg, g, gpu, lm = timing_gpu(ADD if kind == "add" else BAR, f"{kind}.ptx", sms, "SM7_QV100",
+    sms, threads = (4, 128) if kind == "bar" else (2, 64)
+    cfg, g, gpu, lm = timing_gpu({"add": ADD, "bar": BAR, "phase": PHASE}[kind], f"{kind}.ptx", sms, "SM7_QV100",
                                  ["-gpgpu_kernel_launch_latency 50", "-gpgpusim_sampling cta",
                                   f"-gpgpusim_sampling_cta_interval {interval}"])
-    if kind == "add":
+    if kind != "bar":
         (y,) = upload(g, np.arange(n_ctas * threads, dtype=np.uint32))
         params = struct.pack("<QI", y, trips)
     else:

@@ -18,9 +18,9 @@ The launch is sampled inside its first wave only when (:meth:`Screen.verdict`):
   matmul: every CTA of a row reads the same rows of A) passes.
 
 While the launch is timed, :meth:`Screen.rest_like` keeps the cut back until the instructions a
-CTA has left look like those measured: the opcode mix of CTA 0's first warp over the part of
-its run that the interval measured against the part after it, at most :data:`MAX_MIX_DISTANCE`
-apart (total variation).  A kernel with a late phase of other instructions is then measured into
+CTA has left look like those measured: the instructions (pcs) CTA 0's first warp ran over the
+part of its run that the interval measured against those it ran after it, at most
+:data:`MAX_PC_DISTANCE` apart (total variation).  A kernel with a late phase of other instructions is then measured into
 that phase, or simulated whole.
 
 The screening run costs one functional run of the grid (``docs/PERFORMANCE.md``: 24 s of a
@@ -43,7 +43,6 @@ from gpgpusim.functional import decode as dec
 from gpgpusim.functional import engine
 from gpgpusim.ptx import ir
 
-from .kernel_sampling import mix_distance
 
 if TYPE_CHECKING:
     from gpgpusim.functional.memory import GlobalMemory
@@ -53,8 +52,8 @@ if TYPE_CHECKING:
 MAX_SPREAD = 0.10
 #: later CTAs' mean shared share may exceed the first wave's by this much at most
 MAX_SHARED_GAIN = 0.10
-#: opcode mixes (total variation) of the measured part of a CTA and of its rest
-MAX_MIX_DISTANCE = 0.10
+#: distributions of pcs (total variation) of the measured part of a CTA and of its rest
+MAX_PC_DISTANCE = 0.10
 #: pcs of the first warp kept at most (an even sample of a longer run)
 MAX_PCS = 1 << 20
 #: footprint granule: the caches' 128-byte line
@@ -131,8 +130,7 @@ class Screen:
 
     insn: np.ndarray            # warp instructions per CTA, by CTA id
     shared: np.ndarray          # per CTA: share of its lines a CTA of lower id touched (NaN: none)
-    pcs: np.ndarray             # the pcs CTA 0's first warp issued, in order
-    opcode_of: list[str]
+    pcs: np.ndarray             # the pcs CTA 0's first warp issued, in order (an even sample)
 
     def verdict(self, wave: int) -> str | None:
         """None when the launch may be sampled inside its first wave of ``wave`` CTAs, else why not."""
@@ -154,23 +152,22 @@ class Screen:
         return None
 
     def rest_like(self, f0: float, f1: float) -> bool:
-        """Whether CTA 0's first warp's opcodes over the fraction ``f1``..1 of its run mix as
-        over ``f0``..``f1`` (the part measured), within :data:`MAX_MIX_DISTANCE`."""
-        n = self.pcs.size
+        """Whether CTA 0's first warp runs the same instructions, in the same proportions, over
+        the fraction ``f1``..1 of its run as over ``f0``..``f1`` (the part measured): the
+        total-variation distance of the two distributions of pcs is at most
+        :data:`MAX_PC_DISTANCE`.  (By pc, not by opcode: a second loop of the same opcodes
+        but one load is a different phase.)"""
+        pcs = self.pcs
+        n = pcs.size
         i0, i1 = int(max(0.0, f0) * n), int(min(1.0, f1) * n)
         if i1 >= n:
             return True                 # nothing left to differ
         if i1 <= i0:
             return False
-        return mix_distance(self._mix(self.pcs[i0:i1]), self._mix(self.pcs[i1:])) <= MAX_MIX_DISTANCE
-
-    def _mix(self, pcs: np.ndarray) -> dict[str, float]:
-        counts: dict[str, int] = {}
-        for pc, k in zip(*np.unique(pcs, return_counts=True), strict=True):
-            op = self.opcode_of[int(pc)] if int(pc) < len(self.opcode_of) else "?"
-            counts[op] = counts.get(op, 0) + int(k)
-        total = sum(counts.values())
-        return {op: k / total for op, k in counts.items()}
+        m = int(pcs.max()) + 1
+        a = np.bincount(pcs[i0:i1], minlength=m) / (i1 - i0)
+        b = np.bincount(pcs[i1:], minlength=m) / (n - i1)
+        return 0.5 * float(np.abs(a - b).sum()) <= MAX_PC_DISTANCE
 
 
 def screen_launch(lc: engine.LaunchChunks, gmem: GlobalMemory) -> Screen | str:
@@ -232,7 +229,7 @@ def screen_launch(lc: engine.LaunchChunks, gmem: GlobalMemory) -> Screen | str:
         saved.close()
     with np.errstate(invalid="ignore", divide="ignore"):
         shared = np.where(lines_n > 0, shared_n / np.maximum(lines_n, 1), np.nan)
-    return Screen(insn=insn, shared=shared, pcs=np.asarray(pcs, dtype=np.int64), opcode_of=lc.prog.opcode_of)
+    return Screen(insn=insn, shared=shared, pcs=np.asarray(pcs, dtype=np.int64))
 
 
 def _runtime_call(prog: dec.Program) -> str | None:
