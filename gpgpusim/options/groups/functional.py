@@ -79,7 +79,8 @@ EXTENSIONS = [
            "-- same kernel, grid and block, similar instruction count and mix -- are simulated in "
            "detail until their cycles per instruction are known within -gpgpusim_sampling_tol, the "
            "rest run functionally and their cycles and counters are projected, marked as such), "
-           "cta (the waves of a grid of >= 6 waves likewise, until the throughput is known), all "
+           "cta (the waves of a grid of >= 6 waves likewise, until the throughput is known, and a grid "
+           "of 1 to 15 waves inside its first wave: -gpgpusim_sampling_cta_interval), all "
            "(both)", "str"),
     Legacy("gpgpusim_sampling_cta_tail", "sampling_cta_tail", "drain",
            "CTA sampling: how a sampled kernel's tail is timed: drain (the CTAs in flight when "
