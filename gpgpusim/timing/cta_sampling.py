@@ -201,8 +201,8 @@ class IntervalSampling:
     too long).  So under ``-gpgpusim_sampling_cta_interval auto`` (the default) a launch is
     screened first (``cta_screen.py``: CTAs of equal work, no more data shared with earlier
     CTAs after the first wave than within it) and the cut also waits until what a CTA has left
-    mixes its instructions as the part measured (``screen``); ``1`` samples every eligible
-    launch unscreened."""
+    runs the instructions the part measured ran, in like proportions (``screen``); ``1``
+    samples every eligible launch unscreened."""
 
     method = "interval"
 

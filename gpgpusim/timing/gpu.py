@@ -382,12 +382,11 @@ class TimingGpu(Gpu):
         run.sample_key = sample_key if traced else None
         if self.cta_tol is not None and alone and traced:
             wave = self.n_cores * run.max_cta_per_core
-            screen = None
-            if self.cta_interval != "off" and IntervalSampling.eligible(run.n_ctas, wave) and run.trace.window > 0:
-                screen = self._screen(run, wave) if self.cta_interval == "auto" else True
-            if screen is not None:
-                run.cta_sampling = IntervalSampling(wave, run.n_ctas, self.cta_tol, len(self.cores),
-                                                    screen if isinstance(screen, Screen) else None)
+            interval = self.cta_interval != "off" and IntervalSampling.eligible(run.n_ctas, wave) \
+                and run.trace.window > 0
+            screen = self._screen(run, wave) if interval and self.cta_interval == "auto" else None
+            if interval and (screen is not None or self.cta_interval == "on"):
+                run.cta_sampling = IntervalSampling(wave, run.n_ctas, self.cta_tol, len(self.cores), screen)
                 self._interval_base = [c.n_warp_insn for c in self.cores]
                 self._interval_run = run
                 self._interval_next = self.gpu_sim_cycle + INTERVAL_STEP
@@ -408,9 +407,11 @@ class TimingGpu(Gpu):
         :class:`Screen` when it may be sampled inside its first wave, else None, with a note
         on stderr of why not (once per kernel name)."""
         assert isinstance(run.trace, KernelTrace)
+        found: Screen | str
         if int(self.config.get("gpgpusim_memcheck") or 0):
-            return None         # (the screening run would report each fault a second time)
-        found = screen_launch(run.trace._lc, self.gmem)
+            found = "memcheck is on (a screening run would report each fault a second time)"
+        else:
+            found = screen_launch(run.trace._lc, self.gmem)
         why = found if isinstance(found, str) else found.verdict(wave)
         if why is None and isinstance(found, Screen):
             return found

@@ -92,7 +92,8 @@ EXTENSIONS = [
            "of the SMs shared by their CTAs.  auto (the default): only launches that pass a "
            "screening run on the functional engine (CTAs of equal work, later CTAs sharing data "
            "with earlier ones no more than the first wave's do; the cut waits until what a CTA has "
-           "left mixes its instructions as the part measured); 1 = every such launch, unscreened; "
+           "left runs the instructions the measured part ran, in like proportions); 1 = every such "
+           "launch, unscreened; "
            "0 = off", "str"),
     Legacy("gpgpusim_sampling_tol", "sampling_tol", "0.02",
            "kernel sampling: a group is projected once the 95% confidence interval of its mean "
