@@ -11,9 +11,12 @@ import numpy as np
 from gpgpusim.functional import engine
 from gpgpusim.functional.loader import load_module
 from gpgpusim.functional.memory import GlobalMemory
+from gpgpusim.device.gpu import KernelLaunchOp
+from gpgpusim.options import load_config
 from gpgpusim.ptx import parse_ptx
 from gpgpusim.timing.cta_sampling import parse_interval
 from gpgpusim.timing.cta_screen import MAX_SHARED_GAIN, Screen, screen_launch
+from gpgpusim.timing.gpu import TimingGpu
 
 from .test_cta_sampling import _run
 from .timing_helpers import ptx
@@ -157,3 +160,33 @@ def test_a_long_first_warp_keeps_an_even_sample_of_its_pcs(monkeypatch):
         r.issue1(0, p, 1, 1, False)
         r.issue1(1, 100 + p, 1, 1, False)       # (another warp: not noted)
     assert list(r.pcs or []) == [0, 4, 8, 12, 16, 20] and r.winsn.tolist() == [21, 21]
+
+
+def _reread(n_ctas: int, *more: str) -> tuple[Any, np.ndarray]:
+    """REREAD over ``n_ctas`` one-warp CTAs on 2 SMs (64 CTAs a wave), its later CTAs rereading
+    the first wave's lines: the record and y."""
+    cfg = load_config(None, overrides=["-gpgpu_n_clusters 2", "-gpgpu_kernel_launch_latency 50",
+                                       "-gpgpusim_sampling cta", *more], env=False)
+    g = GlobalMemory()
+    gpu = TimingGpu(cfg, g, None)
+    lm = load_module(REREAD, g)
+    x = g.allocate(64 * 128)
+    g.write(x, np.arange(64 * 32, dtype=np.uint32))
+    y = g.allocate(n_ctas * 128)
+    op = KernelLaunchOp(lm, "k", (n_ctas, 1, 1), (32, 1, 1), 0, struct.pack("<QQI", x, y, 64), {"options": cfg},
+                        regs_per_thread=16, static_smem_bytes=0)
+    rec = gpu.start_kernel(op, 0)
+    while not gpu.advance():
+        pass
+    assert rec.error is None
+    return rec, g.read(y, n_ctas * 128).view(np.uint32)
+
+
+def test_a_screened_out_launch_is_timed_whole_with_a_note(capsys):
+    auto, y = _reread(256)
+    assert "GPGPU-Sim: NOTE: kernel k is not sampled inside its first wave: later CTAs touch data earlier " \
+           "ones touched (50 % of their lines, against 0 % in the first wave)" in capsys.readouterr().err
+    off, y_off = _reread(256, "-gpgpusim_sampling_cta_interval 0")
+    assert (y == np.tile(np.arange(64 * 32, dtype=np.uint32), 4)).all() and (y == y_off).all()
+    assert auto.report_stats.sampling["status"] == off.report_stats.sampling["status"] == "detailed"
+    assert auto.report_stats.cycles == off.report_stats.cycles
