@@ -20,11 +20,12 @@ The launch is sampled inside its first wave only when (:meth:`Screen.verdict`):
 While the launch is timed, :meth:`Screen.rest_like` keeps the cut back until the instructions a
 CTA has left look like those measured: the instructions (pcs) CTA 0's first warp ran over the
 part of its run that the interval measured against those it ran after it, at most
-:data:`MAX_PC_DISTANCE` apart (total variation).  A kernel with a late phase of other instructions is then measured into
-that phase, or simulated whole.
+:data:`MAX_PC_DISTANCE` apart (total variation).  A kernel with a late phase of other
+instructions is then measured into that phase, or simulated whole.
 
-The screening run costs one functional run of the grid (``docs/PERFORMANCE.md``: 24 s of a
-1024x1024 matmul whose full simulation takes ~27 min).  Capacity is not modelled: data shared
+The screening run costs about 1.4 functional runs of the grid (``docs/PERFORMANCE.md``: 29.7 s
+of CPU for a 1024x1024 matmul whose functional run takes 21.8 s and whose full simulation ~45
+times as long).  Capacity is not modelled: data shared
 across waves counts even where the L2 would have evicted it, so the screen errs towards
 simulating in detail.
 """
