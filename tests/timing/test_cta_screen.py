@@ -11,15 +11,12 @@ import numpy as np
 from gpgpusim.functional import engine
 from gpgpusim.functional.loader import load_module
 from gpgpusim.functional.memory import GlobalMemory
-from gpgpusim.device.gpu import KernelLaunchOp
-from gpgpusim.options import load_config
 from gpgpusim.ptx import parse_ptx
 from gpgpusim.timing.cta_sampling import parse_interval
 from gpgpusim.timing.cta_screen import MAX_SHARED_GAIN, Screen, screen_launch
-from gpgpusim.timing.gpu import TimingGpu
 
 from .test_cta_sampling import _run
-from .timing_helpers import ptx
+from .timing_helpers import ptx, run_timing
 
 # CTA c (one warp) copies line (c % p2) of x to line c of y: the CTAs from p2 on read what
 # the CTAs before them read
@@ -28,7 +25,8 @@ REREAD = ptx("""
 .reg .u64 %rd<8>;
 ld.param.u64 %rd1, [p0];
 ld.param.u64 %rd4, [p1];
-ld.param.u32 %r1, [p2];
+ld.param.u64 %rd7, [p2];
+cvt.u32.u64 %r1, %rd7;
 mov.u32 %r2, %tid.x;
 mov.u32 %r5, %ctaid.x;
 rem.u32 %r6, %r5, %r1;
@@ -41,7 +39,7 @@ mul.wide.u32 %rd5, %r9, 4;
 add.u64 %rd6, %rd4, %rd5;
 st.global.u32 [%rd6], %r8;
 ret;
-""", params=".param .u64 p0, .param .u64 p1, .param .u32 p2")
+""", params=".param .u64 p0, .param .u64 p1, .param .u64 p2")
 
 # CTA c loops c + 1 times: a triangular grid
 TRIANGLE = ptx("""
@@ -98,7 +96,7 @@ def test_later_ctas_rereading_the_first_waves_data_are_screened_out_and_memory_i
     x = g.allocate(40 * 128)
     g.write(x, np.arange(40 * 32, dtype=np.uint32))
     y = g.allocate(40 * 128)
-    found = _screen(REREAD, 40, struct.pack("<QQI", x, y, 10), g)
+    found = _screen(REREAD, 40, struct.pack("<QQQ", x, y, 10), g)
     assert isinstance(found, Screen)
     assert (g.read(y, 40 * 128).view(np.uint32) == 0).all()
     assert found.insn.tolist() == [found.insn[0]] * 40
@@ -109,7 +107,7 @@ def test_later_ctas_rereading_the_first_waves_data_are_screened_out_and_memory_i
     # where the first wave is the whole grid, nothing comes later
     assert found.verdict(40) is None
     # CTAs reading each their own line share nothing: a pass
-    same = _screen(REREAD, 40, struct.pack("<QQI", x, y, 40), g)
+    same = _screen(REREAD, 40, struct.pack("<QQQ", x, y, 40), g)
     assert isinstance(same, Screen) and not same.shared.any() and same.verdict(10) is None
 
 
@@ -165,21 +163,11 @@ def test_a_long_first_warp_keeps_an_even_sample_of_its_pcs(monkeypatch):
 def _reread(n_ctas: int, *more: str) -> tuple[Any, np.ndarray]:
     """REREAD over ``n_ctas`` one-warp CTAs on 2 SMs (64 CTAs a wave), its later CTAs rereading
     the first wave's lines: the record and y."""
-    cfg = load_config(None, overrides=["-gpgpu_n_clusters 2", "-gpgpu_kernel_launch_latency 50",
-                                       "-gpgpusim_sampling cta", *more], env=False)
-    g = GlobalMemory()
-    gpu = TimingGpu(cfg, g, None)
-    lm = load_module(REREAD, g)
-    x = g.allocate(64 * 128)
-    g.write(x, np.arange(64 * 32, dtype=np.uint32))
-    y = g.allocate(n_ctas * 128)
-    op = KernelLaunchOp(lm, "k", (n_ctas, 1, 1), (32, 1, 1), 0, struct.pack("<QQI", x, y, 64), {"options": cfg},
-                        regs_per_thread=16, static_smem_bytes=0)
-    rec = gpu.start_kernel(op, 0)
-    while not gpu.advance():
-        pass
-    assert rec.error is None
-    return rec, g.read(y, n_ctas * 128).view(np.uint32)
+    r = run_timing(REREAD, "k", (n_ctas, 1, 1), (32, 1, 1),
+                   buffers=[("x", np.arange(64 * 32, dtype=np.uint32)), ("y", np.zeros(n_ctas * 32, dtype=np.uint32))],
+                   overrides=["-gpgpu_n_clusters 2", "-gpgpu_kernel_launch_latency 50", "-gpgpusim_sampling cta", *more],
+                   trace=False, extra_params=lambda addrs: [64])
+    return r.rec, r.out["y"]
 
 
 def test_a_screened_out_launch_is_timed_whole_with_a_note(capsys):
