@@ -29,8 +29,10 @@ def _ptx(body: str, params: str) -> str:
             f".visible .entry k({params})\n{{\n{body}\n}}\n")
 
 
-ADD = _ptx("""
-.reg .u32 %r<7>;
+#: ``add`` and ``phase``: the thread's element ``%rd3`` of ``p0`` loaded into ``%r3``, the trip
+#: count ``p1`` in ``%r1``, the trip counter ``%r4`` zeroed
+_ELEMENT = """
+.reg .u32 %r<10>;
 .reg .u64 %rd<4>;
 .reg .pred %p;
 ld.param.u64 %rd1, [p0];
@@ -43,6 +45,9 @@ mul.wide.u32 %rd2, %r2, 4;
 add.u64 %rd3, %rd1, %rd2;
 ld.global.u32 %r3, [%rd3];
 mov.u32 %r4, 0;
+"""
+
+ADD = _ptx(_ELEMENT + """
 L:
 add.u32 %r3, %r3, 1;
 add.u32 %r4, %r4, 1;
@@ -83,20 +88,7 @@ st.global.u32 [%rd3], %r3;
 ret;
 """, ".param .u64 p0, .param .u32 p1, .param .u64 p2")
 
-PHASE = _ptx("""
-.reg .u32 %r<10>;
-.reg .u64 %rd<4>;
-.reg .pred %p;
-ld.param.u64 %rd1, [p0];
-ld.param.u32 %r1, [p1];
-mov.u32 %r2, %tid.x;
-mov.u32 %r5, %ctaid.x;
-mov.u32 %r6, %ntid.x;
-mad.lo.u32 %r2, %r5, %r6, %r2;
-mul.wide.u32 %rd2, %r2, 4;
-add.u64 %rd3, %rd1, %rd2;
-ld.global.u32 %r3, [%rd3];
-mov.u32 %r4, 0;
+PHASE = _ptx(_ELEMENT + """
 shl.b32 %r7, %r1, 1;
 A:
 add.u32 %r3, %r3, 1;
