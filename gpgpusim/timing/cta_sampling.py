@@ -213,8 +213,6 @@ class IntervalSampling:
         self.n_cores = n_cores
         #: the launch's screening (``cta_screen.py``; None: not screened, ``-gpgpusim_sampling_cta_interval 1``)
         self.screen = screen
-        #: the screening run's mean warp instructions per CTA (0 when not screened)
-        self.screen_insn = float(screen.insn.mean()) if screen is not None and screen.insn.size else 0.0
         self.points: list[tuple[int, float]] = []     # (cycle since the kernel started, y)
         self.per_core: list[list[int]] = []           # warp instructions per SM at each point
         self.starts: dict[int, int] = {}              # CTA id -> its start cycle
@@ -269,8 +267,7 @@ class IntervalSampling:
         ci = t975(b - 1) * sd / math.sqrt(b) / mean
         if ci > self.tol:
             return False
-        if self.screen_insn > 0 and self.screen is not None \
-                and not self.screen.rest_like(pts[0][1] / self.screen_insn, pts[-1][1] / self.screen_insn):
+        if self.screen is not None and not self.screen.rest_like(pts[0][1], pts[-1][1]):
             return False        # what the CTAs have left does not look like what was measured
         # the line of slope ``mean`` through the interval's centroid: where it meets y = 0
         tm = sum(p[0] for p in pts) / len(pts)

@@ -152,15 +152,19 @@ class Screen:
                         f"{100 * a:.0f} % in the first wave): the first wave cannot show what they find in the caches")
         return None
 
-    def rest_like(self, f0: float, f1: float) -> bool:
-        """Whether CTA 0's first warp runs the same instructions, in the same proportions, over
-        the fraction ``f1``..1 of its run as over ``f0``..``f1`` (the part measured): the
-        total-variation distance of the two distributions of pcs is at most
+    def rest_like(self, y0: float, y1: float) -> bool:
+        """Whether CTA 0's first warp runs the same instructions, in the same proportions,
+        after the part measured as in it, the part measured being from ``y0`` to ``y1`` warp
+        instructions issued per CTA (as fractions of the CTAs' mean, the same part of the
+        warp's run): the total-variation distance of the two distributions of pcs is at most
         :data:`MAX_PC_DISTANCE`.  (By pc, not by opcode: a second loop of the same opcodes
         but one load is a different phase.)"""
+        per_cta = float(self.insn.mean()) if self.insn.size else 0.0
+        if per_cta <= 0:
+            return True                 # (no instructions: verdict() has refused the launch)
         pcs = self.pcs
         n = pcs.size
-        i0, i1 = int(max(0.0, f0) * n), int(min(1.0, f1) * n)
+        i0, i1 = int(max(0.0, y0 / per_cta) * n), int(min(1.0, y1 / per_cta) * n)
         if i1 >= n:
             return True                 # nothing left to differ
         if i1 <= i0:

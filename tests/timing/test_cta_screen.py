@@ -124,14 +124,14 @@ def test_a_kernel_calling_malloc_is_not_run_on_trial():
 
 
 def test_the_cut_waits_for_the_rest_to_run_the_instructions_measured():
-    """CTA 0's warp issues pc 0 60 times, then pc 1 40 times: measured over its first half the
-    rest is not like it; over 0.2..0.9 the rest (all pc 1) is not either; past pc 1's start
-    with the window inside its run, it is."""
-    s = Screen(insn=np.full(4, 100), shared=np.zeros(4), pcs=np.array([0] * 60 + [1] * 40))
-    assert not s.rest_like(0.1, 0.5)
-    assert not s.rest_like(0.2, 0.9)
-    assert s.rest_like(0.65, 0.8)
-    assert s.rest_like(0.0, 1.0)            # nothing left
+    """CTA 0's warp issues pc 0 60 times, then pc 1 40 times (its CTA 200 warp instructions,
+    two warps): measured over its first half the rest is not like it; over 0.2..0.9 the rest
+    (all pc 1) is not either; past pc 1's start with the window inside its run, it is."""
+    s = Screen(insn=np.full(4, 200), shared=np.zeros(4), pcs=np.array([0] * 60 + [1] * 40))
+    assert not s.rest_like(20, 100)
+    assert not s.rest_like(40, 180)
+    assert s.rest_like(130, 160)
+    assert s.rest_like(0, 200)              # nothing left
     assert MAX_SHARED_GAIN == 0.10
 
 
