@@ -36,6 +36,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from .kernel_sampling import t975
 
 if TYPE_CHECKING:
@@ -175,7 +177,8 @@ class IntervalSampling:
     confidence interval is within ``-gpgpusim_sampling_tol`` of it, the launch is cut: no CTA is
     issued any more, every warp in flight stops issuing (``ShaderCore.abandon``) and what it has
     in flight drains, and the CTAs' remaining instructions run on the functional engine only
-    (``KernelTrace.cut``).  If a CTA ends first (CTAs shorter than the time to converge), this
+    (``KernelTrace.cut``; a screened launch takes its screening run's result instead,
+    ``TimingGpu._cut_trace``).  If a CTA ends first (CTAs shorter than the time to converge), this
     sampling stops and the launch goes on as without it (with enough waves, under
     :class:`CtaSampling`).
 
@@ -359,69 +362,90 @@ class IntervalSampling:
     def _shared_processors(self, capped: bool) -> float:
         """The cycle the last CTA issues its last instruction, under the model of the class
         docstring (an event loop over all SMs); without ``capped`` an SM's CTAs share its
-        whole rate however few they are."""
+        whole rate however few they are.
+
+        The CTAs are slots of an SM x slot array (a slot freed by a CTA that ended takes the
+        next CTA issued to its SM), so each event is a few array operations over the slots;
+        an SM's rates are shared out again only when its CTAs or their readiness changed.
+        Every CTA's instructions left are updated at every event, as by the per-CTA loop the
+        model states (the same float operations, so the same result)."""
         n = self.n_cores
         I, L = self.cta_insn, self.lag
-        # per SM: its CTAs oldest first, each [ready cycle, instructions left]
-        ctas: list[list[list[float]]] = [[] for _ in range(n)]
-        slots = [0] * n
+        eps = 1e-9
+        done_eps = eps * max(1.0, I)
+        by_sm: list[list[tuple[int, int]]] = [[] for _ in range(n)]      # (start cycle, done) oldest first
         for sid, cid, done in sorted(self.resident, key=lambda r: (self.starts[r[1]], r[1])):
-            ctas[sid].append([self.starts[cid] + L, max(0.0, I - done)])
-            slots[sid] += 1
+            by_sm[sid].append((self.starts[cid], done))
+        K = max(1, max(len(mine) for mine in by_sm))
+        alive = np.zeros((n, K), dtype=bool)
+        ready = np.zeros((n, K))            # cycle the CTA issues from (its start plus the lag)
+        left = np.zeros((n, K))             # its instructions left
+        age = np.zeros((n, K), dtype=np.int64)     # order of issue: an SM's ready CTAs share by it
+        issued = 0
+        for sid, mine in enumerate(by_sm):
+            for j, (start, done) in enumerate(mine):
+                alive[sid, j] = True
+                ready[sid, j] = start + L
+                left[sid, j] = max(0.0, I - done)
+                age[sid, j] = issued
+                issued += 1
+        rate = np.zeros((n, K))
         waiting = self.n_ctas - self.cut_at if self.cut_at is not None else 0
         now = float(self.cut_cycle)
         last = now
-        eps = 1e-9
-        # per SM: (ready CTAs, CTAs) -> their shares (an SM's shares change only with those)
-        memo: list[tuple[tuple[int, int], list[float]]] = [((-1, -1), []) for _ in range(n)]
+        shares: dict[tuple[int, int], list[float]] = {}
+        seen_ready = np.full(n, -1)
+        seen_alive = np.full(n, -1)
+        dirty = np.ones(n, dtype=bool)
         while True:
-            rates: list[list[float]] = []
+            is_ready = alive & (ready <= now + eps)
+            n_ready = is_ready.sum(axis=1)
+            n_alive = alive.sum(axis=1)
+            dirty |= (n_ready != seen_ready) | (n_alive != seen_alive)
+            for sid in np.flatnonzero(dirty).tolist():
+                # the SM's ready CTAs, oldest first, take its shares in turn; the others none
+                row = rate[sid]
+                row[:] = 0.0
+                js = np.flatnonzero(is_ready[sid])
+                k = js.size
+                if k:
+                    got = shares.get((sid, k))
+                    if got is None:
+                        got = shares[(sid, k)] = self._shares(sid, k, capped)
+                    row[js[np.argsort(age[sid, js])]] = got
+            seen_ready, seen_alive = n_ready, n_alive
+            dirty[:] = False
+            going = is_ready & (rate > 0)
             step = math.inf
-            for sid in range(n):
-                mine = ctas[sid]
-                n_ready = sum(1 for ready, _left in mine if ready <= now + eps)
-                key = (n_ready, len(mine))
-                if memo[sid][0] != key:
-                    memo[sid] = (key, self._shares(sid, n_ready, capped))
-                shares = memo[sid][1]
-                rs = []
-                i = 0
-                for ready, left in mine:
-                    if ready > now + eps:
-                        rs.append(0.0)
-                        step = min(step, ready - now)
-                        continue
-                    r = shares[i]
-                    i += 1
-                    rs.append(r)
-                    if r > 0:
-                        step = min(step, left / r)
-                rates.append(rs)
+            if going.any():
+                step = float((left[going] / rate[going]).min())
+            later = alive & ~is_ready
+            if later.any():
+                step = min(step, float((ready[later] - now).min()))
             if step == math.inf:
                 return last
             now += step
-            freed: list[int] = []
-            for sid in range(n):
-                keep = []
-                for (ready, left), r in zip(ctas[sid], rates[sid], strict=True):
-                    left -= r * step
-                    if left <= eps * max(1.0, I):
-                        freed.append(sid)
-                        last = now
-                    else:
-                        keep.append([ready, left])
-                ctas[sid] = keep
+            np.subtract(left, rate * step, out=left, where=alive)
+            ended = alive & (left <= done_eps)
+            if not ended.any():
+                continue
+            last = now
+            alive &= ~ended
+            per_sm = ended.sum(axis=1)
+            dirty |= per_sm > 0
             # the next CTAs to the slots that freed, one per SM per round in SM order (as
             # GPGPU-Sim issues one CTA per cluster per cycle, round robin)
-            rounds: dict[int, int] = {}
-            order = []
-            for sid in sorted(freed):
-                rounds[sid] = rounds.get(sid, -1) + 1
-                order.append((rounds[sid], sid))
-            for _r, sid in sorted(order):
-                if waiting > 0:
-                    waiting -= 1
-                    ctas[sid].append([now + L, I])
+            order = sorted((r, sid) for sid in np.flatnonzero(per_sm).tolist() for r in range(int(per_sm[sid])))
+            for _r, sid in order:
+                if waiting <= 0:
+                    break
+                waiting -= 1
+                j = int(np.flatnonzero(~alive[sid])[0])
+                alive[sid, j] = True
+                ready[sid, j] = now + L
+                left[sid, j] = I
+                age[sid, j] = issued
+                issued += 1
 
     def want_counters(self) -> bool:
         """Whether the GPU should hand in its scalar counters at this look (:meth:`counters_at`):
