@@ -595,6 +595,17 @@ class MemorySnapshot:
         bufs = self.gmem._bufs
         return not self.made and not self.freed and all(bufs.get(b) is buf for b, buf in self.live.items())
 
+    def written(self) -> WrittenState | None:
+        """What the snapshot's thread wrote since (call before :meth:`restore`): the bytes that
+        now differ from the snapshot's, to put in place again later
+        (:meth:`WrittenState.apply`); None when gap pages were written (not kept)."""
+        if self.gaps:
+            return None
+        g = self.gmem
+        with g._lock:
+            return WrittenState({base: (g._bufs[base].copy(), np.packbits(g._bufs[base] != old))
+                                 for base, old in self.bufs.items()})
+
     def restore(self) -> None:
         """Put back what was written (only when :meth:`restorable`) and :meth:`close`."""
         g = self.gmem
@@ -606,3 +617,29 @@ class MemorySnapshot:
                 if buf is not None:
                     buf[...] = 0 if old is None else old
         self.close()
+
+
+class WrittenState:
+    """Bytes a run wrote into allocations (:meth:`MemorySnapshot.written`): per allocation
+    base, its contents after the run and a bit per byte for those the run changed."""
+
+    __slots__ = ("bufs",)
+
+    def __init__(self, bufs: dict[int, tuple[np.ndarray, np.ndarray]]) -> None:
+        self.bufs = bufs
+
+    @property
+    def nbytes(self) -> int:
+        return sum(new.nbytes + bits.nbytes for new, bits in self.bufs.values())
+
+    def apply(self, gmem: GlobalMemory) -> bool:
+        """Write the changed bytes into ``gmem`` again; False (nothing written) when one of the
+        allocations is gone or was replaced since."""
+        with gmem._lock:
+            live = gmem._bufs
+            if any(base not in live or live[base].size != new.size for base, (new, _b) in self.bufs.items()):
+                return False
+            for base, (new, bits) in self.bufs.items():
+                changed = np.unpackbits(bits, count=new.size).view(np.bool_)
+                np.copyto(live[base], new, where=changed)
+        return True

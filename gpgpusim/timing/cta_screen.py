@@ -25,7 +25,10 @@ instructions is then measured into that phase, or simulated whole.
 
 The screening run costs about 1.4 functional runs of the grid (``docs/PERFORMANCE.md``: 29.7 s
 of CPU for a 1024x1024 matmul whose functional run takes 21.8 s and whose full simulation ~45
-times as long).  Capacity is not modelled: data shared
+times as long).  It is not run twice: the screen keeps the run's counts and the bytes it wrote
+(:attr:`Screen.final`), and a launch cut inside its first wave takes them at the cut instead of
+running its rest on the functional engine (unless the kernel prints, or wrote more than
+:data:`MAX_KEPT_BYTES`).  Capacity is not modelled: data shared
 across waves counts even where the L2 would have evicted it, so the screen errs towards
 simulating in detail.
 """
@@ -46,7 +49,7 @@ from gpgpusim.ptx import ir
 
 
 if TYPE_CHECKING:
-    from gpgpusim.functional.memory import GlobalMemory
+    from gpgpusim.functional.memory import GlobalMemory, WrittenState
     from gpgpusim.functional.state import Exec
 
 #: the CTAs' warp instructions may vary by this coefficient of variation at most
@@ -57,6 +60,10 @@ MAX_SHARED_GAIN = 0.10
 MAX_PC_DISTANCE = 0.10
 #: pcs of the first warp kept at most (an even sample of a longer run)
 MAX_PCS = 1 << 20
+#: the screening run's writes are kept for the timed launch (:attr:`Screen.final`) up to this
+#: size (the allocations it wrote, and a bit per byte), so that a launch writing a large part
+#: of device memory does not hold a second copy of it while it is timed
+MAX_KEPT_BYTES = 256 << 20
 #: footprint granule: the caches' 128-byte line
 LINE_SHIFT = 7
 #: a footprint key is ``line << CTA_BITS | CTA id``
@@ -132,6 +139,15 @@ class Screen:
     insn: np.ndarray            # warp instructions per CTA, by CTA id
     shared: np.ndarray          # per CTA: share of its lines a CTA of lower id touched (NaN: none)
     pcs: np.ndarray             # the pcs CTA 0's first warp issued, in order (an even sample)
+    #: the screening run itself, when the timed launch may take its result at the cut instead
+    #: of running its rest (:func:`screen_launch`): its counts, and what it wrote
+    trial: engine.LaunchChunks | None = None
+    final: WrittenState | None = None
+
+    def take_result(self) -> WrittenState | None:
+        """The screening run's writes, handed over once (the screen keeps no copy after)."""
+        final, self.final = self.final, None
+        return final
 
     def verdict(self, wave: int) -> str | None:
         """None when the launch may be sampled inside its first wave of ``wave`` CTAs, else why not."""
@@ -178,7 +194,13 @@ class Screen:
 def screen_launch(lc: engine.LaunchChunks, gmem: GlobalMemory) -> Screen | str:
     """Run the launch ``lc`` (prepared, not yet run) functionally on a snapshot of ``gmem``,
     restore memory, and return its :class:`Screen`, or why it could not be screened (a fault,
-    or memory that cannot be put back: the kernel allocated or freed device memory)."""
+    or memory that cannot be put back: the kernel allocated or freed device memory).
+
+    The screen keeps the run's counts and the bytes it wrote (``trial``, ``final``) unless the
+    kernel prints (its printf output belongs to the timed run) or wrote more than
+    :data:`MAX_KEPT_BYTES` or outside allocations: a launch cut inside its first wave then
+    takes them instead of running its rest on the functional engine a second time
+    (``KernelTrace.cut``)."""
     if lc.total >= 1 << CTA_BITS:
         return f"its grid of {lc.total} CTAs is too large to screen"
     why = _runtime_call(lc.prog)
@@ -229,12 +251,27 @@ def screen_launch(lc: engine.LaunchChunks, gmem: GlobalMemory) -> Screen | str:
         if not saved.restorable():      # (excluded above: only device-side malloc/free change it)
             raise CudaError(Err.Unknown, f"kernel {lc.kernel}: CTA sampling's screening run changed device "
                                          f"memory it cannot put back")
+        final = None if _prints(lc.prog) else saved.written()
+        if final is not None and final.nbytes > MAX_KEPT_BYTES:
+            final = None
         saved.restore()
     finally:
         saved.close()
     with np.errstate(invalid="ignore", divide="ignore"):
         shared = np.where(lines_n > 0, shared_n / np.maximum(lines_n, 1), np.nan)
-    return Screen(insn=insn, shared=shared, pcs=np.asarray(pcs, dtype=np.int64))
+    return Screen(insn=insn, shared=shared, pcs=np.asarray(pcs, dtype=np.int64),
+                  trial=trial if final is not None else None, final=final)
+
+
+def _prints(prog: dec.Program) -> bool:
+    """Whether ``prog`` calls ``vprintf`` (device printf)."""
+    for d in prog.insts:
+        inst = d.inst
+        if inst is not None and inst.opcode == "call":
+            target = dec.call_target(inst)
+            if isinstance(target, ir.Label) and target.name == "vprintf":
+                return True
+    return False
 
 
 def _runtime_call(prog: dec.Program) -> str | None:

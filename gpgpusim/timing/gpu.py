@@ -455,11 +455,26 @@ class TimingGpu(Gpu):
                         resident.append((i, slot.cta_id, done))
             cs.cut(resident)
             run.n_ctas = run.issued          # no more CTAs to the timing model
-            run.trace.cut()                  # every remaining instruction runs functionally
+            self._cut_trace(run.trace, cs)
             for core in self.cores:
                 core.abandon(run)            # the warps in flight stop issuing and drain
             self._interval_run = None
             self._interval_next = _NEVER
+
+    def _cut_trace(self, trace: KernelTrace, cs: IntervalSampling) -> None:
+        """Nothing more of the launch is timed: the rest of its instructions run on the
+        functional engine (``KernelTrace.cut``), or, when its screening run kept its result
+        (``cta_screen.Screen.final``), that run's writes are put in place and its counts taken
+        instead: the grid has run whole once already, from the memory this launch started
+        from."""
+        screen = cs.screen
+        final = screen.take_result() if screen is not None else None
+        if screen is not None and screen.trial is not None and final is not None and final.apply(self.gmem):
+            trace.cut(screen.trial)
+        else:
+            trace.cut()
+        if screen is not None:
+            screen.trial = None
 
     @staticmethod
     def live_reason(op: Any, prog: Any) -> str | None:

@@ -143,6 +143,8 @@ class KernelTrace:
         self._all_taken = False
         #: set by :meth:`cut`: the CTAs not taken yet run on the functional engine only
         self._unrecorded = False
+        #: set by :meth:`cut` given a finished run of the launch: nothing more runs
+        self._adopted = False
 
     def ctas(self) -> Iterator[tuple[int, list[WarpTrace]]]:
         """``(linear CTA id, its warps)`` in CTA id order, lazily: each chunk of CTAs is
@@ -206,7 +208,7 @@ class KernelTrace:
         per, total = lc.per, lc.total
         c0 = 0
         try:
-            while c0 < total:
+            while c0 < total and not self._adopted:
                 if self._unrecorded:
                     per = lc.per_full       # after a cut nothing is held for the timing model
                 ids = list(range(c0, min(total, c0 + per)))
@@ -223,7 +225,7 @@ class KernelTrace:
                 ch = _WindowChunk(self, ex)
                 self.open_chunks.append(ch)
                 for c, cid in enumerate(ids):
-                    if self._unrecorded:
+                    if self._unrecorded or self._adopted:
                         break       # cut: the chunk ran to its end (its CTAs not taken included)
                     out: list[WarpStream] = [WindowStream(ch, c * Wc + i) for i in range(Wc)]
                     yield cid, out
@@ -239,15 +241,32 @@ class KernelTrace:
                 self.open_chunks.clear()
                 self._free_workspace()
 
-    def cut(self) -> None:
+    def cut(self, ran: engine.LaunchChunks | None = None) -> None:
         """CTA sampling: nothing more of this launch is timed.  Every open chunk runs to its end
         on the functional engine without recording (its streams not yet ended must be
         :meth:`WindowStream.abandon`-ed or never issued again), and the CTAs not taken yet run
         chunk by chunk as in functional mode, in the engine's own chunk size (``lc.per_full``,
         not the timing model's smaller one), when the iterator is drained, so every instruction
-        still executes and memory stays exact (needs a window: ``streams()`` of a windowed trace)."""
+        still executes and memory stays exact (needs a window: ``streams()`` of a windowed trace).
+
+        ``ran``: a functional run of this whole launch that already happened, from the memory
+        this launch started from, and whose writes the caller puts in place (CTA sampling's
+        screening run, ``cta_screen.py``).  Then nothing more runs: the open chunks are closed
+        where they are and the launch's counts are ``ran``'s."""
         if self.window == 0:
             raise RuntimeError("KernelTrace.cut needs the windowed feed")
+        if self._adopted:
+            return
+        if ran is not None:
+            self._adopted = True
+            for ch in list(self.open_chunks):
+                ch.drop()
+            lc, st = self._lc, self.stats
+            st.thread_insn, st.warp_insn, st.active_insn = ran.stats.thread_insn, ran.stats.warp_insn, \
+                ran.stats.active_insn
+            lc.pc_thread, lc.pc_warp, lc.pc_active = ran.pc_thread, ran.pc_warp, ran.pc_active
+            lc.pc_issued = set(ran.pc_issued)
+            return
         self._unrecorded = True
         for ch in list(self.open_chunks):
             ch.finish_unrecorded()
@@ -387,6 +406,20 @@ class _WindowChunk:
             if was:
                 gc.enable()
         self._close()
+
+    def drop(self) -> None:
+        """Close the chunk where it is, its counts left out (:meth:`KernelTrace.cut` given a
+        finished run of the launch)."""
+        if self.closed:
+            return
+        self.closed = True
+        ex = self.ex
+        if ex is not None:
+            ex.hooks.trace = None
+            ex.close()
+        self.ex = self.rec = self.run = None
+        self.pending = [[] for _ in self.pending]
+        self.kt.open_chunks.remove(self)
 
     def _close(self) -> None:
         """Every warp has exited: the chunk's counts join the launch's."""

@@ -178,3 +178,81 @@ def test_a_screened_out_launch_is_timed_whole_with_a_note(capsys):
     assert (y == np.tile(np.arange(64 * 32, dtype=np.uint32), 4)).all() and (y == y_off).all()
     assert auto.report_stats.sampling["status"] == off.report_stats.sampling["status"] == "detailed"
     assert auto.report_stats.cycles == off.report_stats.cycles
+
+
+def test_a_launch_cut_inside_its_first_wave_takes_the_screening_runs_result(monkeypatch):
+    """The screened launch is cut as the unscreened one, but its rest is not run again: the
+    open chunks are dropped and the screening run's counts and writes are taken; memory and
+    every functional count are those of the unscreened run, which runs the rest."""
+    from gpgpusim.timing import kernel_trace
+
+    calls = {"drop": 0, "finish_unrecorded": 0}
+    for name in calls:
+        orig = getattr(kernel_trace._WindowChunk, name)
+
+        def spy(self: Any, _orig: Any = orig, _name: str = name) -> None:
+            calls[_name] += 1
+            _orig(self)
+        monkeypatch.setattr(kernel_trace._WindowChunk, name, spy)
+    auto, mem = _run(100, "cta", reps=100)
+    assert calls == {"drop": 1, "finish_unrecorded": 0}
+    forced, mem_forced = _run(100, "cta", "-gpgpusim_sampling_cta_interval 1", reps=100)
+    assert calls == {"drop": 1, "finish_unrecorded": 1}
+    assert (mem == np.arange(100 * 64) + 100).all() and (mem == mem_forced).all()
+    a, f = auto.stats, forced.stats
+    assert (a.thread_insn, a.warp_insn, a.active_insn, a.ctas) == (f.thread_insn, f.warp_insn, f.active_insn, f.ctas) \
+        == (2630400, 82400, 2636800, 100)
+    assert a.opcode_counts == f.opcode_counts and a.line_stats == f.line_stats
+    assert auto.report_stats.cycles == forced.report_stats.cycles == 20085
+
+
+def test_the_screening_runs_writes_are_put_back_byte_by_byte():
+    """``MemorySnapshot.written``: the bytes the run changed, applied later over what the
+    allocation holds then (a byte the run did not change keeps its later value)."""
+    g = GlobalMemory()
+    a = g.allocate(64)
+    g.write(a, np.arange(64, dtype=np.uint8))
+    snap = g.snapshot()
+    snap.before_write("global", np.array([a], dtype=np.uint64))
+    g.write(a, np.array([200, 1, 202], dtype=np.uint8))      # bytes 0 and 2 change, byte 1 does not
+    done = snap.written()
+    snap.restore()
+    assert done is not None and g.read(a, 3).tolist() == [0, 1, 2]
+    g.write(a + 1, np.array([77, 78], dtype=np.uint8))     # written after the run: bytes 1 and 2
+    assert done.apply(g)
+    assert g.read(a, 4).tolist() == [200, 77, 202, 3]
+
+
+def test_a_printing_kernel_keeps_no_screening_result():
+    src = parse_ptx(""".version 8.0
+.target sm_80
+.address_size 64
+.extern .func (.param .b32 func_retval0) vprintf
+(
+.param .b64 vprintf_param_0,
+.param .b64 vprintf_param_1
+)
+;
+.global .align 1 .b8 $str[3] = {104, 105, 0};
+.visible .entry k()
+{
+.reg .b32 %r<2>;
+.reg .b64 %rd<3>;
+mov.u64 %rd1, $str;
+cvta.global.u64 %rd2, %rd1;
+{
+.param .b64 param0;
+st.param.b64 [param0+0], %rd2;
+.param .b64 param1;
+st.param.b64 [param1+0], 0;
+.param .b32 retval0;
+call.uni (retval0), vprintf, (param0, param1);
+ld.param.b32 %r1, [retval0+0];
+}
+ret;
+}
+""", "p.ptx")
+    g = GlobalMemory()
+    found = _screen(src, 4, b"", g)
+    assert isinstance(found, Screen) and found.final is None and found.trial is None
+    assert found.insn.tolist() == [found.insn[0]] * 4
