@@ -595,16 +595,23 @@ class MemorySnapshot:
         bufs = self.gmem._bufs
         return not self.made and not self.freed and all(bufs.get(b) is buf for b, buf in self.live.items())
 
-    def written(self) -> WrittenState | None:
+    def written(self, max_bytes: int) -> WrittenState | None:
         """What the snapshot's thread wrote since (call before :meth:`restore`): the bytes that
         now differ from the snapshot's, to put in place again later
-        (:meth:`WrittenState.apply`); None when gap pages were written (not kept)."""
-        if self.gaps:
+        (:meth:`WrittenState.apply`); None when gap pages were written or the allocations
+        written hold more than ``max_bytes`` (nothing is copied then)."""
+        if self.gaps or sum(old.size for old in self.bufs.values()) > max_bytes:
             return None
         g = self.gmem
         with g._lock:
-            return WrittenState({base: (g._bufs[base].copy(), np.packbits(g._bufs[base] != old))
-                                 for base, old in self.bufs.items()})
+            kept = {}
+            for base, old in self.bufs.items():
+                now = g._bufs[base]
+                bits = np.empty((now.size + 7) // 8, dtype=np.uint8)
+                for i in range(0, now.size, _DIFF_BLOCK):     # (no full-size temporary)
+                    bits[i // 8:(i + _DIFF_BLOCK) // 8] = np.packbits(now[i:i + _DIFF_BLOCK] != old[i:i + _DIFF_BLOCK])
+                kept[base] = (now.copy(), bits)
+            return WrittenState(kept)
 
     def restore(self) -> None:
         """Put back what was written (only when :meth:`restorable`) and :meth:`close`."""
@@ -617,6 +624,10 @@ class MemorySnapshot:
                 if buf is not None:
                     buf[...] = 0 if old is None else old
         self.close()
+
+
+#: bytes compared at a time by :meth:`MemorySnapshot.written` (a multiple of 8)
+_DIFF_BLOCK = 1 << 24
 
 
 class WrittenState:

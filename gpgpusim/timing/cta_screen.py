@@ -60,9 +60,10 @@ MAX_SHARED_GAIN = 0.10
 MAX_PC_DISTANCE = 0.10
 #: pcs of the first warp kept at most (an even sample of a longer run)
 MAX_PCS = 1 << 20
-#: the screening run's writes are kept for the timed launch (:attr:`Screen.final`) up to this
-#: size (the allocations it wrote, and a bit per byte), so that a launch writing a large part
-#: of device memory does not hold a second copy of it while it is timed
+#: the screening run's writes are kept for the timed launch (:attr:`Screen.final`) when the
+#: allocations it wrote hold at most this many bytes (kept: their contents and a bit per byte),
+#: so that a launch writing a large part of device memory does not hold a second copy of it
+#: while it is timed
 MAX_KEPT_BYTES = 256 << 20
 #: footprint granule: the caches' 128-byte line
 LINE_SHIFT = 7
@@ -251,9 +252,7 @@ def screen_launch(lc: engine.LaunchChunks, gmem: GlobalMemory) -> Screen | str:
         if not saved.restorable():      # (excluded above: only device-side malloc/free change it)
             raise CudaError(Err.Unknown, f"kernel {lc.kernel}: CTA sampling's screening run changed device "
                                          f"memory it cannot put back")
-        final = None if _prints(lc.prog) else saved.written()
-        if final is not None and final.nbytes > MAX_KEPT_BYTES:
-            final = None
+        final = None if _prints(lc.prog) else saved.written(MAX_KEPT_BYTES)
         saved.restore()
     finally:
         saved.close()

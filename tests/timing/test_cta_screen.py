@@ -206,21 +206,28 @@ def test_a_launch_cut_inside_its_first_wave_takes_the_screening_runs_result(monk
     assert auto.report_stats.cycles == forced.report_stats.cycles == 20085
 
 
-def test_the_screening_runs_writes_are_put_back_byte_by_byte():
-    """``MemorySnapshot.written``: the bytes the run changed, applied later over what the
-    allocation holds then (a byte the run did not change keeps its later value)."""
+def test_the_screening_runs_writes_are_put_back_byte_by_byte(monkeypatch):
+    """``MemorySnapshot.written``: the bytes the run changed (compared 16 bytes at a time
+    here), applied later over what the allocation holds then (a byte the run did not change
+    keeps its later value); nothing kept when the allocations written exceed the limit."""
+    from gpgpusim.functional import memory
+
+    monkeypatch.setattr(memory, "_DIFF_BLOCK", 16)
     g = GlobalMemory()
     a = g.allocate(64)
     g.write(a, np.arange(64, dtype=np.uint8))
+    size = g._bufs[a].size
     snap = g.snapshot()
     snap.before_write("global", np.array([a], dtype=np.uint64))
     g.write(a, np.array([200, 1, 202], dtype=np.uint8))      # bytes 0 and 2 change, byte 1 does not
-    done = snap.written()
+    g.write(a + 40, np.array([99], dtype=np.uint8))          # (in the third block)
+    assert snap.written(size - 1) is None
+    done = snap.written(size)
     snap.restore()
-    assert done is not None and g.read(a, 3).tolist() == [0, 1, 2]
+    assert done is not None and g.read(a, 3).tolist() == [0, 1, 2] and g.read(a + 40, 1).tolist() == [40]
     g.write(a + 1, np.array([77, 78], dtype=np.uint8))     # written after the run: bytes 1 and 2
     assert done.apply(g)
-    assert g.read(a, 4).tolist() == [200, 77, 202, 3]
+    assert g.read(a, 4).tolist() == [200, 77, 202, 3] and g.read(a + 39, 3).tolist() == [39, 99, 41]
 
 
 def test_a_printing_kernel_keeps_no_screening_result():
