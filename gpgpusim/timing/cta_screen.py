@@ -24,8 +24,7 @@ part of its run that the interval measured against those it ran after it, at mos
 instructions is then measured into that phase, or simulated whole.
 
 The screening run costs about 1.4 functional runs of the grid (``docs/PERFORMANCE.md``: 29.7 s
-of CPU for a 1024x1024 matmul whose functional run takes 21.8 s and whose full simulation ~45
-times as long).  It is not run twice: the screen keeps the run's counts and the bytes it wrote
+of CPU for a 1024x1024 matmul whose functional run takes 21.8 s).  It is not run twice: the screen keeps the run's counts and the bytes it wrote
 (:attr:`Screen.final`), and a launch cut inside its first wave takes them at the cut instead of
 running its rest on the functional engine (unless the kernel prints, or wrote more than
 :data:`MAX_KEPT_BYTES`).  Capacity is not modelled: data shared
