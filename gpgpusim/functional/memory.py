@@ -639,10 +639,6 @@ class WrittenState:
     def __init__(self, bufs: dict[int, tuple[np.ndarray, np.ndarray]]) -> None:
         self.bufs = bufs
 
-    @property
-    def nbytes(self) -> int:
-        return sum(new.nbytes + bits.nbytes for new, bits in self.bufs.values())
-
     def apply(self, gmem: GlobalMemory) -> bool:
         """Write the changed bytes into ``gmem`` again; False (nothing written) when one of the
         allocations is gone or was replaced since."""

@@ -24,10 +24,10 @@ part of its run that the interval measured against those it ran after it, at mos
 instructions is then measured into that phase, or simulated whole.
 
 The screening run costs about 1.4 functional runs of the grid (``docs/PERFORMANCE.md``: 29.7 s
-of CPU for a 1024x1024 matmul whose functional run takes 21.8 s).  It is not run twice: the screen keeps the run's counts and the bytes it wrote
-(:attr:`Screen.final`), and a launch cut inside its first wave takes them at the cut instead of
-running its rest on the functional engine (unless the kernel prints, or wrote more than
-:data:`MAX_KEPT_BYTES`).  Capacity is not modelled: data shared
+of CPU for a 1024x1024 matmul whose functional run takes 21.8 s).  It is not run twice: the
+screen keeps the run's counts and the bytes it wrote (:attr:`Screen.final`), and a launch cut
+inside its first wave takes them at the cut instead of running its rest on the functional
+engine (unless the kernel prints, or wrote more than :data:`MAX_KEPT_BYTES`).  Capacity is not modelled: data shared
 across waves counts even where the L2 would have evicted it, so the screen errs towards
 simulating in detail.
 """
@@ -144,10 +144,12 @@ class Screen:
     trial: engine.LaunchChunks | None = None
     final: WrittenState | None = None
 
-    def take_result(self) -> WrittenState | None:
-        """The screening run's writes, handed over once (the screen keeps no copy after)."""
-        final, self.final = self.final, None
-        return final
+    def take_result(self) -> tuple[engine.LaunchChunks, WrittenState] | None:
+        """The screening run and its writes (``trial``, ``final``), handed over once (the screen
+        keeps neither after); None when it kept none."""
+        trial, final = self.trial, self.final
+        self.trial = self.final = None
+        return None if trial is None or final is None else (trial, final)
 
     def verdict(self, wave: int) -> str | None:
         """None when the launch may be sampled inside its first wave of ``wave`` CTAs, else why not."""
@@ -203,7 +205,8 @@ def screen_launch(lc: engine.LaunchChunks, gmem: GlobalMemory) -> Screen | str:
     (``KernelTrace.cut``)."""
     if lc.total >= 1 << CTA_BITS:
         return f"its grid of {lc.total} CTAs is too large to screen"
-    why = _runtime_call(lc.prog)
+    calls = _external_calls(lc.prog)
+    why = _runtime_call(calls)
     if why is not None:
         return why
     # a copy of the launch with its own counts, no printf and no per-line statistics, under
@@ -251,7 +254,8 @@ def screen_launch(lc: engine.LaunchChunks, gmem: GlobalMemory) -> Screen | str:
         if not saved.restorable():      # (excluded above: only device-side malloc/free change it)
             raise CudaError(Err.Unknown, f"kernel {lc.kernel}: CTA sampling's screening run changed device "
                                          f"memory it cannot put back")
-        final = None if _prints(lc.prog) else saved.written(MAX_KEPT_BYTES)
+        prints = any(name == "vprintf" for name, _line in calls)
+        final = None if prints else saved.written(MAX_KEPT_BYTES)
         saved.restore()
     finally:
         saved.close()
@@ -261,29 +265,27 @@ def screen_launch(lc: engine.LaunchChunks, gmem: GlobalMemory) -> Screen | str:
                   trial=trial if final is not None else None, final=final)
 
 
-def _prints(prog: dec.Program) -> bool:
-    """Whether ``prog`` calls ``vprintf`` (device printf)."""
-    for d in prog.insts:
-        inst = d.inst
-        if inst is not None and inst.opcode == "call":
-            target = dec.call_target(inst)
-            if isinstance(target, ir.Label) and target.name == "vprintf":
-                return True
-    return False
-
-
-def _runtime_call(prog: dec.Program) -> str | None:
-    """Why ``prog`` cannot run on trial (None when it can): a call of the device runtime other
-    than ``vprintf`` or ``__assertfail`` (``malloc``, ``free``, a device-side launch) allocates
-    or launches, which a memory snapshot cannot undo."""
+def _external_calls(prog: dec.Program) -> list[tuple[str, int]]:
+    """(name, PTX line) of each call in ``prog`` of a function it does not define (the device
+    runtime's: ``vprintf``, ``malloc``, ...)."""
+    out = []
     for d in prog.insts:
         inst = d.inst
         if inst is None or inst.opcode != "call":
             continue
         target = dec.call_target(inst)
-        if isinstance(target, ir.Label) and target.name not in prog.funcs \
-                and target.name not in ("vprintf", "__assertfail"):
-            return f"it calls {target.name} (line {d.line}), which a trial run could not undo"
+        if isinstance(target, ir.Label) and target.name not in prog.funcs:
+            out.append((target.name, d.line))
+    return out
+
+
+def _runtime_call(calls: list[tuple[str, int]]) -> str | None:
+    """Why a program making the external ``calls`` cannot run on trial (None when it can): a
+    call of the device runtime other than ``vprintf`` or ``__assertfail`` (``malloc``, ``free``,
+    a device-side launch) allocates or launches, which a memory snapshot cannot undo."""
+    for name, line in calls:
+        if name not in ("vprintf", "__assertfail"):
+            return f"it calls {name} (line {line}), which a trial run could not undo"
     return None
 
 

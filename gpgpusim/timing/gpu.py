@@ -467,14 +467,11 @@ class TimingGpu(Gpu):
         (``cta_screen.Screen.final``), that run's writes are put in place and its counts taken
         instead: the grid has run whole once already, from the memory this launch started
         from."""
-        screen = cs.screen
-        final = screen.take_result() if screen is not None else None
-        if screen is not None and screen.trial is not None and final is not None and final.apply(self.gmem):
-            trace.cut(screen.trial)
+        result = cs.screen.take_result() if cs.screen is not None else None
+        if result is not None and result[1].apply(self.gmem):
+            trace.cut(result[0])
         else:
             trace.cut()
-        if screen is not None:
-            screen.trial = None
 
     @staticmethod
     def live_reason(op: Any, prog: Any) -> str | None:
