@@ -442,6 +442,28 @@ def test_finished_kernel_records_are_packed_and_the_file_is_unchanged(tmp_path):
     assert [k["counters"]["dram_channels"][0]["n_cmd"] for k in doc["kernels"]] == [1, 1, 1]
 
 
+def test_a_packed_record_reads_back_as_it_was_packed():
+    """``_Packed`` keeps a record as it was (tuples, int keys, NaN); a record holding a subclass
+    of a built-in type, which marshal refuses, is kept as its JSON form."""
+    import enum
+    from collections import OrderedDict
+
+    from gpgpusim.report.reporter import _Packed, _Spool
+
+    class Kind(enum.IntEnum):
+        A = 3
+
+    spool = _Spool()
+    rec = {"grid": (4, 1, 1), "by_unit": {0: 5, 1: 6}, "ipc": float("nan"), "big": 1 << 70, "name": "k"}
+    back = _Packed(rec, spool).value()
+    assert back["grid"] == (4, 1, 1) and back["by_unit"] == {0: 5, 1: 6} and back["big"] == 1 << 70
+    assert back["ipc"] != back["ipc"] and back["name"] == "k"
+    odd = {"kind": Kind.A, "order": OrderedDict(b=1, a=2), "grid": (2, 1, 1)}
+    back = _Packed(odd, spool).value()
+    assert back == {"kind": 3, "order": {"b": 1, "a": 2}, "grid": [2, 1, 1]}
+    assert type(back["kind"]) is int and list(back["order"]) == ["b", "a"]
+
+
 def test_a_json_file_without_kernels_is_the_plain_dump(tmp_path):
     rep, _lines, _clock = make()
     out = tmp_path / "s.json"
