@@ -606,11 +606,15 @@ def sampling_lines(stats: KernelStats) -> list[str]:
     if not s:
         return []
     if s.get("status") == "projected":
+        parts = s.get("cycles_bound_parts")
+        what = "95 % interval" if not parts else (
+            f"95 % interval +-{parts['interval']}, instruction scaling +-{parts['scaling']}, "
+            f"trend +-{parts['trend']}")
         return [f"gpgpusim_sampling = projected (kernel sampling: group {s['group']}, "
                 f"{s['group_detailed']} launches of the group simulated in detail; this launch ran "
                 f"functionally)",
                 f"gpu_sim_cycle_projected = {stats.cycles} [projected +-{100 * s['cycles_bound_rel']:.2f} %, "
-                f"+-{s['cycles_bound']} cycles, 95 % interval]",
+                f"+-{s['cycles_bound']} cycles, {what}]",
                 "gpgpusim_sampling_counters = projected (instructions exact; scalar counters scaled "
                 "from the group per warp instruction; per-unit lists and histograms not included)"]
     if s.get("status") == "cta_projected" and s["cta"].get("method") == "interval":

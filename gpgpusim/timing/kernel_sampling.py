@@ -13,10 +13,21 @@ What is projected, per launch, from the group's detailed launches and the launch
 instruction counts:
 
 * ``gpu_sim_cycle`` = launch latency (``-gpgpu_kernel_launch_latency``) + mean CPI x the launch's
-  warp instructions, with a 95 % *prediction* interval for one new launch (Student's t over the
-  detailed launches' CPIs, ``t * s * sqrt(1 + 1/n)``) as its error bound, plus the mean
-  relative bound of those detailed launches that CTA sampling projected in part (their cycles
-  carry that error into the group's);
+  warp instructions.  Its error bound (95 %) is the sum of
+
+  - the *prediction* interval for one new launch (Student's t over the detailed launches' CPIs,
+    ``t * s * sqrt(1 + 1/n)``);
+  - the mean relative bound of those detailed launches that CTA sampling projected in part
+    (their cycles carry that error into the group's);
+  - the scaling gap (:meth:`Group.scaling_gap`): the projection scales with the launch's own
+    warp instructions, but a kernel bound by latency takes about as long with fewer (a
+    Gaussian elimination step whose rows shrink launch by launch); the gap between the two,
+    the mean CPI x the launch's distance in warp instructions from its group's detailed
+    launches, is not known from launches of near-equal counts, so it is stated;
+  - the trend (:meth:`Group.trend`): when the detailed launches' cycles move steadily with
+    their place in the group's sequence (a slope whose t statistic passes the 95 % level), that
+    slope times the launch's distance from them (caches and DRAM rows that drift as a loop
+    walks its data);
 * the timing model's scalar counters (cache accesses and misses, DRAM reads and writes, stalls,
   memory-instruction counts, latency sums, ...): the group's count per warp instruction times the
   launch's warp instructions.  High-water marks (``max*``) and the per-unit lists, histograms and
@@ -90,6 +101,8 @@ class Sample:
     #: the launch's own stated relative bound: 0 when every CTA was timed, else its CTA
     #: sampling's (its ``cycles`` are then partly projected)
     bound_rel: float = 0.0
+    #: its place among the group's launches (0 = the group's first, detailed or projected)
+    seq: int = 0
 
 
 @dataclass
@@ -104,6 +117,11 @@ class Group:
     mix: dict[str, float]
     samples: list[Sample] = field(default_factory=list)
     projected: int = 0
+    #: launches that joined the group so far, detailed and projected (the next one's ``seq``)
+    launches: int = 0
+    #: the last projected launch's bound in parts, cycles: ``interval`` (the prediction interval
+    #: and the CTA-sampled launches' bound), ``scaling`` (:meth:`scaling_gap`), ``trend``
+    bound_parts: dict[str, int] = field(default_factory=dict, compare=False)
     #: (detailed launches then, warp instructions of the used ones, counter sums over them):
     #: what :meth:`KernelSampler.project` scales, summed once per change of ``samples``
     _sums: tuple[int, int, dict[str, int]] | None = field(default=None, init=False, repr=False, compare=False)
@@ -145,6 +163,35 @@ class Group:
         n = len(every)
         pi = t975(n - 1) * _stdev(every) * math.sqrt(1 + 1 / n) / mean
         return mean, ci, pi
+
+
+    def scaling_gap(self, cpi: float, warp_insn: int) -> float:
+        """Cycles between projecting a launch of ``warp_insn`` warp instructions in proportion
+        to them and projecting it at the detailed launches' mean count (a kernel whose time does
+        not scale with its instructions): ``cpi`` x the distance; 0 when they all had as many."""
+        used = [s.warp_insn for s in self.used()]
+        return cpi * abs(warp_insn - sum(used) / len(used)) if used else 0.0
+
+    def trend(self, latency: int, seq: int) -> float:
+        """Cycles the detailed launches' trend moves a launch at place ``seq`` of the group away
+        from their mean: the least-squares slope of their cycles (less ``latency``) over their
+        places times the distance, when the slope is significant at 95 % (Student's t with
+        n - 2 degrees of freedom; at least three launches used, the warm-up left out); else 0."""
+        pts = [(s.seq, max(0, s.cycles - latency)) for s in self.used()]
+        n = len(pts)
+        if n < 3:
+            return 0.0
+        mx = sum(x for x, _ in pts) / n
+        my = sum(y for _, y in pts) / n
+        sxx = sum((x - mx) ** 2 for x, _ in pts)
+        if sxx <= 0:
+            return 0.0
+        b = sum((x - mx) * (y - my) for x, y in pts) / sxx
+        resid = sum((y - my - b * (x - mx)) ** 2 for x, y in pts)
+        se = math.sqrt(resid / (n - 2) / sxx)
+        if b == 0 or abs(b) <= t975(n - 2) * se:
+            return 0.0
+        return abs(b) * abs(seq - mx)
 
 
 def _stdev(xs: list[float]) -> float:
@@ -217,7 +264,8 @@ class KernelSampler:
             g = Group(len(self.groups) + 1, key[0], key[1], key[2], warp_insn, opcode_mix(opcode_counts))
             self.groups.append(g)
             self._by_key.setdefault(key, []).append(g)
-        g.samples.append(Sample(uid, warp_insn, cycles, counters, bound_rel))
+        g.samples.append(Sample(uid, warp_insn, cycles, counters, bound_rel, seq=g.launches))
+        g.launches += 1
         return g
 
     # ------------------------------------------------------------------ projection
@@ -230,7 +278,17 @@ class KernelSampler:
         # samples whose cycles were partly projected (CTA sampling) pass on their mean bound
         used = g.used()
         inherited = sum(s.bound_rel for s in used) / len(used) if used else 0.0
-        bound = int(math.ceil((pi_rel + inherited) * work)) if math.isfinite(pi_rel) else cycles
+        if math.isfinite(pi_rel):
+            interval = (pi_rel + inherited) * work
+            scaling = g.scaling_gap(cpi, warp_insn)
+            trend = g.trend(self.latency, g.launches)
+            bound = int(math.ceil(interval + scaling + trend))
+            g.bound_parts = {"interval": int(math.ceil(interval)), "scaling": int(math.ceil(scaling)),
+                             "trend": int(math.ceil(trend))}
+        else:
+            bound = cycles
+            g.bound_parts = {}
+        g.launches += 1
         w, totals = g.sums()
         counters = {name: int(round(total * warp_insn / w)) if w else 0 for name, total in totals.items()}
         counters["gpgpu_n_tot_thrd_icount"] = thread_insn
@@ -245,7 +303,10 @@ class KernelSampler:
 
     def projected_info(self, g: Group, cycles: int, bound: int) -> dict[str, Any]:
         cpi, ci_rel, _ = self.estimate(g)
-        return {"mode": "kernel", "status": "projected", "group": g.gid,
+        info = {"mode": "kernel", "status": "projected", "group": g.gid,
                 "group_detailed": len(g.samples), "group_cpi": cpi, "group_cpi_ci_rel": ci_rel,
                 "cycles_bound": bound, "cycles_bound_rel": bound / cycles if cycles else 0.0,
                 "projected_counters": "scalar"}
+        if g.bound_parts.get("scaling") or g.bound_parts.get("trend"):
+            info["cycles_bound_parts"] = dict(g.bound_parts)
+        return info

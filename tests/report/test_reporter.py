@@ -408,6 +408,16 @@ def test_sampled_kernels_are_marked_in_text_and_json():
                                          "cycles_bound_rel": 20 / 2010}
 
 
+def test_a_projected_launch_names_the_parts_of_a_widened_bound():
+    from gpgpusim.report.reporter import sampling_lines
+
+    info = {"mode": "kernel", "status": "projected", "group": 3, "group_detailed": 4, "cycles_bound": 140,
+            "cycles_bound_rel": 140 / 6188, "cycles_bound_parts": {"interval": 29, "scaling": 111, "trend": 0}}
+    lines = sampling_lines(KernelStats("k", 9, thread_insn=10, warp_insn=1, ctas=1, cycles=6188, sampling=info))
+    assert lines[1] == ("gpu_sim_cycle_projected = 6188 [projected +-2.26 %, +-140 cycles, 95 % interval +-29, "
+                        "instruction scaling +-111, trend +-0]")
+
+
 def test_unsampled_kernels_have_no_sampling_fields():
     rep, lines, clock = make()
     rep.kernel_end(KernelStats("k", 1, thread_insn=10, warp_insn=1, ctas=1, cycles=10))

@@ -79,12 +79,60 @@ def test_estimate_projection_and_bound():
     cycles, bound, counters = ks.project(g, 1050, 1050 * 32)
     cpi, _, pi = ks.estimate(g)
     assert cycles == 100 + round(cpi * 1050)
-    assert bound == math.ceil(pi * cpi * 1050)
+    # the spread, plus the scaling gap of its 50 more warp instructions than the detailed ones
+    # (their cycles 2000, 2020, 1980, 2000 past the latency have no significant trend)
+    assert g.trend(100, 5) == 0
+    assert bound == math.ceil(pi * cpi * 1050 + cpi * 50)
     # L2 accesses per warp instruction over the used launches (52+53+54+60)/4000
     assert counters["L2_total_cache_accesses"] == round(219 * 1050 / 4000)
     assert "maxmflatency" not in counters
     assert counters["gpgpu_n_tot_w_icount"] == 1050 and counters["gpgpu_n_tot_thrd_icount"] == 33600
     assert ks.projected_info(g, cycles, bound)["status"] == "projected"
+
+
+def test_bound_states_the_scaling_gap_and_a_steady_trend():
+    """A projected launch's bound adds the gap between scaling by its own warp instructions and
+    not scaling (a launch of fewer instructions than the detailed ones), and a steady trend of
+    the detailed launches' cycles times the distance; a group of equal launches without a trend
+    states the prediction interval alone."""
+    mix = {"ld": 5, "add": 5}
+    # equal counts, cycles falling one a launch (warm-up 5696, then 5695, 5694, 5693)
+    ks = KernelSampler(tol=0.02, min_detailed=4, similar=0.1, latency=5000)
+    key = ks.key("col", (1, 1, 1), (128, 1, 1))
+    for uid, cyc in enumerate((5696, 5695, 5694, 5693), 1):
+        g = ks.record_detailed(key, uid, 112, mix, cyc, {})
+    assert [s.seq for s in g.samples] == [0, 1, 2, 3] and ks.converged(g)
+    cpi, _, pi = ks.estimate(g)
+    assert g.scaling_gap(cpi, 112) == 0
+    assert g.trend(5000, 4) == pytest.approx(2.0)       # slope -1 a launch, 2 places past their mean
+    bounds = [ks.project(g, 112, 112 * 32)[1] for _ in range(30)]
+    assert bounds[0] == math.ceil(pi * cpi * 112 + 2.0)
+    assert bounds[29] == math.ceil(pi * cpi * 112 + 31.0)
+    assert g.launches == 34 and g.projected == 30
+    parts = ks.projected_info(g, 5694, bounds[29])["cycles_bound_parts"]
+    assert parts == {"interval": math.ceil(pi * cpi * 112), "scaling": 0, "trend": 31}
+    # a shrinking kernel bound by latency: the detailed launches had ~15,000 warp instructions
+    ks = KernelSampler(tol=0.02, min_detailed=4, similar=0.1, latency=5000)
+    key = ks.key("step", (8, 8, 1), (16, 16, 1))
+    for uid, (w, cyc) in enumerate(((15002, 6308), (15002, 6316), (14877, 6309), (14877, 6317)), 1):
+        g = ks.record_detailed(key, uid, w, mix, cyc, {})
+    cpi, _, pi = ks.estimate(g)
+    assert g.trend(5000, 4) == 0                       # 6316, 6309, 6317: no steady trend
+    wbar = (15002 + 14877 + 14877) / 3
+    cycles, bound, _ = ks.project(g, 13506, 13506 * 32)
+    assert cycles == 5000 + round(cpi * 13506)
+    assert bound == math.ceil(pi * cpi * 13506 + cpi * (wbar - 13506))
+    assert bound >= 6300 - cycles          # covers the same time a latency-bound launch takes
+    # equal launches without a trend: the prediction interval alone
+    ks = KernelSampler(tol=0.02, min_detailed=4, similar=0.1, latency=100)
+    key = ks.key("k", (4, 1, 1), (64, 1, 1))
+    for uid, cyc in enumerate((2600, 2100, 2120, 2080), 1):
+        g = ks.record_detailed(key, uid, 1000, mix, cyc, {})
+    g = ks.record_detailed(key, 5, 1000, mix, 2100, {})
+    cpi, _, pi = ks.estimate(g)
+    cycles, bound, _ = ks.project(g, 1000, 32000)
+    assert bound == math.ceil(pi * cpi * 1000)
+    assert "cycles_bound_parts" not in ks.projected_info(g, cycles, bound)
 
 
 def test_mix_distance():
