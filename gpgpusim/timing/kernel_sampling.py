@@ -25,9 +25,9 @@ instruction counts:
     the mean CPI x the launch's distance in warp instructions from its group's detailed
     launches, is not known from launches of near-equal counts, so it is stated;
   - the trend (:meth:`Group.trend`): when the detailed launches' cycles move steadily with
-    their place in the group's sequence (a slope whose t statistic passes the 95 % level), that
-    slope times the launch's distance from them (caches and DRAM rows that drift as a loop
-    walks its data);
+    their place in the group's sequence (a slope whose t statistic passes the 95 % level), the
+    least that slope can be at that level times the launch's distance from them (caches and
+    DRAM rows that drift as a loop walks its data);
 * the timing model's scalar counters (cache accesses and misses, DRAM reads and writes, stalls,
   memory-instruction counts, latency sums, ...): the group's count per warp instruction times the
   launch's warp instructions.  High-water marks (``max*``) and the per-unit lists, histograms and
@@ -174,12 +174,17 @@ class Group:
 
     def trend(self, latency: int, seq: int) -> float:
         """Cycles the detailed launches' trend moves a launch at place ``seq`` of the group away
-        from their mean: the least-squares slope of their cycles (less ``latency``) over their
-        places times the distance, when the slope is significant at 95 % (Student's t with
-        n - 2 degrees of freedom; at least three launches used, the warm-up left out); else 0."""
-        pts = [(s.seq, max(0, s.cycles - latency)) for s in self.used()]
+        from their mean, or 0.  The least-squares slope of their cycles (less ``latency``) over
+        their places must be significant at 95 % (Student's t, n - 2 degrees of freedom); then
+        the least the slope can be at that level (``|b| - t * se``) times the distance.  Every
+        detailed launch counts, the warm-up too: at least four are needed (two degrees of
+        freedom), and a cold first launch followed by level ones is a step, which no line fits
+        well enough to pass.  Three points on a line by chance would pass one degree of freedom
+        and, extended over hundreds of launches, state a bound of tens of per cent for a
+        kernel without any trend."""
+        pts = [(s.seq, max(0, s.cycles - latency)) for s in self.samples]
         n = len(pts)
-        if n < 3:
+        if n < 4:
             return 0.0
         mx = sum(x for x, _ in pts) / n
         my = sum(y for _, y in pts) / n
@@ -188,10 +193,8 @@ class Group:
             return 0.0
         b = sum((x - mx) * (y - my) for x, y in pts) / sxx
         resid = sum((y - my - b * (x - mx)) ** 2 for x, y in pts)
-        se = math.sqrt(resid / (n - 2) / sxx)
-        if b == 0 or abs(b) <= t975(n - 2) * se:
-            return 0.0
-        return abs(b) * abs(seq - mx)
+        least = abs(b) - t975(n - 2) * math.sqrt(resid / (n - 2) / sxx)
+        return least * abs(seq - mx) if least > 0 else 0.0
 
 
 def _stdev(xs: list[float]) -> float:
