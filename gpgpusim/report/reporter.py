@@ -559,9 +559,9 @@ class _Spool:
 
 class _Packed:
     """A finished kernel's record, zlib-compressed in the reporter's :class:`_Spool`; in memory,
-    only where it is.  Serialised by ``marshal`` (read back only by this process): a tenth of
-    the time of compact JSON, which was a tenth of a projected launch's cost in a run of small
-    launches.  Read back, it is the record as it was packed, tuples included; a record marshal
+    only where it is.  Serialised by ``marshal`` (read back only by this process): ~15 us with
+    the compression for a projected launch's 3 KB record, against ~110 us as compact JSON, which
+    was about a tenth of such a launch's cost in a run of small launches.  Read back, it is the record as it was packed, tuples included; a record marshal
     cannot hold (a subclass of a built-in type) is packed as its JSON form, as ``-o`` would
     write it anyway.  The indented text is only made if ``-o`` asks."""
 

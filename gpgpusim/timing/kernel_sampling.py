@@ -164,7 +164,6 @@ class Group:
         pi = t975(n - 1) * _stdev(every) * math.sqrt(1 + 1 / n) / mean
         return mean, ci, pi
 
-
     def scaling_gap(self, cpi: float, warp_insn: int) -> float:
         """Cycles between projecting a launch of ``warp_insn`` warp instructions in proportion
         to them and projecting it at the detailed launches' mean count (a kernel whose time does
