@@ -647,6 +647,9 @@ class WrittenState:
             if any(base not in live or live[base].size != new.size for base, (new, _b) in self.bufs.items()):
                 return False
             for base, (new, bits) in self.bufs.items():
-                changed = np.unpackbits(bits, count=new.size).view(np.bool_)
-                np.copyto(live[base], new, where=changed)
+                buf = live[base]
+                for i in range(0, new.size, _DIFF_BLOCK):     # (no full-size mask, as written())
+                    part = new[i:i + _DIFF_BLOCK]
+                    changed = np.unpackbits(bits[i // 8:(i + _DIFF_BLOCK) // 8], count=part.size).view(np.bool_)
+                    np.copyto(buf[i:i + _DIFF_BLOCK], part, where=changed)
         return True

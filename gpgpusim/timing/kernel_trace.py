@@ -265,7 +265,7 @@ class KernelTrace:
             st.thread_insn, st.warp_insn, st.active_insn = ran.stats.thread_insn, ran.stats.warp_insn, \
                 ran.stats.active_insn
             lc.pc_thread, lc.pc_warp, lc.pc_active = ran.pc_thread, ran.pc_warp, ran.pc_active
-            lc.pc_issued = set(ran.pc_issued)
+            lc.pc_issued = ran.pc_issued     # (the screen handed the run over: no copy)
             return
         self._unrecorded = True
         for ch in list(self.open_chunks):
@@ -412,29 +412,26 @@ class _WindowChunk:
         finished run of the launch)."""
         if self.closed:
             return
-        self.closed = True
-        ex = self.ex
-        if ex is not None:
-            ex.hooks.trace = None
-            ex.close()
-        self.ex = self.rec = self.run = None
+        self._detach()
         self.pending = [[] for _ in self.pending]
-        self.kt.open_chunks.remove(self)
 
     def _close(self) -> None:
         """Every warp has exited: the chunk's counts join the launch's."""
+        engine.fold_chunk(self.kt._lc, self._detach())
+        self.kt._maybe_finish()
+        release_free()      # the chunk's registers and lane arrays, now free heap
+
+    def _detach(self) -> Exec:
+        """Mark the chunk closed, close its engine state and take it off the launch's open
+        chunks; returns that state (:meth:`_close` folds its counts into the launch's)."""
         self.closed = True
-        kt = self.kt
         ex: Exec | None = self.ex
         assert ex is not None
         ex.hooks.trace = None
         ex.close()
-        engine.fold_chunk(kt._lc, ex)
         self.ex = self.rec = self.run = None
-        ex = None
-        kt.open_chunks.remove(self)
-        kt._maybe_finish()
-        release_free()      # the chunk's registers and lane arrays, now free heap
+        self.kt.open_chunks.remove(self)
+        return ex
 
 
 def record_kernel(lm: Any, kernel: str, grid, block, dyn_smem_bytes: int, params: bytes, *,
