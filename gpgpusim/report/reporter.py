@@ -605,6 +605,17 @@ def sampling_lines(stats: KernelStats) -> list[str]:
     s = stats.sampling
     if not s:
         return []
+    if s.get("status") == "projected" and s.get("line_groups"):
+        groups = ", ".join(str(g) for g in s["line_groups"])
+        parts = s["cycles_bound_parts"]
+        return [f"gpgpusim_sampling = projected (kernel sampling: from a line through groups {groups}, "
+                f"{s['line_detailed']} launches simulated in detail, against thread instructions; "
+                f"this launch ran functionally)",
+                f"gpu_sim_cycle_projected = {stats.cycles} [projected +-{100 * s['cycles_bound_rel']:.2f} %, "
+                f"+-{s['cycles_bound']} cycles, the line's 95 % interval +-{parts['interval']}, "
+                f"its model error +-{parts['model']}]",
+                f"gpgpusim_sampling_counters = projected (instructions exact; scalar counters scaled "
+                f"from group {s['group']} per warp instruction; per-unit lists and histograms not included)"]
     if s.get("status") == "projected":
         parts = s.get("cycles_bound_parts")
         what = "95 % interval" if not parts else (

@@ -35,6 +35,10 @@ instruction counts:
 * exact, not projected: thread and warp instructions, CTAs, the opcode mix (from the functional
   run).
 
+A launch whose counts have drifted out of every group of its kernel, once three of them have
+converged, is projected from a line through them instead of starting a group of its own
+(:class:`Line`, ``-gpgpusim_sampling_line``).
+
 A group's first detailed launch is kept out of the estimate once the group has three (it sees the
 caches and DRAM rows the previous kernels left: a warm-up).  The projected launches do not touch
 the timing model's state (caches, DRAM, clocks): the next detailed launch starts from the state
@@ -103,6 +107,8 @@ class Sample:
     bound_rel: float = 0.0
     #: its place among the group's launches (0 = the group's first, detailed or projected)
     seq: int = 0
+    #: its thread instructions (the regressor of :class:`Line`); 0 when not known
+    thread_insn: int = 0
 
 
 @dataclass
@@ -164,6 +170,11 @@ class Group:
         pi = t975(n - 1) * _stdev(every) * math.sqrt(1 + 1 / n) / mean
         return mean, ci, pi
 
+    def thread_centre(self) -> float:
+        """The mean thread instructions of :meth:`used` (the group's place on a :class:`Line`)."""
+        used = self.used()
+        return sum(s.thread_insn for s in used) / len(used) if used else 0.0
+
     def scaling_gap(self, cpi: float, warp_insn: int) -> float:
         """Cycles between projecting a launch of ``warp_insn`` warp instructions in proportion
         to them and projecting it at the detailed launches' mean count (a kernel whose time does
@@ -196,6 +207,72 @@ class Group:
         return least * abs(seq - mx) if least > 0 else 0.0
 
 
+@dataclass
+class Line:
+    """A launch projected from a line through the converged groups of its kernel and shape
+    (:meth:`KernelSampler.line`): cycles less the launch latency fitted by least squares
+    against thread instructions over the groups' detailed launches.
+
+    A kernel whose work shrinks or grows launch by launch (an elimination step over fewer rows
+    each time) forms a new group every ``-gpgpusim_sampling_similar`` of drift, and each needs
+    ``-gpgpusim_sampling_min`` detailed launches.  Once three groups have converged, the line
+    through them shows whether cycles follow thread instructions linearly: a bend, or launches
+    that scatter, widen its residuals and so its confidence interval.  A launch is projected
+    from the line when (1) its thread instructions lie within the groups' span, or beyond it by
+    at most that span; (2) its instruction mix is as near to the nearest group's as the groups'
+    mixes are to each other, plus ``similar / 2``; (3) the 95 % confidence interval of the
+    line's value at the launch is within ``-gpgpusim_sampling_tol`` of it, the stopping rule of
+    a group.  Thread instructions follow both a launch's warps and their active lanes: a kernel
+    whose warps stay while fewer of their threads work (a multiplier step) moves along it too.
+
+    The stated bound is the 95 % prediction interval of one launch at that place (the
+    residuals of every detailed launch, the groups' warm-ups included, as a group's interval
+    takes them), plus the mean bound the CTA-sampled detailed launches carry.  The counters
+    are the nearest group's per warp instruction, as :meth:`KernelSampler.project` scales them."""
+
+    groups: list[Group]
+    nearest: Group
+    #: the line's value at the launch (cycles less the launch latency)
+    work: float
+    #: relative half-width of the 95 % confidence interval of ``work`` (the stopping rule)
+    ci_rel: float
+    #: half-width of the 95 % prediction interval of one launch, cycles
+    pi: float
+    #: the line's model error, cycles: the largest error with which the line through all groups
+    #: but one predicts that one's mean (:func:`_leave_one_out`), grown by the launch's distance
+    #: beyond the groups' span in units of that span
+    model: float
+    #: mean relative bound of the CTA-sampled detailed launches
+    inherited: float
+
+
+def _fit(pts: list[tuple[int, int]]) -> tuple[float, float, float] | None:
+    """(mean x, mean y, least-squares slope) of ``pts``, or None when x does not vary."""
+    n = len(pts)
+    mx = sum(x for x, _ in pts) / n
+    my = sum(y for _, y in pts) / n
+    sxx = sum((x - mx) ** 2 for x, _ in pts)
+    if sxx <= 0:
+        return None
+    return mx, my, sum((x - mx) * (y - my) for x, y in pts) / sxx
+
+
+def _leave_one_out(groups: list[Group], latency: int) -> float:
+    """The largest |error| of a line through every group but one (cycles less ``latency``
+    against thread instructions, over :meth:`Group.used`) at that group's mean: what a bend
+    between the groups costs a line that assumes none."""
+    worst = 0.0
+    for g in groups:
+        used = g.used()
+        gx = sum(s.thread_insn for s in used) / len(used)
+        gy = sum(max(0, s.cycles - latency) for s in used) / len(used)
+        fit = _fit([(s.thread_insn, max(0, s.cycles - latency)) for h in groups if h is not g for s in h.used()])
+        if fit is not None:
+            mx, my, b = fit
+            worst = max(worst, abs(gy - my - b * (gx - mx)))
+    return worst
+
+
 def _stdev(xs: list[float]) -> float:
     m = sum(xs) / len(xs)
     return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
@@ -206,11 +283,15 @@ class KernelSampler:
     projected, and the projection (see the module docstring)."""
 
     def __init__(self, tol: float = 0.02, min_detailed: int = 4, similar: float = 0.1,
-                 latency: int = 0) -> None:
+                 latency: int = 0, lines: bool = True) -> None:
         self.tol = tol
         self.min_detailed = max(2, min_detailed)
         self.similar = similar
         self.latency = latency
+        #: project launches from a :class:`Line` through converged groups (``-gpgpusim_sampling_line``)
+        self.lines = lines
+        #: launches projected from a line
+        self.line_projected = 0
         self.groups: list[Group] = []
         self._by_key: dict[tuple[Any, ...], list[Group]] = {}
 
@@ -228,7 +309,8 @@ class KernelSampler:
         return cls(tol=float(opt("gpgpusim_sampling_tol", 0.02)),
                    min_detailed=int(opt("gpgpusim_sampling_min", 4)),
                    similar=float(opt("gpgpusim_sampling_similar", 0.1)),
-                   latency=int(opt("gpgpu_kernel_launch_latency", 0) or 0))
+                   latency=int(opt("gpgpu_kernel_launch_latency", 0) or 0),
+                   lines=bool(int(opt("gpgpusim_sampling_line", 1))))
 
     # ------------------------------------------------------------------ grouping
     @staticmethod
@@ -258,7 +340,8 @@ class KernelSampler:
         return None
 
     def record_detailed(self, key: tuple[Any, ...], uid: int, warp_insn: int, opcode_counts: dict[str, int],
-                        cycles: int, counters: dict[str, int], bound_rel: float = 0.0) -> Group:
+                        cycles: int, counters: dict[str, int], bound_rel: float = 0.0,
+                        thread_insn: int = 0) -> Group:
         """A launch of ``key`` was simulated in detail: add it to its group (a new one when none
         matches); ``bound_rel``: its own relative bound when CTA sampling projected part of it."""
         g = self.match(key, warp_insn, opcode_counts)
@@ -266,9 +349,78 @@ class KernelSampler:
             g = Group(len(self.groups) + 1, key[0], key[1], key[2], warp_insn, opcode_mix(opcode_counts))
             self.groups.append(g)
             self._by_key.setdefault(key, []).append(g)
-        g.samples.append(Sample(uid, warp_insn, cycles, counters, bound_rel, seq=g.launches))
+        g.samples.append(Sample(uid, warp_insn, cycles, counters, bound_rel, seq=g.launches,
+                                thread_insn=thread_insn))
         g.launches += 1
         return g
+
+    def line(self, key: tuple[Any, ...], thread_insn: int, opcode_counts: dict[str, int]) -> Line | None:
+        """The :class:`Line` a launch of ``key`` with ``thread_insn`` thread instructions and this
+        instruction mix is projected from, or None (fewer than three converged groups with
+        thread counts, a launch outside their reach, or a line not known well enough there)."""
+        if not self.lines:
+            return None
+        groups = [g for g in self._by_key.get(key, ()) if self.converged(g)
+                  and all(s.thread_insn > 0 for s in g.samples)]
+        if len(groups) < 3:
+            return None
+        centres = [g.thread_centre() for g in groups]
+        lo, hi = min(centres), max(centres)
+        span = hi - lo
+        if span <= 0 or not lo - span <= thread_insn <= hi + span:
+            return None
+        nearest = min(groups, key=lambda g: abs(g.thread_centre() - thread_insn))
+        spread = max(mix_distance(g.mix, nearest.mix) for g in groups)
+        if mix_distance(opcode_mix(opcode_counts), nearest.mix) > spread + self.similar / 2:
+            return None
+        lat = self.latency
+        used = [(s.thread_insn, max(0, s.cycles - lat)) for g in groups for s in g.used()]
+        every = [(s.thread_insn, max(0, s.cycles - lat)) for g in groups for s in g.samples]
+        n = len(used)
+        mx = sum(x for x, _ in used) / n
+        my = sum(y for _, y in used) / n
+        sxx = sum((x - mx) ** 2 for x, _ in used)
+        if n < 4 or sxx <= 0:
+            return None
+        b = sum((x - mx) * (y - my) for x, y in used) / sxx
+        work = my + b * (thread_insn - mx)
+        if work <= 0:
+            return None
+        lev = 1 / n + (thread_insn - mx) ** 2 / sxx
+        s_used = math.sqrt(sum((y - my - b * (x - mx)) ** 2 for x, y in used) / (n - 2))
+        ci_rel = t975(n - 2) * s_used * math.sqrt(lev) / work
+        if ci_rel > self.tol:
+            return None
+        m = len(every)
+        s_every = math.sqrt(sum((y - my - b * (x - mx)) ** 2 for x, y in every) / (m - 2))
+        pi = t975(m - 2) * s_every * math.sqrt(1 + lev)
+        beyond = max(lo - thread_insn, thread_insn - hi, 0)
+        model = _leave_one_out(groups, lat) * (1 + beyond / span)
+        samples = [s for g in groups for s in g.used()]
+        inherited = sum(s.bound_rel for s in samples) / len(samples)
+        return Line(groups, nearest, work, ci_rel, pi, model, inherited)
+
+    def project_line(self, ln: Line, warp_insn: int, thread_insn: int) -> tuple[int, int, dict[str, int]]:
+        """(cycles, 95 % error bound in cycles, per-kernel counters) of a launch projected from
+        ``ln`` (:meth:`line`)."""
+        cycles = self.latency + int(round(ln.work))
+        bound = int(math.ceil(ln.pi + ln.model + ln.inherited * ln.work))
+        w, totals = ln.nearest.sums()
+        counters = {name: int(round(total * warp_insn / w)) if w else 0 for name, total in totals.items()}
+        counters["gpgpu_n_tot_thrd_icount"] = thread_insn
+        counters["gpgpu_n_tot_w_icount"] = warp_insn
+        self.line_projected += 1
+        return cycles, bound, counters
+
+    def line_info(self, ln: Line, cycles: int, bound: int) -> dict[str, Any]:
+        """The report's ``sampling`` entry of a launch projected from a line."""
+        return {"mode": "kernel", "status": "projected", "group": ln.nearest.gid,
+                "group_detailed": len(ln.nearest.samples), "line_groups": [g.gid for g in ln.groups],
+                "line_detailed": sum(len(g.samples) for g in ln.groups), "line_ci_rel": ln.ci_rel,
+                "cycles_bound": bound, "cycles_bound_rel": bound / cycles if cycles else 0.0,
+                "cycles_bound_parts": {"interval": int(math.ceil(ln.pi + ln.inherited * ln.work)),
+                                       "model": int(math.ceil(ln.model))},
+                "projected_counters": "scalar"}
 
     # ------------------------------------------------------------------ projection
     def project(self, g: Group, warp_insn: int, thread_insn: int) -> tuple[int, int, dict[str, int]]:

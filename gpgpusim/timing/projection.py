@@ -56,7 +56,10 @@ def project_launch(gpu: TimingGpu, rec: KernelRecord, key: Any) -> bool:
                 return False
             raise
         group = ks.match(key, int(stats.warp_insn), dict(stats.opcode_counts))
-        if (group is None or not ks.converged(group)) and saved.restorable():
+        if group is not None and not ks.converged(group):
+            group = None
+        line = None if group is not None else ks.line(key, int(stats.thread_insn), dict(stats.opcode_counts))
+        if group is None and line is None and saved.restorable():
             saved.restore()
             return False
     finally:
@@ -75,11 +78,16 @@ def project_launch(gpu: TimingGpu, rec: KernelRecord, key: Any) -> bool:
             sys.stdout.write(text)
             sys.stdout.flush()
     rec.stats = stats
-    if group is None or not ks.converged(group):
-        # memory could not be put back (the kernel allocated device memory): keep the run
-        # and project from the nearest converged group of the launch's shape
-        group = next(g for g in ks.groups if ks.key(g.name, g.grid, g.block) == key and ks.converged(g))
-    cycles, bound, proj = ks.project(group, int(stats.warp_insn), int(stats.thread_insn))
+    if line is not None:
+        cycles, bound, proj = ks.project_line(line, int(stats.warp_insn), int(stats.thread_insn))
+        info = ks.line_info(line, cycles, bound)
+    else:
+        if group is None:
+            # memory could not be put back (the kernel allocated device memory): keep the run
+            # and project from the nearest converged group of the launch's shape
+            group = next(g for g in ks.groups if ks.key(g.name, g.grid, g.block) == key and ks.converged(g))
+        cycles, bound, proj = ks.project(group, int(stats.warp_insn), int(stats.thread_insn))
+        info = ks.projected_info(group, cycles, bound)
     report = gpu._report_stats(rec)
     report.cycles = cycles
     for name, v in proj.items():
@@ -88,7 +96,7 @@ def project_launch(gpu: TimingGpu, rec: KernelRecord, key: Any) -> bool:
     # the timing model did not run: its per-unit counters are those the last detailed launch
     # left, so the compact report carries only the scalar counters the projection changed
     report.counters = with_offset(gpu, gpu.stats.snapshot() if full else scalar_counters(gpu.stats.values))
-    report.sampling = ks.projected_info(group, cycles, bound)
+    report.sampling = info
     report.sampling["mode"] = gpu.sampling_mode
     report.sampling["report"] = "full" if full else "compact"
     rec.report_stats = report
@@ -143,7 +151,8 @@ def sample_detailed(gpu: TimingGpu, run: KernelRun, report: Any, alone: bool) ->
     ks = gpu.ksampler
     if ks is not None and alone and run.sample_key is not None and report.cycles is not None:
         g = ks.record_detailed(run.sample_key, run.rec.uid, report.warp_insn, dict(report.opcode_counts),
-                               report.cycles, delta, cta["cycles_bound_rel"] if cta is not None else 0.0)
+                               report.cycles, delta, cta["cycles_bound_rel"] if cta is not None else 0.0,
+                               report.thread_insn)
         report.sampling = ks.detailed_info(g)
     else:
         report.sampling = {"mode": gpu.sampling_mode, "status": "detailed", "group": None}

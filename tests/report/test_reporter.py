@@ -418,6 +418,22 @@ def test_a_projected_launch_names_the_parts_of_a_widened_bound():
                         "instruction scaling +-111, trend +-0]")
 
 
+def test_a_launch_projected_from_a_line_names_its_groups_and_bound():
+    from gpgpusim.report.reporter import sampling_lines
+
+    info = {"mode": "kernel", "status": "projected", "group": 8, "group_detailed": 4, "line_groups": [2, 3, 6, 8],
+            "line_detailed": 16, "line_ci_rel": 0.01, "cycles_bound": 185, "cycles_bound_rel": 185 / 6292,
+            "cycles_bound_parts": {"interval": 148, "model": 37}}
+    lines = sampling_lines(KernelStats("k", 9, thread_insn=10, warp_insn=1, ctas=1, cycles=6292, sampling=info))
+    assert lines == [
+        "gpgpusim_sampling = projected (kernel sampling: from a line through groups 2, 3, 6, 8, 16 launches "
+        "simulated in detail, against thread instructions; this launch ran functionally)",
+        "gpu_sim_cycle_projected = 6292 [projected +-2.94 %, +-185 cycles, the line's 95 % interval +-148, "
+        "its model error +-37]",
+        "gpgpusim_sampling_counters = projected (instructions exact; scalar counters scaled from group 8 per "
+        "warp instruction; per-unit lists and histograms not included)"]
+
+
 def test_unsampled_kernels_have_no_sampling_fields():
     rep, lines, clock = make()
     rep.kernel_end(KernelStats("k", 1, thread_insn=10, warp_insn=1, ctas=1, cycles=10))

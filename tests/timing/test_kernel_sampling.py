@@ -142,6 +142,89 @@ def test_bound_states_the_scaling_gap_and_a_steady_trend():
     assert "cycles_bound_parts" not in ks.projected_info(g, cycles, bound)
 
 
+def _line_sampler(points: list[tuple[int, list[int]]], lines: bool = True) -> tuple[KernelSampler, tuple]:
+    """A sampler with one converged group per ``(thread instructions, cycles of its detailed
+    launches)`` (32 threads a warp, latency 5000)."""
+    ks = KernelSampler(tol=0.02, min_detailed=4, similar=0.1, latency=5000, lines=lines)
+    key = ks.key("step", (8, 8, 1), (16, 16, 1))
+    uid = 0
+    for t, cycles in points:
+        for cyc in cycles:
+            uid += 1
+            ks.record_detailed(key, uid, t // 32, {"ld": 1, "add": 1}, cyc, {"L2_total_cache_accesses": t // 100},
+                               thread_insn=t)
+    assert all(ks.converged(g) for g in ks.groups) and len(ks.groups) == len(points)
+    return ks, key
+
+
+def test_a_line_through_three_groups_projects_a_drifting_launch():
+    """A launch in no group, near three converged groups of its kernel, is projected from the
+    least-squares line of cycles (less the latency) against thread instructions through their
+    used launches; its bound is the line's prediction interval (every launch's residual, the
+    warm-ups' too) plus the largest leave-one-out error, grown beyond the groups' span."""
+    mix = {"ld": 1, "add": 1}
+    # work 1000 + t / 1000 cycles, warm-ups 20 cycles slower, +-1 cycle of noise
+    pts = [(700000, [6720, 6701, 6699, 6700]), (600000, [6620, 6601, 6599, 6600]),
+           (500000, [6520, 6501, 6499, 6500])]
+    ks, key = _line_sampler(pts)
+    assert ks.match(key, 400000 // 32, mix) is None
+    ln = ks.line(key, 400000, mix)
+    assert ln is not None and ln.nearest is ks.groups[2] and ln.groups == ks.groups
+    assert ln.work == pytest.approx(1400)
+    used = [(t, c - 5000) for t, cs in pts for c in cs[1:]]
+    every = [(t, c - 5000) for t, cs in pts for c in cs]
+    lev = 1 / 9 + (400000 - 600000) ** 2 / sum((t - 600000) ** 2 for t, _ in used)
+    s_used = math.sqrt(sum((y - 1000 - t / 1000) ** 2 for t, y in used) / 7)
+    s_every = math.sqrt(sum((y - 1000 - t / 1000) ** 2 for t, y in every) / 10)
+    assert ln.ci_rel == pytest.approx(t975(7) * s_used * math.sqrt(lev) / 1400)
+    assert ln.pi == pytest.approx(t975(10) * s_every * math.sqrt(1 + lev))
+    assert ln.model == pytest.approx(0)        # each group's mean on the line through the others
+    cycles, bound, counters = ks.project_line(ln, 400000 // 32, 400000)
+    assert cycles == 6400 and bound == math.ceil(ln.pi)
+    # the nearest group's L2 accesses (5000 a launch of 15625 warp instructions) per warp instruction
+    assert counters["L2_total_cache_accesses"] == round(15000 * 12500 / 46875)
+    assert counters["gpgpu_n_tot_thrd_icount"] == 400000 and ks.line_projected == 1
+    info = ks.line_info(ln, cycles, bound)
+    assert info["status"] == "projected" and info["line_groups"] == [1, 2, 3] and info["group"] == 3
+    assert info["cycles_bound_parts"] == {"interval": bound, "model": 0}
+    # between the groups too; not beyond their span (200,000) past the edge, nor for another mix,
+    # nor with the option off, nor from two groups
+    assert ks.line(key, 550000, mix) is not None
+    assert ks.line(key, 290000, mix) is None and ks.line(key, 310000, mix) is not None
+    assert ks.line(key, 400000, {"ld": 1, "add": 1, "mul": 2}) is None
+    assert _line_sampler(pts, lines=False)[0].line(_line_sampler(pts)[1], 400000, mix) is None
+    two, key2 = _line_sampler(pts[:2])
+    assert two.line(key2, 500000, mix) is None
+    # a bend: the middle group 30 cycles above the others' line.  The model error is the
+    # largest leave-one-out error (the line through the middle and last groups misses the first
+    # by 60 cycles), grown by the distance beyond the span (x 1.25 at 50,000 past it); further
+    # out the bend's residuals widen the confidence interval past the tolerance
+    bent, key3 = _line_sampler([pts[0], (600000, [6650, 6631, 6629, 6630]), pts[2]])
+    near = bent.line(key3, 450000, mix)
+    assert near is not None and near.model == pytest.approx(60 * 1.25)
+    assert bent.line(key3, 350000, mix) is None
+
+
+def test_a_kernel_whose_work_grows_is_projected_from_a_line_of_its_groups():
+    """ADD_LOOP at 10, 20 and 30 trips (three groups of three detailed launches), then at 25,
+    40 and 45 trips (in no group): projected from the line through the three, at the cycles the
+    full simulation gives (the kernel's time is linear in its trips); memory is exact."""
+    reps = [10] * 3 + [20] * 3 + [30] * 3 + [25, 40, 45]
+    _, full, mem_full = _launches(reps, [])
+    gpu, samp, mem = _launches(reps, SAMPLE)
+    assert (mem == sum(reps)).all() and (mem_full == mem).all()
+    assert [r.report_stats.sampling["status"] for r in samp[9:]] == ["projected"] * 3
+    assert [r.report_stats.sampling["line_groups"] for r in samp[9:]] == [[1, 2, 3]] * 3
+    assert [r.report_stats.sampling["group"] for r in samp[9:]] == [2, 3, 3]
+    assert [r.report_stats.cycles for r in samp] == [r.report_stats.cycles for r in full]
+    assert [r.report_stats.cycles for r in samp[9:]] == [966, 1251, 1346]
+    assert [r.report_stats.sampling["cycles_bound"] for r in samp[9:]] == [149, 198, 222]
+    assert gpu.ksampler is not None and gpu.ksampler.line_projected == 3
+    # off: the three form groups of their own, simulated in detail
+    _, off, _ = _launches(reps, SAMPLE + ["-gpgpusim_sampling_line 0"])
+    assert [r.report_stats.sampling["status"] for r in off[9:]] == ["detailed"] * 3
+
+
 def test_mix_distance():
     assert mix_distance({"a": 0.5, "b": 0.5}, {"a": 0.5, "b": 0.5}) == 0
     assert mix_distance({"a": 1.0}, {"b": 1.0}) == 1

@@ -103,6 +103,11 @@ EXTENSIONS = [
     Legacy("gpgpusim_sampling_similar", "sampling_similar", "0.1",
            "kernel sampling: launches group together when their warp instruction counts are within "
            "this fraction and their instruction mixes within half of it (total variation)", "float"),
+    Legacy("gpgpusim_sampling_line", "sampling_line", "1",
+           "kernel sampling: a launch that falls in no converged group, but near three or more "
+           "converged groups of its kernel and launch shape, is projected from a line fitted "
+           "through them (cycles against thread instructions) when the line is known there within "
+           "-gpgpusim_sampling_tol (1); 0 = such a launch forms a group of its own", "int"),
     Legacy("gpgpusim_sampling_full_stats", "sampling_full_stats", "0",
            "kernel sampling: a projected launch's statistics block and -o JSON record hold every "
            "counter, the per-unit sections (per-core L1, per-bank L2, per-channel DRAM, "
