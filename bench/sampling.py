@@ -58,6 +58,7 @@ PROGRAMS: dict[str, tuple[Path, list[str]]] = {
 #: the speed-up grows with them (a full run of ``stencil_long`` takes ~20 min of CPU here)
 LONG: dict[str, tuple[Path, list[str]]] = {
     "stencil_long": (BIN / "stencil", ["256", "256", "1000"]),
+    "gauss_long": (BIN / "gauss", ["256"]),
 }
 ALL = {**PROGRAMS, **LONG}
 

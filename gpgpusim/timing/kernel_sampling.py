@@ -246,6 +246,47 @@ class Line:
     inherited: float
 
 
+@dataclass(frozen=True)
+class _LineFit:
+    """What :meth:`KernelSampler.line` needs of the line through some converged groups: the
+    groups' span in thread instructions, the fit over their used launches (``n`` of them) and
+    its residuals over those and over every detailed launch (``m``), the leave-one-out model
+    error and the mean bound the CTA-sampled launches pass on."""
+
+    groups: list[Group]
+    lo: float
+    hi: float
+    span: float
+    n: int
+    m: int
+    mx: float
+    my: float
+    sxx: float
+    b: float
+    s_used: float
+    s_every: float
+    loo: float
+    inherited: float
+
+    @classmethod
+    def through(cls, groups: list[Group], latency: int) -> _LineFit | None:
+        centres = [g.thread_centre() for g in groups]
+        lo, hi = min(centres), max(centres)
+        used = [(s.thread_insn, max(0, s.cycles - latency)) for g in groups for s in g.used()]
+        every = [(s.thread_insn, max(0, s.cycles - latency)) for g in groups for s in g.samples]
+        fit = _fit(used)
+        if hi <= lo or fit is None or len(used) < 4:
+            return None
+        mx, my, b = fit
+        n, m = len(used), len(every)
+        s_used = math.sqrt(sum((y - my - b * (x - mx)) ** 2 for x, y in used) / (n - 2))
+        s_every = math.sqrt(sum((y - my - b * (x - mx)) ** 2 for x, y in every) / (m - 2))
+        samples = [s for g in groups for s in g.used()]
+        return cls(groups, lo, hi, hi - lo, n, m, mx, my, sum((x - mx) ** 2 for x, _ in used), b,
+                   s_used, s_every, _leave_one_out(groups, latency),
+                   sum(s.bound_rel for s in samples) / len(samples))
+
+
 def _fit(pts: list[tuple[int, int]]) -> tuple[float, float, float] | None:
     """(mean x, mean y, least-squares slope) of ``pts``, or None when x does not vary."""
     n = len(pts)
@@ -292,6 +333,8 @@ class KernelSampler:
         self.lines = lines
         #: launches projected from a line
         self.line_projected = 0
+        #: per key: (its converged groups and their detailed launches, their line)
+        self._fits: dict[tuple[Any, ...], tuple[tuple[tuple[int, int], ...], _LineFit | None]] = {}
         self.groups: list[Group] = []
         self._by_key: dict[tuple[Any, ...], list[Group]] = {}
 
@@ -358,47 +401,39 @@ class KernelSampler:
         """The :class:`Line` a launch of ``key`` with ``thread_insn`` thread instructions and this
         instruction mix is projected from, or None (fewer than three converged groups with
         thread counts, a launch outside their reach, or a line not known well enough there)."""
-        if not self.lines:
+        fit = self._line_fit(key) if self.lines else None
+        if fit is None:
             return None
-        groups = [g for g in self._by_key.get(key, ()) if self.converged(g)
-                  and all(s.thread_insn > 0 for s in g.samples)]
-        if len(groups) < 3:
+        if not fit.lo - fit.span <= thread_insn <= fit.hi + fit.span:
             return None
-        centres = [g.thread_centre() for g in groups]
-        lo, hi = min(centres), max(centres)
-        span = hi - lo
-        if span <= 0 or not lo - span <= thread_insn <= hi + span:
-            return None
-        nearest = min(groups, key=lambda g: abs(g.thread_centre() - thread_insn))
-        spread = max(mix_distance(g.mix, nearest.mix) for g in groups)
+        nearest = min(fit.groups, key=lambda g: abs(g.thread_centre() - thread_insn))
+        spread = max(mix_distance(g.mix, nearest.mix) for g in fit.groups)
         if mix_distance(opcode_mix(opcode_counts), nearest.mix) > spread + self.similar / 2:
             return None
-        lat = self.latency
-        used = [(s.thread_insn, max(0, s.cycles - lat)) for g in groups for s in g.used()]
-        every = [(s.thread_insn, max(0, s.cycles - lat)) for g in groups for s in g.samples]
-        n = len(used)
-        mx = sum(x for x, _ in used) / n
-        my = sum(y for _, y in used) / n
-        sxx = sum((x - mx) ** 2 for x, _ in used)
-        if n < 4 or sxx <= 0:
-            return None
-        b = sum((x - mx) * (y - my) for x, y in used) / sxx
-        work = my + b * (thread_insn - mx)
+        work = fit.my + fit.b * (thread_insn - fit.mx)
         if work <= 0:
             return None
-        lev = 1 / n + (thread_insn - mx) ** 2 / sxx
-        s_used = math.sqrt(sum((y - my - b * (x - mx)) ** 2 for x, y in used) / (n - 2))
-        ci_rel = t975(n - 2) * s_used * math.sqrt(lev) / work
+        lev = 1 / fit.n + (thread_insn - fit.mx) ** 2 / fit.sxx
+        ci_rel = t975(fit.n - 2) * fit.s_used * math.sqrt(lev) / work
         if ci_rel > self.tol:
             return None
-        m = len(every)
-        s_every = math.sqrt(sum((y - my - b * (x - mx)) ** 2 for x, y in every) / (m - 2))
-        pi = t975(m - 2) * s_every * math.sqrt(1 + lev)
-        beyond = max(lo - thread_insn, thread_insn - hi, 0)
-        model = _leave_one_out(groups, lat) * (1 + beyond / span)
-        samples = [s for g in groups for s in g.used()]
-        inherited = sum(s.bound_rel for s in samples) / len(samples)
-        return Line(groups, nearest, work, ci_rel, pi, model, inherited)
+        pi = t975(fit.m - 2) * fit.s_every * math.sqrt(1 + lev)
+        beyond = max(fit.lo - thread_insn, thread_insn - fit.hi, 0)
+        model = fit.loo * (1 + beyond / fit.span)
+        return Line(fit.groups, nearest, work, ci_rel, pi, model, fit.inherited)
+
+    def _line_fit(self, key: tuple[Any, ...]) -> _LineFit | None:
+        """The least-squares line through the converged groups of ``key`` (None with fewer than
+        three, or no spread in thread instructions), fitted once per change of their samples."""
+        groups = [g for g in self._by_key.get(key, ()) if self.converged(g)
+                  and all(s.thread_insn > 0 for s in g.samples)]
+        sig = tuple((g.gid, len(g.samples)) for g in groups)
+        cached = self._fits.get(key)
+        if cached is not None and cached[0] == sig:
+            return cached[1]
+        fit = _LineFit.through(groups, self.latency) if len(groups) >= 3 else None
+        self._fits[key] = (sig, fit)
+        return fit
 
     def project_line(self, ln: Line, warp_insn: int, thread_insn: int) -> tuple[int, int, dict[str, int]]:
         """(cycles, 95 % error bound in cycles, per-kernel counters) of a launch projected from
