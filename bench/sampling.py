@@ -55,7 +55,8 @@ PROGRAMS: dict[str, tuple[Path, list[str]]] = {
 }
 
 #: programs run only when named in --programs: the same kernels at more launches, to show how
-#: the speed-up grows with them (a full run of ``stencil_long`` takes ~20 min of CPU here)
+#: the speed-up grows with them, and where it does not (a full run of ``stencil_long`` takes ~20
+#: min of CPU here, ``gauss_long`` ~4.5)
 LONG: dict[str, tuple[Path, list[str]]] = {
     "stencil_long": (BIN / "stencil", ["256", "256", "1000"]),
     "gauss_long": (BIN / "gauss", ["256"]),

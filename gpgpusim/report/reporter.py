@@ -613,7 +613,7 @@ def sampling_lines(stats: KernelStats) -> list[str]:
                 f"this launch ran functionally)",
                 f"gpu_sim_cycle_projected = {stats.cycles} [projected +-{100 * s['cycles_bound_rel']:.2f} %, "
                 f"+-{s['cycles_bound']} cycles, the line's 95 % interval +-{parts['interval']}, "
-                f"its model error +-{parts['model']}]",
+                f"its model error +-{parts['model']}, beyond its groups +-{parts.get('beyond', 0)}]",
                 f"gpgpusim_sampling_counters = projected (instructions exact; scalar counters scaled "
                 f"from group {s['group']} per warp instruction; per-unit lists and histograms not included)"]
     if s.get("status") == "projected":

@@ -225,10 +225,15 @@ class Line:
     a group.  Thread instructions follow both a launch's warps and their active lanes: a kernel
     whose warps stay while fewer of their threads work (a multiplier step) moves along it too.
 
-    The stated bound is the 95 % prediction interval of one launch at that place (the
-    residuals of every detailed launch, the groups' warm-ups included, as a group's interval
-    takes them), plus the mean bound the CTA-sampled detailed launches carry.  The counters
-    are the nearest group's per warp instruction, as :meth:`KernelSampler.project` scales them."""
+    The stated bound is the sum of the 95 % prediction interval of one launch at that place
+    (the residuals of every detailed launch, the groups' warm-ups included, as a group's
+    interval takes them); the model error (the largest error of a line through all groups but
+    one at that one's mean: a bend between them); beyond the groups, the slope there unmeasured,
+    the larger gap between the line's continuation and not scaling at all or scaling in
+    proportion from the line's value at the edge (a kernel flat over the groups that starts to
+    scale past them, a multiplier step whose time stays while it has work for every warp); and
+    the mean bound the CTA-sampled detailed launches carry.  The counters are the nearest
+    group's per warp instruction, as :meth:`KernelSampler.project` scales them."""
 
     groups: list[Group]
     nearest: Group
@@ -239,9 +244,11 @@ class Line:
     #: half-width of the 95 % prediction interval of one launch, cycles
     pi: float
     #: the line's model error, cycles: the largest error with which the line through all groups
-    #: but one predicts that one's mean (:func:`_leave_one_out`), grown by the launch's distance
-    #: beyond the groups' span in units of that span
+    #: but one predicts that one's mean (:func:`_leave_one_out`)
     model: float
+    #: beyond the groups, cycles: the larger gap between the line's continuation from the
+    #: nearer edge and, there, not scaling at all or scaling in proportion to thread instructions
+    beyond: float
     #: mean relative bound of the CTA-sampled detailed launches
     inherited: float
 
@@ -418,9 +425,13 @@ class KernelSampler:
         if ci_rel > self.tol:
             return None
         pi = t975(fit.m - 2) * fit.s_every * math.sqrt(1 + lev)
-        beyond = max(fit.lo - thread_insn, thread_insn - fit.hi, 0)
-        model = fit.loo * (1 + beyond / fit.span)
-        return Line(fit.groups, nearest, work, ci_rel, pi, model, fit.inherited)
+        edge = fit.lo if thread_insn < fit.lo else fit.hi if thread_insn > fit.hi else thread_insn
+        at_edge = fit.my + fit.b * (edge - fit.mx)
+        d = abs(thread_insn - edge)
+        # beyond the groups the slope is not measured: it may be anything from not scaling at
+        # all to scaling in proportion, from the line's value at the edge
+        beyond = max(abs(fit.b), abs(at_edge / edge - fit.b)) * d if d else 0.0
+        return Line(fit.groups, nearest, work, ci_rel, pi, fit.loo, beyond, fit.inherited)
 
     def _line_fit(self, key: tuple[Any, ...]) -> _LineFit | None:
         """The least-squares line through the converged groups of ``key`` (None with fewer than
@@ -439,7 +450,7 @@ class KernelSampler:
         """(cycles, 95 % error bound in cycles, per-kernel counters) of a launch projected from
         ``ln`` (:meth:`line`)."""
         cycles = self.latency + int(round(ln.work))
-        bound = int(math.ceil(ln.pi + ln.model + ln.inherited * ln.work))
+        bound = int(math.ceil(ln.pi + ln.model + ln.beyond + ln.inherited * ln.work))
         w, totals = ln.nearest.sums()
         counters = {name: int(round(total * warp_insn / w)) if w else 0 for name, total in totals.items()}
         counters["gpgpu_n_tot_thrd_icount"] = thread_insn
@@ -454,7 +465,7 @@ class KernelSampler:
                 "line_detailed": sum(len(g.samples) for g in ln.groups), "line_ci_rel": ln.ci_rel,
                 "cycles_bound": bound, "cycles_bound_rel": bound / cycles if cycles else 0.0,
                 "cycles_bound_parts": {"interval": int(math.ceil(ln.pi + ln.inherited * ln.work)),
-                                       "model": int(math.ceil(ln.model))},
+                                       "model": int(math.ceil(ln.model)), "beyond": int(math.ceil(ln.beyond))},
                 "projected_counters": "scalar"}
 
     # ------------------------------------------------------------------ projection

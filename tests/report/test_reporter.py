@@ -423,13 +423,13 @@ def test_a_launch_projected_from_a_line_names_its_groups_and_bound():
 
     info = {"mode": "kernel", "status": "projected", "group": 8, "group_detailed": 4, "line_groups": [2, 3, 6, 8],
             "line_detailed": 16, "line_ci_rel": 0.01, "cycles_bound": 185, "cycles_bound_rel": 185 / 6292,
-            "cycles_bound_parts": {"interval": 148, "model": 37}}
+            "cycles_bound_parts": {"interval": 148, "model": 12, "beyond": 25}}
     lines = sampling_lines(KernelStats("k", 9, thread_insn=10, warp_insn=1, ctas=1, cycles=6292, sampling=info))
     assert lines == [
         "gpgpusim_sampling = projected (kernel sampling: from a line through groups 2, 3, 6, 8, 16 launches "
         "simulated in detail, against thread instructions; this launch ran functionally)",
         "gpu_sim_cycle_projected = 6292 [projected +-2.94 %, +-185 cycles, the line's 95 % interval +-148, "
-        "its model error +-37]",
+        "its model error +-12, beyond its groups +-25]",
         "gpgpusim_sampling_counters = projected (instructions exact; scalar counters scaled from group 8 per "
         "warp instruction; per-unit lists and histograms not included)"]
 

@@ -179,14 +179,20 @@ def test_a_line_through_three_groups_projects_a_drifting_launch():
     assert ln.ci_rel == pytest.approx(t975(7) * s_used * math.sqrt(lev) / 1400)
     assert ln.pi == pytest.approx(t975(10) * s_every * math.sqrt(1 + lev))
     assert ln.model == pytest.approx(0)        # each group's mean on the line through the others
+    # 100,000 below the last group: the line falls 100 cycles there, in proportion from its
+    # 1500 at the edge it would fall 300; the larger gap, 200, is stated
+    assert ln.beyond == pytest.approx(200)
     cycles, bound, counters = ks.project_line(ln, 400000 // 32, 400000)
-    assert cycles == 6400 and bound == math.ceil(ln.pi)
+    assert cycles == 6400 and bound == math.ceil(ln.pi + 200)
     # the nearest group's L2 accesses (5000 a launch of 15625 warp instructions) per warp instruction
     assert counters["L2_total_cache_accesses"] == round(15000 * 12500 / 46875)
     assert counters["gpgpu_n_tot_thrd_icount"] == 400000 and ks.line_projected == 1
     info = ks.line_info(ln, cycles, bound)
     assert info["status"] == "projected" and info["line_groups"] == [1, 2, 3] and info["group"] == 3
-    assert info["cycles_bound_parts"] == {"interval": bound, "model": 0}
+    assert info["cycles_bound_parts"] == {"interval": math.ceil(ln.pi), "model": 0, "beyond": 200}
+    # among the groups nothing is beyond
+    inside = ks.line(key, 550000, mix)
+    assert inside is not None and inside.beyond == 0
     # between the groups too; not beyond their span (200,000) past the edge, nor for another mix,
     # nor with the option off, nor from two groups
     assert ks.line(key, 550000, mix) is not None
@@ -197,12 +203,18 @@ def test_a_line_through_three_groups_projects_a_drifting_launch():
     assert two.line(key2, 500000, mix) is None
     # a bend: the middle group 30 cycles above the others' line.  The model error is the
     # largest leave-one-out error (the line through the middle and last groups misses the first
-    # by 60 cycles), grown by the distance beyond the span (x 1.25 at 50,000 past it); further
-    # out the bend's residuals widen the confidence interval past the tolerance
+    # by 60 cycles); further out the bend's residuals widen the confidence interval past the
+    # tolerance
     bent, key3 = _line_sampler([pts[0], (600000, [6650, 6631, 6629, 6630]), pts[2]])
     near = bent.line(key3, 450000, mix)
-    assert near is not None and near.model == pytest.approx(60 * 1.25)
+    assert near is not None and near.model == pytest.approx(60)
     assert bent.line(key3, 350000, mix) is None
+    # a kernel flat over its groups (the same cycles at every thread count) states, past them,
+    # the gap to scaling in proportion: its line has no residual to widen the interval
+    flat, key4 = _line_sampler([(t, [6000, 6000, 6000, 6000]) for t, _ in pts])
+    far = flat.line(key4, 400000, mix)
+    assert far is not None and far.pi == 0 and far.model == 0
+    assert far.beyond == pytest.approx(1000 * 100000 / 500000)
 
 
 def test_a_kernel_whose_work_grows_is_projected_from_a_line_of_its_groups():
@@ -218,7 +230,10 @@ def test_a_kernel_whose_work_grows_is_projected_from_a_line_of_its_groups():
     assert [r.report_stats.sampling["group"] for r in samp[9:]] == [2, 3, 3]
     assert [r.report_stats.cycles for r in samp] == [r.report_stats.cycles for r in full]
     assert [r.report_stats.cycles for r in samp[9:]] == [966, 1251, 1346]
-    assert [r.report_stats.sampling["cycles_bound"] for r in samp[9:]] == [149, 198, 222]
+    # the warm-ups' spread, and past 30 trips the gap to not scaling (the line rises 190 cycles
+    # from 30 trips to 40)
+    assert [r.report_stats.sampling["cycles_bound"] for r in samp[9:]] == [149, 388, 507]
+    assert [r.report_stats.sampling["cycles_bound_parts"]["beyond"] for r in samp[9:]] == [0, 190, 285]
     assert gpu.ksampler is not None and gpu.ksampler.line_projected == 3
     # off: the three form groups of their own, simulated in detail
     _, off, _ = _launches(reps, SAMPLE + ["-gpgpusim_sampling_line 0"])
