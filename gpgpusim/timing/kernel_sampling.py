@@ -194,14 +194,11 @@ class Group:
         kernel without any trend."""
         pts = [(s.seq, max(0, s.cycles - latency)) for s in self.samples]
         n = len(pts)
-        if n < 4:
+        fit = _fit(pts) if n >= 4 else None
+        if fit is None:
             return 0.0
-        mx = sum(x for x, _ in pts) / n
-        my = sum(y for _, y in pts) / n
+        mx, my, b = fit
         sxx = sum((x - mx) ** 2 for x, _ in pts)
-        if sxx <= 0:
-            return 0.0
-        b = sum((x - mx) * (y - my) for x, y in pts) / sxx
         resid = sum((y - my - b * (x - mx)) ** 2 for x, y in pts)
         least = abs(b) - t975(n - 2) * math.sqrt(resid / (n - 2) / sxx)
         return least * abs(seq - mx) if least > 0 else 0.0
