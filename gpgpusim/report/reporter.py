@@ -561,9 +561,10 @@ class _Packed:
     """A finished kernel's record, zlib-compressed in the reporter's :class:`_Spool`; in memory,
     only where it is.  Serialised by ``marshal`` (read back only by this process): ~15 us with
     the compression for a projected launch's 3 KB record, against ~110 us as compact JSON, which
-    was about a tenth of such a launch's cost in a run of small launches.  Read back, it is the record as it was packed, tuples included; a record marshal
-    cannot hold (a subclass of a built-in type) is packed as its JSON form, as ``-o`` would
-    write it anyway.  The indented text is only made if ``-o`` asks."""
+    was about a tenth of such a launch's cost in a run of small launches.  Read back, it is the
+    record as it was packed, tuples included; a record marshal cannot hold (a subclass of a
+    built-in type) is packed as its JSON form, as ``-o`` would write it anyway.  The indented
+    text is only made if ``-o`` asks."""
 
     __slots__ = ("spool", "at", "n")
 
@@ -605,29 +606,27 @@ def sampling_lines(stats: KernelStats) -> list[str]:
     s = stats.sampling
     if not s:
         return []
-    if s.get("status") == "projected" and s.get("line_groups"):
-        groups = ", ".join(str(g) for g in s["line_groups"])
-        parts = s["cycles_bound_parts"]
-        return [f"gpgpusim_sampling = projected (kernel sampling: from a line through groups {groups}, "
-                f"{s['line_detailed']} launches simulated in detail, against thread instructions; "
-                f"this launch ran functionally)",
-                f"gpu_sim_cycle_projected = {stats.cycles} [projected +-{100 * s['cycles_bound_rel']:.2f} %, "
-                f"+-{s['cycles_bound']} cycles, the line's 95 % interval +-{parts['interval']}, "
-                f"its model error +-{parts['model']}, beyond its groups +-{parts.get('beyond', 0)}]",
-                f"gpgpusim_sampling_counters = projected (instructions exact; scalar counters scaled "
-                f"from group {s['group']} per warp instruction; per-unit lists and histograms not included)"]
     if s.get("status") == "projected":
         parts = s.get("cycles_bound_parts")
-        what = "95 % interval" if not parts else (
-            f"95 % interval +-{parts['interval']}, instruction scaling +-{parts['scaling']}, "
-            f"trend +-{parts['trend']}")
-        return [f"gpgpusim_sampling = projected (kernel sampling: group {s['group']}, "
-                f"{s['group_detailed']} launches of the group simulated in detail; this launch ran "
-                f"functionally)",
+        if s.get("line_groups"):
+            parts = s["cycles_bound_parts"]
+            groups = ", ".join(str(g) for g in s["line_groups"])
+            how = (f"from a line through groups {groups}, {s['line_detailed']} launches simulated in "
+                   "detail, against thread instructions")
+            what = (f"the line's 95 % interval +-{parts['interval']}, its model error +-{parts['model']}, "
+                    f"beyond its groups +-{parts['beyond']}")
+            source = f"group {s['group']}"
+        else:
+            how = f"group {s['group']}, {s['group_detailed']} launches of the group simulated in detail"
+            what = "95 % interval" if not parts else (
+                f"95 % interval +-{parts['interval']}, instruction scaling +-{parts['scaling']}, "
+                f"trend +-{parts['trend']}")
+            source = "the group"
+        return [f"gpgpusim_sampling = projected (kernel sampling: {how}; this launch ran functionally)",
                 f"gpu_sim_cycle_projected = {stats.cycles} [projected +-{100 * s['cycles_bound_rel']:.2f} %, "
                 f"+-{s['cycles_bound']} cycles, {what}]",
-                "gpgpusim_sampling_counters = projected (instructions exact; scalar counters scaled "
-                "from the group per warp instruction; per-unit lists and histograms not included)"]
+                f"gpgpusim_sampling_counters = projected (instructions exact; scalar counters scaled "
+                f"from {source} per warp instruction; per-unit lists and histograms not included)"]
     if s.get("status") == "cta_projected" and s["cta"].get("method") == "interval":
         c = s["cta"]
         return [f"gpgpusim_sampling = cta_projected (CTA sampling inside the first wave: the {c['ctas_cut']} CTAs "

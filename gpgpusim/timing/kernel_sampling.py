@@ -143,6 +143,16 @@ class Group:
             self._sums = (len(self.samples), sum(s.warp_insn for s in used), totals)
         return self._sums[1], self._sums[2]
 
+    def scaled_counters(self, warp_insn: int, thread_insn: int) -> dict[str, int]:
+        """The counters of a launch of ``warp_insn`` warp and ``thread_insn`` thread instructions
+        projected from this group: its counts per warp instruction (:meth:`sums`) times the
+        launch's, the instruction counts exact."""
+        w, totals = self.sums()
+        counters = {name: int(round(total * warp_insn / w)) if w else 0 for name, total in totals.items()}
+        counters["gpgpu_n_tot_thrd_icount"] = thread_insn
+        counters["gpgpu_n_tot_w_icount"] = warp_insn
+        return counters
+
     def used(self) -> list[Sample]:
         """The detailed launches the estimate uses (the first is a warm-up once there are 3)."""
         return self.samples[1:] if len(self.samples) >= 3 else list(self.samples)
@@ -197,8 +207,7 @@ class Group:
         fit = _fit(pts) if n >= 4 else None
         if fit is None:
             return 0.0
-        mx, my, b = fit
-        sxx = sum((x - mx) ** 2 for x, _ in pts)
+        mx, my, b, sxx = fit
         resid = sum((y - my - b * (x - mx)) ** 2 for x, y in pts)
         least = abs(b) - t975(n - 2) * math.sqrt(resid / (n - 2) / sxx)
         return least * abs(seq - mx) if least > 0 else 0.0
@@ -258,6 +267,8 @@ class _LineFit:
     error and the mean bound the CTA-sampled launches pass on."""
 
     groups: list[Group]
+    #: the groups' mean thread instructions (:meth:`Group.thread_centre`), in ``groups``' order
+    centres: list[float]
     lo: float
     hi: float
     span: float
@@ -281,25 +292,26 @@ class _LineFit:
         fit = _fit(used)
         if hi <= lo or fit is None or len(used) < 4:
             return None
-        mx, my, b = fit
+        mx, my, b, sxx = fit
         n, m = len(used), len(every)
         s_used = math.sqrt(sum((y - my - b * (x - mx)) ** 2 for x, y in used) / (n - 2))
         s_every = math.sqrt(sum((y - my - b * (x - mx)) ** 2 for x, y in every) / (m - 2))
         samples = [s for g in groups for s in g.used()]
-        return cls(groups, lo, hi, hi - lo, n, m, mx, my, sum((x - mx) ** 2 for x, _ in used), b,
+        return cls(groups, centres, lo, hi, hi - lo, n, m, mx, my, sxx, b,
                    s_used, s_every, _leave_one_out(groups, latency),
                    sum(s.bound_rel for s in samples) / len(samples))
 
 
-def _fit(pts: list[tuple[int, int]]) -> tuple[float, float, float] | None:
-    """(mean x, mean y, least-squares slope) of ``pts``, or None when x does not vary."""
+def _fit(pts: list[tuple[int, int]]) -> tuple[float, float, float, float] | None:
+    """(mean x, mean y, least-squares slope, sum of squared x deviations) of ``pts``, or None
+    when x does not vary."""
     n = len(pts)
     mx = sum(x for x, _ in pts) / n
     my = sum(y for _, y in pts) / n
     sxx = sum((x - mx) ** 2 for x, _ in pts)
     if sxx <= 0:
         return None
-    return mx, my, sum((x - mx) * (y - my) for x, y in pts) / sxx
+    return mx, my, sum((x - mx) * (y - my) for x, y in pts) / sxx, sxx
 
 
 def _leave_one_out(groups: list[Group], latency: int) -> float:
@@ -309,11 +321,11 @@ def _leave_one_out(groups: list[Group], latency: int) -> float:
     worst = 0.0
     for g in groups:
         used = g.used()
-        gx = sum(s.thread_insn for s in used) / len(used)
+        gx = g.thread_centre()
         gy = sum(max(0, s.cycles - latency) for s in used) / len(used)
         fit = _fit([(s.thread_insn, max(0, s.cycles - latency)) for h in groups if h is not g for s in h.used()])
         if fit is not None:
-            mx, my, b = fit
+            mx, my, b, _ = fit
             worst = max(worst, abs(gy - my - b * (gx - mx)))
     return worst
 
@@ -410,7 +422,7 @@ class KernelSampler:
             return None
         if not fit.lo - fit.span <= thread_insn <= fit.hi + fit.span:
             return None
-        nearest = min(fit.groups, key=lambda g: abs(g.thread_centre() - thread_insn))
+        nearest = fit.groups[min(range(len(fit.groups)), key=lambda i: abs(fit.centres[i] - thread_insn))]
         spread = max(mix_distance(g.mix, nearest.mix) for g in fit.groups)
         if mix_distance(opcode_mix(opcode_counts), nearest.mix) > spread + self.similar / 2:
             return None
@@ -448,12 +460,8 @@ class KernelSampler:
         ``ln`` (:meth:`line`)."""
         cycles = self.latency + int(round(ln.work))
         bound = int(math.ceil(ln.pi + ln.model + ln.beyond + ln.inherited * ln.work))
-        w, totals = ln.nearest.sums()
-        counters = {name: int(round(total * warp_insn / w)) if w else 0 for name, total in totals.items()}
-        counters["gpgpu_n_tot_thrd_icount"] = thread_insn
-        counters["gpgpu_n_tot_w_icount"] = warp_insn
         self.line_projected += 1
-        return cycles, bound, counters
+        return cycles, bound, ln.nearest.scaled_counters(warp_insn, thread_insn)
 
     def line_info(self, ln: Line, cycles: int, bound: int) -> dict[str, Any]:
         """The report's ``sampling`` entry of a launch projected from a line."""
@@ -486,12 +494,8 @@ class KernelSampler:
             bound = cycles
             g.bound_parts = {}
         g.launches += 1
-        w, totals = g.sums()
-        counters = {name: int(round(total * warp_insn / w)) if w else 0 for name, total in totals.items()}
-        counters["gpgpu_n_tot_thrd_icount"] = thread_insn
-        counters["gpgpu_n_tot_w_icount"] = warp_insn
         g.projected += 1
-        return cycles, bound, counters
+        return cycles, bound, g.scaled_counters(warp_insn, thread_insn)
 
     def detailed_info(self, g: Group) -> dict[str, Any]:
         """The report's ``sampling`` entry of a launch simulated in detail."""
