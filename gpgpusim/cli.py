@@ -128,9 +128,10 @@ def cmd_run(a: argparse.Namespace) -> int:
             return 2
     env = run_env(a.gpu, a.config, a.functional, sets, a.output)
     cfg = check_config(env)
-    from gpgpusim.timing.kernel_sampling import parse_mode   # (importing timing activates the compiled model)
+    from gpgpusim.timing.kernel_sampling import parse_mode, parse_tol_of   # (importing timing activates the compiled model)
     try:
         parse_mode(cfg.get("gpgpusim_sampling"))
+        parse_tol_of(cfg.get("gpgpusim_sampling_tol_of"))
     except ValueError as exc:
         print(f"gpgpusim run: {exc}", file=sys.stderr)
         return 2

@@ -440,7 +440,7 @@ def test_device_runtime_registration_is_one_line(with_lib, tmp_path):
 
 
 def test_run_sample_option(with_lib, tmp_path, monkeypatch, capsys):
-    """--sample kernel sets -gpgpusim_sampling; an unknown mode stops the run."""
+    """--sample kernel sets -gpgpusim_sampling; an unknown mode or tolerance base stops the run."""
     app, marker = _marker_app(tmp_path)
     seen = {}
     monkeypatch.setattr(cli, "_exec_app", lambda argv, env: seen.update(env))
@@ -449,4 +449,6 @@ def test_run_sample_option(with_lib, tmp_path, monkeypatch, capsys):
     assert cli.main(["run", "--set", "-gpgpusim_sampling=sometimes", "--", app]) == 2
     assert capsys.readouterr().err == ("gpgpusim run: -gpgpusim_sampling 'sometimes': expected off, kernel, "
                                        "cta or all\n")
+    assert cli.main(["run", "--sample", "all", "--set", "-gpgpusim_sampling_tol_of=time", "--", app]) == 2
+    assert capsys.readouterr().err == "gpgpusim run: -gpgpusim_sampling_tol_of 'time': expected cycles or work\n"
     assert not marker.exists()

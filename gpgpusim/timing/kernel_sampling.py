@@ -4,10 +4,21 @@ their cycles per instruction are known, then project the rest.
 Method: launches are grouped as in Sieve-style kernel sampling (kernel name, grid and block, then
 strata of similar instruction count and instruction mix taken from the functional trace); each
 group is simulated in detail until the 95 % confidence interval of its mean cycles per warp
-instruction is within ``-gpgpusim_sampling_tol`` of the mean (a sequential stopping rule as in
-statistical sampling, SMARTS-style), and every later launch of the group is executed on the
-functional engine only -- so every instruction still runs and memory stays exact -- with its
-timing projected from the group.
+instruction is within ``-gpgpusim_sampling_tol`` (a sequential stopping rule as in statistical
+sampling, SMARTS-style), and every later launch of the group is executed on the functional
+engine only -- so every instruction still runs and memory stays exact -- with its timing
+projected from the group.
+
+The tolerance is a fraction of the cycles a launch of the group's mean count is projected to
+take (``-gpgpusim_sampling_tol_of cycles``, the default): the launch latency in them is a
+constant of the configuration, not estimated, so the interval that matters for the reported
+``gpu_sim_cycle`` is the CPI's times the instructions over the whole.  With ``work`` it is a
+fraction of the mean CPI alone (the cycles past the latency).  The two differ for kernels whose
+work is short beside the latency (5,000 cycles on the shipped Volta and later configurations):
+a Gaussian elimination step of ~1,500 cycles whose every eighth launch runs 100-300 cycles
+slower needs 10-18 detailed launches before its CPI is known within 2 %, and 4 before its
+cycles are.  The stated bound is the same either way: it is in cycles and comes from the
+spread, whatever stopped the sampling.
 
 What is projected, per launch, from the group's detailed launches and the launch's **own**
 instruction counts:
@@ -28,6 +39,9 @@ instruction counts:
     their place in the group's sequence (a slope whose t statistic passes the 95 % level), the
     least that slope can be at that level times the launch's distance from them (caches and
     DRAM rows that drift as a loop walks its data);
+
+  and at least one cycle: a group whose detailed launches all took the same cycles has no
+  spread, but its later launches may still differ by a cycle (and the projection is rounded);
 * the timing model's scalar counters (cache accesses and misses, DRAM reads and writes, stalls,
   memory-instruction counts, latency sums, ...): the group's count per warp instruction times the
   launch's warp instructions.  High-water marks (``max*``) and the per-unit lists, histograms and
@@ -65,6 +79,14 @@ EXACT_COUNTERS = ("gpgpu_n_tot_thrd_icount", "gpgpu_n_tot_w_icount")
 
 def t975(dof: int) -> float:
     return _T975[dof - 1] if 1 <= dof <= len(_T975) else 1.96
+
+
+def parse_tol_of(value: Any) -> str:
+    """The ``-gpgpusim_sampling_tol_of`` value: ``cycles`` or ``work``."""
+    v = str(value or "cycles").strip().lower()
+    if v not in ("cycles", "work"):
+        raise ValueError(f"-gpgpusim_sampling_tol_of {value!r}: expected cycles or work")
+    return v
 
 
 def parse_mode(value: Any) -> str:
@@ -227,8 +249,9 @@ class Line:
     from the line when (1) its thread instructions lie within the groups' span, or beyond it by
     at most that span; (2) its instruction mix is as near to the nearest group's as the groups'
     mixes are to each other, plus ``similar / 2``; (3) the 95 % confidence interval of the
-    line's value at the launch is within ``-gpgpusim_sampling_tol`` of it, the stopping rule of
-    a group.  Thread instructions follow both a launch's warps and their active lanes: a kernel
+    line's value at the launch is within ``-gpgpusim_sampling_tol`` of it (of the cycles
+    projected, or with ``-gpgpusim_sampling_tol_of work`` of the work alone), the stopping rule
+    of a group.  Thread instructions follow both a launch's warps and their active lanes: a kernel
     whose warps stay while fewer of their threads work (a multiplier step) moves along it too.
 
     The stated bound is the sum of the 95 % prediction interval of one launch at that place
@@ -245,7 +268,8 @@ class Line:
     nearest: Group
     #: the line's value at the launch (cycles less the launch latency)
     work: float
-    #: relative half-width of the 95 % confidence interval of ``work`` (the stopping rule)
+    #: half-width of the 95 % confidence interval of ``work``, relative to the cycles projected
+    #: (with ``tol_of`` ``work``: to ``work``): the stopping rule
     ci_rel: float
     #: half-width of the 95 % prediction interval of one launch, cycles
     pi: float
@@ -340,8 +364,10 @@ class KernelSampler:
     projected, and the projection (see the module docstring)."""
 
     def __init__(self, tol: float = 0.02, min_detailed: int = 4, similar: float = 0.1,
-                 latency: int = 0, lines: bool = True) -> None:
+                 latency: int = 0, lines: bool = True, tol_of: str = "cycles") -> None:
         self.tol = tol
+        #: what ``tol`` is a fraction of (``-gpgpusim_sampling_tol_of``)
+        self.tol_of = parse_tol_of(tol_of)
         self.min_detailed = max(2, min_detailed)
         self.similar = similar
         self.latency = latency
@@ -369,7 +395,8 @@ class KernelSampler:
                    min_detailed=int(opt("gpgpusim_sampling_min", 4)),
                    similar=float(opt("gpgpusim_sampling_similar", 0.1)),
                    latency=int(opt("gpgpu_kernel_launch_latency", 0) or 0),
-                   lines=bool(int(opt("gpgpusim_sampling_line", 1))))
+                   lines=bool(int(opt("gpgpusim_sampling_line", 1))),
+                   tol_of=str(opt("gpgpusim_sampling_tol_of", "cycles")))
 
     # ------------------------------------------------------------------ grouping
     @staticmethod
@@ -379,7 +406,18 @@ class KernelSampler:
     def converged(self, g: Group) -> bool:
         if len(g.samples) < self.min_detailed:
             return False
-        return self.estimate(g)[1] <= self.tol
+        return self.ci(g) <= self.tol
+
+    def ci(self, g: Group) -> float:
+        """The relative half-width the stopping rule compares with ``tol``: of the group's mean
+        CPI, or with ``tol_of`` = ``cycles`` of the cycles it projects for a launch of its mean
+        count, the launch latency (known, not estimated) in the base."""
+        cpi, ci, _ = self.estimate(g)
+        if self.tol_of == "work" or not math.isfinite(ci):
+            return ci
+        used = g.used()
+        work = cpi * sum(s.warp_insn for s in used) / len(used)
+        return ci * work / (self.latency + work) if work > 0 else ci
 
     def estimate(self, g: Group) -> tuple[float, float, float]:
         return g.estimate(self.latency)
@@ -430,7 +468,8 @@ class KernelSampler:
         if work <= 0:
             return None
         lev = 1 / fit.n + (thread_insn - fit.mx) ** 2 / fit.sxx
-        ci_rel = t975(fit.n - 2) * fit.s_used * math.sqrt(lev) / work
+        ci_rel = t975(fit.n - 2) * fit.s_used * math.sqrt(lev) / (
+            work + self.latency if self.tol_of == "cycles" else work)
         if ci_rel > self.tol:
             return None
         pi = t975(fit.m - 2) * fit.s_every * math.sqrt(1 + lev)
@@ -456,10 +495,10 @@ class KernelSampler:
         return fit
 
     def project_line(self, ln: Line, warp_insn: int, thread_insn: int) -> tuple[int, int, dict[str, int]]:
-        """(cycles, 95 % error bound in cycles, per-kernel counters) of a launch projected from
-        ``ln`` (:meth:`line`)."""
+        """(cycles, 95 % error bound in cycles -- at least one, as for a group --, per-kernel
+        counters) of a launch projected from ``ln`` (:meth:`line`)."""
         cycles = self.latency + int(round(ln.work))
-        bound = int(math.ceil(ln.pi + ln.model + ln.beyond + ln.inherited * ln.work))
+        bound = max(1, int(math.ceil(ln.pi + ln.model + ln.beyond + ln.inherited * ln.work)))
         self.line_projected += 1
         return cycles, bound, ln.nearest.scaled_counters(warp_insn, thread_insn)
 
@@ -487,7 +526,9 @@ class KernelSampler:
             interval = (pi_rel + inherited) * work
             scaling = g.scaling_gap(cpi, warp_insn)
             trend = g.trend(self.latency, g.launches)
-            bound = int(math.ceil(interval + scaling + trend))
+            # at least a cycle: the projection is rounded to whole cycles, and detailed launches
+            # that all took the same cycles do not make the next one certain to
+            bound = max(1, int(math.ceil(interval + scaling + trend)))
             g.bound_parts = {"interval": int(math.ceil(interval)), "scaling": int(math.ceil(scaling)),
                              "trend": int(math.ceil(trend))}
         else:

@@ -97,7 +97,13 @@ EXTENSIONS = [
            "0 = off", "str"),
     Legacy("gpgpusim_sampling_tol", "sampling_tol", "0.02",
            "kernel sampling: a group is projected once the 95% confidence interval of its mean "
-           "cycles per instruction is within this fraction of the mean", "float"),
+           "cycles per instruction, times its instructions, is within this fraction of the cycles "
+           "it projects (-gpgpusim_sampling_tol_of)", "float"),
+    Legacy("gpgpusim_sampling_tol_of", "sampling_tol_of", "cycles",
+           "kernel sampling: what -gpgpusim_sampling_tol is a fraction of: cycles = the cycles a "
+           "launch is projected to take, its launch latency (-gpgpu_kernel_launch_latency) "
+           "included; work = the cycles less that latency (the mean cycles per instruction alone)",
+           "str"),
     Legacy("gpgpusim_sampling_min", "sampling_min", "4",
            "kernel sampling: launches of a group simulated in detail before any is projected", "int"),
     Legacy("gpgpusim_sampling_similar", "sampling_similar", "0.1",
