@@ -54,6 +54,19 @@ def test_parse_mode():
         parse_mode("sometimes")
 
 
+def test_the_sampler_takes_its_options_from_the_configuration():
+    def sampler(*sets: str) -> KernelSampler:
+        ks = KernelSampler.from_config(load_config(None, overrides=["-gpgpusim_sampling kernel", *sets], env=False))
+        assert ks is not None
+        return ks
+    ks = sampler()
+    assert (ks.tol, ks.min_detailed, ks.similar, ks.lines, ks.tol_of) == (0.02, 4, 0.1, True, "cycles")
+    assert ks.latency == int(load_config(None, env=False).get("gpgpu_kernel_launch_latency") or 0)
+    ks = sampler("-gpgpusim_sampling_tol 0.05", "-gpgpusim_sampling_tol_of work", "-gpgpusim_sampling_line 0")
+    assert (ks.tol, ks.tol_of, ks.lines) == (0.05, "work", False)
+    assert KernelSampler.from_config(load_config(None, overrides=["-gpgpusim_sampling cta"], env=False)) is None
+
+
 def test_estimate_projection_and_bound():
     ks = KernelSampler(tol=0.02, min_detailed=4, similar=0.1, latency=100)
     key = ks.key("k", (4, 1, 1), (64, 1, 1))
