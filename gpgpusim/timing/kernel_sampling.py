@@ -14,11 +14,11 @@ take (``-gpgpusim_sampling_tol_of cycles``, the default): the launch latency in 
 constant of the configuration, not estimated, so the interval that matters for the reported
 ``gpu_sim_cycle`` is the CPI's times the instructions over the whole.  With ``work`` it is a
 fraction of the mean CPI alone (the cycles past the latency).  The two differ for kernels whose
-work is short beside the latency (5,000 cycles on the shipped Volta and later configurations):
-a Gaussian elimination step of ~1,500 cycles whose every eighth launch runs 100-300 cycles
-slower needs 10-18 detailed launches before its CPI is known within 2 %, and 4 before its
-cycles are.  The stated bound is the same either way: it is in cycles and comes from the
-spread, whatever stopped the sampling.
+work is short beside the latency (5,000 cycles on the shipped Pascal, Volta, Turing and Ampere
+configurations): a Gaussian elimination step of ~1,500 cycles whose every eighth launch runs
+100-300 cycles slower needs 10-18 detailed launches before its CPI is known within 2 %, and 4
+before its cycles are.  The stated bound is the same either way: it is in cycles and comes from
+the spread, whatever stopped the sampling.
 
 What is projected, per launch, from the group's detailed launches and the launch's **own**
 instruction counts:
