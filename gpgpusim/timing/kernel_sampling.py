@@ -354,6 +354,13 @@ def _leave_one_out(groups: list[Group], latency: int) -> float:
     return worst
 
 
+def _stated_bound(cycles: float) -> int:
+    """A projected launch's bound in whole cycles: ``cycles`` rounded up, and at least one (the
+    projection is rounded to whole cycles, and detailed launches that all took the same cycles
+    do not make the next one certain to)."""
+    return max(1, math.ceil(cycles))
+
+
 def _stdev(xs: list[float]) -> float:
     m = sum(xs) / len(xs)
     return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
@@ -417,7 +424,12 @@ class KernelSampler:
             return ci
         used = g.used()
         work = cpi * sum(s.warp_insn for s in used) / len(used)
-        return ci * work / (self.latency + work) if work > 0 else ci
+        return ci * work / self._tol_base(work) if work > 0 else ci
+
+    def _tol_base(self, work: float) -> float:
+        """What ``tol`` is a fraction of for a launch of ``work`` cycles past the latency
+        (``tol_of``): the cycles projected, the latency included, or ``work`` alone."""
+        return work + self.latency if self.tol_of == "cycles" else work
 
     def estimate(self, g: Group) -> tuple[float, float, float]:
         return g.estimate(self.latency)
@@ -468,8 +480,7 @@ class KernelSampler:
         if work <= 0:
             return None
         lev = 1 / fit.n + (thread_insn - fit.mx) ** 2 / fit.sxx
-        ci_rel = t975(fit.n - 2) * fit.s_used * math.sqrt(lev) / (
-            work + self.latency if self.tol_of == "cycles" else work)
+        ci_rel = t975(fit.n - 2) * fit.s_used * math.sqrt(lev) / self._tol_base(work)
         if ci_rel > self.tol:
             return None
         pi = t975(fit.m - 2) * fit.s_every * math.sqrt(1 + lev)
@@ -498,7 +509,7 @@ class KernelSampler:
         """(cycles, 95 % error bound in cycles -- at least one, as for a group --, per-kernel
         counters) of a launch projected from ``ln`` (:meth:`line`)."""
         cycles = self.latency + int(round(ln.work))
-        bound = max(1, int(math.ceil(ln.pi + ln.model + ln.beyond + ln.inherited * ln.work)))
+        bound = _stated_bound(ln.pi + ln.model + ln.beyond + ln.inherited * ln.work)
         self.line_projected += 1
         return cycles, bound, ln.nearest.scaled_counters(warp_insn, thread_insn)
 
@@ -526,9 +537,7 @@ class KernelSampler:
             interval = (pi_rel + inherited) * work
             scaling = g.scaling_gap(cpi, warp_insn)
             trend = g.trend(self.latency, g.launches)
-            # at least a cycle: the projection is rounded to whole cycles, and detailed launches
-            # that all took the same cycles do not make the next one certain to
-            bound = max(1, int(math.ceil(interval + scaling + trend)))
+            bound = _stated_bound(interval + scaling + trend)
             g.bound_parts = {"interval": int(math.ceil(interval)), "scaling": int(math.ceil(scaling)),
                              "trend": int(math.ceil(trend))}
         else:
