@@ -153,6 +153,10 @@ class Group:
     #: (detailed launches then, warp instructions of the used ones, counter sums over them):
     #: what :meth:`KernelSampler.project` scales, summed once per change of ``samples``
     _sums: tuple[int, int, dict[str, int]] | None = field(default=None, init=False, repr=False, compare=False)
+    #: (detailed launches then, latency, :meth:`estimate`'s result): a converged group is asked
+    #: for its estimate several times by every launch projected from it
+    _est: tuple[int, int, tuple[float, float, float]] | None = field(default=None, init=False, repr=False,
+                                                                     compare=False)
 
     def sums(self) -> tuple[int, dict[str, int]]:
         """(warp instructions, per-counter totals; high-water marks left out) of :meth:`used`."""
@@ -190,6 +194,11 @@ class Group:
         (:meth:`used`); the prediction interval (the stated bound) takes its spread over every
         detailed launch, warm-up included, so that a group whose launches differ now and then
         (a cold miss every few launches) does not state a zero bound from a few identical ones."""
+        if self._est is None or self._est[:2] != (len(self.samples), latency):
+            self._est = (len(self.samples), latency, self._estimate(latency))
+        return self._est[2]
+
+    def _estimate(self, latency: int) -> tuple[float, float, float]:
         c = self.cpis(latency)
         if not c:
             return 0.0, math.inf, math.inf
