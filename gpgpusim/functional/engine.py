@@ -79,6 +79,10 @@ class KernelStats:
     opcode_counts: dict[str, int] = field(default_factory=dict)   # thread-level, by opcode
     line_stats: dict[int, list[int]] | None = None    # PTX line -> [warp, thread, active lanes]
     wall_s: float = 0.0
+    #: sectors of global memory the launch was first to read / to write (``sectors.SectorLog``;
+    #: 0 when the memory keeps no log)
+    cold_reads: int = 0
+    cold_writes: int = 0
     #: child grids launched from the device (``cdp.DeviceLaunch``, in launch order), which the
     #: runtime runs after this grid (dynamic parallelism)
     device_launches: list[Any] = field(default_factory=list)
@@ -491,6 +495,8 @@ def fold_chunk(lc: LaunchChunks, ex: Exec) -> None:
     stats = lc.stats
     stats.thread_insn += ex.thread_insn
     stats.warp_insn += ex.warp_insn
+    stats.cold_reads += ex.cold_reads
+    stats.cold_writes += ex.cold_writes
     # only issued pcs have counts (``ex.pc_issued``, every count goes with a warp count):
     # a chunk costs nothing per pc of a huge program that it did not execute
     issued = set(ex.pc_issued)

@@ -206,6 +206,8 @@ def _atomic_apply(ex: Exec, space: str, a: np.ndarray, lanes: np.ndarray, op: st
     """Apply an atomic per lane in lane order (colliding lanes serialised); returns old values."""
     tdt = dec.dtype_of(typ)
     parts = ex.parts(space, a, lanes, tdt)
+    if ex.gmem.sectors is not None:      # an atomic reads its sector in L2 first
+        ex.cold_reads += ex.gmem.sectors.read(space, a, tdt.itemsize)
     out = np.empty(lanes.size, dtype=tdt)
     sh = {1: 0, 2: 1, 4: 2, 8: 3}[tdt.itemsize]
     for arr, idx, pos in parts:

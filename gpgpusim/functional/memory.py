@@ -50,11 +50,14 @@ from __future__ import annotations
 import bisect
 import collections
 import threading
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from gpgpusim.errors import CudaError, Err
+
+if TYPE_CHECKING:
+    from .sectors import SectorLog
 
 #: First device address handed out by :meth:`GlobalMemory.allocate` (GPGPU-Sim GLOBAL_HEAP_START).
 GLOBAL_HEAP_START = 0xC0000000
@@ -90,7 +93,7 @@ class GlobalMemory:
     """The device's global address space (global, constant and heap all share it, C227)."""
 
     __slots__ = ("_bufs", "_sizes", "_idx", "_free", "_top", "_host", "_typed", "_lock",
-                 "used_bytes", "_pages", "_gap", "_freed", "cow")
+                 "used_bytes", "_pages", "_gap", "_freed", "cow", "sectors")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()              # serialises writers; readers use _idx
@@ -118,6 +121,9 @@ class GlobalMemory:
         #: stores, atomics and surface writes call ``cow.before_write``), and the allocations and
         #: frees of its thread are noted in it (``MemorySnapshot.restorable``)
         self.cow: MemorySnapshot | None = None
+        #: the first touches of each 32-byte sector (``sectors.SectorLog``; kernel sampling's
+        #: cold misses), told of every global access by the engine; None when not kept
+        self.sectors: SectorLog | None = None
 
     # ------------------------------------------------------------------ snapshots
     def snapshot(self) -> MemorySnapshot:
@@ -185,6 +191,8 @@ class GlobalMemory:
                             f"free of {addr:#x}: not the start of a live device allocation")
         if self.cow is not None:
             self.cow.released(addr)
+        if self.sectors is not None:
+            self.sectors.forget(addr)
         size = self._sizes[addr]
         del self._sizes[addr]
         del self._bufs[addr]
@@ -259,6 +267,12 @@ class GlobalMemory:
         """The ``(base, size)`` of the allocation containing ``addr``, or None."""
         hit = self._lookup(addr)
         return None if hit is None else (hit[0], hit[1])
+
+    def extent(self, base: int) -> int:
+        """Bytes an access may reach in allocation ``base``: its size and the padding after it
+        (0 when there is no such allocation)."""
+        buf = self._bufs.get(base)
+        return 0 if buf is None else int(buf.size)
 
     def _locate(self, addr: int, nbytes: int, what: str) -> tuple[np.ndarray, int]:
         hit = self._lookup(addr)
@@ -533,6 +547,8 @@ class MemorySnapshot:
         with gmem._lock:
             self.live = dict(gmem._bufs)            # base -> the buffer then
             gmem.cow = self
+        if gmem.sectors is not None:
+            gmem.sectors.begin()
 
     def before_write(self, space: str, addrs: np.ndarray) -> None:
         """The engine is about to write ``space`` memory at ``addrs``: copy each allocation
@@ -588,6 +604,8 @@ class MemorySnapshot:
         with g._lock:
             if g.cow is self:
                 g.cow = None
+                if g.sectors is not None:
+                    g.sectors.end()
 
     def restorable(self) -> bool:
         """False when the snapshot's thread allocated or freed since (e.g. device-side malloc),
@@ -603,6 +621,7 @@ class MemorySnapshot:
         if self.gaps or sum(old.size for old in self.bufs.values()) > max_bytes:
             return None
         g = self.gmem
+        sectors = g.sectors.changes() if g.sectors is not None else []
         with g._lock:
             kept = {}
             for base, old in self.bufs.items():
@@ -611,7 +630,7 @@ class MemorySnapshot:
                 for i in range(0, now.size, _DIFF_BLOCK):     # (no full-size temporary)
                     bits[i // 8:(i + _DIFF_BLOCK) // 8] = np.packbits(now[i:i + _DIFF_BLOCK] != old[i:i + _DIFF_BLOCK])
                 kept[base] = (now.copy(), bits)
-            return WrittenState(kept)
+            return WrittenState(kept, sectors)
 
     def restore(self) -> None:
         """Put back what was written (only when :meth:`restorable`) and :meth:`close`."""
@@ -623,6 +642,8 @@ class MemorySnapshot:
                 buf = g._gap.get(pg)
                 if buf is not None:
                     buf[...] = 0 if old is None else old
+        if g.sectors is not None and g.cow is self:
+            g.sectors.undo()
         self.close()
 
 
@@ -632,12 +653,15 @@ _DIFF_BLOCK = 1 << 24
 
 class WrittenState:
     """Bytes a run wrote into allocations (:meth:`MemorySnapshot.written`): per allocation
-    base, its contents after the run and a bit per byte for those the run changed."""
+    base, its contents after the run and a bit per byte for those the run changed; and the
+    sector states the run left (``SectorLog.changes``), when the memory keeps them."""
 
-    __slots__ = ("bufs",)
+    __slots__ = ("bufs", "sectors")
 
-    def __init__(self, bufs: dict[int, tuple[np.ndarray, np.ndarray]]) -> None:
+    def __init__(self, bufs: dict[int, tuple[np.ndarray, np.ndarray]],
+                 sectors: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] | None = None) -> None:
         self.bufs = bufs
+        self.sectors = sectors or []
 
     def apply(self, gmem: GlobalMemory) -> bool:
         """Write the changed bytes into ``gmem`` again; False (nothing written) when one of the
@@ -652,4 +676,6 @@ class WrittenState:
                     part = new[i:i + _DIFF_BLOCK]
                     changed = np.unpackbits(bits[i // 8:(i + _DIFF_BLOCK) // 8], count=part.size).view(np.bool_)
                     np.copyto(buf[i:i + _DIFF_BLOCK], part, where=changed)
+        if gmem.sectors is not None:
+            gmem.sectors.apply(self.sectors)
         return True

@@ -319,6 +319,10 @@ class Exec:
         self._scratch = np.zeros(N, dtype=np.bool_)
         self.last_exec_mask = 0
         self.fault_lanes: np.ndarray | None = None
+        #: sectors of global memory this chunk read or wrote first (``sectors.SectorLog``, when
+        #: the memory keeps one: kernel sampling's cold misses)
+        self.cold_reads = 0
+        self.cold_writes = 0
         self.fault_space = "global"
         self.rec: list | None = None
         self.deferred: list = []
@@ -613,6 +617,8 @@ class Exec:
         if self.hooks.trace is not None:
             self.hooks.trace.access(self, space, addrs, lanes, dt.itemsize, False, False)
         ps = self.parts(space, addrs, lanes, dt)
+        if self.gmem.sectors is not None:
+            self.cold_reads += self.gmem.sectors.read(space, addrs, dt.itemsize)
         if len(ps) == 1 and ps[0][2] is None:
             arr, idx, _ = ps[0]
             return arr[idx]
@@ -631,6 +637,8 @@ class Exec:
             self.gmem.cow.before_write(space, addrs)
         for arr, idx, pos in self.parts(space, addrs, lanes, dt):
             arr[idx] = values if pos is None else values[pos]
+        if self.gmem.sectors is not None:
+            self.cold_writes += self.gmem.sectors.write(space, addrs, dt.itemsize)
 
     def read_generic_bytes(self, addr: int, lane: int, n: int) -> bytes:
         """Scalar byte read through a generic address for one lane (printf)."""

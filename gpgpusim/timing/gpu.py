@@ -60,6 +60,7 @@ from gpgpusim.device import interrupt
 from gpgpusim.device.gpu import Gpu, KernelRecord, MemcpyKind
 from gpgpusim.errors import CudaError, Err, report_internal_error
 from gpgpusim.functional import engine
+from gpgpusim.functional.sectors import SectorLog
 from gpgpusim.options import load_config
 from gpgpusim.report.stats import StatsRegistry
 
@@ -234,6 +235,9 @@ class TimingGpu(Gpu):
         # kernel sampling (-gpgpusim_sampling kernel, timing/kernel_sampling.py); None when off
         self.sampling_mode = "off" if self.limits_on else parse_mode(config.get("gpgpusim_sampling"))
         self.ksampler = None if self.limits_on else KernelSampler.from_config(config)
+        if self.ksampler is not None and self.gmem is not None and self.gmem.sectors is None:
+            # the cold misses a projected launch adds to its group's rate (functional/sectors.py)
+            self.gmem.sectors = SectorLog(self.gmem)
         #: CTA/wave sampling (-gpgpusim_sampling cta|all, timing/cta_sampling.py): its tolerance
         self.cta_tol = float(config.get("gpgpusim_sampling_tol") or 0.02) \
             if self.sampling_mode in ("cta", "all") else None
@@ -941,3 +945,5 @@ class TimingGpu(Gpu):
         if bool(self.config.get("gpgpu_perf_sim_memcpy")):
             self._seen_idle = False
             self.mem.memcpy_to_l2(addr, nbytes, self.gpu_tot_sim_cycle + self.gpu_sim_cycle)
+            if self.gmem.sectors is not None:
+                self.gmem.sectors.fill(addr, nbytes)

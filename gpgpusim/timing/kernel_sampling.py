@@ -44,7 +44,12 @@ instruction counts:
   spread, but its later launches may still differ by a cycle (and the projection is rounded);
 * the timing model's scalar counters (cache accesses and misses, DRAM reads and writes, stalls,
   memory-instruction counts, latency sums, ...): the group's count per warp instruction times the
-  launch's warp instructions.  High-water marks (``max*``) and the per-unit lists, histograms and
+  launch's warp instructions.  Compulsory misses are not averaged: the functional run counts
+  the sectors of device memory each launch was first to read or write
+  (``functional/sectors.py``), the group's rate of L2 misses and DRAM reads leaves its detailed
+  launches' out, and each projected launch adds its own (:data:`COLD`): a checksum kernel whose
+  atomics reach a new sector of its result array every fourth launch reads DRAM on exactly
+  those launches.  High-water marks (``max*``) and the per-unit lists, histograms and
   breakdowns are not projected (they cover the detailed launches only);
 * exact, not projected: thread and warp instructions, CTAs, the opcode mix (from the functional
   run).
@@ -54,10 +59,15 @@ converged, is projected from a line through them instead of starting a group of 
 (:class:`Line`, ``-gpgpusim_sampling_line``).
 
 A group's first detailed launch is kept out of the estimate once the group has three (it sees the
-caches and DRAM rows the previous kernels left: a warm-up).  The projected launches do not touch
-the timing model's state (caches, DRAM, clocks): the next detailed launch starts from the state
-the last detailed one left.  That is what makes sampling unsafe for kernels whose behaviour
-depends on what earlier launches left in the caches in a way that differs launch to launch.
+caches and DRAM rows the previous kernels left: a warm-up).  The projected launches do not run
+on the timing model: the next detailed launch starts from the state the last detailed one left
+(caches, DRAM rows, clocks), but for one thing, L2 warming of the compulsory kind: the sectors
+a projected launch was first to read, or wrote whole, are placed in L2
+(``projection.project_launch``, ``MemorySystem.fill_l2``), as the launch would have left them
+there, so a detailed launch after it does not miss on them again.  What the L2 would have
+evicted for them, and the order of its lines, are not modelled.  That is what makes sampling
+unsafe for kernels whose behaviour depends on what earlier launches left in the caches in a way
+that differs launch to launch.
 """
 
 from __future__ import annotations
@@ -75,6 +85,12 @@ MODES = ("off", "kernel", "cta", "all")
 
 #: counters that are exact for a projected launch (from its functional run)
 EXACT_COUNTERS = ("gpgpu_n_tot_thrd_icount", "gpgpu_n_tot_w_icount")
+
+#: counters a launch's compulsory misses add to: per counter, how many of its (cold reads,
+#: cold writes) -- sectors of global memory it was first to read or to write
+#: (``functional/sectors.py``) -- it counts (each cold read misses in L2 and reads DRAM; each
+#: cold write misses in L2 and, under lazy fetch-on-read, reads nothing)
+COLD: dict[str, tuple[int, int]] = {"total_dram_reads": (1, 0), "L2_total_cache_misses": (1, 1)}
 
 
 def t975(dof: int) -> float:
@@ -131,6 +147,8 @@ class Sample:
     seq: int = 0
     #: its thread instructions (the regressor of :class:`Line`); 0 when not known
     thread_insn: int = 0
+    #: its cold reads and writes (:data:`COLD`)
+    cold: tuple[int, int] = (0, 0)
 
 
 @dataclass
@@ -159,22 +177,28 @@ class Group:
                                                                      compare=False)
 
     def sums(self) -> tuple[int, dict[str, int]]:
-        """(warp instructions, per-counter totals; high-water marks left out) of :meth:`used`."""
+        """(warp instructions, per-counter totals; high-water marks left out) of :meth:`used`.
+        The counters of :data:`COLD` are totalled without the detailed launches' own cold
+        misses (at least 0 a launch): what remains scales with the instructions."""
         if self._sums is None or self._sums[0] != len(self.samples):
             used = self.used()
             names: set[str] = set()
             for s in used:
                 names.update(k for k in s.counters if not k.startswith("max"))
-            totals = {name: sum(s.counters.get(name, 0) for s in used) for name in sorted(names)}
+            totals = {name: sum(_warm(s, name) for s in used) for name in sorted(names)}
             self._sums = (len(self.samples), sum(s.warp_insn for s in used), totals)
         return self._sums[1], self._sums[2]
 
-    def scaled_counters(self, warp_insn: int, thread_insn: int) -> dict[str, int]:
+    def scaled_counters(self, warp_insn: int, thread_insn: int, cold: tuple[int, int] = (0, 0)) -> dict[str, int]:
         """The counters of a launch of ``warp_insn`` warp and ``thread_insn`` thread instructions
-        projected from this group: its counts per warp instruction (:meth:`sums`) times the
-        launch's, the instruction counts exact."""
+        and ``cold`` (cold reads, cold writes) projected from this group: its counts per warp
+        instruction (:meth:`sums`) times the launch's, plus, for :data:`COLD`'s counters, the
+        launch's own cold misses; the instruction counts exact."""
         w, totals = self.sums()
         counters = {name: int(round(total * warp_insn / w)) if w else 0 for name, total in totals.items()}
+        for name, (per_read, per_write) in COLD.items():
+            if name in counters:
+                counters[name] += per_read * cold[0] + per_write * cold[1]
         counters["gpgpu_n_tot_thrd_icount"] = thread_insn
         counters["gpgpu_n_tot_w_icount"] = warp_insn
         return counters
@@ -363,6 +387,13 @@ def _leave_one_out(groups: list[Group], latency: int) -> float:
     return worst
 
 
+def _warm(s: Sample, name: str) -> int:
+    """Counter ``name`` of detailed launch ``s``, less its cold misses for :data:`COLD`'s."""
+    v = s.counters.get(name, 0)
+    w = COLD.get(name)
+    return v if w is None else max(0, v - w[0] * s.cold[0] - w[1] * s.cold[1])
+
+
 def _stated_bound(cycles: float) -> int:
     """A projected launch's bound in whole cycles: ``cycles`` rounded up, and at least one (the
     projection is rounded to whole cycles, and detailed launches that all took the same cycles
@@ -459,16 +490,17 @@ class KernelSampler:
 
     def record_detailed(self, key: tuple[Any, ...], uid: int, warp_insn: int, opcode_counts: dict[str, int],
                         cycles: int, counters: dict[str, int], bound_rel: float = 0.0,
-                        thread_insn: int = 0) -> Group:
+                        thread_insn: int = 0, cold: tuple[int, int] = (0, 0)) -> Group:
         """A launch of ``key`` was simulated in detail: add it to its group (a new one when none
-        matches); ``bound_rel``: its own relative bound when CTA sampling projected part of it."""
+        matches); ``bound_rel``: its own relative bound when CTA sampling projected part of it;
+        ``cold``: its cold reads and writes (:data:`COLD`)."""
         g = self.match(key, warp_insn, opcode_counts)
         if g is None:
             g = Group(len(self.groups) + 1, key[0], key[1], key[2], warp_insn, opcode_mix(opcode_counts))
             self.groups.append(g)
             self._by_key.setdefault(key, []).append(g)
         g.samples.append(Sample(uid, warp_insn, cycles, counters, bound_rel, seq=g.launches,
-                                thread_insn=thread_insn))
+                                thread_insn=thread_insn, cold=cold))
         g.launches += 1
         return g
 
@@ -514,13 +546,14 @@ class KernelSampler:
         self._fits[key] = (sig, fit)
         return fit
 
-    def project_line(self, ln: Line, warp_insn: int, thread_insn: int) -> tuple[int, int, dict[str, int]]:
+    def project_line(self, ln: Line, warp_insn: int, thread_insn: int,
+                     cold: tuple[int, int] = (0, 0)) -> tuple[int, int, dict[str, int]]:
         """(cycles, 95 % error bound in cycles -- at least one, as for a group --, per-kernel
         counters) of a launch projected from ``ln`` (:meth:`line`)."""
         cycles = self.latency + int(round(ln.work))
         bound = _stated_bound(ln.pi + ln.model + ln.beyond + ln.inherited * ln.work)
         self.line_projected += 1
-        return cycles, bound, ln.nearest.scaled_counters(warp_insn, thread_insn)
+        return cycles, bound, ln.nearest.scaled_counters(warp_insn, thread_insn, cold)
 
     def line_info(self, ln: Line, cycles: int, bound: int) -> dict[str, Any]:
         """The report's ``sampling`` entry of a launch projected from a line."""
@@ -533,9 +566,11 @@ class KernelSampler:
                 "projected_counters": "scalar"}
 
     # ------------------------------------------------------------------ projection
-    def project(self, g: Group, warp_insn: int, thread_insn: int) -> tuple[int, int, dict[str, int]]:
+    def project(self, g: Group, warp_insn: int, thread_insn: int,
+                cold: tuple[int, int] = (0, 0)) -> tuple[int, int, dict[str, int]]:
         """(cycles, 95 % error bound in cycles, per-kernel counters) of a launch of group ``g``
-        with ``warp_insn`` warp and ``thread_insn`` thread instructions."""
+        with ``warp_insn`` warp and ``thread_insn`` thread instructions and ``cold`` (cold
+        reads, cold writes)."""
         cpi, _, pi_rel = self.estimate(g)
         work = cpi * warp_insn
         cycles = self.latency + int(round(work))
@@ -554,7 +589,7 @@ class KernelSampler:
             g.bound_parts = {}
         g.launches += 1
         g.projected += 1
-        return cycles, bound, g.scaled_counters(warp_insn, thread_insn)
+        return cycles, bound, g.scaled_counters(warp_insn, thread_insn, cold)
 
     def detailed_info(self, g: Group) -> dict[str, Any]:
         """The report's ``sampling`` entry of a launch simulated in detail."""

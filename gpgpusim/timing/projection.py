@@ -62,9 +62,18 @@ def project_launch(gpu: TimingGpu, rec: KernelRecord, key: Any) -> bool:
         if group is None and line is None and saved.restorable():
             saved.restore()
             return False
+        fills = gpu.gmem.sectors.readable_since() if gpu.gmem.sectors is not None else []
     finally:
         saved.close()
     del saved
+    if fills:
+        # what the launch was first to read (or wrote whole) stays in L2 for the next detailed
+        # launch, as after the launch in full detail (functional/sectors.py); nothing else of
+        # the timing model's state changes
+        gpu._seen_idle = False
+        now = gpu.gpu_tot_sim_cycle + gpu.gpu_sim_cycle
+        for addr, nbytes in fills:
+            gpu.mem.fill_l2(addr, nbytes, now)
     if isinstance(line_stats, dict):
         for ln, v in kw["line_stats"].items():
             have = line_stats.setdefault(ln, [0] * len(v))
@@ -78,15 +87,16 @@ def project_launch(gpu: TimingGpu, rec: KernelRecord, key: Any) -> bool:
             sys.stdout.write(text)
             sys.stdout.flush()
     rec.stats = stats
+    cold = (stats.cold_reads, stats.cold_writes)
     if line is not None:
-        cycles, bound, proj = ks.project_line(line, int(stats.warp_insn), int(stats.thread_insn))
+        cycles, bound, proj = ks.project_line(line, int(stats.warp_insn), int(stats.thread_insn), cold)
         info = ks.line_info(line, cycles, bound)
     else:
         if group is None:
             # memory could not be put back (the kernel allocated device memory): keep the run
             # and project from the nearest converged group of the launch's shape
             group = next(g for g in ks.groups if ks.key(g.name, g.grid, g.block) == key and ks.converged(g))
-        cycles, bound, proj = ks.project(group, int(stats.warp_insn), int(stats.thread_insn))
+        cycles, bound, proj = ks.project(group, int(stats.warp_insn), int(stats.thread_insn), cold)
         info = ks.projected_info(group, cycles, bound)
     report = gpu._report_stats(rec)
     report.cycles = cycles
@@ -98,6 +108,7 @@ def project_launch(gpu: TimingGpu, rec: KernelRecord, key: Any) -> bool:
     report.counters = with_offset(gpu, gpu.stats.snapshot() if full else scalar_counters(gpu.stats.values))
     report.sampling = info
     report.sampling["mode"] = gpu.sampling_mode
+    report.sampling["cold_reads"], report.sampling["cold_writes"] = cold
     report.sampling["report"] = "full" if full else "compact"
     rec.report_stats = report
     rec.start_cycles = gpu.now_cycles
@@ -150,10 +161,13 @@ def sample_detailed(gpu: TimingGpu, run: KernelRun, report: Any, alone: bool) ->
     report.counters = with_offset(gpu, report.counters)
     ks = gpu.ksampler
     if ks is not None and alone and run.sample_key is not None and report.cycles is not None:
+        fst = run.rec.stats
         g = ks.record_detailed(run.sample_key, run.rec.uid, report.warp_insn, dict(report.opcode_counts),
                                report.cycles, delta, cta["cycles_bound_rel"] if cta is not None else 0.0,
-                               report.thread_insn)
+                               report.thread_insn,
+                               (fst.cold_reads, fst.cold_writes) if fst is not None else (0, 0))
         report.sampling = ks.detailed_info(g)
+        report.sampling["cold_reads"], report.sampling["cold_writes"] = g.samples[-1].cold
     else:
         report.sampling = {"mode": gpu.sampling_mode, "status": "detailed", "group": None}
     report.sampling["mode"] = gpu.sampling_mode

@@ -103,6 +103,29 @@ def test_estimate_projection_and_bound():
     assert ks.projected_info(g, cycles, bound)["status"] == "projected"
 
 
+def test_the_cold_misses_are_left_out_of_the_rate_and_each_launch_brings_its_own():
+    """DRAM reads and L2 misses scale per warp instruction without the detailed launches'
+    cold misses; a projected launch adds its own (a cold read to both, a cold write to the L2
+    misses only)."""
+    ks = KernelSampler(tol=0.05, min_detailed=3, latency=100)
+    key = ks.key("k", (4, 1, 1), (64, 1, 1))
+    # (DRAM reads, L2 misses, cold reads, cold writes): the warm-up's 40 reads were all cold;
+    # the used launches read 10 and 14, of them 0 and 6 cold, and wrote 2 cold sectors
+    for uid, (dram, l2, cr, cw) in enumerate(((40, 40, 40, 0), (10, 12, 0, 0), (14, 22, 6, 2)), 1):
+        g = ks.record_detailed(key, uid, 1000, {"add": 10}, 2100, {"total_dram_reads": dram,
+                               "L2_total_cache_misses": l2, "L2_total_cache_accesses": 100}, cold=(cr, cw))
+    assert ks.converged(g)
+    # warm reads (10 + 8) / 2000 and warm misses (12 + 14) / 2000 per warp instruction
+    _, _, counters = ks.project(g, 1000, 32000, cold=(3, 5))
+    assert counters["total_dram_reads"] == 9 + 3
+    assert counters["L2_total_cache_misses"] == 13 + 3 + 5
+    assert counters["L2_total_cache_accesses"] == 100
+    # more cold misses stated than counted (a sector the L2 held anyway) leave none, not less
+    g2 = ks.record_detailed(ks.key("j", (1, 1, 1), (32, 1, 1)), 9, 500, {"add": 10}, 1100,
+                            {"total_dram_reads": 1}, cold=(4, 0))
+    assert g2.sums() == (500, {"total_dram_reads": 0})
+
+
 def test_bound_states_the_scaling_gap_and_a_steady_trend():
     """A projected launch's bound adds the gap between scaling by its own warp instructions and
     not scaling (a launch of fewer instructions than the detailed ones), and a steady trend of
@@ -388,6 +411,73 @@ def test_sampling_off_reports_no_marks_and_the_same_cycles():
     last = samp[-1].report_stats.counters
     assert last["gpgpu_n_tot_w_icount"] == full[-1].report_stats.counters["gpgpu_n_tot_w_icount"]
     assert last["gpgpu_n_load_insn"] == full[-1].report_stats.counters["gpgpu_n_load_insn"] == 6 * 256
+
+
+NEW_SECTOR = ptx("""
+.reg .u32 %r<6>;
+.reg .u64 %rd<6>;
+.reg .pred %p;
+ld.param.u64 %rd1, [p0];
+ld.param.u32 %r1, [p1];
+mov.u32 %r2, %tid.x;
+mov.u32 %r5, %ctaid.x;
+mov.u32 %r4, %ntid.x;
+mad.lo.u32 %r2, %r5, %r4, %r2;
+mul.wide.u32 %rd2, %r2, 4;
+add.u64 %rd3, %rd1, %rd2;
+ld.global.u32 %r3, [%rd3];
+add.u32 %r3, %r3, 1;
+st.global.u32 [%rd3], %r3;
+setp.ne.u32 %p, %r2, 0;
+@%p bra DONE;
+ld.param.u64 %rd4, [p2];
+mul.wide.u32 %rd5, %r1, 4;
+add.u64 %rd4, %rd4, %rd5;
+red.global.add.u32 [%rd4], 1;
+DONE:
+ret;
+""", params=".param .u64 p0, .param .u32 p1, .param .u64 p2")
+
+
+def test_a_projected_launch_adds_its_own_cold_misses():
+    """Launch ``i`` adds to word ``i`` of a result array: every eighth launch reaches a new
+    32-byte sector, which misses in L2 and reads DRAM on that launch only.  The detailed
+    launches (0-2) cannot show it at a rate per instruction; the functional run of each
+    projected launch counts its cold reads (``functional/sectors.py``), so launch 8's miss is
+    projected where it happens and the run's DRAM reads and L2 misses equal the full run's."""
+    def run(overrides: list[str]) -> list:
+        cfg = load_config(None, overrides=["-gpgpu_n_clusters 2", "-gpgpu_kernel_launch_latency 50"] + overrides,
+                          env=False)
+        g = GlobalMemory()
+        gpu = TimingGpu(cfg, g, None)
+        lm = load_module(NEW_SECTOR, g)
+        y, sums = g.allocate(256 * 4), g.allocate(16 * 4)
+        recs = []
+        # twelve launches of 4 CTAs, then one of 2 (another group: simulated in detail) that
+        # adds to word 9, in the sector launch 8 was first to read
+        for i, ctas in [(i, 4) for i in range(12)] + [(9, 2)]:
+            op = KernelLaunchOp(lm, "k", (ctas, 1, 1), (64, 1, 1), 0, struct.pack("<QIxxxxQ", y, i, sums),
+                                {"options": cfg}, regs_per_thread=16, static_smem_bytes=0)
+            rec = gpu.start_kernel(op, 0)
+            while not gpu.advance():
+                pass
+            assert rec.error is None
+            recs.append(rec)
+        assert (g.read(y, 512).view(np.uint32) == 13).all() and (g.read(y + 512, 512).view(np.uint32) == 12).all()
+        assert g.read(sums, 48).view(np.uint32).tolist() == [1] * 9 + [2] + [1] * 2
+        return recs
+    full, samp = run([]), run(SAMPLE)
+    assert [r.report_stats.sampling["status"] for r in samp] == ["detailed"] * 3 + ["projected"] * 9 + ["detailed"]
+    # launch 0 reads y's 32 sectors and the array's first; launch 8 the array's second
+    assert [r.report_stats.sampling["cold_reads"] for r in samp] == [33] + [0] * 7 + [1] + [0] * 4
+    assert all(r.report_stats.sampling["cold_writes"] == 0 for r in samp)
+    for name in ("total_dram_reads", "L2_total_cache_misses"):
+        got = [r.report_stats.counters[name] for r in samp]
+        assert got == [r.report_stats.counters[name] for r in full], name
+        # launch 8 projected with its miss; the last launch finds the sector in L2, where the
+        # projected launch 8 placed it (without that: one more miss than the full run's)
+        assert got[8] == got[7] + 1 and got[12] == got[8]
+    assert samp[12].report_stats.cycles == full[12].report_stats.cycles
 
 
 def test_older_records_drop_their_counters_and_sampling_is_unchanged(monkeypatch):

@@ -438,8 +438,13 @@ class MemorySystem:
     def memcpy_to_l2(self, addr: int, nbytes: int, now: int | None = None) -> None:
         """``gpgpu_sim::perf_memcpy_to_gpu`` (``-gpgpu_perf_sim_memcpy``): each 32-byte chunk of
         the copy is made valid in its L2 bank (GPGPU-Sim truncates the address to 32 bits)."""
-        if not self.perf_memcpy:
-            return
+        if self.perf_memcpy:
+            self.fill_l2(addr, nbytes, now)
+
+    def fill_l2(self, addr: int, nbytes: int, now: int | None = None) -> None:
+        """Make each 32-byte chunk of ``nbytes`` at ``addr`` valid in its L2 bank, as a copy
+        under ``-gpgpu_perf_sim_memcpy`` does (:meth:`memcpy_to_l2`; kernel sampling also
+        places there what a projected launch was first to read)."""
         t = self.now if now is None else now
         # the sub-partition is a function of the address above the partition granule: decode
         # once per granule (not through the decoder's memo: these addresses are seen once)

@@ -1,0 +1,144 @@
+"""The first touches of 32-byte sectors (``functional/sectors.py``): cold reads and writes."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+
+from gpgpusim.functional.engine import launch
+from gpgpusim.functional.loader import load_module
+from gpgpusim.functional.memory import GlobalMemory
+from gpgpusim.functional.sectors import ABSENT, PARTIAL, READABLE, SectorLog
+from gpgpusim.functional.state import SHARED_WINDOW
+
+from engine_helpers import ptx
+
+
+def _log(size: int = 256) -> tuple[GlobalMemory, SectorLog, int]:
+    g = GlobalMemory()
+    g.sectors = SectorLog(g)
+    return g, g.sectors, g.allocate(size)
+
+
+def _u64(*addrs: int) -> np.ndarray:
+    return np.array(addrs, dtype=np.uint64)
+
+
+def test_a_read_finds_each_sector_cold_once():
+    _, log, a = _log()
+    # 16 lanes of 4 bytes: two sectors, each cold once however many lanes read it
+    assert log.read("global", a + 4 * np.arange(16, dtype=np.uint64), 4) == 2
+    assert log.read("global", a + 4 * np.arange(16, dtype=np.uint64), 4) == 0
+    assert log.read("global", _u64(a + 60, a + 64), 4) == 1          # sector 1 seen, 2 not
+    assert log.states[a][:4].tolist() == [READABLE, READABLE, READABLE, ABSENT]
+
+
+def test_a_whole_sector_written_is_readable_a_part_is_not():
+    _, log, a = _log()
+    # eight lanes write all 32 bytes of sector 0; one lane writes 4 bytes of sector 1
+    assert log.write("global", a + 4 * np.arange(8, dtype=np.uint64), 4) == 1
+    assert log.write("global", _u64(a + 32), 4) == 1
+    assert log.states[a][:2].tolist() == [READABLE, PARTIAL]
+    assert log.read("global", _u64(a, a + 36), 4) == 1               # the part-written one misses
+    # another write to a sector already present is no cold write
+    assert log.write("global", _u64(a + 36), 4) == 0
+
+
+def test_writes_that_add_up_to_a_whole_sector_make_it_readable():
+    _, log, a = _log()
+    # a vector store's components arrive one call each: 8 bytes of the sector per call
+    for k in range(4):
+        cold = log.write("global", _u64(a + 4 * k, a + 16 + 4 * k), 4)
+        assert cold == (1 if k == 0 else 0)
+        assert log.states[a][0] == (READABLE if k == 3 else PARTIAL)
+    assert log.read("global", _u64(a + 8), 4) == 0
+    # lanes writing the same bytes again do not complete a sector
+    log.write("global", _u64(a + 64, a + 64, a + 64), 4)
+    assert log.states[a][2] == PARTIAL
+
+
+def test_a_copy_makes_its_sectors_readable():
+    _, log, a = _log(1000)
+    log.fill(a + 40, 100)                     # bytes 40..139: sectors 1..4
+    assert log.read("global", _u64(a, a + 32, a + 128, a + 160), 4) == 2      # sectors 0 and 5
+    assert log.states[a][:6].tolist() == [READABLE] * 6
+
+
+def test_only_the_global_window_of_a_generic_address_counts():
+    _, log, a = _log()
+    assert log.read("generic", _u64(a, SHARED_WINDOW + 64), 4) == 1
+    assert log.read("shared", _u64(0, 64), 4) == 0
+    assert list(log.states) == [a]
+
+
+def test_a_freed_allocation_is_forgotten():
+    g, log, a = _log()
+    log.read("global", _u64(a), 4)
+    g.free(a)
+    assert a not in log.states
+    b = g.allocate(256)
+    assert b == a and log.read("global", _u64(b), 4) == 1
+
+
+def test_restoring_a_snapshot_restores_the_sectors_and_a_kept_run_brings_its_own():
+    g, log, a = _log()
+    log.read("global", _u64(a), 4)
+    snap = g.snapshot()
+    assert log.read("global", _u64(a, a + 32), 4) == 1
+    log.write("global", _u64(a + 64), 4)
+    kept = snap.written(1 << 20)
+    assert kept is not None
+    snap.restore()
+    assert log.states[a][:3].tolist() == [READABLE, ABSENT, ABSENT] and log.journal is None
+    assert kept.apply(g)
+    assert log.states[a][:3].tolist() == [READABLE, READABLE, PARTIAL]
+    # a snapshot closed without restoring keeps what the run did; what became readable under
+    # it, in ranges of consecutive sectors (a part-written one is not)
+    snap = g.snapshot()
+    log.read("global", _u64(a + 96, a + 128), 4)
+    log.write("global", a + 192 + 4 * np.arange(8, dtype=np.uint64), 4)
+    log.write("global", _u64(a + 224), 4)
+    assert log.readable_since() == [(a + 96, 64), (a + 192, 32)]
+    snap.close()
+    assert log.states[a][3:8].tolist() == [READABLE, READABLE, ABSENT, READABLE, PARTIAL]
+    assert log.journal is None
+    assert log.readable_since() == []
+
+
+def test_a_launch_counts_its_cold_reads_and_writes():
+    """The engine tells the log of each global load, store and atomic: 64 threads read 64
+    words (8 sectors), write them back (no cold write: the sectors are readable by then), and
+    thread 0 adds to a word of a second allocation (1 cold read); the next launch finds
+    nothing cold."""
+    src = ptx("""
+.reg .u32 %r<4>;
+.reg .u64 %rd<4>;
+.reg .pred %p;
+ld.param.u64 %rd1, [p0];
+mov.u32 %r1, %tid.x;
+mul.wide.u32 %rd2, %r1, 4;
+add.u64 %rd3, %rd1, %rd2;
+ld.global.u32 %r2, [%rd3];
+add.u32 %r2, %r2, 1;
+st.global.u32 [%rd3], %r2;
+setp.ne.u32 %p, %r1, 0;
+@%p bra DONE;
+ld.param.u64 %rd1, [p1];
+atom.global.add.u32 %r3, [%rd1], 1;
+DONE:
+ret;
+""", params=".param .u64 p0, .param .u64 p1")
+    g = GlobalMemory()
+    g.sectors = SectorLog(g)
+    lm = load_module(src, g)
+    x, s = g.allocate(256), g.allocate(64)
+    params = struct.pack("<QQ", x, s)
+    first = launch(lm, "k", (1, 1, 1), (64, 1, 1), 0, params, gmem=g)
+    again = launch(lm, "k", (1, 1, 1), (64, 1, 1), 0, params, gmem=g)
+    assert (first.cold_reads, first.cold_writes) == (9, 0)
+    assert (again.cold_reads, again.cold_writes) == (0, 0)
+    assert g.read(s, 4).view(np.uint32)[0] == 2 and (g.read(x, 256).view(np.uint32) == 2).all()
+    # without a log nothing is counted
+    g.sectors = None
+    assert launch(lm, "k", (1, 1, 1), (64, 1, 1), 0, params, gmem=g).cold_reads == 0
