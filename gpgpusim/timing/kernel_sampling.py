@@ -39,6 +39,11 @@ instruction counts:
     their place in the group's sequence (a slope whose t statistic passes the 95 % level), the
     least that slope can be at that level times the launch's distance from them (caches and
     DRAM rows that drift as a loop walks its data);
+  - the cold gap (:meth:`KernelSampler.cold_gap`): when the launch reads more sectors of
+    device memory for the first time than the detailed launches did on average (cold reads,
+    :data:`COLD`), one DRAM round trip from the configuration
+    (:func:`dram_round_trip`): its warps wait for those reads, which are issued together, and
+    the projection, scaled from launches that did not wait, does not include it;
 
   and at least one cycle: a group whose detailed launches all took the same cycles has no
   spread, but its later launches may still differ by a cycle (and the projection is rounded);
@@ -314,6 +319,8 @@ class Line:
     beyond: float
     #: mean relative bound of the CTA-sampled detailed launches
     inherited: float
+    #: the cold gap of the launch against the nearest group, cycles (:meth:`KernelSampler.cold_gap`)
+    cold: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -387,6 +394,20 @@ def _leave_one_out(groups: list[Group], latency: int) -> float:
     return worst
 
 
+def dram_round_trip(config: Any) -> float:
+    """Core cycles of one L2 miss served by DRAM, from the configuration: the L2's
+    ``-gpgpu_l2_rop_latency`` (L2 cycles) and ``-dram_latency`` (DRAM cycles), each in core
+    cycles (``-gpgpu_clock_domains``); 0 when the configuration does not say.  293 on
+    SM7_QV100 (160 + 100 x 1132 / 850)."""
+    try:
+        cd = config.get("gpgpu_clock_domains")
+        rop = float(config.get("gpgpu_l2_rop_latency") or 0)
+        dram = float(config.get("dram_latency") or 0)
+        return rop * cd.core_mhz / cd.l2_mhz + dram * cd.core_mhz / cd.dram_mhz
+    except (AttributeError, KeyError, TypeError, ValueError, ZeroDivisionError):
+        return 0.0
+
+
 def _warm(s: Sample, name: str) -> int:
     """Counter ``name`` of detailed launch ``s``, less its cold misses for :data:`COLD`'s."""
     v = s.counters.get(name, 0)
@@ -411,13 +432,15 @@ class KernelSampler:
     projected, and the projection (see the module docstring)."""
 
     def __init__(self, tol: float = 0.02, min_detailed: int = 4, similar: float = 0.1,
-                 latency: int = 0, lines: bool = True, tol_of: str = "cycles") -> None:
+                 latency: int = 0, lines: bool = True, tol_of: str = "cycles", cold_cycles: float = 0.0) -> None:
         self.tol = tol
         #: what ``tol`` is a fraction of (``-gpgpusim_sampling_tol_of``)
         self.tol_of = parse_tol_of(tol_of)
         self.min_detailed = max(2, min_detailed)
         self.similar = similar
         self.latency = latency
+        #: the cold gap's cycles (:meth:`cold_gap`, :func:`dram_round_trip`)
+        self.cold_cycles = cold_cycles
         #: project launches from a :class:`Line` through converged groups (``-gpgpusim_sampling_line``)
         self.lines = lines
         #: launches projected from a line
@@ -443,7 +466,8 @@ class KernelSampler:
                    similar=float(opt("gpgpusim_sampling_similar", 0.1)),
                    latency=int(opt("gpgpu_kernel_launch_latency", 0) or 0),
                    lines=bool(int(opt("gpgpusim_sampling_line", 1))),
-                   tol_of=str(opt("gpgpusim_sampling_tol_of", "cycles")))
+                   tol_of=str(opt("gpgpusim_sampling_tol_of", "cycles")),
+                   cold_cycles=dram_round_trip(config))
 
     # ------------------------------------------------------------------ grouping
     @staticmethod
@@ -551,7 +575,8 @@ class KernelSampler:
         """(cycles, 95 % error bound in cycles -- at least one, as for a group --, per-kernel
         counters) of a launch projected from ``ln`` (:meth:`line`)."""
         cycles = self.latency + int(round(ln.work))
-        bound = _stated_bound(ln.pi + ln.model + ln.beyond + ln.inherited * ln.work)
+        ln.cold = self.cold_gap(ln.nearest, cold)
+        bound = _stated_bound(ln.pi + ln.model + ln.beyond + ln.inherited * ln.work + ln.cold)
         self.line_projected += 1
         return cycles, bound, ln.nearest.scaled_counters(warp_insn, thread_insn, cold)
 
@@ -562,7 +587,8 @@ class KernelSampler:
                 "line_detailed": sum(len(g.samples) for g in ln.groups), "line_ci_rel": ln.ci_rel,
                 "cycles_bound": bound, "cycles_bound_rel": bound / cycles if cycles else 0.0,
                 "cycles_bound_parts": {"interval": int(math.ceil(ln.pi + ln.inherited * ln.work)),
-                                       "model": int(math.ceil(ln.model)), "beyond": int(math.ceil(ln.beyond))},
+                                       "model": int(math.ceil(ln.model)), "beyond": int(math.ceil(ln.beyond)),
+                                       "cold": int(math.ceil(ln.cold))},
                 "projected_counters": "scalar"}
 
     # ------------------------------------------------------------------ projection
@@ -581,15 +607,26 @@ class KernelSampler:
             interval = (pi_rel + inherited) * work
             scaling = g.scaling_gap(cpi, warp_insn)
             trend = g.trend(self.latency, g.launches)
-            bound = _stated_bound(interval + scaling + trend)
+            gap = self.cold_gap(g, cold)
+            bound = _stated_bound(interval + scaling + trend + gap)
             g.bound_parts = {"interval": int(math.ceil(interval)), "scaling": int(math.ceil(scaling)),
-                             "trend": int(math.ceil(trend))}
+                             "trend": int(math.ceil(trend)), "cold": int(math.ceil(gap))}
         else:
             bound = cycles
             g.bound_parts = {}
         g.launches += 1
         g.projected += 1
         return cycles, bound, g.scaled_counters(warp_insn, thread_insn, cold)
+
+    def cold_gap(self, g: Group, cold: tuple[int, int]) -> float:
+        """The cold gap of a launch with ``cold`` (cold reads, cold writes) projected from
+        ``g``: :attr:`cold_cycles` when it has more cold reads than ``g``'s detailed launches
+        (:meth:`Group.used`) had on average, else 0.  Only reads: a cold write under lazy
+        fetch-on-read reads nothing."""
+        used = g.used()
+        if not used or cold[0] <= sum(s.cold[0] for s in used) / len(used):
+            return 0.0
+        return self.cold_cycles
 
     def detailed_info(self, g: Group) -> dict[str, Any]:
         """The report's ``sampling`` entry of a launch simulated in detail."""
@@ -602,6 +639,6 @@ class KernelSampler:
                 "group_detailed": len(g.samples), "group_cpi": cpi, "group_cpi_ci_rel": ci_rel,
                 "cycles_bound": bound, "cycles_bound_rel": bound / cycles if cycles else 0.0,
                 "projected_counters": "scalar"}
-        if g.bound_parts.get("scaling") or g.bound_parts.get("trend"):
+        if g.bound_parts.get("scaling") or g.bound_parts.get("trend") or g.bound_parts.get("cold"):
             info["cycles_bound_parts"] = dict(g.bound_parts)
         return info

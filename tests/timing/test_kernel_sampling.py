@@ -17,7 +17,7 @@ from gpgpusim.options import load_config
 from gpgpusim.report.reporter import COMPACT_NOTE, Reporter
 from gpgpusim.device.gpu import KernelLaunchOp
 from gpgpusim.timing.gpu import TimingGpu
-from gpgpusim.timing.kernel_sampling import KernelSampler, mix_distance, parse_mode, t975
+from gpgpusim.timing.kernel_sampling import KernelSampler, dram_round_trip, mix_distance, parse_mode, t975
 
 from .timing_helpers import ptx
 
@@ -126,6 +126,24 @@ def test_the_cold_misses_are_left_out_of_the_rate_and_each_launch_brings_its_own
     assert g2.sums() == (500, {"total_dram_reads": 0})
 
 
+def test_a_launch_with_more_cold_reads_than_its_group_states_a_dram_round_trip():
+    """A launch that reads more sectors for the first time than its group's detailed launches
+    did on average waits for DRAM where they did not: its bound adds one DRAM round trip from
+    the configuration (ROP latency + DRAM latency in core cycles); cold writes add nothing."""
+    cfg = load_config(None, overrides=["-gpgpusim_sampling kernel"], env=False)
+    assert dram_round_trip(cfg) == pytest.approx(160 + 100 * 1132 / 850)      # SM7_QV100
+    ks = KernelSampler(tol=0.05, min_detailed=3, latency=100, cold_cycles=293.0)
+    key = ks.key("k", (4, 1, 1), (64, 1, 1))
+    for uid, (cyc, cr) in enumerate(((2300, 40), (2100, 0), (2104, 2)), 1):
+        g = ks.record_detailed(key, uid, 1000, {"add": 10}, cyc, {}, cold=(cr, 0))
+    # the used launches read 1 cold sector on average: 1 is no gap, 2 is
+    plain = ks.project(g, 1000, 32000, cold=(1, 9))[1]
+    assert g.bound_parts["cold"] == 0
+    assert ks.project(g, 1000, 32000, cold=(2, 0))[1] == plain + 293
+    assert ks.projected_info(g, 2102, plain + 293)["cycles_bound_parts"]["cold"] == 293
+    assert dram_round_trip(object()) == 0.0
+
+
 def test_bound_states_the_scaling_gap_and_a_steady_trend():
     """A projected launch's bound adds the gap between scaling by its own warp instructions and
     not scaling (a launch of fewer instructions than the detailed ones), and a steady trend of
@@ -146,7 +164,7 @@ def test_bound_states_the_scaling_gap_and_a_steady_trend():
     assert bounds[29] == math.ceil(pi * cpi * 112 + 31.5)
     assert g.launches == 34 and g.projected == 30
     parts = ks.projected_info(g, 5694, bounds[29])["cycles_bound_parts"]
-    assert parts == {"interval": math.ceil(pi * cpi * 112), "scaling": 0, "trend": 32}
+    assert parts == {"interval": math.ceil(pi * cpi * 112), "scaling": 0, "trend": 32, "cold": 0}
     # a shrinking kernel bound by latency: the detailed launches had ~15,000 warp instructions
     ks = KernelSampler(tol=0.02, min_detailed=4, similar=0.1, latency=5000)
     key = ks.key("step", (8, 8, 1), (16, 16, 1))
@@ -259,7 +277,7 @@ def test_a_line_through_three_groups_projects_a_drifting_launch():
     assert counters["gpgpu_n_tot_thrd_icount"] == 400000 and ks.line_projected == 1
     info = ks.line_info(ln, cycles, bound)
     assert info["status"] == "projected" and info["line_groups"] == [1, 2, 3] and info["group"] == 3
-    assert info["cycles_bound_parts"] == {"interval": math.ceil(ln.pi), "model": 0, "beyond": 200}
+    assert info["cycles_bound_parts"] == {"interval": math.ceil(ln.pi), "model": 0, "beyond": 200, "cold": 0}
     # among the groups nothing is beyond
     inside = ks.line(key, 550000, mix)
     assert inside is not None and inside.beyond == 0
@@ -478,6 +496,9 @@ def test_a_projected_launch_adds_its_own_cold_misses():
         # projected launch 8 placed it (without that: one more miss than the full run's)
         assert got[8] == got[7] + 1 and got[12] == got[8]
     assert samp[12].report_stats.cycles == full[12].report_stats.cycles
+    # launch 8's bound adds one DRAM round trip (160 + 100 x 1132 / 850 cycles), the others' not
+    parts = [r.report_stats.sampling.get("cycles_bound_parts", {}).get("cold", 0) for r in samp[3:12]]
+    assert parts == [0] * 5 + [294] + [0] * 3
 
 
 def test_older_records_drop_their_counters_and_sampling_is_unchanged(monkeypatch):
