@@ -104,10 +104,15 @@ class SectorLog:
             first = (np.uint32(1) << np.uint32(size)) - np.uint32(1) if size < 32 else _FULL
             lane_bits = first << (offs & (SECTOR_BYTES - 1)).astype(np.uint32)
             np.bitwise_or.at(bits, np.searchsorted(touched, sec), lane_bits)
-            masks = self._masks(base, st.size)
-            bits |= masks[touched]
+            masks = self.masks.get(base)
+            if masks is not None:
+                bits |= masks[touched]
             full = bits == _FULL
-            self._set(base, masks, touched, bits)
+            if not full.all():
+                # only sectors left in part keep their bytes (a wholly written array needs none)
+                if masks is None:
+                    masks = self.masks[base] = np.zeros(st.size, dtype=np.uint32)
+                self._set(base, masks, touched[~full], bits[~full])
             self._set(base, st, touched, np.where(full, READABLE, PARTIAL).astype(np.uint8))
         return cold
 
@@ -196,12 +201,6 @@ class SectorLog:
             n = max(self.gmem.extent(base), 1)
             st = self.states[base] = np.zeros((n + SECTOR_BYTES - 1) >> SECTOR_SHIFT, dtype=np.uint8)
         return st
-
-    def _masks(self, base: int, n: int) -> np.ndarray:
-        m = self.masks.get(base)
-        if m is None:
-            m = self.masks[base] = np.zeros(n, dtype=np.uint32)
-        return m
 
     def _set(self, base: int, arr: np.ndarray, idx: np.ndarray, values: np.ndarray | int) -> None:
         if self.journal is not None:

@@ -38,7 +38,9 @@ def test_a_whole_sector_written_is_readable_a_part_is_not():
     _, log, a = _log()
     # eight lanes write all 32 bytes of sector 0; one lane writes 4 bytes of sector 1
     assert log.write("global", a + 4 * np.arange(8, dtype=np.uint64), 4) == 1
+    assert a not in log.masks                 # nothing left in part: no bytes kept
     assert log.write("global", _u64(a + 32), 4) == 1
+    assert log.masks[a][1] == 0xF
     assert log.states[a][:2].tolist() == [READABLE, PARTIAL]
     assert log.read("global", _u64(a, a + 36), 4) == 1               # the part-written one misses
     # another write to a sector already present is no cold write
