@@ -943,7 +943,13 @@ class TimingGpu(Gpu):
 
     def _perf_memcpy(self, addr: int, nbytes: int) -> None:
         if bool(self.config.get("gpgpu_perf_sim_memcpy")):
-            self._seen_idle = False
-            self.mem.memcpy_to_l2(addr, nbytes, self.gpu_tot_sim_cycle + self.gpu_sim_cycle)
+            self.fill_l2(addr, nbytes)
             if self.gmem.sectors is not None:
                 self.gmem.sectors.fill(addr, nbytes)
+
+    def fill_l2(self, addr: int, nbytes: int) -> None:
+        """Make every 32-byte sector of ``nbytes`` at ``addr`` valid in L2, now: a copy under
+        ``-gpgpu_perf_sim_memcpy``, or what a projected launch was first to read
+        (``projection.project_launch``).  The machine is no longer known idle."""
+        self._seen_idle = False
+        self.mem.fill_l2(addr, nbytes, self.gpu_tot_sim_cycle + self.gpu_sim_cycle)

@@ -70,10 +70,8 @@ def project_launch(gpu: TimingGpu, rec: KernelRecord, key: Any) -> bool:
         # what the launch was first to read (or wrote whole) stays in L2 for the next detailed
         # launch, as after the launch in full detail (functional/sectors.py); nothing else of
         # the timing model's state changes
-        gpu._seen_idle = False
-        now = gpu.gpu_tot_sim_cycle + gpu.gpu_sim_cycle
         for addr, nbytes in fills:
-            gpu.mem.fill_l2(addr, nbytes, now)
+            gpu.fill_l2(addr, nbytes)
     if isinstance(line_stats, dict):
         for ln, v in kw["line_stats"].items():
             have = line_stats.setdefault(ln, [0] * len(v))
