@@ -622,6 +622,8 @@ def sampling_lines(stats: KernelStats) -> list[str]:
                 f"95 % interval +-{parts['interval']}, instruction scaling +-{parts['scaling']}, "
                 f"trend +-{parts['trend']}")
             source = "the group"
+        if parts and parts.get("cold"):       # a launch reading DRAM where its group did not
+            what += f", cold reads +-{parts['cold']}"
         return [f"gpgpusim_sampling = projected (kernel sampling: {how}; this launch ran functionally)",
                 f"gpu_sim_cycle_projected = {stats.cycles} [projected +-{100 * s['cycles_bound_rel']:.2f} %, "
                 f"+-{s['cycles_bound']} cycles, {what}]",

@@ -434,6 +434,25 @@ def test_a_launch_projected_from_a_line_names_its_groups_and_bound():
         "warp instruction; per-unit lists and histograms not included)"]
 
 
+def test_a_projected_launch_with_cold_reads_names_that_part_of_its_bound():
+    """``cycles_bound_parts.cold`` (kernel_sampling.KernelSampler.cold_gap) is named when not 0,
+    for a group and for a line; a part of 0 prints as before."""
+    from gpgpusim.report.reporter import sampling_lines
+
+    def line1(info: dict) -> str:
+        return sampling_lines(KernelStats("k", 9, thread_insn=10, warp_insn=1, ctas=1, cycles=6188, sampling=info))[1]
+    group = {"mode": "kernel", "status": "projected", "group": 3, "group_detailed": 4, "cycles_bound": 435,
+             "cycles_bound_rel": 435 / 6188,
+             "cycles_bound_parts": {"interval": 29, "scaling": 111, "trend": 0, "cold": 294}}
+    assert line1(group) == ("gpu_sim_cycle_projected = 6188 [projected +-7.03 %, +-435 cycles, 95 % interval +-29, "
+                            "instruction scaling +-111, trend +-0, cold reads +-294]")
+    group["cycles_bound_parts"]["cold"] = 0
+    assert line1(group).endswith("instruction scaling +-111, trend +-0]")
+    line = dict(group, line_groups=[2, 3], line_detailed=8,
+                cycles_bound_parts={"interval": 148, "model": 12, "beyond": 25, "cold": 294})
+    assert line1(line).endswith("its model error +-12, beyond its groups +-25, cold reads +-294]")
+
+
 def test_unsampled_kernels_have_no_sampling_fields():
     rep, lines, clock = make()
     rep.kernel_end(KernelStats("k", 1, thread_insn=10, warp_insn=1, ctas=1, cycles=10))
