@@ -299,8 +299,14 @@ class Line:
     the larger gap between the line's continuation and not scaling at all or scaling in
     proportion from the line's value at the edge (a kernel flat over the groups that starts to
     scale past them, a multiplier step whose time stays while it has work for every warp); and
-    the mean bound the CTA-sampled detailed launches carry.  The counters are the nearest
-    group's per warp instruction, as :meth:`KernelSampler.project` scales them."""
+    the mean bound the CTA-sampled detailed launches carry.
+
+    The counters follow thread instructions too (:meth:`_LineFit.counters`): each is a
+    least-squares line through the same detailed launches, evaluated at the launch.  A kernel
+    whose warps stay while fewer of their lanes work makes fewer memory accesses per warp
+    instruction: scaled from the nearest group per warp instruction, as a group projects,
+    the line-projected launches of a Gaussian elimination counted twice the L1D and L2
+    accesses of the full simulation."""
 
     groups: list[Group]
     nearest: Group
@@ -319,6 +325,8 @@ class Line:
     beyond: float
     #: mean relative bound of the CTA-sampled detailed launches
     inherited: float
+    #: the fit it came from (its counters' lines, :meth:`_LineFit.counters`)
+    fit: _LineFit
     #: the cold gap of the launch against the nearest group, cycles (:meth:`KernelSampler.cold_gap`)
     cold: float = 0.0
 
@@ -328,7 +336,8 @@ class _LineFit:
     """What :meth:`KernelSampler.line` needs of the line through some converged groups: the
     groups' span in thread instructions, the fit over their used launches (``n`` of them) and
     its residuals over those and over every detailed launch (``m``), the leave-one-out model
-    error and the mean bound the CTA-sampled launches pass on."""
+    error, the mean bound the CTA-sampled launches pass on and, per counter, its line over the
+    same launches."""
 
     groups: list[Group]
     #: the groups' mean thread instructions (:meth:`Group.thread_centre`), in ``groups``' order
@@ -346,6 +355,10 @@ class _LineFit:
     s_every: float
     loo: float
     inherited: float
+    #: per counter (high-water marks left out; :data:`COLD`'s without the launches' own cold
+    #: misses): its mean over the used launches and its least-squares slope against thread
+    #: instructions
+    counter_lines: dict[str, tuple[float, float]]
 
     @classmethod
     def through(cls, groups: list[Group], latency: int) -> _LineFit | None:
@@ -361,9 +374,29 @@ class _LineFit:
         s_used = math.sqrt(sum((y - my - b * (x - mx)) ** 2 for x, y in used) / (n - 2))
         s_every = math.sqrt(sum((y - my - b * (x - mx)) ** 2 for x, y in every) / (m - 2))
         samples = [s for g in groups for s in g.used()]
+        names = sorted({k for s in samples for k in s.counters if not k.startswith("max")})
+        lines = {}
+        for name in names:
+            ys = [_warm(s, name) for s in samples]
+            cy = sum(ys) / n
+            lines[name] = (cy, sum((s.thread_insn - mx) * (y - cy) for s, y in zip(samples, ys, strict=True)) / sxx)
         return cls(groups, centres, lo, hi, hi - lo, n, m, mx, my, sxx, b,
                    s_used, s_every, _leave_one_out(groups, latency),
-                   sum(s.bound_rel for s in samples) / len(samples))
+                   sum(s.bound_rel for s in samples) / len(samples), lines)
+
+    def counters(self, warp_insn: int, thread_insn: int, cold: tuple[int, int] = (0, 0)) -> dict[str, int]:
+        """The counters of a launch of ``warp_insn`` warp and ``thread_insn`` thread
+        instructions and ``cold`` (cold reads, cold writes) projected from this fit: each
+        counter's line at ``thread_insn`` (rounded, at least 0), plus, for :data:`COLD`'s
+        counters, the launch's own cold misses; the instruction counts exact."""
+        dx = thread_insn - self.mx
+        counters = {name: max(0, int(round(cy + slope * dx))) for name, (cy, slope) in self.counter_lines.items()}
+        for name, (per_read, per_write) in COLD.items():
+            if name in counters:
+                counters[name] += per_read * cold[0] + per_write * cold[1]
+        counters["gpgpu_n_tot_thrd_icount"] = thread_insn
+        counters["gpgpu_n_tot_w_icount"] = warp_insn
+        return counters
 
 
 def _fit(pts: list[tuple[int, int]]) -> tuple[float, float, float, float] | None:
@@ -555,7 +588,7 @@ class KernelSampler:
         # beyond the groups the slope is not measured: it may be anything from not scaling at
         # all to scaling in proportion, from the line's value at the edge
         beyond = max(abs(fit.b), abs(at_edge / edge - fit.b)) * d if d else 0.0
-        return Line(fit.groups, nearest, work, ci_rel, pi, fit.loo, beyond, fit.inherited)
+        return Line(fit.groups, nearest, work, ci_rel, pi, fit.loo, beyond, fit.inherited, fit)
 
     def _line_fit(self, key: tuple[Any, ...]) -> _LineFit | None:
         """The least-squares line through the converged groups of ``key`` (None with fewer than
@@ -578,7 +611,7 @@ class KernelSampler:
         ln.cold = self.cold_gap(ln.nearest, cold)
         bound = _stated_bound(ln.pi + ln.model + ln.beyond + ln.inherited * ln.work + ln.cold)
         self.line_projected += 1
-        return cycles, bound, ln.nearest.scaled_counters(warp_insn, thread_insn, cold)
+        return cycles, bound, ln.fit.counters(warp_insn, thread_insn, cold)
 
     def line_info(self, ln: Line, cycles: int, bound: int) -> dict[str, Any]:
         """The report's ``sampling`` entry of a launch projected from a line."""

@@ -238,7 +238,8 @@ def _line_sampler(points: list[tuple[int, list[int]]], lines: bool = True,
     for t, cycles in points:
         for cyc in cycles:
             uid += 1
-            ks.record_detailed(key, uid, t // 32, {"ld": 1, "add": 1}, cyc, {"L2_total_cache_accesses": t // 100},
+            ks.record_detailed(key, uid, t // 32, {"ld": 1, "add": 1}, cyc,
+                               {"L2_total_cache_accesses": t // 100, "L1D_total_cache_accesses": 3000 + t // 50},
                                thread_insn=t)
     assert all(ks.converged(g) for g in ks.groups) and len(ks.groups) == len(points)
     return ks, key
@@ -272,8 +273,11 @@ def test_a_line_through_three_groups_projects_a_drifting_launch():
     assert ln.beyond == pytest.approx(200)
     cycles, bound, counters = ks.project_line(ln, 400000 // 32, 400000)
     assert cycles == 6400 and bound == math.ceil(ln.pi + 200)
-    # the nearest group's L2 accesses (5000 a launch of 15625 warp instructions) per warp instruction
-    assert counters["L2_total_cache_accesses"] == round(15000 * 12500 / 46875)
+    # each counter on its line through the groups' used launches against thread instructions:
+    # L1D accesses 3000 + t / 50 (the nearest group's per warp instruction would give
+    # 13000 x 12500 / 15625 = 10400), L2 accesses t / 100
+    assert counters["L1D_total_cache_accesses"] == 11000
+    assert counters["L2_total_cache_accesses"] == 4000
     assert counters["gpgpu_n_tot_thrd_icount"] == 400000 and ks.line_projected == 1
     info = ks.line_info(ln, cycles, bound)
     assert info["status"] == "projected" and info["line_groups"] == [1, 2, 3] and info["group"] == 3
