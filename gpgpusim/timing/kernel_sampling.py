@@ -49,7 +49,9 @@ instruction counts:
   spread, but its later launches may still differ by a cycle (and the projection is rounded);
 * the timing model's scalar counters (cache accesses and misses, DRAM reads and writes, stalls,
   memory-instruction counts, latency sums, ...): the group's count per warp instruction times the
-  launch's warp instructions.  Compulsory misses are not averaged: the functional run counts
+  launch's warp instructions, or, once the kernel has a :class:`Line` whose reach and mix the
+  launch is within, each counter's line against thread instructions
+  (:meth:`KernelSampler.counter_line`).  Compulsory misses are not averaged: the functional run counts
   the sectors of device memory each launch was first to read or write
   (``functional/sectors.py``), the group's rate of L2 misses and DRAM reads leaves its detailed
   launches' out, and each projected launch adds its own (:data:`COLD`): a checksum kernel whose
@@ -302,11 +304,13 @@ class Line:
     the mean bound the CTA-sampled detailed launches carry.
 
     The counters follow thread instructions too (:meth:`_LineFit.counters`): each is a
-    least-squares line through the same detailed launches, evaluated at the launch.  A kernel
-    whose warps stay while fewer of their lanes work makes fewer memory accesses per warp
-    instruction: scaled from the nearest group per warp instruction, as a group projects,
-    the line-projected launches of a Gaussian elimination counted twice the L1D and L2
-    accesses of the full simulation."""
+    least-squares line through the same detailed launches, evaluated at the launch; so are
+    those of a launch projected from a group once the line exists and conditions (1) and (2)
+    hold (:meth:`KernelSampler.counter_line`).  A kernel whose warps stay while fewer of their
+    lanes work makes fewer memory accesses per warp instruction: scaled per warp instruction
+    from the nearest group, the line-projected launches of a Gaussian elimination counted
+    twice the L1D and L2 accesses of the full simulation, its group-projected ones 18 % more
+    (a group's detailed launches are its first, at the end of the group with the most work)."""
 
     groups: list[Group]
     nearest: Group
@@ -383,6 +387,10 @@ class _LineFit:
         return cls(groups, centres, lo, hi, hi - lo, n, m, mx, my, sxx, b,
                    s_used, s_every, _leave_one_out(groups, latency),
                    sum(s.bound_rel for s in samples) / len(samples), lines)
+
+    def nearest(self, thread_insn: int) -> Group:
+        """The group whose mean thread instructions are nearest ``thread_insn``."""
+        return self.groups[min(range(len(self.groups)), key=lambda i: abs(self.centres[i] - thread_insn))]
 
     def counters(self, warp_insn: int, thread_insn: int, cold: tuple[int, int] = (0, 0)) -> dict[str, int]:
         """The counters of a launch of ``warp_insn`` warp and ``thread_insn`` thread
@@ -565,15 +573,10 @@ class KernelSampler:
         """The :class:`Line` a launch of ``key`` with ``thread_insn`` thread instructions and this
         instruction mix is projected from, or None (fewer than three converged groups with
         thread counts, a launch outside their reach, or a line not known well enough there)."""
-        fit = self._line_fit(key) if self.lines else None
+        fit = self.counter_line(key, thread_insn, opcode_counts)
         if fit is None:
             return None
-        if not fit.lo - fit.span <= thread_insn <= fit.hi + fit.span:
-            return None
-        nearest = fit.groups[min(range(len(fit.groups)), key=lambda i: abs(fit.centres[i] - thread_insn))]
-        spread = max(mix_distance(g.mix, nearest.mix) for g in fit.groups)
-        if mix_distance(opcode_mix(opcode_counts), nearest.mix) > spread + self.similar / 2:
-            return None
+        nearest = fit.nearest(thread_insn)
         work = fit.my + fit.b * (thread_insn - fit.mx)
         if work <= 0:
             return None
@@ -589,6 +592,22 @@ class KernelSampler:
         # all to scaling in proportion, from the line's value at the edge
         beyond = max(abs(fit.b), abs(at_edge / edge - fit.b)) * d if d else 0.0
         return Line(fit.groups, nearest, work, ci_rel, pi, fit.loo, beyond, fit.inherited, fit)
+
+    def counter_line(self, key: tuple[Any, ...], thread_insn: int, opcode_counts: dict[str, int]) -> _LineFit | None:
+        """The fit through the converged groups of ``key`` whose counters a launch with
+        ``thread_insn`` thread instructions and this instruction mix takes (conditions (1) and
+        (2) of :class:`Line`: within the groups' reach, a mix as near as theirs), or None.
+        :meth:`line` projects its cycles from it too when (3) holds; a launch projected from a
+        group takes only its counters (:meth:`project`): a group's detailed launches are its
+        first, and a kernel that drifts one way is scaled from one end of the group."""
+        fit = self._line_fit(key) if self.lines else None
+        if fit is None or not fit.lo - fit.span <= thread_insn <= fit.hi + fit.span:
+            return None
+        nearest = fit.nearest(thread_insn)
+        spread = max(mix_distance(g.mix, nearest.mix) for g in fit.groups)
+        if mix_distance(opcode_mix(opcode_counts), nearest.mix) > spread + self.similar / 2:
+            return None
+        return fit
 
     def _line_fit(self, key: tuple[Any, ...]) -> _LineFit | None:
         """The least-squares line through the converged groups of ``key`` (None with fewer than
@@ -625,11 +644,12 @@ class KernelSampler:
                 "projected_counters": "scalar"}
 
     # ------------------------------------------------------------------ projection
-    def project(self, g: Group, warp_insn: int, thread_insn: int,
-                cold: tuple[int, int] = (0, 0)) -> tuple[int, int, dict[str, int]]:
+    def project(self, g: Group, warp_insn: int, thread_insn: int, cold: tuple[int, int] = (0, 0),
+                counters_from: _LineFit | None = None) -> tuple[int, int, dict[str, int]]:
         """(cycles, 95 % error bound in cycles, per-kernel counters) of a launch of group ``g``
         with ``warp_insn`` warp and ``thread_insn`` thread instructions and ``cold`` (cold
-        reads, cold writes)."""
+        reads, cold writes); the counters from ``counters_from`` (:meth:`counter_line`) when
+        given, else scaled from ``g``."""
         cpi, _, pi_rel = self.estimate(g)
         work = cpi * warp_insn
         cycles = self.latency + int(round(work))
@@ -649,6 +669,8 @@ class KernelSampler:
             g.bound_parts = {}
         g.launches += 1
         g.projected += 1
+        if counters_from is not None:
+            return cycles, bound, counters_from.counters(warp_insn, thread_insn, cold)
         return cycles, bound, g.scaled_counters(warp_insn, thread_insn, cold)
 
     def cold_gap(self, g: Group, cold: tuple[int, int]) -> float:

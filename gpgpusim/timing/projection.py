@@ -94,8 +94,11 @@ def project_launch(gpu: TimingGpu, rec: KernelRecord, key: Any) -> bool:
             # memory could not be put back (the kernel allocated device memory): keep the run
             # and project from the nearest converged group of the launch's shape
             group = next(g for g in ks.groups if ks.key(g.name, g.grid, g.block) == key and ks.converged(g))
-        cycles, bound, proj = ks.project(group, int(stats.warp_insn), int(stats.thread_insn), cold)
+        fit = ks.counter_line(key, int(stats.thread_insn), dict(stats.opcode_counts))
+        cycles, bound, proj = ks.project(group, int(stats.warp_insn), int(stats.thread_insn), cold, fit)
         info = ks.projected_info(group, cycles, bound)
+        if fit is not None:
+            info["counter_line_groups"] = [g.gid for g in fit.groups]
     report = gpu._report_stats(rec)
     report.cycles = cycles
     for name, v in proj.items():

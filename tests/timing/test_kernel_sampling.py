@@ -313,6 +313,32 @@ def test_a_line_through_three_groups_projects_a_drifting_launch():
     assert far.beyond == pytest.approx(1000 * 100000 / 500000)
 
 
+def test_a_launch_projected_from_a_group_takes_its_counters_from_the_kernels_line():
+    """Once three groups of a kernel have converged, a launch that matches one of them keeps
+    its cycles from the group but takes its counters from each counter's line against thread
+    instructions (within the line's reach and mix), not per warp instruction from the group."""
+    mix = {"ld": 1, "add": 1}
+    pts = [(700000, [6720, 6701, 6699, 6700]), (600000, [6620, 6601, 6599, 6600]),
+           (500000, [6520, 6501, 6499, 6500])]
+    ks, key = _line_sampler(pts)
+    g = ks.match(key, 15000, mix)
+    assert g is ks.groups[2]
+    fit = ks.counter_line(key, 480000, mix)
+    assert fit is not None and fit.groups == ks.groups
+    cycles, bound, counters = ks.project(g, 15000, 480000, counters_from=fit)
+    alone = _line_sampler(pts)[0]
+    _, _, scaled = alone.project(alone.groups[2], 15000, 480000)
+    assert cycles == 5000 + round(1500 * 15000 / 15625)
+    # on the line: 3000 + 480000 / 50; the group per warp instruction: 13000 x 15000 / 15625
+    assert counters["L1D_total_cache_accesses"] == 12600 and scaled["L1D_total_cache_accesses"] == 12480
+    assert counters["gpgpu_n_tot_thrd_icount"] == 480000 and counters["gpgpu_n_tot_w_icount"] == 15000
+    # out of the line's reach, of another mix, or with lines off: none
+    assert ks.counter_line(key, 290000, mix) is None
+    assert ks.counter_line(key, 480000, {"ld": 1, "add": 1, "mul": 2}) is None
+    off, key_off = _line_sampler(pts, lines=False)
+    assert off.counter_line(key_off, 480000, mix) is None
+
+
 def test_a_kernel_whose_work_grows_is_projected_from_a_line_of_its_groups():
     """ADD_LOOP at 10, 20 and 30 trips (three groups of three detailed launches), then at 25,
     40 and 45 trips (in no group): projected from the line through the three, at the cycles the
