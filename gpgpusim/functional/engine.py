@@ -83,6 +83,9 @@ class KernelStats:
     #: 0 when the memory keeps no log)
     cold_reads: int = 0
     cold_writes: int = 0
+    #: thread instructions (lanes active and guard true) per pc issued, in pc order: what the
+    #: timing model's per-space memory-instruction counters count (``timing/projection.py``)
+    pc_thread: dict[int, int] = field(default_factory=dict)
     #: child grids launched from the device (``cdp.DeviceLaunch``, in launch order), which the
     #: runtime runs after this grid (dynamic parallelism)
     device_launches: list[Any] = field(default_factory=list)
@@ -525,11 +528,13 @@ def finish_launch(lc: LaunchChunks) -> KernelStats:
     pc_thread: list[int] = [] if lc.pc_thread is None else lc.pc_thread
     pc_active: list[int] = [] if lc.pc_active is None else lc.pc_active
     opcode_of = prog.opcode_of
+    per_pc = stats.pc_thread
     for pc in issued:
         n = pc_thread[pc]
         if n:
             op = opcode_of[pc]
             stats.opcode_counts[op] = stats.opcode_counts.get(op, 0) + n
+            per_pc[pc] = n
     line_stats = lc.line_stats
     if line_stats is not None:
         insts = prog.insts

@@ -477,6 +477,12 @@ class TimingGpu(Gpu):
         else:
             trace.cut()
 
+    def core_table(self, op: Any, prog: Any) -> CoreTable:
+        """The per-pc table the cores time kernel ``op.kernel`` (program ``prog``) with, made
+        once per loaded module."""
+        return _per_module(op, "timing_table",
+                           lambda: CoreTable(build_table(prog, self.config), len(prog.insts), prog))
+
     @staticmethod
     def live_reason(op: Any, prog: Any) -> str | None:
         """:func:`needs_live_feed` of the launch's kernel, scanned once per loaded module (the
@@ -501,8 +507,7 @@ class TimingGpu(Gpu):
             # shared-memory records are kept as the LD/ST units' bank-conflict degrees only
             trace = KernelTrace(lc, feed_window(self.config.get("gpgpusim_feed_window")),
                                 shared_geometry(self.config))
-        table = _per_module(op, "timing_table",
-                            lambda: CoreTable(build_table(prog, self.config), len(prog.insts), prog))
+        table = self.core_table(op, prog)
         if (why or feed == "live") and op.kernel not in self._live_note_done:
             self._live_note_done.add(op.kernel)     # once per kernel name
             if feed == "live":

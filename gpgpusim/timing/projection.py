@@ -12,9 +12,42 @@ from typing import TYPE_CHECKING, Any
 from gpgpusim.device.gpu import KernelRecord
 from gpgpusim.functional import engine
 
+from .core.table import CoreTable
 from .kernel_run import KernelRun
 from .kernel_sampling import EXACT_COUNTERS, scalar_counters
 from .live import choose_feed
+from .static import Unit
+
+#: the LD/ST unit's memory-instruction counters, by the space of the instruction
+#: (``LdstUnit.issue``): each adds the lanes that executed it (active, guard true)
+MEMORY_INSN_COUNTERS = ("gpgpu_n_load_insn", "gpgpu_n_store_insn", "gpgpu_n_shmem_insn",
+                        "gpgpu_n_const_mem_insn", "gpgpu_n_param_mem_insn", "gpgpu_n_tex_insn")
+
+_BY_SPACE = {"shared": "gpgpu_n_shmem_insn", "const": "gpgpu_n_const_mem_insn",
+             "param": "gpgpu_n_param_mem_insn", "tex": "gpgpu_n_tex_insn"}
+
+
+def memory_insn_counts(table: CoreTable, pc_thread: dict[int, int]) -> dict[str, int] | None:
+    """:data:`MEMORY_INSN_COUNTERS` of a launch from its functional run's thread
+    instructions per pc (``KernelStats.pc_thread``), as ``LdstUnit.issue`` counts them for
+    every instruction of the LD/ST unit: a shared, constant, parameter or texture access by
+    its space, a global or local one (and one without memory: a fence) as a store or a load.
+    None when a generic-address instruction executed: its space is that of its warp's first
+    access, which the per-pc counts do not tell."""
+    counts = dict.fromkeys(MEMORY_INSN_COUNTERS, 0)
+    mem = int(Unit.MEM)
+    unit, space, store = table.unit, table.mem_space, table.is_store
+    for pc, n in pc_thread.items():
+        if unit[pc] != mem:
+            continue
+        sp = space[pc]
+        name = _BY_SPACE.get(sp)
+        if name is None:
+            if sp not in ("global", "local", ""):
+                return None
+            name = "gpgpu_n_store_insn" if store[pc] else "gpgpu_n_load_insn"
+        counts[name] += n
+    return counts
 
 if TYPE_CHECKING:
     from .gpu import TimingGpu
@@ -99,6 +132,9 @@ def project_launch(gpu: TimingGpu, rec: KernelRecord, key: Any) -> bool:
         info = ks.projected_info(group, cycles, bound)
         if fit is not None:
             info["counter_line_groups"] = [g.gid for g in fit.groups]
+    exact = memory_insn_counts(gpu.core_table(op, prog), stats.pc_thread)
+    if exact is not None:
+        proj.update(exact)
     report = gpu._report_stats(rec)
     report.cycles = cycles
     for name, v in proj.items():
@@ -151,6 +187,11 @@ def sample_detailed(gpu: TimingGpu, run: KernelRun, report: Any, alone: bool) ->
         extra = cs.project_counters({k: v for k, v in delta.items() if k not in EXACT_COUNTERS}, report.warp_insn)
         extra["gpgpu_n_tot_thrd_icount"] = report.thread_insn - delta.get("gpgpu_n_tot_thrd_icount", 0)
         extra["gpgpu_n_tot_w_icount"] = report.warp_insn - delta.get("gpgpu_n_tot_w_icount", 0)
+        fst = run.rec.stats
+        exact = memory_insn_counts(run.table, fst.pc_thread) if fst is not None else None
+        if exact is not None:
+            for k, v in exact.items():
+                extra[k] = v - delta.get(k, 0)
         for k, v in extra.items():
             gpu._proj_offset[k] = gpu._proj_offset.get(k, 0) + v
             delta[k] = delta.get(k, 0) + v

@@ -14,6 +14,7 @@ from gpgpusim.timing.cta_sampling import CtaSampling, IntervalSampling
 from gpgpusim.timing.gpu import TimingGpu
 
 from .test_kernel_sampling import ADD_LOOP
+from .timing_helpers import ptx
 
 
 def test_the_cut_waits_for_a_stable_line_through_the_wave_marks():
@@ -75,6 +76,61 @@ def test_cta_sampling_projects_the_waves_left_to_the_functional_engine():
     assert f.cycles == 34043 and s.cycles == 33641
     assert abs(s.cycles - f.cycles) <= s.sampling["cycles_bound"]
     assert samp.end_cycles - samp.start_cycles == 33641     # events see the projected time
+
+
+# ADD_LOOP (10 trips) whose threads from p1 on load and store nothing: every warp issues the
+# same instructions, fewer of its lanes access memory
+GUARDED_LOOP = ptx("""
+.reg .u32 %r<7>;
+.reg .u64 %rd<4>;
+.reg .pred %p, %q;
+ld.param.u64 %rd1, [p0];
+ld.param.u32 %r1, [p1];
+mov.u32 %r2, %tid.x;
+mov.u32 %r5, %ctaid.x;
+mov.u32 %r6, %ntid.x;
+mad.lo.u32 %r2, %r5, %r6, %r2;
+setp.lt.u32 %q, %r2, %r1;
+mul.wide.u32 %rd2, %r2, 4;
+add.u64 %rd3, %rd1, %rd2;
+mov.u32 %r3, 0;
+@%q ld.global.u32 %r3, [%rd3];
+mov.u32 %r4, 0;
+L:
+add.u32 %r3, %r3, 1;
+add.u32 %r4, %r4, 1;
+setp.lt.u32 %p, %r4, 10;
+@%p bra L;
+@%q st.global.u32 [%rd3], %r3;
+ret;
+""", params=".param .u64 p0, .param .u32 p1")
+
+
+def test_the_projected_ctas_count_their_memory_instructions_exactly():
+    """The functionally run CTAs' memory-instruction counts come from their counts per pc,
+    not per warp instruction from the timed ones: only the first 640 CTAs' threads load and
+    store, and the CTAs timed in detail are among them."""
+    def run(sampling: str):
+        cfg = load_config(None, overrides=["-gpgpu_n_clusters 2", "-gpgpu_kernel_launch_latency 50",
+                                           f"-gpgpusim_sampling {sampling}"], env=False)
+        g = GlobalMemory()
+        gpu = TimingGpu(cfg, g, None)
+        lm = load_module(GUARDED_LOOP, g)
+        y = g.allocate(1280 * 64 * 4)
+        g.write(y, np.zeros(1280 * 64, np.uint32))
+        op = KernelLaunchOp(lm, "k", (1280, 1, 1), (64, 1, 1), 0, struct.pack("<QI", y, 640 * 64),
+                            {"options": cfg}, regs_per_thread=16, static_smem_bytes=0)
+        rec = gpu.start_kernel(op, 0)
+        while not gpu.advance():
+            pass
+        assert rec.error is None
+        assert g.read(y, 1280 * 256).view(np.uint32).tolist() == [10] * 640 * 64 + [0] * 640 * 64
+        return rec.report_stats
+    f, s = run("off"), run("cta")
+    assert s.sampling["status"] == "cta_projected" and s.sampling["cta"]["ctas_detailed"] < 640, s.sampling
+    for name, n in (("gpgpu_n_param_mem_insn", 2 * 1280 * 64), ("gpgpu_n_load_insn", 640 * 64),
+                    ("gpgpu_n_store_insn", 640 * 64)):
+        assert s.counters[name] == f.counters[name] == n, name
 
 
 def test_a_grid_converging_past_its_middle_is_simulated_whole():

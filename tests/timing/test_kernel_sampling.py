@@ -531,6 +531,71 @@ def test_a_projected_launch_adds_its_own_cold_misses():
     assert parts == [0] * 5 + [294] + [0] * 3
 
 
+# threads below n (p1) add 1 to y[i]; every thread stores its index to its word of shared
+# memory: the warps issue the same instructions whatever n is, fewer of their lanes load
+MEM_SPACES = ptx("""
+.reg .u32 %r<6>;
+.reg .u64 %rd<4>;
+.reg .pred %p;
+.shared .u32 sh[64];
+ld.param.u64 %rd1, [p0];
+ld.param.u32 %r1, [p1];
+mov.u32 %r2, %tid.x;
+mov.u32 %r5, %ctaid.x;
+mov.u32 %r4, %ntid.x;
+mad.lo.u32 %r2, %r5, %r4, %r2;
+setp.lt.u32 %p, %r2, %r1;
+mul.wide.u32 %rd2, %r2, 4;
+add.u64 %rd3, %rd1, %rd2;
+@%p ld.global.u32 %r3, [%rd3];
+@%p add.u32 %r3, %r3, 1;
+@%p st.global.u32 [%rd3], %r3;
+mov.u32 %r4, %tid.x;
+mul.wide.u32 %rd0, %r4, 4;
+mov.u64 %rd2, sh;
+add.u64 %rd2, %rd2, %rd0;
+st.shared.u32 [%rd2], %r2;
+ret;
+""", params=".param .u64 p0, .param .u32 p1")
+
+
+def test_a_projected_launch_counts_its_memory_instructions_exactly():
+    """``gpgpu_n_load_insn``, ``..._store_insn``, ``..._shmem_insn``, ``..._param_mem_insn``
+    count the lanes that executed each memory instruction, by its space: a projected launch
+    takes them from its functional run's thread instructions per pc
+    (``projection.memory_insn_counts``), not per warp instruction from its group, whose
+    detailed launches had every lane loading.  The run's counters equal the full run's."""
+    ns = [256, 256, 256, 256, 240, 224, 248, 232]
+
+    def run(overrides: list[str]) -> list:
+        cfg = load_config(None, overrides=["-gpgpu_n_clusters 2", "-gpgpu_kernel_launch_latency 50"] + overrides,
+                          env=False)
+        g = GlobalMemory()
+        gpu = TimingGpu(cfg, g, None)
+        lm = load_module(MEM_SPACES, g)
+        y = g.allocate(256 * 4)
+        g.write(y, np.zeros(256, np.uint32))
+        recs = []
+        for n in ns:
+            op = KernelLaunchOp(lm, "k", (4, 1, 1), (64, 1, 1), 0, struct.pack("<QI", y, n), {"options": cfg},
+                                regs_per_thread=16, static_smem_bytes=256)
+            rec = gpu.start_kernel(op, 0)
+            while not gpu.advance():
+                pass
+            assert rec.error is None
+            recs.append(rec)
+        assert g.read(y, 1024).view(np.uint32).tolist() == [sum(n > i for n in ns) for i in range(256)]
+        return recs
+    full, samp = run([]), run(SAMPLE)
+    assert [r.report_stats.sampling["status"] for r in samp] == ["detailed"] * 3 + ["projected"] * 5
+    names = ("gpgpu_n_load_insn", "gpgpu_n_store_insn", "gpgpu_n_shmem_insn", "gpgpu_n_param_mem_insn")
+    for name in names:
+        assert [r.report_stats.counters[name] for r in samp] == [r.report_stats.counters[name] for r in full], name
+    # cumulative: 2 parameter loads a thread, n global loads and stores, 256 shared stores
+    last = samp[-1].report_stats.counters
+    assert [last[name] for name in names] == [sum(ns), sum(ns), 256 * len(ns), 512 * len(ns)]
+
+
 def test_older_records_drop_their_counters_and_sampling_is_unchanged(monkeypatch):
     """``Gpu.kernels`` keeps the cumulative counters of the last ``KEEP_KERNEL_COUNTERS``
     records only (older ones hold a copy without them); kernel sampling keeps its own, so the
@@ -723,3 +788,24 @@ def test_a_group_of_cta_sampled_launches_passes_on_their_bound():
     cycles_c, bound_c, _ = cta.project(gc, 1000, 32000)
     assert cycles_e == cycles_c == 2000
     assert bound_c == bound_e + 40
+
+
+def test_memory_insn_counts_by_space():
+    """``memory_insn_counts`` counts what ``LdstUnit.issue`` counts: LD/ST-unit instructions by
+    their space, global and local ones (and a fence, which has none) as loads or stores;
+    another unit's instructions not at all; a generic-address one makes the counts unknown."""
+    from types import SimpleNamespace
+
+    from gpgpusim.timing.projection import memory_insn_counts
+    from gpgpusim.timing.static import Unit
+
+    mem, alu = int(Unit.MEM), int(Unit.SP)
+    table = SimpleNamespace(unit=[mem] * 8 + [alu],
+                            mem_space=["global", "global", "local", "shared", "param", "const", "tex", "", ""],
+                            is_store=[False, True, True, False, False, False, False, False, False])
+    got = memory_insn_counts(table, {0: 10, 1: 20, 2: 3, 3: 4, 4: 5, 5: 6, 6: 7, 7: 8, 8: 99})
+    assert got == {"gpgpu_n_load_insn": 18, "gpgpu_n_store_insn": 23, "gpgpu_n_shmem_insn": 4,
+                   "gpgpu_n_const_mem_insn": 6, "gpgpu_n_param_mem_insn": 5, "gpgpu_n_tex_insn": 7}
+    table.mem_space[0] = "generic"
+    assert memory_insn_counts(table, {0: 10, 1: 20}) is None
+    assert memory_insn_counts(table, {1: 20})["gpgpu_n_store_insn"] == 20
