@@ -29,15 +29,26 @@ detailed CTAs; thread and warp instructions, CTAs and the opcode mix are exact (
 functional engine).  Unsafe for kernels whose CTAs do different work by CTA index (e.g. a
 triangular loop, or early CTAs that find the answer): their later waves are not like the
 sampled ones.
+
+The L2 changes regime where a grid's data outgrows it: while it fills, a miss takes a free line;
+once full, each miss evicts one, and once its lines are dirty, each eviction writes back to DRAM.
+A wave's time then jumps (``bigrid 25600`` on SM86_RTX3070: ~1,480 cycles a wave for its first
+7 waves, ~2,360 after, once its writes fill the 4 MB L2), and the waves before the jump say
+nothing of it.  So at each mark the L2's valid and dirty lines are read (:func:`l2_state`): a
+wave in which either count rose past its highest so far by more than ``FILL_SHARE`` of the
+wave's L2 line misses, and at that pace would reach ``FULL_SHARE`` of the L2's lines before the
+grid ends, is still filling the L2, and the steady marks start one wave after the last such
+wave.  A grid that fills the L2 is cut only once it has; one that will not is cut as before.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
+from .cache.status import MISS
 from .kernel_sampling import t975
 
 if TYPE_CHECKING:
@@ -49,6 +60,24 @@ MARKS_PER_WAVE = 1
 MIN_MARKS = 4
 #: a grid needs at least this many waves to be sampled at all
 MIN_WAVES = 6
+#: a wave fills the L2 when its valid (or dirty) lines grew by more than this share of its L2
+#: line misses (past the fill, nearly every miss evicts a line: growth ~0) ...
+FILL_SHARE = 0.1
+#: ... and would reach this share of the L2's lines at that pace by the grid's end (where sets
+#: start to evict: the L2 hashes lines over its sets, and a set fills before the cache does)
+FULL_SHARE = 0.75
+
+
+def l2_state(l2s: list[Any]) -> tuple[int, int, int]:
+    """(valid lines, dirty lines, line misses so far) summed over the L2 banks ``l2s``."""
+    valid = dirty = misses = 0
+    for c in l2s:
+        v, d = c.occupancy()
+        valid += v
+        dirty += d
+        for row in c.stats.counts.values():
+            misses += row.get(MISS, 0)
+    return valid, dirty, misses
 
 
 class CtaSampling:
@@ -56,7 +85,8 @@ class CtaSampling:
 
     method = "waves"
 
-    def __init__(self, wave: int, n_ctas: int, tol: float, tail: str = "drain") -> None:
+    def __init__(self, wave: int, n_ctas: int, tol: float, tail: str = "drain",
+                 l2: Callable[[], tuple[int, int, int]] | None = None, l2_lines: int = 0) -> None:
         self.wave = max(1, wave)
         #: how the kernel's tail is timed: "drain" (the CTAs in flight at the cut drain in
         #: detail and stand for it) or "detail" (the middle CTAs are skipped and the last
@@ -70,6 +100,13 @@ class CtaSampling:
         self.cut_at: int | None = None     # CTAs issued in detail (set when sampling stops issue)
         self.rate = 0.0                    # steady-state cycles per CTA
         self.ci_rel = math.inf
+        #: the L2's (valid lines, dirty lines, line misses) now (None: not watched), and its lines
+        self.l2 = l2
+        self.l2_lines = l2_lines
+        v, d, self._l2_misses = l2() if l2 is not None else (0, 0, 0)
+        self._l2_high = [v, d]             # the most valid and dirty lines seen so far
+        #: the first mark the line may use: after the ramp-up wave and any wave that filled the L2
+        self.steady_from = MARKS_PER_WAVE
 
     @staticmethod
     def eligible(n_ctas: int, wave: int) -> bool:
@@ -81,7 +118,9 @@ class CtaSampling:
         if self.cut_at is not None or done % self.step:
             return False
         self.marks.append(now)
-        steady = self.marks[MARKS_PER_WAVE:]
+        if self.l2 is not None and self._filling_l2(issued):
+            self.steady_from = len(self.marks)
+        steady = self.marks[self.steady_from:]
         n = len(steady)
         if n < MIN_MARKS or self.n_ctas - issued < max(self.wave, issued):
             # (too late to gain: fewer CTAs left than issued means under 2x, and the last
@@ -110,6 +149,25 @@ class CtaSampling:
         self.ci_rel = ci
         return True
 
+    def _filling_l2(self, issued: int) -> bool:
+        """Did the wave that just ended fill the L2, and will the grid's rest fill it further
+        (the module docstring)?"""
+        assert self.l2 is not None
+        v, d, m = self.l2()
+        misses = m - self._l2_misses
+        self._l2_misses = m
+        waves_left = (self.n_ctas - issued) / self.wave
+        filling = False
+        for i, held in enumerate((v, d)):
+            # growth past the highest count seen: a full L2's dirty lines go up and down by a
+            # few as write-backs and new writes interleave, which is no fill
+            grew = held - self._l2_high[i]
+            if grew > 0:
+                self._l2_high[i] = held
+                if grew > FILL_SHARE * misses and held + grew * waves_left >= FULL_SHARE * self.l2_lines:
+                    filling = True
+        return filling
+
     def _rest(self) -> int:
         """The CTAs whose timing is projected: the skipped middle (tail in detail), else every
         CTA not issued when sampling stopped."""
@@ -135,6 +193,7 @@ class CtaSampling:
         rest = self._rest()
         return {"method": "waves", "ctas_detailed": self.n_ctas - rest, "ctas_projected": rest, "tail": self.tail,
                 "wave_ctas": self.wave, "waves_timed": len(self.marks) / MARKS_PER_WAVE,
+                "steady_from_wave": self.steady_from / MARKS_PER_WAVE,
                 "cycles_per_wave": self.rate * self.wave, "wave_ci_rel": self.ci_rel,
                 "cycles_detailed": detailed_cycles, "cycles_bound": bound,
                 "cycles_bound_rel": bound / cycles if cycles else 0.0}

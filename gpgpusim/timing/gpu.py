@@ -73,7 +73,7 @@ from .core.ldst import shared_geometry
 from .core.shader import ShaderCore
 from .core.stats import publish_issue_stats
 from .core.table import CoreTable
-from .cta_sampling import INTERVAL_STEP, CtaSampling, IntervalSampling, parse_interval
+from .cta_sampling import INTERVAL_STEP, CtaSampling, IntervalSampling, l2_state, parse_interval
 from .cta_screen import Screen, screen_launch
 from .kernel_trace import KernelTrace, feed_window
 from .kernel_run import KernelRun, run_functionally
@@ -431,8 +431,10 @@ class TimingGpu(Gpu):
         wave = self.n_cores * run.max_cta_per_core
         if not CtaSampling.eligible(run.n_ctas, wave):
             return None
+        l2s = [s.l2 for s in self.mem.subs if s.l2 is not None]
         return CtaSampling(wave, run.n_ctas, self.cta_tol,
-                           str(self.config.get("gpgpusim_sampling_cta_tail") or "drain"))
+                           str(self.config.get("gpgpusim_sampling_cta_tail") or "drain"),
+                           l2=lambda: l2_state(l2s), l2_lines=sum(c.nset * c.assoc for c in l2s))
 
     def _interval_look(self) -> None:
         """Interval sampling's periodic look at the watched launch; cut it when its rate is known."""

@@ -43,6 +43,44 @@ def test_no_cut_once_fewer_ctas_are_left_than_were_issued():
     assert cs.cut_at is None
 
 
+def test_the_line_starts_after_the_waves_that_fill_the_l2():
+    """An L2 of 1,000 lines that each wave's 100 misses fill by 100 lines until it is full:
+    the first waves run at 100 cycles, the waves after the fill at 160.  Watching no L2 the
+    cut comes after five waves at the first rate; watching it, the line starts one wave after
+    the last wave that filled it, and the cut takes the second rate."""
+    def marks(watch: bool) -> CtaSampling:
+        state = [0, 0, 0]                       # valid lines, dirty lines, line misses
+        cs = CtaSampling(wave=10, n_ctas=400, tol=0.02, l2=(lambda: (state[0], state[1], state[2])) if watch else None,
+                         l2_lines=1000)
+        now = 0
+        for k in range(1, 40):
+            state[0] = min(1000, state[0] + 100)
+            state[2] += 100
+            now += 100 if state[0] < 1000 or k == 10 else 160
+            if cs.cta_done(10 * k, now + (k % 2), 10 * k + 10):
+                break
+        return cs
+    blind, seen = marks(False), marks(True)
+    assert blind.cut_at == 60 and round(blind.rate * 10) == 100
+    # waves 1-10 filled it (the 10th to the last line); the line starts at the 11th wave's mark
+    assert seen.steady_from == 10 and seen.cut_at == 150 and round(seen.rate * 10) == 160
+    assert seen.info(1, 1, 0)["steady_from_wave"] == 10
+
+
+def test_an_l2_that_will_not_fill_does_not_delay_the_cut():
+    """The same growth of 10 lines a wave, in an L2 the grid's 20 waves cannot fill to 3/4,
+    and dirty lines that stay at the L2's size as write-backs and writes interleave: the cut
+    comes when it does unwatched."""
+    state = [0, 1000, 0]
+    cs = CtaSampling(wave=10, n_ctas=200, tol=0.02, l2=lambda: (state[0], state[1], state[2]), l2_lines=1000)
+    for k, now in enumerate([150, 250, 352, 449, 551, 650], 1):
+        state[0] += 10
+        state[1] = 1000 - 30 * (k % 2)
+        state[2] += 50
+        assert cs.cta_done(10 * k, now, 10 * k + 10) == (k == 6)
+    assert cs.steady_from == 1
+
+
 def _run(n_ctas: int, sampling: str, *more: str, reps: int = 10) -> tuple[object, np.ndarray]:
     """One launch of ADD_LOOP (``reps`` trips) on 2 SMs: its record and the output array."""
     cfg = load_config(None, overrides=["-gpgpu_n_clusters 2", "-gpgpu_kernel_launch_latency 50",
@@ -141,6 +179,23 @@ def test_a_grid_converging_past_its_middle_is_simulated_whole():
     assert (mem == mem_full).all()
     assert samp.report_stats.sampling["status"] == "detailed"
     assert samp.report_stats.cycles == full.report_stats.cycles == 27194
+
+
+def test_wave_sampling_waits_until_the_grid_has_filled_the_l2():
+    """60 waves on 2 SMs, one load and one store a thread, and an L2 of 3,072 lines (two
+    memory channels) that the grid's data fills after 24 waves: from then on every miss evicts
+    a dirty line, and a wave takes ~745 cycles instead of ~625.  Watching no L2, the cut after
+    6 waves projected the first rate: -10.81 %, outside its +-764 bound.  The line now starts
+    after the fill, at the 25th wave's mark."""
+    more = ("-gpgpu_n_mem 2", "-gpgpu_memory_partition_indexing 0")
+    full, mem_full = _run(3840, "off", *more, reps=1)
+    samp, mem = _run(3840, "cta", *more, reps=1)
+    assert (mem == mem_full).all() and (mem == np.arange(3840 * 64) + 1).all()
+    f, s = full.report_stats, samp.report_stats
+    c = s.sampling["cta"]
+    assert (c["steady_from_wave"], c["ctas_detailed"], c["ctas_projected"]) == (25, 1918, 1922)
+    assert f.cycles == 42939 and s.cycles == 42639                 # -0.70 %
+    assert abs(s.cycles - f.cycles) <= s.sampling["cycles_bound"] == 480
 
 
 def test_tail_in_detail_skips_the_middle_and_times_the_last_waves():

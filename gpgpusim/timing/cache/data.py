@@ -1062,6 +1062,14 @@ class Cache:
         self._tag_ver += 1
         self._tag_fill_addr(addr, time, sector_mask, 0, True)
 
+    def occupancy(self) -> tuple[int, int]:
+        """(lines holding a valid or reserved sector, lines with a modified sector): how full
+        the cache is, which wave sampling watches (``cta_sampling.py``)."""
+        free = 0
+        for m in self._invm:
+            free += m.bit_count()
+        return self._nlines - free, self.n_dirty
+
     # ------------------------------------------------------------------ maintenance
     def flush(self) -> None:
         """``tag_array::flush``: invalidate modified lines (no write-back traffic, as GPGPU-Sim)."""
