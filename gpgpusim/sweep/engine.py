@@ -19,6 +19,7 @@ Ctrl-C cancels what is queued, stops what is running and keeps everything that f
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -340,15 +341,17 @@ def _run_dask(todo: list[dict[str, Any]], retries: int, out: Outcome, bar: Progr
             futures[fut] = task
             return fut
 
-        ac = as_completed([submit(t) for t in todo], with_results=False)
+        # Results come with the futures, gathered on Dask's own thread: waiting here is a condition
+        # wait that Ctrl-C interrupts cleanly, whereas Future.result() blocks in distributed's
+        # sync(), whose cancel callback fails with a logged NameError when interrupted early.
+        ac = as_completed([submit(t) for t in todo], with_results=True, raise_errors=False)
         running = len(todo)
         stop_ticking = bar.ticking(lambda: running)
-        for fut in ac:
+        for fut, res in ac:
             task = futures.pop(fut)
             run_dir = Path(task["run_dir"])
-            try:
-                res = fut.result()
-            except Exception as exc:  # noqa: BLE001 - KilledWorker and the like: the run is lost
+            if fut.status != "finished":       # KilledWorker and the like: the run is lost
+                exc = res[1] if isinstance(res, tuple) else res
                 res = record_lost(run_dir, task["run_id"], task["hash"],
                                   f"worker lost ({type(exc).__name__}: {str(exc)[:200]})")
             # a lost worker's task was already rerun by the scheduler (allowed-failures = retries)
@@ -360,19 +363,26 @@ def _run_dask(todo: list[dict[str, Any]], retries: int, out: Outcome, bar: Progr
             out.results[task["run_id"]] = res
             bar.update(running, res)
     except KeyboardInterrupt:
-        for fut in list(futures):
-            fut.cancel()
+        _quiet_dask()
+        with contextlib.suppress(Exception):
+            client.cancel(list(futures))
         raise
     finally:
         stop_ticking()
         _close(client, owned)
 
 
-def _close(client: Any, owned: Any) -> None:
-    import contextlib
+def _quiet_dask() -> None:
+    """Silence Dask's and Tornado's loggers: shutting a cluster down mid-run logs callbacks that
+    fail on futures it is tearing down, none of which concern the user."""
     import logging
 
-    logging.getLogger("distributed").setLevel(logging.CRITICAL)
+    for name in ("distributed", "tornado.application", "asyncio"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
+def _close(client: Any, owned: Any) -> None:
+    _quiet_dask()
     with contextlib.suppress(Exception):
         client.close(timeout=10)
     if owned is not None:
