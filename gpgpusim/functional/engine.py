@@ -86,6 +86,9 @@ class KernelStats:
     #: thread instructions (lanes active and guard true) per pc issued, in pc order: what the
     #: timing model's per-space memory-instruction counters count (``timing/projection.py``)
     pc_thread: dict[int, int] = field(default_factory=dict)
+    #: per pc of a generic-address memory instruction: its thread instructions by the space the
+    #: timing model counts them under, [global, shared, local] (``mem_insts.count_generic``)
+    pc_generic: dict[int, list[int]] = field(default_factory=dict)
     #: child grids launched from the device (``cdp.DeviceLaunch``, in launch order), which the
     #: runtime runs after this grid (dynamic parallelism)
     device_launches: list[Any] = field(default_factory=list)
@@ -405,6 +408,8 @@ class LaunchChunks:
     pc_active: list[int] | None
     pc_issued: set[int]           # the pcs with counts
     t0: float
+    #: generic-address instructions' counts by space over the chunks (``KernelStats.pc_generic``)
+    pc_generic: dict[int, list[int]] = field(default_factory=dict)
 
 
 def prepare_launch(lm: LoadedModule, kernel: str, grid, block, dyn_smem_bytes: int, params: bytes, *,
@@ -516,6 +521,13 @@ def fold_chunk(lc: LaunchChunks, ex: Exec) -> None:
             tt[pc] += ct[pc]
             ta[pc] += ca[pc]
     lc.pc_issued.update(issued)
+    for pc, by_space in ex.pc_generic.items():
+        have = lc.pc_generic.get(pc)
+        if have is None:
+            lc.pc_generic[pc] = list(by_space)
+        else:
+            for i, n in enumerate(by_space):
+                have[i] += n
 
 
 def finish_launch(lc: LaunchChunks) -> KernelStats:
@@ -535,6 +547,7 @@ def finish_launch(lc: LaunchChunks) -> KernelStats:
             op = opcode_of[pc]
             stats.opcode_counts[op] = stats.opcode_counts.get(op, 0) + n
             per_pc[pc] = n
+    stats.pc_generic = {pc: list(v) for pc, v in lc.pc_generic.items()}
     line_stats = lc.line_stats
     if line_stats is not None:
         insts = prog.insts

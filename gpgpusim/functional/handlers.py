@@ -76,13 +76,13 @@ def _decode(lm, prog, fi, pc, inst, d: dec.DInst) -> None:
     op = inst.opcode
     local_pc = pc - fi.base
     if op in ("ld", "ldu"):
-        d.run = _ld(lm, prog, fi, inst)
+        d.run = _ld(lm, prog, fi, inst, pc)
         d.mem = True
     elif op == "st":
-        d.run = _st(lm, prog, fi, inst)
+        d.run = _st(lm, prog, fi, inst, pc)
         d.mem = True
     elif op in ("atom", "red"):
-        d.run = _atom(lm, prog, fi, inst)
+        d.run = _atom(lm, prog, fi, inst, pc)
         d.mem = True
     elif op == "bra":
         tgt = inst.operands[-1]

@@ -28,7 +28,33 @@ from .operands import (
 from .state import LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE, Exec
 
 
-def _ld(lm, prog, fi, inst) -> Callable:
+def count_generic(ex: Exec, pc: int, a: np.ndarray, lanes: np.ndarray) -> None:
+    """Count a generic-address memory instruction's lanes (``a``: their addresses) into
+    ``ex.pc_generic[pc]`` by the space the timing model counts each warp's lanes under: a
+    warp's instruction is of the first window its lanes touch, global before shared before
+    local (``timing/feed.py`` splits a generic access into one per window, in that order, and
+    ``LdstUnit.issue`` takes the first), so its per-space memory-instruction counters of a
+    launch not simulated in detail are exact too (``timing/projection.memory_insn_counts``)."""
+    acc = ex.pc_generic.get(pc)
+    if acc is None:
+        acc = ex.pc_generic[pc] = [0, 0, 0]
+    win = np.asarray(a, dtype=np.uint64) >> np.uint64(48)
+    if not win.any():                       # every lane global (the usual case)
+        acc[0] += int(lanes.size)
+        return
+    w = lanes >> 5
+    n = ex.W
+    cnt = np.bincount(w, minlength=n)
+    glob = np.bincount(w, weights=win == 0, minlength=n) > 0
+    shared = ~glob & (np.bincount(w, weights=win == 1, minlength=n) > 0)
+    local = ~glob & ~shared & (np.bincount(w, weights=win == 2, minlength=n) > 0)
+    s, l_ = int(cnt[shared].sum()), int(cnt[local].sum())
+    acc[0] += int(lanes.size) - s - l_     # (a warp in no window: global, as the timing model)
+    acc[1] += s
+    acc[2] += l_
+
+
+def _ld(lm, prog, fi, inst, pc: int = -1) -> Callable:
     space = _space_of(inst)
     typ = _mem_type(prog, inst)
     vec = _vec_of(inst)
@@ -61,9 +87,13 @@ def _ld(lm, prog, fi, inst) -> Callable:
                 rb = (sl, prog.slot_dtypes[sl])
         rebind.append(rb)
 
+    gen = space == "generic" and pc >= 0
+
     def ld(ex, sel):
         lanes = ex.all_lanes if sel is None else sel
         a = _lane_addrs(const, afn, ex, sel, lanes.size)
+        if gen:
+            count_generic(ex, pc, a, lanes)
         for i, w in enumerate(writers):
             ai = a if i == 0 else a + a.dtype.type(i * size)
             v = ex.load(space, ai, lanes, tdt)
@@ -89,7 +119,7 @@ def _ld(lm, prog, fi, inst) -> Callable:
     return ld_frame
 
 
-def _st(lm, prog, fi, inst) -> Callable:
+def _st(lm, prog, fi, inst, pc: int = -1) -> Callable:
     space = _space_of(inst)
     typ = _mem_type(prog, inst)
     vec = _vec_of(inst)
@@ -104,10 +134,14 @@ def _st(lm, prog, fi, inst) -> Callable:
     size = tdt.itemsize
     readers = [make_reader(lm, prog, fi, inst, o, typ) if o is not None else None for o in srcs]
 
+    gen = space == "generic" and pc >= 0
+
     def st(ex, sel):
         lanes = ex.all_lanes if sel is None else sel
         n = lanes.size
         a = _lane_addrs(const, afn, ex, sel, n)
+        if gen:
+            count_generic(ex, pc, a, lanes)
         for i, r in enumerate(readers):
             if r is None:
                 continue
@@ -222,7 +256,7 @@ def _atomic_apply(ex: Exec, space: str, a: np.ndarray, lanes: np.ndarray, op: st
     return out
 
 
-def _atom(lm, prog, fi, inst) -> Callable:
+def _atom(lm, prog, fi, inst, pc: int = -1) -> Callable:
     is_red = inst.opcode == "red"
     space = _space_of(inst)
     typ = _mem_type(prog, inst)
@@ -243,10 +277,14 @@ def _atom(lm, prog, fi, inst) -> Callable:
     rc = make_reader(lm, prog, fi, inst, inst.operands[k + 2], typ) if aop == "cas" else None
     w = None if is_red else make_writer(prog, fi, inst, inst.operands[0], typ)
 
+    gen = space == "generic" and pc >= 0
+
     def at(ex, sel):
         lanes = ex.all_lanes if sel is None else sel
         n = lanes.size
         a = _lane_addrs(const, afn, ex, sel, n)
+        if gen:
+            count_generic(ex, pc, a, lanes)
         b = np.broadcast_to(np.asarray(rb(ex, sel)).astype(tdt, copy=False), (n,))
         c = None if rc is None else np.broadcast_to(np.asarray(rc(ex, sel)).astype(tdt, copy=False), (n,))
         if ex.rec is not None:      # the timing model sees the addresses at issue (C162)

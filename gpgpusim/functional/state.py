@@ -294,6 +294,9 @@ class Exec:
         self.pc_active = [0] * len(prog.insts)
         self.pc_warp = [0] * len(prog.insts)
         self.pc_issued: list[int] = []      # pcs whose pc_warp count became nonzero, first issue order
+        #: per pc of a generic-address ld/st/atom: thread instructions by the space the timing
+        #: model counts its warp under, [global, shared, local] (``mem_insts.count_generic``)
+        self.pc_generic: dict[int, list[int]] = {}
         self.steps = 0
         # per-warp count of issued instructions: the functional-mode %clock (see special())
         self.wclock: np.ndarray | None = np.zeros(self.W, dtype=np.int64) if prog.reads_clock else None

@@ -214,7 +214,7 @@ def screen_launch(lc: engine.LaunchChunks, gmem: GlobalMemory) -> Screen | str:
     # feed's are smaller, which costs the functional engine time)
     trial = dataclasses.replace(lc, per=lc.per_full, stats=engine.KernelStats(kernel=lc.kernel), printf=_discard,
                                 line_stats=None, pc_thread=None, pc_warp=None, pc_active=None,
-                                pc_issued=set())
+                                pc_issued=set(), pc_generic={})
     insn = np.zeros(lc.total, dtype=np.int64)
     shared_n = np.zeros(lc.total, dtype=np.int64)
     lines_n = np.zeros(lc.total, dtype=np.int64)

@@ -61,8 +61,9 @@ instruction counts:
 * exact, not projected: thread and warp instructions, CTAs, the opcode mix (from the functional
   run), and the memory-instruction counts by space (``gpgpu_n_load_insn``, ``..._store_insn``,
   ``..._shmem_insn``, ``..._param_mem_insn``, ...: the lanes that executed each LD/ST-unit
-  instruction, from the functional run's counts per pc; ``projection.memory_insn_counts``)
-  unless a generic-address memory instruction ran, whose space is its accesses'.
+  instruction, from the functional run's counts per pc; ``projection.memory_insn_counts``;
+  a generic-address instruction's by the space of each warp's first access, which the
+  functional run counts too: ``mem_insts.count_generic``).
 
 A launch whose counts have drifted out of every group of its kernel, once three of them have
 converged, is projected from a line through them instead of starting a group of its own

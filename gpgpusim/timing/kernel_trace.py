@@ -267,6 +267,7 @@ class KernelTrace:
             st.cold_reads, st.cold_writes = ran.stats.cold_reads, ran.stats.cold_writes
             lc.pc_thread, lc.pc_warp, lc.pc_active = ran.pc_thread, ran.pc_warp, ran.pc_active
             lc.pc_issued = ran.pc_issued     # (the screen handed the run over: no copy)
+            lc.pc_generic = ran.pc_generic
             return
         self._unrecorded = True
         for ch in list(self.open_chunks):

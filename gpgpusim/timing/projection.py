@@ -27,13 +27,16 @@ _BY_SPACE = {"shared": "gpgpu_n_shmem_insn", "const": "gpgpu_n_const_mem_insn",
              "param": "gpgpu_n_param_mem_insn", "tex": "gpgpu_n_tex_insn"}
 
 
-def memory_insn_counts(table: CoreTable, pc_thread: dict[int, int]) -> dict[str, int] | None:
+def memory_insn_counts(table: CoreTable, pc_thread: dict[int, int],
+                       pc_generic: dict[int, list[int]] | None = None) -> dict[str, int] | None:
     """:data:`MEMORY_INSN_COUNTERS` of a launch from its functional run's thread
     instructions per pc (``KernelStats.pc_thread``), as ``LdstUnit.issue`` counts them for
     every instruction of the LD/ST unit: a shared, constant, parameter or texture access by
     its space, a global or local one (and one without memory: a fence) as a store or a load.
-    None when a generic-address instruction executed: its space is that of its warp's first
-    access, which the per-pc counts do not tell."""
+    A generic-address instruction's warps count under the space of their first access
+    (``KernelStats.pc_generic``, by global, shared and local: ``mem_insts.count_generic``).
+    None when an instruction's space is not known from these (a generic one without such
+    counts, or with counts that do not add up to its thread instructions)."""
     counts = dict.fromkeys(MEMORY_INSN_COUNTERS, 0)
     mem = int(Unit.MEM)
     unit, space, store = table.unit, table.mem_space, table.is_store
@@ -44,7 +47,13 @@ def memory_insn_counts(table: CoreTable, pc_thread: dict[int, int]) -> dict[str,
         name = _BY_SPACE.get(sp)
         if name is None:
             if sp not in ("global", "local", ""):
-                return None
+                by_space = None if pc_generic is None else pc_generic.get(pc)
+                if by_space is None or sum(by_space) != n:
+                    return None
+                g, s, loc = by_space
+                counts["gpgpu_n_shmem_insn"] += s
+                counts["gpgpu_n_store_insn" if store[pc] else "gpgpu_n_load_insn"] += g + loc
+                continue
             name = "gpgpu_n_store_insn" if store[pc] else "gpgpu_n_load_insn"
         counts[name] += n
     return counts
@@ -132,7 +141,7 @@ def project_launch(gpu: TimingGpu, rec: KernelRecord, key: Any) -> bool:
         info = ks.projected_info(group, cycles, bound)
         if fit is not None:
             info["counter_line_groups"] = [g.gid for g in fit.groups]
-    exact = memory_insn_counts(gpu.core_table(op, prog), stats.pc_thread)
+    exact = memory_insn_counts(gpu.core_table(op, prog), stats.pc_thread, stats.pc_generic)
     if exact is not None:
         proj.update(exact)
     report = gpu._report_stats(rec)
@@ -188,7 +197,7 @@ def sample_detailed(gpu: TimingGpu, run: KernelRun, report: Any, alone: bool) ->
         extra["gpgpu_n_tot_thrd_icount"] = report.thread_insn - delta.get("gpgpu_n_tot_thrd_icount", 0)
         extra["gpgpu_n_tot_w_icount"] = report.warp_insn - delta.get("gpgpu_n_tot_w_icount", 0)
         fst = run.rec.stats
-        exact = memory_insn_counts(run.table, fst.pc_thread) if fst is not None else None
+        exact = memory_insn_counts(run.table, fst.pc_thread, fst.pc_generic) if fst is not None else None
         if exact is not None:
             for k, v in exact.items():
                 extra[k] = v - delta.get(k, 0)

@@ -596,6 +596,86 @@ def test_a_projected_launch_counts_its_memory_instructions_exactly():
     assert [last[name] for name in names] == [sum(ns), sum(ns), 256 * len(ns), 512 * len(ns)]
 
 
+# MEM_SPACES through generic addresses: threads below n (p1) add 1 to y[i] (generic load and
+# store of a global address); then each thread stores its index through a generic pointer to
+# its word of shared memory when its tid.x is below m (p3), else to z[i] (p2): a warp whose
+# lanes go to both counts as a global store in the timing model (its first access's space)
+GENERIC = ptx("""
+.reg .u32 %r<7>;
+.reg .u64 %rd<8>;
+.reg .pred %p, %q;
+.shared .u32 sh[64];
+ld.param.u64 %rd1, [p0];
+ld.param.u32 %r1, [p1];
+ld.param.u64 %rd5, [p2];
+ld.param.u32 %r6, [p3];
+mov.u32 %r2, %tid.x;
+mov.u32 %r5, %ctaid.x;
+mov.u32 %r4, %ntid.x;
+mad.lo.u32 %r2, %r5, %r4, %r2;
+setp.lt.u32 %p, %r2, %r1;
+mul.wide.u32 %rd2, %r2, 4;
+add.u64 %rd3, %rd1, %rd2;
+@%p ld.u32 %r3, [%rd3];
+@%p add.u32 %r3, %r3, 1;
+@%p st.u32 [%rd3], %r3;
+mov.u32 %r4, %tid.x;
+mul.wide.u32 %rd0, %r4, 4;
+mov.u64 %rd4, sh;
+add.u64 %rd4, %rd4, %rd0;
+cvta.shared.u64 %rd4, %rd4;
+add.u64 %rd6, %rd5, %rd2;
+setp.lt.u32 %q, %r4, %r6;
+selp.b64 %rd7, %rd4, %rd6, %q;
+st.u32 [%rd7], %r2;
+ret;
+""", params=".param .u64 p0, .param .u32 p1, .param .u64 p2, .param .u32 p3")
+
+
+def test_a_projected_launch_counts_its_generic_memory_instructions_exactly():
+    """A generic-address instruction counts, warp by warp, under the space of its first access
+    (global before shared before local, as the timing model splits it): the functional run
+    counts its lanes so (``mem_insts.count_generic``, ``KernelStats.pc_generic``), and a
+    projected launch's per-space memory-instruction counters equal the full run's."""
+    # (n, m): m = 64 sends both warps' second store to shared, 16 and 40 a mixed warp to global
+    shapes = [(256, 64)] * 3 + [(240, 16), (256, 40), (200, 0), (256, 64), (130, 33)]
+
+    def run(overrides: list[str]) -> list:
+        cfg = load_config(None, overrides=["-gpgpu_n_clusters 2", "-gpgpu_kernel_launch_latency 50"] + overrides,
+                          env=False)
+        g = GlobalMemory()
+        gpu = TimingGpu(cfg, g, None)
+        lm = load_module(GENERIC, g)
+        y, z = g.allocate(256 * 4), g.allocate(256 * 4)
+        g.write(y, np.zeros(256, np.uint32))
+        g.write(z, np.zeros(256, np.uint32))
+        recs = []
+        for n, m in shapes:
+            op = KernelLaunchOp(lm, "k", (4, 1, 1), (64, 1, 1), 0, struct.pack("<QI4xQI", y, n, z, m),
+                                {"options": cfg}, regs_per_thread=16, static_smem_bytes=256)
+            rec = gpu.start_kernel(op, 0)
+            while not gpu.advance():
+                pass
+            assert rec.error is None
+            recs.append(rec)
+        assert g.read(y, 1024).view(np.uint32).tolist() == [sum(n > i for n, _ in shapes) for i in range(256)]
+        # z[i] is written by every launch whose m leaves thread i's tid.x out of shared memory
+        assert g.read(z, 1024).view(np.uint32).tolist() == [i if any(i % 64 >= m for _, m in shapes) else 0
+                                                            for i in range(256)]
+        return recs
+    full, samp = run([]), run(SAMPLE)
+    assert [r.report_stats.sampling["status"] for r in samp] == ["detailed"] * 3 + ["projected"] * 5
+    names = ("gpgpu_n_load_insn", "gpgpu_n_store_insn", "gpgpu_n_shmem_insn", "gpgpu_n_param_mem_insn")
+    for name in names:
+        assert [r.report_stats.counters[name] for r in samp] == [r.report_stats.counters[name] for r in full], name
+    # per launch: n generic loads and stores of y; the second store of a warp whose 32 lanes
+    # all have tid.x < m is a shared one (m = 64: both warps of a CTA; 40 and 33: the first)
+    shared = {64: 256, 40: 128, 33: 128, 16: 0, 0: 0}
+    last = samp[-1].report_stats.counters
+    assert [last[name] for name in names[:3]] == [
+        sum(n for n, _ in shapes), sum(n + 256 - shared[m] for n, m in shapes), sum(shared[m] for _, m in shapes)]
+
+
 def test_older_records_drop_their_counters_and_sampling_is_unchanged(monkeypatch):
     """``Gpu.kernels`` keeps the cumulative counters of the last ``KEEP_KERNEL_COUNTERS``
     records only (older ones hold a copy without them); kernel sampling keeps its own, so the
@@ -793,7 +873,8 @@ def test_a_group_of_cta_sampled_launches_passes_on_their_bound():
 def test_memory_insn_counts_by_space():
     """``memory_insn_counts`` counts what ``LdstUnit.issue`` counts: LD/ST-unit instructions by
     their space, global and local ones (and a fence, which has none) as loads or stores;
-    another unit's instructions not at all; a generic-address one makes the counts unknown."""
+    another unit's instructions not at all; a generic-address one by its counts by space, and
+    without them (or with counts short of its thread instructions) makes the counts unknown."""
     from types import SimpleNamespace
 
     from gpgpusim.timing.projection import memory_insn_counts
@@ -808,4 +889,9 @@ def test_memory_insn_counts_by_space():
                    "gpgpu_n_const_mem_insn": 6, "gpgpu_n_param_mem_insn": 5, "gpgpu_n_tex_insn": 7}
     table.mem_space[0] = "generic"
     assert memory_insn_counts(table, {0: 10, 1: 20}) is None
+    assert memory_insn_counts(table, {0: 10, 1: 20}, {0: [3, 4, 2]}) is None
+    got = memory_insn_counts(table, {0: 10, 1: 20}, {0: [3, 4, 3]})
+    assert (got["gpgpu_n_load_insn"], got["gpgpu_n_shmem_insn"], got["gpgpu_n_store_insn"]) == (6, 4, 20)
+    table.is_store[0] = True
+    assert memory_insn_counts(table, {0: 10}, {0: [3, 4, 3]})["gpgpu_n_store_insn"] == 6
     assert memory_insn_counts(table, {1: 20})["gpgpu_n_store_insn"] == 20
