@@ -367,30 +367,47 @@ def test_mix_distance():
     assert mix_distance({"a": 1.0}, {"b": 1.0}) == 1
 
 
+class _Gpu:
+    """A 2-cluster GPU (launch latency 50 cycles, ``overrides`` on top) with the PTX module
+    ``src`` loaded; :meth:`run` launches its kernel ``k`` and runs it to its end."""
+
+    def __init__(self, src: str, overrides: list[str]) -> None:
+        self.cfg = load_config(None, overrides=["-gpgpu_n_clusters 2", "-gpgpu_kernel_launch_latency 50"]
+                               + overrides, env=False)
+        self.mem = GlobalMemory()
+        self.gpu = TimingGpu(self.cfg, self.mem, None)
+        self.lm = load_module(src, self.mem)
+
+    def zeros(self, words: int) -> int:
+        """A new allocation of ``words`` 32-bit words, zeroed."""
+        a = self.mem.allocate(words * 4)
+        self.mem.write(a, np.zeros(words, np.uint32))
+        return a
+
+    def run(self, params: bytes, ctas: int = 4, smem: int = 0):
+        """Launch ``k`` (``ctas`` CTAs of 64 threads) and simulate it to its end; its record."""
+        op = KernelLaunchOp(self.lm, "k", (ctas, 1, 1), (64, 1, 1), 0, params, {"options": self.cfg},
+                            regs_per_thread=16, static_smem_bytes=smem)
+        rec = self.gpu.start_kernel(op, 0)
+        done: list = []
+        while not done:
+            done = self.gpu.advance()
+        assert done == [rec] and rec.error is None
+        return rec
+
+
 def _launches(reps: list[int], overrides: list[str],
               before: Callable[[int, TimingGpu], None] | None = None) -> tuple[TimingGpu, list, np.ndarray]:
     """Launch ``k`` once per entry of ``reps`` on a 2-cluster GPU, each run to its end;
     ``before(i, gpu)`` is called before launch ``i`` is started."""
-    cfg = load_config(None, overrides=["-gpgpu_n_clusters 2", "-gpgpu_kernel_launch_latency 50"] + overrides,
-                      env=False)
-    g = GlobalMemory()
-    gpu = TimingGpu(cfg, g, None)
-    lm = load_module(ADD_LOOP, g)
-    y = g.allocate(256 * 4)
-    g.write(y, np.zeros(256, np.uint32))
+    m = _Gpu(ADD_LOOP, overrides)
+    y = m.zeros(256)
     recs = []
     for r in reps:
-        op = KernelLaunchOp(lm, "k", (4, 1, 1), (64, 1, 1), 0, struct.pack("<QI", y, r), {"options": cfg},
-                            regs_per_thread=16, static_smem_bytes=0)
         if before is not None:
-            before(len(recs), gpu)
-        rec = gpu.start_kernel(op, 0)
-        done: list = []
-        while not done:
-            done = gpu.advance()
-        assert done == [rec] and rec.error is None
-        recs.append(rec)
-    return gpu, recs, g.read(y, 256 * 4).view(np.uint32)
+            before(len(recs), m.gpu)
+        recs.append(m.run(struct.pack("<QI", y, r)))
+    return m.gpu, recs, m.mem.read(y, 256 * 4).view(np.uint32)
 
 
 SAMPLE = ["-gpgpusim_sampling kernel", "-gpgpusim_sampling_min 3", "-gpgpusim_sampling_tol 0.05"]
@@ -494,23 +511,13 @@ def test_a_projected_launch_adds_its_own_cold_misses():
     projected launch counts its cold reads (``functional/sectors.py``), so launch 8's miss is
     projected where it happens and the run's DRAM reads and L2 misses equal the full run's."""
     def run(overrides: list[str]) -> list:
-        cfg = load_config(None, overrides=["-gpgpu_n_clusters 2", "-gpgpu_kernel_launch_latency 50"] + overrides,
-                          env=False)
-        g = GlobalMemory()
-        gpu = TimingGpu(cfg, g, None)
-        lm = load_module(NEW_SECTOR, g)
+        m = _Gpu(NEW_SECTOR, overrides)
+        g = m.mem
         y, sums = g.allocate(256 * 4), g.allocate(16 * 4)
-        recs = []
         # twelve launches of 4 CTAs, then one of 2 (another group: simulated in detail) that
         # adds to word 9, in the sector launch 8 was first to read
-        for i, ctas in [(i, 4) for i in range(12)] + [(9, 2)]:
-            op = KernelLaunchOp(lm, "k", (ctas, 1, 1), (64, 1, 1), 0, struct.pack("<QIxxxxQ", y, i, sums),
-                                {"options": cfg}, regs_per_thread=16, static_smem_bytes=0)
-            rec = gpu.start_kernel(op, 0)
-            while not gpu.advance():
-                pass
-            assert rec.error is None
-            recs.append(rec)
+        recs = [m.run(struct.pack("<QIxxxxQ", y, i, sums), ctas)
+                for i, ctas in [(i, 4) for i in range(12)] + [(9, 2)]]
         assert (g.read(y, 512).view(np.uint32) == 13).all() and (g.read(y + 512, 512).view(np.uint32) == 12).all()
         assert g.read(sums, 48).view(np.uint32).tolist() == [1] * 9 + [2] + [1] * 2
         return recs
@@ -568,23 +575,10 @@ def test_a_projected_launch_counts_its_memory_instructions_exactly():
     ns = [256, 256, 256, 256, 240, 224, 248, 232]
 
     def run(overrides: list[str]) -> list:
-        cfg = load_config(None, overrides=["-gpgpu_n_clusters 2", "-gpgpu_kernel_launch_latency 50"] + overrides,
-                          env=False)
-        g = GlobalMemory()
-        gpu = TimingGpu(cfg, g, None)
-        lm = load_module(MEM_SPACES, g)
-        y = g.allocate(256 * 4)
-        g.write(y, np.zeros(256, np.uint32))
-        recs = []
-        for n in ns:
-            op = KernelLaunchOp(lm, "k", (4, 1, 1), (64, 1, 1), 0, struct.pack("<QI", y, n), {"options": cfg},
-                                regs_per_thread=16, static_smem_bytes=256)
-            rec = gpu.start_kernel(op, 0)
-            while not gpu.advance():
-                pass
-            assert rec.error is None
-            recs.append(rec)
-        assert g.read(y, 1024).view(np.uint32).tolist() == [sum(n > i for n in ns) for i in range(256)]
+        m = _Gpu(MEM_SPACES, overrides)
+        y = m.zeros(256)
+        recs = [m.run(struct.pack("<QI", y, n), smem=256) for n in ns]
+        assert m.mem.read(y, 1024).view(np.uint32).tolist() == [sum(n > i for n in ns) for i in range(256)]
         return recs
     full, samp = run([]), run(SAMPLE)
     assert [r.report_stats.sampling["status"] for r in samp] == ["detailed"] * 3 + ["projected"] * 5
@@ -641,23 +635,10 @@ def test_a_projected_launch_counts_its_generic_memory_instructions_exactly():
     shapes = [(256, 64)] * 3 + [(240, 16), (256, 40), (200, 0), (256, 64), (130, 33)]
 
     def run(overrides: list[str]) -> list:
-        cfg = load_config(None, overrides=["-gpgpu_n_clusters 2", "-gpgpu_kernel_launch_latency 50"] + overrides,
-                          env=False)
-        g = GlobalMemory()
-        gpu = TimingGpu(cfg, g, None)
-        lm = load_module(GENERIC, g)
-        y, z = g.allocate(256 * 4), g.allocate(256 * 4)
-        g.write(y, np.zeros(256, np.uint32))
-        g.write(z, np.zeros(256, np.uint32))
-        recs = []
-        for n, m in shapes:
-            op = KernelLaunchOp(lm, "k", (4, 1, 1), (64, 1, 1), 0, struct.pack("<QI4xQI", y, n, z, m),
-                                {"options": cfg}, regs_per_thread=16, static_smem_bytes=256)
-            rec = gpu.start_kernel(op, 0)
-            while not gpu.advance():
-                pass
-            assert rec.error is None
-            recs.append(rec)
+        gm = _Gpu(GENERIC, overrides)
+        y, z = gm.zeros(256), gm.zeros(256)
+        recs = [gm.run(struct.pack("<QI4xQI", y, n, z, m), smem=256) for n, m in shapes]
+        g = gm.mem
         assert g.read(y, 1024).view(np.uint32).tolist() == [sum(n > i for n, _ in shapes) for i in range(256)]
         # z[i] is written by every launch whose m leaves thread i's tid.x out of shared memory
         assert g.read(z, 1024).view(np.uint32).tolist() == [i if any(i % 64 >= m for _, m in shapes) else 0
