@@ -83,6 +83,11 @@ class KernelStats:
     #: 0 when the memory keeps no log)
     cold_reads: int = 0
     cold_writes: int = 0
+    #: global-memory transactions: the 32-byte sectors each warp's load (``tx_reads``) and
+    #: store or atomic (``tx_writes``) touched, summed (``mem_insts.count_transactions``; 0
+    #: when the memory keeps no sector log)
+    tx_reads: int = 0
+    tx_writes: int = 0
     #: thread instructions (lanes active and guard true) per pc issued, in pc order: what the
     #: timing model's per-space memory-instruction counters count (``timing/projection.py``)
     pc_thread: dict[int, int] = field(default_factory=dict)
@@ -505,6 +510,8 @@ def fold_chunk(lc: LaunchChunks, ex: Exec) -> None:
     stats.warp_insn += ex.warp_insn
     stats.cold_reads += ex.cold_reads
     stats.cold_writes += ex.cold_writes
+    stats.tx_reads += ex.tx_reads
+    stats.tx_writes += ex.tx_writes
     # only issued pcs have counts (``ex.pc_issued``, every count goes with a warp count):
     # a chunk costs nothing per pc of a huge program that it did not execute
     issued = set(ex.pc_issued)

@@ -25,6 +25,7 @@ from .operands import (
     make_writer,
     sym_address,
 )
+from .memory import WINDOW_SHIFT
 from .state import LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE, Exec
 
 
@@ -38,7 +39,7 @@ def count_generic(ex: Exec, pc: int, a: np.ndarray, lanes: np.ndarray) -> None:
     acc = ex.pc_generic.get(pc)
     if acc is None:
         acc = ex.pc_generic[pc] = [0, 0, 0]
-    win = np.asarray(a, dtype=np.uint64) >> np.uint64(48)
+    win = np.asarray(a, dtype=np.uint64) >> WINDOW_SHIFT
     if not win.any():                       # every lane global (the usual case)
         acc[0] += int(lanes.size)
         return
@@ -52,6 +53,42 @@ def count_generic(ex: Exec, pc: int, a: np.ndarray, lanes: np.ndarray) -> None:
     acc[0] += int(lanes.size) - s - l_     # (a warp in no window: global, as the timing model)
     acc[1] += s
     acc[2] += l_
+
+
+#: a key of :func:`count_transactions`: the warp above the 32-byte sector of its address
+_TX_SECTOR = np.uint64(5)
+_TX_WARP = np.uint64(43)
+
+
+def count_transactions(ex: Exec, space: str, a: np.ndarray, lanes: np.ndarray, write: bool) -> None:
+    """Count a global load's (``write`` False) or store's or atomic's (True) transactions into
+    ``ex.tx_reads`` / ``ex.tx_writes``: the 32-byte sectors of global memory each warp's lanes
+    touched, summed over the warps, as the coalescer of the shipped sector-cache configurations
+    makes them (``timing/core/coalesce.py``: one access per touched sector and warp; a vector
+    access is aligned, so each lane's bytes lie in one sector).  Generic-address lanes count
+    when they address the global window.  Kernel sampling scales a projected launch's
+    memory-system counters by these (``timing/kernel_sampling.py``, ``Group.traffic``); the
+    engine counts only while the memory keeps a sector log (sampling on)."""
+    if space == "generic":
+        a = np.asarray(a, dtype=np.uint64)
+        g = (a >> WINDOW_SHIFT) == 0
+        if not g.all():
+            a, lanes = a[g], lanes[g]
+    elif space != "global":
+        return
+    if not lanes.size:
+        return
+    key = (lanes.astype(np.uint64) >> np.uint64(5) << _TX_WARP) | (np.asarray(a, dtype=np.uint64) >> _TX_SECTOR)
+    if lanes.size == 1:
+        n = 1
+    else:
+        step = key[1:] != key[:-1]
+        # lanes in order, each warp's sectors in order (a coalesced access): count the runs
+        n = 1 + int(np.count_nonzero(step)) if (key[1:] >= key[:-1]).all() else int(np.unique(key).size)
+    if write:
+        ex.tx_writes += n
+    else:
+        ex.tx_reads += n
 
 
 def _ld(lm, prog, fi, inst, pc: int = -1) -> Callable:
@@ -94,6 +131,8 @@ def _ld(lm, prog, fi, inst, pc: int = -1) -> Callable:
         a = _lane_addrs(const, afn, ex, sel, lanes.size)
         if gen:
             count_generic(ex, pc, a, lanes)
+        if ex.gmem.sectors is not None:
+            count_transactions(ex, space, a, lanes, False)
         for i, w in enumerate(writers):
             ai = a if i == 0 else a + a.dtype.type(i * size)
             v = ex.load(space, ai, lanes, tdt)
@@ -142,6 +181,8 @@ def _st(lm, prog, fi, inst, pc: int = -1) -> Callable:
         a = _lane_addrs(const, afn, ex, sel, n)
         if gen:
             count_generic(ex, pc, a, lanes)
+        if ex.gmem.sectors is not None:
+            count_transactions(ex, space, a, lanes, True)
         for i, r in enumerate(readers):
             if r is None:
                 continue
@@ -285,6 +326,8 @@ def _atom(lm, prog, fi, inst, pc: int = -1) -> Callable:
         a = _lane_addrs(const, afn, ex, sel, n)
         if gen:
             count_generic(ex, pc, a, lanes)
+        if ex.gmem.sectors is not None:
+            count_transactions(ex, space, a, lanes, True)
         b = np.broadcast_to(np.asarray(rb(ex, sel)).astype(tdt, copy=False), (n,))
         c = None if rc is None else np.broadcast_to(np.asarray(rc(ex, sel)).astype(tdt, copy=False), (n,))
         if ex.rec is not None:      # the timing model sees the addresses at issue (C162)
@@ -354,7 +397,7 @@ def _isspacep(lm, prog, fi, inst) -> Callable:
 
     def run(ex, sel):
         a = np.asarray(r(ex, sel), dtype=np.uint64)
-        win = a >> np.uint64(48)
+        win = a >> WINDOW_SHIFT
         if sp == "global":
             res = win == 0
         elif sp == "shared":

@@ -59,6 +59,10 @@ from gpgpusim.errors import CudaError, Err
 if TYPE_CHECKING:
     from .sectors import SectorLog
 
+#: generic addresses: the global window lies below ``1 << WINDOW_SHIFT``, the shared and local
+#: windows above it (``state.SHARED_WINDOW``, ``state.LOCAL_WINDOW``)
+WINDOW_SHIFT = np.uint64(48)
+
 #: First device address handed out by :meth:`GlobalMemory.allocate` (GPGPU-Sim GLOBAL_HEAP_START).
 GLOBAL_HEAP_START = 0xC0000000
 #: Backing buffers are padded to a multiple of this, so typed views of any width fit.
@@ -555,7 +559,7 @@ class MemorySnapshot:
         (gap page) of the snapshot's that they reach and that was not copied yet."""
         if space == "generic":
             a = np.asarray(addrs, dtype=np.uint64)
-            a = a[(a >> np.uint64(48)) == 0]          # the global window
+            a = a[(a >> WINDOW_SHIFT) == 0]          # the global window
         elif space == "global":
             a = np.asarray(addrs, dtype=np.uint64)
         else:

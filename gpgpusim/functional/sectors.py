@@ -43,6 +43,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .memory import WINDOW_SHIFT
+
 if TYPE_CHECKING:
     from .memory import GlobalMemory
 
@@ -51,8 +53,6 @@ SECTOR_BYTES = 1 << SECTOR_SHIFT
 #: sector states
 ABSENT, PARTIAL, READABLE = 0, 1, 2
 _FULL = np.uint32(0xFFFFFFFF)
-#: the global window of a generic address (shared and local windows lie above it)
-_WINDOW_SHIFT = np.uint64(48)
 
 
 class SectorLog:
@@ -186,7 +186,7 @@ class SectorLog:
         lanes outside every allocation (the gap pages of a mapped page) are left out."""
         if space == "generic":
             a = np.asarray(addrs, dtype=np.uint64)
-            a = a[(a >> _WINDOW_SHIFT) == 0]
+            a = a[(a >> WINDOW_SHIFT) == 0]
         elif space == "global":
             a = np.asarray(addrs, dtype=np.uint64)
         else:

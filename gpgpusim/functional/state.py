@@ -29,11 +29,11 @@ from gpgpusim.errors import CudaError, Err
 from . import decode as dec
 from . import memcheck
 from .loader import LoadedModule
-from .memory import GlobalMemory, MemoryFault
+from .memory import WINDOW_SHIFT, GlobalMemory, MemoryFault
 
 FULL = 0xFFFFFFFF
-SHARED_WINDOW = 1 << 48
-LOCAL_WINDOW = 2 << 48
+SHARED_WINDOW = 1 << int(WINDOW_SHIFT)
+LOCAL_WINDOW = 2 << int(WINDOW_SHIFT)
 WINDOW_SIZE = 1 << 32
 _SH = {1: 0, 2: 1, 4: 2, 8: 3, 16: 4}
 _GLOBALTIMER_BASE_NS = time.time_ns() - time.perf_counter_ns()
@@ -326,6 +326,10 @@ class Exec:
         #: the memory keeps one: kernel sampling's cold misses)
         self.cold_reads = 0
         self.cold_writes = 0
+        #: global-memory transactions of this chunk's loads / stores and atomics (when the
+        #: memory keeps a sector log: ``mem_insts.count_transactions``)
+        self.tx_reads = 0
+        self.tx_writes = 0
         self.fault_space = "global"
         self.rec: list | None = None
         self.deferred: list = []
@@ -567,7 +571,7 @@ class Exec:
             return [(self.param_buf.view(dt), a >> sh if sh else a, None)]
         if space == "generic":
             a = addrs.astype(np.uint64, copy=False)
-            win = a >> np.uint64(48)
+            win = a >> WINDOW_SHIFT
             if not win.any():
                 return self.parts("global", a, lanes, dt)
             out = []
@@ -604,7 +608,7 @@ class Exec:
             return
         a = np.array(addrs, dtype=np.uint64)
         if space == "generic":
-            win = a >> np.uint64(48)
+            win = a >> WINDOW_SHIFT
             if win.any():
                 for w, sp, base in ((0, "global", 0), (1, "shared", SHARED_WINDOW), (2, "local", LOCAL_WINDOW)):
                     m = win == w

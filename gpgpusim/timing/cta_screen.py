@@ -44,6 +44,7 @@ import numpy as np
 from gpgpusim.errors import CudaError, Err
 from gpgpusim.functional import decode as dec
 from gpgpusim.functional import engine
+from gpgpusim.functional.memory import WINDOW_SHIFT
 from gpgpusim.ptx import ir
 
 
@@ -69,7 +70,6 @@ LINE_SHIFT = 7
 #: a footprint key is ``line << CTA_BITS | CTA id``
 CTA_BITS = 20
 _CTA_MASK = np.uint64((1 << CTA_BITS) - 1)
-_GENERIC_WINDOW = np.uint64(48)     # generic addresses with these bits clear are global
 
 
 class FootprintRecorder:
@@ -120,7 +120,7 @@ class FootprintRecorder:
             return
         a = addrs.astype(np.uint64)
         if space == "generic":
-            g = (a >> _GENERIC_WINDOW) == 0
+            g = (a >> WINDOW_SHIFT) == 0
             a, lanes = a[g], lanes[g]
         cta = ex.cta_ids[ex.lane_cta[lanes]].astype(np.uint64)
         k = ((a >> np.uint64(LINE_SHIFT)) << np.uint64(CTA_BITS)) | cta

@@ -60,6 +60,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from gpgpusim.functional.memory import WINDOW_SHIFT
 from gpgpusim.functional.state import LOCAL_WINDOW, SHARED_WINDOW
 from gpgpusim.timing.core import coalesce as C
 
@@ -409,7 +410,7 @@ def _cut(p: _Prep, w: int, out: list, lazy: bool = True) -> None:
 def _split_generic(a: np.ndarray, ln: np.ndarray, is_store: bool, is_atomic: bool, size: int,
                    out: list) -> None:
     """A generic access: one ``MemAccess`` per window it touches (space-relative addresses)."""
-    win = a >> np.uint64(48)
+    win = a >> WINDOW_SHIFT
     if win.any():
         for wn, sp, base in ((0, "global", 0), (1, "shared", SHARED_WINDOW), (2, "local", LOCAL_WINDOW)):
             m = win == wn

@@ -51,7 +51,12 @@ instruction counts:
   memory-instruction counts, latency sums, ...): the group's count per warp instruction times the
   launch's warp instructions, or, once the kernel has a :class:`Line` whose reach and mix the
   launch is within, each counter's line against thread instructions
-  (:meth:`KernelSampler.counter_line`).  Compulsory misses are not averaged: the functional run counts
+  (:meth:`KernelSampler.counter_line`).  The memory system's counters (:data:`TRAFFIC_PREFIXES`:
+  L1D, L2, interconnect, DRAM, ...) follow the launch's global-memory transactions instead, which
+  its functional run counts (the 32-byte sectors each warp's loads, and its stores and atomics,
+  touched: ``mem_insts.count_transactions``): per read and per write transaction of the detailed
+  launches (:func:`traffic_fit`), so a launch whose warps exit early or whose guarded stores
+  thin out is not charged its group's traffic.  Compulsory misses are not averaged: the functional run counts
   the sectors of device memory each launch was first to read or write
   (``functional/sectors.py``), the group's rate of L2 misses and DRAM reads leaves its detailed
   launches' out, and each projected launch adds its own (:data:`COLD`): a checksum kernel whose
@@ -102,6 +107,24 @@ EXACT_COUNTERS = ("gpgpu_n_tot_thrd_icount", "gpgpu_n_tot_w_icount")
 #: (``functional/sectors.py``) -- it counts (each cold read misses in L2 and reads DRAM; each
 #: cold write misses in L2 and, under lazy fetch-on-read, reads nothing)
 COLD: dict[str, tuple[int, int]] = {"total_dram_reads": (1, 0), "L2_total_cache_misses": (1, 1)}
+
+#: the memory system's counters (names that start so): they follow a launch's global-memory
+#: transactions, not its instructions (a warp that exits at once issues instructions and no
+#: access), so a projected launch scales them by its own transactions (:func:`traffic_fit`)
+TRAFFIC_PREFIXES = ("L1D_", "L2_", "icnt", "l2_bytes", "total_dram_", "gpgpu_n_mem_read_global",
+                    "gpgpu_n_mem_write_global", "mf_latency_", "mrq_latency_", "gpu_stall_dramfull",
+                    "gpu_stall_icnt2sh", "gpgpu_n_l1cache_bkconflict", "gpgpu_n_intrawarp_mshr_merge",
+                    "gpgpu_stall_shd_mem[gl_mem]")
+
+#: memory traffic the global transactions do not count (local memory, textures): a group with
+#: any scales its memory-system counters by warp instructions, as every other counter
+OTHER_TRAFFIC = ("gpgpu_n_mem_read_local", "gpgpu_n_mem_write_local", "gpgpu_n_mem_texture",
+                 "L1T_total_cache_accesses")
+
+#: the least spread of the write share of transactions over the detailed launches (1 - the
+#: squared cosine between their read and write vectors) for :func:`traffic_fit` to split a
+#: counter by direction
+SPLIT_MIN = 1e-3
 
 
 def t975(dof: int) -> float:
@@ -160,6 +183,58 @@ class Sample:
     thread_insn: int = 0
     #: its cold reads and writes (:data:`COLD`)
     cold: tuple[int, int] = (0, 0)
+    #: its global-memory transactions, (reads, writes and atomics) (``KernelStats.tx_reads``,
+    #: ``tx_writes``); (0, 0) when not counted
+    tx: tuple[int, int] = (0, 0)
+
+
+def traffic_fit(samples: list[Sample]) -> dict[str, tuple[float, float]] | None:
+    """Per memory-system counter (:data:`TRAFFIC_PREFIXES`; :data:`COLD`'s without the
+    launches' own cold misses), its counts per read and per write transaction over
+    ``samples``: ``c = a * reads + b * writes``, least squares without intercept, when the
+    launches' write shares differ enough to tell the two apart (:data:`SPLIT_MIN`) and both
+    come out non-negative, else one rate for every transaction (the counter's total over the
+    transactions').  A kernel whose guarded stores thin out launch by launch (a shortest-path
+    step) keeps its loads: its write traffic falls and its read traffic does not.  None when
+    a launch's transactions were not counted, there were none, or the launches had memory
+    traffic the transactions do not count (:data:`OTHER_TRAFFIC`)."""
+    if not samples or any(s.tx == (0, 0) for s in samples):
+        return None
+    if any(s.counters.get(name, 0) for s in samples for name in OTHER_TRAFFIC):
+        return None
+    rs = [s.tx[0] for s in samples]
+    ws = [s.tx[1] for s in samples]
+    total = sum(rs) + sum(ws)
+    srr = sum(r * r for r in rs)
+    sww = sum(w * w for w in ws)
+    srw = sum(r * w for r, w in zip(rs, ws, strict=True))
+    det = srr * sww - srw * srw
+    split = srr > 0 and sww > 0 and det > SPLIT_MIN * srr * sww
+    names = sorted({k for s in samples for k in s.counters if k.startswith(TRAFFIC_PREFIXES)
+                    and not k.startswith("max")})
+    out: dict[str, tuple[float, float]] = {}
+    for name in names:
+        ys = [_warm(s, name) for s in samples]
+        rate = sum(ys) / total
+        a = b = rate
+        if split:
+            sry = sum(r * y for r, y in zip(rs, ys, strict=True))
+            swy = sum(w * y for w, y in zip(ws, ys, strict=True))
+            fa, fb = (sww * sry - srw * swy) / det, (srr * swy - srw * sry) / det
+            if fa >= 0 and fb >= 0:
+                a, b = fa, fb
+        out[name] = (a, b)
+    return out
+
+
+def _apply_traffic(counters: dict[str, int], fit: dict[str, tuple[float, float]] | None, tx: tuple[int, int] | None) -> None:
+    """Replace ``counters``' memory-system counters by ``fit``'s at a launch's transactions
+    ``tx`` (when both are known)."""
+    if fit is None or tx is None or tx == (0, 0):
+        return
+    r, w = tx
+    for name, (a, b) in fit.items():
+        counters[name] = max(0, int(round(a * r + b * w)))
 
 
 @dataclass
@@ -186,6 +261,15 @@ class Group:
     #: for its estimate several times by every launch projected from it
     _est: tuple[int, int, tuple[float, float, float]] | None = field(default=None, init=False, repr=False,
                                                                      compare=False)
+    #: (detailed launches then, :func:`traffic_fit` of :meth:`used`)
+    _traffic: tuple[int, dict[str, tuple[float, float]] | None] | None = field(default=None, init=False,
+                                                                               repr=False, compare=False)
+
+    def traffic(self) -> dict[str, tuple[float, float]] | None:
+        """:func:`traffic_fit` over :meth:`used`, once per change of ``samples``."""
+        if self._traffic is None or self._traffic[0] != len(self.samples):
+            self._traffic = (len(self.samples), traffic_fit(self.used()))
+        return self._traffic[1]
 
     def sums(self) -> tuple[int, dict[str, int]]:
         """(warp instructions, per-counter totals; high-water marks left out) of :meth:`used`.
@@ -200,13 +284,17 @@ class Group:
             self._sums = (len(self.samples), sum(s.warp_insn for s in used), totals)
         return self._sums[1], self._sums[2]
 
-    def scaled_counters(self, warp_insn: int, thread_insn: int, cold: tuple[int, int] = (0, 0)) -> dict[str, int]:
-        """The counters of a launch of ``warp_insn`` warp and ``thread_insn`` thread instructions
-        and ``cold`` (cold reads, cold writes) projected from this group: its counts per warp
-        instruction (:meth:`sums`) times the launch's, plus, for :data:`COLD`'s counters, the
-        launch's own cold misses; the instruction counts exact."""
+    def scaled_counters(self, warp_insn: int, thread_insn: int, cold: tuple[int, int] = (0, 0),
+                        tx: tuple[int, int] | None = None) -> dict[str, int]:
+        """The counters of a launch of ``warp_insn`` warp and ``thread_insn`` thread instructions,
+        ``cold`` (cold reads, cold writes) and ``tx`` (global transactions, reads and writes)
+        projected from this group: its counts per warp instruction (:meth:`sums`) times the
+        launch's, the memory system's per transaction times the launch's (:meth:`traffic`),
+        plus, for :data:`COLD`'s counters, the launch's own cold misses; the instruction
+        counts exact."""
         w, totals = self.sums()
         counters = {name: int(round(total * warp_insn / w)) if w else 0 for name, total in totals.items()}
+        _apply_traffic(counters, self.traffic(), tx)
         for name, (per_read, per_write) in COLD.items():
             if name in counters:
                 counters[name] += per_read * cold[0] + per_write * cold[1]
@@ -308,7 +396,8 @@ class Line:
     the mean bound the CTA-sampled detailed launches carry.
 
     The counters follow thread instructions too (:meth:`_LineFit.counters`): each is a
-    least-squares line through the same detailed launches, evaluated at the launch; so are
+    least-squares line through the same detailed launches, evaluated at the launch (the memory
+    system's per transaction over them, :func:`traffic_fit`, at the launch's); so are
     those of a launch projected from a group once the line exists and conditions (1) and (2)
     hold (:meth:`KernelSampler.counter_line`).  A kernel whose warps stay while fewer of their
     lanes work makes fewer memory accesses per warp instruction: scaled per warp instruction
@@ -367,6 +456,8 @@ class _LineFit:
     #: misses): its mean over the used launches and its least-squares slope against thread
     #: instructions
     counter_lines: dict[str, tuple[float, float]]
+    #: the memory system's counters per transaction over the same launches (:func:`traffic_fit`)
+    traffic: dict[str, tuple[float, float]] | None = None
 
     @classmethod
     def through(cls, groups: list[Group], latency: int) -> _LineFit | None:
@@ -390,19 +481,22 @@ class _LineFit:
             lines[name] = (cy, sum((s.thread_insn - mx) * (y - cy) for s, y in zip(samples, ys, strict=True)) / sxx)
         return cls(groups, centres, lo, hi, hi - lo, n, m, mx, my, sxx, b,
                    s_used, s_every, _leave_one_out(groups, latency),
-                   sum(s.bound_rel for s in samples) / len(samples), lines)
+                   sum(s.bound_rel for s in samples) / len(samples), lines, traffic_fit(samples))
 
     def nearest(self, thread_insn: int) -> Group:
         """The group whose mean thread instructions are nearest ``thread_insn``."""
         return self.groups[min(range(len(self.groups)), key=lambda i: abs(self.centres[i] - thread_insn))]
 
-    def counters(self, warp_insn: int, thread_insn: int, cold: tuple[int, int] = (0, 0)) -> dict[str, int]:
+    def counters(self, warp_insn: int, thread_insn: int, cold: tuple[int, int] = (0, 0),
+                 tx: tuple[int, int] | None = None) -> dict[str, int]:
         """The counters of a launch of ``warp_insn`` warp and ``thread_insn`` thread
-        instructions and ``cold`` (cold reads, cold writes) projected from this fit: each
-        counter's line at ``thread_insn`` (rounded, at least 0), plus, for :data:`COLD`'s
-        counters, the launch's own cold misses; the instruction counts exact."""
+        instructions, ``cold`` (cold reads, cold writes) and ``tx`` (global transactions)
+        projected from this fit: each counter's line at ``thread_insn`` (rounded, at least
+        0), the memory system's per transaction at ``tx`` (:attr:`traffic`), plus, for
+        :data:`COLD`'s counters, the launch's own cold misses; the instruction counts exact."""
         dx = thread_insn - self.mx
         counters = {name: max(0, int(round(cy + slope * dx))) for name, (cy, slope) in self.counter_lines.items()}
+        _apply_traffic(counters, self.traffic, tx)
         for name, (per_read, per_write) in COLD.items():
             if name in counters:
                 counters[name] += per_read * cold[0] + per_write * cold[1]
@@ -559,17 +653,18 @@ class KernelSampler:
 
     def record_detailed(self, key: tuple[Any, ...], uid: int, warp_insn: int, opcode_counts: dict[str, int],
                         cycles: int, counters: dict[str, int], bound_rel: float = 0.0,
-                        thread_insn: int = 0, cold: tuple[int, int] = (0, 0)) -> Group:
+                        thread_insn: int = 0, cold: tuple[int, int] = (0, 0),
+                        tx: tuple[int, int] = (0, 0)) -> Group:
         """A launch of ``key`` was simulated in detail: add it to its group (a new one when none
         matches); ``bound_rel``: its own relative bound when CTA sampling projected part of it;
-        ``cold``: its cold reads and writes (:data:`COLD`)."""
+        ``cold``: its cold reads and writes (:data:`COLD`); ``tx``: its global transactions."""
         g = self.match(key, warp_insn, opcode_counts)
         if g is None:
             g = Group(len(self.groups) + 1, key[0], key[1], key[2], warp_insn, opcode_mix(opcode_counts))
             self.groups.append(g)
             self._by_key.setdefault(key, []).append(g)
         g.samples.append(Sample(uid, warp_insn, cycles, counters, bound_rel, seq=g.launches,
-                                thread_insn=thread_insn, cold=cold))
+                                thread_insn=thread_insn, cold=cold, tx=tx))
         g.launches += 1
         return g
 
@@ -626,15 +721,15 @@ class KernelSampler:
         self._fits[key] = (sig, fit)
         return fit
 
-    def project_line(self, ln: Line, warp_insn: int, thread_insn: int,
-                     cold: tuple[int, int] = (0, 0)) -> tuple[int, int, dict[str, int]]:
+    def project_line(self, ln: Line, warp_insn: int, thread_insn: int, cold: tuple[int, int] = (0, 0),
+                     tx: tuple[int, int] | None = None) -> tuple[int, int, dict[str, int]]:
         """(cycles, 95 % error bound in cycles -- at least one, as for a group --, per-kernel
         counters) of a launch projected from ``ln`` (:meth:`line`)."""
         cycles = self.latency + int(round(ln.work))
         ln.cold = self.cold_gap(ln.nearest, cold)
         bound = _stated_bound(ln.pi + ln.model + ln.beyond + ln.inherited * ln.work + ln.cold)
         self.line_projected += 1
-        return cycles, bound, ln.fit.counters(warp_insn, thread_insn, cold)
+        return cycles, bound, ln.fit.counters(warp_insn, thread_insn, cold, tx)
 
     def line_info(self, ln: Line, cycles: int, bound: int) -> dict[str, Any]:
         """The report's ``sampling`` entry of a launch projected from a line."""
@@ -649,11 +744,12 @@ class KernelSampler:
 
     # ------------------------------------------------------------------ projection
     def project(self, g: Group, warp_insn: int, thread_insn: int, cold: tuple[int, int] = (0, 0),
-                counters_from: _LineFit | None = None) -> tuple[int, int, dict[str, int]]:
+                counters_from: _LineFit | None = None,
+                tx: tuple[int, int] | None = None) -> tuple[int, int, dict[str, int]]:
         """(cycles, 95 % error bound in cycles, per-kernel counters) of a launch of group ``g``
-        with ``warp_insn`` warp and ``thread_insn`` thread instructions and ``cold`` (cold
-        reads, cold writes); the counters from ``counters_from`` (:meth:`counter_line`) when
-        given, else scaled from ``g``."""
+        with ``warp_insn`` warp and ``thread_insn`` thread instructions, ``cold`` (cold reads,
+        cold writes) and ``tx`` (global transactions); the counters from ``counters_from``
+        (:meth:`counter_line`) when given, else scaled from ``g``."""
         cpi, _, pi_rel = self.estimate(g)
         work = cpi * warp_insn
         cycles = self.latency + int(round(work))
@@ -674,8 +770,8 @@ class KernelSampler:
         g.launches += 1
         g.projected += 1
         if counters_from is not None:
-            return cycles, bound, counters_from.counters(warp_insn, thread_insn, cold)
-        return cycles, bound, g.scaled_counters(warp_insn, thread_insn, cold)
+            return cycles, bound, counters_from.counters(warp_insn, thread_insn, cold, tx)
+        return cycles, bound, g.scaled_counters(warp_insn, thread_insn, cold, tx)
 
     def cold_gap(self, g: Group, cold: tuple[int, int]) -> float:
         """The cold gap of a launch with ``cold`` (cold reads, cold writes) projected from

@@ -265,6 +265,7 @@ class KernelTrace:
             st.thread_insn, st.warp_insn, st.active_insn = ran.stats.thread_insn, ran.stats.warp_insn, \
                 ran.stats.active_insn
             st.cold_reads, st.cold_writes = ran.stats.cold_reads, ran.stats.cold_writes
+            st.tx_reads, st.tx_writes = ran.stats.tx_reads, ran.stats.tx_writes
             lc.pc_thread, lc.pc_warp, lc.pc_active = ran.pc_thread, ran.pc_warp, ran.pc_active
             lc.pc_issued = ran.pc_issued     # (the screen handed the run over: no copy)
             lc.pc_generic = ran.pc_generic

@@ -128,8 +128,9 @@ def project_launch(gpu: TimingGpu, rec: KernelRecord, key: Any) -> bool:
             sys.stdout.flush()
     rec.stats = stats
     cold = (stats.cold_reads, stats.cold_writes)
+    tx = (stats.tx_reads, stats.tx_writes)
     if line is not None:
-        cycles, bound, proj = ks.project_line(line, int(stats.warp_insn), int(stats.thread_insn), cold)
+        cycles, bound, proj = ks.project_line(line, int(stats.warp_insn), int(stats.thread_insn), cold, tx)
         info = ks.line_info(line, cycles, bound)
     else:
         if group is None:
@@ -137,7 +138,7 @@ def project_launch(gpu: TimingGpu, rec: KernelRecord, key: Any) -> bool:
             # and project from the nearest converged group of the launch's shape
             group = next(g for g in ks.groups if ks.key(g.name, g.grid, g.block) == key and ks.converged(g))
         fit = ks.counter_line(key, int(stats.thread_insn), dict(stats.opcode_counts))
-        cycles, bound, proj = ks.project(group, int(stats.warp_insn), int(stats.thread_insn), cold, fit)
+        cycles, bound, proj = ks.project(group, int(stats.warp_insn), int(stats.thread_insn), cold, fit, tx)
         info = ks.projected_info(group, cycles, bound)
         if fit is not None:
             info["counter_line_groups"] = [g.gid for g in fit.groups]
@@ -216,7 +217,8 @@ def sample_detailed(gpu: TimingGpu, run: KernelRun, report: Any, alone: bool) ->
         g = ks.record_detailed(run.sample_key, run.rec.uid, report.warp_insn, dict(report.opcode_counts),
                                report.cycles, delta, cta["cycles_bound_rel"] if cta is not None else 0.0,
                                report.thread_insn,
-                               (fst.cold_reads, fst.cold_writes) if fst is not None else (0, 0))
+                               (fst.cold_reads, fst.cold_writes) if fst is not None else (0, 0),
+                               (fst.tx_reads, fst.tx_writes) if fst is not None else (0, 0))
         report.sampling = ks.detailed_info(g)
         report.sampling["cold_reads"], report.sampling["cold_writes"] = g.samples[-1].cold
     else:

@@ -144,3 +144,51 @@ ret;
     # without a log nothing is counted
     g.sectors = None
     assert launch(lm, "k", (1, 1, 1), (64, 1, 1), 0, params, gmem=g).cold_reads == 0
+
+
+def test_a_launch_counts_its_global_transactions_per_warp_and_direction():
+    """While the memory keeps a log the engine counts each warp's global transactions, the
+    32-byte sectors its lanes touched (``mem_insts.count_transactions``): 64 threads (2 warps)
+    load 64 consecutive words (4 sectors a warp), load a word at a scattered index (out of
+    order within the warp: the sectors counted once each), store their word back, and thread 0
+    adds to a word of a second allocation and stores to shared memory through a generic
+    address (not counted)."""
+    src = ptx("""
+.reg .u32 %r<6>;
+.reg .u64 %rd<8>;
+.reg .pred %p;
+.shared .u32 sh[4];
+ld.param.u64 %rd1, [p0];
+mov.u32 %r1, %tid.x;
+mul.wide.u32 %rd2, %r1, 4;
+add.u64 %rd3, %rd1, %rd2;
+ld.global.u32 %r2, [%rd3];
+mul.lo.u32 %r4, %r1, 37;
+rem.u32 %r4, %r4, 64;
+mul.wide.u32 %rd4, %r4, 4;
+add.u64 %rd4, %rd1, %rd4;
+ld.global.u32 %r5, [%rd4];
+add.u32 %r2, %r2, 1;
+st.global.u32 [%rd3], %r2;
+setp.ne.u32 %p, %r1, 0;
+@%p bra DONE;
+ld.param.u64 %rd1, [p1];
+atom.global.add.u32 %r3, [%rd1], 1;
+mov.u64 %rd5, sh;
+cvta.shared.u64 %rd5, %rd5;
+st.u32 [%rd5], %r3;
+DONE:
+ret;
+""", params=".param .u64 p0, .param .u64 p1")
+    g = GlobalMemory()
+    g.sectors = SectorLog(g)
+    lm = load_module(src, g)
+    x, s = g.allocate(256), g.allocate(64)
+    params = struct.pack("<QQ", x, s)
+    st = launch(lm, "k", (1, 1, 1), (64, 1, 1), 0, params, gmem=g)
+    scattered = sum(len({(t * 37 % 64) * 4 // 32 for t in range(w, w + 32)}) for w in (0, 32))
+    assert scattered == 16
+    assert (st.tx_reads, st.tx_writes) == (8 + scattered, 8 + 1)
+    g.sectors = None
+    st = launch(lm, "k", (1, 1, 1), (64, 1, 1), 0, params, gmem=g)
+    assert (st.tx_reads, st.tx_writes) == (0, 0)

@@ -590,6 +590,57 @@ def test_a_projected_launch_counts_its_memory_instructions_exactly():
     assert [last[name] for name in names] == [sum(ns), sum(ns), 256 * len(ns), 512 * len(ns)]
 
 
+
+# every thread loads y[i]; threads below n (p2) store y[i] + 1 to z[i]: the warps issue the
+# same instructions whatever n is, fewer of them store
+THINNING_STORES = ptx("""
+.reg .u32 %r<6>;
+.reg .u64 %rd<6>;
+.reg .pred %p;
+ld.param.u64 %rd1, [p0];
+ld.param.u64 %rd4, [p1];
+ld.param.u32 %r1, [p2];
+mov.u32 %r2, %tid.x;
+mov.u32 %r5, %ctaid.x;
+mov.u32 %r4, %ntid.x;
+mad.lo.u32 %r2, %r5, %r4, %r2;
+mul.wide.u32 %rd2, %r2, 4;
+add.u64 %rd3, %rd1, %rd2;
+ld.global.u32 %r3, [%rd3];
+add.u32 %r3, %r3, 1;
+setp.lt.u32 %p, %r2, %r1;
+add.u64 %rd5, %rd4, %rd2;
+@%p st.global.u32 [%rd5], %r3;
+ret;
+""", params=".param .u64 p0, .param .u64 p1, .param .u32 p2")
+
+
+def test_a_projected_launch_scales_its_memory_traffic_by_its_own_transactions():
+    """A launch's memory-system counters follow its global transactions, by direction: the
+    detailed launches (0-3; 0, which meets cold caches, is the warm-up) store from 256 to 64
+    threads, the projected ones from fewer or none, with the same warp instructions and loads.  Scaled per warp instruction,
+    they would carry the detailed launches' stores; from the functional run's transactions
+    (``KernelStats.tx_reads``/``tx_writes``) and the group's counts per read and per write
+    transaction (``traffic_fit``) each equals the full run's."""
+    ns = [256, 192, 128, 64, 0, 32, 96, 16]
+
+    def run(overrides: list[str]) -> list:
+        m = _Gpu(THINNING_STORES, overrides)
+        y, z = m.zeros(256), m.zeros(256)
+        recs = [m.run(struct.pack("<QQI", y, z, n)) for n in ns]
+        assert (m.mem.read(z, 1024).view(np.uint32) == 1).all()
+        return recs
+    full, samp = run([]), run(SAMPLE + ["-gpgpusim_sampling_similar 0.4"])
+    assert [r.report_stats.sampling["status"] for r in samp] == ["detailed"] * 4 + ["projected"] * 4
+    assert [r.stats.tx_reads for r in samp] == [32] * 8                  # 4 sectors a warp
+    assert [r.stats.tx_writes for r in samp] == [n // 8 for n in ns]
+    names = ("L1D_total_cache_accesses", "L2_total_cache_accesses", "gpgpu_n_mem_write_global",
+             "gpgpu_n_mem_read_global", "icnt_total_pkts_simt_to_mem", "l2_bytes")
+    for name in names:
+        assert [r.report_stats.counters[name] for r in samp] == [r.report_stats.counters[name] for r in full], name
+    writes = [r.report_stats.counters["gpgpu_n_mem_write_global"] for r in samp]
+    assert [b - a for a, b in zip([0] + writes, writes)] == [n // 8 for n in ns]
+
 # MEM_SPACES through generic addresses: threads below n (p1) add 1 to y[i] (generic load and
 # store of a global address); then each thread stores its index through a generic pointer to
 # its word of shared memory when its tid.x is below m (p3), else to z[i] (p2): a warp whose
