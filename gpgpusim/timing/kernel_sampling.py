@@ -51,8 +51,9 @@ instruction counts:
   memory-instruction counts, latency sums, ...): the group's count per warp instruction times the
   launch's warp instructions, or, once the kernel has a :class:`Line` whose reach and mix the
   launch is within, each counter's line against thread instructions
-  (:meth:`KernelSampler.counter_line`).  The memory system's counters (:data:`TRAFFIC_PREFIXES`:
-  L1D, L2, interconnect, DRAM, ...) follow the launch's global-memory transactions instead, which
+  (:meth:`KernelSampler.counter_line`).  The memory system's counts (:data:`TRAFFIC_COUNTERS`:
+  L1D and L2 accesses and misses, interconnect packets, DRAM reads, ...) follow the launch's
+  global-memory transactions instead, which
   its functional run counts (the 32-byte sectors each warp's loads, and its stores and atomics,
   touched: ``mem_insts.count_transactions``): per read and per write transaction of the detailed
   launches (:func:`traffic_fit`), so a launch whose warps exit early or whose guarded stores
@@ -105,16 +106,24 @@ EXACT_COUNTERS = ("gpgpu_n_tot_thrd_icount", "gpgpu_n_tot_w_icount")
 #: counters a launch's compulsory misses add to: per counter, how many of its (cold reads,
 #: cold writes) -- sectors of global memory it was first to read or to write
 #: (``functional/sectors.py``) -- it counts (each cold read misses in L2 and reads DRAM; each
-#: cold write misses in L2 and, under lazy fetch-on-read, reads nothing)
-COLD: dict[str, tuple[int, int]] = {"total_dram_reads": (1, 0), "L2_total_cache_misses": (1, 1)}
+#: cold write misses in L2 and, under lazy fetch-on-read, reads nothing; a sector read from
+#: DRAM is one fill of the L2)
+COLD: dict[str, tuple[int, int]] = {"total_dram_reads": (1, 0), "L2_total_cache_misses": (1, 1),
+                                    "L2_fill_port_busy": (1, 0)}
 
-#: the memory system's counters (names that start so): they follow a launch's global-memory
-#: transactions, not its instructions (a warp that exits at once issues instructions and no
-#: access), so a projected launch scales them by its own transactions (:func:`traffic_fit`)
-TRAFFIC_PREFIXES = ("L1D_", "L2_", "icnt", "l2_bytes", "total_dram_", "gpgpu_n_mem_read_global",
-                    "gpgpu_n_mem_write_global", "mf_latency_", "mrq_latency_", "gpu_stall_dramfull",
-                    "gpu_stall_icnt2sh", "gpgpu_n_l1cache_bkconflict", "gpgpu_n_intrawarp_mshr_merge",
-                    "gpgpu_stall_shd_mem[gl_mem]")
+#: the memory system's counts of accesses, requests, packets and bytes (names that start so):
+#: they follow a launch's global-memory transactions, not its instructions (a warp that exits
+#: at once issues instructions and no access), so a projected launch scales them by its own
+#: transactions (:func:`traffic_fit`).  Not the memory system's times (port cycles, busy
+#: cycles, latency sums and their counts) nor its stalls and contention events (reservation
+#: fails, pending hits): those follow the cycles and the overlap of the accesses, and stay
+#: per warp instruction
+TRAFFIC_COUNTERS = ("L1D_total_cache_accesses", "L1D_total_cache_misses", "L1D_data_port_busy",
+                    "L1D_fill_port_busy", "L2_total_cache_accesses", "L2_total_cache_misses",
+                    "L2_data_port_busy", "L2_fill_port_busy",
+                    "icnt_total_pkts_", "icnt_l2_req_sum", "icnt_mem_reply_sum", "l2_bytes",
+                    "total_dram_reads", "total_dram_writes", "gpgpu_n_mem_read_global",
+                    "gpgpu_n_mem_write_global")
 
 #: memory traffic the global transactions do not count (local memory, textures): a group with
 #: any scales its memory-system counters by warp instructions, as every other counter
@@ -189,7 +198,7 @@ class Sample:
 
 
 def traffic_fit(samples: list[Sample]) -> dict[str, tuple[float, float]] | None:
-    """Per memory-system counter (:data:`TRAFFIC_PREFIXES`; :data:`COLD`'s without the
+    """Per memory-system count (:data:`TRAFFIC_COUNTERS`; :data:`COLD`'s without the
     launches' own cold misses), its counts per read and per write transaction over
     ``samples``: ``c = a * reads + b * writes``, least squares without intercept, when the
     launches' write shares differ enough to tell the two apart (:data:`SPLIT_MIN`) and both
@@ -210,8 +219,7 @@ def traffic_fit(samples: list[Sample]) -> dict[str, tuple[float, float]] | None:
     srw = sum(r * w for r, w in zip(rs, ws, strict=True))
     det = srr * sww - srw * srw
     split = srr > 0 and sww > 0 and det > SPLIT_MIN * srr * sww
-    names = sorted({k for s in samples for k in s.counters if k.startswith(TRAFFIC_PREFIXES)
-                    and not k.startswith("max")})
+    names = sorted({k for s in samples for k in s.counters if k.startswith(TRAFFIC_COUNTERS)})
     out: dict[str, tuple[float, float]] = {}
     for name in names:
         ys = [_warm(s, name) for s in samples]
