@@ -6,7 +6,11 @@ through ``parse_ptx`` + ``load_module`` + ``engine.launch`` with the programs' i
 the results against numpy, and prints wall time, thread instructions and thread-instr/s.
 C++ GPGPU-Sim reference (functional mode, matmul): 7.6 s, 8.5 M thread-instr/s.
 
-    python bench/functional_bench.py [--driver batched|warp] [--only matmul]
+    python bench/functional_bench.py [--driver batched|warp] [--only matmul] [--sector-log]
+
+``--sector-log``: the memory keeps kernel sampling's sector log, as under ``--sample kernel|all``,
+so the engine also counts each launch's cold misses and global transactions
+(``functional/sectors.py``, ``mem_insts.count_transactions``).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from gpgpusim.functional.engine import launch  # noqa: E402
 from gpgpusim.functional.loader import load_module  # noqa: E402
 from gpgpusim.functional.memory import GlobalMemory  # noqa: E402
+from gpgpusim.functional.sectors import SectorLog  # noqa: E402
 from gpgpusim.ptx import parse_ptx  # noqa: E402
 from pathlib import Path
 
@@ -33,6 +38,10 @@ SHARED_DIR = os.environ.get("GPGPUSIM_SHARED") or str(Path(__file__).resolve().p
 
 PROGS = os.environ.get("GPGPUSIM_REF_PROGRAMS", os.path.join(SHARED_DIR, "reference/programs"))
 CACHE = os.path.join(os.path.expanduser("~"), ".cache", "gpgpusim", "bench")
+
+
+#: ``--sector-log``
+SECTOR_LOG = False
 
 
 def ptx_of(name: str) -> str:
@@ -48,6 +57,8 @@ def load(name: str):
     t0 = time.perf_counter()
     m = parse_ptx(ptx_of(name), name + ".ptx")
     g = GlobalMemory()
+    if SECTOR_LOG:
+        g.sectors = SectorLog(g)
     return m, g, load_module(m, g), time.perf_counter() - t0
 
 
@@ -99,7 +110,10 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--driver", default="batched")
     ap.add_argument("--only", default=None)
+    ap.add_argument("--sector-log", action="store_true", help="keep kernel sampling's sector log")
     args = ap.parse_args()
+    global SECTOR_LOG
+    SECTOR_LOG = args.sector_log
     for name, fn in (("vectoradd", vectoradd), ("matmul", matmul), ("reduce", reduce)):
         if args.only and name != args.only:
             continue
@@ -109,8 +123,9 @@ def main() -> None:
         ti = sum(s.thread_insn for s in stats)
         wi = sum(s.warp_insn for s in stats)
         ks = sum(s.wall_s for s in stats)
+        tx = f" tx={sum(s.tx_reads for s in stats)}/{sum(s.tx_writes for s in stats)}" if SECTOR_LOG else ""
         print(f"{name:10s} {args.driver:7s} ok={ok} wall={wall:.3f}s (parse {tp:.3f}s, kernels {ks:.3f}s) "
-              f"thread_insn={ti} warp_insn={wi} {ti / ks / 1e6:.1f} M thread-instr/s (kernel time)")
+              f"thread_insn={ti} warp_insn={wi} {ti / ks / 1e6:.1f} M thread-instr/s (kernel time){tx}")
 
 
 if __name__ == "__main__":

@@ -55,9 +55,10 @@ def count_generic(ex: Exec, pc: int, a: np.ndarray, lanes: np.ndarray) -> None:
     acc[2] += l_
 
 
-#: a key of :func:`count_transactions`: the warp above the 32-byte sector of its address
+#: a transaction's sector: its address above the sector's 32 bytes; in a key of
+#: :func:`count_transactions`, the lane's warp above that
 _TX_SECTOR = np.uint64(5)
-_TX_WARP = np.uint64(43)
+_TX_WARP = 43
 
 
 def count_transactions(ex: Exec, space: str, a: np.ndarray, lanes: np.ndarray, write: bool) -> None:
@@ -67,10 +68,10 @@ def count_transactions(ex: Exec, space: str, a: np.ndarray, lanes: np.ndarray, w
     makes them (``timing/core/coalesce.py``: one access per touched sector and warp; a vector
     access is aligned, so each lane's bytes lie in one sector).  Generic-address lanes count
     when they address the global window.  Kernel sampling scales a projected launch's
-    memory-system counters by these (``timing/kernel_sampling.py``, ``Group.traffic``); the
+    memory-system counts by these (``timing/kernel_sampling.py``, ``traffic_fit``); the
     engine counts only while the memory keeps a sector log (sampling on)."""
+    a = np.asarray(a, dtype=np.uint64)
     if space == "generic":
-        a = np.asarray(a, dtype=np.uint64)
         g = (a >> WINDOW_SHIFT) == 0
         if not g.all():
             a, lanes = a[g], lanes[g]
@@ -78,18 +79,24 @@ def count_transactions(ex: Exec, space: str, a: np.ndarray, lanes: np.ndarray, w
         return
     if not lanes.size:
         return
-    key = (lanes.astype(np.uint64) >> np.uint64(5) << _TX_WARP) | (np.asarray(a, dtype=np.uint64) >> _TX_SECTOR)
-    if lanes.size == 1:
+    sec = (a >> _TX_SECTOR).view(np.int64)
+    # lanes in order and each warp's sectors in order (a coalesced access): count the runs
+    if lanes is ex.all_lanes:
+        # every lane of the chunk: its warps are the rows of 32
+        d = np.diff(sec.reshape(-1, 32), axis=1)
+        n = ex.W + int(np.count_nonzero(d)) if d.min() >= 0 else -1
+    elif lanes.size == 1:
         n = 1
     else:
-        step = key[1:] != key[:-1]
-        # lanes in order, each warp's sectors in order (a coalesced access): count the runs
-        n = 1 + int(np.count_nonzero(step)) if (key[1:] >= key[:-1]).all() else int(np.unique(key).size)
+        key = (lanes >> 5 << _TX_WARP) | sec
+        d = np.diff(key)
+        n = 1 + int(np.count_nonzero(d)) if d.min() >= 0 else -1
+    if n < 0:
+        n = int(np.unique((lanes >> 5 << _TX_WARP) | sec).size)
     if write:
         ex.tx_writes += n
     else:
         ex.tx_reads += n
-
 
 def _ld(lm, prog, fi, inst, pc: int = -1) -> Callable:
     space = _space_of(inst)
