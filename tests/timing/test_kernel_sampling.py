@@ -17,7 +17,15 @@ from gpgpusim.options import load_config
 from gpgpusim.report.reporter import COMPACT_NOTE, Reporter
 from gpgpusim.device.gpu import KernelLaunchOp
 from gpgpusim.timing.gpu import TimingGpu
-from gpgpusim.timing.kernel_sampling import KernelSampler, dram_round_trip, mix_distance, parse_mode, t975
+from gpgpusim.timing.kernel_sampling import (
+    KernelSampler,
+    Sample,
+    dram_round_trip,
+    mix_distance,
+    parse_mode,
+    t975,
+    traffic_fit,
+)
 
 from .timing_helpers import ptx
 
@@ -102,6 +110,35 @@ def test_estimate_projection_and_bound():
     assert counters["gpgpu_n_tot_w_icount"] == 1050 and counters["gpgpu_n_tot_thrd_icount"] == 33600
     assert ks.projected_info(g, cycles, bound)["status"] == "projected"
 
+
+
+def test_traffic_fit_splits_by_direction_only_when_the_launches_tell_the_two_apart():
+    """``traffic_fit``: per memory-system count, ``a`` per read and ``b`` per write
+    transaction (least squares without intercept), when the detailed launches' write shares
+    differ; one rate per transaction when they do not or a coefficient comes out negative;
+    none when a launch's transactions are unknown or it had local-memory traffic.  Only the
+    counts of accesses follow transactions: stalls and port cycles are not in the fit."""
+    def sample(tx: tuple[int, int], **counters: int) -> Sample:
+        return Sample(0, 100, 1000, dict(counters), tx=tx)
+    # L2 accesses = 0.5 per read + 1 per write; the write shares 1/3, 1/5, 1/9
+    runs = [sample((64, 32), L2_total_cache_accesses=64, gpgpu_n_mem_write_global=32, gpu_stall_dramfull=7,
+                   L2_port_cycles=900),
+            sample((64, 16), L2_total_cache_accesses=48, gpgpu_n_mem_write_global=16, gpu_stall_dramfull=7,
+                   L2_port_cycles=900),
+            sample((64, 8), L2_total_cache_accesses=40, gpgpu_n_mem_write_global=8, gpu_stall_dramfull=7,
+                   L2_port_cycles=900)]
+    fit = traffic_fit(runs)
+    assert fit is not None and sorted(fit) == ["L2_total_cache_accesses", "gpgpu_n_mem_write_global"]
+    assert fit["L2_total_cache_accesses"] == pytest.approx((0.5, 1.0))
+    assert fit["gpgpu_n_mem_write_global"] == pytest.approx((0.0, 1.0), abs=1e-12)
+    # the same write share on every launch: one rate, the counts over the transactions
+    same = [sample((64, 16), L2_total_cache_accesses=48), sample((128, 32), L2_total_cache_accesses=100)]
+    assert traffic_fit(same) == {"L2_total_cache_accesses": pytest.approx((148 / 240, 148 / 240))}
+    # a count that falls as the writes grow fits a negative rate per write: one rate instead
+    neg = [sample((64, 32), L1D_total_cache_misses=10), sample((64, 8), L1D_total_cache_misses=40)]
+    assert traffic_fit(neg) == {"L1D_total_cache_misses": pytest.approx((50 / 168, 50 / 168))}
+    assert traffic_fit([sample((0, 0), L2_total_cache_accesses=5)] + runs) is None
+    assert traffic_fit(runs + [sample((64, 8), L2_total_cache_accesses=40, gpgpu_n_mem_read_local=4)]) is None
 
 def test_the_cold_misses_are_left_out_of_the_rate_and_each_launch_brings_its_own():
     """DRAM reads and L2 misses scale per warp instruction without the detailed launches'
