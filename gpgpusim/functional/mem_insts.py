@@ -88,11 +88,11 @@ def count_transactions(ex: Exec, space: str, a: np.ndarray, lanes: np.ndarray, w
     elif lanes.size == 1:
         n = 1
     else:
-        key = (lanes >> 5 << _TX_WARP) | sec
+        key = (lanes.astype(np.int64, copy=False) >> 5 << _TX_WARP) | sec
         d = np.diff(key)
         n = 1 + int(np.count_nonzero(d)) if d.min() >= 0 else -1
     if n < 0:
-        n = int(np.unique((lanes >> 5 << _TX_WARP) | sec).size)
+        n = int(np.unique((lanes.astype(np.int64, copy=False) >> 5 << _TX_WARP) | sec).size)
     if write:
         ex.tx_writes += n
     else:
