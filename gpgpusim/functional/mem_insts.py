@@ -83,13 +83,14 @@ def count_transactions(ex: Exec, space: str, a: np.ndarray, lanes: np.ndarray, w
     # lanes in order and each warp's sectors in order (a coalesced access): count the runs
     if lanes is ex.all_lanes:
         # every lane of the chunk: its warps are the rows of 32
-        d = np.diff(sec.reshape(-1, 32), axis=1)
+        rows = sec.reshape(-1, 32)
+        d = rows[:, 1:] - rows[:, :-1]
         n = ex.W + int(np.count_nonzero(d)) if d.min() >= 0 else -1
     elif lanes.size == 1:
         n = 1
     else:
         key = (lanes.astype(np.int64, copy=False) >> 5 << _TX_WARP) | sec
-        d = np.diff(key)
+        d = key[1:] - key[:-1]
         n = 1 + int(np.count_nonzero(d)) if d.min() >= 0 else -1
     if n < 0:
         n = int(np.unique((lanes.astype(np.int64, copy=False) >> 5 << _TX_WARP) | sec).size)
@@ -97,6 +98,7 @@ def count_transactions(ex: Exec, space: str, a: np.ndarray, lanes: np.ndarray, w
         ex.tx_writes += n
     else:
         ex.tx_reads += n
+
 
 def _ld(lm, prog, fi, inst, pc: int = -1) -> Callable:
     space = _space_of(inst)
