@@ -237,8 +237,8 @@ def traffic_fit(samples: list[Sample]) -> dict[str, tuple[float, float]] | None:
 
 def _apply_traffic(counters: dict[str, int], fit: dict[str, tuple[float, float]] | None, tx: tuple[int, int] | None) -> None:
     """Replace ``counters``' memory-system counters by ``fit``'s at a launch's transactions
-    ``tx`` (when both are known)."""
-    if fit is None or tx is None or tx == (0, 0):
+    ``tx`` (when both are known: a launch without a global access has none of that traffic)."""
+    if fit is None or tx is None:
         return
     r, w = tx
     for name, (a, b) in fit.items():

@@ -139,6 +139,16 @@ def test_traffic_fit_splits_by_direction_only_when_the_launches_tell_the_two_apa
     assert traffic_fit(neg) == {"L1D_total_cache_misses": pytest.approx((50 / 168, 50 / 168))}
     assert traffic_fit([sample((0, 0), L2_total_cache_accesses=5)] + runs) is None
     assert traffic_fit(runs + [sample((64, 8), L2_total_cache_accesses=40, gpgpu_n_mem_read_local=4)]) is None
+    # a group projects them at a launch's transactions: none for a launch without global access
+    ks = KernelSampler(min_detailed=3)
+    key = ks.key("k", (4, 1, 1), (64, 1, 1))
+    for r in runs:
+        g = ks.record_detailed(key, 1, 100, {"ld": 1}, 1000, r.counters, tx=r.tx)
+    proj = g.scaled_counters(100, 3200, tx=(64, 4))
+    assert (proj["L2_total_cache_accesses"], proj["gpgpu_n_mem_write_global"]) == (36, 4)
+    assert proj["gpu_stall_dramfull"] == 7                  # per warp instruction
+    proj = g.scaled_counters(100, 3200, tx=(0, 0))
+    assert (proj["L2_total_cache_accesses"], proj["gpgpu_n_mem_write_global"]) == (0, 0)
 
 def test_the_cold_misses_are_left_out_of_the_rate_and_each_launch_brings_its_own():
     """DRAM reads and L2 misses scale per warp instruction without the detailed launches'
