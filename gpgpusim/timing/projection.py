@@ -14,7 +14,7 @@ from gpgpusim.functional import engine
 
 from .core.table import CoreTable
 from .kernel_run import KernelRun
-from .kernel_sampling import EXACT_COUNTERS, scalar_counters
+from .kernel_sampling import COLD, EXACT_COUNTERS, scalar_counters
 from .live import choose_feed
 from .static import Unit
 
@@ -202,6 +202,14 @@ def sample_detailed(gpu: TimingGpu, run: KernelRun, report: Any, alone: bool) ->
         if exact is not None:
             for k, v in exact.items():
                 extra[k] = v - delta.get(k, 0)
+        if fst is not None:
+            # compulsory misses are a floor: each sector the launch was first to read or write
+            # misses in L2 once, whichever of its CTAs were timed (a grid whose CTAs write their
+            # results last, after the interval the rest is projected from)
+            for k, (per_read, per_write) in COLD.items():
+                short = per_read * fst.cold_reads + per_write * fst.cold_writes - delta.get(k, 0) - extra.get(k, 0)
+                if short > 0 and k in delta:
+                    extra[k] = extra.get(k, 0) + short
         for k, v in extra.items():
             gpu._proj_offset[k] = gpu._proj_offset.get(k, 0) + v
             delta[k] = delta.get(k, 0) + v

@@ -118,7 +118,7 @@ def test_cta_sampling_projects_the_waves_left_to_the_functional_engine():
 
 # ADD_LOOP (10 trips) whose threads from p1 on load and store nothing: every warp issues the
 # same instructions, fewer of its lanes access memory
-GUARDED_LOOP = ptx("""
+_GUARDED = """
 .reg .u32 %r<7>;
 .reg .u64 %rd<4>;
 .reg .pred %p, %q;
@@ -141,34 +141,40 @@ setp.lt.u32 %p, %r4, 10;
 @%p bra L;
 @%q st.global.u32 [%rd3], %r3;
 ret;
-""", params=".param .u64 p0, .param .u32 p1")
+"""
+GUARDED_LOOP = ptx(_GUARDED, params=".param .u64 p0, .param .u32 p1")
+
+
+def _guarded(module: object, sampling: str) -> tuple[object, np.ndarray]:
+    """One launch of ``module``'s ``k`` (1,280 CTAs of 64 threads, p1 = 640 x 64) on 2 SMs
+    under ``-gpgpusim_sampling sampling``: its report and the output array."""
+    cfg = load_config(None, overrides=["-gpgpu_n_clusters 2", "-gpgpu_kernel_launch_latency 50",
+                                       f"-gpgpusim_sampling {sampling}"], env=False)
+    g = GlobalMemory()
+    gpu = TimingGpu(cfg, g, None)
+    lm = load_module(module, g)
+    y = g.allocate(1280 * 64 * 4)
+    g.write(y, np.zeros(1280 * 64, np.uint32))
+    op = KernelLaunchOp(lm, "k", (1280, 1, 1), (64, 1, 1), 0, struct.pack("<QI", y, 640 * 64),
+                        {"options": cfg}, regs_per_thread=16, static_smem_bytes=0)
+    rec = gpu.start_kernel(op, 0)
+    while not gpu.advance():
+        pass
+    assert rec.error is None
+    return rec.report_stats, g.read(y, 1280 * 256).view(np.uint32)
 
 
 def test_the_projected_ctas_count_their_memory_instructions_exactly():
     """The functionally run CTAs' memory-instruction counts come from their counts per pc,
     not per warp instruction from the timed ones: only the first 640 CTAs' threads load and
     store, and the CTAs timed in detail are among them."""
-    def run(sampling: str):
-        cfg = load_config(None, overrides=["-gpgpu_n_clusters 2", "-gpgpu_kernel_launch_latency 50",
-                                           f"-gpgpusim_sampling {sampling}"], env=False)
-        g = GlobalMemory()
-        gpu = TimingGpu(cfg, g, None)
-        lm = load_module(GUARDED_LOOP, g)
-        y = g.allocate(1280 * 64 * 4)
-        g.write(y, np.zeros(1280 * 64, np.uint32))
-        op = KernelLaunchOp(lm, "k", (1280, 1, 1), (64, 1, 1), 0, struct.pack("<QI", y, 640 * 64),
-                            {"options": cfg}, regs_per_thread=16, static_smem_bytes=0)
-        rec = gpu.start_kernel(op, 0)
-        while not gpu.advance():
-            pass
-        assert rec.error is None
-        assert g.read(y, 1280 * 256).view(np.uint32).tolist() == [10] * 640 * 64 + [0] * 640 * 64
-        return rec.report_stats
-    f, s = run("off"), run("cta")
+    (f, mem_f), (s, mem) = _guarded(GUARDED_LOOP, "off"), _guarded(GUARDED_LOOP, "cta")
+    assert mem.tolist() == mem_f.tolist() == [10] * 640 * 64 + [0] * 640 * 64
     assert s.sampling["status"] == "cta_projected" and s.sampling["cta"]["ctas_detailed"] < 640, s.sampling
     for name, n in (("gpgpu_n_param_mem_insn", 2 * 1280 * 64), ("gpgpu_n_load_insn", 640 * 64),
                     ("gpgpu_n_store_insn", 640 * 64)):
         assert s.counters[name] == f.counters[name] == n, name
+
 
 
 def test_a_grid_converging_past_its_middle_is_simulated_whole():
@@ -282,6 +288,21 @@ def test_interval_sampling_cuts_the_first_wave_and_projects_the_rest():
     assert abs(s.cycles - f.cycles) <= s.sampling["cycles_bound"]
     assert s.counters["gpgpu_n_tot_w_icount"] == 82400
 
+
+
+def test_an_interval_sampled_launch_counts_at_least_its_compulsory_misses():
+    """Each thread reads its word first (a sector of its CTA's never read before) and stores
+    it after its loop: the interval the rest of the grid is projected from, inside the first
+    wave's loops, reads nothing new, so per warp instruction the rest would miss nowhere.  The
+    launch's cold reads, counted by its functional run, are a floor of its L2 misses and DRAM
+    reads: equal to the full run's."""
+    full, _ = _run(100, "off", reps=100)
+    samp, _ = _run(100, "all", "-gpgpusim_sampling_cta_interval 1", reps=100)
+    f, s = full.report_stats, samp.report_stats
+    assert s.sampling["status"] == "cta_projected" and s.sampling["cta"]["method"] == "interval"
+    assert s.sampling["cold_reads"] == 100 * 64 * 4 // 32
+    for name in ("total_dram_reads", "L2_total_cache_misses", "L2_fill_port_busy"):
+        assert s.counters[name] == f.counters[name] == 800, name
 
 def test_interval_sampled_kernel_is_marked_in_the_statistics_block():
     from gpgpusim.report.reporter import sampling_lines
