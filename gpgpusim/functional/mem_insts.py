@@ -71,6 +71,8 @@ def count_transactions(ex: Exec, space: str, a: np.ndarray, lanes: np.ndarray, w
     memory-system counts by these (``timing/kernel_sampling.py``, ``traffic_fit``); the
     engine counts only while the memory keeps a sector log (sampling on)."""
     a = np.asarray(a, dtype=np.uint64)
+    if a.shape != lanes.shape:           # (one address for every lane)
+        a = np.broadcast_to(a, lanes.shape)
     if space == "generic":
         g = (a >> WINDOW_SHIFT) == 0
         if not g.all():
