@@ -235,14 +235,23 @@ def traffic_fit(samples: list[Sample]) -> dict[str, tuple[float, float]] | None:
     return out
 
 
-def _apply_traffic(counters: dict[str, int], fit: dict[str, tuple[float, float]] | None, tx: tuple[int, int] | None) -> None:
-    """Replace ``counters``' memory-system counters by ``fit``'s at a launch's transactions
-    ``tx`` (when both are known: a launch without a global access has none of that traffic)."""
-    if fit is None or tx is None:
-        return
-    r, w = tx
-    for name, (a, b) in fit.items():
-        counters[name] = max(0, int(round(a * r + b * w)))
+def _launch_counters(counters: dict[str, int], fit: dict[str, tuple[float, float]] | None,
+                     tx: tuple[int, int] | None, cold: tuple[int, int], warp_insn: int,
+                     thread_insn: int) -> dict[str, int]:
+    """A projected launch's own part of its ``counters`` (those projected from its group or
+    line): the memory system's counts ``fit``'s at its transactions ``tx`` (when both are
+    known: a launch without a global access has none of that traffic), :data:`COLD`'s plus its
+    own cold misses ``cold``, and its instruction counts, exact."""
+    if fit is not None and tx is not None:
+        r, w = tx
+        for name, (a, b) in fit.items():
+            counters[name] = max(0, int(round(a * r + b * w)))
+    for name, (per_read, per_write) in COLD.items():
+        if name in counters:
+            counters[name] += per_read * cold[0] + per_write * cold[1]
+    counters["gpgpu_n_tot_thrd_icount"] = thread_insn
+    counters["gpgpu_n_tot_w_icount"] = warp_insn
+    return counters
 
 
 @dataclass
@@ -302,13 +311,7 @@ class Group:
         counts exact."""
         w, totals = self.sums()
         counters = {name: int(round(total * warp_insn / w)) if w else 0 for name, total in totals.items()}
-        _apply_traffic(counters, self.traffic(), tx)
-        for name, (per_read, per_write) in COLD.items():
-            if name in counters:
-                counters[name] += per_read * cold[0] + per_write * cold[1]
-        counters["gpgpu_n_tot_thrd_icount"] = thread_insn
-        counters["gpgpu_n_tot_w_icount"] = warp_insn
-        return counters
+        return _launch_counters(counters, self.traffic(), tx, cold, warp_insn, thread_insn)
 
     def used(self) -> list[Sample]:
         """The detailed launches the estimate uses (the first is a warm-up once there are 3)."""
@@ -504,13 +507,7 @@ class _LineFit:
         :data:`COLD`'s counters, the launch's own cold misses; the instruction counts exact."""
         dx = thread_insn - self.mx
         counters = {name: max(0, int(round(cy + slope * dx))) for name, (cy, slope) in self.counter_lines.items()}
-        _apply_traffic(counters, self.traffic, tx)
-        for name, (per_read, per_write) in COLD.items():
-            if name in counters:
-                counters[name] += per_read * cold[0] + per_write * cold[1]
-        counters["gpgpu_n_tot_thrd_icount"] = thread_insn
-        counters["gpgpu_n_tot_w_icount"] = warp_insn
-        return counters
+        return _launch_counters(counters, self.traffic, tx, cold, warp_insn, thread_insn)
 
 
 def _fit(pts: list[tuple[int, int]]) -> tuple[float, float, float, float] | None:

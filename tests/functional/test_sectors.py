@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 
 import numpy as np
 
@@ -108,52 +109,11 @@ def test_restoring_a_snapshot_restores_the_sectors_and_a_kept_run_brings_its_own
     assert log.readable_since() == []
 
 
-def test_a_launch_counts_its_cold_reads_and_writes():
-    """The engine tells the log of each global load, store and atomic: 64 threads read 64
-    words (8 sectors), write them back (no cold write: the sectors are readable by then), and
-    thread 0 adds to a word of a second allocation (1 cold read); the next launch finds
-    nothing cold."""
-    src = ptx("""
-.reg .u32 %r<4>;
-.reg .u64 %rd<4>;
-.reg .pred %p;
-ld.param.u64 %rd1, [p0];
-mov.u32 %r1, %tid.x;
-mul.wide.u32 %rd2, %r1, 4;
-add.u64 %rd3, %rd1, %rd2;
-ld.global.u32 %r2, [%rd3];
-add.u32 %r2, %r2, 1;
-st.global.u32 [%rd3], %r2;
-setp.ne.u32 %p, %r1, 0;
-@%p bra DONE;
-ld.param.u64 %rd1, [p1];
-atom.global.add.u32 %r3, [%rd1], 1;
-DONE:
-ret;
-""", params=".param .u64 p0, .param .u64 p1")
-    g = GlobalMemory()
-    g.sectors = SectorLog(g)
-    lm = load_module(src, g)
-    x, s = g.allocate(256), g.allocate(64)
-    params = struct.pack("<QQ", x, s)
-    first = launch(lm, "k", (1, 1, 1), (64, 1, 1), 0, params, gmem=g)
-    again = launch(lm, "k", (1, 1, 1), (64, 1, 1), 0, params, gmem=g)
-    assert (first.cold_reads, first.cold_writes) == (9, 0)
-    assert (again.cold_reads, again.cold_writes) == (0, 0)
-    assert g.read(s, 4).view(np.uint32)[0] == 2 and (g.read(x, 256).view(np.uint32) == 2).all()
-    # without a log nothing is counted
-    g.sectors = None
-    assert launch(lm, "k", (1, 1, 1), (64, 1, 1), 0, params, gmem=g).cold_reads == 0
-
-
-def test_a_launch_counts_its_global_transactions_per_warp_and_direction():
-    """While the memory keeps a log the engine counts each warp's global transactions, the
-    32-byte sectors its lanes touched (``mem_insts.count_transactions``): 64 threads (2 warps)
-    load 64 consecutive words (4 sectors a warp), load a word at a scattered index (out of
-    order within the warp: the sectors counted once each), store their word back, and thread 0
-    adds to a word of a second allocation and stores to shared memory through a generic
-    address (not counted)."""
-    src = ptx("""
+# 64 threads (2 warps) each load their word of p0 (8 sectors, 4 a warp), load a word at a
+# scattered index of it (out of order within each warp), add 1 and store their word back;
+# thread 0 then adds to a word of p1 and stores the old value to shared memory through a
+# generic address
+COUNTED = ptx("""
 .reg .u32 %r<6>;
 .reg .u64 %rd<8>;
 .reg .pred %p;
@@ -180,15 +140,46 @@ st.u32 [%rd5], %r3;
 DONE:
 ret;
 """, params=".param .u64 p0, .param .u64 p1")
+
+
+def _counted() -> tuple[GlobalMemory, Callable[[], object], int, int]:
+    """A memory with a sector log, :data:`COUNTED` loaded, its two allocations (256 and 64
+    bytes): (memory, a function launching it once, p0, p1)."""
     g = GlobalMemory()
     g.sectors = SectorLog(g)
-    lm = load_module(src, g)
+    lm = load_module(COUNTED, g)
     x, s = g.allocate(256), g.allocate(64)
     params = struct.pack("<QQ", x, s)
-    st = launch(lm, "k", (1, 1, 1), (64, 1, 1), 0, params, gmem=g)
+    return g, lambda: launch(lm, "k", (1, 1, 1), (64, 1, 1), 0, params, gmem=g), x, s
+
+
+def test_a_launch_counts_its_cold_reads_and_writes():
+    """The engine tells the log of each global load, store and atomic (:data:`COUNTED`): the
+    64 words read first (8 sectors) and the scattered reads of them after, written back (no
+    cold write: the sectors are readable by then), and thread 0's atomic on a word of a second
+    allocation (1 cold read); the next launch finds nothing cold."""
+    g, run, x, s = _counted()
+    first = run()
+    again = run()
+    assert (first.cold_reads, first.cold_writes) == (9, 0)
+    assert (again.cold_reads, again.cold_writes) == (0, 0)
+    assert g.read(s, 4).view(np.uint32)[0] == 2 and (g.read(x, 256).view(np.uint32) == 2).all()
+    # without a log nothing is counted
+    g.sectors = None
+    assert run().cold_reads == 0
+
+
+def test_a_launch_counts_its_global_transactions_per_warp_and_direction():
+    """While the memory keeps a log the engine counts each warp's global transactions, the
+    32-byte sectors its lanes touched (``mem_insts.count_transactions``), in :data:`COUNTED`:
+    the consecutive words (4 sectors a warp), the scattered ones (out of order within the
+    warp: each sector counted once), the stores, thread 0's atomic; not its generic store to
+    shared memory."""
+    g, run, _x, _s = _counted()
+    st = run()
     scattered = sum(len({(t * 37 % 64) * 4 // 32 for t in range(w, w + 32)}) for w in (0, 32))
     assert scattered == 16
     assert (st.tx_reads, st.tx_writes) == (8 + scattered, 8 + 1)
     g.sectors = None
-    st = launch(lm, "k", (1, 1, 1), (64, 1, 1), 0, params, gmem=g)
+    st = run()
     assert (st.tx_reads, st.tx_writes) == (0, 0)

@@ -637,7 +637,6 @@ def test_a_projected_launch_counts_its_memory_instructions_exactly():
     assert [last[name] for name in names] == [sum(ns), sum(ns), 256 * len(ns), 512 * len(ns)]
 
 
-
 # every thread loads y[i]; threads below n (p2) store y[i] + 1 to z[i]: the warps issue the
 # same instructions whatever n is, fewer of them store
 THINNING_STORES = ptx("""
