@@ -82,10 +82,17 @@ def tree_copy(v: Any) -> Any:
     return copy.deepcopy(v)
 
 
+def high_water(name: str) -> bool:
+    """Whether counter ``name`` is a high-water mark (``maxmflatency``, ``max_icnt2mem_latency``,
+    ...: the largest value seen, neither summed nor scaled), not a count.  ``max_warps_sum``, the
+    warp slots of the cycles an SM had warps (the occupancy's denominator), is a sum."""
+    return name.startswith("max") and not name.endswith("_sum")
+
+
 def delta(now: Mapping[str, Any], before: Mapping[str, Any]) -> dict[str, Any]:
-    """Per-kernel values: ``now - before`` element-wise, through lists and dicts (counters named
-    ``max*`` are high-water marks and are taken as they are)."""
-    return {k: (tree_copy(v) if k.startswith("max") else _sub(v, before.get(k))) for k, v in now.items()}
+    """Per-kernel values: ``now - before`` element-wise, through lists and dicts (the
+    :func:`high_water` marks are taken as they are)."""
+    return {k: (tree_copy(v) if high_water(k) else _sub(v, before.get(k))) for k, v in now.items()}
 
 
 def _sub(v: Any, b: Any) -> Any:

@@ -93,6 +93,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..report.stats import high_water
+
 #: two-sided 95 % Student's t quantiles by degrees of freedom (1.96 beyond the table)
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
          2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
@@ -160,9 +162,10 @@ def parse_mode(value: Any) -> str:
 
 
 def scalar_counters(values: dict[str, Any]) -> dict[str, int]:
-    """The top-level integer counters of a counter tree, high-water marks (``max*``) left out."""
+    """The top-level integer counters of a counter tree, high-water marks left out
+    (``report.stats.high_water``)."""
     return {k: v for k, v in values.items()
-            if type(v) is int and not k.startswith("max")}
+            if type(v) is int and not high_water(k)}
 
 
 def opcode_mix(opcode_counts: dict[str, int]) -> dict[str, float]:
@@ -296,7 +299,7 @@ class Group:
             used = self.used()
             names: set[str] = set()
             for s in used:
-                names.update(k for k in s.counters if not k.startswith("max"))
+                names.update(k for k in s.counters if not high_water(k))
             totals = {name: sum(_warm(s, name) for s in used) for name in sorted(names)}
             self._sums = (len(self.samples), sum(s.warp_insn for s in used), totals)
         return self._sums[1], self._sums[2]
@@ -484,7 +487,7 @@ class _LineFit:
         s_used = math.sqrt(sum((y - my - b * (x - mx)) ** 2 for x, y in used) / (n - 2))
         s_every = math.sqrt(sum((y - my - b * (x - mx)) ** 2 for x, y in every) / (m - 2))
         samples = [s for g in groups for s in g.used()]
-        names = sorted({k for s in samples for k in s.counters if not k.startswith("max")})
+        names = sorted({k for s in samples for k in s.counters if not high_water(k)})
         lines = {}
         for name in names:
             ys = [_warm(s, name) for s in samples]

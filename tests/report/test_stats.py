@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from gpgpusim.report.stats import (LINES, Header, Line, StatsRegistry, Values, cfmt, delta, fill, known_stat_names,
-                                   render, rows_for)
+from gpgpusim.report.stats import (LINES, Header, Line, StatsRegistry, Values, cfmt, delta, fill, high_water,
+                                   known_stat_names, render, rows_for)
 
 
 def test_counters_and_arrays():
@@ -65,6 +65,21 @@ def test_occupancy_formula_and_nan():
     v = Values({}, {"active_warps_sum": 30, "max_warps_sum": 60}, {"active_warps_sum": 0, "max_warps_sum": 0})
     assert Line("gpu_occupancy = {gpu_occupancy|.4f}% ").render(v) == "gpu_occupancy = 50.0000% "
     assert Line("gpu_tot_occupancy = {gpu_tot_occupancy|.4f}% ").render(v) == "gpu_tot_occupancy = -nan% "
+
+
+def test_a_kernels_occupancy_is_its_own_and_high_water_marks_stay_as_they_are():
+    """``max_warps_sum`` is the occupancy's denominator, a sum like ``active_warps_sum``: a
+    kernel's is the change during it (a second kernel's occupancy is not divided by the first
+    one's slots too); ``maxmflatency`` and the other ``max*`` marks are taken as they are."""
+    assert high_water("maxmflatency") and high_water("max_icnt2mem_latency")
+    assert not high_water("max_warps_sum") and not high_water("active_warps_sum")
+    before = {"active_warps_sum": 30, "max_warps_sum": 60, "maxmflatency": 400}
+    now = {"active_warps_sum": 50, "max_warps_sum": 140, "maxmflatency": 350}
+    k = delta(now, before)
+    assert k == {"active_warps_sum": 20, "max_warps_sum": 80, "maxmflatency": 350}
+    v = Values({}, k, now)
+    assert Line("gpu_occupancy = {gpu_occupancy|.4f}% ").render(v) == "gpu_occupancy = 25.0000% "
+    assert Line("gpu_tot_occupancy = {gpu_tot_occupancy|.4f}% ").render(v) == "gpu_tot_occupancy = 35.7143% "
 
 
 def test_known_stat_names_cover_cpp_keys():

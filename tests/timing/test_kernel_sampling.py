@@ -15,6 +15,7 @@ from gpgpusim.functional.loader import load_module
 from gpgpusim.functional.memory import GlobalMemory
 from gpgpusim.options import load_config
 from gpgpusim.report.reporter import COMPACT_NOTE, Reporter
+from gpgpusim.report.stats import high_water
 from gpgpusim.device.gpu import KernelLaunchOp
 from gpgpusim.timing.gpu import TimingGpu
 from gpgpusim.timing.kernel_sampling import (
@@ -888,16 +889,20 @@ def test_a_projected_launch_prints_a_compact_block_of_the_projected_counters(tmp
     def projected(name: str) -> int:
         return round(sum(s.counters.get(name, 0) for s in used) * rs.warp_insn / w)
     counters = k[3]["counters"]
-    for name in ("L1D_total_cache_accesses", "L2_total_cache_accesses", "gpgpu_n_load_insn"):
+    for name in ("L1D_total_cache_accesses", "L2_total_cache_accesses", "gpgpu_n_load_insn",
+                 "active_warps_sum", "max_warps_sum"):
         assert counters[name] == projected(name) > 0
     assert counters["gpgpu_n_tot_w_icount"] == rs.warp_insn
-    assert not any(n.startswith("max") or isinstance(v, (list, dict)) for n, v in counters.items())
+    assert not any(high_water(n) or isinstance(v, (list, dict)) for n, v in counters.items())
     # the block: kernel lines, the markers, the cumulative projected counters
     before = samp[2].report_stats.counters
     assert f"gpu_sim_cycle = {rs.cycles}" in proj and f"gpu_sim_insn = {rs.thread_insn}" in proj
     assert f"gpu_tot_sim_cycle = {sum(r.report_stats.cycles for r in samp[:4])}" in proj
     assert proj[proj.index(f"gpu_sim_cycle = {rs.cycles}") + 1].startswith("gpgpusim_sampling = projected")
     assert any(line.startswith(f"gpu_sim_cycle_projected = {rs.cycles} [projected +-") for line in proj)
+    # the occupancy: the launch's projected warp-slot sums (a sum, not a high-water mark)
+    occ = 100.0 * counters["active_warps_sum"] / counters["max_warps_sum"]
+    assert f"gpu_occupancy = {occ:.4f}% " in proj
     for name in ("L1D_total_cache_accesses", "L1D_total_cache_misses", "L2_total_cache_accesses",
                  "L2_total_cache_misses"):
         assert f"\t{name} = {before[name] + counters[name]}" in proj \
