@@ -57,15 +57,17 @@ instruction counts:
   its functional run counts (the 32-byte sectors each warp's loads, and its stores and atomics,
   touched: ``mem_insts.count_transactions``): per read and per write transaction of the detailed
   launches (:func:`traffic_fit`), so a launch whose warps exit early or whose guarded stores
-  thin out is not charged its group's traffic.  Compulsory misses are not averaged: the functional run counts
+  thin out is not charged its group's traffic; so do the counts of fetches whose latency is
+  summed, and each sum keeps the mean latency projected (:data:`LATENCY_SUMS`).  Compulsory
+  misses are not averaged: the functional run counts
   the sectors of device memory each launch was first to read or write
   (``functional/sectors.py``), the group's rate of L2 misses and DRAM reads leaves its detailed
   launches' out, and each projected launch adds its own (:data:`COLD`): a checksum kernel whose
   atomics reach a new sector of its result array every fourth launch reads DRAM on exactly
-  those launches.  High-water marks (``max*``) and the per-unit lists, histograms and
-  breakdowns are not projected (they cover the detailed launches only);
-* exact, not projected: thread and warp instructions, CTAs, the opcode mix (from the functional
-  run), and the memory-instruction counts by space (``gpgpu_n_load_insn``, ``..._store_insn``,
+  those launches.  High-water marks (``report.stats.high_water``) and the per-unit lists,
+  histograms and breakdowns are not projected (they cover the detailed launches only);
+* exact, not projected: thread and warp instructions, CTAs (and ``ctas_completed``), the opcode
+  mix (from the functional run), and the memory-instruction counts by space (``gpgpu_n_load_insn``, ``..._store_insn``,
   ``..._shmem_insn``, ``..._param_mem_insn``, ...: the lanes that executed each LD/ST-unit
   instruction, from the functional run's counts per pc; ``projection.memory_insn_counts``;
   a generic-address instruction's by the space of each warp's first access, which the
@@ -111,21 +113,27 @@ EXACT_COUNTERS = ("gpgpu_n_tot_thrd_icount", "gpgpu_n_tot_w_icount")
 #: cold write misses in L2 and, under lazy fetch-on-read, reads nothing; a sector read from
 #: DRAM is one fill of the L2)
 COLD: dict[str, tuple[int, int]] = {"total_dram_reads": (1, 0), "L2_total_cache_misses": (1, 1),
-                                    "L2_fill_port_busy": (1, 0)}
+                                    "L2_fill_port_busy": (1, 0), "mrq_latency_count": (1, 0)}
 
 #: the memory system's counts of accesses, requests, packets and bytes (names that start so):
 #: they follow a launch's global-memory transactions, not its instructions (a warp that exits
 #: at once issues instructions and no access), so a projected launch scales them by its own
-#: transactions (:func:`traffic_fit`).  Not the memory system's times (port cycles, busy
-#: cycles, latency sums and their counts) nor its stalls and contention events (reservation
-#: fails, pending hits): those follow the cycles and the overlap of the accesses, and stay
-#: per warp instruction
+#: transactions (:func:`traffic_fit`).  So do the counts of fetches whose latency is summed
+#: (:data:`LATENCY_SUMS`).  Not the memory system's times (port cycles, busy cycles) nor its
+#: stalls and contention events (reservation fails, pending hits): those follow the cycles and
+#: the overlap of the accesses, and stay per warp instruction
 TRAFFIC_COUNTERS = ("L1D_total_cache_accesses", "L1D_total_cache_misses", "L1D_data_port_busy",
                     "L1D_fill_port_busy", "L2_total_cache_accesses", "L2_total_cache_misses",
                     "L2_data_port_busy", "L2_fill_port_busy",
                     "icnt_total_pkts_", "icnt_l2_req_sum", "icnt_mem_reply_sum", "l2_bytes",
                     "total_dram_reads", "total_dram_writes", "gpgpu_n_mem_read_global",
-                    "gpgpu_n_mem_write_global")
+                    "gpgpu_n_mem_write_global", "mf_latency_count", "mrq_latency_count")
+
+#: latency sums and the counts of fetches they sum over (memory fetches back at the cores,
+#: DRAM requests granted): a projected launch keeps the mean latency its group (or line)
+#: projects, at its own count, which follows its transactions as the traffic does (so the
+#: averages GPGPU-Sim prints from them stay the projection's)
+LATENCY_SUMS = {"mf_latency_sum": "mf_latency_count", "mrq_latency_sum": "mrq_latency_count"}
 
 #: memory traffic the global transactions do not count (local memory, textures): a group with
 #: any scales its memory-system counters by warp instructions, as every other counter
@@ -238,23 +246,30 @@ def traffic_fit(samples: list[Sample]) -> dict[str, tuple[float, float]] | None:
     return out
 
 
-def _launch_counters(counters: dict[str, int], fit: dict[str, tuple[float, float]] | None,
+def _launch_counters(counters: dict[str, float], fit: dict[str, tuple[float, float]] | None,
                      tx: tuple[int, int] | None, cold: tuple[int, int], warp_insn: int,
                      thread_insn: int) -> dict[str, int]:
     """A projected launch's own part of its ``counters`` (those projected from its group or
     line): the memory system's counts ``fit``'s at its transactions ``tx`` (when both are
     known: a launch without a global access has none of that traffic), :data:`COLD`'s plus its
-    own cold misses ``cold``, and its instruction counts, exact."""
+    own cold misses ``cold``, the :data:`LATENCY_SUMS` scaled as their counts (a count projected
+    as none leaves its sum as projected), and its instruction counts, exact; each rounded once,
+    at the end."""
+    projected = {count: counters.get(count, 0.0) for count in LATENCY_SUMS.values()}
     if fit is not None and tx is not None:
         r, w = tx
         for name, (a, b) in fit.items():
-            counters[name] = max(0, int(round(a * r + b * w)))
+            counters[name] = max(0.0, a * r + b * w)
     for name, (per_read, per_write) in COLD.items():
         if name in counters:
-            counters[name] += per_read * cold[0] + per_write * cold[1]
-    counters["gpgpu_n_tot_thrd_icount"] = thread_insn
-    counters["gpgpu_n_tot_w_icount"] = warp_insn
-    return counters
+            counters[name] = round(counters[name]) + per_read * cold[0] + per_write * cold[1]
+    for total, count in LATENCY_SUMS.items():
+        if total in counters and projected[count] > 0:
+            counters[total] *= counters.get(count, 0.0) / projected[count]
+    out = {name: int(round(v)) for name, v in counters.items()}
+    out["gpgpu_n_tot_thrd_icount"] = thread_insn
+    out["gpgpu_n_tot_w_icount"] = warp_insn
+    return out
 
 
 @dataclass
@@ -313,7 +328,7 @@ class Group:
         plus, for :data:`COLD`'s counters, the launch's own cold misses; the instruction
         counts exact."""
         w, totals = self.sums()
-        counters = {name: int(round(total * warp_insn / w)) if w else 0 for name, total in totals.items()}
+        counters = {name: total * warp_insn / w if w else 0.0 for name, total in totals.items()}
         return _launch_counters(counters, self.traffic(), tx, cold, warp_insn, thread_insn)
 
     def used(self) -> list[Sample]:
@@ -509,7 +524,7 @@ class _LineFit:
         0), the memory system's per transaction at ``tx`` (:attr:`traffic`), plus, for
         :data:`COLD`'s counters, the launch's own cold misses; the instruction counts exact."""
         dx = thread_insn - self.mx
-        counters = {name: max(0, int(round(cy + slope * dx))) for name, (cy, slope) in self.counter_lines.items()}
+        counters = {name: max(0.0, cy + slope * dx) for name, (cy, slope) in self.counter_lines.items()}
         return _launch_counters(counters, self.traffic, tx, cold, warp_insn, thread_insn)
 
 

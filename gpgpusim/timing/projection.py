@@ -145,6 +145,8 @@ def project_launch(gpu: TimingGpu, rec: KernelRecord, key: Any) -> bool:
     exact = memory_insn_counts(gpu.core_table(op, prog), stats.pc_thread, stats.pc_generic)
     if exact is not None:
         proj.update(exact)
+    if "ctas_completed" in proj:
+        proj["ctas_completed"] = int(stats.ctas)     # every CTA of the launch ran, functionally
     report = gpu._report_stats(rec)
     report.cycles = cycles
     for name, v in proj.items():
@@ -202,6 +204,8 @@ def sample_detailed(gpu: TimingGpu, run: KernelRun, report: Any, alone: bool) ->
         if exact is not None:
             for k, v in exact.items():
                 extra[k] = v - delta.get(k, 0)
+        if fst is not None and "ctas_completed" in delta:
+            extra["ctas_completed"] = int(fst.ctas) - delta["ctas_completed"]
         if fst is not None:
             # compulsory misses are a floor: each sector the launch was first to read or write
             # misses in L2 once, whichever of its CTAs were timed (a grid whose CTAs write their

@@ -287,6 +287,8 @@ def test_interval_sampling_cuts_the_first_wave_and_projects_the_rest():
     assert f.cycles == 21782 and s.cycles == 20085 and s.sampling["cycles_bound"] == 3327
     assert abs(s.cycles - f.cycles) <= s.sampling["cycles_bound"]
     assert s.counters["gpgpu_n_tot_w_icount"] == 82400
+    # every CTA completed (64 timed in part, 36 never), exact
+    assert s.counters["ctas_completed"] == f.counters["ctas_completed"] == 100
 
 
 
@@ -303,6 +305,7 @@ def test_an_interval_sampled_launch_counts_at_least_its_compulsory_misses():
     assert s.sampling["cold_reads"] == 100 * 64 * 4 // 32
     for name in ("total_dram_reads", "L2_total_cache_misses", "L2_fill_port_busy"):
         assert s.counters[name] == f.counters[name] == 800, name
+
 
 def test_interval_sampled_kernel_is_marked_in_the_statistics_block():
     from gpgpusim.report.reporter import sampling_lines

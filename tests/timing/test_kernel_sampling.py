@@ -668,16 +668,21 @@ def test_a_projected_launch_scales_its_memory_traffic_by_its_own_transactions():
     threads, the projected ones from fewer or none, with the same warp instructions and loads.  Scaled per warp instruction,
     they would carry the detailed launches' stores; from the functional run's transactions
     (``KernelStats.tx_reads``/``tx_writes``) and the group's counts per read and per write
-    transaction (``traffic_fit``) each equals the full run's."""
+    transaction (``traffic_fit``) each equals the full run's; so do the CTAs completed (exact)
+    and the DRAM requests, and a latency sum is the group's mean latency times the launch's own
+    count of fetches."""
     ns = [256, 192, 128, 64, 0, 32, 96, 16]
+    sampler = []
 
     def run(overrides: list[str]) -> list:
         m = _Gpu(THINNING_STORES, overrides)
         y, z = m.zeros(256), m.zeros(256)
         recs = [m.run(struct.pack("<QQI", y, z, n)) for n in ns]
         assert (m.mem.read(z, 1024).view(np.uint32) == 1).all()
+        sampler.append(m.gpu.ksampler)
         return recs
     full, samp = run([]), run(SAMPLE + ["-gpgpusim_sampling_similar 0.4"])
+    sampler.pop(0)
     assert [r.report_stats.sampling["status"] for r in samp] == ["detailed"] * 4 + ["projected"] * 4
     assert [r.stats.tx_reads for r in samp] == [32] * 8                  # 4 sectors a warp
     assert [r.stats.tx_writes for r in samp] == [n // 8 for n in ns]
@@ -687,6 +692,37 @@ def test_a_projected_launch_scales_its_memory_traffic_by_its_own_transactions():
         assert [r.report_stats.counters[name] for r in samp] == [r.report_stats.counters[name] for r in full], name
     writes = [r.report_stats.counters["gpgpu_n_mem_write_global"] for r in samp]
     assert [b - a for a, b in zip([0] + writes[:-1], writes, strict=True)] == [n // 8 for n in ns]
+    # the CTAs completed are exact (each launch's 4), and the DRAM requests follow the reads
+    for name in ("ctas_completed", "mrq_latency_count"):
+        assert [r.report_stats.counters[name] for r in samp] == [r.report_stats.counters[name] for r in full], name
+    # a latency sum is the group's mean latency times the launch's own count of fetches (per
+    # warp instruction, as the group had them, it would be off by the fetches the stores made)
+    used = sampler[0].groups[0].used()
+    mean = sum(u.counters["mf_latency_sum"] for u in used) / sum(u.counters["mf_latency_count"] for u in used)
+    c = [r.report_stats.counters for r in samp]
+    fetched = {}
+    for i in range(4, 8):
+        own = {k: c[i][k] - c[i - 1][k] for k in ("mf_latency_sum", "mf_latency_count")}
+        fetched[ns[i]] = own["mf_latency_count"]
+        # (to within the rounding of the count, which the record holds rounded)
+        assert abs(own["mf_latency_sum"] - mean * own["mf_latency_count"]) <= mean / 2 + 1
+    # the fetches follow the stores (the same warp instructions: per warp instruction, all equal)
+    assert fetched[0] < fetched[16] < fetched[32] < fetched[96]
+
+
+def test_a_projected_launch_completes_exactly_its_ctas():
+    """A launch projected from a group whose launches loop more or fewer times (warp
+    instructions +-20 %) completes its 64 CTAs, not its group's CTAs per warp instruction."""
+    reps = [10, 10, 10, 10, 12, 8]
+
+    def run(overrides: list[str]) -> list:
+        m = _Gpu(ADD_LOOP, overrides)
+        y = m.zeros(64 * 64)
+        return [m.run(struct.pack("<QI", y, r), ctas=64) for r in reps]
+    full, samp = run([]), run(SAMPLE + ["-gpgpusim_sampling_similar 0.4"])
+    assert [r.report_stats.sampling["status"] for r in samp][4:] == ["projected"] * 2
+    done = [r.report_stats.counters["ctas_completed"] for r in samp]
+    assert done == [r.report_stats.counters["ctas_completed"] for r in full] == [64 * (i + 1) for i in range(6)]
 
 
 # MEM_SPACES through generic addresses: threads below n (p1) add 1 to y[i] (generic load and
