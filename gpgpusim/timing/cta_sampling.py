@@ -1,7 +1,8 @@
 """CTA/wave sampling inside one kernel (``-gpgpusim_sampling cta`` or ``all``): wave sampling
 (:class:`CtaSampling`, below) for grids of many waves, and sampling inside the first wave
-(:class:`IntervalSampling`) for grids of 1 to 15 waves that pass the screening of
-``cta_screen.py`` (``-gpgpusim_sampling_cta_interval auto``, the default; ``1`` unscreened).
+(:class:`IntervalSampling`) for grids of 3 to 15 waves that pass the screening of
+``cta_screen.py`` (``-gpgpusim_sampling_cta_interval auto``, the default; ``1``: 1 to 15 waves,
+unscreened).
 
 Wave sampling: wave-level sampling of a large grid, in the spirit of TBPoint-style intra-kernel
 sampling: a grid of many waves (a wave = the CTAs the whole GPU holds at once, SMs x CTAs per
@@ -208,6 +209,14 @@ INTERVAL_SNAPSHOT_EVERY = 8
 #: interval sampling applies to grids of at least one wave and fewer than this many (larger
 #: grids are sampled wave by wave, :class:`CtaSampling`, which then gains more)
 INTERVAL_MAX_WAVES = 16
+#: ... and, under ``-gpgpusim_sampling_cta_interval auto``, to grids of at least this many
+#: waves: in a grid of fewer, a third or more of the time goes to what the first wave's
+#: interval does not show -- a partial last wave, whose SMs hold fewer CTAs and may run each
+#: faster (sharing an SM's issue) or not (each limited by its own latency), and later waves
+#: that start staggered into caches the earlier ones warmed.  A tiled matmul's CTA-sampled
+#: launches of 1.3 to 2.9 waves on four GPUs were 1.8-10 % off, three of five outside their
+#: bound; of 3.3 to 7.3 waves, 0.3-0.7 % (``docs/PERFORMANCE.md``)
+INTERVAL_MIN_WAVES = 3
 
 
 def parse_interval(value: Any) -> str:
@@ -225,9 +234,10 @@ def parse_interval(value: Any) -> str:
 
 
 class IntervalSampling:
-    """CTA sampling inside the first wave, for grids of one to :data:`INTERVAL_MAX_WAVES` waves,
-    where the wave marks of :class:`CtaSampling` cannot gain: a 7-wave matmul whose waves run
-    in step is over before four steady waves are seen.
+    """CTA sampling inside the first wave, for grids of one to :data:`INTERVAL_MAX_WAVES` waves
+    (at least :data:`INTERVAL_MIN_WAVES` under ``auto``), where the wave marks of
+    :class:`CtaSampling` cannot gain: a 7-wave matmul whose waves run in step is over before
+    four steady waves are seen.
 
     Measurement: the whole first wave is issued at once.  Every :data:`INTERVAL_STEP` core
     cycles the warp instructions issued by the kernel, in all and per SM, are noted.  Over the

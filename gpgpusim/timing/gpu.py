@@ -73,7 +73,7 @@ from .core.ldst import shared_geometry
 from .core.shader import ShaderCore
 from .core.stats import publish_issue_stats
 from .core.table import CoreTable
-from .cta_sampling import INTERVAL_STEP, CtaSampling, IntervalSampling, l2_state, parse_interval
+from .cta_sampling import INTERVAL_MIN_WAVES, INTERVAL_STEP, CtaSampling, IntervalSampling, l2_state, parse_interval
 from .cta_screen import Screen, screen_launch
 from .kernel_trace import KernelTrace, feed_window
 from .kernel_run import KernelRun, run_functionally
@@ -412,7 +412,10 @@ class TimingGpu(Gpu):
         on stderr of why not (once per kernel name)."""
         assert isinstance(run.trace, KernelTrace)
         found: Screen | str
-        if int(self.config.get("gpgpusim_memcheck") or 0):
+        if run.n_ctas < INTERVAL_MIN_WAVES * wave:
+            found = (f"{run.n_ctas / wave:.1f} waves of {wave} CTAs, fewer than {INTERVAL_MIN_WAVES} "
+                     "(-gpgpusim_sampling_cta_interval 1 samples it anyway)")
+        elif int(self.config.get("gpgpusim_memcheck") or 0):
             found = "memcheck is on (a screening run would report each fault a second time)"
         else:
             found = screen_launch(run.trace._lc, self.gmem)

@@ -136,15 +136,35 @@ def test_the_cut_waits_for_the_rest_to_run_the_instructions_measured():
 
 
 def test_the_default_screens_and_samples_a_grid_that_passes():
-    """ADD_LOOP's CTAs do equal work on their own elements: under the default (auto) the launch
-    is screened, passes and is cut as without screening; output exact."""
-    auto, mem = _run(100, "cta", reps=100)
-    forced, mem_forced = _run(100, "cta", "-gpgpusim_sampling_cta_interval 1", reps=100)
-    assert (mem == np.arange(100 * 64) + 100).all() and (mem == mem_forced).all()
+    """ADD_LOOP's CTAs do equal work on their own elements: under the default (auto) a launch
+    of 3.1 waves is screened, passes and is cut as without screening; output exact."""
+    auto, mem = _run(200, "cta", reps=100)
+    forced, mem_forced = _run(200, "cta", "-gpgpusim_sampling_cta_interval 1", reps=100)
+    assert (mem == np.arange(200 * 64) + 100).all() and (mem == mem_forced).all()
     a, f = auto.report_stats, forced.report_stats
     assert a.sampling["cta"]["method"] == f.sampling["cta"]["method"] == "interval"
     assert a.sampling["cta"]["screened"] is True and f.sampling["cta"]["screened"] is False
-    assert (a.cycles, a.warp_insn) == (f.cycles, f.warp_insn) == (20085, 82400)
+    assert (a.cycles, a.warp_insn) == (f.cycles, f.warp_insn) == (40602, 164800)
+
+
+def test_a_grid_of_fewer_than_three_waves_is_timed_whole_with_a_note(capsys, monkeypatch):
+    """1.6 waves (100 CTAs, 64 a wave): under the default the launch is not screened (no
+    screening run) nor sampled, and says why; ``-gpgpusim_sampling_cta_interval 1`` samples it."""
+    import gpgpusim.timing.gpu as tgpu
+    calls: list[int] = []
+
+    def counting(*a: Any) -> Any:
+        calls.append(1)
+        return screen_launch(*a)
+    monkeypatch.setattr(tgpu, "screen_launch", counting)
+    auto, mem = _run(100, "cta", reps=100)
+    assert calls == [] and auto.report_stats.sampling["status"] == "detailed"
+    assert "GPGPU-Sim: NOTE: kernel k is not sampled inside its first wave: 1.6 waves of 64 CTAs, fewer than 3 " \
+           "(-gpgpusim_sampling_cta_interval 1 samples it anyway)" in capsys.readouterr().err
+    off, mem_off = _run(100, "cta", "-gpgpusim_sampling_cta_interval 0", reps=100)
+    assert auto.report_stats.cycles == off.report_stats.cycles and (mem == mem_off).all()
+    forced, _ = _run(100, "cta", "-gpgpusim_sampling_cta_interval 1", reps=100)
+    assert forced.report_stats.sampling["cta"]["method"] == "interval"
 
 
 def test_a_long_first_warp_keeps_an_even_sample_of_its_pcs(monkeypatch):
@@ -194,16 +214,16 @@ def test_a_launch_cut_inside_its_first_wave_takes_the_screening_runs_result(monk
             calls[_name] += 1
             _orig(self)
         monkeypatch.setattr(kernel_trace._WindowChunk, name, spy)
-    auto, mem = _run(100, "cta", reps=100)
+    auto, mem = _run(200, "cta", reps=100)
     assert calls == {"drop": 1, "finish_unrecorded": 0}
-    forced, mem_forced = _run(100, "cta", "-gpgpusim_sampling_cta_interval 1", reps=100)
+    forced, mem_forced = _run(200, "cta", "-gpgpusim_sampling_cta_interval 1", reps=100)
     assert calls == {"drop": 1, "finish_unrecorded": 1}
-    assert (mem == np.arange(100 * 64) + 100).all() and (mem == mem_forced).all()
+    assert (mem == np.arange(200 * 64) + 100).all() and (mem == mem_forced).all()
     a, f = auto.stats, forced.stats
     assert (a.thread_insn, a.warp_insn, a.active_insn, a.ctas) == (f.thread_insn, f.warp_insn, f.active_insn, f.ctas) \
-        == (2630400, 82400, 2636800, 100)
+        == (5260800, 164800, 5273600, 200)
     assert a.opcode_counts == f.opcode_counts and a.line_stats == f.line_stats
-    assert auto.report_stats.cycles == forced.report_stats.cycles == 20085
+    assert auto.report_stats.cycles == forced.report_stats.cycles == 40602
 
 
 def test_the_screening_runs_writes_are_put_back_byte_by_byte(monkeypatch):

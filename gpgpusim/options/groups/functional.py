@@ -80,7 +80,7 @@ EXTENSIONS = [
            "detail until their cycles per instruction are known within -gpgpusim_sampling_tol, the "
            "rest run functionally and their cycles and counters are projected, marked as such), "
            "cta (the waves of a grid of >= 6 waves likewise, until the throughput is known, and a grid "
-           "of 1 to 15 waves inside its first wave: -gpgpusim_sampling_cta_interval), all "
+           "of 3 to 15 waves inside its first wave: -gpgpusim_sampling_cta_interval), all "
            "(both)", "str"),
     Legacy("gpgpusim_sampling_cta_tail", "sampling_cta_tail", "drain",
            "CTA sampling: how a sampled kernel's tail is timed: drain (the CTAs in flight when "
@@ -89,8 +89,8 @@ EXTENSIONS = [
     Legacy("gpgpusim_sampling_cta_interval", "sampling_cta_interval", "auto",
            "CTA sampling inside the first wave for grids of 1 to 15 waves: the launch is cut once "
            "its rate is known within -gpgpusim_sampling_tol and the rest is projected by a model "
-           "of the SMs shared by their CTAs.  auto (the default): only launches that pass a "
-           "screening run on the functional engine (CTAs of equal work, later CTAs sharing data "
+           "of the SMs shared by their CTAs.  auto (the default): only launches of at least 3 waves "
+           "that pass a screening run on the functional engine (CTAs of equal work, later CTAs sharing data "
            "with earlier ones no more than the first wave's do; the cut waits until what a CTA has "
            "left runs the instructions the measured part ran, in like proportions); 1 = every such "
            "launch, unscreened; "
