@@ -149,6 +149,7 @@ def compare(name: str, tag: str = "") -> tuple[dict, list[dict]] | None:
         "l2_miss_diff": _rate(sc, "L2_total_cache_misses", "L2_total_cache_accesses")
         - _rate(fc, "L2_total_cache_misses", "L2_total_cache_accesses"),
         "dram_reads_err": _rel(sc.get("total_dram_reads", 0), fc.get("total_dram_reads", 0)),
+        "occupancy_diff": _rate(sc, "active_warps_sum", "max_warps_sum") - _rate(fc, "active_warps_sum", "max_warps_sum"),
         "output_equal": fo == so and fr["rc"] == sr["rc"],
         "max_kernel_err": max((abs(r["err"]) for r in rows), default=0.0),
         "covered": sum(1 for r in proj if r["covered"]), "wall_full": fr["wall_s"], "wall_sampled": sr["wall_s"],
@@ -166,15 +167,17 @@ def _cpu_speedup(s: dict) -> str:
 def table(results: list[tuple[dict, list[dict]]], kernels: bool) -> str:
     out = ["| program | launches (projected) | cycles full | cycles sampled | cycles err | stated bound "
            "| worst kernel | bound covers | insn equal | output equal | IPC err | L1D miss diff "
-           "| L2 miss diff | DRAM reads err | wall full | wall sampled | speed-up (wall) | speed-up (CPU) |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "| L2 miss diff | DRAM reads err | occupancy diff | wall full | wall sampled | speed-up (wall) "
+           "| speed-up (CPU) |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for s, _ in results:
         out.append(f"| {s['program']} | {s['launches']} ({s['projected']}) | {s['cycles_full']:,} | "
                    f"{s['cycles_sampled']:,} | {100 * s['cycles_err']:+.3f} % | +-{100 * s['bound_rel']:.2f} % | "
                    f"{100 * s['max_kernel_err']:.2f} % | {s['covered']}/{s['projected']} | "
                    f"{'yes' if s['insn_equal'] else 'NO'} | {'yes' if s['output_equal'] else 'NO'} | "
                    f"{100 * s['ipc_err']:+.3f} % | {s['l1d_miss_diff']:+.4f} | {s['l2_miss_diff']:+.4f} | "
-                   f"{100 * s['dram_reads_err']:+.2f} % | {s['wall_full']:.1f} s | {s['wall_sampled']:.1f} s | "
+                   f"{100 * s['dram_reads_err']:+.2f} % | {s.get('occupancy_diff', 0.0):+.4f} | "
+                   f"{s['wall_full']:.1f} s | {s['wall_sampled']:.1f} s | "
                    f"{s['speedup']:.1f}x | {_cpu_speedup(s)} |")
     n_proj = sum(s["projected"] for s, _ in results)
     n_cov = sum(s["covered"] for s, _ in results)
