@@ -53,25 +53,24 @@ instruction counts:
   launch is within, each counter's line against thread instructions
   (:meth:`KernelSampler.counter_line`).  The memory system's counts (:data:`TRAFFIC_COUNTERS`:
   L1D and L2 accesses and misses, interconnect packets, DRAM reads, ...) follow the launch's
-  global-memory transactions instead, which
-  its functional run counts (the 32-byte sectors each warp's loads, and its stores and atomics,
-  touched: ``mem_insts.count_transactions``): per read and per write transaction of the detailed
-  launches (:func:`traffic_fit`), so a launch whose warps exit early or whose guarded stores
-  thin out is not charged its group's traffic; so do the counts of fetches whose latency is
-  summed, and each sum keeps the mean latency projected (:data:`LATENCY_SUMS`).  Compulsory
-  misses are not averaged: the functional run counts
-  the sectors of device memory each launch was first to read or write
+  global-memory transactions instead, which its functional run counts (the 32-byte sectors
+  each warp's loads, and its stores and atomics, touched: ``mem_insts.count_transactions``):
+  per read and per write transaction of the detailed launches (:func:`traffic_fit`), so a
+  launch whose warps exit early or whose guarded stores thin out is not charged its group's
+  traffic; so do the counts of fetches whose latency is summed, and each sum keeps the mean
+  latency projected (:data:`LATENCY_SUMS`).  Compulsory misses are not averaged: the
+  functional run counts the sectors of device memory each launch was first to read or write
   (``functional/sectors.py``), the group's rate of L2 misses and DRAM reads leaves its detailed
   launches' out, and each projected launch adds its own (:data:`COLD`): a checksum kernel whose
   atomics reach a new sector of its result array every fourth launch reads DRAM on exactly
   those launches.  High-water marks (``report.stats.high_water``) and the per-unit lists,
   histograms and breakdowns are not projected (they cover the detailed launches only);
 * exact, not projected: thread and warp instructions, CTAs (and ``ctas_completed``), the opcode
-  mix (from the functional run), and the memory-instruction counts by space (``gpgpu_n_load_insn``, ``..._store_insn``,
-  ``..._shmem_insn``, ``..._param_mem_insn``, ...: the lanes that executed each LD/ST-unit
-  instruction, from the functional run's counts per pc; ``projection.memory_insn_counts``;
-  a generic-address instruction's by the space of each warp's first access, which the
-  functional run counts too: ``mem_insts.count_generic``).
+  mix (from the functional run), and the memory-instruction counts by space
+  (``gpgpu_n_load_insn``, ``..._store_insn``, ``..._shmem_insn``, ``..._param_mem_insn``, ...:
+  the lanes that executed each LD/ST-unit instruction, from the functional run's counts per
+  pc; ``projection.memory_insn_counts``; a generic-address instruction's by the space of each
+  warp's first access, which the functional run counts too: ``mem_insts.count_generic``).
 
 A launch whose counts have drifted out of every group of its kernel, once three of them have
 converged, is projected from a line through them instead of starting a group of its own
