@@ -188,6 +188,9 @@ def test_a_snapshot_copies_each_allocation_a_write_reaches_once():
     assert snap.gaps == {gap >> 21: None} and sorted(snap.bufs) == [a, c]
     snap.before_write("shared", np.array([b], dtype=np.uint64))                    # not global memory
     assert sorted(snap.bufs) == [a, c]
+    d = g.allocate(64)
+    snap.before_write("global", np.array([d + 8, d + 60], dtype=np.uint64))         # not the snapshot's
+    assert sorted(snap.bufs) == [a, c]
     snap.close()
 
 
