@@ -204,9 +204,9 @@ def sample_detailed(gpu: TimingGpu, run: KernelRun, report: Any, alone: bool) ->
         if exact is not None:
             for k, v in exact.items():
                 extra[k] = v - delta.get(k, 0)
-        if fst is not None and "ctas_completed" in delta:
-            extra["ctas_completed"] = int(fst.ctas) - delta["ctas_completed"]
         if fst is not None:
+            if "ctas_completed" in delta:
+                extra["ctas_completed"] = int(fst.ctas) - delta["ctas_completed"]
             # compulsory misses are a floor: each sector the launch was first to read or write
             # misses in L2 once, whichever of its CTAs were timed (a grid whose CTAs write their
             # results last, after the interval the rest is projected from)
