@@ -74,7 +74,11 @@ instruction counts:
 
 A launch whose counts have drifted out of every group of its kernel, once three of them have
 converged, is projected from a line through them instead of starting a group of its own
-(:class:`Line`, ``-gpgpusim_sampling_line``).
+(:class:`Line`, ``-gpgpusim_sampling_line``).  A group started once another of its kernel has
+two or more detailed launches pools its spread with theirs (:class:`Spread`,
+:meth:`KernelSampler.pooled_spread`, ``-gpgpusim_sampling_pool``): it is projected after two
+detailed launches, not ``-gpgpusim_sampling_min``, when its mean is known within the tolerance
+with their spread.
 
 A group's first detailed launch is kept out of the estimate once the group has three (it sees the
 caches and DRAM rows the previous kernels left: a warm-up).  The projected launches do not run
@@ -271,6 +275,29 @@ def _launch_counters(counters: dict[str, float], fit: dict[str, tuple[float, flo
     return out
 
 
+@dataclass(frozen=True)
+class Spread:
+    """The spread of detailed launches' cycles per warp instruction, relative to their group's
+    mean CPI: the sum of squared relative deviations of the used launches from their mean
+    (``ss``) and its degrees of freedom, and the same of every detailed launch, warm-up
+    included, from theirs (``ss_every``, ``dof_every``).  Sums of groups pool: the variance
+    of the CPI relative to its mean is taken to be the same in every group of a kernel (the
+    pooled variance of stratified sampling).  ``trend_rel``: the least slope of cycles over
+    the group's places (:meth:`Group.trend`) relative to its mean work; of a pool, the
+    largest of its groups'."""
+
+    ss: float
+    dof: int
+    ss_every: float
+    dof_every: int
+    trend_rel: float = 0.0
+
+    def __add__(self, other: Spread) -> Spread:
+        return Spread(self.ss + other.ss, self.dof + other.dof,
+                      self.ss_every + other.ss_every, self.dof_every + other.dof_every,
+                      max(self.trend_rel, other.trend_rel))
+
+
 @dataclass
 class Group:
     """Launches of one kernel and launch shape with similar instruction count and mix."""
@@ -295,6 +322,10 @@ class Group:
     #: for its estimate several times by every launch projected from it
     _est: tuple[int, int, tuple[float, float, float]] | None = field(default=None, init=False, repr=False,
                                                                      compare=False)
+    #: the spread of its kernel's groups that had converged when it started
+    #: (:meth:`KernelSampler.pooled_spread`), pooled with its own (``-gpgpusim_sampling_pool``);
+    #: None: it estimates its spread alone
+    prior: Spread | None = None
     #: (detailed launches then, :func:`traffic_fit` of :meth:`used`)
     _traffic: tuple[int, dict[str, tuple[float, float]] | None] | None = field(default=None, init=False,
                                                                                repr=False, compare=False)
@@ -331,8 +362,25 @@ class Group:
         return _launch_counters(counters, self.traffic(), tx, cold, warp_insn, thread_insn)
 
     def used(self) -> list[Sample]:
-        """The detailed launches the estimate uses (the first is a warm-up once there are 3)."""
-        return self.samples[1:] if len(self.samples) >= 3 else list(self.samples)
+        """The detailed launches the estimate uses: the first is a warm-up once there are 3, or
+        2 in a group that pools its spread (:attr:`prior`)."""
+        warm_up = 2 if self.prior is not None else 3
+        return self.samples[1:] if len(self.samples) >= warm_up else list(self.samples)
+
+    def spread(self, latency: int) -> Spread:
+        """Its own spread (:class:`Spread`): relative to the mean CPI of :meth:`used`."""
+        c = self.cpis(latency)
+        every = [max(0, s.cycles - latency) / s.warp_insn for s in self.samples if s.warp_insn]
+        mean = sum(c) / len(c) if c else 0.0
+        if mean <= 0:
+            return Spread(0.0, 0, 0.0, 0)
+        me = sum(every) / len(every)
+        slope = self._least_slope(latency)
+        used = self.used()
+        work = sum(max(0, s.cycles - latency) for s in used) / len(used)
+        trend_rel = slope[0] / work if slope is not None and work > 0 else 0.0
+        return Spread(sum((x / mean - 1) ** 2 for x in c), len(c) - 1,
+                      sum(((x - me) / mean) ** 2 for x in every), len(every) - 1, trend_rel)
 
     def cpis(self, latency: int) -> list[float]:
         return [max(0, s.cycles - latency) / s.warp_insn for s in self.used() if s.warp_insn]
@@ -354,12 +402,14 @@ class Group:
         if not c:
             return 0.0, math.inf, math.inf
         mean = sum(c) / len(c)
-        every = [max(0, s.cycles - latency) / s.warp_insn for s in self.samples if s.warp_insn]
-        if len(c) < 2 or mean <= 0:
+        sp = self.spread(latency)
+        if self.prior is not None:
+            sp = sp + self.prior
+        if sp.dof < 1 or sp.dof_every < 1 or mean <= 0:
             return mean, math.inf, math.inf
-        ci = t975(len(c) - 1) * _stdev(c) / math.sqrt(len(c)) / mean
-        n = len(every)
-        pi = t975(n - 1) * _stdev(every) * math.sqrt(1 + 1 / n) / mean
+        n = len(self.samples)
+        ci = t975(sp.dof) * math.sqrt(sp.ss / sp.dof) / math.sqrt(len(c))
+        pi = t975(sp.dof_every) * math.sqrt(sp.ss_every / sp.dof_every) * math.sqrt(1 + 1 / n)
         return mean, ci, pi
 
     def thread_centre(self) -> float:
@@ -383,16 +433,34 @@ class Group:
         freedom), and a cold first launch followed by level ones is a step, which no line fits
         well enough to pass.  Three points on a line by chance would pass one degree of freedom
         and, extended over hundreds of launches, state a bound of tens of per cent for a
-        kernel without any trend."""
+        kernel without any trend.
+
+        A group that pools its spread (:attr:`prior`) and has too few detailed launches for a
+        slope of its own takes the earlier groups' (:attr:`Spread.trend_rel`, relative to the
+        mean work of its used launches) from the mean place of its detailed launches."""
+        own = self._least_slope(latency)
+        if own is not None:
+            least, mx = own
+            return least * abs(seq - mx)
+        if self.prior is None or not self.prior.trend_rel or not self.samples:
+            return 0.0
+        used = self.used()
+        work = sum(max(0, s.cycles - latency) for s in used) / len(used)
+        mx = sum(s.seq for s in self.samples) / len(self.samples)
+        return self.prior.trend_rel * work * abs(seq - mx)
+
+    def _least_slope(self, latency: int) -> tuple[float, float] | None:
+        """(the least slope of :meth:`trend`, at least 0; the detailed launches' mean place),
+        or None with fewer than four of them or no spread in their places."""
         pts = [(s.seq, max(0, s.cycles - latency)) for s in self.samples]
         n = len(pts)
         fit = _fit(pts) if n >= 4 else None
         if fit is None:
-            return 0.0
+            return None
         mx, my, b, sxx = fit
         resid = sum((y - my - b * (x - mx)) ** 2 for x, y in pts)
         least = abs(b) - t975(n - 2) * math.sqrt(resid / (n - 2) / sxx)
-        return least * abs(seq - mx) if least > 0 else 0.0
+        return max(0.0, least), mx
 
 
 @dataclass
@@ -583,21 +651,20 @@ def _stated_bound(cycles: float) -> int:
     return max(1, math.ceil(cycles))
 
 
-def _stdev(xs: list[float]) -> float:
-    m = sum(xs) / len(xs)
-    return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
-
-
 class KernelSampler:
     """The groups of a run and the decisions: which launch is simulated in detail, which is
     projected, and the projection (see the module docstring)."""
 
     def __init__(self, tol: float = 0.02, min_detailed: int = 4, similar: float = 0.1,
-                 latency: int = 0, lines: bool = True, tol_of: str = "cycles", cold_cycles: float = 0.0) -> None:
+                 latency: int = 0, lines: bool = True, tol_of: str = "cycles", cold_cycles: float = 0.0,
+                 pool: int = 2) -> None:
         self.tol = tol
         #: what ``tol`` is a fraction of (``-gpgpusim_sampling_tol_of``)
         self.tol_of = parse_tol_of(tol_of)
         self.min_detailed = max(2, min_detailed)
+        #: detailed launches of a group that pools its spread (``-gpgpusim_sampling_pool``;
+        #: 0 = groups do not pool)
+        self.pool = min(max(2, pool), self.min_detailed) if pool else 0
         self.similar = similar
         self.latency = latency
         #: the cold gap's cycles (:meth:`cold_gap`, :func:`dram_round_trip`)
@@ -628,7 +695,8 @@ class KernelSampler:
                    latency=int(opt("gpgpu_kernel_launch_latency", 0) or 0),
                    lines=bool(int(opt("gpgpusim_sampling_line", 1))),
                    tol_of=str(opt("gpgpusim_sampling_tol_of", "cycles")),
-                   cold_cycles=dram_round_trip(config))
+                   cold_cycles=dram_round_trip(config),
+                   pool=int(opt("gpgpusim_sampling_pool", 2)))
 
     # ------------------------------------------------------------------ grouping
     @staticmethod
@@ -636,9 +704,33 @@ class KernelSampler:
         return (name, tuple(grid), tuple(block))
 
     def converged(self, g: Group) -> bool:
-        if len(g.samples) < self.min_detailed:
+        if len(g.samples) < (self.min_detailed if g.prior is None else self.pool):
             return False
         return self.ci(g) <= self.tol
+
+    def pooled_spread(self, key: tuple[Any, ...]) -> Spread | None:
+        """The pooled spread (:class:`Spread`) of the groups of ``key`` so far that have a
+        degree of freedom of their own (two or more detailed launches), for a new group of it
+        to start from (``-gpgpusim_sampling_pool``); None when pooling is off or there is none.
+
+        A kernel whose work drifts launch by launch starts a group every
+        ``-gpgpusim_sampling_similar`` of drift, often before the last one had its
+        ``-gpgpusim_sampling_min`` launches.  Its launches vary about their mean alike in
+        each group (the same code on the same grid), so a later group need not measure that
+        variation afresh: it takes the earlier groups' (their degrees of freedom with it, so
+        Student's t stays as wide as they leave it), adds its own, and stops once its mean is
+        known within the tolerance -- after ``pool`` detailed launches at the least, the first
+        a warm-up (:meth:`Group.used`).  A group whose launches vary more than the earlier ones
+        widens the pooled spread with its own, and so takes more."""
+        if not self.pool:
+            return None
+        spreads = [sp for sp in (g.spread(self.latency) for g in self._by_key.get(key, ())) if sp.dof_every >= 1]
+        if not spreads:
+            return None
+        total = spreads[0]
+        for sp in spreads[1:]:
+            total = total + sp
+        return total
 
     def ci(self, g: Group) -> float:
         """The relative half-width the stopping rule compares with ``tol``: of the group's mean
@@ -682,7 +774,8 @@ class KernelSampler:
         ``cold``: its cold reads and writes (:data:`COLD`); ``tx``: its global transactions."""
         g = self.match(key, warp_insn, opcode_counts)
         if g is None:
-            g = Group(len(self.groups) + 1, key[0], key[1], key[2], warp_insn, opcode_mix(opcode_counts))
+            g = Group(len(self.groups) + 1, key[0], key[1], key[2], warp_insn, opcode_mix(opcode_counts),
+                      prior=self.pooled_spread(key))
             self.groups.append(g)
             self._by_key.setdefault(key, []).append(g)
         g.samples.append(Sample(uid, warp_insn, cycles, counters, bound_rel, seq=g.launches,
@@ -816,6 +909,8 @@ class KernelSampler:
                 "group_detailed": len(g.samples), "group_cpi": cpi, "group_cpi_ci_rel": ci_rel,
                 "cycles_bound": bound, "cycles_bound_rel": bound / cycles if cycles else 0.0,
                 "projected_counters": "scalar"}
+        if g.prior is not None:
+            info["group_pooled"] = True
         if g.bound_parts.get("scaling") or g.bound_parts.get("trend") or g.bound_parts.get("cold"):
             info["cycles_bound_parts"] = dict(g.bound_parts)
         return info

@@ -69,10 +69,12 @@ def test_the_sampler_takes_its_options_from_the_configuration():
         assert ks is not None
         return ks
     ks = sampler()
-    assert (ks.tol, ks.min_detailed, ks.similar, ks.lines, ks.tol_of) == (0.02, 4, 0.1, True, "cycles")
+    assert (ks.tol, ks.min_detailed, ks.similar, ks.lines, ks.tol_of, ks.pool) == (0.02, 4, 0.1, True, "cycles", 2)
     assert ks.latency == int(load_config(None, env=False).get("gpgpu_kernel_launch_latency") or 0)
     ks = sampler("-gpgpusim_sampling_tol 0.05", "-gpgpusim_sampling_tol_of work", "-gpgpusim_sampling_line 0")
     assert (ks.tol, ks.tol_of, ks.lines) == (0.05, "work", False)
+    assert sampler("-gpgpusim_sampling_pool 0").pool == 0
+    assert sampler("-gpgpusim_sampling_pool 9").pool == 4      # never more than -gpgpusim_sampling_min
     assert KernelSampler.from_config(load_config(None, overrides=["-gpgpusim_sampling cta"], env=False)) is None
 
 
@@ -250,6 +252,84 @@ def test_bound_states_the_scaling_gap_and_a_steady_trend():
     assert ks.estimate(g)[2] == 0 and ks.project(g, 179, 179 * 32)[:2] == (5697, 1)
 
 
+def test_a_later_group_of_a_kernel_pools_its_spread_with_the_earlier_ones():
+    """A kernel whose work drifts starts a group every 10 % of drift.  A group started after
+    others of its kernel have two or more detailed launches takes their pooled spread
+    (relative to the mean CPI, their degrees of freedom with it) and trend, so it is projected
+    after two detailed launches, its first a warm-up, not four; with
+    ``-gpgpusim_sampling_pool 0`` it takes four and its own spread alone."""
+    mix = {"ld": 5, "add": 5}
+    ks = KernelSampler(tol=0.02, min_detailed=4, similar=0.1, latency=5000)
+    key = ks.key("step", (8, 8, 1), (16, 16, 1))
+    for uid, cyc in enumerate((6445, 6328, 6343, 6332), 1):
+        g1 = ks.record_detailed(key, uid, 22000, mix, cyc, {})
+    assert ks.converged(g1) and g1.prior is None
+    sp = g1.spread(5000)
+    c1 = [1328 / 22000, 1343 / 22000, 1332 / 22000]
+    m1 = sum(c1) / 3
+    assert (sp.dof, sp.dof_every) == (2, 3) and sp.ss == pytest.approx(sum((x / m1 - 1) ** 2 for x in c1))
+    # 20 % fewer warp instructions: a group of its own, started from the first one's spread
+    g2 = ks.record_detailed(key, 5, 17600, mix, 6429, {})
+    assert g2 is not g1 and g2.prior == sp and not ks.converged(g2)
+    g2 = ks.record_detailed(key, 6, 17600, mix, 6307, {})
+    assert g2.used() == g2.samples[1:] and ks.converged(g2) and ks.match(key, 17600, mix) is g2
+    cpi, ci, pi = ks.estimate(g2)
+    assert cpi == 1307 / 17600                     # the warm-up left out
+    # its one used launch adds no degree of freedom to the interval of the mean; both add to
+    # the prediction interval's spread
+    assert ci == pytest.approx(t975(2) * math.sqrt(sp.ss / 2))
+    every = [1429 / 17600, 1307 / 17600]
+    own = sum((x - sum(every) / 2) ** 2 for x in every) / cpi ** 2
+    assert pi == pytest.approx(t975(4) * math.sqrt((sp.ss_every + own) / 4) * math.sqrt(1 + 1 / 2))
+    # a third group pools both (the second's one used launch adds to the spread of every
+    # detailed launch only)
+    g3 = ks.record_detailed(key, 7, 14000, mix, 6300, {})
+    assert g3.prior == sp + g2.spread(5000) and (g3.prior.dof, g3.prior.dof_every) == (2, 4)
+    # earlier groups need not have converged, only have a launch after their first; a group of
+    # one launch brings nothing
+    early = KernelSampler(tol=0.02, min_detailed=4, similar=0.1, latency=5000)
+    first = early.record_detailed(key, 1, 22000, mix, 6445, {})
+    assert early.record_detailed(key, 2, 17600, mix, 6429, {}).prior is None
+    for uid, cyc in ((3, 6328), (4, 6343)):
+        first = early.record_detailed(key, uid, 22000, mix, cyc, {})
+    assert not early.converged(first) and first.spread(5000).dof == 1
+    assert early.record_detailed(key, 5, 14000, mix, 6300, {}).prior == first.spread(5000)
+    # off: the second group takes four launches and its own spread
+    off = KernelSampler(tol=0.02, min_detailed=4, similar=0.1, latency=5000, pool=0)
+    for uid, cyc in enumerate((6445, 6328, 6343, 6332), 1):
+        off.record_detailed(key, uid, 22000, mix, cyc, {})
+    for uid, cyc in enumerate((6429, 6307, 6321), 5):
+        h = off.record_detailed(key, uid, 17600, mix, cyc, {})
+    assert h.prior is None and not off.converged(h)
+    h = off.record_detailed(key, 8, 17600, mix, 6312, {})
+    assert off.converged(h)
+
+
+def test_a_group_that_pools_its_spread_takes_the_kernels_trend():
+    """A kernel whose cycles fall a cycle a launch (a latency-bound step with fewer rows each
+    time): its first group's least slope, relative to its work, applies to a later group too
+    few to show one of its own, from the mean place of that group's detailed launches."""
+    mix = {"ld": 5, "add": 5}
+    ks = KernelSampler(tol=0.02, min_detailed=4, similar=0.1, latency=5000)
+    key = ks.key("col", (1, 1, 1), (128, 1, 1))
+    for uid, cyc in enumerate((5696, 5695, 5694, 5693), 1):
+        g1 = ks.record_detailed(key, uid, 112, mix, cyc, {})
+    assert g1.spread(5000).trend_rel == pytest.approx(1 / 694)     # slope 1, exact: least 1
+    for uid, cyc in enumerate((5668, 5667), 5):
+        g2 = ks.record_detailed(key, uid, 90, mix, cyc, {})
+    assert g2 is not g1 and ks.converged(g2)
+    # from the mean place 0.5 of its two detailed launches, at 667 cycles of work
+    assert g2.trend(5000, 10) == pytest.approx(667 / 694 * 9.5)
+    # the next launch is the group's third (place 2)
+    assert ks.project(g2, 90, 90 * 32)[0] == 5667
+    assert g2.bound_parts["trend"] == math.ceil(667 / 694 * 1.5) == 2
+    # with pooling off the second group shows no trend of its own in two launches
+    off = KernelSampler(tol=0.02, min_detailed=4, similar=0.1, latency=5000, pool=0)
+    for uid, cyc in enumerate((5696, 5695, 5694, 5693, 5668, 5667), 1):
+        h = off.record_detailed(key, uid, 112 if uid <= 4 else 90, mix, cyc, {})
+    assert h.trend(5000, 10) == 0
+
+
 def test_the_tolerance_is_a_fraction_of_the_projected_cycles_or_of_the_work():
     """-gpgpusim_sampling_tol_of: a kernel bound by its launch latency (5,000 cycles) whose work
     varies by a few per cent converges once its interval is within the tolerance of the cycles
@@ -393,7 +473,9 @@ def test_a_kernel_whose_work_grows_is_projected_from_a_line_of_its_groups():
     full simulation gives (the kernel's time is linear in its trips); memory is exact."""
     reps = [10] * 3 + [20] * 3 + [30] * 3 + [25, 40, 45]
     _, full, mem_full = _launches(reps, [])
-    gpu, samp, mem = _launches(reps, SAMPLE)
+    # (groups that pool their spread would take two detailed launches each: the line's
+    # residuals are those of three)
+    gpu, samp, mem = _launches(reps, SAMPLE + ["-gpgpusim_sampling_pool 0"])
     assert (mem == sum(reps)).all() and (mem_full == mem).all()
     assert [r.report_stats.sampling["status"] for r in samp[9:]] == ["projected"] * 3
     assert [r.report_stats.sampling["line_groups"] for r in samp[9:]] == [[1, 2, 3]] * 3
@@ -406,7 +488,7 @@ def test_a_kernel_whose_work_grows_is_projected_from_a_line_of_its_groups():
     assert [r.report_stats.sampling["cycles_bound_parts"]["beyond"] for r in samp[9:]] == [0, 190, 285]
     assert gpu.ksampler is not None and gpu.ksampler.line_projected == 3
     # off: the three form groups of their own, simulated in detail
-    _, off, _ = _launches(reps, SAMPLE + ["-gpgpusim_sampling_line 0"])
+    _, off, _ = _launches(reps, SAMPLE + ["-gpgpusim_sampling_pool 0", "-gpgpusim_sampling_line 0"])
     assert [r.report_stats.sampling["status"] for r in off[9:]] == ["detailed"] * 3
 
 

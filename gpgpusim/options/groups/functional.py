@@ -106,6 +106,12 @@ EXTENSIONS = [
            "str"),
     Legacy("gpgpusim_sampling_min", "sampling_min", "4",
            "kernel sampling: launches of a group simulated in detail before any is projected", "int"),
+    Legacy("gpgpusim_sampling_pool", "sampling_pool", "2",
+           "kernel sampling: a group started once other groups of its kernel and launch shape "
+           "have two or more detailed launches pools its spread of cycles per instruction with "
+           "theirs and is projected after this many detailed launches (at least 2: the first is "
+           "a warm-up) once its mean is known within -gpgpusim_sampling_tol; 0 = every group "
+           "takes -gpgpusim_sampling_min and its own spread alone", "int"),
     Legacy("gpgpusim_sampling_similar", "sampling_similar", "0.1",
            "kernel sampling: launches group together when their warp instruction counts are within "
            "this fraction and their instruction mixes within half of it (total variation)", "float"),
