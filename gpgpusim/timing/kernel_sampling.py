@@ -32,9 +32,11 @@ instruction counts:
     (their cycles carry that error into the group's);
   - the scaling gap (:meth:`Group.scaling_gap`): the projection scales with the launch's own
     warp instructions, but a kernel bound by latency takes about as long with fewer (a
-    Gaussian elimination step whose rows shrink launch by launch); the gap between the two,
-    the mean CPI x the launch's distance in warp instructions from its group's detailed
-    launches, is not known from launches of near-equal counts, so it is stated;
+    Gaussian elimination step whose rows shrink launch by launch), and one bound by its loads
+    takes longer with more loads in as many warp instructions (an unrolled loop); the gap,
+    the work at the group's detailed launches' mean times the launch's largest relative
+    distance from them in warp instructions, thread instructions or global transactions, is
+    not known from launches of near-equal counts, so it is stated;
   - the trend (:meth:`Group.trend`): when the detailed launches' cycles move steadily with
     their place in the group's sequence (a slope whose t statistic passes the 95 % level), the
     least that slope can be at that level times the launch's distance from them (caches and
@@ -417,12 +419,32 @@ class Group:
         used = self.used()
         return sum(s.thread_insn for s in used) / len(used) if used else 0.0
 
-    def scaling_gap(self, cpi: float, warp_insn: int) -> float:
+    def scaling_gap(self, cpi: float, warp_insn: int, thread_insn: int = 0,
+                    tx: tuple[int, int] | None = None) -> float:
         """Cycles between projecting a launch of ``warp_insn`` warp instructions in proportion
         to them and projecting it at the detailed launches' mean count (a kernel whose time does
-        not scale with its instructions): ``cpi`` x the distance; 0 when they all had as many."""
-        used = [s.warp_insn for s in self.used()]
-        return cpi * abs(warp_insn - sum(used) / len(used)) if used else 0.0
+        not scale with its instructions): ``cpi`` x the distance; 0 when they all had as many.
+
+        The distance is the largest relative one of three measures of the launch's work from
+        the detailed launches' means, times the work at their mean (``cpi`` x their mean warp
+        instructions): warp instructions, and when known for the launch and for them all,
+        thread instructions (the lanes that work: fewer while the warps stay) and global-memory
+        transactions ``tx`` (reads and writes: a loop unrolled by four issues as many warp
+        instructions for 11 trips as for 12, but not as many loads)."""
+        used = self.used()
+        if not used:
+            return 0.0
+        wbar = sum(s.warp_insn for s in used) / len(used)
+        if wbar <= 0:
+            return 0.0
+        dist = abs(warp_insn / wbar - 1)
+        if thread_insn > 0 and all(s.thread_insn > 0 for s in used):
+            tbar = sum(s.thread_insn for s in used) / len(used)
+            dist = max(dist, abs(thread_insn / tbar - 1))
+        if tx is not None and sum(tx) > 0 and all(sum(s.tx) > 0 for s in used):
+            xbar = sum(sum(s.tx) for s in used) / len(used)
+            dist = max(dist, abs(sum(tx) / xbar - 1))
+        return cpi * wbar * dist
 
     def trend(self, latency: int, seq: int) -> float:
         """Cycles the detailed launches' trend moves a launch at place ``seq`` of the group away
@@ -873,7 +895,7 @@ class KernelSampler:
         inherited = sum(s.bound_rel for s in used) / len(used) if used else 0.0
         if math.isfinite(pi_rel):
             interval = (pi_rel + inherited) * work
-            scaling = g.scaling_gap(cpi, warp_insn)
+            scaling = g.scaling_gap(cpi, warp_insn, thread_insn, tx)
             trend = g.trend(self.latency, g.launches)
             gap = self.cold_gap(g, cold)
             bound = _stated_bound(interval + scaling + trend + gap)

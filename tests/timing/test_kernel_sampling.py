@@ -252,6 +252,33 @@ def test_bound_states_the_scaling_gap_and_a_steady_trend():
     assert ks.estimate(g)[2] == 0 and ks.project(g, 179, 179 * 32)[:2] == (5697, 1)
 
 
+def test_the_scaling_gap_takes_the_largest_distance_in_instructions_or_transactions():
+    """A loop unrolled by four runs as many warp instructions for 11 trips as for 12, but one
+    load more a thread for 12 (a launch bound by its loads then takes ~3.5 % longer): the gap
+    takes the largest relative distance of warp instructions, thread instructions and global
+    transactions from the detailed launches' means, times the work at their mean."""
+    mix = {"ld": 5, "add": 5}
+    ks = KernelSampler(tol=0.02, min_detailed=4, similar=0.1, latency=5000)
+    key = ks.key("window", (32, 1, 1), (256, 1, 1))
+    for uid, cyc in enumerate((9740, 9736, 9736, 9736), 1):
+        g = ks.record_detailed(key, uid, 30720, mix, cyc, {}, thread_insn=933888, tx=(90112, 8192))
+    cpi, _, _ = ks.estimate(g)
+    work = cpi * 30720
+    assert work == pytest.approx(4736)
+    assert g.scaling_gap(cpi, 30720, 933888, (90112, 8192)) == 0
+    assert g.scaling_gap(cpi, 30720, 950272, (90112, 8192)) == pytest.approx(work * 16384 / 933888)
+    assert g.scaling_gap(cpi, 30720, 950272, (98304, 8192)) == pytest.approx(work * 8192 / 98304)
+    assert g.scaling_gap(cpi, 30720) == 0                       # measures not given are left out
+    cycles, bound, _ = ks.project(g, 30720, 950272, tx=(98304, 8192))
+    assert cycles == 9736 and g.bound_parts["scaling"] == math.ceil(4736 * 8192 / 98304) == 395
+    assert bound >= 10081 - 9736             # the twelve-trip launch's time in full detail
+    # launches whose transactions were not counted: warp and thread instructions only
+    ks2 = KernelSampler(tol=0.02, min_detailed=4, similar=0.1, latency=5000)
+    for uid, cyc in enumerate((9740, 9736, 9736, 9736), 1):
+        h = ks2.record_detailed(key, uid, 30720, mix, cyc, {}, thread_insn=933888)
+    assert h.scaling_gap(cpi, 30720, 933888, (98304, 8192)) == 0
+
+
 def test_a_later_group_of_a_kernel_pools_its_spread_with_the_earlier_ones():
     """A kernel whose work drifts starts a group every 10 % of drift.  A group started after
     others of its kernel have two or more detailed launches takes their pooled spread
