@@ -324,9 +324,9 @@ class Group:
     #: for its estimate several times by every launch projected from it
     _est: tuple[int, int, tuple[float, float, float]] | None = field(default=None, init=False, repr=False,
                                                                      compare=False)
-    #: the spread of its kernel's groups that had converged when it started
-    #: (:meth:`KernelSampler.pooled_spread`), pooled with its own (``-gpgpusim_sampling_pool``);
-    #: None: it estimates its spread alone
+    #: the pooled spread of its kernel's groups that had two or more detailed launches when it
+    #: started (:meth:`KernelSampler.pooled_spread`), added to its own
+    #: (``-gpgpusim_sampling_pool``); None: it estimates its spread alone
     prior: Spread | None = None
     #: (detailed launches then, :func:`traffic_fit` of :meth:`used`)
     _traffic: tuple[int, dict[str, tuple[float, float]] | None] | None = field(default=None, init=False,
@@ -493,7 +493,8 @@ class Line:
 
     A kernel whose work shrinks or grows launch by launch (an elimination step over fewer rows
     each time) forms a new group every ``-gpgpusim_sampling_similar`` of drift, and each needs
-    ``-gpgpusim_sampling_min`` detailed launches.  Once three groups have converged, the line
+    ``-gpgpusim_sampling_min`` detailed launches (or ``-gpgpusim_sampling_pool``, once it pools
+    its spread with the earlier groups').  Once three groups have converged, the line
     through them shows whether cycles follow thread instructions linearly: a bend, or launches
     that scatter, widen its residuals and so its confidence interval.  A launch is projected
     from the line when (1) its thread instructions lie within the groups' span, or beyond it by
