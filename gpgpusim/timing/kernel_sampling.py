@@ -299,6 +299,18 @@ class Spread:
                       self.ss_every + other.ss_every, self.dof_every + other.dof_every,
                       max(self.trend_rel, other.trend_rel))
 
+    def admits(self, own: Spread) -> bool:
+        """Whether a group's ``own`` spread of every detailed launch is consistent, at 95 %,
+        with this pooled one: its variance at most F times the pool's, F taken as the square
+        of Student's t at the pool's degrees of freedom (the F quantile for one degree of
+        freedom in the numerator, the largest: the test rejects only a clearly larger
+        spread).  A group that fails varies more than its kernel's earlier groups, and does
+        not take their spread."""
+        if own.dof_every < 1 or self.dof_every < 1:
+            return True
+        f = t975(self.dof_every) ** 2
+        return own.ss_every / own.dof_every <= f * self.ss_every / self.dof_every
+
 
 @dataclass
 class Group:
@@ -744,7 +756,8 @@ class KernelSampler:
         Student's t stays as wide as they leave it), adds its own, and stops once its mean is
         known within the tolerance -- after ``pool`` detailed launches at the least, the first
         a warm-up (:meth:`Group.used`).  A group whose launches vary more than the earlier ones
-        widens the pooled spread with its own, and so takes more."""
+        widens the pooled spread with its own, and so takes more; one whose spread the pool
+        does not admit at 95 % (:meth:`Spread.admits`) drops it and is estimated on its own."""
         if not self.pool:
             return None
         spreads = [sp for sp in (g.spread(self.latency) for g in self._by_key.get(key, ())) if sp.dof_every >= 1]
@@ -804,6 +817,8 @@ class KernelSampler:
         g.samples.append(Sample(uid, warp_insn, cycles, counters, bound_rel, seq=g.launches,
                                 thread_insn=thread_insn, cold=cold, tx=tx))
         g.launches += 1
+        if g.prior is not None and not g.prior.admits(g.spread(self.latency)):
+            g.prior = None      # it varies more than its kernel's earlier groups: on its own
         return g
 
     def line(self, key: tuple[Any, ...], thread_insn: int, opcode_counts: dict[str, int]) -> Line | None:

@@ -21,6 +21,7 @@ from gpgpusim.timing.gpu import TimingGpu
 from gpgpusim.timing.kernel_sampling import (
     KernelSampler,
     Sample,
+    Spread,
     dram_round_trip,
     mix_distance,
     parse_mode,
@@ -330,6 +331,31 @@ def test_a_later_group_of_a_kernel_pools_its_spread_with_the_earlier_ones():
     assert h.prior is None and not off.converged(h)
     h = off.record_detailed(key, 8, 17600, mix, 6312, {})
     assert off.converged(h)
+
+
+def test_a_group_that_varies_more_than_the_pool_admits_is_estimated_on_its_own():
+    """The pool's spread is taken only while the new group's own spread is consistent with it
+    (its variance at most t^2 times the pool's, at 95 %): a group whose two launches differ
+    by 900 cycles, against earlier launches within 120, drops the pool and needs
+    ``-gpgpusim_sampling_min`` launches and its own spread."""
+    mix = {"ld": 5, "add": 5}
+    ks = KernelSampler(tol=0.02, min_detailed=4, similar=0.1, latency=5000)
+    key = ks.key("step", (8, 8, 1), (16, 16, 1))
+    for uid, cyc in enumerate((6445, 6328, 6343, 6332), 1):
+        g1 = ks.record_detailed(key, uid, 22000, mix, cyc, {})
+    pool = g1.spread(5000)
+    g2 = ks.record_detailed(key, 5, 17600, mix, 6400, {})
+    assert g2.prior == pool
+    g2 = ks.record_detailed(key, 6, 17600, mix, 7300, {})
+    own = g2.spread(5000)
+    assert own.ss_every / own.dof_every > t975(pool.dof_every) ** 2 * pool.ss_every / pool.dof_every
+    assert g2.prior is None and not ks.converged(g2) and g2.used() == g2.samples
+    # its spread still joins the pool of later groups (a kernel that varied so once may
+    # again): the next group, as steady as the first, keeps that wider pool and takes more
+    g3 = ks.record_detailed(key, 7, 14000, mix, 6429, {})
+    g3 = ks.record_detailed(key, 8, 14000, mix, 6307, {})
+    assert g3.prior == pool + own and not ks.converged(g3)
+    assert pool.admits(Spread(0.0, 0, 0.0, 0))                   # one launch: nothing to test
 
 
 def test_a_group_that_pools_its_spread_takes_the_kernels_trend():
