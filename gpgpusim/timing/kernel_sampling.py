@@ -384,20 +384,27 @@ class Group:
     def spread(self, latency: int) -> Spread:
         """Its own spread (:class:`Spread`): relative to the mean CPI of :meth:`used`."""
         c = self.cpis(latency)
-        every = [max(0, s.cycles - latency) / s.warp_insn for s in self.samples if s.warp_insn]
+        every = self.cpis(latency, every=True)
         mean = sum(c) / len(c) if c else 0.0
         if mean <= 0:
             return Spread(0.0, 0, 0.0, 0)
         me = sum(every) / len(every)
         slope = self._least_slope(latency)
-        used = self.used()
-        work = sum(max(0, s.cycles - latency) for s in used) / len(used)
+        work = self.mean_work(latency)
         trend_rel = slope[0] / work if slope is not None and work > 0 else 0.0
         return Spread(sum((x / mean - 1) ** 2 for x in c), len(c) - 1,
                       sum(((x - me) / mean) ** 2 for x in every), len(every) - 1, trend_rel)
 
-    def cpis(self, latency: int) -> list[float]:
-        return [max(0, s.cycles - latency) / s.warp_insn for s in self.used() if s.warp_insn]
+    def cpis(self, latency: int, every: bool = False) -> list[float]:
+        """Cycles per warp instruction, less ``latency``, of :meth:`used` (or of every detailed
+        launch, the warm-up included)."""
+        return [max(0, s.cycles - latency) / s.warp_insn for s in (self.samples if every else self.used())
+                if s.warp_insn]
+
+    def mean_work(self, latency: int) -> float:
+        """The mean cycles less ``latency`` of :meth:`used` (0 with none)."""
+        used = self.used()
+        return sum(max(0, s.cycles - latency) for s in used) / len(used) if used else 0.0
 
     def estimate(self, latency: int) -> tuple[float, float, float]:
         """(mean CPI, relative half-width of its 95 % confidence interval, relative half-width
@@ -478,10 +485,8 @@ class Group:
             return least * abs(seq - mx)
         if self.prior is None or not self.prior.trend_rel or not self.samples:
             return 0.0
-        used = self.used()
-        work = sum(max(0, s.cycles - latency) for s in used) / len(used)
         mx = sum(s.seq for s in self.samples) / len(self.samples)
-        return self.prior.trend_rel * work * abs(seq - mx)
+        return self.prior.trend_rel * self.mean_work(latency) * abs(seq - mx)
 
     def _least_slope(self, latency: int) -> tuple[float, float] | None:
         """(the least slope of :meth:`trend`, at least 0; the detailed launches' mean place),
@@ -648,9 +653,8 @@ def _leave_one_out(groups: list[Group], latency: int) -> float:
     between the groups costs a line that assumes none."""
     worst = 0.0
     for g in groups:
-        used = g.used()
         gx = g.thread_centre()
-        gy = sum(max(0, s.cycles - latency) for s in used) / len(used)
+        gy = g.mean_work(latency)
         fit = _fit([(s.thread_insn, max(0, s.cycles - latency)) for h in groups if h is not g for s in h.used()])
         if fit is not None:
             mx, my, b, _ = fit
@@ -761,12 +765,7 @@ class KernelSampler:
         if not self.pool:
             return None
         spreads = [sp for sp in (g.spread(self.latency) for g in self._by_key.get(key, ())) if sp.dof_every >= 1]
-        if not spreads:
-            return None
-        total = spreads[0]
-        for sp in spreads[1:]:
-            total = total + sp
-        return total
+        return sum(spreads[1:], spreads[0]) if spreads else None
 
     def ci(self, g: Group) -> float:
         """The relative half-width the stopping rule compares with ``tol``: of the group's mean
