@@ -12,7 +12,10 @@ in the loop: the CTAs are limited by latency and share the SM by the schedulers'
 threads a CTA, 2 SMs of 32 CTAs.  ``bar``: each thread loads an element of a 1 MB array per
 trip, with a barrier per trip; CTA ``c`` at trip ``i`` reads where CTA ``c + 64`` reads at trip
 ``i - 1``, so a later wave finds its data in L2, which the first wave cannot show (the case
-the method gets wrong unscreened, and the screening keeps in detail); 128 threads a CTA, 4 SMs of 16 CTAs.
+the method gets wrong unscreened, and the screening keeps in detail); 128 threads a CTA, 4 SMs of 16 CTAs;
+in one wave of 64 CTAs its reads wrap around the array after 64 trips and find it in L2.
+``phase``: twice ``trips`` adds, then ``trips`` L2 loads of the thread's element.  ``stream``:
+each trip reads a new slice of an array and writes one of another (nothing reread), 2 SMs.
 """
 
 from __future__ import annotations
@@ -106,17 +109,55 @@ st.global.u32 [%rd3], %r3;
 ret;
 """, ".param .u64 p0, .param .u32 p1")
 
+#: ``stream``: each trip every thread reads its element of that trip's slice of ``p2`` and
+#: writes it, plus one, to ``p0``'s (the slices of the whole grid, one after the other):
+#: nothing is read twice, and what is written outgrows the L2 after enough trips
+STREAM = _ptx("""
+.reg .u32 %r<12>;
+.reg .u64 %rd<8>;
+.reg .pred %p;
+ld.param.u64 %rd1, [p0];
+ld.param.u32 %r1, [p1];
+ld.param.u64 %rd4, [p2];
+mov.u32 %r2, %tid.x;
+mov.u32 %r5, %ctaid.x;
+mov.u32 %r6, %ntid.x;
+mov.u32 %r9, %nctaid.x;
+mad.lo.u32 %r2, %r5, %r6, %r2;
+mul.lo.u32 %r9, %r9, %r6;
+mov.u32 %r4, 0;
+L:
+mad.lo.u32 %r7, %r4, %r9, %r2;
+mul.wide.u32 %rd2, %r7, 4;
+add.u64 %rd3, %rd4, %rd2;
+ld.global.u32 %r8, [%rd3];
+add.u32 %r8, %r8, 1;
+add.u64 %rd5, %rd1, %rd2;
+st.global.u32 [%rd5], %r8;
+add.u32 %r4, %r4, 1;
+setp.lt.u32 %p, %r4, %r1;
+@%p bra L;
+ret;
+""", ".param .u64 p0, .param .u32 p1, .param .u64 p2")
+
 CASES = ["add:448x300", "add:400x300", "add:700x200", "add:200x100", "add:100x500", "add:100x100",
-         "bar:200x100", "phase:200x150"]
+         "bar:200x100", "phase:200x150",
+         # grids of one wave (every CTA resident from the start)
+         "add:2x5000", "add:16x3000", "add:64x500", "bar:64x100", "phase:2x1000", "stream:16x200", "stream:16x800"]
 
 
 def run(kind: str, n_ctas: int, trips: int, interval: str) -> tuple[object, np.ndarray, float]:
     """One launch; (its record, the output array, CPU seconds)."""
     sms, threads = (4, 128) if kind == "bar" else (2, 64)
-    cfg, g, gpu, lm = timing_gpu({"add": ADD, "bar": BAR, "phase": PHASE}[kind], f"{kind}.ptx", sms, "SM7_QV100",
+    cfg, g, gpu, lm = timing_gpu({"add": ADD, "bar": BAR, "phase": PHASE, "stream": STREAM}[kind], f"{kind}.ptx",
+                                 sms, "SM7_QV100",
                                  ["-gpgpu_kernel_launch_latency 50", "-gpgpusim_sampling cta",
                                   f"-gpgpusim_sampling_cta_interval {interval}"])
-    if kind != "bar":
+    if kind == "stream":
+        y, x = upload(g, np.zeros(n_ctas * threads * trips, dtype=np.uint32),
+                      np.arange(n_ctas * threads * trips, dtype=np.uint32))
+        params = struct.pack("<QIIQ", y, trips, 0, x)
+    elif kind != "bar":
         (y,) = upload(g, np.arange(n_ctas * threads, dtype=np.uint32))
         params = struct.pack("<QI", y, trips)
     else:
@@ -125,7 +166,8 @@ def run(kind: str, n_ctas: int, trips: int, interval: str) -> tuple[object, np.n
     rec, cpu = simulate(gpu, launch_op(lm, cfg, "k", (n_ctas, 1, 1), (threads, 1, 1), params, regs=16, smem=0))
     if rec.error is not None:
         raise SystemExit(f"{kind} {n_ctas}x{trips}: {rec.error}")
-    return rec, g.read(y, n_ctas * threads * 4).view(np.uint32), cpu
+    n_out = n_ctas * threads * (trips if kind == "stream" else 1)
+    return rec, g.read(y, n_out * 4).view(np.uint32), cpu
 
 
 def main() -> int:

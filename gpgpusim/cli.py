@@ -272,8 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="sampled performance simulation (-gpgpusim_sampling): kernel = repeating "
                         "launches are simulated in detail until their cycles per instruction are "
                         "known, the rest run functionally with projected, marked timing; cta = "
-                        "the waves of a large grid likewise, and a grid of 3-15 waves inside its "
-                        "first wave when a screening run allows; all = both")
+                        "the waves of a large grid likewise, and a grid of one wave or of 3-15 "
+                        "waves inside its first wave when a screening run allows; all = both")
     r.add_argument("app", nargs=argparse.REMAINDER, help="-- ./app args")
     r.set_defaults(fn=cmd_run)
     sub.add_parser("libdir", help="print the directory of libcudart.so.13").set_defaults(fn=cmd_libdir)

@@ -1,8 +1,8 @@
 """CTA/wave sampling inside one kernel (``-gpgpusim_sampling cta`` or ``all``): wave sampling
 (:class:`CtaSampling`, below) for grids of many waves, and sampling inside the first wave
-(:class:`IntervalSampling`) for grids of 3 to 15 waves that pass the screening of
-``cta_screen.py`` (``-gpgpusim_sampling_cta_interval auto``, the default; ``1``: 1 to 15 waves,
-unscreened).
+(:class:`IntervalSampling`) for grids of one wave or of 3 to 15 waves that pass the screening
+of ``cta_screen.py`` (``-gpgpusim_sampling_cta_interval auto``, the default; ``1``: up to 15
+waves, unscreened).
 
 Wave sampling: wave-level sampling of a large grid, in the spirit of TBPoint-style intra-kernel
 sampling: a grid of many waves (a wave = the CTAs the whole GPU holds at once, SMs x CTAs per
@@ -215,8 +215,14 @@ INTERVAL_MAX_WAVES = 16
 #: faster (sharing an SM's issue) or not (each limited by its own latency), and later waves
 #: that start staggered into caches the earlier ones warmed.  A tiled matmul's CTA-sampled
 #: launches of 1.3 to 2.9 waves on four GPUs were 1.8-10 % off, three of five outside their
-#: bound; of 3.3 to 7.3 waves, 0.3-0.7 % (``docs/PERFORMANCE.md``)
+#: bound; of 3.3 to 7.3 waves, 0.3-0.7 % (``docs/PERFORMANCE.md``).  A grid of one wave has
+#: neither (``gpu.TimingGpu._screen``)
 INTERVAL_MIN_WAVES = 3
+#: ... or a grid of one wave (every CTA resident from the start: no partial wave after it, no
+#: later wave), when its CTAs share their SMs evenly at the cut: the mean rates of the SMs'
+#: oldest, second oldest, ... CTA at least this fraction of the fastest
+#: (:meth:`IntervalSampling.shares_evenly`)
+EVEN_SHARE = 0.9
 
 
 def parse_interval(value: Any) -> str:
@@ -234,10 +240,10 @@ def parse_interval(value: Any) -> str:
 
 
 class IntervalSampling:
-    """CTA sampling inside the first wave, for grids of one to :data:`INTERVAL_MAX_WAVES` waves
-    (at least :data:`INTERVAL_MIN_WAVES` under ``auto``), where the wave marks of
+    """CTA sampling inside the first wave, for grids of up to :data:`INTERVAL_MAX_WAVES` waves
+    (under ``auto``: one wave, or at least :data:`INTERVAL_MIN_WAVES`), where the wave marks of
     :class:`CtaSampling` cannot gain: a 7-wave matmul whose waves run in step is over before
-    four steady waves are seen.
+    four steady waves are seen, and a grid of one wave has no waves to mark.
 
     Measurement: the whole first wave is issued at once.  Every :data:`INTERVAL_STEP` core
     cycles the warp instructions issued by the kernel, in all and per SM, are noted.  Over the
@@ -263,7 +269,11 @@ class IntervalSampling:
     free (one per SM per round, as GPGPU-Sim issues), and the kernel ends when the last CTA has
     issued its instructions, plus the drain measured after the cut.  So CTAs that share an SM
     evenly (a barrier per loop) run in step and a last partial wave costs a whole CTA time.
-    The bound is the rate's interval over the projected cycles, plus the lag, the drain and
+    A screened launch's CTAs in flight each take their own instruction count from the
+    screening run (a grid of one wave ends with its longest CTA).  A grid of one wave is cut
+    only when its CTAs share their SMs evenly (:meth:`shares_evenly`), else timed whole.
+    The bound is the rate's interval (at least the tolerance: the batches of a short interval
+    are not independent) over the projected cycles, plus the lag, the drain and
     what the cap adds (``tail_gap``: an SM left with few CTAs might run them at its full rate,
     as a kernel limited by bandwidth would, which the interval cannot tell).  Scalar counters
     grow as they did over the interval (:meth:`project_counters`).  Unsafe, as wave sampling,
@@ -308,7 +318,8 @@ class IntervalSampling:
 
     @staticmethod
     def eligible(n_ctas: int, wave: int) -> bool:
-        return max(1, wave) <= n_ctas < INTERVAL_MAX_WAVES * max(1, wave)
+        """Grids of up to :data:`INTERVAL_MAX_WAVES` waves, one of fewer CTAs than SMs included."""
+        return 1 <= n_ctas < INTERVAL_MAX_WAVES * max(1, wave)
 
     def cta_started(self, cta_id: int, t: int) -> None:
         self.starts[cta_id] = t
@@ -317,9 +328,10 @@ class IntervalSampling:
         """At cycle ``t`` since the kernel started, the kernel had issued ``per_core`` warp
         instructions on each SM and no CTA had ended: True when the launch is to be cut now
         (the caller then hands the CTAs' progress to :meth:`cut`)."""
-        if self.cut_at is not None or len(self.starts) < self.wave:
+        first_wave = min(self.wave, self.n_ctas)
+        if self.cut_at is not None or len(self.starts) < first_wave:
             return False            # the first wave is not all issued yet
-        self.points.append((t, sum(per_core) / self.wave))
+        self.points.append((t, sum(per_core) / first_wave))
         self.per_core.append(per_core)
         first = max(t // 4, max(self.starts.values()))
         k0 = next(i for i, p in enumerate(self.points) if p[0] >= first)
@@ -344,9 +356,9 @@ class IntervalSampling:
         # the line of slope ``mean`` through the interval's centroid: where it meets y = 0
         tm = sum(p[0] for p in pts) / len(pts)
         ym = sum(p[1] for p in pts) / len(pts)
-        first_wave = sorted(self.starts.values())[:self.wave]
+        starts = sorted(self.starts.values())[:first_wave]
         self.rate = mean
-        self.lag = max(0.0, (tm - ym / mean) - sum(first_wave) / self.wave)
+        self.lag = max(0.0, (tm - ym / mean) - sum(starts) / first_wave)
         self.ci_rel = ci
         self.cut_cycle = t
         self.interval_start = pts[0][0]
@@ -360,12 +372,29 @@ class IntervalSampling:
         self.cut_at = len(self.starts)
         return True
 
+    def one_wave(self) -> bool:
+        """Whether the whole grid is resident at once (no CTA waits for a slot)."""
+        return self.n_ctas <= self.wave
+
+    def shares_evenly(self, resident: list[tuple[int, int, int]]) -> bool:
+        """Whether the CTAs in flight at the cut (as :meth:`cut` takes them) progressed alike:
+        the mean rates of the oldest, second oldest, ... CTA of the SMs (:meth:`cut`'s
+        weights) within :data:`EVEN_SHARE` of each other.  A grid of one wave ends with its
+        slowest CTAs; a greedy scheduler that starves the younger CTAs of an SM until the
+        older end leaves an end the shared-SM model does not find (``docs/PERFORMANCE.md``)."""
+        w = self._cap_and_weights(resident)[1]
+        return not w or min(w) >= EVEN_SHARE * max(w)
+
     def cut(self, resident: list[tuple[int, int, int]]) -> None:
         """The CTAs in flight at the cut: (SM, CTA id, warp instructions issued).  Each one's
         rate is its instructions per cycle since its start (less the lag); an SM's fastest
         sets its cap ``c``, and the mean rate of the oldest, second oldest, ... CTA of the SMs
         sets the weights the model shares an SM's rate by (:meth:`_shares`)."""
         self.resident = resident
+        self.cta_cap, self.weights = self._cap_and_weights(resident)
+
+    def _cap_and_weights(self, resident: list[tuple[int, int, int]]) -> tuple[list[float], list[float]]:
+        """(the cap per SM, the weights by age rank) of :meth:`cut`."""
         by_sm: list[list[tuple[int, int, int]]] = [[] for _ in range(self.n_cores)]
         for sid, cid, done in resident:
             by_sm[sid].append((self.starts[cid], cid, done))
@@ -383,8 +412,7 @@ class IntervalSampling:
                 counts[rank] += 1
         busy = [c for c in cap if c > 0]
         mean_cap = sum(busy) / len(busy) if busy else 0.0
-        self.cta_cap = [c if c > 0 else mean_cap for c in cap]
-        self.weights = [x / k for x, k in zip(sums, counts, strict=True)]
+        return [c if c > 0 else mean_cap for c in cap], [x / k for x, k in zip(sums, counts, strict=True)]
 
     def _shares(self, sid: int, k: int, capped: bool) -> list[float]:
         """The rates of SM ``sid``'s ``k`` ready CTAs, oldest first: its rate split by the
@@ -425,7 +453,11 @@ class IntervalSampling:
         # CTA had then (one limited by latency); the interval cannot tell which
         self.tail_gap = max(0.0, end - (self._shared_processors(False) + self.drain))
         first = min(self.starts.values()) if self.starts else 0
-        bound = int(math.ceil(self.ci_rel * (projected - first) + self.lag + self.drain + self.tail_gap))
+        # the rate is stated as known to the tolerance at least: the batches of a short
+        # interval are not independent (a streaming kernel's rate moves by +-1 % over periods
+        # longer than the interval), so their confidence interval alone can understate it
+        rel = max(self.ci_rel, self.tol)
+        bound = int(math.ceil(rel * (projected - first) + self.lag + self.drain + self.tail_gap))
         return projected, bound, self.n_ctas - self.cut_at
 
     def _shared_processors(self, capped: bool) -> float:
@@ -442,20 +474,23 @@ class IntervalSampling:
         I, L = self.cta_insn, self.lag
         eps = 1e-9
         done_eps = eps * max(1.0, I)
-        by_sm: list[list[tuple[int, int]]] = [[] for _ in range(n)]      # (start cycle, done) oldest first
+        by_sm: list[list[tuple[int, int, int]]] = [[] for _ in range(n)]      # (start cycle, CTA id, done) oldest first
         for sid, cid, done in sorted(self.resident, key=lambda r: (self.starts[r[1]], r[1])):
-            by_sm[sid].append((self.starts[cid], done))
+            by_sm[sid].append((self.starts[cid], cid, done))
         K = max(1, max(len(mine) for mine in by_sm))
         alive = np.zeros((n, K), dtype=bool)
         ready = np.zeros((n, K))            # cycle the CTA issues from (its start plus the lag)
         left = np.zeros((n, K))             # its instructions left
         age = np.zeros((n, K), dtype=np.int64)     # order of issue: an SM's ready CTAs share by it
         issued = 0
+        # a screened launch's CTAs in flight each have their own instructions (a grid of one
+        # wave ends with its longest); those still to come take the mean
+        own = self.screen.insn if self.screen is not None and self.screen.insn.size == self.n_ctas else None
         for sid, mine in enumerate(by_sm):
-            for j, (start, done) in enumerate(mine):
+            for j, (start, cid, done) in enumerate(mine):
                 alive[sid, j] = True
                 ready[sid, j] = start + L
-                left[sid, j] = max(0.0, I - done)
+                left[sid, j] = max(0.0, (float(own[cid]) if own is not None else I) - done)
                 age[sid, j] = issued
                 issued += 1
         rate = np.zeros((n, K))

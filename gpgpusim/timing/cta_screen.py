@@ -20,8 +20,11 @@ The launch is sampled inside its first wave only when (:meth:`Screen.verdict`):
 While the launch is timed, :meth:`Screen.rest_like` keeps the cut back until the instructions a
 CTA has left look like those measured: the instructions (pcs) CTA 0's first warp ran over the
 part of its run that the interval measured against those it ran after it, at most
-:data:`MAX_PC_DISTANCE` apart (total variation).  A kernel with a late phase of other
-instructions is then measured into that phase, or simulated whole.
+:data:`MAX_PC_DISTANCE` apart (total variation); and until that warp's global accesses after
+the part measured come back to lines it touched before no more often than those in it did
+(:data:`MAX_REUSE_GAIN`).  A kernel with a late phase of other instructions, or a loop that
+wraps around its array and then finds it in the caches, is then measured into that phase, or
+simulated whole.
 
 The screening run costs about 1.4 functional runs of the grid (``docs/PERFORMANCE.md``: 29.7 s
 of CPU for a 1024x1024 matmul whose functional run takes 21.8 s).  It is not run twice: the
@@ -58,6 +61,9 @@ MAX_SPREAD = 0.10
 MAX_SHARED_GAIN = 0.10
 #: distributions of pcs (total variation) of the measured part of a CTA and of its rest
 MAX_PC_DISTANCE = 0.10
+#: the share of the first warp's accesses after the part measured that come back to lines it
+#: touched before may exceed that share in the part measured by this much at most
+MAX_REUSE_GAIN = 0.10
 #: pcs of the first warp kept at most (an even sample of a longer run)
 MAX_PCS = 1 << 20
 #: the screening run's writes are kept for the timed launch (:attr:`Screen.final`) when the
@@ -78,7 +84,7 @@ class FootprintRecorder:
     the distinct (line, CTA) keys of the chunk's global accesses, and with ``keep_pcs`` the pcs
     the chunk's first warp issued."""
 
-    __slots__ = ("winsn", "keys", "mem_on", "pcs", "_stride", "_n")
+    __slots__ = ("winsn", "keys", "mem_on", "pcs", "_stride", "_n", "reuse", "_lines", "_rstride", "_rn")
 
     def __init__(self, ex: Exec, keep_pcs: bool) -> None:
         self.winsn = np.zeros(ex.W, dtype=np.int64)
@@ -89,6 +95,13 @@ class FootprintRecorder:
         self.pcs: array[int] | None = array("i") if keep_pcs else None
         self._stride = 1
         self._n = 0                 # the first warp's instructions so far
+        #: with ``keep_pcs``, per global access of the first warp (an even sample of them, as
+        #: the pcs): its place in the warp's run (instructions issued), the lines it touched,
+        #: and how many of those the warp had touched before (:meth:`Screen.rest_like`)
+        self.reuse: array[int] | None = array("q") if keep_pcs else None
+        self._lines: set[int] = set()
+        self._rstride = 1
+        self._rn = 0
 
     def issue(self, ex: Exec, p: int, G: np.ndarray, masks: Any, sel: Any, esel: Any, mem: bool) -> None:
         self.winsn[G] += 1
@@ -114,6 +127,23 @@ class FootprintRecorder:
             self.pcs = pcs[::2]
             self._stride *= 2
 
+    def _note_reuse(self, a: np.ndarray) -> None:
+        """A global access of the first warp (its lanes' addresses ``a``)."""
+        lines = set((a >> np.uint64(LINE_SHIFT)).tolist())
+        before = len(lines & self._lines)
+        self._lines |= lines
+        n = self._rn
+        self._rn = n + 1
+        if n % self._rstride:
+            return
+        reuse = self.reuse
+        assert reuse is not None
+        reuse.extend((self._n, len(lines), before))
+        if len(reuse) >= 3 * MAX_PCS:       # keep every other access
+            kept = np.asarray(reuse, dtype=np.int64).reshape(-1, 3)[::2].ravel()
+            self.reuse = array("q", kept.tolist())
+            self._rstride *= 2
+
     def access(self, ex: Exec, space: str, addrs: np.ndarray, lanes: np.ndarray, size: int,
                is_store: bool, is_atomic: bool) -> None:
         if not self.mem_on or addrs.size == 0 or space not in ("global", "generic"):
@@ -122,6 +152,10 @@ class FootprintRecorder:
         if space == "generic":
             g = (a >> WINDOW_SHIFT) == 0
             a, lanes = a[g], lanes[g]
+        if self.reuse is not None:
+            first = lanes < 32          # the chunk's first warp: CTA 0's first
+            if first.any():
+                self._note_reuse(a[first])
         cta = ex.cta_ids[ex.lane_cta[lanes]].astype(np.uint64)
         k = ((a >> np.uint64(LINE_SHIFT)) << np.uint64(CTA_BITS)) | cta
         if k.size > 1:      # neighbouring lanes mostly share a line: drop repeats (the chunk's keys are made unique at its end)
@@ -139,6 +173,11 @@ class Screen:
     insn: np.ndarray            # warp instructions per CTA, by CTA id
     shared: np.ndarray          # per CTA: share of its lines a CTA of lower id touched (NaN: none)
     pcs: np.ndarray             # the pcs CTA 0's first warp issued, in order (an even sample)
+    #: per global access of CTA 0's first warp (an even sample), in order: (instructions the
+    #: warp had issued, lines the access touched, of those the lines it had touched before)
+    reuse: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros((0, 3), dtype=np.int64))
+    #: the warp instructions CTA 0's first warp issued
+    first_warp_insn: int = 0
     #: the screening run itself, when the timed launch may take its result at the cut instead
     #: of running its rest (:func:`screen_launch`): its counts, and what it wrote
     trial: engine.LaunchChunks | None = None
@@ -190,7 +229,28 @@ class Screen:
         m = int(pcs.max()) + 1
         a = np.bincount(pcs[i0:i1], minlength=m) / (i1 - i0)
         b = np.bincount(pcs[i1:], minlength=m) / (n - i1)
-        return 0.5 * float(np.abs(a - b).sum()) <= MAX_PC_DISTANCE
+        if 0.5 * float(np.abs(a - b).sum()) > MAX_PC_DISTANCE:
+            return False
+        return self._reuse_like(y0 / per_cta, y1 / per_cta)
+
+    def _reuse_like(self, f0: float, f1: float) -> bool:
+        """Whether the global accesses of CTA 0's first warp after the part measured (the
+        fractions ``f0`` to ``f1`` of its run) touch lines it touched before no more often than
+        those in it did: the shares differ by at most :data:`MAX_REUSE_GAIN`.  A loop that
+        comes back to the data it started on (a ring buffer, a sweep repeated) finds it in the
+        caches then, and runs faster than the part measured, with the same instructions."""
+        r = self.reuse
+        if r.size == 0 or self.first_warp_insn <= 0:
+            return True
+        at = r[:, 0]
+        n = self.first_warp_insn
+        mid = (at >= f0 * n) & (at < f1 * n)
+        rest = at >= f1 * n
+        if not rest.any() or not mid.any():
+            return True
+        share_mid = r[mid, 2].sum() / max(1, r[mid, 1].sum())
+        share_rest = r[rest, 2].sum() / max(1, r[rest, 1].sum())
+        return float(share_rest - share_mid) <= MAX_REUSE_GAIN
 
 
 def screen_launch(lc: engine.LaunchChunks, gmem: GlobalMemory) -> Screen | str:
@@ -220,6 +280,8 @@ def screen_launch(lc: engine.LaunchChunks, gmem: GlobalMemory) -> Screen | str:
     lines_n = np.zeros(lc.total, dtype=np.int64)
     seen = np.zeros(0, dtype=np.uint64)     # lines touched by the chunks run so far
     pcs: Any = []
+    reuse: Any = []
+    first_warp_insn = 0
     current: list[FootprintRecorder] = []
 
     def recorder(ex: Exec) -> FootprintRecorder:
@@ -236,6 +298,7 @@ def screen_launch(lc: engine.LaunchChunks, gmem: GlobalMemory) -> Screen | str:
                 insn[ids] += np.bincount(ex.warp_cta, weights=r.winsn, minlength=ex.ncta).astype(np.int64)
                 if r.pcs is not None:
                     pcs = r.pcs
+                    reuse, first_warp_insn = r.reuse, r._n
                 keys = np.unique(np.concatenate(r.keys)) if r.keys else np.zeros(0, dtype=np.uint64)
                 r.keys = []
                 line = keys >> np.uint64(CTA_BITS)
@@ -262,6 +325,7 @@ def screen_launch(lc: engine.LaunchChunks, gmem: GlobalMemory) -> Screen | str:
     with np.errstate(invalid="ignore", divide="ignore"):
         shared = np.where(lines_n > 0, shared_n / np.maximum(lines_n, 1), np.nan)
     return Screen(insn=insn, shared=shared, pcs=np.asarray(pcs, dtype=np.int64),
+                  reuse=np.asarray(reuse, dtype=np.int64).reshape(-1, 3), first_warp_insn=first_warp_insn,
                   trial=trial if final is not None else None, final=final)
 
 

@@ -412,9 +412,9 @@ class TimingGpu(Gpu):
         on stderr of why not (once per kernel name)."""
         assert isinstance(run.trace, KernelTrace)
         found: Screen | str
-        if run.n_ctas < INTERVAL_MIN_WAVES * wave:
-            found = (f"{run.n_ctas / wave:.1f} waves of {wave} CTAs, fewer than {INTERVAL_MIN_WAVES} "
-                     "(-gpgpusim_sampling_cta_interval 1 samples it anyway)")
+        if wave < run.n_ctas < INTERVAL_MIN_WAVES * wave:
+            found = (f"{run.n_ctas / wave:.1f} waves of {wave} CTAs, more than one and fewer than "
+                     f"{INTERVAL_MIN_WAVES} (-gpgpusim_sampling_cta_interval 1 samples it anyway)")
         elif int(self.config.get("gpgpusim_memcheck") or 0):
             found = "memcheck is on (a screening run would report each fault a second time)"
         else:
@@ -422,11 +422,15 @@ class TimingGpu(Gpu):
         why = found if isinstance(found, str) else found.verdict(wave)
         if why is None and isinstance(found, Screen):
             return found
-        name = run.trace.kernel
+        self._screen_note(run.trace.kernel, str(why))
+        return None
+
+    def _screen_note(self, name: str, why: str) -> None:
+        """The note on stderr of why kernel ``name`` is not sampled inside its first wave (once
+        per kernel name)."""
         if name not in self._screen_note_done:
             self._screen_note_done.add(name)
             sys.stderr.write(f"GPGPU-Sim: NOTE: kernel {name} is not sampled inside its first wave: {why}\n")
-        return None
 
     def _wave_sampling(self, run: KernelRun) -> CtaSampling | None:
         """Wave sampling (cta_sampling.CtaSampling) for ``run``, None when its grid is too small."""
@@ -462,6 +466,14 @@ class TimingGpu(Gpu):
                     if slot.kernel is run:
                         done = sum(core.warps[ws].src.issued() for ws in slot.warps)
                         resident.append((i, slot.cta_id, done))
+            if cs.screen is not None and cs.one_wave() and not cs.shares_evenly(resident):
+                # a grid of one wave whose SMs' CTAs progress unevenly: timed whole
+                run.cta_sampling = None
+                self._interval_run = None
+                self._interval_next = _NEVER
+                self._screen_note(run.trace.kernel, "its CTAs do not share their SMs evenly (a grid of one "
+                                  "wave ends with its slowest CTAs, which the interval does not show)")
+                return
             cs.cut(resident)
             run.n_ctas = run.issued          # no more CTAs to the timing model
             self._cut_trace(run.trace, cs)

@@ -159,8 +159,8 @@ def test_a_grid_of_fewer_than_three_waves_is_timed_whole_with_a_note(capsys, mon
     monkeypatch.setattr(tgpu, "screen_launch", counting)
     auto, mem = _run(100, "cta", reps=100)
     assert calls == [] and auto.report_stats.sampling["status"] == "detailed"
-    assert "GPGPU-Sim: NOTE: kernel k is not sampled inside its first wave: 1.6 waves of 64 CTAs, fewer than 3 " \
-           "(-gpgpusim_sampling_cta_interval 1 samples it anyway)" in capsys.readouterr().err
+    assert "GPGPU-Sim: NOTE: kernel k is not sampled inside its first wave: 1.6 waves of 64 CTAs, more than one " \
+           "and fewer than 3 (-gpgpusim_sampling_cta_interval 1 samples it anyway)" in capsys.readouterr().err
     off, mem_off = _run(100, "cta", "-gpgpusim_sampling_cta_interval 0", reps=100)
     assert auto.report_stats.cycles == off.report_stats.cycles and (mem == mem_off).all()
     forced, _ = _run(100, "cta", "-gpgpusim_sampling_cta_interval 1", reps=100)
@@ -283,3 +283,54 @@ ret;
     found = _screen(src, 4, b"", g)
     assert isinstance(found, Screen) and found.final is None and found.trial is None
     assert found.insn.tolist() == [found.insn[0]] * 4
+
+
+def test_a_grid_of_one_wave_whose_ctas_share_their_sms_evenly_is_sampled_inside_it():
+    """8 CTAs of ADD_LOOP on 2 SMs, 3,000 trips: every CTA resident from the start, 4 to an SM
+    progressing alike; under the default the launch is screened and cut once its rate is known,
+    within its bound of the full run, memory exact."""
+    full, mem_full = _run(8, "off", reps=3000)
+    auto, mem = _run(8, "cta", reps=3000)
+    assert (mem == np.arange(8 * 64) + 3000).all() and (mem == mem_full).all()
+    f, a = full.report_stats, auto.report_stats
+    c = a.sampling["cta"]
+    assert (c["method"], c["screened"], c["wave_ctas"], c["ctas_cut"], c["ctas_projected"]) == ("interval", True, 8, 8, 0)
+    assert (f.cycles, a.cycles, a.sampling["cycles_bound"]) == (57665, 57606, 1652)
+    assert abs(a.cycles - f.cycles) <= a.sampling["cycles_bound"] and a.warp_insn == f.warp_insn
+
+
+def test_a_grid_of_one_wave_whose_ctas_share_their_sms_unevenly_is_timed_whole_with_a_note(capsys):
+    """64 CTAs of ADD_LOOP on 2 SMs: 32 to an SM, the greedy scheduler runs the older ones first
+    (the youngest at half the oldest's pace at the cut), so the launch ends with CTAs the
+    interval saw starved: it is timed whole, and says why."""
+    auto, mem = _run(64, "cta", reps=500)
+    off, mem_off = _run(64, "off", reps=500)
+    assert auto.report_stats.sampling["status"] == "detailed" and (mem == mem_off).all()
+    assert auto.report_stats.cycles == off.report_stats.cycles == 60261
+    assert "GPGPU-Sim: NOTE: kernel k is not sampled inside its first wave: its CTAs do not share their SMs " \
+           "evenly" in capsys.readouterr().err
+
+
+def test_the_cut_waits_while_the_rest_comes_back_to_data_touched_before():
+    """CTA 0's warp: 100 instructions of one pc, a global access each; the first 60 touch a new
+    line each, the last 40 the lines of the first 40 again.  Measured over 0.2..0.5 the rest
+    rereads far more than the part measured did; measured over 0.7..0.9, as much."""
+    reuse = np.array([[i + 1, 1, 0] for i in range(60)] + [[i + 1, 1, 1] for i in range(60, 100)])
+    s = Screen(insn=np.full(4, 200), shared=np.zeros(4), pcs=np.zeros(100, dtype=np.int64),
+               reuse=reuse, first_warp_insn=100)
+    assert not s.rest_like(40, 100)
+    assert s.rest_like(140, 180)
+    assert s.rest_like(0, 200)              # nothing left
+
+
+def test_the_first_warp_notes_which_of_its_accesses_come_back_to_lines_it_touched():
+    from gpgpusim.timing import cta_screen
+
+    class _Ex:
+        W = 1
+    r = cta_screen.FootprintRecorder(_Ex(), keep_pcs=True)   # type: ignore[arg-type]
+    for base in (0, 128, 0, 64):
+        r.issue1(0, 0, 1, 1, True)
+        r._note_reuse(np.array([base, base + 4, base + 256], dtype=np.uint64))
+    # lines (0, 2), (1, 3), (0, 2) again, (0, 2) again: 64 + 4 is in line 0
+    assert list(r.reuse or []) == [1, 2, 0, 2, 2, 0, 3, 2, 2, 4, 2, 2]

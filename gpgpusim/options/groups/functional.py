@@ -80,19 +80,21 @@ EXTENSIONS = [
            "detail until their cycles per instruction are known within -gpgpusim_sampling_tol, the "
            "rest run functionally and their cycles and counters are projected, marked as such), "
            "cta (the waves of a grid of >= 6 waves likewise, until the throughput is known, and a grid "
-           "of 3 to 15 waves inside its first wave: -gpgpusim_sampling_cta_interval), all "
+           "of one wave or of 3 to 15 waves inside its first wave: -gpgpusim_sampling_cta_interval), all "
            "(both)", "str"),
     Legacy("gpgpusim_sampling_cta_tail", "sampling_cta_tail", "drain",
            "CTA sampling: how a sampled kernel's tail is timed: drain (the CTAs in flight when "
            "sampling stops issue drain in detail and stand for it) or detail (the middle CTAs run "
            "functionally and the last partial wave plus one full wave are simulated)", "str"),
     Legacy("gpgpusim_sampling_cta_interval", "sampling_cta_interval", "auto",
-           "CTA sampling inside the first wave for grids of 1 to 15 waves: the launch is cut once "
+           "CTA sampling inside the first wave for grids of up to 15 waves: the launch is cut once "
            "its rate is known within -gpgpusim_sampling_tol and the rest is projected by a model "
-           "of the SMs shared by their CTAs.  auto (the default): only launches of at least 3 waves "
-           "that pass a screening run on the functional engine (CTAs of equal work, later CTAs sharing data "
-           "with earlier ones no more than the first wave's do; the cut waits until what a CTA has "
-           "left runs the instructions the measured part ran, in like proportions); 1 = every such "
+           "of the SMs shared by their CTAs.  auto (the default): only launches of one wave or of at "
+           "least 3 waves that pass a screening run on the functional engine (CTAs of equal work, later "
+           "CTAs sharing data with earlier ones no more than the first wave's do; the cut waits until "
+           "what a CTA has left runs the instructions the measured part ran, in like proportions, and "
+           "comes back to data it touched before no more often; a grid of one wave also needs its "
+           "CTAs to share their SMs evenly at the cut); 1 = every such "
            "launch, unscreened; "
            "0 = off", "str"),
     Legacy("gpgpusim_sampling_tol", "sampling_tol", "0.02",
