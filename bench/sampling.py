@@ -53,6 +53,7 @@ PROGRAMS: dict[str, tuple[Path, list[str]]] = {
     "gauss": (BIN / "gauss", ["128"]),
     "floyd": (BIN / "floyd", ["128"]),
     "window": (BIN / "window", ["8192", "100"]),
+    "mvt": (BIN / "mvt", ["2048"]),
 }
 
 #: programs run only when named in --programs: the same kernels at more launches, to show how
@@ -99,7 +100,8 @@ def _load(name: str, mode: str) -> tuple[dict, dict, list[str]] | None:
         run = json.loads((d / "run.json").read_text())
         out = [ln for ln in (d / "stdout.txt").read_text().splitlines()
                if ln.startswith(("checksum", "iteration", "many_launches:", "kernel_loop:",
-                                 "stencil:", "solver:", "bigrid:", "matmul:", "bfs:", "gauss:", "floyd:", "window:", "sum", "level"))]
+                                 "stencil:", "solver:", "bigrid:", "matmul:", "bfs:", "gauss:", "floyd:", "window:", "mvt:", "sum",
+                                 "level"))]
     except (OSError, ValueError):
         return None
     return stats, run, out
