@@ -223,6 +223,11 @@ INTERVAL_MIN_WAVES = 3
 #: oldest, second oldest, ... CTA at least this fraction of the fastest
 #: (:meth:`IntervalSampling.shares_evenly`)
 EVEN_SHARE = 0.9
+#: ... and is cut only once its CTAs have issued this share of their warp instructions (the
+#: screening run's mean): a grid of one wave is projected wholly from its interval, and a
+#: streaming grid's start-up (its memory queues and DRAM rows filling) can outlast the first
+#: quarter of the time its rate takes to settle (``docs/PERFORMANCE.md``)
+ONE_WAVE_MIN_SHARE = 0.05
 
 
 def parse_interval(value: Any) -> str:
@@ -271,7 +276,8 @@ class IntervalSampling:
     evenly (a barrier per loop) run in step and a last partial wave costs a whole CTA time.
     A screened launch's CTAs in flight each take their own instruction count from the
     screening run (a grid of one wave ends with its longest CTA).  A grid of one wave is cut
-    only when its CTAs share their SMs evenly (:meth:`shares_evenly`), else timed whole.
+    only after its CTAs issued :data:`ONE_WAVE_MIN_SHARE` of their instructions, and only when
+    they share their SMs evenly (:meth:`shares_evenly`), else timed whole.
     The bound is the rate's interval (at least the tolerance: the batches of a short interval
     are not independent) over the projected cycles, plus the lag, the drain and
     what the cap adds (``tail_gap``: an SM left with few CTAs might run them at its full rate,
@@ -315,6 +321,9 @@ class IntervalSampling:
         self.interval_start = 0                       # first cycle of the measured interval
         #: (cycle, warp instructions issued, scalar counters) handed in by the GPU
         self.snapshots: list[tuple[int, int, dict[str, int]]] = []
+        #: warp instructions per CTA issued before a screened grid of one wave may be cut
+        self.min_cut_insn = ONE_WAVE_MIN_SHARE * float(screen.insn.mean()) \
+            if screen is not None and screen.insn.size and self.one_wave() else 0.0
 
     @staticmethod
     def eligible(n_ctas: int, wave: int) -> bool:
@@ -351,6 +360,8 @@ class IntervalSampling:
         ci = t975(b - 1) * sd / math.sqrt(b) / mean
         if ci > self.tol:
             return False
+        if pts[-1][1] < self.min_cut_insn:
+            return False        # a grid of one wave: not before its CTAs ran ONE_WAVE_MIN_SHARE of their work
         if self.screen is not None and not self.screen.rest_like(pts[0][1], pts[-1][1]):
             return False        # what the CTAs have left does not look like what was measured
         # the line of slope ``mean`` through the interval's centroid: where it meets y = 0

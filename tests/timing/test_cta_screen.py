@@ -334,3 +334,24 @@ def test_the_first_warp_notes_which_of_its_accesses_come_back_to_lines_it_touche
         r._note_reuse(np.array([base, base + 4, base + 256], dtype=np.uint64))
     # lines (0, 2), (1, 3), (0, 2) again, (0, 2) again: 64 + 4 is in line 0
     assert list(r.reuse or []) == [1, 2, 0, 2, 2, 0, 3, 2, 2, 4, 2, 2]
+
+
+def test_a_screened_grid_of_one_wave_is_cut_only_after_a_twentieth_of_its_work():
+    """Four CTAs on two SMs, the whole grid, each issuing a warp instruction a cycle: unscreened
+    the rate is known at cycle 352; screened (20,000 instructions a CTA), the cut waits until
+    the CTAs have issued 5 % of them (1,000: the first look at or past cycle 1,000)."""
+    from gpgpusim.timing.cta_sampling import ONE_WAVE_MIN_SHARE, IntervalSampling
+
+    def cut_cycle(screen: Screen | None) -> int:
+        cs = IntervalSampling(wave=4, n_ctas=4, tol=0.02, n_cores=2, screen=screen)
+        for cid in range(4):
+            cs.cta_started(cid, 0)
+        t = 0
+        while not cs.observe(t, [2 * t, 2 * t]):
+            t += 16
+        return cs.cut_cycle
+
+    assert ONE_WAVE_MIN_SHARE == 0.05
+    assert cut_cycle(None) == 352
+    screen = Screen(insn=np.full(4, 20000), shared=np.zeros(4), pcs=np.zeros(100, dtype=np.int64))
+    assert cut_cycle(screen) == 1008
