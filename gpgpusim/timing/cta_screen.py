@@ -64,6 +64,9 @@ MAX_PC_DISTANCE = 0.10
 #: the share of the first warp's accesses after the part measured that come back to lines it
 #: touched before may exceed that share in the part measured by this much at most
 MAX_REUSE_GAIN = 0.10
+#: lines the first warp's reuse record remembers at most (a warp streaming over 32 MB: the set
+#: of them stays ~20 MB)
+MAX_LINES = 1 << 18
 #: pcs of the first warp kept at most (an even sample of a longer run)
 MAX_PCS = 1 << 20
 #: the screening run's writes are kept for the timed launch (:attr:`Screen.final`) when the
@@ -128,7 +131,10 @@ class FootprintRecorder:
             self._stride *= 2
 
     def _note_reuse(self, a: np.ndarray) -> None:
-        """A global access of the first warp (its lanes' addresses ``a``)."""
+        """A global access of the first warp (its lanes' addresses ``a``); none once the warp
+        has touched :data:`MAX_LINES` lines (the rest of its run is then not compared)."""
+        if len(self._lines) >= MAX_LINES:
+            return
         lines = set((a >> np.uint64(LINE_SHIFT)).tolist())
         before = len(lines & self._lines)
         self._lines |= lines

@@ -355,3 +355,17 @@ def test_a_screened_grid_of_one_wave_is_cut_only_after_a_twentieth_of_its_work()
     assert cut_cycle(None) == 352
     screen = Screen(insn=np.full(4, 20000), shared=np.zeros(4), pcs=np.zeros(100, dtype=np.int64))
     assert cut_cycle(screen) == 1008
+
+
+def test_the_reuse_record_stops_at_its_line_limit(monkeypatch):
+    from gpgpusim.timing import cta_screen
+
+    class _Ex:
+        W = 1
+    monkeypatch.setattr(cta_screen, "MAX_LINES", 4)
+    r = cta_screen.FootprintRecorder(_Ex(), keep_pcs=True)   # type: ignore[arg-type]
+    for base in (0, 256, 512, 0):
+        r.issue1(0, 0, 1, 1, True)
+        r._note_reuse(np.array([base, base + 128], dtype=np.uint64))
+    # four lines after the second access: the third and fourth are not noted
+    assert list(r.reuse or []) == [1, 2, 0, 2, 2, 0]
