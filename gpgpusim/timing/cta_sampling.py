@@ -387,13 +387,13 @@ class IntervalSampling:
         """Whether the whole grid is resident at once (no CTA waits for a slot)."""
         return self.n_ctas <= self.wave
 
-    def shares_evenly(self, resident: list[tuple[int, int, int]]) -> bool:
-        """Whether the CTAs in flight at the cut (as :meth:`cut` takes them) progressed alike:
-        the mean rates of the oldest, second oldest, ... CTA of the SMs (:meth:`cut`'s
-        weights) within :data:`EVEN_SHARE` of each other.  A grid of one wave ends with its
-        slowest CTAs; a greedy scheduler that starves the younger CTAs of an SM until the
-        older end leaves an end the shared-SM model does not find (``docs/PERFORMANCE.md``)."""
-        w = self._cap_and_weights(resident)[1]
+    def shares_evenly(self) -> bool:
+        """Whether the CTAs in flight at the cut (:meth:`cut`) progressed alike: the mean
+        rates of the oldest, second oldest, ... CTA of the SMs (the weights) within
+        :data:`EVEN_SHARE` of each other.  A grid of one wave ends with its slowest CTAs; a
+        greedy scheduler that starves the younger CTAs of an SM until the older end leaves an
+        end the shared-SM model does not find (``docs/PERFORMANCE.md``)."""
+        w = self.weights
         return not w or min(w) >= EVEN_SHARE * max(w)
 
     def cut(self, resident: list[tuple[int, int, int]]) -> None:
@@ -402,10 +402,6 @@ class IntervalSampling:
         sets its cap ``c``, and the mean rate of the oldest, second oldest, ... CTA of the SMs
         sets the weights the model shares an SM's rate by (:meth:`_shares`)."""
         self.resident = resident
-        self.cta_cap, self.weights = self._cap_and_weights(resident)
-
-    def _cap_and_weights(self, resident: list[tuple[int, int, int]]) -> tuple[list[float], list[float]]:
-        """(the cap per SM, the weights by age rank) of :meth:`cut`."""
         by_sm: list[list[tuple[int, int, int]]] = [[] for _ in range(self.n_cores)]
         for sid, cid, done in resident:
             by_sm[sid].append((self.starts[cid], cid, done))
@@ -423,7 +419,8 @@ class IntervalSampling:
                 counts[rank] += 1
         busy = [c for c in cap if c > 0]
         mean_cap = sum(busy) / len(busy) if busy else 0.0
-        return [c if c > 0 else mean_cap for c in cap], [x / k for x, k in zip(sums, counts, strict=True)]
+        self.cta_cap = [c if c > 0 else mean_cap for c in cap]
+        self.weights = [x / k for x, k in zip(sums, counts, strict=True)]
 
     def _shares(self, sid: int, k: int, capped: bool) -> list[float]:
         """The rates of SM ``sid``'s ``k`` ready CTAs, oldest first: its rate split by the

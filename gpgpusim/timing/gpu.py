@@ -466,19 +466,17 @@ class TimingGpu(Gpu):
                     if slot.kernel is run:
                         done = sum(core.warps[ws].src.issued() for ws in slot.warps)
                         resident.append((i, slot.cta_id, done))
-            if cs.screen is not None and cs.one_wave() and not cs.shares_evenly(resident):
+            cs.cut(resident)
+            if cs.screen is not None and cs.one_wave() and not cs.shares_evenly():
                 # a grid of one wave whose SMs' CTAs progress unevenly: timed whole
                 run.cta_sampling = None
-                self._interval_run = None
-                self._interval_next = _NEVER
                 self._screen_note(run.trace.kernel, "its CTAs do not share their SMs evenly (a grid of one "
                                   "wave ends with its slowest CTAs, which the interval does not show)")
-                return
-            cs.cut(resident)
-            run.n_ctas = run.issued          # no more CTAs to the timing model
-            self._cut_trace(run.trace, cs)
-            for core in self.cores:
-                core.abandon(run)            # the warps in flight stop issuing and drain
+            else:
+                run.n_ctas = run.issued          # no more CTAs to the timing model
+                self._cut_trace(run.trace, cs)
+                for core in self.cores:
+                    core.abandon(run)            # the warps in flight stop issuing and drain
             self._interval_run = None
             self._interval_next = _NEVER
 
