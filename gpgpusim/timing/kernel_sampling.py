@@ -52,7 +52,7 @@ instruction counts:
 * the timing model's scalar counters (cache accesses and misses, DRAM reads and writes, stalls,
   memory-instruction counts, latency sums, ...): the group's count per warp instruction times the
   launch's warp instructions, or, once the kernel has a :class:`Line` whose reach and mix the
-  launch is within, each counter's line against thread instructions
+  launch is within, each counter's line against the line's measure of work
   (:meth:`KernelSampler.counter_line`).  The memory system's counts (:data:`TRAFFIC_COUNTERS`:
   L1D and L2 accesses and misses, interconnect packets, DRAM reads, ...) follow the launch's
   global-memory transactions instead, which its functional run counts (the 32-byte sectors
@@ -204,13 +204,30 @@ class Sample:
     bound_rel: float = 0.0
     #: its place among the group's launches (0 = the group's first, detailed or projected)
     seq: int = 0
-    #: its thread instructions (the regressor of :class:`Line`); 0 when not known
+    #: its thread instructions (a regressor of :class:`Line`); 0 when not known
     thread_insn: int = 0
     #: its cold reads and writes (:data:`COLD`)
     cold: tuple[int, int] = (0, 0)
     #: its global-memory transactions, (reads, writes and atomics) (``KernelStats.tx_reads``,
     #: ``tx_writes``); (0, 0) when not counted
     tx: tuple[int, int] = (0, 0)
+
+
+#: what a :class:`Line` may fit cycles against (:func:`measure`): thread instructions, or
+#: global-memory transactions (reads and writes)
+MEASURES = ("thread", "tx")
+
+
+def measure(name: str, thread_insn: int, tx: tuple[int, int] | None) -> int:
+    """A launch's work in measure ``name`` (:data:`MEASURES`): its thread instructions, or its
+    global-memory transactions (0 when not counted)."""
+    if name == "thread":
+        return thread_insn
+    return sum(tx) if tx is not None else 0
+
+
+def _x(s: Sample, name: str) -> int:
+    return measure(name, s.thread_insn, s.tx)
 
 
 def traffic_fit(samples: list[Sample]) -> dict[str, tuple[float, float]] | None:
@@ -433,10 +450,11 @@ class Group:
         pi = t975(sp.dof_every) * math.sqrt(sp.ss_every / sp.dof_every) * math.sqrt(1 + 1 / n)
         return mean, ci, pi
 
-    def thread_centre(self) -> float:
-        """The mean thread instructions of :meth:`used` (the group's place on a :class:`Line`)."""
+    def centre(self, name: str = "thread") -> float:
+        """The mean work of :meth:`used` in measure ``name`` (:func:`measure`; the group's place
+        on a :class:`Line`)."""
         used = self.used()
-        return sum(s.thread_insn for s in used) / len(used) if used else 0.0
+        return sum(_x(s, name) for s in used) / len(used) if used else 0.0
 
     def scaling_gap(self, cpi: float, warp_insn: int, thread_insn: int = 0,
                     tx: tuple[int, int] | None = None) -> float:
@@ -506,21 +524,28 @@ class Group:
 class Line:
     """A launch projected from a line through the converged groups of its kernel and shape
     (:meth:`KernelSampler.line`): cycles less the launch latency fitted by least squares
-    against thread instructions over the groups' detailed launches.
+    against a measure of the work over the groups' detailed launches -- thread instructions,
+    or global-memory transactions (:data:`MEASURES`), counted by each launch's functional run.
 
     A kernel whose work shrinks or grows launch by launch (an elimination step over fewer rows
     each time) forms a new group every ``-gpgpusim_sampling_similar`` of drift, and each needs
     ``-gpgpusim_sampling_min`` detailed launches (or ``-gpgpusim_sampling_pool``, once it pools
     its spread with the earlier groups').  Once three groups have converged, the line
-    through them shows whether cycles follow thread instructions linearly: a bend, or launches
-    that scatter, widen its residuals and so its confidence interval.  A launch is projected
-    from the line when (1) its thread instructions lie within the groups' span, or beyond it by
-    at most that span; (2) its instruction mix is as near to the nearest group's as the groups'
-    mixes are to each other, plus ``similar / 2``; (3) the 95 % confidence interval of the
-    line's value at the launch is within ``-gpgpusim_sampling_tol`` of it (of the cycles
-    projected, or with ``-gpgpusim_sampling_tol_of work`` of the work alone), the stopping rule
-    of a group.  Thread instructions follow both a launch's warps and their active lanes: a kernel
-    whose warps stay while fewer of their threads work (a multiplier step) moves along it too.
+    through them shows whether cycles follow the measure linearly: a bend, or launches that
+    scatter, widen its residuals and so its confidence interval.  A launch is projected from
+    the line when (1) its measure lies within the groups' span, or beyond it by at most that
+    span; (2) its instruction mix is as near to the nearest group's as the groups' mixes are to
+    each other, plus ``similar / 2``; (3) the 95 % confidence interval of the line's value at
+    the launch is within ``-gpgpusim_sampling_tol`` of it (of the cycles projected, or with
+    ``-gpgpusim_sampling_tol_of work`` of the work alone), the stopping rule of a group.
+    Thread instructions follow both a launch's warps and their active lanes: a kernel whose
+    warps stay while fewer of their threads work (a multiplier step) moves along them too.
+    Transactions follow a loop bound by its loads whose compiler unrolled it: 11 trips issue
+    as many instructions as 12 but fewer loads, so against thread instructions a widening
+    window's groups scatter by ~100 cycles about their line and against its loads by ~25
+    (``bench/sampling/window.cu``).  Both lines are fitted when transactions were counted
+    for every detailed launch; a launch takes, of those that pass (1) to (3), the one that
+    states the smaller bound, its counters from the same line.
 
     The stated bound is the sum of the 95 % prediction interval of one launch at that place
     (the residuals of every detailed launch, the groups' warm-ups included, as a group's
@@ -531,11 +556,11 @@ class Line:
     scale past them, a multiplier step whose time stays while it has work for every warp); and
     the mean bound the CTA-sampled detailed launches carry.
 
-    The counters follow thread instructions too (:meth:`_LineFit.counters`): each is a
-    least-squares line through the same detailed launches, evaluated at the launch (the memory
-    system's per transaction over them, :func:`traffic_fit`, at the launch's); so are
-    those of a launch projected from a group once the line exists and conditions (1) and (2)
-    hold (:meth:`KernelSampler.counter_line`).  A kernel whose warps stay while fewer of their
+    The counters follow the same measure (:meth:`_LineFit.counters`): each is a least-squares
+    line through the same detailed launches, evaluated at the launch (the memory system's per
+    transaction over them, :func:`traffic_fit`, at the launch's); so are those of a launch
+    projected from a group once a line exists and conditions (1) and (2) hold, from the line
+    of the smaller residuals (:meth:`KernelSampler.counter_line`).  A kernel whose warps stay while fewer of their
     lanes work makes fewer memory accesses per warp instruction: scaled per warp instruction
     from the nearest group, the line-projected launches of a Gaussian elimination counted
     twice the L1D and L2 accesses of the full simulation, its group-projected ones 18 % more
@@ -554,7 +579,7 @@ class Line:
     #: but one predicts that one's mean (:func:`_leave_one_out`)
     model: float
     #: beyond the groups, cycles: the larger gap between the line's continuation from the
-    #: nearer edge and, there, not scaling at all or scaling in proportion to thread instructions
+    #: nearer edge and, there, not scaling at all or scaling in proportion to the measure
     beyond: float
     #: mean relative bound of the CTA-sampled detailed launches
     inherited: float
@@ -563,17 +588,23 @@ class Line:
     #: the cold gap of the launch against the nearest group, cycles (:meth:`KernelSampler.cold_gap`)
     cold: float = 0.0
 
+    def stated(self) -> float:
+        """The bound the line states at the launch before its cold gap, cycles."""
+        return self.pi + self.model + self.beyond + self.inherited * self.work
+
 
 @dataclass(frozen=True)
 class _LineFit:
     """What :meth:`KernelSampler.line` needs of the line through some converged groups: the
-    groups' span in thread instructions, the fit over their used launches (``n`` of them) and
+    groups' span in its measure, the fit over their used launches (``n`` of them) and
     its residuals over those and over every detailed launch (``m``), the leave-one-out model
     error, the mean bound the CTA-sampled launches pass on and, per counter, its line over the
     same launches."""
 
     groups: list[Group]
-    #: the groups' mean thread instructions (:meth:`Group.thread_centre`), in ``groups``' order
+    #: what the line fits cycles against (:data:`MEASURES`)
+    measure: str
+    #: the groups' mean work in :attr:`measure` (:meth:`Group.centre`), in ``groups``' order
     centres: list[float]
     lo: float
     hi: float
@@ -589,18 +620,20 @@ class _LineFit:
     loo: float
     inherited: float
     #: per counter (high-water marks left out; :data:`COLD`'s without the launches' own cold
-    #: misses): its mean over the used launches and its least-squares slope against thread
-    #: instructions
+    #: misses): its mean over the used launches and its least-squares slope against
+    #: :attr:`measure`
     counter_lines: dict[str, tuple[float, float]]
     #: the memory system's counters per transaction over the same launches (:func:`traffic_fit`)
     traffic: dict[str, tuple[float, float]] | None = None
 
     @classmethod
-    def through(cls, groups: list[Group], latency: int) -> _LineFit | None:
-        centres = [g.thread_centre() for g in groups]
+    def through(cls, groups: list[Group], latency: int, name: str = "thread") -> _LineFit | None:
+        """The line through ``groups`` against measure ``name``, or None (fewer than four
+        used launches, or no spread in ``name`` between the groups)."""
+        centres = [g.centre(name) for g in groups]
         lo, hi = min(centres), max(centres)
-        used = [(s.thread_insn, max(0, s.cycles - latency)) for g in groups for s in g.used()]
-        every = [(s.thread_insn, max(0, s.cycles - latency)) for g in groups for s in g.samples]
+        used = [(_x(s, name), max(0, s.cycles - latency)) for g in groups for s in g.used()]
+        every = [(_x(s, name), max(0, s.cycles - latency)) for g in groups for s in g.samples]
         fit = _fit(used)
         if hi <= lo or fit is None or len(used) < 4:
             return None
@@ -611,26 +644,30 @@ class _LineFit:
         samples = [s for g in groups for s in g.used()]
         names = sorted({k for s in samples for k in s.counters if not high_water(k)})
         lines = {}
-        for name in names:
-            ys = [_warm(s, name) for s in samples]
+        for counter in names:
+            ys = [_warm(s, counter) for s in samples]
             cy = sum(ys) / n
-            lines[name] = (cy, sum((s.thread_insn - mx) * (y - cy) for s, y in zip(samples, ys, strict=True)) / sxx)
-        return cls(groups, centres, lo, hi, hi - lo, n, m, mx, my, sxx, b,
-                   s_used, s_every, _leave_one_out(groups, latency),
+            lines[counter] = (cy, sum((_x(s, name) - mx) * (y - cy) for s, y in zip(samples, ys, strict=True)) / sxx)
+        return cls(groups, name, centres, lo, hi, hi - lo, n, m, mx, my, sxx, b,
+                   s_used, s_every, _leave_one_out(groups, latency, name),
                    sum(s.bound_rel for s in samples) / len(samples), lines, traffic_fit(samples))
 
-    def nearest(self, thread_insn: int) -> Group:
-        """The group whose mean thread instructions are nearest ``thread_insn``."""
-        return self.groups[min(range(len(self.groups)), key=lambda i: abs(self.centres[i] - thread_insn))]
+    def nearest(self, x: float) -> Group:
+        """The group whose mean work in :attr:`measure` is nearest ``x``."""
+        return self.groups[min(range(len(self.groups)), key=lambda i: abs(self.centres[i] - x))]
+
+    def at(self, thread_insn: int, tx: tuple[int, int] | None) -> int:
+        """A launch's work in :attr:`measure` (:func:`measure`)."""
+        return measure(self.measure, thread_insn, tx)
 
     def counters(self, warp_insn: int, thread_insn: int, cold: tuple[int, int] = (0, 0),
                  tx: tuple[int, int] | None = None) -> dict[str, int]:
         """The counters of a launch of ``warp_insn`` warp and ``thread_insn`` thread
         instructions, ``cold`` (cold reads, cold writes) and ``tx`` (global transactions)
-        projected from this fit: each counter's line at ``thread_insn`` (rounded, at least
-        0), the memory system's per transaction at ``tx`` (:attr:`traffic`), plus, for
+        projected from this fit: each counter's line at the launch's :attr:`measure` (rounded,
+        at least 0), the memory system's per transaction at ``tx`` (:attr:`traffic`), plus, for
         :data:`COLD`'s counters, the launch's own cold misses; the instruction counts exact."""
-        dx = thread_insn - self.mx
+        dx = self.at(thread_insn, tx) - self.mx
         counters = {name: max(0.0, cy + slope * dx) for name, (cy, slope) in self.counter_lines.items()}
         return _launch_counters(counters, self.traffic, tx, cold, warp_insn, thread_insn)
 
@@ -647,15 +684,15 @@ def _fit(pts: list[tuple[int, int]]) -> tuple[float, float, float, float] | None
     return mx, my, sum((x - mx) * (y - my) for x, y in pts) / sxx, sxx
 
 
-def _leave_one_out(groups: list[Group], latency: int) -> float:
+def _leave_one_out(groups: list[Group], latency: int, name: str = "thread") -> float:
     """The largest |error| of a line through every group but one (cycles less ``latency``
-    against thread instructions, over :meth:`Group.used`) at that group's mean: what a bend
+    against measure ``name``, over :meth:`Group.used`) at that group's mean: what a bend
     between the groups costs a line that assumes none."""
     worst = 0.0
     for g in groups:
-        gx = g.thread_centre()
+        gx = g.centre(name)
         gy = g.mean_work(latency)
-        fit = _fit([(s.thread_insn, max(0, s.cycles - latency)) for h in groups if h is not g for s in h.used()])
+        fit = _fit([(_x(s, name), max(0, s.cycles - latency)) for h in groups if h is not g for s in h.used()])
         if fit is not None:
             mx, my, b, _ = fit
             worst = max(worst, abs(gy - my - b * (gx - mx)))
@@ -713,7 +750,7 @@ class KernelSampler:
         #: launches projected from a line
         self.line_projected = 0
         #: per key: (its converged groups and their detailed launches, their line)
-        self._fits: dict[tuple[Any, ...], tuple[tuple[tuple[int, int], ...], _LineFit | None]] = {}
+        self._fits: dict[tuple[Any, ...], tuple[tuple[tuple[int, int], ...], list[_LineFit]]] = {}
         self.groups: list[Group] = []
         self._by_key: dict[tuple[Any, ...], list[Group]] = {}
 
@@ -820,58 +857,94 @@ class KernelSampler:
             g.prior = None      # it varies more than its kernel's earlier groups: on its own
         return g
 
-    def line(self, key: tuple[Any, ...], thread_insn: int, opcode_counts: dict[str, int]) -> Line | None:
-        """The :class:`Line` a launch of ``key`` with ``thread_insn`` thread instructions and this
-        instruction mix is projected from, or None (fewer than three converged groups with
-        thread counts, a launch outside their reach, or a line not known well enough there)."""
-        fit = self.counter_line(key, thread_insn, opcode_counts)
-        if fit is None:
+    def line(self, key: tuple[Any, ...], thread_insn: int, opcode_counts: dict[str, int],
+             tx: tuple[int, int] | None = None) -> Line | None:
+        """The :class:`Line` a launch of ``key`` with ``thread_insn`` thread instructions, ``tx``
+        global transactions and this instruction mix is projected from, or None (fewer than
+        three converged groups with counts, a launch outside their reach, or a line not known
+        well enough there).  Of the lines in the two measures (:data:`MEASURES`) that pass, the
+        one that states the smaller bound there."""
+        best = None
+        for fit in self._line_fits(key):
+            ln = self._line_at(fit, thread_insn, opcode_counts, tx)
+            if ln is not None and (best is None or ln.stated() < best.stated()):
+                best = ln
+        return best
+
+    def _line_at(self, fit: _LineFit, thread_insn: int, opcode_counts: dict[str, int],
+                 tx: tuple[int, int] | None) -> Line | None:
+        """The launch on line ``fit`` when conditions (1) to (3) of :class:`Line` hold, else None."""
+        if not self._reaches(fit, thread_insn, opcode_counts, tx):
             return None
-        nearest = fit.nearest(thread_insn)
-        work = fit.my + fit.b * (thread_insn - fit.mx)
+        x = fit.at(thread_insn, tx)
+        nearest = fit.nearest(x)
+        work = fit.my + fit.b * (x - fit.mx)
         if work <= 0:
             return None
-        lev = 1 / fit.n + (thread_insn - fit.mx) ** 2 / fit.sxx
+        lev = 1 / fit.n + (x - fit.mx) ** 2 / fit.sxx
         ci_rel = t975(fit.n - 2) * fit.s_used * math.sqrt(lev) / self._tol_base(work)
         if ci_rel > self.tol:
             return None
         pi = t975(fit.m - 2) * fit.s_every * math.sqrt(1 + lev)
-        edge = fit.lo if thread_insn < fit.lo else fit.hi if thread_insn > fit.hi else thread_insn
+        edge = fit.lo if x < fit.lo else fit.hi if x > fit.hi else x
         at_edge = fit.my + fit.b * (edge - fit.mx)
-        d = abs(thread_insn - edge)
+        d = abs(x - edge)
         # beyond the groups the slope is not measured: it may be anything from not scaling at
         # all to scaling in proportion, from the line's value at the edge
         beyond = max(abs(fit.b), abs(at_edge / edge - fit.b)) * d if d else 0.0
         return Line(fit.groups, nearest, work, ci_rel, pi, fit.loo, beyond, fit.inherited, fit)
 
-    def counter_line(self, key: tuple[Any, ...], thread_insn: int, opcode_counts: dict[str, int]) -> _LineFit | None:
-        """The fit through the converged groups of ``key`` whose counters a launch with
-        ``thread_insn`` thread instructions and this instruction mix takes (conditions (1) and
-        (2) of :class:`Line`: within the groups' reach, a mix as near as theirs), or None.
-        :meth:`line` projects its cycles from it too when (3) holds; a launch projected from a
-        group takes only its counters (:meth:`project`): a group's detailed launches are its
-        first, and a kernel that drifts one way is scaled from one end of the group."""
-        fit = self._line_fit(key) if self.lines else None
-        if fit is None or not fit.lo - fit.span <= thread_insn <= fit.hi + fit.span:
-            return None
-        nearest = fit.nearest(thread_insn)
+    def _reaches(self, fit: _LineFit, thread_insn: int, opcode_counts: dict[str, int],
+                 tx: tuple[int, int] | None) -> bool:
+        """Conditions (1) and (2) of :class:`Line` for a launch on ``fit``: within the groups'
+        reach in its measure, a mix as near as theirs."""
+        x = fit.at(thread_insn, tx)
+        if x <= 0 or not fit.lo - fit.span <= x <= fit.hi + fit.span:
+            return False
+        nearest = fit.nearest(x)
         spread = max(mix_distance(g.mix, nearest.mix) for g in fit.groups)
-        if mix_distance(opcode_mix(opcode_counts), nearest.mix) > spread + self.similar / 2:
+        return mix_distance(opcode_mix(opcode_counts), nearest.mix) <= spread + self.similar / 2
+
+    def counter_line(self, key: tuple[Any, ...], thread_insn: int, opcode_counts: dict[str, int],
+                     tx: tuple[int, int] | None = None) -> _LineFit | None:
+        """The fit through the converged groups of ``key`` whose counters a launch with
+        ``thread_insn`` thread instructions, ``tx`` global transactions and this instruction mix
+        takes (the one of the smaller residuals, :meth:`_line_fit`, when conditions (1) and (2)
+        of :class:`Line` hold: within the groups' reach, a mix as near as theirs), or None.  A
+        launch projected from a group takes only its counters from it (:meth:`project`): a
+        group's detailed launches are its first, and a kernel that drifts one way is scaled
+        from one end of the group."""
+        fit = self._line_fit(key)
+        if fit is None or not self._reaches(fit, thread_insn, opcode_counts, tx):
             return None
         return fit
 
     def _line_fit(self, key: tuple[Any, ...]) -> _LineFit | None:
-        """The least-squares line through the converged groups of ``key`` (None with fewer than
-        three, or no spread in thread instructions), fitted once per change of their samples."""
-        groups = [g for g in self._by_key.get(key, ()) if self.converged(g)
-                  and all(s.thread_insn > 0 for s in g.samples)]
-        sig = tuple((g.gid, len(g.samples)) for g in groups)
+        """Of :meth:`_line_fits`, the line that leaves the smaller residuals (a loop whose trips
+        load the same but unroll into uneven instruction counts follows its transactions)."""
+        fits = self._line_fits(key)
+        return min(fits, key=lambda f: f.s_used) if fits else None
+
+    def _line_fits(self, key: tuple[Any, ...]) -> list[_LineFit]:
+        """The least-squares lines through the converged groups of ``key`` (none with fewer than
+        three, or no spread between them, or with ``-gpgpusim_sampling_line 0``), against each
+        of :data:`MEASURES` counted for every detailed launch of them; fitted once per change
+        of their samples."""
+        if not self.lines:
+            return []
+        converged = [g for g in self._by_key.get(key, ()) if self.converged(g)]
+        sig = tuple((g.gid, len(g.samples)) for g in converged)
         cached = self._fits.get(key)
         if cached is not None and cached[0] == sig:
             return cached[1]
-        fit = _LineFit.through(groups, self.latency) if len(groups) >= 3 else None
-        self._fits[key] = (sig, fit)
-        return fit
+        fits = []
+        for name in MEASURES:
+            groups = [g for g in converged if all(_x(s, name) > 0 for s in g.samples)]
+            fit = _LineFit.through(groups, self.latency, name) if len(groups) >= 3 else None
+            if fit is not None:
+                fits.append(fit)
+        self._fits[key] = (sig, fits)
+        return fits
 
     def project_line(self, ln: Line, warp_insn: int, thread_insn: int, cold: tuple[int, int] = (0, 0),
                      tx: tuple[int, int] | None = None) -> tuple[int, int, dict[str, int]]:
@@ -879,7 +952,7 @@ class KernelSampler:
         counters) of a launch projected from ``ln`` (:meth:`line`)."""
         cycles = self.latency + int(round(ln.work))
         ln.cold = self.cold_gap(ln.nearest, cold)
-        bound = _stated_bound(ln.pi + ln.model + ln.beyond + ln.inherited * ln.work + ln.cold)
+        bound = _stated_bound(ln.stated() + ln.cold)
         self.line_projected += 1
         return cycles, bound, ln.fit.counters(warp_insn, thread_insn, cold, tx)
 

@@ -100,7 +100,8 @@ def project_launch(gpu: TimingGpu, rec: KernelRecord, key: Any) -> bool:
         group = ks.match(key, int(stats.warp_insn), dict(stats.opcode_counts))
         if group is not None and not ks.converged(group):
             group = None
-        line = None if group is not None else ks.line(key, int(stats.thread_insn), dict(stats.opcode_counts))
+        line = None if group is not None else ks.line(key, int(stats.thread_insn), dict(stats.opcode_counts),
+                                                      (stats.tx_reads, stats.tx_writes))
         if group is None and line is None and saved.restorable():
             saved.restore()
             return False
@@ -137,7 +138,7 @@ def project_launch(gpu: TimingGpu, rec: KernelRecord, key: Any) -> bool:
             # memory could not be put back (the kernel allocated device memory): keep the run
             # and project from the nearest converged group of the launch's shape
             group = next(g for g in ks.groups if ks.key(g.name, g.grid, g.block) == key and ks.converged(g))
-        fit = ks.counter_line(key, int(stats.thread_insn), dict(stats.opcode_counts))
+        fit = ks.counter_line(key, int(stats.thread_insn), dict(stats.opcode_counts), tx)
         cycles, bound, proj = ks.project(group, int(stats.warp_insn), int(stats.thread_insn), cold, fit, tx)
         info = ks.projected_info(group, cycles, bound)
         if fit is not None:

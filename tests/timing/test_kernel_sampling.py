@@ -410,18 +410,20 @@ def test_the_tolerance_is_a_fraction_of_the_projected_cycles_or_of_the_work():
 
 
 def _line_sampler(points: list[tuple[int, list[int]]], lines: bool = True,
-                  tol_of: str = "cycles") -> tuple[KernelSampler, tuple]:
+                  tol_of: str = "cycles", tx: list[int] | None = None) -> tuple[KernelSampler, tuple]:
     """A sampler with one converged group per ``(thread instructions, cycles of its detailed
-    launches)`` (32 threads a warp, latency 5000)."""
+    launches)`` (32 threads a warp, latency 5000); ``tx``: each group's global read
+    transactions (none counted without)."""
     ks = KernelSampler(tol=0.02, min_detailed=4, similar=0.1, latency=5000, lines=lines, tol_of=tol_of)
     key = ks.key("step", (8, 8, 1), (16, 16, 1))
     uid = 0
-    for t, cycles in points:
+    for i, (t, cycles) in enumerate(points):
         for cyc in cycles:
             uid += 1
             ks.record_detailed(key, uid, t // 32, {"ld": 1, "add": 1}, cyc,
-                               {"L2_total_cache_accesses": t // 100, "L1D_total_cache_accesses": 3000 + t // 50},
-                               thread_insn=t)
+                               {"L2_total_cache_accesses": t // 100, "L1D_total_cache_accesses": 3000 + t // 50,
+                                "gpu_stall_dramfull": t // 100},
+                               thread_insn=t, tx=(tx[i], 0) if tx else (0, 0))
     assert all(ks.converged(g) for g in ks.groups) and len(ks.groups) == len(points)
     return ks, key
 
@@ -492,6 +494,45 @@ def test_a_line_through_three_groups_projects_a_drifting_launch():
     far = flat.line(key4, 400000, mix)
     assert far is not None and far.pi == 0 and far.model == 0
     assert far.beyond == pytest.approx(1000 * 100000 / 500000)
+
+
+def test_a_line_fits_cycles_against_transactions_when_they_leave_the_smaller_residuals():
+    """A loop whose trips each load once but unroll into uneven instruction counts: cycles
+    follow the loads, not the thread instructions.  With transactions counted for every
+    detailed launch the line is fitted against whichever of the two leaves the smaller
+    residuals; its reach, place and counters are in that measure."""
+    mix = {"ld": 1, "add": 1}
+    # work tx / 10 cycles past the latency (tx 10,000, 20,000, 30,000), thread instructions 500,000,
+    # 560,000, 700,000: against those the three groups bend by hundreds of cycles
+    pts = [(500000, [6020, 6001, 5999, 6000]), (560000, [7020, 7001, 6999, 7000]),
+           (700000, [8020, 8001, 7999, 8000])]
+    ks, key = _line_sampler(pts, tx=[10000, 20000, 30000])
+    ln = ks.line(key, 740000, mix, (40000, 0))
+    assert ln is not None and ln.fit.measure == "tx" and ln.groups == ks.groups
+    assert ln.work == pytest.approx(4000) and ln.nearest is ks.groups[2]
+    assert ln.model == pytest.approx(0)
+    # 10,000 transactions past the last group: the slope there is not measured, and not
+    # scaling at all would be 1,000 cycles below the line's continuation
+    assert ln.beyond == pytest.approx(1000)
+    cycles, _, counters = ks.project_line(ln, 740000 // 32, 740000, tx=(40000, 0))
+    assert cycles == 9000
+    # the counters' lines are against transactions too (stalls t / 100 were 5,000, 5,600 and
+    # 7,000 at 10,000, 20,000 and 30,000 transactions: 0.1 a transaction, 7,867 at 40,000)
+    assert counters["gpu_stall_dramfull"] == 7867
+    # past the span in transactions (20,000 beyond the last group), or without its
+    # transactions: no line
+    assert ks.line(key, 740000, mix, (51000, 0)) is None
+    assert ks.line(key, 740000, mix) is None
+    # the same groups without transactions counted: against thread instructions, whose
+    # residuals leave its interval too wide to project
+    thread_only, key2 = _line_sampler(pts)
+    assert thread_only.line(key2, 740000, mix, (40000, 0)) is None
+    assert thread_only._line_fit(key2).measure == "thread"
+    # where thread instructions fit better they stay the measure, transactions counted or not
+    lin, key3 = _line_sampler([(700000, [6720, 6701, 6699, 6700]), (600000, [6620, 6601, 6599, 6600]),
+                               (500000, [6520, 6501, 6499, 6500])], tx=[30000, 10000, 20000])
+    assert lin._line_fit(key3).measure == "thread"
+    assert lin.line(key3, 400000, mix, (5000, 0)).work == pytest.approx(1400)
 
 
 def test_a_launch_projected_from_a_group_takes_its_counters_from_the_kernels_line():
