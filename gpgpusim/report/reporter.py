@@ -40,7 +40,7 @@ import threading
 import time
 import zlib
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,7 @@ from ..options.config import ptxplus_enabled
 from . import jsontext
 from .data import KernelInfo, KernelStats
 from .linestats import write_line_stats
-from .stats import tree_copy, LINES, Values, delta, render, rows_for
+from .stats import LINES, LazyDelta, Values, delta, render, rows_for
 
 
 #: the version GPGPU-Sim's banner names; we reproduce 4.2.0's behaviour and statistics
@@ -280,7 +280,10 @@ class Reporter:
         it did not bring are taken as unchanged for the next kernel's per-kernel values."""
         self._account(stats)
         now = stats.counters
-        per_kernel = delta(now, self._prev_counters)
+        # without kept records (no JSON) only the block reads the per-kernel values: those it
+        # prints are computed as it reads them
+        per_kernel: Mapping[str, Any] = (delta(now, self._prev_counters) if self.keep_kernels
+                                         else LazyDelta(now, self._prev_counters))
         compact = projected_compact(stats)
         if compact:
             # only the projected (scalar) counters changed: the rest stay as the last report left them
@@ -288,9 +291,12 @@ class Reporter:
             prev.update(now)
             self._prev_counters = prev
         else:
-            self._prev_counters = tree_copy(dict(now))
-        if now:  # the timing model's counters, per kernel and cumulative, for the JSON too
-            self.kernels[-1]["counters"] = per_kernel
+            # kept, not copied: a kernel's counters are a snapshot of the model's
+            # (``StatsRegistry.snapshot``) that nothing changes once it is reported
+            self._prev_counters = now
+        if now:  # the timing model's counters, per kernel (when records are kept) and cumulative, for the JSON
+            if self.keep_kernels:
+                self.kernels[-1]["counters"] = per_kernel
             self._last_counters = self._prev_counters
         total = dict(now)
         total.setdefault("gpgpu_n_tot_thrd_icount", self.tot_insn)

@@ -132,12 +132,22 @@ def _cell(x: Any, width: int, spec: str) -> str:
     return format(x, f"{width}{spec}")
 
 
+def _cells(xs: Sequence[Any], width: int, spec: str) -> str:
+    """:func:`_cell` of each of ``xs``, joined; a row of plain ints in one ``%`` format."""
+    if spec == "d" and _INTS.issuperset(map(type, xs)):
+        return (f"%{width}d" * len(xs)) % tuple(xs)
+    return "".join(_cell(x, width, spec) for x in xs)
+
+
+#: a row of these prints with ``%d`` as ``format(x, "d")`` does (a bool is not one of them)
+_INTS = frozenset((int,))
+
+
 def per_bank_table(title: str, counter: str, width: int = 10, spec: str = "d", lead: str = "", tail: str = " ") -> Custom:
     """``dram[i]:`` rows of per-bank values (``counter`` is a list per channel of lists per bank)."""
     def fn(v: Any) -> list[str]:
         rows = v[f"t:{counter}"]
-        return [title] + [f"dram[{i}]:{lead}" + "".join(_cell(x, width, spec) for x in banks) + tail
-                          for i, banks in enumerate(rows)]
+        return [title] + [f"dram[{i}]:{lead}" + _cells(banks, width, spec) + tail for i, banks in enumerate(rows)]
     return Custom((f"t:{counter}",), fn)
 
 
@@ -162,7 +172,7 @@ def dram_accesses(title: str, counter: str, total_line: str) -> Custom:
     """A per-bank access table, its total, and the bank/chip skew lines GPGPU-Sim adds."""
     def fn(v: Any) -> list[str]:
         rows = v[f"t:{counter}"]
-        out = [title] + [f"dram[{i}]:" + "".join(f"{x:10d}" for x in banks) + " " for i, banks in enumerate(rows)]
+        out = [title] + [f"dram[{i}]:" + _cells(banks, 10, "d") + " " for i, banks in enumerate(rows)]
         flat = _flat(rows)
         out.append(total_line.format(sum(flat)))
         min_bank = min(flat) if flat else 0

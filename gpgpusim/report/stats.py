@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import math
+import operator
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -63,17 +64,19 @@ class StatsRegistry:
 
 
 _NUMBER = (int, float)
+#: the same as a set, for ``_NUMBERS.issuperset(map(type, values))``: whether a list holds
+#: numbers only (bools are not), tested without a Python-level loop
+_NUMBERS = frozenset(_NUMBER)
 
 
 def tree_copy(v: Any) -> Any:
     """A deep copy of a counter tree (dicts, lists and tuples of numbers and strings), several
     times faster than ``copy.deepcopy``; anything else is deep-copied."""
     if isinstance(v, dict):
-        return {k: tree_copy(x) for k, x in v.items()}
+        return {k: x if type(x) is int else tree_copy(x) for k, x in v.items()}
     if isinstance(v, list):
-        if not v or type(v[0]) in _NUMBER:
-            if all(type(x) in _NUMBER for x in v):
-                return v[:]
+        if _NUMBERS.issuperset(map(type, v)):
+            return v[:]
         return [tree_copy(x) for x in v]
     if isinstance(v, (int, float, str, bool)) or v is None:
         return v
@@ -95,18 +98,56 @@ def delta(now: Mapping[str, Any], before: Mapping[str, Any]) -> dict[str, Any]:
     return {k: (tree_copy(v) if high_water(k) else _sub(v, before.get(k))) for k, v in now.items()}
 
 
+class LazyDelta(Mapping[str, Any]):
+    """:func:`delta` read name by name: each per-kernel value computed when first looked up.
+    A statistics block reads a few dozen of a kernel's ~100 counters per kernel (most lines
+    print cumulative values), so a run that keeps no kernel records (no JSON) skips the rest:
+    the per-bank DRAM tables and channel records are ~90 % of :func:`delta`'s time."""
+
+    __slots__ = ("now", "before", "done")
+
+    def __init__(self, now: Mapping[str, Any], before: Mapping[str, Any]) -> None:
+        self.now = now
+        self.before = before
+        self.done: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        got = self.done.get(name, _MISSING)
+        if got is _MISSING:
+            v = self.now[name]
+            got = self.done[name] = tree_copy(v) if high_water(name) else _sub(v, self.before.get(name))
+        return got
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.now
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.now)
+
+    def __len__(self) -> int:
+        return len(self.now)
+
+
+_MISSING = object()
+
+
 def _sub(v: Any, b: Any) -> Any:
     if type(v) is int and type(b) is int:      # most counters: a scalar (bool is neither)
         return v - b
     if b is None:
         return tree_copy(v)
     if isinstance(v, dict):
-        return {k: _sub(x, b.get(k) if isinstance(b, dict) else None) for k, x in v.items()}
+        if not isinstance(b, dict):
+            return tree_copy(v)
+        out = {}
+        for k, x in v.items():                 # a DRAM channel's ~100 counters: scalars inline
+            y = b.get(k)
+            out[k] = x - y if type(x) is int and type(y) is int else _sub(x, y)
+        return out
     if isinstance(v, list):
-        if isinstance(b, list) and v and type(v[0]) in _NUMBER and all(type(x) in _NUMBER for x in v) \
-                and all(type(x) in _NUMBER for x in b):
+        if isinstance(b, list) and v and _NUMBERS.issuperset(map(type, v)) and _NUMBERS.issuperset(map(type, b)):
             n = min(len(v), len(b))
-            return [x - y for x, y in zip(v[:n], b[:n], strict=True)] + v[n:]
+            return list(map(operator.sub, v[:n], b[:n])) + v[n:]
         return [_sub(x, b[i] if isinstance(b, list) and i < len(b) else None) for i, x in enumerate(v)]
     if isinstance(v, (int, float)) and not isinstance(v, bool) and isinstance(b, (int, float)):
         return v - b
@@ -303,14 +344,28 @@ class PerUnit:
             arrs = [v[f"t:{a}"] for a in self.arrays]
         except KeyError:
             return []
+        # arrays of ints (every model's) print with str.format, as fill would: no value can be
+        # NaN (the rate divides only by a non-zero count), so cfmt's one difference never applies
+        fmt = _format_string(self.template) if all(_INTS.issuperset(map(type, a)) for a in arrs) else None
         out = []
         for i in range(len(arrs[0])):
             vals: dict[str, Any] = {a: arr[i] for a, arr in zip(self.arrays, arrs, strict=True)}
             acc, miss = vals.get(self.arrays[0], 0), vals.get(self.arrays[1], 0) if len(self.arrays) > 1 else 0
             vals["rate"] = miss / acc if acc else 0.0
             vals["i"] = i
-            out.append(fill(self.template, vals))
+            out.append(fill(self.template, vals) if fmt is None else fmt.format_map(vals))
         return out
+
+
+#: an array of these holds no NaN (a bool is not one of them)
+_INTS = frozenset((int,))
+
+
+def _format_string(template: str) -> str:
+    """``template`` as a ``str.format`` string: ``{name|spec}`` -> ``{name:spec}`` (names
+    without ``k:``/``t:`` prefixes and literal text without braces, as :class:`PerUnit`'s)."""
+    return "".join(text + (("{" + name + (":" + spec if spec else "") + "}") if name else "")
+                   for text, name, spec, _, _ in _parts(template))
 
 
 def _cache_block(c: str, indent: str, per_unit: PerUnit | None, extra: tuple[str, ...] = ()) -> list[Any]:

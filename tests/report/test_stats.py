@@ -6,8 +6,9 @@ import math
 
 import pytest
 
-from gpgpusim.report.stats import (LINES, Header, Line, StatsRegistry, Values, cfmt, delta, fill, high_water,
-                                   known_stat_names, render, rows_for)
+from gpgpusim.report import sections as S
+from gpgpusim.report.stats import (LINES, Header, LazyDelta, Line, PerUnit, StatsRegistry, Values, cfmt, delta, fill,
+                                   high_water, known_stat_names, render, rows_for)
 
 
 def test_counters_and_arrays():
@@ -31,6 +32,42 @@ def test_snapshot_and_subtract():
     s.add("new", 1)
     assert delta(s.values, snap) == {"reads": 5, "core": [0, 7], "maxmflatency": 80, "new": 1}
     assert snap == {"reads": 10, "core": [2, 0], "maxmflatency": 50}
+
+
+def test_a_lazy_delta_reads_as_the_delta_does():
+    """``LazyDelta`` (a block without kept records reads the per-kernel values it prints): each
+    name as :func:`delta` gives it -- scalars, lists, lists of lists, channel records with
+    missing and None values, high-water marks taken as they are -- and the same names."""
+    before = {"reads": 10, "core": [1, 2], "banks": [[1, 2], [3, 4]], "maxmflatency": 50,
+              "chan": [{"n_cmd": 5, "blp": None, "bins": [1, 1]}], "ratio": 0.5}
+    now = {"reads": 15, "core": [4, 2, 9], "banks": [[2, 2], [3, 9]], "maxmflatency": 80,
+           "chan": [{"n_cmd": 9, "blp": 1.5, "bins": [1, 3], "new": 2}], "ratio": 0.75, "only_now": [True, 1]}
+    eager = delta(now, before)
+    lazy = LazyDelta(now, before)
+    assert set(lazy) == set(eager) and len(lazy) == len(eager) and "reads" in lazy and "x" not in lazy
+    assert {k: lazy[k] for k in now} == eager
+    assert eager["core"] == [3, 0, 9] and eager["banks"] == [[1, 0], [0, 5]] and eager["maxmflatency"] == 80
+    assert eager["chan"] == [{"n_cmd": 4, "blp": 1.5, "bins": [0, 2], "new": 2}] and eager["only_now"] == [True, 1]
+    with pytest.raises(KeyError):
+        lazy["x"]
+    # read once, kept: the same object again
+    assert lazy["banks"] is lazy["banks"]
+
+
+def test_tables_of_ints_print_as_each_cell_formatted():
+    """The per-bank tables and the per-unit cache lines print a row of ints in one format
+    call; a row with a None or NaN keeps the cell-by-cell form (``none``, ``-nan``)."""
+    assert S._cells([1, -2, 30], 10, "d") == "".join(format(x, "10d") for x in (1, -2, 30))
+    assert S._cells([1, None], 10, "d") == format(1, "10d") + "    none  "
+    assert S._cells([1.5, math.nan], 9, "f") == format(1.5, "9f") + "     -nan"
+    pu = next(r for r in LINES if isinstance(r, PerUnit))
+    counters = {a: [3, 0] for a in pu.arrays}
+    counters[pu.arrays[1]] = [1, 0]
+    v = Values({}, {}, counters)
+    got = pu.render_all(v)
+    assert got == [fill(pu.template, {**{a: counters[a][i] for a in pu.arrays}, "rate": r, "i": i})
+                   for i, r in ((0, 1 / 3), (1, 0.0))]
+    assert got[0].startswith("\tL1D_cache_core[0]: Access = 3, Miss = 1, Miss_rate = 0.333")
 
 
 def test_missing_values_drop_lines_and_orphan_headers():
