@@ -909,21 +909,16 @@ class KernelSampler:
                      tx: tuple[int, int] | None = None) -> _LineFit | None:
         """The fit through the converged groups of ``key`` whose counters a launch with
         ``thread_insn`` thread instructions, ``tx`` global transactions and this instruction mix
-        takes (the one of the smaller residuals, :meth:`_line_fit`, when conditions (1) and (2)
-        of :class:`Line` hold: within the groups' reach, a mix as near as theirs), or None.  A
-        launch projected from a group takes only its counters from it (:meth:`project`): a
-        group's detailed launches are its first, and a kernel that drifts one way is scaled
-        from one end of the group."""
-        fit = self._line_fit(key)
-        if fit is None or not self._reaches(fit, thread_insn, opcode_counts, tx):
-            return None
-        return fit
-
-    def _line_fit(self, key: tuple[Any, ...]) -> _LineFit | None:
-        """Of :meth:`_line_fits`, the line that leaves the smaller residuals (a loop whose trips
-        load the same but unroll into uneven instruction counts follows its transactions)."""
-        fits = self._line_fits(key)
-        return min(fits, key=lambda f: f.s_used) if fits else None
+        takes (of the lines for which conditions (1) and (2) of :class:`Line` hold -- within the
+        groups' reach, a mix as near as theirs -- the one of the smaller residuals: a loop whose
+        trips load the same but unroll into uneven instruction counts follows its
+        transactions), or None.  A launch projected from a group takes only its counters from
+        it (:meth:`project`): a group's detailed launches are its first, and a kernel that
+        drifts one way is scaled from one end of the group."""
+        for fit in sorted(self._line_fits(key), key=lambda f: f.s_used):
+            if self._reaches(fit, thread_insn, opcode_counts, tx):
+                return fit
+        return None
 
     def _line_fits(self, key: tuple[Any, ...]) -> list[_LineFit]:
         """The least-squares lines through the converged groups of ``key`` (none with fewer than

@@ -527,12 +527,26 @@ def test_a_line_fits_cycles_against_transactions_when_they_leave_the_smaller_res
     # residuals leave its interval too wide to project
     thread_only, key2 = _line_sampler(pts)
     assert thread_only.line(key2, 740000, mix, (40000, 0)) is None
-    assert thread_only._line_fit(key2).measure == "thread"
+    assert [f.measure for f in thread_only._line_fits(key2)] == ["thread"]
+    # a launch without its transactions takes its counters from the thread line, which reaches it
+    assert ks.counter_line(key, 600000, mix).measure == "thread"
+    assert ks.counter_line(key, 600000, mix, (20000, 0)).measure == "tx"
     # where thread instructions fit better they stay the measure, transactions counted or not
-    lin, key3 = _line_sampler([(700000, [6720, 6701, 6699, 6700]), (600000, [6620, 6601, 6599, 6600]),
-                               (500000, [6520, 6501, 6499, 6500])], tx=[30000, 10000, 20000])
-    assert lin._line_fit(key3).measure == "thread"
+    linear = [(700000, [6720, 6701, 6699, 6700]), (600000, [6620, 6601, 6599, 6600]),
+              (500000, [6520, 6501, 6499, 6500])]
+    lin, key3 = _line_sampler(linear, tx=[30000, 10000, 20000])
+    assert lin.counter_line(key3, 600000, mix, (20000, 0)).measure == "thread"
     assert lin.line(key3, 400000, mix, (5000, 0)).work == pytest.approx(1400)
+    # both lines fit alike (transactions t / 50 + 5,000: the same residuals); past the groups
+    # the one that states the smaller bound is taken.  At 400,000 thread instructions (13,000
+    # transactions) the thread line states a beyond-gap of 200 cycles (scaling in proportion
+    # from 1,500 at 500,000), the transaction line 100 (from 1,500 at 15,000)
+    both, key4 = _line_sampler(linear, tx=[19000, 17000, 15000])
+    assert sorted(f.measure for f in both._line_fits(key4)) == ["thread", "tx"]
+    ln = both.line(key4, 400000, mix, (13000, 0))
+    assert ln.fit.measure == "tx" and ln.work == pytest.approx(1400) and ln.beyond == pytest.approx(100)
+    thread_ln = both._line_at(next(f for f in both._line_fits(key4) if f.measure == "thread"), 400000, mix, (13000, 0))
+    assert thread_ln.beyond == pytest.approx(200) and thread_ln.pi == pytest.approx(ln.pi)
 
 
 def test_a_launch_projected_from_a_group_takes_its_counters_from_the_kernels_line():
