@@ -560,11 +560,12 @@ class Line:
     line through the same detailed launches, evaluated at the launch (the memory system's per
     transaction over them, :func:`traffic_fit`, at the launch's); so are those of a launch
     projected from a group once a line exists and conditions (1) and (2) hold, from the line
-    of the smaller residuals (:meth:`KernelSampler.counter_line`).  A kernel whose warps stay while fewer of their
-    lanes work makes fewer memory accesses per warp instruction: scaled per warp instruction
-    from the nearest group, the line-projected launches of a Gaussian elimination counted
-    twice the L1D and L2 accesses of the full simulation, its group-projected ones 18 % more
-    (a group's detailed launches are its first, at the end of the group with the most work)."""
+    of the smaller residuals (:meth:`KernelSampler.counter_line`).  A kernel whose warps stay
+    while fewer of their lanes work makes fewer memory accesses per warp instruction: scaled per
+    warp instruction from the nearest group, the line-projected launches of a Gaussian
+    elimination counted twice the L1D and L2 accesses of the full simulation, its
+    group-projected ones 18 % more (a group's detailed launches are its first, at the end of
+    the group with the most work)."""
 
     groups: list[Group]
     nearest: Group
