@@ -134,12 +134,17 @@ def _cell(x: Any, width: int, spec: str) -> str:
 
 def _cells(xs: Sequence[Any], width: int, spec: str) -> str:
     """:func:`_cell` of each of ``xs``, joined; a row of plain ints in one ``%`` format."""
-    if spec == "d" and _INTS.issuperset(map(type, xs)):
+    if spec == "d" and ints_only(xs):
         return (f"%{width}d" * len(xs)) % tuple(xs)
     return "".join(_cell(x, width, spec) for x in xs)
 
 
-#: a row of these prints with ``%d`` as ``format(x, "d")`` does (a bool is not one of them)
+def ints_only(xs: Sequence[Any]) -> bool:
+    """Whether ``xs`` holds plain ints only (no bool, no None, no float that could be NaN): a
+    row that prints with ``%d`` or ``str.format`` exactly as cell by cell."""
+    return _INTS.issuperset(map(type, xs))
+
+
 _INTS = frozenset((int,))
 
 

@@ -95,7 +95,13 @@ def high_water(name: str) -> bool:
 def delta(now: Mapping[str, Any], before: Mapping[str, Any]) -> dict[str, Any]:
     """Per-kernel values: ``now - before`` element-wise, through lists and dicts (the
     :func:`high_water` marks are taken as they are)."""
-    return {k: (tree_copy(v) if high_water(k) else _sub(v, before.get(k))) for k, v in now.items()}
+    return {k: _kernel_value(k, v, before) for k, v in now.items()}
+
+
+def _kernel_value(name: str, v: Any, before: Mapping[str, Any]) -> Any:
+    """Counter ``name``'s per-kernel value: ``v`` less its value in ``before``, or a
+    :func:`high_water` mark as it is."""
+    return tree_copy(v) if high_water(name) else _sub(v, before.get(name))
 
 
 class LazyDelta(Mapping[str, Any]):
@@ -114,8 +120,7 @@ class LazyDelta(Mapping[str, Any]):
     def __getitem__(self, name: str) -> Any:
         got = self.done.get(name, _MISSING)
         if got is _MISSING:
-            v = self.now[name]
-            got = self.done[name] = tree_copy(v) if high_water(name) else _sub(v, self.before.get(name))
+            got = self.done[name] = _kernel_value(name, self.now[name], self.before)
         return got
 
     def __contains__(self, name: object) -> bool:
@@ -346,7 +351,7 @@ class PerUnit:
             return []
         # arrays of ints (every model's) print with str.format, as fill would: no value can be
         # NaN (the rate divides only by a non-zero count), so cfmt's one difference never applies
-        fmt = _format_string(self.template) if all(_INTS.issuperset(map(type, a)) for a in arrs) else None
+        fmt = _format_string(self.template) if all(S.ints_only(a) for a in arrs) else None
         out = []
         for i in range(len(arrs[0])):
             vals: dict[str, Any] = {a: arr[i] for a, arr in zip(self.arrays, arrs, strict=True)}
@@ -355,10 +360,6 @@ class PerUnit:
             vals["i"] = i
             out.append(fill(self.template, vals) if fmt is None else fmt.format_map(vals))
         return out
-
-
-#: an array of these holds no NaN (a bool is not one of them)
-_INTS = frozenset((int,))
 
 
 def _format_string(template: str) -> str:
