@@ -875,10 +875,10 @@ class KernelSampler:
     def _line_at(self, fit: _LineFit, thread_insn: int, opcode_counts: dict[str, int],
                  tx: tuple[int, int] | None) -> Line | None:
         """The launch on line ``fit`` when conditions (1) to (3) of :class:`Line` hold, else None."""
-        if not self._reaches(fit, thread_insn, opcode_counts, tx):
+        nearest = self._reach(fit, thread_insn, opcode_counts, tx)
+        if nearest is None:
             return None
         x = fit.at(thread_insn, tx)
-        nearest = fit.nearest(x)
         work = fit.my + fit.b * (x - fit.mx)
         if work <= 0:
             return None
@@ -895,16 +895,19 @@ class KernelSampler:
         beyond = max(abs(fit.b), abs(at_edge / edge - fit.b)) * d if d else 0.0
         return Line(fit.groups, nearest, work, ci_rel, pi, fit.loo, beyond, fit.inherited, fit)
 
-    def _reaches(self, fit: _LineFit, thread_insn: int, opcode_counts: dict[str, int],
-                 tx: tuple[int, int] | None) -> bool:
-        """Conditions (1) and (2) of :class:`Line` for a launch on ``fit``: within the groups'
-        reach in its measure, a mix as near as theirs."""
+    def _reach(self, fit: _LineFit, thread_insn: int, opcode_counts: dict[str, int],
+               tx: tuple[int, int] | None) -> Group | None:
+        """The group of ``fit`` nearest a launch for which conditions (1) and (2) of
+        :class:`Line` hold (within the groups' reach in the fit's measure, a mix as near as
+        theirs), else None."""
         x = fit.at(thread_insn, tx)
         if x <= 0 or not fit.lo - fit.span <= x <= fit.hi + fit.span:
-            return False
+            return None
         nearest = fit.nearest(x)
         spread = max(mix_distance(g.mix, nearest.mix) for g in fit.groups)
-        return mix_distance(opcode_mix(opcode_counts), nearest.mix) <= spread + self.similar / 2
+        if mix_distance(opcode_mix(opcode_counts), nearest.mix) > spread + self.similar / 2:
+            return None
+        return nearest
 
     def counter_line(self, key: tuple[Any, ...], thread_insn: int, opcode_counts: dict[str, int],
                      tx: tuple[int, int] | None = None) -> _LineFit | None:
@@ -917,7 +920,7 @@ class KernelSampler:
         it (:meth:`project`): a group's detailed launches are its first, and a kernel that
         drifts one way is scaled from one end of the group."""
         for fit in sorted(self._line_fits(key), key=lambda f: f.s_used):
-            if self._reaches(fit, thread_insn, opcode_counts, tx):
+            if self._reach(fit, thread_insn, opcode_counts, tx) is not None:
                 return fit
         return None
 
