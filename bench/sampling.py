@@ -19,11 +19,13 @@ each as an ordinary ``gpgpusim run`` of the unmodified binary, and compares the 
     python3 bench/sampling.py --kernels             # also the per-kernel table
     python3 bench/sampling.py --mode full           # only the full runs (or --mode sampled)
     python3 bench/sampling.py --mode sampled --tag tail --sampled-set=-gpgpusim_sampling_cta_tail=detail
+    python3 bench/sampling.py --gpu SM2_GTX480 --programs floyd,gauss   # another shipped GPU
 
 Programs: ``bench/sampling/*.cu`` (built with ``nvcc -cudart shared -O2`` into
 ``bench/build/sampling/bin/``) and two of ``apps/``, and when named, :data:`LONG`'s; runs in ``bench/build/sampling/<program>/
 {full,sampled}/`` (``stats.json``, ``stdout.txt``, ``stderr.txt``, ``run.json`` with the wall
-time).  The table is also written to ``bench/results/sampling-<time>.md``.
+time), or ``bench/build/sampling/<program>/<GPU>/...`` under ``--gpu GPU`` (both runs on that
+shipped GPU; without it, ``gpgpusim run``'s default).  The table is also written to ``bench/results/sampling-<time>.md``.
 """
 
 from __future__ import annotations
@@ -73,11 +75,18 @@ def build() -> None:
                        check=True)
 
 
-def run_one(name: str, mode: str, extra: list[str], sample: str = "all", tag: str = "") -> None:
+def run_dir(name: str, mode: str, gpu: str = "") -> Path:
+    """Where a program's run of ``mode`` (``full``, ``sampled`` or ``sampled-TAG``) lives: per
+    GPU under ``--gpu``, else at the program's top (the default GPU)."""
+    return BUILD / name / gpu / mode if gpu else BUILD / name / mode
+
+
+def run_one(name: str, mode: str, extra: list[str], sample: str = "all", tag: str = "", gpu: str = "") -> None:
     exe, args = ALL[name]
-    d = BUILD / name / (mode + tag if mode == "sampled" else mode)
+    d = run_dir(name, mode + tag if mode == "sampled" else mode, gpu)
     d.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "gpgpusim", "run", *extra, "-o", str(d / "stats.json")]
+    cmd = [sys.executable, "-m", "gpgpusim", "run", *(["--gpu", gpu] if gpu else []), *extra,
+           "-o", str(d / "stats.json")]
     if mode == "sampled":
         cmd += ["--sample", sample]
     cmd += ["--", str(exe), *args]
@@ -93,8 +102,8 @@ def run_one(name: str, mode: str, extra: list[str], sample: str = "all", tag: st
     print(f"{name} {mode}: exit {rc}, {wall:.1f} s wall, {cpu:.1f} s CPU", file=sys.stderr)
 
 
-def _load(name: str, mode: str) -> tuple[dict, dict, list[str]] | None:
-    d = BUILD / name / mode
+def _load(name: str, mode: str, gpu: str = "") -> tuple[dict, dict, list[str]] | None:
+    d = run_dir(name, mode, gpu)
     try:
         stats = json.loads((d / "stats.json").read_text())
         run = json.loads((d / "run.json").read_text())
@@ -116,8 +125,8 @@ def _rel(a: float, b: float) -> float:
     return (a - b) / b if b else (0.0 if a == b else float("inf"))
 
 
-def compare(name: str, tag: str = "") -> tuple[dict, list[dict]] | None:
-    full, samp = _load(name, "full"), _load(name, "sampled" + tag)
+def compare(name: str, tag: str = "", gpu: str = "") -> tuple[dict, list[dict]] | None:
+    full, samp = _load(name, "full", gpu), _load(name, "sampled" + tag, gpu)
     if full is None or samp is None:
         return None
     fs, fr, fo = full
@@ -213,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sampled-set", action="append", default=[], metavar="-opt=value",
                    help="option override for the sampled runs only (repeatable)")
     p.add_argument("--tag", default="", help="keep the sampled runs in sampled-TAG/ (compare settings)")
+    p.add_argument("--gpu", default="", help="run both ways on this shipped GPU (`gpgpusim configs`), "
+                   "kept in <program>/<GPU>/")
     a = p.parse_args(argv)
     names = [n for n in a.programs.split(",") if n]
     unknown = [n for n in names if n not in ALL]
@@ -226,10 +237,10 @@ def main(argv: list[str] | None = None) -> int:
             for mode in ("full", "sampled"):
                 if a.mode in ("both", mode):
                     more = [x for s in a.sampled_set for x in ("--set", s)] if mode == "sampled" else []
-                    run_one(n, mode, extra + more, a.sample, tag)
+                    run_one(n, mode, extra + more, a.sample, tag, a.gpu)
     tag = f"-{a.tag}" if a.tag else ""
-    results = [r for r in (compare(n, tag) for n in names) if r is not None]
-    text = table(results, a.kernels)
+    results = [r for r in (compare(n, tag, a.gpu) for n in names) if r is not None]
+    text = (f"GPU: {a.gpu}\n\n" if a.gpu else "") + table(results, a.kernels)
     print(text)
     res = ROOT / "bench" / "results"
     res.mkdir(parents=True, exist_ok=True)

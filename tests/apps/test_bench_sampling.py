@@ -43,3 +43,16 @@ def test_compare_full_and_sampled(tmp_path, monkeypatch):
     text = bs.table([(s, rows)], kernels=True)
     assert "| p | 3 (1) | 3,100 | 3,000 | -3.226 % | +-1.67 % | 9.09 % | 0/1 | yes | yes |" in text
     assert "stated bound covers the real error on 0/1 projected launches" in text
+
+
+def test_runs_of_another_gpu_kept_apart(tmp_path, monkeypatch):
+    monkeypatch.setattr(bs, "BUILD", tmp_path)
+    assert bs.run_dir("p", "sampled-x", "SM2_GTX480") == tmp_path / "p" / "SM2_GTX480" / "sampled-x"
+    assert bs.run_dir("p", "full") == tmp_path / "p" / "full"
+    k = [{"kernel_launch_uid": 1, "kernel_name": "k", "cycles": 900}]
+    tot = {"gpu_tot_sim_cycle": 900, "gpu_tot_sim_insn": 10, "gpgpu_n_tot_w_icount": 1, "counters": {}}
+    _write(tmp_path / "p" / "SM2_GTX480" / "full", k, tot, 4.0, "")
+    _write(tmp_path / "p" / "SM2_GTX480" / "sampled", [dict(k[0], sampling={"status": "detailed"})], tot, 2.0, "")
+    assert bs.compare("p") is None                       # nothing at the default GPU's place
+    s, rows = bs.compare("p", gpu="SM2_GTX480")
+    assert s["cycles_err"] == 0 and s["speedup"] == 2.0 and rows[0]["status"] == "detailed"
