@@ -68,7 +68,7 @@ from .cache import Cache, publish_cache_stats
 from .clock import CORE, DRAM, ClockDomains
 from .cluster import Cluster, cycle_cores, icnt_cycles
 from .kit import Clock
-from .core.icache import instruction_addresses, publish_l1i_stats
+from .core.icache import PROGRAM_MEM_START, instruction_addresses, publish_l1i_stats
 from .core.ldst import shared_geometry
 from .core.shader import ShaderCore
 from .core.stats import publish_issue_stats
@@ -318,6 +318,11 @@ class TimingGpu(Gpu):
         self.flush_l1 = bool(cfg.get("gpgpu_flush_l1_cache"))
         self.perfect_mem = bool(cfg.get("gpgpu_perfect_mem"))
         self.flush_l2 = bool(cfg.get("gpgpu_flush_l2_cache"))
+        #: kernel sampling: whether an SM keeps a kernel's state from one launch to the next
+        #: (a finite instruction and constant cache, or an L1D not flushed), and per kernel the
+        #: SMs that have run one of its CTAs in detail (:meth:`fresh_sms`)
+        self.sm_state = not cfg.get("gpgpu_perfect_inst_const_cache") or not self.flush_l1
+        self._warm_sms: dict[str, set[int]] = {}
         self.runs: list[KernelRun] = []
         #: the machine was seen idle and has not changed since (see :meth:`_machine_busy`)
         self._seen_idle = False
@@ -555,14 +560,81 @@ class TimingGpu(Gpu):
         run = KernelRun(rec, trace, table, n, int(self.config.get("gpgpu_kernel_launch_latency") or 0))
         run.prog = prog
         if self.cores and self.cores[0].icache is not None:
-            mod = getattr(op.module, "module", None)
-            known = self._code_base.get(id(mod))
-            base = known[1] if known is not None else self._code_next
-            run.inst_addr, size = instruction_addresses(mod, prog, base)
-            if known is None:
-                self._code_base[id(mod)] = (mod, base)    # the module kept alive: ids stay unique
-                self._code_next += size
+            run.inst_addr = self._inst_addrs(op, prog)
         return run
+
+    def _inst_addrs(self, op: Any, prog: Any) -> list[int]:
+        """The byte address of each program pc of kernel ``op.kernel`` for the L1I
+        (``icache.instruction_addresses``); a module is given its code's place the first time
+        one of its kernels runs."""
+        mod = getattr(op.module, "module", None)
+        known = self._code_base.get(id(mod))
+        base = known[1] if known is not None else self._code_next
+        addrs, size = instruction_addresses(mod, prog, base)
+        if known is None:
+            self._code_base[id(mod)] = (mod, base)    # the module kept alive: ids stay unique
+            self._code_next += size
+        return addrs
+
+    def warm_sms(self, op: Any, prog: Any, pcs: Any, table: CoreTable) -> None:
+        """A launch projected by kernel sampling on a GPU whose SMs keep a kernel's state
+        between launches (:attr:`sm_state`): its CTAs are placed as the issue rounds of the
+        idle machine would place them (:meth:`_issue_block2core`: round robin over the
+        clusters from the one after the last that issued, each SM up to its CTA limit), and
+        the SMs that get one are left with what the launch would have left in their caches:
+        the L1I lines of the instructions it ran (``pcs``, program pcs) and the L1C lines of
+        the kernel parameters it read (``table.param_offset``), now the most recent.  The next
+        detailed launch then starts where, and with the instruction and constant caches, the
+        launch in full detail would have left it.  CTAs beyond the first wave go where CTAs
+        end first, which is not known without timing: they continue the round robin.  What
+        the fills evict, and the L1D (flushed between kernels by every shipped GPU that has
+        one), are not modelled."""
+        n_ctas = op.grid[0] * op.grid[1] * op.grid[2]
+        per_core = max_cta(self.config, op.block, op.regs_per_thread or 0, op.static_smem_bytes or 0, n_ctas)[0]
+        load = [0] * len(self.cores)
+        placed: set[int] = set()
+        left = n_ctas
+        n = len(self.clusters)
+        full = False
+        while left > 0:
+            last = self.last_cluster_issue
+            issued = False
+            for i in range(n):
+                idx = (i + last + 1) % n
+                cl = self.clusters[idx]
+                nc = len(cl.cores)
+                for j in range(nc):
+                    ci = (j + cl.cta_next_core + 1) % nc
+                    core = cl.cores[ci]
+                    if full or load[core.sid] < per_core:
+                        load[core.sid] += 1
+                        placed.add(core.sid)
+                        cl.cta_next_core = ci
+                        self.last_cluster_issue = idx
+                        left -= 1
+                        issued = True
+                        break
+                if left <= 0:
+                    break
+            if not issued:
+                full = True         # the first wave is placed: the rest follow the round robin
+        now = self.gpu_tot_sim_cycle + self.gpu_sim_cycle
+        addrs = self._inst_addrs(op, prog) if self.cores[0].icache is not None else None
+        params = sorted({table.param_offset[pc] for pc in pcs
+                         if table.mem_space[pc] == "param" and table.param_offset[pc] >= 0})
+        for sid in sorted(placed):
+            core = self.cores[sid]
+            ic = core.icache
+            if ic is not None and addrs is not None:
+                step = ic.line_bytes
+                for a in sorted({addrs[pc] // step * step for pc in pcs}):
+                    ic.cache.force_tag_access(PROGRAM_MEM_START + a, now, 0xF)
+            l1c = core.ldst.l1c
+            if l1c is not None:
+                for off in params:
+                    l1c.force_tag_access(off & ~(l1c.line_bytes - 1), now, 0xF)
+        self._warm_sms.setdefault(op.kernel, set()).update(placed)
+        self._seen_idle = False
 
     def _machine_busy(self) -> bool:
         """A kernel placed now would share the machine: a run is placed, or a request, CTA or
@@ -801,6 +873,7 @@ class TimingGpu(Gpu):
             core.kernel = run
             self.live_ctas += 1
             core.issue_cta(run, cta_id, warps)
+            run.sms.add(core.sid)
             core.l1_dirty = True
             cl.cta_next_core = ci
             return True
@@ -895,6 +968,19 @@ class TimingGpu(Gpu):
             # gpgpu_sim::update_stats comes after the kernel's statistics were taken
             self.mem.update_stats(self.gpu_tot_sim_cycle)
         self._notify("kernel_end", report)
+
+    def fresh_sms(self, run: KernelRun) -> bool:
+        """Whether ``run``, just simulated in detail, had CTAs on an SM that had not run its
+        kernel before (in detail), on a GPU whose SMs keep a kernel's state between launches
+        (:attr:`sm_state`); the SMs it used now count as having run it.  Such an SM fetched
+        the kernel's code and parameters into cold caches: a kernel of fewer CTAs than SMs,
+        issued round robin from the SM after the last one that issued, meets a fresh SM
+        launch after launch until it has been on every SM, and those launches are slower than
+        the later ones (``kernel_sampling.KernelSampler.record_detailed``)."""
+        warm = self._warm_sms.setdefault(run.rec.name, set())
+        fresh = self.sm_state and not run.sms <= warm
+        warm |= run.sms
+        return fresh
 
     def insn_done(self) -> int:
         """Thread instructions completed since the program started (``limits.insn_done``)."""

@@ -57,6 +57,8 @@ class KernelRun:
         self.sample_key: Any = None
         #: CTA/wave sampling state (``cta_sampling.CtaSampling``) when the launch is sampled
         self.cta_sampling: Any = None
+        #: the SMs (core ids) it was given CTAs on (kernel sampling: ``TimingGpu.fresh_sms``)
+        self.sms: set[int] = set()
         #: dynamic parallelism (:meth:`device_launch`): launch calls issued per (CTA, warp),
         #: the queued child grids by (CTA, warp, issue) and how many of them are indexed, and
         #: the list released children go to (the GPU's, set by it)

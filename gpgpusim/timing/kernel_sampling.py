@@ -343,6 +343,9 @@ class Group:
     projected: int = 0
     #: launches that joined the group so far, detailed and projected (the next one's ``seq``)
     launches: int = 0
+    #: detailed launches left out of :attr:`samples` because they ran on an SM new to the
+    #: kernel (:meth:`KernelSampler.record_detailed`)
+    fresh: int = 0
     #: the last projected launch's bound in parts, cycles: ``interval`` (the prediction interval
     #: and the CTA-sampled launches' bound), ``scaling`` (:meth:`scaling_gap`), ``trend``
     bound_parts: dict[str, int] = field(default_factory=dict, compare=False)
@@ -841,16 +844,31 @@ class KernelSampler:
     def record_detailed(self, key: tuple[Any, ...], uid: int, warp_insn: int, opcode_counts: dict[str, int],
                         cycles: int, counters: dict[str, int], bound_rel: float = 0.0,
                         thread_insn: int = 0, cold: tuple[int, int] = (0, 0),
-                        tx: tuple[int, int] = (0, 0)) -> Group:
+                        tx: tuple[int, int] = (0, 0), fresh: bool = False) -> Group:
         """A launch of ``key`` was simulated in detail: add it to its group (a new one when none
         matches); ``bound_rel``: its own relative bound when CTA sampling projected part of it;
-        ``cold``: its cold reads and writes (:data:`COLD`); ``tx``: its global transactions."""
+        ``cold``: its cold reads and writes (:data:`COLD`); ``tx``: its global transactions.
+
+        ``fresh``: it ran on an SM that had not run its kernel before, on a GPU whose SMs keep
+        a kernel's code, parameters or data between launches (``TimingGpu.fresh_sms``).  It
+        joins its group but is none of its samples, not even its warm-up, as its cold caches
+        say nothing of the launches to come: a one-CTA kernel issued round robin over 15 SMs
+        without perfect instruction caches takes ~660 cycles on each SM's first launch and
+        ~400 after, so a group of its first launches projected the rest 65 % too long, and
+        with the first launch (~1,040 cycles) as the group's warm-up its stated bound was
+        many times the projection.  The group waits for launches on SMs that ran the kernel
+        (and projects none on a GPU with more SMs than the kernel has launches); a kernel
+        whose first launch covers every SM it will use takes one detailed launch more."""
         g = self.match(key, warp_insn, opcode_counts)
         if g is None:
             g = Group(len(self.groups) + 1, key[0], key[1], key[2], warp_insn, opcode_mix(opcode_counts),
                       prior=self.pooled_spread(key))
             self.groups.append(g)
             self._by_key.setdefault(key, []).append(g)
+        if fresh:
+            g.fresh += 1
+            g.launches += 1
+            return g
         g.samples.append(Sample(uid, warp_insn, cycles, counters, bound_rel, seq=g.launches,
                                 thread_insn=thread_insn, cold=cold, tx=tx))
         g.launches += 1
@@ -1009,17 +1027,22 @@ class KernelSampler:
 
     def detailed_info(self, g: Group) -> dict[str, Any]:
         """The report's ``sampling`` entry of a launch simulated in detail."""
-        return {"mode": "kernel", "status": "detailed", "group": g.gid,
-                "group_detailed": len(g.samples), "converged": self.converged(g)}
+        info = {"mode": "kernel", "status": "detailed", "group": g.gid,
+                "group_detailed": len(g.samples) + g.fresh, "converged": self.converged(g)}
+        if g.fresh:
+            info["group_fresh_sm"] = g.fresh
+        return info
 
     def projected_info(self, g: Group, cycles: int, bound: int) -> dict[str, Any]:
         cpi, ci_rel, _ = self.estimate(g)
         info = {"mode": "kernel", "status": "projected", "group": g.gid,
-                "group_detailed": len(g.samples), "group_cpi": cpi, "group_cpi_ci_rel": ci_rel,
+                "group_detailed": len(g.samples) + g.fresh, "group_cpi": cpi, "group_cpi_ci_rel": ci_rel,
                 "cycles_bound": bound, "cycles_bound_rel": bound / cycles if cycles else 0.0,
                 "projected_counters": "scalar"}
         if g.prior is not None:
             info["group_pooled"] = True
+        if g.fresh:
+            info["group_fresh_sm"] = g.fresh
         if g.bound_parts.get("scaling") or g.bound_parts.get("trend") or g.bound_parts.get("cold"):
             info["cycles_bound_parts"] = dict(g.bound_parts)
         return info

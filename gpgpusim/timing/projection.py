@@ -128,6 +128,8 @@ def project_launch(gpu: TimingGpu, rec: KernelRecord, key: Any) -> bool:
             sys.stdout.write(text)
             sys.stdout.flush()
     rec.stats = stats
+    if gpu.sm_state:
+        gpu.warm_sms(op, prog, stats.pc_thread, gpu.core_table(op, prog))
     cold = (stats.cold_reads, stats.cold_writes)
     tx = (stats.tx_reads, stats.tx_writes)
     if line is not None:
@@ -225,15 +227,18 @@ def sample_detailed(gpu: TimingGpu, run: KernelRun, report: Any, alone: bool) ->
         cta = cs.info(cycles, detailed, bound)
     report.counters = with_offset(gpu, report.counters)
     ks = gpu.ksampler
+    fresh = gpu.fresh_sms(run)
     if ks is not None and alone and run.sample_key is not None and report.cycles is not None:
         fst = run.rec.stats
+        cold = (fst.cold_reads, fst.cold_writes) if fst is not None else (0, 0)
         g = ks.record_detailed(run.sample_key, run.rec.uid, report.warp_insn, dict(report.opcode_counts),
                                report.cycles, delta, cta["cycles_bound_rel"] if cta is not None else 0.0,
-                               report.thread_insn,
-                               (fst.cold_reads, fst.cold_writes) if fst is not None else (0, 0),
-                               (fst.tx_reads, fst.tx_writes) if fst is not None else (0, 0))
+                               report.thread_insn, cold,
+                               (fst.tx_reads, fst.tx_writes) if fst is not None else (0, 0), fresh)
         report.sampling = ks.detailed_info(g)
-        report.sampling["cold_reads"], report.sampling["cold_writes"] = g.samples[-1].cold
+        if fresh:
+            report.sampling["fresh_sm"] = True
+        report.sampling["cold_reads"], report.sampling["cold_writes"] = cold
     else:
         report.sampling = {"mode": gpu.sampling_mode, "status": "detailed", "group": None}
     report.sampling["mode"] = gpu.sampling_mode

@@ -11,12 +11,14 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+from gpgpusim.functional import engine
 from gpgpusim.functional.loader import load_module
 from gpgpusim.functional.memory import GlobalMemory
 from gpgpusim.options import load_config
 from gpgpusim.report.reporter import COMPACT_NOTE, Reporter
 from gpgpusim.report.stats import high_water
 from gpgpusim.device.gpu import KernelLaunchOp
+from gpgpusim.timing.core.icache import PROGRAM_MEM_START
 from gpgpusim.timing.gpu import TimingGpu
 from gpgpusim.timing.kernel_sampling import (
     KernelSampler,
@@ -714,6 +716,65 @@ def test_sampling_off_reports_no_marks_and_the_same_cycles():
     last = samp[-1].report_stats.counters
     assert last["gpgpu_n_tot_w_icount"] == full[-1].report_stats.counters["gpgpu_n_tot_w_icount"]
     assert last["gpgpu_n_load_insn"] == full[-1].report_stats.counters["gpgpu_n_load_insn"] == 6 * 256
+
+
+def test_launches_on_sms_new_to_the_kernel_are_left_out_of_its_group():
+    """Without perfect instruction and constant caches an SM keeps a kernel's code between
+    launches.  A one-CTA kernel issued round robin over two SMs meets a fresh SM on its first
+    two launches, which take longer; its group takes its samples from the launches on SMs
+    that ran it (the first a warm-up) and projects the later launches at their cycles in
+    full detail, not at the mean of the fresh ones.  With perfect caches (the shipped 4.x
+    GPUs) no launch is fresh."""
+    def run(overrides: list[str]) -> list:
+        m = _Gpu(ADD_LOOP, ["-gpgpu_perfect_inst_const_cache 0", *overrides])
+        y = m.zeros(256)
+        recs = [m.run(struct.pack("<QI", y, 20), ctas=1) for _ in range(8)]
+        assert (m.mem.read(y, 64 * 4).view(np.uint32) == 160).all()
+        return recs
+
+    full = [r.report_stats.cycles for r in run([])]
+    assert full[0] > full[1] > full[2] and len(set(full[2:])) == 1       # cold, a fresh SM, then warm
+    samp = run(SAMPLE)
+    info = [r.report_stats.sampling for r in samp]
+    assert [i["status"] for i in info] == ["detailed"] * 5 + ["projected"] * 3
+    assert [i.get("fresh_sm", False) for i in info] == [True, True] + [False] * 6
+    assert info[4]["group_detailed"] == 5 and info[4]["group_fresh_sm"] == 2 and info[4]["converged"]
+    assert [r.report_stats.cycles for r in samp] == full
+    _, perfect, _ = _launches([20] * 4, SAMPLE)        # 4 CTAs a launch on perfect caches
+    assert [r.report_stats.sampling.get("fresh_sm", False) for r in perfect] == [False] * 4
+
+
+def test_a_projected_launch_leaves_its_sms_as_the_launch_in_detail_would():
+    """A projected launch does not run on the timing model, but on a GPU whose SMs keep a
+    kernel's code it places its CTAs as the issue rounds would (the round robin goes on from
+    where the full run's would be) and leaves the L1I of those SMs holding the lines of the
+    instructions it ran (``TimingGpu.warm_sms``)."""
+    over = ["-gpgpu_perfect_inst_const_cache 0", "-gpgpu_n_clusters 3"]
+
+    def run(overrides: list[str], n: int = 9):
+        m = _Gpu(ADD_LOOP, over + overrides)
+        y = m.zeros(256)
+        recs = [m.run(struct.pack("<QI", y, 20), ctas=1) for _ in range(n)]
+        return m, recs
+
+    full, _ = run([])
+    samp, recs = run(SAMPLE)
+    assert [r.report_stats.sampling["status"] for r in recs] == ["detailed"] * 6 + ["projected"] * 3
+    assert samp.gpu.last_cluster_issue == full.gpu.last_cluster_issue == 8 % 3
+    # a cold GPU: one projected launch's placement, on the SM after the last that issued
+    cold, _ = run([], 1)
+    gpu = cold.gpu
+    rec = recs[-1]
+    sid = (gpu.last_cluster_issue + 1) % 3
+    prog = engine.get_program(rec.op.module, rec.op.kernel)
+    addrs = gpu._inst_addrs(rec.op, prog)
+    lines = {addrs[pc] // 128 * 128 for pc in range(len(prog.insts))}
+    probe = gpu.cores[sid].icache.cache.probe
+    assert all(probe(PROGRAM_MEM_START + a, 0xF, False)[0] == "MISS" for a in lines)
+    gpu.warm_sms(rec.op, prog, dict.fromkeys(range(len(prog.insts)), 64), gpu.core_table(rec.op, prog))
+    assert gpu.last_cluster_issue == sid
+    assert all(probe(PROGRAM_MEM_START + a, 0xF, False)[0] == "HIT" for a in lines)
+    assert gpu._warm_sms["k"] == {sid}      # (the detailed launch ran without sampling: not tracked)
 
 
 NEW_SECTOR = ptx("""
