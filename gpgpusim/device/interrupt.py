@@ -17,9 +17,7 @@ runtime is created in the shim, on the interpreter's main thread):
   application's stdout and ends the process with 128 + signal (130 for SIGINT, 143 for SIGTERM,
   129 for SIGHUP).
 * A second SIGINT while that runs ends the process at once (exit 130); a repeated SIGTERM or
-  SIGHUP is ignored (the shutdown is already under way and takes well under a second).  A
-  shutdown still running after :data:`SHUTDOWN_LIMIT_S` ends the process with the same status,
-  after one line on stderr saying where it waited.
+  SIGHUP is ignored (the shutdown is already under way and takes well under a second).
 
 How (and why this shape): the simulation runs on a background thread, and the application's
 main thread may be anywhere -- inside a blocking CUDA call (a Python wait) or in its own C
@@ -138,31 +136,10 @@ def handle(signum: int) -> None:
     threading.Thread(target=_shutdown, args=(signum,), name="gpgpusim-interrupt", daemon=True).start()
 
 
-#: seconds the shutdown may take before the process ends without finishing it: the report of
-#: an interrupted run must never keep the program alive after the signal
-SHUTDOWN_LIMIT_S = 10.0
-
-
 def _shutdown(signum: int) -> None:
     code = 128 + signum
-    watchdog = threading.Timer(SHUTDOWN_LIMIT_S, _stuck, args=(threading.current_thread(), code))
-    watchdog.daemon = True
-    watchdog.start()
     try:
         finish(_state["runtime"], signum)
-    finally:
-        os._exit(code)
-
-
-def _stuck(thread: threading.Thread, code: int) -> None:
-    """The shutdown did not finish within :data:`SHUTDOWN_LIMIT_S`: say where it waits (one
-    line, written past Python's and C's stdio buffers, which may be what it waits for) and end
-    the process with the signal's exit status."""
-    frame = sys._current_frames().get(thread.ident) if thread.ident is not None else None
-    where = f" (waiting in {frame.f_code.co_name}, {frame.f_code.co_filename}:{frame.f_lineno})" if frame else ""
-    try:
-        os.write(2, (f"gpgpusim: the interrupted run's statistics did not finish within "
-                     f"{SHUTDOWN_LIMIT_S:g} s{where}; exiting without them\n").encode())
     finally:
         os._exit(code)
 

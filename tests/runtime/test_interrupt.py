@@ -157,31 +157,6 @@ def test_install_refuses_off_the_main_thread():
     assert got == [False]
 
 
-def test_a_stuck_shutdown_ends_the_process_after_its_limit(monkeypatch, capfd):
-    """A shutdown whose report never finishes must not keep the program alive: after
-    ``SHUTDOWN_LIMIT_S`` one line on stderr says where it waits and the process ends with the
-    signal's status."""
-    release = threading.Event()
-    exits: list[int] = []
-
-    def stuck_report(runtime, signum):
-        release.wait(10)
-
-    def fake_exit(code):                 # (the real one ends every thread here)
-        exits.append(code)
-        release.set()
-
-    monkeypatch.setattr(interrupt, "finish", stuck_report)
-    monkeypatch.setattr(interrupt.os, "_exit", fake_exit)
-    monkeypatch.setattr(interrupt, "SHUTDOWN_LIMIT_S", 0.2)
-    t = threading.Thread(target=interrupt._shutdown, args=(signal.SIGHUP,))
-    t.start()
-    t.join(5)
-    assert not t.is_alive() and exits == [129, 129]     # the watchdog's, then the shutdown's own
-    err = capfd.readouterr().err
-    assert "statistics did not finish within 0.2 s (waiting in wait, " in err and "exiting without them" in err
-
-
 def test_sigint_to_gpgpusim_run_alone_stops_the_run(spin_app, tmp_path):
     # `timeout -s INT`, job runners: the signal reaches `gpgpusim run` only, not its group
     proc, lines, spinning = _start(spin_app, tmp_path)
