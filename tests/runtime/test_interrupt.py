@@ -44,6 +44,14 @@ def _env() -> dict[str, str]:
     return env
 
 
+def _default_signals() -> None:
+    """In the child before it runs ``gpgpusim run``: SIGINT, SIGTERM and SIGHUP at their
+    default, whatever the test runner inherited (under ``nohup`` SIGHUP is ignored, and an
+    application keeps an ignored signal ignored, as ``gpgpusim.device.interrupt`` documents)."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def _start(app: Path, tmp_path: Path, *extra: str, mode: str = "--functional",
            ready: str = "spin_forever: kernel spinning") -> tuple[subprocess.Popen, list[str], threading.Event]:
     """``gpgpusim run`` in its own session (like a terminal's foreground job); returns the
@@ -52,7 +60,7 @@ def _start(app: Path, tmp_path: Path, *extra: str, mode: str = "--functional",
     cmd = [sys.executable, "-c", "import sys; from gpgpusim.cli import main; sys.exit(main())",
            "run", *([mode] if mode else []), "-o", str(tmp_path / "out.json"), *extra, "--", str(app), "forever"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=tmp_path, env=_env(), start_new_session=True)
+                            cwd=tmp_path, env=_env(), start_new_session=True, preexec_fn=_default_signals)
     lines: list[str] = []
     spinning = threading.Event()
 
