@@ -619,22 +619,24 @@ class TimingGpu(Gpu):
             if not issued:
                 full = True         # the first wave is placed: the rest follow the round robin
         now = self.gpu_tot_sim_cycle + self.gpu_sim_cycle
-        addrs = self._inst_addrs(op, prog) if self.cores[0].icache is not None else None
+        ic0 = self.cores[0].icache
+        code: list[int] = []
+        if ic0 is not None:
+            addrs = self._inst_addrs(op, prog)
+            step = ic0.line_bytes
+            code = sorted({PROGRAM_MEM_START + addrs[pc] // step * step for pc in pcs})
         params = sorted({table.param_offset[pc] for pc in pcs
                          if table.mem_space[pc] == "param" and table.param_offset[pc] >= 0})
         for sid in sorted(placed):
             core = self.cores[sid]
-            ic = core.icache
-            if ic is not None and addrs is not None:
-                step = ic.line_bytes
-                for a in sorted({addrs[pc] // step * step for pc in pcs}):
-                    ic.cache.force_tag_access(PROGRAM_MEM_START + a, now, 0xF)
+            if core.icache is not None:
+                for a in code:
+                    core.icache.cache.force_tag_access(a, now, 0xF)
             l1c = core.ldst.l1c
             if l1c is not None:
                 for off in params:
                     l1c.force_tag_access(off & ~(l1c.line_bytes - 1), now, 0xF)
         self._warm_sms.setdefault(op.kernel, set()).update(placed)
-        self._seen_idle = False
 
     def _machine_busy(self) -> bool:
         """A kernel placed now would share the machine: a run is placed, or a request, CTA or
@@ -977,8 +979,10 @@ class TimingGpu(Gpu):
         issued round robin from the SM after the last one that issued, meets a fresh SM
         launch after launch until it has been on every SM, and those launches are slower than
         the later ones (``kernel_sampling.KernelSampler.record_detailed``)."""
+        if not self.sm_state:
+            return False
         warm = self._warm_sms.setdefault(run.rec.name, set())
-        fresh = self.sm_state and not run.sms <= warm
+        fresh = not run.sms <= warm
         warm |= run.sms
         return fresh
 
