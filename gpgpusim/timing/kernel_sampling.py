@@ -76,7 +76,9 @@ instruction counts:
 
 A launch whose counts have drifted out of every group of its kernel, once three of them have
 converged, is projected from a line through them instead of starting a group of its own
-(:class:`Line`, ``-gpgpusim_sampling_line``).  A group started once another of its kernel has
+(:class:`Line`, ``-gpgpusim_sampling_line``); so is a launch its group matches whose global
+transactions lie more than ``-gpgpusim_sampling_similar`` from the group's detailed launches'
+(:meth:`KernelSampler.source`), when a line takes it.  A group started once another of its kernel has
 two or more detailed launches pools its spread with theirs (:class:`Spread`,
 :meth:`KernelSampler.pooled_spread`, ``-gpgpusim_sampling_pool``): it is projected after two
 detailed launches, not ``-gpgpusim_sampling_min``, when its mean is known within the tolerance
@@ -840,6 +842,39 @@ class KernelSampler:
                     and mix_distance(mix, g.mix) <= self.similar / 2:
                 return g
         return None
+
+    def source(self, key: tuple[Any, ...], warp_insn: int, thread_insn: int, opcode_counts: dict[str, int],
+               tx: tuple[int, int] | None = None) -> tuple[Group | None, Line | None]:
+        """What a launch of ``key`` is projected from: (its converged group, None), (None, the
+        kernel's :class:`Line`), or (None, None) when neither takes it (it is simulated in
+        detail).  The line is asked when no converged group matches the launch, and also when
+        one does but the launch's global transactions ``tx`` lie more than ``similar`` from
+        the mean of the group's used detailed launches' (:meth:`off_centre`): then the line is
+        taken if one passes, else the group.
+
+        A group matches on warp instructions and mix, and scales its CPI with the launch's warp
+        instructions; a loop unrolled by four issues as many for 11 trips as for 12, but not
+        as many loads, and a launch bound by its loads takes the time of its loads.  The group
+        states that gap in its bound (:meth:`Group.scaling_gap`); a line against transactions
+        measures it."""
+        mix = dict(opcode_counts)
+        group = self.match(key, warp_insn, mix)
+        if group is not None and not self.converged(group):
+            group = None
+        if group is not None and not self.off_centre(group, tx):
+            return group, None
+        line = self.line(key, thread_insn, mix, tx)
+        return (None, line) if line is not None else (group, None)
+
+    def off_centre(self, g: Group, tx: tuple[int, int] | None) -> bool:
+        """Whether transactions ``tx`` lie more than ``similar`` (relative, the sampler's) from
+        the mean over ``g``'s used detailed launches (False when either was not counted)."""
+        x = sum(tx) if tx is not None else 0
+        used = g.used()
+        if not x or not used or any(not sum(s.tx) for s in used):
+            return False
+        xbar = sum(sum(s.tx) for s in used) / len(used)
+        return abs(x - xbar) > self.similar * xbar
 
     def record_detailed(self, key: tuple[Any, ...], uid: int, warp_insn: int, opcode_counts: dict[str, int],
                         cycles: int, counters: dict[str, int], bound_rel: float = 0.0,

@@ -97,11 +97,8 @@ def project_launch(gpu: TimingGpu, rec: KernelRecord, key: Any) -> bool:
                 saved.restore()
                 return False
             raise
-        group = ks.match(key, int(stats.warp_insn), dict(stats.opcode_counts))
-        if group is not None and not ks.converged(group):
-            group = None
-        line = None if group is not None else ks.line(key, int(stats.thread_insn), dict(stats.opcode_counts),
-                                                      (stats.tx_reads, stats.tx_writes))
+        group, line = ks.source(key, int(stats.warp_insn), int(stats.thread_insn), stats.opcode_counts,
+                                (stats.tx_reads, stats.tx_writes))
         if group is None and line is None and saved.restorable():
             saved.restore()
             return False

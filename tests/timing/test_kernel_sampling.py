@@ -551,6 +551,38 @@ def test_a_line_fits_cycles_against_transactions_when_they_leave_the_smaller_res
     assert thread_ln.beyond == pytest.approx(200) and thread_ln.pi == pytest.approx(ln.pi)
 
 
+def test_a_launch_whose_transactions_left_its_group_is_projected_from_the_line():
+    """A launch that matches a converged group on warp instructions and mix, but whose global
+    transactions lie more than ``similar`` (10 %) from the mean of the group's detailed
+    launches', is projected from the kernel's line when one takes it (a loop unrolled by four:
+    as many warp instructions for 11 trips as for 12, not as many loads), else from the group."""
+    mix = {"ld": 1, "add": 1}
+    # work tx / 10 cycles past the latency at 10,000, 20,000 and 30,000 transactions
+    pts = [(500000, [6020, 6001, 5999, 6000]), (560000, [7020, 7001, 6999, 7000]),
+           (700000, [8020, 8001, 7999, 8000])]
+    ks, key = _line_sampler(pts, tx=[10000, 20000, 30000])
+    warps = 700000 // 32
+    # at the group's transactions, or within 10 % of them (32,000 of 30,000), or not counted
+    assert ks.source(key, warps, 700000, mix, (30000, 0)) == (ks.groups[2], None)
+    assert ks.source(key, warps, 700000, mix, (32000, 0)) == (ks.groups[2], None)
+    assert ks.source(key, warps, 700000, mix) == (ks.groups[2], None)
+    assert not ks.off_centre(ks.groups[2], (0, 0))
+    # 34,000: from the line against transactions, at its 3,400 cycles of work
+    group, ln = ks.source(key, warps, 700000, mix, (34000, 0))
+    assert group is None and ln is not None and ln.fit.measure == "tx"
+    assert ln.work == pytest.approx(3400) and ln.nearest is ks.groups[2]
+    # 20 % below: the line again (27,000 is within 10 % of 30,000, 24,000 is not)
+    assert ks.source(key, warps, 700000, mix, (27000, 0)) == (ks.groups[2], None)
+    assert ks.source(key, warps, 700000, mix, (24000, 0))[1] is not None
+    # no line (lines off, or past its reach: 20,000 beyond the last group): the group
+    off, key_off = _line_sampler(pts, tx=[10000, 20000, 30000], lines=False)
+    assert off.source(key_off, warps, 700000, mix, (34000, 0)) == (off.groups[2], None)
+    assert ks.source(key, warps, 700000, mix, (51000, 0)) == (ks.groups[2], None)
+    # in no group: the line or nothing, as before
+    assert ks.source(key, 740000 // 32 + 5000, 740000, mix, (40000, 0))[1] is not None
+    assert ks.source(key, 740000 // 32 + 5000, 740000, mix, (60000, 0)) == (None, None)
+
+
 def test_a_launch_projected_from_a_group_takes_its_counters_from_the_kernels_line():
     """Once three groups of a kernel have converged, a launch that matches one of them keeps
     its cycles from the group but takes its counters from each counter's line against thread
