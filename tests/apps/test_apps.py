@@ -14,7 +14,8 @@ Each app runs three ways, each in its own temporary working directory:
 
 Once performance simulation reports cycles, every app also runs without ``--functional``
 (``timing`` route) and must match functional mode's per-kernel counts; until then those tests
-skip, saying so.
+skip, saying so.  So does every app under ``--sample all`` (``sampled`` route), each launch
+marked as timed in detail or projected.
 
 A run passes when the app exits 0 and prints ``<app>: PASS`` (the apps print FAIL and exit
 non-zero on any mismatch or failing CUDA call). ``device_printf`` is also checked line by
@@ -94,7 +95,7 @@ def _run(app: str, route: str, app_bin: Path, libdir_fn, tmp_dir: Path) -> AppRu
             extra.update(GPGPUSIM_DRIVER="warp")  # the product's own switch; the probe checks it took effect
         env = sim_env(extra)
         env["PYTHONPATH"] = os.pathsep.join([str(PROBE_DIR), env["PYTHONPATH"]])
-        mode = [] if route == "timing" else ["--functional"]
+        mode = {"timing": [], "sampled": ["--sample", "all"]}.get(route, ["--functional"])
         cmd = gpgpusim_cmd() + ["run", *mode, "-o", str(stats_path), "--", exe]
     try:
         proc = subprocess.run(cmd, cwd=tmp_dir, env=env, capture_output=True, text=True,
@@ -455,6 +456,35 @@ def test_app_in_timing_mode(app, run_app, timing_model):
         counts_f = [c[:2] for c in counts_f]
     assert counts_t == counts_f
     assert all(k["cycles"] > 0 for k in timed.stats["kernels"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("app", [pytest.param(a, marks=_gap_marks(a)) for a in APPS])
+def test_app_under_sampling(app, run_app, timing_model):
+    """Under ``--sample all`` every app passes its own check and runs every kernel with
+    functional mode's per-kernel instruction counts (sampling projects timing, never the
+    work); each launch says how it was timed, and a projected one carries its bound."""
+    if not timing_model:
+        pytest.skip("performance simulation reports no cycles yet (no timing model)")
+    sampled = run_app(app, "sampled")
+    assert sampled.returncode == 0 and f"{app}: PASS" in sampled.stdout.splitlines(), \
+        _describe(app, "sampled", sampled)
+    functional = run_app(app, "cli")
+    key = ("kernel_name", "ctas", "thread_insn", "warp_insn")
+    counts_s = [tuple(k[f] for f in key) for k in sampled.stats["kernels"]]
+    counts_f = [tuple(k[f] for f in key) for k in functional.stats["kernels"]]
+    if app in ("host_threads", "cdp_tree"):    # (concurrent kernels end in another order)
+        counts_s, counts_f = sorted(counts_s), sorted(counts_f)
+    if app in TIMED_ORDER:
+        counts_s = [c[:2] for c in counts_s]
+        counts_f = [c[:2] for c in counts_f]
+    assert counts_s == counts_f
+    for k in sampled.stats["kernels"]:
+        s = k["sampling"]
+        assert s["mode"] == "all" and s["status"] in ("detailed", "projected", "cta_projected"), (app, k["kernel_launch_uid"], s)
+        assert k["cycles"] > 0
+        if s["status"] != "detailed":
+            assert s["cycles_bound"] >= 1
 
 
 def test_stencil_oob_memcheck_reports_each_access(app_bin, tmp_path):
