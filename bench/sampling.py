@@ -20,12 +20,15 @@ each as an ordinary ``gpgpusim run`` of the unmodified binary, and compares the 
     python3 bench/sampling.py --mode full           # only the full runs (or --mode sampled)
     python3 bench/sampling.py --mode sampled --tag tail --sampled-set=-gpgpusim_sampling_cta_tail=detail
     python3 bench/sampling.py --gpu SM2_GTX480 --programs floyd,gauss   # another shipped GPU
+    python3 bench/sampling.py --ptxplus --programs gauss,window          # the binaries' SASS (PTXPlus)
 
 Programs: ``bench/sampling/*.cu`` (built with ``nvcc -cudart shared -O2`` into
 ``bench/build/sampling/bin/``) and two of ``apps/``, and when named, :data:`LONG`'s; runs in ``bench/build/sampling/<program>/
 {full,sampled}/`` (``stats.json``, ``stdout.txt``, ``stderr.txt``, ``run.json`` with the wall
 time), or ``bench/build/sampling/<program>/<GPU>/...`` under ``--gpu GPU`` (both runs on that
-shipped GPU; without it, ``gpgpusim run``'s default).  The table is also written to ``bench/results/sampling-<time>.md``.
+shipped GPU; without it, ``gpgpusim run``'s default), in a ``ptxplus/`` level below under
+``--ptxplus`` (both runs simulate the binary's SASS: ``gpgpusim run --ptxplus``).  The table is
+also written to ``bench/results/sampling-<time>.md``.
 """
 
 from __future__ import annotations
@@ -75,17 +78,21 @@ def build() -> None:
                        check=True)
 
 
-def run_dir(name: str, mode: str, gpu: str = "") -> Path:
+def run_dir(name: str, mode: str, gpu: str = "", ptxplus: bool = False) -> Path:
     """Where a program's run of ``mode`` (``full``, ``sampled`` or ``sampled-TAG``) lives: per
-    GPU under ``--gpu``, else at the program's top (the default GPU)."""
-    return BUILD / name / gpu / mode if gpu else BUILD / name / mode
+    GPU under ``--gpu``, else at the program's top (the default GPU); one level down, in
+    ``ptxplus/``, under ``--ptxplus``."""
+    d = BUILD / name / gpu if gpu else BUILD / name
+    return (d / "ptxplus" if ptxplus else d) / mode
 
 
-def run_one(name: str, mode: str, extra: list[str], sample: str = "all", tag: str = "", gpu: str = "") -> None:
+def run_one(name: str, mode: str, extra: list[str], sample: str = "all", tag: str = "", gpu: str = "",
+            ptxplus: bool = False) -> None:
     exe, args = ALL[name]
-    d = run_dir(name, mode + tag if mode == "sampled" else mode, gpu)
+    d = run_dir(name, mode + tag if mode == "sampled" else mode, gpu, ptxplus)
     d.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "gpgpusim", "run", *(["--gpu", gpu] if gpu else []), *extra,
+    cmd = [sys.executable, "-m", "gpgpusim", "run", *(["--gpu", gpu] if gpu else []),
+           *(["--ptxplus"] if ptxplus else []), *extra,
            "-o", str(d / "stats.json")]
     if mode == "sampled":
         cmd += ["--sample", sample]
@@ -102,8 +109,8 @@ def run_one(name: str, mode: str, extra: list[str], sample: str = "all", tag: st
     print(f"{name} {mode}: exit {rc}, {wall:.1f} s wall, {cpu:.1f} s CPU", file=sys.stderr)
 
 
-def _load(name: str, mode: str, gpu: str = "") -> tuple[dict, dict, list[str]] | None:
-    d = run_dir(name, mode, gpu)
+def _load(name: str, mode: str, gpu: str = "", ptxplus: bool = False) -> tuple[dict, dict, list[str]] | None:
+    d = run_dir(name, mode, gpu, ptxplus)
     try:
         stats = json.loads((d / "stats.json").read_text())
         run = json.loads((d / "run.json").read_text())
@@ -125,8 +132,8 @@ def _rel(a: float, b: float) -> float:
     return (a - b) / b if b else (0.0 if a == b else float("inf"))
 
 
-def compare(name: str, tag: str = "", gpu: str = "") -> tuple[dict, list[dict]] | None:
-    full, samp = _load(name, "full", gpu), _load(name, "sampled" + tag, gpu)
+def compare(name: str, tag: str = "", gpu: str = "", ptxplus: bool = False) -> tuple[dict, list[dict]] | None:
+    full, samp = _load(name, "full", gpu, ptxplus), _load(name, "sampled" + tag, gpu, ptxplus)
     if full is None or samp is None:
         return None
     fs, fr, fo = full
@@ -224,6 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tag", default="", help="keep the sampled runs in sampled-TAG/ (compare settings)")
     p.add_argument("--gpu", default="", help="run both ways on this shipped GPU (`gpgpusim configs`), "
                    "kept in <program>/<GPU>/")
+    p.add_argument("--ptxplus", action="store_true", help="both runs simulate the binaries' SASS "
+                   "(gpgpusim run --ptxplus), kept in ptxplus/ below the program's (or GPU's) place")
     a = p.parse_args(argv)
     names = [n for n in a.programs.split(",") if n]
     unknown = [n for n in names if n not in ALL]
@@ -237,10 +246,11 @@ def main(argv: list[str] | None = None) -> int:
             for mode in ("full", "sampled"):
                 if a.mode in ("both", mode):
                     more = [x for s in a.sampled_set for x in ("--set", s)] if mode == "sampled" else []
-                    run_one(n, mode, extra + more, a.sample, tag, a.gpu)
+                    run_one(n, mode, extra + more, a.sample, tag, a.gpu, a.ptxplus)
     tag = f"-{a.tag}" if a.tag else ""
-    results = [r for r in (compare(n, tag, a.gpu) for n in names) if r is not None]
-    text = (f"GPU: {a.gpu}\n\n" if a.gpu else "") + table(results, a.kernels)
+    results = [r for r in (compare(n, tag, a.gpu, a.ptxplus) for n in names) if r is not None]
+    head = "".join(f"{k}: {v}\n" for k, v in (("GPU", a.gpu), ("ISA", "PTXPlus" if a.ptxplus else "")) if v)
+    text = (head + "\n" if head else "") + table(results, a.kernels)
     print(text)
     res = ROOT / "bench" / "results"
     res.mkdir(parents=True, exist_ok=True)

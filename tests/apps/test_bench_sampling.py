@@ -49,10 +49,13 @@ def test_runs_of_another_gpu_kept_apart(tmp_path, monkeypatch):
     monkeypatch.setattr(bs, "BUILD", tmp_path)
     assert bs.run_dir("p", "sampled-x", "SM2_GTX480") == tmp_path / "p" / "SM2_GTX480" / "sampled-x"
     assert bs.run_dir("p", "full") == tmp_path / "p" / "full"
+    assert bs.run_dir("p", "full", ptxplus=True) == tmp_path / "p" / "ptxplus" / "full"
+    assert bs.run_dir("p", "sampled", "SM2_GTX480", True) == tmp_path / "p" / "SM2_GTX480" / "ptxplus" / "sampled"
     k = [{"kernel_launch_uid": 1, "kernel_name": "k", "cycles": 900}]
     tot = {"gpu_tot_sim_cycle": 900, "gpu_tot_sim_insn": 10, "gpgpu_n_tot_w_icount": 1, "counters": {}}
     _write(tmp_path / "p" / "SM2_GTX480" / "full", k, tot, 4.0, "")
     _write(tmp_path / "p" / "SM2_GTX480" / "sampled", [dict(k[0], sampling={"status": "detailed"})], tot, 2.0, "")
     assert bs.compare("p") is None                       # nothing at the default GPU's place
+    assert bs.compare("p", gpu="SM2_GTX480", ptxplus=True) is None     # nor at its PTXPlus place
     s, rows = bs.compare("p", gpu="SM2_GTX480")
     assert s["cycles_err"] == 0 and s["speedup"] == 2.0 and rows[0]["status"] == "detailed"
