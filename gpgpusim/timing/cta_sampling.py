@@ -228,6 +228,13 @@ EVEN_SHARE = 0.9
 #: streaming grid's start-up (its memory queues and DRAM rows filling) can outlast the first
 #: quarter of the time its rate takes to settle (``docs/PERFORMANCE.md``)
 ONE_WAVE_MIN_SHARE = 0.05
+#: a screened launch is cut only while at least this share of its grid's warp instructions (the
+#: screening run's) is still to run, as wave sampling projects only when half the grid is left:
+#: a later cut saves little, and what it projects is mostly the kernel's end -- the last CTAs'
+#: tail and the round trip of their last accesses -- which the measured rate does not show (a
+#: 4-CTA grid of ~10,800 cycles whose rate settled at 86 % of its work was projected 187 cycles
+#: short against a bound of 118)
+INTERVAL_MIN_REST = 0.5
 
 
 def parse_interval(value: Any) -> str:
@@ -277,7 +284,8 @@ class IntervalSampling:
     A screened launch's CTAs in flight each take their own instruction count from the
     screening run (a grid of one wave ends with its longest CTA).  A grid of one wave is cut
     only after its CTAs issued :data:`ONE_WAVE_MIN_SHARE` of their instructions, and only when
-    they share their SMs evenly (:meth:`shares_evenly`), else timed whole.
+    they share their SMs evenly (:meth:`shares_evenly`), else timed whole; a screened launch
+    is cut only while :data:`INTERVAL_MIN_REST` of its grid's instructions are still to run.
     The bound is the rate's interval (at least the tolerance: the batches of a short interval
     are not independent) over the projected cycles, plus the lag, the drain and
     what the cap adds (``tail_gap``: an SM left with few CTAs might run them at its full rate,
@@ -324,6 +332,10 @@ class IntervalSampling:
         #: warp instructions per CTA issued before a screened grid of one wave may be cut
         self.min_cut_insn = ONE_WAVE_MIN_SHARE * float(screen.insn.mean()) \
             if screen is not None and screen.insn.size and self.one_wave() else 0.0
+        #: ... and after which it is not cut at all (:data:`INTERVAL_MIN_REST`), per CTA of the
+        #: first wave; unscreened, the grid's instructions are not known: no limit
+        self.max_cut_insn = (1 - INTERVAL_MIN_REST) * float(screen.insn.sum()) / min(self.wave, n_ctas) \
+            if screen is not None and screen.insn.size else math.inf
 
     @staticmethod
     def eligible(n_ctas: int, wave: int) -> bool:
@@ -340,7 +352,10 @@ class IntervalSampling:
         first_wave = min(self.wave, self.n_ctas)
         if self.cut_at is not None or len(self.starts) < first_wave:
             return False            # the first wave is not all issued yet
-        self.points.append((t, sum(per_core) / first_wave))
+        y = sum(per_core) / first_wave
+        if y > self.max_cut_insn:
+            return False            # less than INTERVAL_MIN_REST of the grid left: timed to its end
+        self.points.append((t, y))
         self.per_core.append(per_core)
         first = max(t // 4, max(self.starts.values()))
         k0 = next(i for i, p in enumerate(self.points) if p[0] >= first)

@@ -357,6 +357,30 @@ def test_a_screened_grid_of_one_wave_is_cut_only_after_a_twentieth_of_its_work()
     assert cut_cycle(screen) == 1008
 
 
+def test_a_screened_grid_is_not_cut_once_half_its_work_has_run():
+    """The same four CTAs whose rate settles only late (it grows over their first 1,200
+    cycles, then holds: known at cycle 3,856, at 3,256 instructions a CTA): screened at 4,000
+    instructions a CTA, they have run half their work at cycle 2,600, before the rate is
+    known, so the launch is never cut and runs to its end; at 40,000 a CTA it is cut as soon as
+    the rate is known.  Unscreened, the grid's work is not known: cut."""
+    from gpgpusim.timing.cta_sampling import INTERVAL_MIN_REST, IntervalSampling
+
+    def cut_cycle(screen: Screen | None) -> int | None:
+        cs = IntervalSampling(wave=4, n_ctas=4, tol=0.02, n_cores=2, screen=screen)
+        for cid in range(4):
+            cs.cta_started(cid, 0)
+        for t in range(0, 20000, 16):
+            y = t * t // 2400 if t < 1200 else 600 + (t - 1200)     # per CTA
+            if cs.observe(t, [2 * y, 2 * y]):
+                return cs.cut_cycle
+        return None
+
+    assert INTERVAL_MIN_REST == 0.5
+    assert cut_cycle(None) == 3856
+    assert cut_cycle(Screen(insn=np.full(4, 4000), shared=np.zeros(4), pcs=np.zeros(100, dtype=np.int64))) is None
+    assert cut_cycle(Screen(insn=np.full(4, 40000), shared=np.zeros(4), pcs=np.zeros(100, dtype=np.int64))) == 3856
+
+
 def test_the_reuse_record_stops_at_its_line_limit(monkeypatch):
     from gpgpusim.timing import cta_screen
 
