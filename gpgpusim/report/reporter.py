@@ -628,6 +628,8 @@ def sampling_lines(stats: KernelStats) -> list[str]:
                 f"95 % interval +-{parts['interval']}, instruction scaling +-{parts['scaling']}, "
                 f"trend +-{parts['trend']}")
             source = "the group"
+        if parts and parts.get("scatter"):    # its kernel's launches scatter about its lines
+            what += f", its kernel's scatter about its work +-{parts['scatter']}"
         if parts and parts.get("cold"):       # a launch reading DRAM where its group did not
             what += f", cold reads +-{parts['cold']}"
         return [f"gpgpusim_sampling = projected (kernel sampling: {how}; this launch ran functionally)",

@@ -41,6 +41,10 @@ instruction counts:
     their place in the group's sequence (a slope whose t statistic passes the 95 % level), the
     least that slope can be at that level times the launch's distance from them (caches and
     DRAM rows that drift as a loop walks its data);
+  - the scatter (:meth:`KernelSampler.scatter`), for a launch of other counts than the
+    group's detailed launches once lines through its kernel's groups are fitted: the
+    prediction interval of one launch on those lines at its work, as far as the kernel's
+    launches lie from any smooth function of their work;
   - the cold gap (:meth:`KernelSampler.cold_gap`): when the launch reads more sectors of
     device memory for the first time than the detailed launches did on average (cold reads,
     :data:`COLD`), one DRAM round trip from the configuration
@@ -474,6 +478,14 @@ class Group:
         transactions ``tx`` (reads and writes: a loop unrolled by four issues as many warp
         instructions for 11 trips as for 12, but not as many loads)."""
         used = self.used()
+        wbar = sum(s.warp_insn for s in used) / len(used) if used else 0.0
+        return cpi * wbar * self.distance(warp_insn, thread_insn, tx)
+
+    def distance(self, warp_insn: int, thread_insn: int = 0, tx: tuple[int, int] | None = None) -> float:
+        """The largest relative distance of a launch's warp instructions, thread instructions
+        and global transactions (the last two when counted for it and for every used detailed
+        launch) from the used detailed launches' means (0 with none)."""
+        used = self.used()
         if not used:
             return 0.0
         wbar = sum(s.warp_insn for s in used) / len(used)
@@ -486,7 +498,7 @@ class Group:
         if tx is not None and sum(tx) > 0 and all(sum(s.tx) > 0 for s in used):
             xbar = sum(sum(s.tx) for s in used) / len(used)
             dist = max(dist, abs(sum(tx) / xbar - 1))
-        return cpi * wbar * dist
+        return dist
 
     def trend(self, latency: int, seq: int) -> float:
         """Cycles the detailed launches' trend moves a launch at place ``seq`` of the group away
@@ -866,6 +878,29 @@ class KernelSampler:
         line = self.line(key, thread_insn, mix, tx)
         return (None, line) if line is not None else (group, None)
 
+    def scatter(self, key: tuple[Any, ...], thread_insn: int, tx: tuple[int, int] | None) -> float:
+        """Cycles a launch of ``key`` may lie from any smooth function of its work, once its
+        kernel's lines through its groups are fitted: the smallest 95 % prediction interval of
+        one launch at its work on those lines (their residuals over every detailed launch); 0
+        with no line fitted.  Stated for a launch projected from a group with other counts
+        than the group's detailed launches (:meth:`Group.distance`).
+
+        The group's scaling gap assumes such a launch's time lies between not scaling and
+        scaling in proportion to its work.  A kernel whose groups scatter about every line
+        through them has shown that its time follows its work only that loosely: a loop
+        unrolled by four with a remainder loop can run 6 % faster with one trip more (the SASS
+        of ``bench/sampling/window.cu``: 20 % less time past the launch latency with 12.5 %
+        more loads, and 18 % more with 8 % more).  A kernel whose lines fit its groups well
+        states little."""
+        best = math.inf
+        for fit in self._line_fits(key):
+            x = fit.at(thread_insn, tx)
+            if x <= 0 or fit.m < 3:
+                continue
+            lev = 1 / fit.n + (x - fit.mx) ** 2 / fit.sxx
+            best = min(best, t975(fit.m - 2) * fit.s_every * math.sqrt(1 + lev))
+        return best if math.isfinite(best) else 0.0
+
     def off_centre(self, g: Group, tx: tuple[int, int] | None) -> bool:
         """Whether transactions ``tx`` lie more than ``similar`` (relative, the sampler's) from
         the mean over ``g``'s used detailed launches (False when either was not counted)."""
@@ -1022,11 +1057,12 @@ class KernelSampler:
     # ------------------------------------------------------------------ projection
     def project(self, g: Group, warp_insn: int, thread_insn: int, cold: tuple[int, int] = (0, 0),
                 counters_from: _LineFit | None = None,
-                tx: tuple[int, int] | None = None) -> tuple[int, int, dict[str, int]]:
+                tx: tuple[int, int] | None = None, scatter: float = 0.0) -> tuple[int, int, dict[str, int]]:
         """(cycles, 95 % error bound in cycles, per-kernel counters) of a launch of group ``g``
         with ``warp_insn`` warp and ``thread_insn`` thread instructions, ``cold`` (cold reads,
         cold writes) and ``tx`` (global transactions); the counters from ``counters_from``
-        (:meth:`counter_line`) when given, else scaled from ``g``."""
+        (:meth:`counter_line`) when given, else scaled from ``g``; ``scatter``: cycles its
+        bound adds for a launch off its group's transactions (:meth:`scatter`)."""
         cpi, _, pi_rel = self.estimate(g)
         work = cpi * warp_insn
         cycles = self.latency + int(round(work))
@@ -1038,9 +1074,11 @@ class KernelSampler:
             scaling = g.scaling_gap(cpi, warp_insn, thread_insn, tx)
             trend = g.trend(self.latency, g.launches)
             gap = self.cold_gap(g, cold)
-            bound = _stated_bound(interval + scaling + trend + gap)
+            bound = _stated_bound(interval + scaling + trend + gap + scatter)
             g.bound_parts = {"interval": int(math.ceil(interval)), "scaling": int(math.ceil(scaling)),
                              "trend": int(math.ceil(trend)), "cold": int(math.ceil(gap))}
+            if scatter:
+                g.bound_parts["scatter"] = int(math.ceil(scatter))
         else:
             bound = cycles
             g.bound_parts = {}
@@ -1078,6 +1116,6 @@ class KernelSampler:
             info["group_pooled"] = True
         if g.fresh:
             info["group_fresh_sm"] = g.fresh
-        if g.bound_parts.get("scaling") or g.bound_parts.get("trend") or g.bound_parts.get("cold"):
+        if any(g.bound_parts.get(k) for k in ("scaling", "trend", "cold", "scatter")):
             info["cycles_bound_parts"] = dict(g.bound_parts)
         return info

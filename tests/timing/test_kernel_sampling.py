@@ -583,6 +583,47 @@ def test_a_launch_whose_transactions_left_its_group_is_projected_from_the_line()
     assert ks.source(key, 740000 // 32 + 5000, 740000, mix, (60000, 0)) == (None, None)
 
 
+def test_a_launch_off_its_groups_transactions_states_its_kernels_scatter_when_no_line_takes_it():
+    """Three groups whose cycles zigzag against their work (1,000, 3,000 and 2,000 cycles past
+    the latency at 10,000, 20,000 and 30,000 transactions: an unrolled loop with a remainder
+    loop): no line is known within the tolerance, so a launch off its group's transactions is
+    projected from the group, and its bound adds the scatter of the kernel's launches about its
+    lines -- the smallest 95 % prediction interval of one launch at its work on them."""
+    mix = {"ld": 1, "add": 1}
+    pts = [(500000, [6020, 6001, 5999, 6000]), (560000, [8020, 8001, 7999, 8000]),
+           (700000, [7020, 7001, 6999, 7000])]
+    tx = [10000, 20000, 30000]
+    ks, key = _line_sampler(pts, tx=tx)
+    warps = 700000 // 32
+    g = ks.groups[2]
+    assert ks.source(key, warps, 700000, mix, (34000, 0)) == (g, None)
+
+    def pi(xs: list[int], x: float) -> float:
+        used = [(xi, c - 5000) for xi, (_, cs) in zip(xs, pts, strict=True) for c in cs[1:]]
+        every = [(xi, c - 5000) for xi, (_, cs) in zip(xs, pts, strict=True) for c in cs]
+        mx = sum(u[0] for u in used) / len(used)
+        my = sum(u[1] for u in used) / len(used)
+        sxx = sum((u[0] - mx) ** 2 for u in used)
+        b = sum((u[0] - mx) * (u[1] - my) for u in used) / sxx
+        s_every = math.sqrt(sum((y - my - b * (xi - mx)) ** 2 for xi, y in every) / (len(every) - 2))
+        return t975(len(every) - 2) * s_every * math.sqrt(1 + 1 / len(used) + (x - mx) ** 2 / sxx)
+
+    want = min(pi([t for t, _ in pts], 700000), pi(tx, 34000))
+    assert ks.scatter(key, 700000, (34000, 0)) == pytest.approx(want)
+    assert want > 1000           # the middle group lies 1,000 cycles off the others' trend
+    cycles, bound, _ = ks.project(g, warps, 700000, tx=(34000, 0), scatter=want)
+    plain = _line_sampler(pts, tx=tx)[0]
+    cycles0, bound0, _ = plain.project(plain.groups[2], warps, 700000, tx=(34000, 0))
+    # the same projection; the bound is the same sum (rounded up once) plus the scatter
+    assert cycles == cycles0 == 7000 and abs(bound - want - bound0) < 1
+    assert g.bound_parts["scatter"] == math.ceil(want)
+    info = ks.projected_info(g, cycles, bound)
+    assert info["cycles_bound_parts"]["scatter"] == math.ceil(want)
+    # without a fitted line (two groups), nothing to state
+    two, key2 = _line_sampler(pts[:2], tx=tx[:2])
+    assert two.scatter(key2, 560000, (24000, 0)) == 0.0
+
+
 def test_a_launch_projected_from_a_group_takes_its_counters_from_the_kernels_line():
     """Once three groups of a kernel have converged, a launch that matches one of them keeps
     its cycles from the group but takes its counters from each counter's line against thread
