@@ -1062,7 +1062,7 @@ class KernelSampler:
         with ``warp_insn`` warp and ``thread_insn`` thread instructions, ``cold`` (cold reads,
         cold writes) and ``tx`` (global transactions); the counters from ``counters_from``
         (:meth:`counter_line`) when given, else scaled from ``g``; ``scatter``: cycles its
-        bound adds for a launch off its group's transactions (:meth:`scatter`)."""
+        bound adds for a launch of other counts than ``g``'s detailed launches (:meth:`scatter`)."""
         cpi, _, pi_rel = self.estimate(g)
         work = cpi * warp_insn
         cycles = self.latency + int(round(work))
