@@ -495,10 +495,18 @@ class Group:
         if thread_insn > 0 and all(s.thread_insn > 0 for s in used):
             tbar = sum(s.thread_insn for s in used) / len(used)
             dist = max(dist, abs(thread_insn / tbar - 1))
-        if tx is not None and sum(tx) > 0 and all(sum(s.tx) > 0 for s in used):
-            xbar = sum(sum(s.tx) for s in used) / len(used)
+        xbar = self.mean_tx()
+        if tx is not None and sum(tx) > 0 and xbar > 0:
             dist = max(dist, abs(sum(tx) / xbar - 1))
         return dist
+
+    def mean_tx(self) -> float:
+        """The mean global transactions (reads and writes) of :meth:`used`; 0 when there are
+        none or some were not counted."""
+        used = self.used()
+        if not used or any(not sum(s.tx) for s in used):
+            return 0.0
+        return sum(sum(s.tx) for s in used) / len(used)
 
     def trend(self, latency: int, seq: int) -> float:
         """Cycles the detailed launches' trend moves a launch at place ``seq`` of the group away
@@ -905,11 +913,8 @@ class KernelSampler:
         """Whether transactions ``tx`` lie more than ``similar`` (relative, the sampler's) from
         the mean over ``g``'s used detailed launches (False when either was not counted)."""
         x = sum(tx) if tx is not None else 0
-        used = g.used()
-        if not x or not used or any(not sum(s.tx) for s in used):
-            return False
-        xbar = sum(sum(s.tx) for s in used) / len(used)
-        return abs(x - xbar) > self.similar * xbar
+        xbar = g.mean_tx()
+        return bool(x and xbar) and abs(x - xbar) > self.similar * xbar
 
     def record_detailed(self, key: tuple[Any, ...], uid: int, warp_insn: int, opcode_counts: dict[str, int],
                         cycles: int, counters: dict[str, int], bound_rel: float = 0.0,
@@ -1057,12 +1062,13 @@ class KernelSampler:
     # ------------------------------------------------------------------ projection
     def project(self, g: Group, warp_insn: int, thread_insn: int, cold: tuple[int, int] = (0, 0),
                 counters_from: _LineFit | None = None,
-                tx: tuple[int, int] | None = None, scatter: float = 0.0) -> tuple[int, int, dict[str, int]]:
+                tx: tuple[int, int] | None = None) -> tuple[int, int, dict[str, int]]:
         """(cycles, 95 % error bound in cycles, per-kernel counters) of a launch of group ``g``
         with ``warp_insn`` warp and ``thread_insn`` thread instructions, ``cold`` (cold reads,
         cold writes) and ``tx`` (global transactions); the counters from ``counters_from``
-        (:meth:`counter_line`) when given, else scaled from ``g``; ``scatter``: cycles its
-        bound adds for a launch of other counts than ``g``'s detailed launches (:meth:`scatter`)."""
+        (:meth:`counter_line`) when given, else scaled from ``g``.  A launch of other counts
+        than ``g``'s detailed launches (:meth:`Group.distance`) adds its kernel's
+        :meth:`scatter` to its bound."""
         cpi, _, pi_rel = self.estimate(g)
         work = cpi * warp_insn
         cycles = self.latency + int(round(work))
@@ -1074,6 +1080,8 @@ class KernelSampler:
             scaling = g.scaling_gap(cpi, warp_insn, thread_insn, tx)
             trend = g.trend(self.latency, g.launches)
             gap = self.cold_gap(g, cold)
+            scatter = self.scatter(self.key(g.name, g.grid, g.block), thread_insn, tx) \
+                if g.distance(warp_insn, thread_insn, tx) > 0 else 0.0
             bound = _stated_bound(interval + scaling + trend + gap + scatter)
             g.bound_parts = {"interval": int(math.ceil(interval)), "scaling": int(math.ceil(scaling)),
                              "trend": int(math.ceil(trend)), "cold": int(math.ceil(gap))}

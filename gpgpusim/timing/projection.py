@@ -138,12 +138,7 @@ def project_launch(gpu: TimingGpu, rec: KernelRecord, key: Any) -> bool:
             # and project from the nearest converged group of the launch's shape
             group = next(g for g in ks.groups if ks.key(g.name, g.grid, g.block) == key and ks.converged(g))
         fit = ks.counter_line(key, int(stats.thread_insn), dict(stats.opcode_counts), tx)
-        # a launch of other counts than its group's detailed launches states how far its
-        # kernel's launches lie from the lines through its groups
-        scatter = ks.scatter(key, int(stats.thread_insn), tx) \
-            if group.distance(int(stats.warp_insn), int(stats.thread_insn), tx) > 0 else 0.0
-        cycles, bound, proj = ks.project(group, int(stats.warp_insn), int(stats.thread_insn), cold, fit, tx,
-                                         scatter)
+        cycles, bound, proj = ks.project(group, int(stats.warp_insn), int(stats.thread_insn), cold, fit, tx)
         info = ks.projected_info(group, cycles, bound)
         if fit is not None:
             info["counter_line_groups"] = [g.gid for g in fit.groups]
