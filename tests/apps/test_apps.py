@@ -443,9 +443,15 @@ def test_app_in_timing_mode(app, run_app, timing_model):
         pytest.skip("performance simulation reports no cycles yet (no timing model)")
     timed = run_app(app, "timing")
     assert timed.returncode == 0 and f"{app}: PASS" in timed.stdout.splitlines(), _describe(app, "timing", timed)
-    functional = run_app(app, "cli")
+    _assert_functional_counts(app, timed, run_app(app, "cli"))
+    assert all(k["cycles"] > 0 for k in timed.stats["kernels"])
+
+
+def _assert_functional_counts(app: str, run: AppRun, functional: AppRun) -> None:
+    """``run`` (a performance-mode route) ran functional mode's kernels with its per-kernel
+    instruction counts."""
     key = ("kernel_name", "ctas", "thread_insn", "warp_insn")
-    counts_t = [tuple(k[f] for f in key) for k in timed.stats["kernels"]]
+    counts_t = [tuple(k[f] for f in key) for k in run.stats["kernels"]]
     counts_f = [tuple(k[f] for f in key) for k in functional.stats["kernels"]]
     if app in ("host_threads", "cdp_tree"):
         # (concurrent kernels -- host threads' streams, child grids beside their parent -- end
@@ -455,7 +461,6 @@ def test_app_in_timing_mode(app, run_app, timing_model):
         counts_t = [c[:2] for c in counts_t]
         counts_f = [c[:2] for c in counts_f]
     assert counts_t == counts_f
-    assert all(k["cycles"] > 0 for k in timed.stats["kernels"])
 
 
 @pytest.mark.slow
@@ -469,16 +474,7 @@ def test_app_under_sampling(app, run_app, timing_model):
     sampled = run_app(app, "sampled")
     assert sampled.returncode == 0 and f"{app}: PASS" in sampled.stdout.splitlines(), \
         _describe(app, "sampled", sampled)
-    functional = run_app(app, "cli")
-    key = ("kernel_name", "ctas", "thread_insn", "warp_insn")
-    counts_s = [tuple(k[f] for f in key) for k in sampled.stats["kernels"]]
-    counts_f = [tuple(k[f] for f in key) for k in functional.stats["kernels"]]
-    if app in ("host_threads", "cdp_tree"):    # (concurrent kernels end in another order)
-        counts_s, counts_f = sorted(counts_s), sorted(counts_f)
-    if app in TIMED_ORDER:
-        counts_s = [c[:2] for c in counts_s]
-        counts_f = [c[:2] for c in counts_f]
-    assert counts_s == counts_f
+    _assert_functional_counts(app, sampled, run_app(app, "cli"))
     for k in sampled.stats["kernels"]:
         s = k["sampling"]
         assert s["mode"] == "all" and s["status"] in ("detailed", "projected", "cta_projected"), (app, k["kernel_launch_uid"], s)
