@@ -95,11 +95,31 @@ def count_transactions(ex: Exec, space: str, a: np.ndarray, lanes: np.ndarray, w
         d = key[1:] - key[:-1]
         n = 1 + int(np.count_nonzero(d)) if d.min() >= 0 else -1
     if n < 0:
-        n = int(np.unique((lanes.astype(np.int64, copy=False) >> 5 << _TX_WARP) | sec).size)
+        n = _distinct_per_warp(ex, sec, lanes)
     if write:
         ex.tx_writes += n
     else:
         ex.tx_reads += n
+
+
+def _distinct_per_warp(ex: Exec, sec: np.ndarray, lanes: np.ndarray) -> int:
+    """The distinct sectors ``sec`` of lanes ``lanes`` within each warp, summed over the warps:
+    each warp's 32 lanes as a row, sorted along it (rows of 32 sort about ten times faster
+    than a hash of the whole chunk's keys).  A lane not in ``lanes`` takes a sector its warp
+    touched, so it adds none; warps without any lane are left out."""
+    if lanes is ex.all_lanes:
+        rows = sec.reshape(-1, 32)
+    else:
+        warps = lanes >> 5
+        dense = np.zeros(ex.W, dtype=np.int64)
+        dense[warps] = sec
+        dense = np.repeat(dense, 32)
+        dense[lanes] = sec
+        present = np.zeros(ex.W, dtype=bool)
+        present[warps] = True
+        rows = dense.reshape(-1, 32)[present]
+    rows = np.sort(rows, axis=1)
+    return rows.shape[0] + int(np.count_nonzero(rows[:, 1:] != rows[:, :-1]))
 
 
 def _ld(lm, prog, fi, inst, pc: int = -1) -> Callable:

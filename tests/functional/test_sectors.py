@@ -183,3 +183,27 @@ def test_a_launch_counts_its_global_transactions_per_warp_and_direction():
     g.sectors = None
     st = run()
     assert (st.tx_reads, st.tx_writes) == (0, 0)
+
+
+def test_distinct_sectors_per_warp_match_a_count_by_sets():
+    """The count of sectors out of order within warps (``mem_insts._distinct_per_warp``) is,
+    for every lane or some lanes of a chunk, the number of distinct sectors per warp, summed:
+    a lane left out adds none, a warp without lanes is not counted."""
+    from types import SimpleNamespace
+
+    from gpgpusim.functional.mem_insts import _distinct_per_warp
+
+    rng = np.random.default_rng(7)
+    W = 6
+    ex = SimpleNamespace(W=W, all_lanes=np.arange(W * 32, dtype=np.int64))
+    sec = rng.integers(0, 9, W * 32).astype(np.int64)
+
+    def by_sets(lanes: np.ndarray) -> int:
+        return sum(len({int(sec[i]) for i in lanes if i >> 5 == w}) for w in range(W)
+                   if any(i >> 5 == w for i in lanes))
+
+    assert _distinct_per_warp(ex, sec, ex.all_lanes) == by_sets(ex.all_lanes)
+    for keep in (0.1, 0.5, 0.9):
+        lanes = np.flatnonzero(rng.random(W * 32) < keep).astype(np.int64)
+        lanes = lanes[lanes >> 5 != 2]          # warp 2 has no lane at all
+        assert _distinct_per_warp(ex, sec[lanes], lanes) == by_sets(lanes)
