@@ -617,8 +617,9 @@ def sampling_lines(stats: KernelStats) -> list[str]:
         if s.get("line_groups"):
             parts = s["cycles_bound_parts"]
             groups = ", ".join(str(g) for g in s["line_groups"])
+            against = "global transactions" if s.get("line_measure") == "tx" else "thread instructions"
             how = (f"from a line through groups {groups}, {s['line_detailed']} launches simulated in "
-                   "detail, against thread instructions")
+                   f"detail, against {against}")
             what = (f"the line's 95 % interval +-{parts['interval']}, its model error +-{parts['model']}, "
                     f"beyond its groups +-{parts['beyond']}")
             source = f"group {s['group']}"

@@ -1052,6 +1052,7 @@ class KernelSampler:
         """The report's ``sampling`` entry of a launch projected from a line."""
         return {"mode": "kernel", "status": "projected", "group": ln.nearest.gid,
                 "group_detailed": len(ln.nearest.samples), "line_groups": [g.gid for g in ln.groups],
+                "line_measure": ln.fit.measure,
                 "line_detailed": sum(len(g.samples) for g in ln.groups), "line_ci_rel": ln.ci_rel,
                 "cycles_bound": bound, "cycles_bound_rel": bound / cycles if cycles else 0.0,
                 "cycles_bound_parts": {"interval": int(math.ceil(ln.pi + ln.inherited * ln.work)),

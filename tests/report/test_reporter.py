@@ -434,6 +434,24 @@ def test_a_launch_projected_from_a_line_names_its_groups_and_bound():
         "warp instruction; per-unit lists and histograms not included)"]
 
 
+def test_a_line_against_transactions_says_so():
+    """A launch projected from a line fitted against global transactions (``line_measure``
+    ``tx``, ``kernel_sampling.MEASURES``) names that measure; without the field, or with
+    ``thread``, thread instructions."""
+    from gpgpusim.report.reporter import sampling_lines
+
+    info = {"mode": "kernel", "status": "projected", "group": 4, "group_detailed": 2, "line_groups": [2, 3, 4],
+            "line_measure": "tx", "line_detailed": 7, "line_ci_rel": 0.01,
+            "cycles_bound": 185, "cycles_bound_rel": 185 / 6292,
+            "cycles_bound_parts": {"interval": 148, "model": 12, "beyond": 25}}
+    stats = KernelStats("k", 40, thread_insn=10, warp_insn=1, ctas=1, cycles=6292, sampling=info)
+    assert sampling_lines(stats)[0] == (
+        "gpgpusim_sampling = projected (kernel sampling: from a line through groups 2, 3, 4, 7 launches simulated "
+        "in detail, against global transactions; this launch ran functionally)")
+    info["line_measure"] = "thread"
+    assert "against thread instructions;" in sampling_lines(stats)[0]
+
+
 def test_a_projected_launch_with_cold_reads_names_that_part_of_its_bound():
     """``cycles_bound_parts.cold`` (kernel_sampling.KernelSampler.cold_gap) is named when not 0,
     for a group and for a line; a part of 0 prints as before."""

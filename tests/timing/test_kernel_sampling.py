@@ -466,6 +466,7 @@ def test_a_line_through_three_groups_projects_a_drifting_launch():
     assert counters["gpgpu_n_tot_thrd_icount"] == 400000 and ks.line_projected == 1
     info = ks.line_info(ln, cycles, bound)
     assert info["status"] == "projected" and info["line_groups"] == [1, 2, 3] and info["group"] == 3
+    assert info["line_measure"] == "thread"
     assert info["cycles_bound_parts"] == {"interval": math.ceil(ln.pi), "model": 0, "beyond": 200, "cold": 0}
     # among the groups nothing is beyond
     inside = ks.line(key, 550000, mix)
