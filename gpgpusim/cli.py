@@ -128,7 +128,7 @@ def cmd_run(a: argparse.Namespace) -> int:
             return 2
     env = run_env(a.gpu, a.config, a.functional, sets, a.output)
     cfg = check_config(env)
-    from gpgpusim.timing.kernel_sampling import parse_mode, parse_tol_of   # (importing timing activates the compiled model)
+    from gpgpusim.options.sampling import parse_mode, parse_tol_of
     try:
         parse_mode(cfg.get("gpgpusim_sampling"))
         parse_tol_of(cfg.get("gpgpusim_sampling_tol_of"))

@@ -106,14 +106,13 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..options.sampling import parse_mode, parse_tol_of
 from ..report.stats import high_water
 
 #: two-sided 95 % Student's t quantiles by degrees of freedom (1.96 beyond the table)
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
          2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
          2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
-
-MODES = ("off", "kernel", "cta", "all")
 
 #: counters that are exact for a projected launch (from its functional run)
 EXACT_COUNTERS = ("gpgpu_n_tot_thrd_icount", "gpgpu_n_tot_w_icount")
@@ -159,25 +158,6 @@ SPLIT_MIN = 1e-3
 
 def t975(dof: int) -> float:
     return _T975[dof - 1] if 1 <= dof <= len(_T975) else 1.96
-
-
-def parse_tol_of(value: Any) -> str:
-    """The ``-gpgpusim_sampling_tol_of`` value: ``cycles`` or ``work``."""
-    v = str(value or "cycles").strip().lower()
-    if v not in ("cycles", "work"):
-        raise ValueError(f"-gpgpusim_sampling_tol_of {value!r}: expected cycles or work")
-    return v
-
-
-def parse_mode(value: Any) -> str:
-    """The ``-gpgpusim_sampling`` value: ``off``, ``kernel`` (this module), ``cta``
-    (``timing/cta_sampling.py``) or ``all`` (both)."""
-    mode = str(value or "off").strip().lower()
-    if mode in ("0", "none", ""):
-        mode = "off"
-    if mode not in MODES:
-        raise ValueError(f"-gpgpusim_sampling {value!r}: expected off, kernel, cta or all")
-    return mode
 
 
 def scalar_counters(values: dict[str, Any]) -> dict[str, int]:
