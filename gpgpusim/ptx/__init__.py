@@ -20,7 +20,6 @@ import tempfile
 
 from gpgpusim.ptx import cfg
 from gpgpusim.ptx.ir import Module
-from gpgpusim.ptx.parser import parse_module
 
 #: Bump when the IR or the parser's output changes so stale pickles are not reused.
 CACHE_FORMAT = 6
@@ -31,6 +30,9 @@ def parse_ptx(text: str, filename: str = "<ptx>") -> Module:
 
     Raises :class:`gpgpusim.errors.PtxError` (``file:line:col: message`` + source line).
     """
+    # (start-up cost: the parser and lark load when PTX is parsed, not for a module the cache has)
+    from gpgpusim.ptx.parser import parse_module
+
     module = parse_module(text, filename)
     for fn in module.functions.values():
         if fn.instructions:
