@@ -89,7 +89,11 @@ detailed launches, not ``-gpgpusim_sampling_min``, when its mean is known within
 with their spread.
 
 A group's first detailed launch is kept out of the estimate once the group has three (it sees the
-caches and DRAM rows the previous kernels left: a warm-up).  The projected launches do not run
+caches and DRAM rows the previous kernels left: a warm-up), or two in a group that pools its
+spread -- unless the kernel's earlier groups showed no such effect
+(:meth:`KernelSampler.warm_up_effect`): then a pooled group's first launch is one of its samples,
+and it is projected after one detailed launch when the pooled spread leaves its mean known
+within the tolerance.  The projected launches do not run
 on the timing model: the next detailed launch starts from the state the last detailed one left
 (caches, DRAM rows, clocks), but for one thing, L2 warming of the compulsory kind: the sectors
 a projected launch was first to read, or wrote whole, are placed in L2
@@ -346,6 +350,10 @@ class Group:
     #: started (:meth:`KernelSampler.pooled_spread`), added to its own
     #: (``-gpgpusim_sampling_pool``); None: it estimates its spread alone
     prior: Spread | None = None
+    #: whether its first detailed launch is left out of the estimate as a warm-up (:meth:`used`);
+    #: False for a pooled group of a kernel whose earlier groups showed no warm-up effect
+    #: (:meth:`KernelSampler.warm_up_effect`)
+    warm_up: bool = True
     #: (detailed launches then, :func:`traffic_fit` of :meth:`used`)
     _traffic: tuple[int, dict[str, tuple[float, float]] | None] | None = field(default=None, init=False,
                                                                                repr=False, compare=False)
@@ -383,7 +391,10 @@ class Group:
 
     def used(self) -> list[Sample]:
         """The detailed launches the estimate uses: the first is a warm-up once there are 3, or
-        2 in a group that pools its spread (:attr:`prior`)."""
+        2 in a group that pools its spread (:attr:`prior`); none is when :attr:`warm_up` is
+        False."""
+        if not self.warm_up:
+            return list(self.samples)
         warm_up = 2 if self.prior is not None else 3
         return self.samples[1:] if len(self.samples) >= warm_up else list(self.samples)
 
@@ -786,7 +797,11 @@ class KernelSampler:
         return (name, tuple(grid), tuple(block))
 
     def converged(self, g: Group) -> bool:
-        if len(g.samples) < (self.min_detailed if g.prior is None else self.pool):
+        """Whether ``g``'s mean is known within the tolerance (:meth:`ci`) after at least
+        ``-gpgpusim_sampling_min`` detailed launches, or ``-gpgpusim_sampling_pool`` in a group
+        that pools its spread; one fewer when its first is not a warm-up (:attr:`Group.warm_up`)."""
+        need = self.min_detailed if g.prior is None else self.pool
+        if len(g.samples) < need - (0 if g.warm_up else 1):
             return False
         return self.ci(g) <= self.tol
 
@@ -809,6 +824,49 @@ class KernelSampler:
             return None
         spreads = [sp for sp in (g.spread(self.latency) for g in self._by_key.get(key, ())) if sp.dof_every >= 1]
         return sum(spreads[1:], spreads[0]) if spreads else None
+
+    def warm_up_effect(self, key: tuple[Any, ...]) -> bool:
+        """Whether a new group of ``key`` that pools its spread leaves its first detailed launch
+        out as a warm-up (:attr:`Group.warm_up`): yes, unless the kernel's earlier groups that
+        left theirs out saw each within the 95 % prediction interval of the group's other
+        launches (its CPI's relative distance from their mean against Student's t times their
+        relative spread, pooled with the group's prior, times ``sqrt(1 + 1/n)``), and at least
+        one was tested.
+
+        A first launch differs when what earlier launches left in the caches matters: a
+        Gaussian elimination's update step runs ~9 % longer after launches that were projected,
+        as the timing model's L2 lacks the rows they wrote; the first launch of a widening
+        window does not.  A kernel whose warm-ups were like its other launches spends one
+        detailed launch per group, not two -- once the pooled spread has shown some variation
+        (:attr:`Spread.ss_every` above 0: a group of one launch adds nothing to it, and a kernel
+        whose first launches all took the same cycles would otherwise state no bound for later
+        ones that do not).  A warm-up with more cold reads than the group's
+        other launches (:data:`COLD`: the program's first touch of its data) is not tested:
+        its compulsory misses, not the state earlier launches left, set it apart, and a
+        projected launch states them in its cold gap."""
+        pool = self.pooled_spread(key)
+        if pool is None or pool.ss_every <= 0:
+            return True
+        tested = 0
+        for g in self._by_key.get(key, ()):
+            used = g.used()
+            if not used or len(used) == len(g.samples):
+                continue                    # no warm-up left out
+            w = g.samples[0]
+            if not w.warp_insn or w.cold[0] > sum(s.cold[0] for s in used) / len(used):
+                continue
+            cpis = g.cpis(self.latency)
+            mean = sum(cpis) / len(cpis) if cpis else 0.0
+            sp = g.spread(self.latency)
+            if g.prior is not None:
+                sp = sp + g.prior
+            if mean <= 0 or sp.dof < 1:
+                continue
+            d = max(0, w.cycles - self.latency) / w.warp_insn / mean - 1
+            if abs(d) > t975(sp.dof) * math.sqrt(sp.ss / sp.dof) * math.sqrt(1 + 1 / len(cpis)):
+                return True
+            tested += 1
+        return tested == 0
 
     def ci(self, g: Group) -> float:
         """The relative half-width the stopping rule compares with ``tol``: of the group's mean
@@ -916,8 +974,9 @@ class KernelSampler:
         whose first launch covers every SM it will use takes one detailed launch more."""
         g = self.match(key, warp_insn, opcode_counts)
         if g is None:
+            prior = self.pooled_spread(key)
             g = Group(len(self.groups) + 1, key[0], key[1], key[2], warp_insn, opcode_mix(opcode_counts),
-                      prior=self.pooled_spread(key))
+                      prior=prior, warm_up=prior is None or self.warm_up_effect(key))
             self.groups.append(g)
             self._by_key.setdefault(key, []).append(g)
         if fresh:
@@ -1103,6 +1162,8 @@ class KernelSampler:
                 "projected_counters": "scalar"}
         if g.prior is not None:
             info["group_pooled"] = True
+        if not g.warm_up:
+            info["group_warm_up"] = False
         if g.fresh:
             info["group_fresh_sm"] = g.fresh
         if any(g.bound_parts.get(k) for k in ("scaling", "trend", "cold", "scatter")):

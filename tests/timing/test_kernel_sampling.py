@@ -335,6 +335,46 @@ def test_a_later_group_of_a_kernel_pools_its_spread_with_the_earlier_ones():
     assert off.converged(h)
 
 
+def test_a_pooled_group_keeps_its_first_launch_when_its_kernels_warm_ups_were_like_the_rest():
+    """A kernel whose groups' first launches ran like their others (each within the 95 %
+    prediction interval of the group's used launches) starts its later pooled groups without a
+    warm-up: the first detailed launch is a sample, and one suffices when the pooled spread
+    leaves the mean known within the tolerance.  A warm-up 8 % off (an elimination step after
+    projected launches) keeps them; so does a kernel whose only warm-up was its first touch of
+    the data (more cold reads than the group's other launches: not tested), one whose launches
+    all took the same cycles (no spread to state a bound from), and one with pooling off."""
+    mix = {"ld": 5, "add": 5}
+    key = KernelSampler.key("step", (8, 8, 1), (16, 16, 1))
+
+    def first_group(warm: int, cold: tuple[int, int] = (0, 0), pool: int = 2) -> KernelSampler:
+        ks = KernelSampler(tol=0.02, min_detailed=4, similar=0.1, latency=5000, pool=pool)
+        for uid, cyc in enumerate((warm, 6328, 6343, 6332), 1):
+            g = ks.record_detailed(key, uid, 22000, mix, cyc, {}, cold=cold if uid == 1 else (0, 0))
+        assert ks.converged(g) and g.warm_up and g.used() == g.samples[1:]
+        return ks
+
+    ks = first_group(6330)       # 0.3 % below the others' mean, within their +-2.9 %
+    assert not ks.warm_up_effect(key)
+    g2 = ks.record_detailed(key, 5, 17600, mix, 6307, {})
+    assert g2.prior is not None and not g2.warm_up and g2.used() == g2.samples
+    assert ks.converged(g2) and ks.estimate(g2)[0] == 1307 / 17600
+    assert ks.projected_info(g2, 6307, 40)["group_warm_up"] is False
+    # a later group tests nothing of the second (it left no warm-up out), the first still
+    assert not ks.warm_up_effect(key)
+    for warm, cold, pool in ((6445, (0, 0), 2), (6445, (1024, 0), 2), (6330, (0, 0), 0)):
+        other = first_group(warm, cold, pool)
+        g2 = other.record_detailed(key, 5, 17600, mix, 6429, {})
+        assert g2.warm_up and not other.converged(g2)
+        assert "group_warm_up" not in other.projected_info(g2, 6429, 40)
+    # launches that all took the same cycles show no spread yet: a group of one launch would
+    # state no bound, so the warm-up stays (and the group's two launches add a spread)
+    same = KernelSampler(tol=0.02, min_detailed=4, similar=0.1, latency=5000)
+    for uid in range(1, 5):
+        same.record_detailed(key, uid, 22000, mix, 6330, {})
+    assert same.warm_up_effect(key)
+    assert same.record_detailed(key, 5, 17600, mix, 6307, {}).warm_up
+
+
 def test_a_group_that_varies_more_than_the_pool_admits_is_estimated_on_its_own():
     """The pool's spread is taken only while the new group's own spread is consistent with it
     (its variance at most t^2 times the pool's, at 95 %): a group whose two launches differ
@@ -372,12 +412,13 @@ def test_a_group_that_pools_its_spread_takes_the_kernels_trend():
     assert g1.spread(5000).trend_rel == pytest.approx(1 / 694)     # slope 1, exact: least 1
     for uid, cyc in enumerate((5668, 5667), 5):
         g2 = ks.record_detailed(key, uid, 90, mix, cyc, {})
-    assert g2 is not g1 and ks.converged(g2)
-    # from the mean place 0.5 of its two detailed launches, at 667 cycles of work
-    assert g2.trend(5000, 10) == pytest.approx(667 / 694 * 9.5)
+    # (the first group's warm-up was on its line, within its spread: the second keeps its first)
+    assert g2 is not g1 and ks.converged(g2) and not g2.warm_up
+    # from the mean place 0.5 of its two detailed launches, at 667.5 cycles of work
+    assert g2.trend(5000, 10) == pytest.approx(667.5 / 694 * 9.5)
     # the next launch is the group's third (place 2)
-    assert ks.project(g2, 90, 90 * 32)[0] == 5667
-    assert g2.bound_parts["trend"] == math.ceil(667 / 694 * 1.5) == 2
+    assert ks.project(g2, 90, 90 * 32)[0] == 5668
+    assert g2.bound_parts["trend"] == math.ceil(667.5 / 694 * 1.5) == 2
     # with pooling off the second group shows no trend of its own in two launches
     off = KernelSampler(tol=0.02, min_detailed=4, similar=0.1, latency=5000, pool=0)
     for uid, cyc in enumerate((5696, 5695, 5694, 5693, 5668, 5667), 1):
