@@ -352,7 +352,7 @@ class Group:
     prior: Spread | None = None
     #: whether its first detailed launch is left out of the estimate as a warm-up (:meth:`used`);
     #: False for a pooled group of a kernel whose earlier groups showed no warm-up effect
-    #: (:meth:`KernelSampler.warm_up_effect`)
+    #: (:meth:`KernelSampler.warm_up_effect`), unless that launch read sectors for the first time
     warm_up: bool = True
     #: (detailed launches then, :func:`traffic_fit` of :meth:`used`)
     _traffic: tuple[int, dict[str, tuple[float, float]] | None] | None = field(default=None, init=False,
@@ -833,17 +833,19 @@ class KernelSampler:
         relative spread, pooled with the group's prior, times ``sqrt(1 + 1/n)``), and at least
         one was tested.
 
-        A first launch differs when what earlier launches left in the caches matters: a
-        Gaussian elimination's update step runs ~9 % longer after launches that were projected,
-        as the timing model's L2 lacks the rows they wrote; the first launch of a widening
-        window does not.  A kernel whose warm-ups were like its other launches spends one
-        detailed launch per group, not two -- once the pooled spread has shown some variation
+        A first launch differs when what earlier launches left in the caches matters; the
+        first launch of a widening window's group does not.  A kernel whose warm-ups were like
+        its other launches spends one detailed launch per group, not two -- once the pooled spread has shown some variation
         (:attr:`Spread.ss_every` above 0: a group of one launch adds nothing to it, and a kernel
         whose first launches all took the same cycles would otherwise state no bound for later
-        ones that do not).  A warm-up with more cold reads than the group's
-        other launches (:data:`COLD`: the program's first touch of its data) is not tested:
-        its compulsory misses, not the state earlier launches left, set it apart, and a
-        projected launch states them in its cold gap."""
+        ones that do not).  A warm-up with more cold reads than the group's other launches
+        (:data:`COLD`: sectors read for the first time) is not tested: its compulsory misses,
+        not the state earlier launches left, set it apart, and a projected launch states them
+        in its cold gap.  For the same reason a group whose own first sample read new sectors
+        leaves it out whatever this says (:meth:`record_detailed`): a Gaussian elimination's
+        update step reads a new sector of the multiplier column every eighth step and then runs
+        ~110 cycles (~9 % of its work) longer, in full detail too, and two of ``gauss 128``'s
+        update groups started on such steps."""
         pool = self.pooled_spread(key)
         if pool is None or pool.ss_every <= 0:
             return True
@@ -983,6 +985,8 @@ class KernelSampler:
             g.fresh += 1
             g.launches += 1
             return g
+        if not g.samples and cold[0] > 0:
+            g.warm_up = True    # a first launch that read new sectors: its compulsory misses set it apart
         g.samples.append(Sample(uid, warp_insn, cycles, counters, bound_rel, seq=g.launches,
                                 thread_insn=thread_insn, cold=cold, tx=tx))
         g.launches += 1

@@ -342,7 +342,8 @@ def test_a_pooled_group_keeps_its_first_launch_when_its_kernels_warm_ups_were_li
     leaves the mean known within the tolerance.  A warm-up 8 % off (an elimination step after
     projected launches) keeps them; so does a kernel whose only warm-up was its first touch of
     the data (more cold reads than the group's other launches: not tested), one whose launches
-    all took the same cycles (no spread to state a bound from), and one with pooling off."""
+    all took the same cycles (no spread to state a bound from), and one with pooling off; and
+    a group whose own first launch read new sectors leaves it out whatever the kernel showed."""
     mix = {"ld": 5, "add": 5}
     key = KernelSampler.key("step", (8, 8, 1), (16, 16, 1))
 
@@ -361,6 +362,9 @@ def test_a_pooled_group_keeps_its_first_launch_when_its_kernels_warm_ups_were_li
     assert ks.projected_info(g2, 6307, 40)["group_warm_up"] is False
     # a later group tests nothing of the second (it left no warm-up out), the first still
     assert not ks.warm_up_effect(key)
+    # ... but one whose first launch read new sectors leaves it out all the same
+    g3 = ks.record_detailed(key, 6, 14000, mix, 6420, {}, cold=(111, 0))
+    assert g3.prior is not None and g3.warm_up and not ks.converged(g3)
     for warm, cold, pool in ((6445, (0, 0), 2), (6445, (1024, 0), 2), (6330, (0, 0), 0)):
         other = first_group(warm, cold, pool)
         g2 = other.record_detailed(key, 5, 17600, mix, 6429, {})
