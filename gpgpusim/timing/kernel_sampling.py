@@ -835,10 +835,10 @@ class KernelSampler:
 
         A first launch differs when what earlier launches left in the caches matters; the
         first launch of a widening window's group does not.  A kernel whose warm-ups were like
-        its other launches spends one detailed launch per group, not two -- once the pooled spread has shown some variation
-        (:attr:`Spread.ss_every` above 0: a group of one launch adds nothing to it, and a kernel
-        whose first launches all took the same cycles would otherwise state no bound for later
-        ones that do not).  A warm-up with more cold reads than the group's other launches
+        its other launches spends one detailed launch per group, not two -- once the pooled
+        spread has shown some variation (:attr:`Spread.ss_every` above 0: a group of one launch
+        adds nothing to it, and a kernel whose first launches all took the same cycles would
+        otherwise state no bound for later ones that do not).  A warm-up with more cold reads than the group's other launches
         (:data:`COLD`: sectors read for the first time) is not tested: its compulsory misses,
         not the state earlier launches left, set it apart, and a projected launch states them
         in its cold gap.  For the same reason a group whose own first sample read new sectors
